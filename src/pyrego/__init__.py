@@ -1,0 +1,1 @@
+"""pyrego: a Rego policy engine that compiles policies to Python."""

@@ -1,0 +1,132 @@
+"""The builtin registry: every Rego builtin, by OPA name.
+
+A builtin is a plain Python function over Rego values (see
+:mod:`pyrego.runtime.values`). It returns a value, or ``UNDEFINED`` when OPA's
+builtin is undefined for those arguments, and raises:
+
+- :class:`OperandTypeError` when an argument has the wrong type (OPA's
+  ``eval_type_error``: ``count: operand 1 must be one of {array, object, set,
+  string} but got number``);
+- :class:`BuiltinError` for any other failure (OPA's ``eval_builtin_error``).
+
+Without strict builtin errors both make the calling expression undefined, as
+in OPA; with strict builtin errors they end the evaluation.
+
+Builtins that need the evaluation (``time.now_ns`` is fixed per query,
+``rand.intn`` is stable per query, ``print`` writes to the engine's output,
+``http.send`` caches) are registered with ``needs_context=True`` and take the
+:class:`~pyrego.runtime.context.EvalContext` as their first argument.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, TypeVar
+
+from ..runtime.values import type_name
+
+
+class BuiltinError(Exception):
+    """A builtin failed; the message is OPA's text without the builtin name."""
+
+    code = "eval_builtin_error"
+
+
+class OperandTypeError(BuiltinError):
+    """An argument of the wrong type."""
+
+    code = "eval_type_error"
+
+
+class BuiltinHalt(Exception):
+    """An error that always ends the evaluation, even without strict builtin errors
+    (OPA's ``Halt``: e.g. ``http.send`` with ``raise_error`` false never halts,
+    but some builtins do)."""
+
+    def __init__(self, message: str, code: str = "eval_builtin_error") -> None:
+        super().__init__(message)
+        self.code = code
+
+
+_TYPE_ORDER = ["any", "array", "boolean", "null", "number", "object", "set", "string"]
+
+
+def operand_error(position: int, value: Any, *expected: str) -> OperandTypeError:
+    """OPA's message for an argument of the wrong type (``position`` counts from 1)."""
+    try:
+        got = type_name(value)
+    except TypeError:
+        got = type(value).__name__
+    names = sorted(set(expected), key=lambda n: (_TYPE_ORDER.index(n) if n in _TYPE_ORDER else 99, n))
+    if len(names) == 1:
+        want = names[0]
+    else:
+        want = "one of {" + ", ".join(names) + "}"
+    return OperandTypeError(f"operand {position} must be {want} but got {got}")
+
+
+@dataclass(frozen=True, slots=True)
+class Builtin:
+    name: str
+    fn: Callable[..., Any]
+    arity: int
+    needs_context: bool = False
+    # Nondeterministic builtins (http.send, time.now_ns, rand.intn, ...)
+    # must never be folded at compile time.
+    nondeterministic: bool = False
+    # Relation builtins (e.g. graph.reachable_paths is not one; walk is) return
+    # an iterable of results rather than one value.
+    relation: bool = False
+
+
+REGISTRY: dict[str, Builtin] = {}
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def builtin(
+    name: str,
+    arity: int,
+    *,
+    needs_context: bool = False,
+    nondeterministic: bool = False,
+    relation: bool = False,
+) -> Callable[[F], F]:
+    """Register the decorated function as the builtin ``name``."""
+
+    def register(fn: F) -> F:
+        if name in REGISTRY:
+            raise ValueError(f"builtin {name} registered twice")
+        REGISTRY[name] = Builtin(name, fn, arity, needs_context, nondeterministic, relation)
+        return fn
+
+    return register
+
+
+def lookup(name: str) -> Builtin | None:
+    """The builtin called ``name``, importing every category module on first use."""
+    _load_all()
+    return REGISTRY.get(name)
+
+
+_loaded = False
+
+
+def _load_all() -> None:
+    global _loaded
+    if _loaded:
+        return
+    _loaded = True
+    import importlib
+    import pkgutil
+
+    from .. import builtins as package
+
+    for info in pkgutil.iter_modules(package.__path__):
+        if info.name not in ("registry",):
+            importlib.import_module(f"{package.__name__}.{info.name}")
+
+
+def all_builtins() -> dict[str, Builtin]:
+    _load_all()
+    return dict(REGISTRY)

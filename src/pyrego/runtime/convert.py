@@ -1,0 +1,179 @@
+"""Conversions at the engine's edges: JSON text in and out, values for Python callers."""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+from ..errors import DataError
+from .numbers import format_number
+from .values import BoolKey, _CompositeKey, sort_key, thaw
+
+
+def to_json_value(value: Any) -> Any:
+    """A value as OPA renders it in JSON: sets become sorted arrays, object keys strings."""
+    t = type(value)
+    if t is str or t is int or t is bool or value is None:
+        return value
+    if t is float:
+        return value
+    if t is list or t is tuple:
+        return [to_json_value(v) for v in value]
+    if t is dict:
+        out: dict[str, Any] = {}
+        for k, v in value.items():
+            key = k if type(k) is str else _key_text(thaw(k))
+            out[key] = to_json_value(v)
+        return dict(sorted(out.items()))
+    if t is set or t is frozenset:
+        members = sorted((thaw(k) for k in value), key=sort_key)
+        return [to_json_value(v) for v in members]
+    raise DataError(f"cannot render {t.__name__} as JSON")
+
+
+def _key_text(key: Any) -> str:
+    """OPA renders a non-string object key as its JSON text."""
+    return dumps(key)
+
+
+def _encode_float(x: float) -> str:
+    if math.isnan(x) or math.isinf(x):
+        raise DataError("number is not representable in JSON")
+    return format_number(x)
+
+
+def dumps(value: Any, *, indent: int | None = None) -> str:
+    """JSON text of a Rego value, numbers printed as OPA prints them."""
+    plain = to_json_value(value)
+    return _dumps_plain(plain, indent, 0)
+
+
+def _dumps_plain(v: Any, indent: int | None, level: int) -> str:
+    t = type(v)
+    if t is float:
+        return _encode_float(v)
+    if t is int:
+        return str(v)
+    if t is list:
+        if not v:
+            return "[]"
+        parts = [_dumps_plain(x, indent, level + 1) for x in v]
+        return _join("[", "]", parts, indent, level)
+    if t is dict:
+        if not v:
+            return "{}"
+        parts = [
+            json.dumps(k, ensure_ascii=False) + (": " if indent is not None else ":") + _dumps_plain(x, indent, level + 1)
+            for k, x in v.items()
+        ]
+        return _join("{", "}", parts, indent, level)
+    return json.dumps(v, ensure_ascii=False)
+
+
+def _join(open_: str, close: str, parts: list[str], indent: int | None, level: int) -> str:
+    if indent is None:
+        return open_ + ",".join(parts) + close
+    pad = " " * (indent * (level + 1))
+    end = " " * (indent * level)
+    return open_ + "\n" + ",\n".join(pad + p for p in parts) + "\n" + end + close
+
+
+def loads(text: str | bytes, *, what: str = "JSON") -> Any:
+    """Parse JSON text into a Rego value (big integers stay exact)."""
+    try:
+        return json.loads(text, parse_constant=_reject_constant)
+    except (ValueError, RecursionError) as exc:
+        raise DataError(f"malformed {what}: {exc}") from None
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not valid JSON")
+
+
+def to_python(value: Any) -> Any:
+    """A value for a Python caller: sets are Python sets of hashable members.
+
+    Set members and non-string object keys come back in a hashable form:
+    arrays as tuples, objects as frozensets of (key, value) pairs, sets as
+    frozensets, booleans as bool.
+    """
+    t = type(value)
+    if t is str or t is int or t is float or t is bool or value is None:
+        return value
+    if t is list or t is tuple:
+        return [to_python(v) for v in value]
+    if t is dict:
+        return {(_hashable(k)): to_python(v) for k, v in value.items()}
+    if t is set or t is frozenset:
+        return {_hashable(k) for k in value}
+    return value
+
+
+def _hashable(key: Any) -> Any:
+    t = type(key)
+    if t is str or t is int or t is float or key is None:
+        return key
+    if t is BoolKey:
+        return key.value
+    if isinstance(key, _CompositeKey):
+        from .values import ArrayKey, ObjectKey
+
+        if t is ArrayKey:
+            return tuple(_hashable(k) for k in key.items)
+        if t is ObjectKey:
+            return frozenset((_hashable(k), _hashable(v)) for k, v in key.items)
+        return frozenset(_hashable(k) for k in key.items)
+    return key
+
+
+def from_python(value: Any, *, _depth: int = 0) -> Any:
+    """Check (and, only where needed, convert) a caller's value into the value model.
+
+    JSON-like values pass through untouched (no copy). Tuples are arrays;
+    ``Decimal`` numbers become int/float; dict keys that are not strings are
+    frozen. Anything else is a :class:`DataError`.
+    """
+    from decimal import Decimal
+
+    from .values import freeze
+
+    if _depth > 10000:
+        raise DataError("value nested too deeply")
+    t = type(value)
+    if t is str or t is int or t is bool or value is None:
+        return value
+    if t is float:
+        if math.isnan(value) or math.isinf(value):
+            raise DataError("NaN and infinite numbers are not Rego values")
+        return value
+    if t is Decimal:
+        from .numbers import from_decimal
+
+        return from_decimal(value)
+    if t is list:
+        changed = None
+        for i, v in enumerate(value):
+            c = from_python(v, _depth=_depth + 1)
+            if c is not v:
+                if changed is None:
+                    changed = list(value)
+                changed[i] = c
+        return value if changed is None else changed
+    if t is tuple:
+        return [from_python(v, _depth=_depth + 1) for v in value]
+    if t is dict:
+        need_copy = False
+        items = []
+        for k, v in value.items():
+            ck = k if type(k) is str else freeze(from_python(k, _depth=_depth + 1))
+            cv = from_python(v, _depth=_depth + 1)
+            if ck is not k or cv is not v:
+                need_copy = True
+            items.append((ck, cv))
+        return dict(items) if need_copy else value
+    if t is set or t is frozenset:
+        return frozenset(freeze(from_python(v, _depth=_depth + 1)) for v in value)
+    if isinstance(value, BoolKey) or isinstance(value, _CompositeKey):
+        return thaw(value)
+    raise DataError(f"{t.__name__} is not a Rego value")
