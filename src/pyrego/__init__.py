@@ -1,1 +1,48 @@
-"""pyrego: a Rego policy engine that compiles policies to Python."""
+"""pyrego: a Rego policy engine that compiles policies to Python.
+
+>>> import pyrego
+>>> engine = pyrego.Engine()
+>>> engine.add_policy("example.rego", "package example\\n\\nallow if input.user == \\"admin\\"\\n")
+'data.example'
+>>> engine.set_input({"user": "admin"})
+>>> engine.eval_rule("data.example.allow")
+True
+"""
+
+from .engine import Engine, clear_compile_cache
+from .errors import (
+    DataError,
+    EvalBuiltinError,
+    EvalConflictError,
+    EvalError,
+    EvalTypeError,
+    Location,
+    RegoCompileError,
+    RegoError,
+    RegoParseError,
+    RegoRecursionError,
+    RegoTypeError,
+    RegoUnsafeVarError,
+)
+from .runtime.values import UNDEFINED
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Engine",
+    "clear_compile_cache",
+    "UNDEFINED",
+    "Location",
+    "RegoError",
+    "RegoParseError",
+    "RegoCompileError",
+    "RegoUnsafeVarError",
+    "RegoRecursionError",
+    "RegoTypeError",
+    "EvalError",
+    "EvalConflictError",
+    "EvalTypeError",
+    "EvalBuiltinError",
+    "DataError",
+    "__version__",
+]

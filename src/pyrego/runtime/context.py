@@ -62,6 +62,25 @@ class EvalContext:
         self.options = options or {}
         self.builtin_errors: list[Exception] = []
 
+    def derive(self) -> EvalContext:
+        """A context for a ``with`` expression: same query, fresh rule cache."""
+        new = EvalContext.__new__(EvalContext)
+        new.input = self.input
+        new.data = self.data
+        new.cache = {}
+        new.strict = self.strict
+        new._now_ns = self.now_ns
+        new.builtin_cache = self.builtin_cache
+        new.print_hook = self.print_hook
+        new.deadline = self.deadline
+        new.depth = self.depth
+        new.max_depth = self.max_depth
+        new.overrides = self.overrides
+        new.functions = self.functions
+        new.options = self.options
+        new.builtin_errors = self.builtin_errors
+        return new
+
     @property
     def now_ns(self) -> int:
         """Nanoseconds since the epoch, fixed for the whole query."""

@@ -1,0 +1,7 @@
+"""``python -m pyrego``: the command line (see :mod:`pyrego.cli`)."""
+
+import sys
+
+from .cli import main
+
+sys.exit(main())

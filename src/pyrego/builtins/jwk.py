@@ -1,0 +1,409 @@
+"""Shared helpers of the crypto and token builtins (no builtins registered here).
+
+- Go-compatible base64 decoding (OPA's error texts come from Go's
+  ``encoding/base64``: ``illegal base64 data at input byte N``);
+- Go-compatible JSON marshalling (sorted keys, HTML-safe escapes), used where
+  OPA hashes or signs the bytes of ``json.Marshal``;
+- JSON Web Key (set) parsing into ``cryptography`` key objects;
+- PEM block splitting as Go's ``encoding/pem`` does it.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from cryptography.hazmat.primitives.asymmetric import ec, ed25519, rsa
+
+from ..runtime.numbers import format_number
+from ..runtime.values import thaw
+from .registry import BuiltinError
+
+# ---------------------------------------------------------------- base64
+
+_STD = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+_URL = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+_STD_SET = frozenset(_STD.encode())
+_URL_SET = frozenset(_URL.encode())
+
+
+class Base64Error(ValueError):
+    """Go's ``CorruptInputError``."""
+
+    def __init__(self, offset: int) -> None:
+        super().__init__(f"illegal base64 data at input byte {offset}")
+        self.offset = offset
+
+
+def go_b64decode(data: str | bytes, *, url: bool = False, padded: bool = True) -> bytes:
+    """Decode base64 with Go's rules and error offsets.
+
+    Go skips CR and LF anywhere, requires exact padding (when ``padded``),
+    rejects trailing garbage after padding, and does not check the unused
+    trailing bits (non-strict mode).
+    """
+    src = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data
+    alphabet = _URL_SET if url else _STD_SET
+    n = len(src)
+    clean = bytearray()
+    si = 0
+    while True:
+        quantum = bytearray()
+        j = 0
+        while j < 4:
+            if si == n:
+                if j == 0:
+                    return _finish(clean)
+                if j == 1 or padded:
+                    raise Base64Error(si - j)
+                _flush(clean, quantum)
+                return _finish(clean)
+            c = src[si]
+            si += 1
+            if c in alphabet:
+                quantum.append(c)
+                j += 1
+                continue
+            if c in (0x0A, 0x0D):
+                continue
+            if not padded or c != 0x3D:  # '='
+                raise Base64Error(si - 1)
+            # padding: only after 2 or 3 data characters
+            if j in (0, 1):
+                raise Base64Error(si - 1)
+            if j == 2:
+                while si < n and src[si] in (0x0A, 0x0D):
+                    si += 1
+                if si == n:
+                    raise Base64Error(n)
+                if src[si] != 0x3D:
+                    raise Base64Error(si - 1)
+                si += 1
+            while si < n and src[si] in (0x0A, 0x0D):
+                si += 1
+            if si < n:
+                raise Base64Error(si)
+            _flush(clean, quantum)
+            return _finish(clean)
+        _flush(clean, quantum)
+
+
+def _flush(out: bytearray, quantum: bytearray) -> None:
+    out.extend(quantum)
+
+
+def _finish(chars: bytearray) -> bytes:
+    # Characters were validated; decode them leniently about trailing bits.
+    text = bytes(chars).translate(bytes.maketrans(b"-_", b"+/"))
+    rem = len(text) % 4
+    if rem:
+        text += b"=" * (4 - rem)
+    try:
+        return base64.b64decode(text, validate=False)
+    except binascii.Error as exc:  # pragma: no cover - input already checked
+        raise Base64Error(0) from exc
+
+
+def b64url_decode_opa(s: str) -> bytes:
+    """OPA's ``base64url.decode``: pads a missing ``=`` suffix, then decodes."""
+    if not s.endswith("="):
+        rem = len(s) % 4
+        if rem == 2:
+            s += "=="
+        elif rem == 3:
+            s += "="
+        elif rem == 1:
+            raise BuiltinError(f"illegal base64url string: {s}")
+    try:
+        return go_b64decode(s, url=True)
+    except Base64Error as exc:
+        raise BuiltinError(str(exc))
+
+
+def b64url_nopad(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode("ascii")
+
+
+# ---------------------------------------------------------------- JSON
+
+
+def _go_string(s: str) -> str:
+    out = ['"']
+    for ch in s:
+        o = ord(ch)
+        if ch == '"':
+            out.append('\\"')
+        elif ch == "\\":
+            out.append("\\\\")
+        elif ch == "\n":
+            out.append("\\n")
+        elif ch == "\r":
+            out.append("\\r")
+        elif ch == "\t":
+            out.append("\\t")
+        elif o < 0x20 or ch in "<>&" or o in (0x2028, 0x2029):
+            out.append(f"\\u{o:04x}")
+        elif 0xD800 <= o <= 0xDFFF:
+            out.append("\\ufffd")
+        else:
+            out.append(ch)
+    out.append('"')
+    return "".join(out)
+
+
+def go_json_marshal(value: Any) -> str:
+    """``json.Marshal`` of OPA's ``ast.JSON`` form of a value: sorted keys, compact."""
+    t = type(value)
+    if value is None:
+        return "null"
+    if t is bool:
+        return "true" if value else "false"
+    if t is int:
+        return str(value)
+    if t is float:
+        return format_number(value)
+    if t is str:
+        return _go_string(value)
+    if t is list or t is tuple:
+        return "[" + ",".join(go_json_marshal(v) for v in value) + "]"
+    if t is dict:
+        items = []
+        for k, v in value.items():
+            key = k if type(k) is str else go_json_marshal(thaw(k))
+            items.append((key, v))
+        # Go sorts map keys by their UTF-8 bytes
+        items.sort(key=lambda kv: kv[0].encode("utf-8", "surrogatepass"))
+        return "{" + ",".join(_go_string(k) + ":" + go_json_marshal(v) for k, v in items) + "}"
+    if t is set or t is frozenset:
+        from ..runtime.values import sorted_values
+
+        return "[" + ",".join(go_json_marshal(v) for v in sorted_values(value)) + "]"
+    raise BuiltinError(f"cannot marshal {t.__name__} as JSON")
+
+
+def parse_json_text(text: str) -> Any:
+    """Parse JSON like Go's decoder (last duplicate key wins); raises ValueError."""
+    return json.loads(text, parse_constant=_no_constant)
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"invalid character '{name[0]}' looking for beginning of value")
+
+
+def go_json_error(text: str) -> str:
+    """An approximation of Go's ``encoding/json`` syntax error text for ``text``."""
+    stripped = text.lstrip(" \t\r\n")
+    if not stripped:
+        return "unexpected end of JSON input"
+    try:
+        json.loads(text)
+    except json.JSONDecodeError as exc:
+        pos = exc.pos
+        if pos >= len(text):
+            return "unexpected end of JSON input"
+        ch = text[pos]
+        if exc.msg.startswith("Extra data"):
+            return f"invalid character '{ch}' after top-level value"
+        if exc.msg.startswith("Expecting ':'"):
+            return f"invalid character '{ch}' after object key"
+        if exc.msg.startswith("Expecting ',' delimiter"):
+            return f"invalid character '{ch}' after object key:value pair"
+        if exc.msg.startswith("Expecting property name"):
+            return f"invalid character '{ch}' looking for beginning of object key string"
+        return f"invalid character '{ch}' looking for beginning of value"
+    return "invalid JSON"
+
+
+# ---------------------------------------------------------------- PEM
+
+
+@dataclass(frozen=True, slots=True)
+class PemBlock:
+    type: str
+    headers: dict[str, str]
+    data: bytes
+
+
+_PEM_BEGIN = re.compile(rb"-----BEGIN ([^\r\n-]*)-----[ \t]*\r?\n")
+
+
+def pem_decode(data: bytes) -> tuple[PemBlock | None, bytes]:
+    """Go's ``pem.Decode``: the first PEM block and the rest, or (None, data)."""
+    rest = data
+    while True:
+        m = _PEM_BEGIN.search(rest)
+        if m is None:
+            return None, data
+        if m.start() != 0 and rest[m.start() - 1 : m.start()] not in (b"\n",):
+            rest = rest[m.end() :]
+            continue
+        kind = m.group(1).decode("latin-1")
+        body_start = m.end()
+        end_marker = b"\n-----END " + kind.encode("latin-1") + b"-----"
+        end = rest.find(end_marker, body_start - 1)
+        if end < 0:
+            rest = rest[m.end() :]
+            continue
+        body = rest[body_start:end]
+        after = end + len(end_marker)
+        # the END line must end here (optionally with spaces then newline)
+        tail = rest[after:]
+        nl = re.match(rb"[ \t]*(\r?\n|$)", tail)
+        if nl is None:
+            rest = rest[m.end() :]
+            continue
+        remaining = tail[nl.end() :]
+        headers: dict[str, str] = {}
+        lines = body.split(b"\n")
+        # headers "Key: value" before a blank line
+        if lines and b":" in lines[0]:
+            i = 0
+            while i < len(lines) and b":" in lines[i]:
+                k, _, v = lines[i].partition(b":")
+                headers[k.strip().decode("latin-1")] = v.strip().decode("latin-1")
+                i += 1
+            lines = lines[i:]
+        b64 = b"".join(line.strip() for line in lines)
+        try:
+            raw = base64.b64decode(b64, validate=True)
+        except (binascii.Error, ValueError):
+            rest = rest[m.end() :]
+            continue
+        return PemBlock(kind, headers, raw), remaining
+
+
+def pem_blocks(data: bytes) -> list[PemBlock]:
+    blocks = []
+    while data:
+        block, rest = pem_decode(data)
+        if block is None:
+            break
+        blocks.append(block)
+        data = rest
+    return blocks
+
+
+# ---------------------------------------------------------------- JWK
+
+PublicKey = Any
+PrivateKey = Any
+
+
+@dataclass(slots=True)
+class Jwk:
+    """One key of a JWK set: the key object (or HMAC secret bytes), alg and kid."""
+
+    key: Any
+    kty: str
+    alg: str = ""
+    kid: str = ""
+
+
+def _b64_field(obj: dict[str, Any], name: str, *, required: bool = True) -> bytes | None:
+    v = obj.get(name)
+    if v is None:
+        if required:
+            raise ValueError(f"required field {name} is missing")
+        return None
+    if type(v) is not str:
+        raise ValueError(f"invalid value for field {name}")
+    try:
+        return go_b64decode(v.rstrip("="), url=True, padded=False)
+    except Base64Error:
+        try:
+            return go_b64decode(v)
+        except Base64Error as exc:
+            raise ValueError(f"failed to decode field {name}: {exc}")
+
+
+def _int_field(obj: dict[str, Any], name: str, *, required: bool = True) -> int | None:
+    raw = _b64_field(obj, name, required=required)
+    return None if raw is None else int.from_bytes(raw, "big")
+
+
+_CURVES: dict[str, ec.EllipticCurve] = {"P-256": ec.SECP256R1(), "P-384": ec.SECP384R1(), "P-521": ec.SECP521R1()}
+
+
+def jwk_to_key(obj: dict[str, Any]) -> Jwk:
+    """One JWK object to a key; raises ValueError on bad keys."""
+    kty = obj.get("kty")
+    if type(kty) is not str or not kty:
+        raise ValueError(
+            "invalid key type from JSON ()" if kty in (None, "") else f"invalid key type from JSON ({kty})"
+        )
+    alg = obj.get("alg", "")
+    kid = obj.get("kid", "")
+    alg = alg if type(alg) is str else ""
+    kid = kid if type(kid) is str else ""
+    key: Any
+    if kty == "RSA":
+        n = _int_field(obj, "n")
+        e = _int_field(obj, "e")
+        assert n is not None and e is not None
+        pub = rsa.RSAPublicNumbers(e, n)
+        d = _int_field(obj, "d", required=False)
+        if d is None:
+            key = pub.public_key()
+        else:
+            p = _int_field(obj, "p", required=False)
+            q = _int_field(obj, "q", required=False)
+            if p is None or q is None:
+                p, q = rsa.rsa_recover_prime_factors(n, e, d)
+            dp = _int_field(obj, "dp", required=False) or rsa.rsa_crt_dmp1(d, p)
+            dq = _int_field(obj, "dq", required=False) or rsa.rsa_crt_dmq1(d, q)
+            qi = _int_field(obj, "qi", required=False) or rsa.rsa_crt_iqmp(p, q)
+            key = rsa.RSAPrivateNumbers(p, q, d, dp, dq, qi, pub).private_key()
+    elif kty == "EC":
+        crv = obj.get("crv")
+        if crv not in _CURVES:
+            raise ValueError(f"unsupported elliptic curve {crv}")
+        curve = _CURVES[str(crv)]
+        x = _int_field(obj, "x")
+        y = _int_field(obj, "y")
+        assert x is not None and y is not None
+        epub = ec.EllipticCurvePublicNumbers(x, y, curve)
+        d = _int_field(obj, "d", required=False)
+        key = epub.public_key() if d is None else ec.EllipticCurvePrivateNumbers(d, epub).private_key()
+    elif kty == "OKP":
+        if obj.get("crv") != "Ed25519":
+            raise ValueError(f"unsupported curve {obj.get('crv')}")
+        d_raw = _b64_field(obj, "d", required=False)
+        if d_raw is not None:
+            key = ed25519.Ed25519PrivateKey.from_private_bytes(d_raw)
+        else:
+            x_raw = _b64_field(obj, "x")
+            assert x_raw is not None
+            key = ed25519.Ed25519PublicKey.from_public_bytes(x_raw)
+    elif kty == "oct":
+        k = _b64_field(obj, "k")
+        key = k
+    else:
+        raise ValueError(f"invalid key type from JSON ({kty})")
+    return Jwk(key, kty, alg, kid)
+
+
+def parse_jwk_set(text: str | bytes) -> list[Jwk]:
+    """A JWK or a JWK set (``{"keys": [...]}``) as a list of keys; ValueError if bad."""
+    try:
+        obj = json.loads(text)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise ValueError(f"failed to unmarshal JSON into key hint: {exc}")
+    if type(obj) is not dict:
+        raise ValueError("failed to unmarshal JSON into key hint")
+    if "keys" in obj:
+        keys = obj["keys"]
+        if type(keys) is not list:
+            raise ValueError("failed to unmarshal JWK set")
+        return [jwk_to_key(k) for k in keys if type(k) is dict]
+    return [jwk_to_key(obj)]
+
+
+def public_of(key: Any) -> Any:
+    """The public half of a private key (others unchanged)."""
+    if isinstance(key, rsa.RSAPrivateKey | ec.EllipticCurvePrivateKey | ed25519.Ed25519PrivateKey):
+        return key.public_key()
+    return key

@@ -1,0 +1,299 @@
+"""net.* builtins (OPA's ``cidr.go`` and ``net.go``) with Go's ``net`` semantics.
+
+Go keeps IPv4 addresses inside IPv6 as ``::ffff:a.b.c.d`` and treats such
+"v4-mapped" addresses and networks as IPv4 when comparing (``To4``). Here a
+network is normalised the same way: ``(first address, bits, prefix)`` with
+bits 32 for IPv4 (v4-mapped included) and 128 for other IPv6.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import socket
+from typing import Any
+
+from ..runtime.context import EvalContext
+from ..runtime.values import freeze, make_set, thaw
+from .registry import BuiltinError, builtin, operand_error
+
+_V4_MAPPED = 0xFFFF << 32
+_EXPAND_LIMIT = 1 << 24  # addresses; a larger expansion would exhaust memory
+
+
+class _Net:
+    __slots__ = ("first", "bits", "prefix")
+
+    def __init__(self, first: int, bits: int, prefix: int) -> None:
+        self.first = first
+        self.bits = bits
+        self.prefix = prefix
+
+    @property
+    def last(self) -> int:
+        return self.first | ((1 << (self.bits - self.prefix)) - 1)
+
+    def contains(self, value: int, bits: int) -> bool:
+        if bits != self.bits:
+            return False
+        shift = self.bits - self.prefix
+        return value >> shift == self.first >> shift
+
+
+def _parse_addr(s: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
+    """Go's ``netip.ParseAddr`` without zones (``net.ParseIP``)."""
+    if "%" in s or not s.isascii():
+        return None
+    try:
+        return ipaddress.ip_address(s)
+    except ValueError:
+        return None
+
+
+def _to4(addr: ipaddress.IPv4Address | ipaddress.IPv6Address) -> tuple[int, int]:
+    """(value, bits) as Go compares an IP: v4-mapped IPv6 counts as IPv4."""
+    if addr.version == 4:
+        return int(addr), 32
+    v = int(addr)
+    if v >> 32 == 0xFFFF:
+        return v & 0xFFFFFFFF, 32
+    return v, 128
+
+
+def parse_ip(s: str) -> tuple[int, int] | None:
+    addr = _parse_addr(s)
+    return None if addr is None else _to4(addr)
+
+
+def parse_cidr(s: str) -> _Net:
+    """Go's ``net.ParseCIDR``; raises Go's error text."""
+    addr_text, sep, mask = s.partition("/")
+    addr = _parse_addr(addr_text) if sep else None
+    if addr is None or not mask or not mask.isdigit() or not mask.isascii():
+        raise BuiltinError(f"invalid CIDR address: {s}")
+    bits = 32 if addr.version == 4 else 128
+    prefix = int(mask)
+    if prefix > bits:
+        raise BuiltinError(f"invalid CIDR address: {s}")
+    first = int(addr) & ~((1 << (bits - prefix)) - 1)
+    if bits == 128 and first >> 32 == 0xFFFF:
+        # a v4-mapped network (prefix >= 96) behaves as IPv4
+        return _Net(first & 0xFFFFFFFF, 32, prefix - 96)
+    return _Net(first, bits, prefix)
+
+
+def _net_operand(x: Any) -> _Net:
+    # OPA names every CIDR operand "operand 1" in type errors.
+    if type(x) is not str:
+        raise operand_error(1, x, "string")
+    return parse_cidr(x)
+
+
+def _ip_string(value: int, bits: int) -> str:
+    if bits == 32:
+        return str(ipaddress.IPv4Address(value))
+    if value >> 32 == 0xFFFF:
+        return str(ipaddress.IPv4Address(value & 0xFFFFFFFF))
+    return ipaddress.IPv6Address(value).compressed
+
+
+def _contains(a: _Net, b: Any) -> bool:
+    """net.cidr_contains: b is an IP or a CIDR."""
+    if type(b) is not str:
+        raise operand_error(1, b, "string")
+    ip = parse_ip(b)
+    if ip is not None:
+        return a.contains(*ip)
+    try:
+        nb = parse_cidr(b)
+    except BuiltinError:
+        raise BuiltinError(f"not a valid textual representation of an IP address or CIDR: {b}") from None
+    return a.contains(nb.first, nb.bits) and a.contains(nb.last, nb.bits)
+
+
+@builtin("net.cidr_contains", 2)
+def net_cidr_contains(cidr: Any, cidr_or_ip: Any) -> bool:
+    return _contains(_net_operand(cidr), cidr_or_ip)
+
+
+@builtin("net.cidr_overlap", 2)
+def net_cidr_overlap(cidr: Any, cidr_or_ip: Any) -> bool:
+    return _contains(_net_operand(cidr), cidr_or_ip)
+
+
+@builtin("net.cidr_intersects", 2)
+def net_cidr_intersects(a: Any, b: Any) -> bool:
+    na = _net_operand(a)
+    nb = _net_operand(b)
+    return na.contains(nb.first, nb.bits) or nb.contains(na.first, na.bits)
+
+
+@builtin("net.cidr_is_valid", 1)
+def net_cidr_is_valid(x: Any) -> bool:
+    if type(x) is not str:
+        return False
+    try:
+        parse_cidr(x)
+    except BuiltinError:
+        return False
+    return True
+
+
+@builtin("net.cidr_expand", 1)
+def net_cidr_expand(x: Any) -> frozenset[Any]:
+    if type(x) is not str:
+        raise operand_error(1, x, "string")
+    n = parse_cidr(x)
+    size = 1 << (n.bits - n.prefix)
+    if size > _EXPAND_LIMIT:
+        raise BuiltinError(f"{x} has too many addresses to expand ({size})")
+    return frozenset(_ip_string(v, n.bits) for v in range(n.first, n.first + size))
+
+
+def _match_items(operand: int, x: Any) -> list[tuple[Any, Any]]:
+    """(cidr, index) pairs of a cidr_contains_matches operand."""
+    def cidr_of(v: Any) -> Any:
+        if type(v) is str:
+            return v
+        if type(v) is list and v:
+            return v[0]
+        raise BuiltinError(f"operand {operand}: element must be string or non-empty array")
+
+    t = type(x)
+    if t is str:
+        return [(x, x)]
+    if t is list:
+        return [(cidr_of(v), i) for i, v in enumerate(x)]
+    if t is set or t is frozenset:
+        return [(cidr_of(v), v) for v in (thaw(k) for k in x)]
+    if t is dict:
+        return [(cidr_of(v), thaw(k)) for k, v in x.items()]
+    return []
+
+
+@builtin("net.cidr_contains_matches", 2)
+def net_cidr_contains_matches(cidrs: Any, cidrs_or_ips: Any) -> frozenset[Any]:
+    left = _match_items(1, cidrs)
+    right = _match_items(2, cidrs_or_ips)
+    out = set()
+    nets: dict[Any, _Net] = {}
+    for c1, i1 in left:
+        key = freeze(c1)
+        for c2, i2 in right:
+            n1 = nets.get(key)
+            if n1 is None:
+                n1 = nets[key] = _net_operand(c1)
+            if _contains(n1, c2):
+                out.add(freeze([i1, i2]))
+    return frozenset(out)
+
+
+# ---------------------------------------------------------------- cidr_merge
+
+
+class _Range:
+    __slots__ = ("first", "last", "text")
+
+    def __init__(self, first: int, last: int, text: str | None) -> None:
+        self.first = first
+        self.last = last
+        self.text = text  # the network as written back when nothing merges with it
+
+
+def _merge_item(x: Any) -> _Range:
+    """A network as a range of 128-bit addresses (IPv4 in ::ffff:0:0/96)."""
+    if type(x) is not str:
+        raise BuiltinError("element must be string")
+    addr = _parse_addr(x)
+    if addr is None:
+        n = parse_cidr(x)
+        base = _V4_MAPPED if n.bits == 32 else 0
+        return _Range(base | n.first, base | n.last, f"{_ip_string(n.first, n.bits)}/{n.prefix}")
+    value, bits = _to4(addr)
+    if bits != 32:
+        raise BuiltinError("IPv6 invalid: needs prefix length")
+    # Go gives a lone IPv4 address its classful default mask (/8, /16, /24),
+    # and prints the address itself, unmasked, with it.
+    prefix = 8 if value >> 31 == 0 else (16 if value >> 30 == 0b10 else 24)
+    host = (1 << (32 - prefix)) - 1
+    return _Range(_V4_MAPPED | (value & ~host), _V4_MAPPED | value | host, f"{_ip_string(value, 32)}/{prefix}")
+
+
+def _range_to_cidrs(first: int, last: int) -> list[str]:
+    """The fewest CIDRs covering [first, last] (IPv4 when first is v4-mapped)."""
+    if first >> 32 == 0xFFFF and last >> 32 == 0xFFFF:
+        lo, hi, bits = first & 0xFFFFFFFF, last & 0xFFFFFFFF, 32
+    else:
+        lo, hi, bits = first, last, 128
+    out = []
+    while lo <= hi:
+        size = (lo & -lo).bit_length() - 1 if lo else bits
+        while size > 0 and lo + (1 << size) - 1 > hi:
+            size -= 1
+        prefix = bits - size
+        if bits == 128 and lo >> 32 == 0xFFFF and prefix >= 96:
+            out.append(f"{_ip_string(lo, 128)}/{prefix - 96}")
+        else:
+            out.append(f"{_ip_string(lo, bits)}/{prefix}")
+        lo += 1 << size
+    return out
+
+
+@builtin("net.cidr_merge", 1)
+def net_cidr_merge(x: Any) -> frozenset[Any]:
+    t = type(x)
+    if t is list:
+        items = x
+    elif t is set or t is frozenset:
+        items = [thaw(k) for k in x]
+    else:
+        raise BuiltinError("operand must be an array")
+    ranges = [_merge_item(v) for v in items]
+    ranges.sort(key=lambda r: (r.last, r.first))
+    # merge right to left, as OPA does: a range that touches or overlaps the
+    # previous one (in order of last address) absorbs it
+    i = len(ranges) - 1
+    while i > 0:
+        cur, prev = ranges[i], ranges[i - 1]
+        before = cur.first if cur.first in (0, _V4_MAPPED) else cur.first - 1
+        if before <= prev.last:
+            ranges[i - 1] = _Range(min(prev.first, cur.first), cur.last, None)
+            del ranges[i]
+        i -= 1
+    out: list[str] = []
+    for r in ranges:
+        out.extend([r.text] if r.text is not None else _range_to_cidrs(r.first, r.last))
+    return make_set(out)
+
+
+# ---------------------------------------------------------------- lookup
+
+
+@builtin("net.lookup_ip_addr", 1, needs_context=True, nondeterministic=True)
+def net_lookup_ip_addr(ctx: EvalContext, name: Any) -> frozenset[Any]:
+    if type(name) is not str:
+        raise operand_error(1, name, "string")
+    allow = ctx.options.get("allow_net", True)
+    if allow is not True and (allow is False or allow is None or name not in allow):
+        raise BuiltinError(f"unallowed host: {name}: network access is disabled")
+    cache = ctx.cache_for("net.lookup_ip_addr")
+    hit = cache.get(name)
+    if hit is not None:
+        return hit  # type: ignore[no-any-return]
+    try:
+        infos = socket.getaddrinfo(name, None, proto=socket.IPPROTO_TCP)
+    except (socket.gaierror, UnicodeError) as e:
+        if isinstance(e, socket.gaierror) and e.errno in (socket.EAI_NONAME, getattr(socket, "EAI_NODATA", -5)):
+            raise BuiltinError(f"lookup {name}: no such host") from None
+        raise BuiltinError(f"lookup {name}: {e}") from None
+    addrs = set()
+    for family, _, _, _, sockaddr in infos:
+        host = str(sockaddr[0])
+        if family == socket.AF_INET6:
+            addr = _parse_addr(host.partition("%")[0])
+            if addr is not None and _to4(addr)[1] == 32:
+                host = _ip_string(*_to4(addr))
+        addrs.add(host)
+    result = make_set(addrs)
+    cache[name] = result
+    return result
+

@@ -1,0 +1,816 @@
+"""``sprintf`` with Go's ``fmt`` semantics, as OPA runs it.
+
+OPA hands Go's ``fmt.Sprintf`` one Go value per array element: an integer
+that fits 64 bits is an ``int64``, a larger one a ``*big.Int``, any other
+number a ``float64`` (an integral float counts as an integer), a string a ``string``, and every other value (booleans,
+null, arrays, objects, sets) the *string* of its Rego text (so ``%v`` of
+``true`` is ``true`` but ``%t`` of it is ``%!t(string=true)``). This module
+re-implements the part of ``fmt`` those types reach: flags ``+ - # 0 space``,
+width and precision (also ``*``), explicit argument indexes ``%[n]d``, every
+verb, and Go's error notes (``%!d(string=x)``, ``%!d(MISSING)``,
+``%!(EXTRA ...)``, ``%!(NOVERB)``, ``%!d(BADINDEX)``).
+"""
+
+from __future__ import annotations
+
+import math
+import struct
+from decimal import Decimal
+from typing import Any
+
+from ..runtime.numbers import format_number
+from ..runtime.values import freeze, sort_key, thaw
+from .registry import builtin
+from .types import INT64_MAX, INT64_MIN, type_err
+
+# ---------------------------------------------------------------- Rego text of values
+
+
+def go_quote(s: str, ascii_only: bool = False, quote: str = '"') -> str:
+    """Go's ``strconv.Quote`` (or ``QuoteToASCII`` / ``QuoteRune`` style)."""
+    out = [quote]
+    for ch in s:
+        r = ord(ch)
+        if ch == quote or ch == "\\":
+            out.append("\\" + ch)
+            continue
+        if 0xD800 <= r <= 0xDFFF:
+            if 0xDC80 <= r <= 0xDCFF:
+                # A byte that is not UTF-8, kept as a surrogateescape code point.
+                out.append(f"\\x{r - 0xDC00:02x}")
+                continue
+            # Any other lone surrogate: Go would have read U+FFFD.
+            ch, r = "\ufffd", 0xFFFD
+        if ascii_only:
+            if r < 0x80 and ch.isprintable():
+                out.append(ch)
+                continue
+        elif ch.isprintable():
+            out.append(ch)
+            continue
+        out.append(_escape_rune(r))
+    out.append(quote)
+    return "".join(out)
+
+
+_SIMPLE_ESCAPES = {7: "\\a", 8: "\\b", 12: "\\f", 10: "\\n", 13: "\\r", 9: "\\t", 11: "\\v"}
+
+
+def _escape_rune(r: int) -> str:
+    esc = _SIMPLE_ESCAPES.get(r)
+    if esc is not None:
+        return esc
+    if r < 0x20 or r == 0x7F:
+        return f"\\x{r:02x}"
+    if r < 0x10000:
+        return f"\\u{r:04x}"
+    return f"\\U{r:08x}"
+
+
+def format_value(value: Any) -> str:
+    """A value as OPA writes it as Rego text (strings quoted, sets as ``{...}``)."""
+    t = type(value)
+    if t is str:
+        return go_quote(value)
+    if t is bool:
+        return "true" if value else "false"
+    if value is None:
+        return "null"
+    if t is int:
+        return str(value)
+    if t is float:
+        return format_number(value)
+    if t is list or t is tuple:
+        return "[" + ", ".join(format_value(v) for v in value) + "]"
+    if t is dict:
+        keys = sorted((thaw(k) for k in value), key=sort_key)
+        return "{" + ", ".join(format_value(k) + ": " + format_value(value[freeze(k)]) for k in keys) + "}"
+    if t is frozenset or t is set:
+        if not value:
+            return "set()"
+        members = sorted((thaw(k) for k in value), key=sort_key)
+        return "{" + ", ".join(format_value(v) for v in members) + "}"
+    return str(value)
+
+
+# ---------------------------------------------------------------- Go values
+
+# A Go argument: (Go type name, value). Rego values only make "int64",
+# "*big.Int", "float64" and "string"; the template engine also passes
+# "int", "bool", "json.Number", "nil" and composites as pre-printed text.
+_GoArg = tuple[str, Any]
+_INT_KINDS = ("int64", "int")
+_STRING_KINDS = ("string", "json.Number")
+
+
+def _go_arg(value: Any) -> _GoArg:
+    t = type(value)
+    if t is int:
+        return ("int64", value) if INT64_MIN <= value <= INT64_MAX else ("*big.Int", value)
+    if t is float:
+        # OPA reads an integral number such as 2.0 as an int64, as it does 2.
+        if value.is_integer() and INT64_MIN <= value < INT64_MAX:
+            return ("int64", int(value))
+        return ("float64", value)
+    if t is str:
+        return ("string", value)
+    return ("string", format_value(value))
+
+
+class _Flags:
+    __slots__ = ("plus", "minus", "sharp", "space", "zero", "plus_v", "sharp_v", "wid", "wid_present", "prec", "prec_present")
+
+    def __init__(self) -> None:
+        self.clear()
+
+    def clear(self) -> None:
+        self.plus = self.minus = self.sharp = self.space = self.zero = False
+        self.plus_v = self.sharp_v = False
+        self.wid = 0
+        self.wid_present = False
+        self.prec = 0
+        self.prec_present = False
+
+
+def _too_large(n: int) -> bool:
+    return n > 1_000_000 or n < -1_000_000
+
+
+def _parse_num(s: str, start: int, end: int) -> tuple[int, bool, int]:
+    """Go's parsenum: (number, found, new index)."""
+    if start >= end:
+        return 0, False, end
+    num = 0
+    found = False
+    i = start
+    while i < end and "0" <= s[i] <= "9":
+        if _too_large(num):
+            return 0, False, end
+        num = num * 10 + ord(s[i]) - 48
+        found = True
+        i += 1
+    return num, found, i
+
+
+class _Printer:
+    """One ``Sprintf`` call: Go's ``pp`` and ``fmt`` state."""
+
+    def __init__(self) -> None:
+        self.buf: list[str] = []
+        self.f = _Flags()
+        self.arg: _GoArg | None = None
+        self.reordered = False
+        self.good_arg_num = True
+
+    # -- padding
+
+    def write_padding(self, n: int) -> None:
+        if n <= 0:
+            return
+        f = self.f
+        self.buf.append(("0" if f.zero and not f.minus else " ") * n)
+
+    def pad(self, s: str) -> None:
+        f = self.f
+        if not f.wid_present or f.wid == 0:
+            self.buf.append(s)
+            return
+        width = f.wid - len(s)
+        if not f.minus:
+            self.write_padding(width)
+            self.buf.append(s)
+        else:
+            self.buf.append(s)
+            self.write_padding(width)
+
+    def pad_no_zero(self, s: str) -> None:
+        old = self.f.zero
+        self.f.zero = False
+        self.pad(s)
+        self.f.zero = old
+
+    # -- argument dispatch
+
+    def print_arg(self, arg: _GoArg, verb: str) -> None:
+        self.arg = arg
+        kind, value = arg
+        if kind == "nil":
+            if verb == "T" or verb == "v":
+                self.pad("<nil>")
+            else:
+                self.bad_verb(verb)
+            return
+        if verb == "T":
+            self.fmt_s(kind)
+            return
+        if verb == "p":
+            self.bad_verb(verb)
+            return
+        if kind in _INT_KINDS:
+            self.fmt_integer(value, verb)
+        elif kind in _STRING_KINDS:
+            self.fmt_string(value, verb)
+        elif kind == "float64":
+            self.fmt_float(value, verb)
+        elif kind == "*big.Int":
+            self.fmt_big(value, verb)
+        elif kind == "bool":
+            if verb == "t" or verb == "v":
+                self.pad("true" if value else "false")
+            else:
+                self.bad_verb(verb)
+        elif verb == "v" or verb == "s":
+            # A composite from the template engine, already printed with %v.
+            self.pad(value)
+        else:
+            self.bad_verb(verb)
+
+    def bad_verb(self, verb: str) -> None:
+        self.buf.append("%!" + verb + "(")
+        if self.arg is not None and self.arg[0] != "nil":
+            self.buf.append(self.arg[0] + "=")
+            self.print_arg(self.arg, "v")
+        else:
+            self.buf.append("<nil>")
+        self.buf.append(")")
+
+    # -- strings
+
+    def truncate(self, s: str) -> str:
+        f = self.f
+        if f.prec_present and f.prec < len(s):
+            return s[: f.prec]
+        return s
+
+    def fmt_s(self, s: str) -> None:
+        self.pad(self.truncate(s))
+
+    def fmt_q(self, s: str) -> None:
+        f = self.f
+        s = self.truncate(s)
+        if f.sharp and _can_backquote(s):
+            self.pad("`" + s + "`")
+        else:
+            self.pad(go_quote(s, ascii_only=f.plus))
+
+    def fmt_sx(self, s: str, upper: bool) -> None:
+        f = self.f
+        data = _go_bytes(s)
+        length = len(data)
+        if f.prec_present and f.prec < length:
+            length = f.prec
+        width = 2 * length
+        if width > 0:
+            if f.space:
+                if f.sharp:
+                    width *= 2
+                width += length - 1
+            elif f.sharp:
+                width += 2
+        else:
+            if f.wid_present:
+                self.write_padding(f.wid)
+            return
+        if f.wid_present and f.wid > width and not f.minus:
+            self.write_padding(f.wid - width)
+        prefix = "0X" if upper else "0x"
+        parts = []
+        if f.sharp:
+            parts.append(prefix)
+        for i in range(length):
+            if f.space and i > 0:
+                parts.append(" ")
+                if f.sharp:
+                    parts.append(prefix)
+            parts.append(f"{data[i]:02X}" if upper else f"{data[i]:02x}")
+        self.buf.append("".join(parts))
+        if f.wid_present and f.wid > width and f.minus:
+            self.write_padding(f.wid - width)
+
+    def fmt_string(self, s: str, verb: str) -> None:
+        if verb == "v":
+            if self.f.sharp_v:
+                self.fmt_q(s)
+            else:
+                self.fmt_s(s)
+        elif verb == "s":
+            self.fmt_s(s)
+        elif verb == "x" or verb == "X":
+            self.fmt_sx(s, verb == "X")
+        elif verb == "q":
+            self.fmt_q(s)
+        else:
+            self.bad_verb(verb)
+
+    # -- int64
+
+    def fmt_integer(self, v: int, verb: str) -> None:
+        if verb == "v" or verb == "d":
+            self.fmt_int_base(v, 10, verb, False)
+        elif verb == "b":
+            self.fmt_int_base(v, 2, verb, False)
+        elif verb == "o" or verb == "O":
+            self.fmt_int_base(v, 8, verb, False)
+        elif verb == "x":
+            self.fmt_int_base(v, 16, verb, False)
+        elif verb == "X":
+            self.fmt_int_base(v, 16, verb, True)
+        elif verb == "c":
+            self.pad(_rune_char(v))
+        elif verb == "q":
+            r = _rune_char(v)
+            self.pad(go_quote(r, ascii_only=self.f.plus, quote="'"))
+        elif verb == "U":
+            self.fmt_unicode(v)
+        else:
+            self.bad_verb(verb)
+
+    def fmt_int_base(self, v: int, base: int, verb: str, upper: bool) -> None:
+        f = self.f
+        negative = v < 0
+        u = -v if negative else v
+        prec = 0
+        if f.prec_present:
+            prec = f.prec
+            if prec == 0 and u == 0:
+                old = f.zero
+                f.zero = False
+                self.write_padding(f.wid)
+                f.zero = old
+                return
+        elif f.zero and not f.minus and f.wid_present:
+            prec = f.wid
+            if negative or f.plus or f.space:
+                prec -= 1
+        digits = _digits(u, base, upper)
+        if len(digits) < prec:
+            digits = "0" * (prec - len(digits)) + digits
+        if f.sharp:
+            if base == 2:
+                digits = "0b" + digits
+            elif base == 8:
+                if digits[0] != "0":
+                    digits = "0" + digits
+            elif base == 16:
+                digits = ("0X" if upper else "0x") + digits
+        if verb == "O":
+            digits = "0o" + digits
+        if negative:
+            digits = "-" + digits
+        elif f.plus:
+            digits = "+" + digits
+        elif f.space:
+            digits = " " + digits
+        self.pad_no_zero(digits)
+
+    def fmt_unicode(self, v: int) -> None:
+        f = self.f
+        u = v & 0xFFFFFFFFFFFFFFFF
+        prec = 4
+        if f.prec_present and f.prec > 4:
+            prec = f.prec
+        text = "U+" + format(u, "X").rjust(prec, "0")
+        if f.sharp and u <= 0x10FFFF and not 0xD800 <= u <= 0xDFFF and chr(u).isprintable():
+            text += " '" + chr(u) + "'"
+        self.pad_no_zero(text)
+
+    # -- *big.Int (Go's big.Int.Format)
+
+    def fmt_big(self, v: int, verb: str) -> None:
+        f = self.f
+        bases = {"b": 2, "o": 8, "O": 8, "d": 10, "s": 10, "v": 10, "x": 16, "X": 16}
+        base = bases.get(verb)
+        if base is None:
+            self.buf.append(f"%!{verb}(big.Int={v})")
+            return
+        if v < 0:
+            sign = "-"
+        elif f.plus or f.plus_v:
+            sign = "+"
+        elif f.space:
+            sign = " "
+        else:
+            sign = ""
+        prefix = ""
+        if f.sharp or f.sharp_v:
+            prefix = {"b": "0b", "o": "0", "x": "0x", "X": "0X"}.get(verb, "")
+        if verb == "O":
+            prefix = "0o"
+        digits = _digits(abs(v), base, verb == "X")
+        zeros = 0
+        if f.prec_present:
+            if len(digits) < f.prec:
+                zeros = f.prec - len(digits)
+            elif digits == "0" and f.prec == 0:
+                return
+        left = right = 0
+        length = len(sign) + len(prefix) + zeros + len(digits)
+        if f.wid_present and length < f.wid:
+            d = f.wid - length
+            if f.minus:
+                right = d
+            elif f.zero and not f.prec_present:
+                zeros = d
+            else:
+                left = d
+        self.buf.append(" " * left + sign + prefix + "0" * zeros + digits + " " * right)
+
+    # -- float64
+
+    def fmt_float(self, v: float, verb: str) -> None:
+        if verb == "v":
+            self.fmt_float_go(v, "g", -1)
+        elif verb in ("b", "g", "G", "x", "X"):
+            self.fmt_float_go(v, verb, -1)
+        elif verb in ("f", "F", "e", "E"):
+            self.fmt_float_go(v, "f" if verb == "F" else verb, 6)
+        else:
+            self.bad_verb(verb)
+
+    def fmt_float_go(self, v: float, verb: str, prec: int) -> None:
+        f = self.f
+        if f.prec_present:
+            prec = f.prec
+        num = _format_float(v, verb, prec)
+        num = num if num[0] in "+-" else "+" + num
+        if f.space and num[0] == "+" and not f.plus:
+            num = " " + num[1:]
+        if f.sharp and verb != "b":
+            num = _sharp_float(num, verb, prec)
+        if f.plus or num[0] != "+":
+            if f.zero and not f.minus and f.wid_present and f.wid > len(num):
+                self.buf.append(num[0])
+                self.write_padding(f.wid - len(num))
+                self.buf.append(num[1:])
+                return
+            self.pad(num)
+            return
+        self.pad(num[1:])
+
+
+def _sharp_float(num: str, verb: str, prec: int) -> str:
+    """Go's ``#`` flag on floats: keep a decimal point and the trailing zeros."""
+    digits = 0
+    if verb in ("v", "g", "G", "x"):
+        digits = 6 if prec == -1 else prec
+    tail = ""
+    body = num
+    has_point = False
+    saw_nonzero = False
+    i = 1
+    while i < len(body):
+        c = body[i]
+        if c == ".":
+            has_point = True
+        elif c in "pP":
+            tail = body[i:]
+            body = body[:i]
+            break
+        elif c in "eE" and verb not in ("x", "X"):
+            tail = body[i:]
+            body = body[:i]
+            break
+        else:
+            if c != "0":
+                saw_nonzero = True
+            if saw_nonzero:
+                digits -= 1
+        i += 1
+    if not has_point:
+        if len(body) == 2 and body[1] == "0":
+            digits -= 1
+        body += "."
+    if digits > 0:
+        body += "0" * digits
+    return body + tail
+
+
+def _go_bytes(s: str) -> bytes:
+    """The bytes of a Rego string (surrogateescape code points are raw bytes)."""
+    try:
+        return s.encode("utf-8")
+    except UnicodeEncodeError:
+        fixed = "".join("\ufffd" if 0xD800 <= ord(c) <= 0xDFFF and not 0xDC80 <= ord(c) <= 0xDCFF else c for c in s)
+        return fixed.encode("utf-8", "surrogateescape")
+
+
+def _can_backquote(s: str) -> bool:
+    for ch in s:
+        if ch == "\ufeff":
+            return False
+        r = ord(ch)
+        if (r < 0x20 and ch != "\t") or ch == "`" or r == 0x7F or 0xD800 <= r <= 0xDFFF:
+            return False
+    return True
+
+
+def _rune_char(v: int) -> str:
+    if 0 <= v <= 0x10FFFF and not 0xD800 <= v <= 0xDFFF:
+        return chr(v)
+    return "\ufffd"
+
+
+def _digits(u: int, base: int, upper: bool) -> str:
+    if base == 10:
+        return str(u)
+    spec = {2: "b", 8: "o", 16: "X" if upper else "x"}[base]
+    return format(u, spec)
+
+
+# ---------------------------------------------------------------- strconv.FormatFloat
+
+
+def _shortest(v: float) -> tuple[str, int]:
+    """Shortest round-trip digits of |v| > 0 (no trailing zeros) and the decimal point position."""
+    _, digit_tuple, exp = Decimal(repr(abs(v))).as_tuple()
+    assert isinstance(exp, int)
+    digits = "".join(map(str, digit_tuple))
+    stripped = digits.rstrip("0")
+    exp += len(digits) - len(stripped)
+    return stripped, len(stripped) + exp
+
+
+def _fmt_e(neg: bool, digits: str, dp: int, prec: int, e: str) -> str:
+    out = "-" if neg else ""
+    out += digits[0] if digits else "0"
+    if prec > 0:
+        frac = digits[1 : prec + 1]
+        out += "." + frac + "0" * (prec - len(frac))
+    exp = dp - 1 if digits else 0
+    sign = "-" if exp < 0 else "+"
+    return out + e + sign + f"{abs(exp):02d}"
+
+
+def _fmt_f(neg: bool, digits: str, dp: int, prec: int) -> str:
+    out = "-" if neg else ""
+    if dp > 0:
+        out += digits[:dp] + "0" * max(dp - len(digits), 0)
+    else:
+        out += "0"
+    if prec > 0:
+        frac = "".join(digits[dp + i] if 0 <= dp + i < len(digits) else "0" for i in range(prec))
+        out += "." + frac
+    return out
+
+
+def _format_float(v: float, verb: str, prec: int) -> str:
+    """Go's ``strconv.FormatFloat(v, verb, prec, 64)``."""
+    neg = math.copysign(1.0, v) < 0
+    if verb == "b":
+        return _format_b(v)
+    if verb in ("x", "X"):
+        return _format_x(v, verb, prec)
+    if prec >= 0:
+        if verb in ("g", "G") and prec == 0:
+            prec = 1
+        spec = {"f": "f", "e": "e", "E": "E", "g": "g", "G": "G"}[verb]
+        text = format(v, f".{prec}{spec}")
+        return text
+    # Shortest representation.
+    if v == 0:
+        digits, dp = "", 0
+    else:
+        digits, dp = _shortest(v)
+    if verb in ("e", "E"):
+        return _fmt_e(neg, digits, dp, len(digits) - 1, verb)
+    if verb == "f":
+        return _fmt_f(neg, digits, dp, max(len(digits) - dp, 0))
+    exp = dp - 1
+    if exp < -4 or exp >= 6:
+        return _fmt_e(neg, digits, dp, len(digits) - 1, "e" if verb == "g" else "E")
+    return _fmt_f(neg, digits, dp, max(len(digits) - dp, 0))
+
+
+def _format_b(v: float) -> str:
+    bits = struct.unpack(">Q", struct.pack(">d", v))[0]
+    neg = bits >> 63
+    exp = (bits >> 52) & 0x7FF
+    mant = bits & ((1 << 52) - 1)
+    if exp == 0:
+        exp = 1
+    else:
+        mant |= 1 << 52
+    exp = exp - 1023 - 52
+    return ("-" if neg else "") + f"{mant}p" + ("+" if exp >= 0 else "-") + str(abs(exp))
+
+
+def _format_x(v: float, verb: str, prec: int) -> str:
+    neg = math.copysign(1.0, v) < 0
+    if v == 0:
+        mant, exp = 0, 0
+    else:
+        m, e = math.frexp(abs(v))
+        mant = int(math.ldexp(m, 61))  # leading 1 at bit 60
+        exp = e - 1
+    if 0 <= prec < 15:
+        shift = prec * 4
+        extra = (mant << shift) & ((1 << 60) - 1)
+        mant >>= 60 - shift
+        if extra | (mant & 1) > 1 << 59:
+            mant += 1
+        mant <<= 60 - shift
+        if mant & (1 << 61):
+            mant >>= 1
+            exp += 1
+    hexdigits = "0123456789ABCDEF" if verb == "X" else "0123456789abcdef"
+    out = ("-" if neg else "") + "0" + verb + str((mant >> 60) & 1)
+    mant = (mant << 4) & ((1 << 64) - 1)
+    if prec < 0 and mant:
+        out += "."
+        while mant:
+            out += hexdigits[(mant >> 60) & 15]
+            mant = (mant << 4) & ((1 << 64) - 1)
+    elif prec > 0:
+        out += "."
+        for _ in range(prec):
+            out += hexdigits[(mant >> 60) & 15]
+            mant = (mant << 4) & ((1 << 64) - 1)
+    out += "P" if verb == "X" else "p"
+    out += "-" if exp < 0 else "+"
+    return out + f"{abs(exp):02d}"
+
+
+# ---------------------------------------------------------------- Sprintf
+
+
+def go_sprintf(fmt: str, values: list[Any]) -> str:
+    """Go's ``fmt.Sprintf(fmt, args...)`` over Rego values."""
+    return go_sprintf_args(fmt, [_go_arg(v) for v in values])
+
+
+def go_sprintf_args(fmt: str, args: list[_GoArg]) -> str:
+    """Go's ``fmt.Sprintf`` over Go arguments given as (type name, value)."""
+    p = _Printer()
+    buf = p.buf
+    f = p.f
+    end = len(fmt)
+    n_args = len(args)
+    arg_num = 0
+    i = 0
+    while i < end:
+        p.good_arg_num = True
+        j = fmt.find("%", i)
+        if j < 0:
+            buf.append(fmt[i:])
+            break
+        if j > i:
+            buf.append(fmt[i:j])
+        i = j + 1
+        f.clear()
+        after_index = False
+        simple = False
+        # flags, and the fast path of a plain lowercase verb
+        while i < end:
+            c = fmt[i]
+            if c == "#":
+                f.sharp = True
+            elif c == "0":
+                f.zero = not f.minus
+            elif c == "+":
+                f.plus = True
+            elif c == "-":
+                f.minus = True
+                f.zero = False
+            elif c == " ":
+                f.space = True
+            else:
+                if "a" <= c <= "z" and arg_num < n_args:
+                    if c == "v":
+                        f.sharp_v, f.sharp = f.sharp, False
+                        f.plus_v, f.plus = f.plus, False
+                    p.print_arg(args[arg_num], c)
+                    arg_num += 1
+                    i += 1
+                    simple = True
+                break
+            i += 1
+        if simple:
+            continue
+
+        arg_num, i, after_index = _arg_number(p, arg_num, fmt, i, n_args)
+
+        # width
+        if i < end and fmt[i] == "*":
+            i += 1
+            f.wid, f.wid_present, arg_num = _int_from_arg(args, arg_num)
+            if not f.wid_present:
+                buf.append("%!(BADWIDTH)")
+            if f.wid < 0:
+                f.wid = -f.wid
+                f.minus = True
+                f.zero = False
+            after_index = False
+        else:
+            f.wid, f.wid_present, i = _parse_num(fmt, i, end)
+            if after_index and f.wid_present:
+                p.good_arg_num = False
+
+        # precision
+        if i + 1 < end and fmt[i] == ".":
+            i += 1
+            if after_index:
+                p.good_arg_num = False
+            arg_num, i, after_index = _arg_number(p, arg_num, fmt, i, n_args)
+            if i < end and fmt[i] == "*":
+                i += 1
+                f.prec, f.prec_present, arg_num = _int_from_arg(args, arg_num)
+                if f.prec < 0:
+                    f.prec = 0
+                    f.prec_present = False
+                if not f.prec_present:
+                    buf.append("%!(BADPREC)")
+                after_index = False
+            else:
+                f.prec, f.prec_present, i = _parse_num(fmt, i, end)
+                if not f.prec_present:
+                    f.prec = 0
+                    f.prec_present = True
+
+        if not after_index:
+            arg_num, i, after_index = _arg_number(p, arg_num, fmt, i, n_args)
+
+        if i >= end:
+            buf.append("%!(NOVERB)")
+            break
+
+        verb = fmt[i]
+        i += 1
+        if verb == "%":
+            buf.append("%")
+        elif not p.good_arg_num:
+            buf.append(f"%!{verb}(BADINDEX)")
+        elif arg_num >= n_args:
+            buf.append(f"%!{verb}(MISSING)")
+        else:
+            if verb == "v":
+                f.sharp_v, f.sharp = f.sharp, False
+                f.plus_v, f.plus = f.plus, False
+            p.print_arg(args[arg_num], verb)
+            arg_num += 1
+
+    if not p.reordered and arg_num < n_args:
+        f.clear()
+        buf.append("%!(EXTRA ")
+        for k, arg in enumerate(args[arg_num:]):
+            if k:
+                buf.append(", ")
+            if arg[0] == "nil":
+                buf.append("<nil>")
+                continue
+            buf.append(arg[0] + "=")
+            p.print_arg(arg, "v")
+        buf.append(")")
+    return "".join(buf)
+
+
+def _arg_number(p: _Printer, arg_num: int, fmt: str, i: int, n_args: int) -> tuple[int, int, bool]:
+    """Go's argNumber: an explicit ``[n]`` index, if one starts at i."""
+    if i >= len(fmt) or fmt[i] != "[":
+        return arg_num, i, False
+    p.reordered = True
+    index, width, ok = _parse_arg_number(fmt[i:])
+    if ok and 0 <= index < n_args:
+        return index, i + width, True
+    p.good_arg_num = False
+    return arg_num, i + width, ok
+
+
+def _parse_arg_number(s: str) -> tuple[int, int, bool]:
+    if len(s) < 3:
+        return 0, 1, False
+    for k in range(1, len(s)):
+        if s[k] == "]":
+            num, ok, newi = _parse_num(s, 1, k)
+            if not ok or newi != k:
+                return 0, k + 1, False
+            return num - 1, k + 1, True
+    return 0, 1, False
+
+
+def _int_from_arg(args: list[_GoArg], arg_num: int) -> tuple[int, bool, int]:
+    num, is_int = 0, False
+    if arg_num < len(args):
+        kind, value = args[arg_num]
+        if kind in _INT_KINDS:
+            num, is_int = value, True
+        arg_num += 1
+        if _too_large(num):
+            num, is_int = 0, False
+    return num, is_int, arg_num
+
+
+@builtin("sprintf", 2)
+def sprintf(fmt: Any, values: Any) -> str:
+    if type(fmt) is not str:
+        raise type_err(1, fmt, "string")
+    t = type(values)
+    if t is not list and t is not tuple:
+        raise type_err(2, values, "array")
+    # The common `sprintf("%d", [n])` and `sprintf("%s", [s])` need no parsing.
+    if len(values) == 1:
+        v = values[0]
+        if fmt == "%d" and type(v) is int and INT64_MIN <= v <= INT64_MAX:
+            return str(v)
+        if fmt == "%s" and type(v) is str:
+            return v  # type: ignore[no-any-return]
+    return go_sprintf(fmt, list(values))

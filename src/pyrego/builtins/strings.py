@@ -1,0 +1,305 @@
+"""String builtins.
+
+Positions and lengths count Unicode code points (OPA works on Go runes), so
+Python's own indexing fits. Case mapping follows Go's per-character mapping
+(no context, no expansion: ``upper("ß") == "ß"``). ``trim_space`` trims the
+characters Go's ``unicode.IsSpace`` names, which differ a little from
+Python's ``str.isspace``.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from typing import Any
+
+from ..runtime.values import sorted_values, thaw
+from .registry import BuiltinError, builtin
+from .types import elem_err, int_operand, obj_operand, operand_msg, str_operand, type_err
+
+# ---------------------------------------------------------------- search
+
+
+@builtin("contains", 2)
+def contains(s: Any, sub: Any) -> bool:
+    if type(s) is not str:
+        raise type_err(1, s, "string")
+    if type(sub) is not str:
+        raise type_err(2, sub, "string")
+    return sub in s
+
+
+@builtin("startswith", 2)
+def startswith(s: Any, prefix: Any) -> bool:
+    if type(s) is not str:
+        raise type_err(1, s, "string")
+    if type(prefix) is not str:
+        raise type_err(2, prefix, "string")
+    return s.startswith(prefix)
+
+
+@builtin("endswith", 2)
+def endswith(s: Any, suffix: Any) -> bool:
+    if type(s) is not str:
+        raise type_err(1, s, "string")
+    if type(suffix) is not str:
+        raise type_err(2, suffix, "string")
+    return s.endswith(suffix)
+
+
+@builtin("indexof", 2)
+def indexof(s: Any, sub: Any) -> int:
+    text = str_operand(s, 1)
+    search = str_operand(sub, 2)
+    if not search:
+        raise BuiltinError("empty search character")
+    return text.find(search)
+
+
+@builtin("indexof_n", 2)
+def indexof_n(s: Any, sub: Any) -> list[int]:
+    """Every index where ``sub`` starts, overlapping matches included."""
+    text = str_operand(s, 1)
+    search = str_operand(sub, 2)
+    if not search:
+        raise BuiltinError("empty search character")
+    out = []
+    i = text.find(search)
+    while i >= 0:
+        out.append(i)
+        i = text.find(search, i + 1)
+    return out
+
+
+@builtin("strings.count", 2)
+def strings_count(s: Any, sub: Any) -> int:
+    # Non-overlapping; an empty substring counts len + 1, like Go.
+    return str_operand(s, 1).count(str_operand(sub, 2))
+
+
+def _string_list(value: Any, position: int) -> list[str]:
+    """A string, or an array/set of strings (StringSliceOperand)."""
+    t = type(value)
+    if t is str:
+        return [value]
+    if t is list or t is tuple:
+        items = list(value)
+    elif t is frozenset or t is set:
+        items = [thaw(k) for k in value]
+    else:
+        raise type_err(position, value, "string", "set", "array")
+    if not all(type(v) is str for v in items):
+        raise _first_non_string(position, value)
+    return items
+
+
+def _first_non_string(position: int, coll: Any) -> Exception:
+    """OPA's element error for the first non-string, in OPA's iteration order."""
+    items = sorted_values(coll) if type(coll) in (set, frozenset) else coll
+    bad = next(v for v in items if type(v) is not str)
+    return elem_err(position, coll, bad, "string")
+
+
+@builtin("strings.any_prefix_match", 2)
+def any_prefix_match(strs: Any, prefixes: Any) -> bool:
+    texts = _string_list(strs, 1)
+    pres = _string_list(prefixes, 2)
+    if not texts or not pres:
+        return False
+    # str.startswith takes a tuple: one pass per string over all prefixes.
+    candidates = tuple(pres)
+    return any(t.startswith(candidates) for t in texts)
+
+
+@builtin("strings.any_suffix_match", 2)
+def any_suffix_match(strs: Any, suffixes: Any) -> bool:
+    texts = _string_list(strs, 1)
+    sufs = _string_list(suffixes, 2)
+    if not texts or not sufs:
+        return False
+    candidates = tuple(sufs)
+    return any(t.endswith(candidates) for t in texts)
+
+
+# ---------------------------------------------------------------- building
+
+
+@builtin("concat", 2)
+def concat(delim: Any, coll: Any) -> str:
+    sep = str_operand(delim, 1)
+    t = type(coll)
+    if t is list or t is tuple:
+        items = coll
+    elif t is frozenset or t is set:
+        items = [thaw(k) for k in coll]
+    else:
+        raise type_err(2, coll, "set", "array")
+    if not all(type(v) is str for v in items):
+        raise _first_non_string(2, coll)
+    if items is not coll:
+        # Sets join in sorted order, as OPA iterates them.
+        items.sort()
+    return sep.join(items)
+
+
+@builtin("substring", 3)
+def substring(s: Any, start: Any, length: Any) -> str:
+    text = str_operand(s, 1)
+    i = int_operand(start, 2)
+    n = int_operand(length, 3)
+    if i < 0:
+        raise BuiltinError("negative offset")
+    if n < 0:
+        return text[i:]
+    return text[i : i + n]
+
+
+@builtin("strings.reverse", 1)
+def strings_reverse(s: Any) -> str:
+    return str_operand(s, 1)[::-1]
+
+
+# ---------------------------------------------------------------- case
+
+# Python's full case mapping expands a few characters ("ß".upper() == "SS")
+# and lowers a final capital sigma by context; Go maps each character alone.
+_LOWER_SPECIAL = {"\u0130": "i"}  # İ: Go's simple lowercase
+
+
+@lru_cache(maxsize=4096)
+def _lower_char(c: str) -> str:
+    low = c.lower()
+    if len(low) == 1:
+        return low
+    return _LOWER_SPECIAL.get(c, c)
+
+
+@lru_cache(maxsize=4096)
+def _upper_char(c: str) -> str:
+    up = c.upper()
+    return up if len(up) == 1 else c
+
+
+@builtin("lower", 1)
+def lower(s: Any) -> str:
+    text = str_operand(s, 1)
+    if text.isascii():
+        return text.lower()
+    low = text.lower()
+    if len(low) == len(text) and "\u03a3" not in text:
+        return low
+    return "".join(map(_lower_char, text))
+
+
+@builtin("upper", 1)
+def upper(s: Any) -> str:
+    text = str_operand(s, 1)
+    if text.isascii():
+        return text.upper()
+    up = text.upper()
+    if len(up) == len(text):
+        return up
+    return "".join(map(_upper_char, text))
+
+
+# ---------------------------------------------------------------- split / replace
+
+
+@builtin("split", 2)
+def split(s: Any, delim: Any) -> list[str]:
+    text = str_operand(s, 1)
+    sep = str_operand(delim, 2)
+    if not sep:
+        # Go splits into single characters; "" gives [].
+        return list(text)
+    return text.split(sep)
+
+
+@builtin("strings.split_n", 3)
+def split_n(s: Any, delim: Any, n: Any) -> list[str]:
+    """The first ``n`` parts of ``split(s, delim)``, or the last ``-n`` when n < 0."""
+    text = str_operand(s, 1)
+    sep = str_operand(delim, 2)
+    count = int_operand(n, 3)
+    parts = text.split(sep) if sep else list(text)
+    if count >= 0:
+        return parts[:count]
+    return parts[count:]
+
+
+@builtin("replace", 3)
+def replace(s: Any, old: Any, new: Any) -> str:
+    text = str_operand(s, 1)
+    return text.replace(str_operand(old, 2), str_operand(new, 3))
+
+
+@builtin("strings.replace_n", 2)
+def replace_n(patterns: Any, s: Any) -> str:
+    """Replace every key of ``patterns`` by its value, in one left-to-right pass.
+
+    At each position the first matching key in sorted order wins (Go's
+    ``strings.NewReplacer``); replaced text is not scanned again. A regex
+    alternation of the sorted, escaped keys behaves exactly so.
+    """
+    table = obj_operand(patterns, 1)
+    text = str_operand(s, 2)
+    if not table:
+        return text
+    pairs = []
+    for k, v in table.items():
+        if type(k) is not str:
+            raise operand_msg(1, "non-string key found in pattern object")
+        if type(v) is not str:
+            raise operand_msg(1, "non-string value found in pattern object")
+        pairs.append((k, v))
+    pairs.sort()
+    if len(pairs) == 1:
+        return text.replace(pairs[0][0], pairs[0][1])
+    mapping = dict(pairs)
+    pattern = _alternation(tuple(k for k, _ in pairs))
+    return pattern.sub(lambda m: mapping[m.group(0)], text)
+
+
+@lru_cache(maxsize=256)
+def _alternation(keys: tuple[str, ...]) -> re.Pattern[str]:
+    return re.compile("|".join(re.escape(k) for k in keys))
+
+
+# ---------------------------------------------------------------- trim
+
+# Go's unicode.IsSpace.
+_GO_SPACE = "\t\n\v\f\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
+
+
+@builtin("trim", 2)
+def trim(s: Any, cutset: Any) -> str:
+    return str_operand(s, 1).strip(str_operand(cutset, 2))
+
+
+@builtin("trim_left", 2)
+def trim_left(s: Any, cutset: Any) -> str:
+    return str_operand(s, 1).lstrip(str_operand(cutset, 2))
+
+
+@builtin("trim_right", 2)
+def trim_right(s: Any, cutset: Any) -> str:
+    return str_operand(s, 1).rstrip(str_operand(cutset, 2))
+
+
+@builtin("trim_prefix", 2)
+def trim_prefix(s: Any, prefix: Any) -> str:
+    text = str_operand(s, 1)
+    pre = str_operand(prefix, 2)
+    return text[len(pre) :] if pre and text.startswith(pre) else text
+
+
+@builtin("trim_suffix", 2)
+def trim_suffix(s: Any, suffix: Any) -> str:
+    text = str_operand(s, 1)
+    suf = str_operand(suffix, 2)
+    return text[: -len(suf)] if suf and text.endswith(suf) else text
+
+
+@builtin("trim_space", 1)
+def trim_space(s: Any) -> str:
+    return str_operand(s, 1).strip(_GO_SPACE)

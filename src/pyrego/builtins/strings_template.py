@@ -1,0 +1,853 @@
+"""``strings.render_template``: the part of Go's ``text/template`` OPA users reach.
+
+OPA converts the variables object to Go JSON values (objects become maps with
+string keys, arrays slices, numbers ``json.Number`` — a string type that
+prints as its text and is always "true" in a condition) and runs Go's
+template engine on them. A missing key renders as ``<undefined>`` (OPA
+replaces Go's ``<no value>``).
+
+Supported: text with ``{{- ... -}}`` trimming and ``{{/* comments */}}``;
+``{{pipeline}}``, ``if``/``else if``/``else``, ``range`` (with ``$i, $v :=``
+and ``else``), ``with``, ``break``/``continue``, variables (``$x := ...``,
+``$x = ...``, ``$``), fields (``.a.b``, ``$x.a``), parenthesised pipelines,
+string/number/bool/nil literals, and the functions ``and or not len index
+slice eq ne lt le gt ge print printf println html js urlquery``. ``define``,
+``template`` and ``block`` are not supported (an error, as an undefined
+template is in Go).
+"""
+
+from __future__ import annotations
+
+import html as _html
+import urllib.parse
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from ..runtime.numbers import format_number
+from ..runtime.values import sort_key, thaw
+from .registry import BuiltinError, builtin
+from .sprintf import go_sprintf_args
+from .types import obj_operand, str_operand
+
+# ---------------------------------------------------------------- Go values
+
+
+class _Number(str):
+    """Go's ``json.Number``: a string type holding a number's text."""
+
+    __slots__ = ()
+
+
+class _NoValue:
+    """A missing map entry (Go's invalid reflect.Value): prints ``<no value>``."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "<no value>"
+
+
+NO_VALUE = _NoValue()
+
+
+def _to_go(value: Any) -> Any:
+    """A Rego value as the Go JSON value OPA hands the template."""
+    t = type(value)
+    if t is str or t is bool or value is None:
+        return value
+    if t is int:
+        return _Number(str(value))
+    if t is float:
+        return _Number(format_number(value))
+    if t is list or t is tuple:
+        return [_to_go(v) for v in value]
+    if t is dict:
+        return {_key_text(k): _to_go(v) for k, v in value.items()}
+    if t is frozenset or t is set:
+        return [_to_go(v) for v in sorted((thaw(k) for k in value), key=sort_key)]
+    return value
+
+
+def _key_text(key: Any) -> str:
+    if type(key) is str:
+        return key  # type: ignore[no-any-return]
+    from ..runtime.convert import dumps
+
+    return dumps(thaw(key))
+
+
+def _go_type(v: Any) -> str:
+    t = type(v)
+    if t is _Number:
+        return "json.Number"
+    if t is str:
+        return "string"
+    if t is bool:
+        return "bool"
+    if t is int:
+        return "int"
+    if t is float:
+        return "float64"
+    if t is dict:
+        return "map[string]interface {}"
+    if t is list:
+        return "[]interface {}"
+    return "interface {}"
+
+
+def _go_print(v: Any, top: bool = True) -> str:
+    """``fmt.Sprint`` of one value (``%v``)."""
+    if v is NO_VALUE:
+        return "<no value>"
+    if v is None:
+        return "<no value>" if top else "<nil>"
+    t = type(v)
+    if t is bool:
+        return "true" if v else "false"
+    if t is str or t is _Number:
+        return str(v)
+    if t is int:
+        return str(v)
+    if t is float:
+        return go_sprintf_args("%v", [("float64", v)])
+    if t is dict:
+        return "map[" + " ".join(f"{k}:{_go_print(v[k], False)}" for k in sorted(v)) + "]"
+    if t is list:
+        return "[" + " ".join(_go_print(x, False) for x in v) + "]"
+    return str(v)
+
+
+def _truth(v: Any) -> bool:
+    if v is None or v is NO_VALUE:
+        return False
+    t = type(v)
+    if t is bool:
+        return v  # type: ignore[no-any-return]
+    if t is int or t is float:
+        return v != 0
+    if t is str or t is _Number or t is list or t is dict:
+        return len(v) > 0
+    return True
+
+
+# ---------------------------------------------------------------- errors
+
+
+class TemplateError(Exception):
+    pass
+
+
+class _ExecError(Exception):
+    pass
+
+
+class _Break(Exception):
+    pass
+
+
+class _Continue(Exception):
+    pass
+
+
+# ---------------------------------------------------------------- parse tree
+
+
+@dataclass
+class _Operand:
+    kind: str  # dot, field, var, str, num, bool, nil, ident, pipe
+    value: Any = None
+    chain: tuple[str, ...] = ()
+
+
+@dataclass
+class _Pipe:
+    decls: list[str]
+    assign: bool
+    cmds: list[list[_Operand]]
+    text: str
+    line: int
+    col: int
+
+
+@dataclass
+class _Node:
+    kind: str  # text, action, if, range, with, break, continue
+    text: str = ""
+    pipe: _Pipe | None = None
+    body: list[_Node] = field(default_factory=list)
+    orelse: list[_Node] = field(default_factory=list)
+
+
+_KEYWORDS = {"if", "else", "end", "range", "with", "define", "template", "block", "break", "continue"}
+
+
+def _lex_actions(src: str) -> list[tuple[str, str, int, int]]:
+    """Split template text into ("text", s) and ("action", body) items, applying trims."""
+    items: list[tuple[str, str, int, int]] = []
+    i = 0
+    n = len(src)
+    trim_next = False
+    while i < n:
+        j = src.find("{{", i)
+        if j < 0:
+            text = src[i:]
+            if trim_next:
+                text = text.lstrip(" \t\r\n")
+            items.append(("text", text, 0, 0))
+            break
+        text = src[i:j]
+        if trim_next:
+            text = text.lstrip(" \t\r\n")
+        k = j + 2
+        if src.startswith("- ", k) or src.startswith("-\t", k) or src.startswith("-\n", k) or src.startswith("-\r", k):
+            text = text.rstrip(" \t\r\n")
+            k += 1
+        items.append(("text", text, 0, 0))
+        line = src.count("\n", 0, j) + 1
+        col = j - (src.rfind("\n", 0, j) + 1) + 1
+        # Find the closing "}}" outside quotes and comments.
+        body_start = k
+        m = k
+        stripped = src[k:].lstrip()
+        if stripped.startswith("/*"):
+            end_comment = src.find("*/", k)
+            if end_comment < 0:
+                raise TemplateError(f"template: template:{line}: unclosed comment")
+            m = end_comment + 2
+        quote = ""
+        while m < n:
+            c = src[m]
+            if quote:
+                if c == "\\" and quote != "`":
+                    m += 2
+                    continue
+                if c == quote:
+                    quote = ""
+            elif c in "\"'`":
+                quote = c
+            elif src.startswith("}}", m):
+                break
+            elif c == "\n" and not quote:
+                pass
+            m += 1
+        if m >= n:
+            raise TemplateError(f"template: template:{line}: unclosed action")
+        body = src[body_start:m]
+        trim_next = False
+        if body.endswith(" -") or body.endswith("\t-") or body.endswith("\n-") or body.endswith("\r-"):
+            body = body[:-1]
+            trim_next = True
+        if not body.strip().startswith("/*"):
+            items.append(("action", body, line, col + 2))
+        i = m + 2
+    return [it for it in items if it[0] != "text" or it[1]]
+
+
+def _tokenize(body: str, line: int) -> list[str]:
+    toks: list[str] = []
+    i = 0
+    n = len(body)
+    while i < n:
+        c = body[i]
+        if c in " \t\r\n":
+            i += 1
+            continue
+        if c == '"' or c == "'":
+            j = i + 1
+            while j < n and body[j] != c:
+                j += 2 if body[j] == "\\" else 1
+            if j >= n:
+                raise TemplateError(f"template: template:{line}: unterminated quoted string")
+            toks.append(body[i : j + 1])
+            i = j + 1
+            continue
+        if c == "`":
+            j = body.find("`", i + 1)
+            if j < 0:
+                raise TemplateError(f"template: template:{line}: unterminated raw quoted string")
+            toks.append(body[i : j + 1])
+            i = j + 1
+            continue
+        if c in "()|,":
+            toks.append(c)
+            i += 1
+            continue
+        if body.startswith(":=", i):
+            toks.append(":=")
+            i += 2
+            continue
+        if c == "=":
+            toks.append("=")
+            i += 1
+            continue
+        j = i
+        while j < n and body[j] not in " \t\r\n()|,=\"'`" and not body.startswith(":=", j):
+            j += 1
+        if j == i:
+            raise TemplateError(f"template: template:{line}: unexpected {c!r} in command")
+        toks.append(body[i:j])
+        i = j
+    return toks
+
+
+class _Parser:
+    def __init__(self, src: str) -> None:
+        self.items = _lex_actions(src)
+        self.pos = 0
+
+    def parse(self) -> list[_Node]:
+        nodes, stop = self.parse_list()
+        if stop is not None:
+            raise TemplateError(f"template: template:{stop[1]}: unexpected {{{{{stop[0]}}}}}")
+        return nodes
+
+    def parse_list(self) -> tuple[list[_Node], tuple[str, int, list[str]] | None]:
+        """Nodes up to an {{end}} or {{else ...}}; returns the stopping keyword too."""
+        nodes: list[_Node] = []
+        while self.pos < len(self.items):
+            kind, text, line, col = self.items[self.pos]
+            self.pos += 1
+            if kind == "text":
+                nodes.append(_Node("text", text=text))
+                continue
+            toks = _tokenize(text, line)
+            if not toks:
+                raise TemplateError(f"template: template:{line}: missing value for command")
+            head = toks[0]
+            if head in ("end", "else"):
+                return nodes, (head, line, toks[1:])
+            if head in ("if", "range", "with"):
+                nodes.append(self.parse_control(head, toks[1:], text, line, col))
+            elif head in ("break", "continue"):
+                nodes.append(_Node(head))
+            elif head in ("define", "template", "block"):
+                raise TemplateError(f'template: template:{line}: {{{{{head}}}}} is not supported')
+            else:
+                nodes.append(_Node("action", pipe=self.parse_pipe(toks, text, line, col)))
+        return nodes, None
+
+    def parse_control(self, kind: str, toks: list[str], text: str, line: int, col: int) -> _Node:
+        node = _Node(kind, pipe=self.parse_pipe(toks, text, line, col))
+        body, stop = self.parse_list()
+        node.body = body
+        if stop is None:
+            raise TemplateError(f"template: template:{line}: unexpected EOF")
+        word, stop_line, rest = stop
+        if word == "else":
+            if rest and rest[0] in ("if", "with") and kind in ("if", "with") and rest[0] == kind:
+                # {{else if ...}}: a nested control sharing this one's {{end}}.
+                node.orelse = [self.parse_control(kind, rest[1:], text, stop_line, col)]
+                return node
+            if rest:
+                raise TemplateError(f"template: template:{stop_line}: unexpected {rest[0]!r} in else")
+            orelse, stop = self.parse_list()
+            node.orelse = orelse
+            if stop is None or stop[0] != "end":
+                raise TemplateError(f"template: template:{stop_line}: expected end; found {stop}")
+        return node
+
+    def parse_pipe(self, toks: list[str], text: str, line: int, col: int) -> _Pipe:
+        decls: list[str] = []
+        assign = False
+        # Declarations: $x := / $x = / $i, $v :=
+        k = 0
+        while k < len(toks) and toks[k].startswith("$"):
+            if k + 1 < len(toks) and toks[k + 1] in (":=", "="):
+                decls.append(toks[k])
+                assign = toks[k + 1] == "="
+                k += 2
+                break
+            if k + 1 < len(toks) and toks[k + 1] == ",":
+                decls.append(toks[k])
+                k += 2
+                continue
+            decls = []
+            k = 0
+            break
+        cmds: list[list[_Operand]] = []
+        cur: list[_Operand] = []
+        rest = toks[k:]
+        i = 0
+        while i < len(rest):
+            tok = rest[i]
+            if tok == "|":
+                if not cur:
+                    raise TemplateError(f"template: template:{line}: missing command")
+                cmds.append(cur)
+                cur = []
+                i += 1
+                continue
+            operand, i = self.parse_operand(rest, i, line)
+            cur.append(operand)
+        if cur:
+            cmds.append(cur)
+        if not cmds:
+            raise TemplateError(f"template: template:{line}: missing value for command")
+        return _Pipe(decls, assign, cmds, text.strip(), line, col)
+
+    def parse_operand(self, toks: list[str], i: int, line: int) -> tuple[_Operand, int]:
+        tok = toks[i]
+        if tok == "(":
+            depth = 1
+            j = i + 1
+            while j < len(toks) and depth:
+                if toks[j] == "(":
+                    depth += 1
+                elif toks[j] == ")":
+                    depth -= 1
+                j += 1
+            if depth:
+                raise TemplateError(f"template: template:{line}: unclosed left paren")
+            inner = self.parse_pipe(toks[i + 1 : j - 1], " ".join(toks[i + 1 : j - 1]), line, 0)
+            op = _Operand("pipe", inner)
+            # A field chain may follow the closing paren: (...).a.b
+            if j < len(toks) and toks[j].startswith(".") and len(toks[j]) > 1:
+                op.chain = tuple(toks[j][1:].split("."))
+                j += 1
+            return op, j
+        if tok in (")", ",", ":=", "="):
+            raise TemplateError(f"template: template:{line}: unexpected {tok!r} in operand")
+        return _parse_atom(tok, line), i + 1
+
+
+def _parse_atom(tok: str, line: int) -> _Operand:
+    if tok == ".":
+        return _Operand("dot")
+    if tok.startswith("."):
+        return _Operand("field", chain=tuple(tok[1:].split(".")))
+    if tok.startswith("$"):
+        name, _, rest = tok.partition(".")
+        return _Operand("var", name, tuple(rest.split(".")) if rest else ())
+    if tok[0] == '"':
+        return _Operand("str", _unquote(tok, line))
+    if tok[0] == "`":
+        return _Operand("str", tok[1:-1])
+    if tok[0] == "'":
+        return _Operand("num", ord(_unquote('"' + tok[1:-1] + '"', line)[:1] or "\0"))
+    if tok in ("true", "false"):
+        return _Operand("bool", tok == "true")
+    if tok == "nil":
+        return _Operand("nil")
+    if tok[0] in "+-0123456789.":
+        try:
+            return _Operand("num", int(tok, 0))
+        except ValueError:
+            try:
+                return _Operand("num", float(tok))
+            except ValueError:
+                raise TemplateError(f"template: template:{line}: bad number syntax: {tok!r}")
+    if tok in _KEYWORDS:
+        raise TemplateError(f"template: template:{line}: unexpected <{tok}> in command")
+    if not (tok[0].isalpha() or tok[0] == "_"):
+        raise TemplateError(f"template: template:{line}: unexpected {tok!r} in command")
+    if tok not in _FUNCS:
+        raise TemplateError(f'template: template:{line}: function "{tok}" not defined')
+    return _Operand("ident", tok)
+
+
+def _unquote(tok: str, line: int) -> str:
+    import json
+
+    try:
+        return str(json.loads(tok))
+    except ValueError:
+        raise TemplateError(f"template: template:{line}: malformed string {tok}")
+
+
+# ---------------------------------------------------------------- execution
+
+
+class _State:
+    def __init__(self, data: Any) -> None:
+        self.out: list[str] = []
+        self.vars: list[tuple[str, Any]] = [("$", data)]
+
+    def lookup(self, name: str) -> Any:
+        for n, v in reversed(self.vars):
+            if n == name:
+                return v
+        raise _ExecError(f"undefined variable: {name}")
+
+    def set_var(self, name: str, value: Any) -> None:
+        for i in range(len(self.vars) - 1, -1, -1):
+            if self.vars[i][0] == name:
+                self.vars[i] = (name, value)
+                return
+        raise _ExecError(f"undefined variable: {name}")
+
+
+def _field(value: Any, name: str) -> Any:
+    if value is NO_VALUE or value is None:
+        return NO_VALUE
+    if type(value) is dict:
+        return value.get(name, NO_VALUE)
+    raise _ExecError(f"can't evaluate field {name} in type {_go_type(value)}")
+
+
+def _chain(value: Any, chain: tuple[str, ...]) -> Any:
+    for name in chain:
+        value = _field(value, name)
+    return value
+
+
+def _eval_operand(st: _State, op: _Operand, dot: Any) -> Any:
+    k = op.kind
+    if k == "dot":
+        return dot
+    if k == "field":
+        return _chain(dot, op.chain)
+    if k == "var":
+        return _chain(st.lookup(op.value), op.chain)
+    if k in ("str", "num", "bool"):
+        return op.value
+    if k == "nil":
+        raise _ExecError("nil is not a command")
+    if k == "pipe":
+        return _chain(_eval_pipe(st, op.value, dot), op.chain)
+    if k == "ident":
+        return _call(st, op.value, [], dot, None)
+    raise _ExecError(f"can't evaluate {k}")
+
+
+def _eval_pipe(st: _State, pipe: _Pipe, dot: Any) -> Any:
+    final: Any = _MISSING_ARG
+    for cmd in pipe.cmds:
+        head = cmd[0]
+        if head.kind == "ident":
+            final = _call(st, head.value, cmd[1:], dot, final)
+            continue
+        if len(cmd) > 1 or final is not _MISSING_ARG:
+            raise _ExecError(f"can't give argument to non-function {_describe(head)}")
+        if head.kind == "nil":
+            raise _ExecError("nil is not a command")
+        final = _eval_operand(st, head, dot)
+    if pipe.decls:
+        if pipe.assign:
+            st.set_var(pipe.decls[0], final)
+        else:
+            st.vars.append((pipe.decls[0], final))
+    return final
+
+
+def _describe(op: _Operand) -> str:
+    if op.kind == "field":
+        return "." + ".".join(op.chain)
+    if op.kind == "var":
+        return op.value + ("." + ".".join(op.chain) if op.chain else "")
+    return str(op.value)
+
+
+_MISSING_ARG = object()
+
+
+def _call(st: _State, name: str, operands: list[_Operand], dot: Any, final: Any) -> Any:
+    fn = _FUNCS[name]
+    if name in ("and", "or"):
+        # Short-circuit: arguments are evaluated lazily.
+        args_lazy = [lambda op=op: _eval_operand(st, op, dot) for op in operands]
+        if final is not _MISSING_ARG:
+            args_lazy.append(lambda: final)
+        if not args_lazy:
+            raise _ExecError(f"wrong number of args for {name}: want at least 1 got 0")
+        result: Any = None
+        for get in args_lazy:
+            result = get()
+            if (name == "and") != _truth(result):
+                return result
+        return result
+    args = [_eval_operand(st, op, dot) for op in operands]
+    if final is not _MISSING_ARG:
+        args.append(final)
+    return fn(*args)
+
+
+def _execute(st: _State, nodes: list[_Node], dot: Any) -> None:
+    for node in nodes:
+        k = node.kind
+        if k == "text":
+            st.out.append(node.text)
+        elif k == "action":
+            assert node.pipe is not None
+            mark = len(st.vars)
+            value = _eval_pipe(st, node.pipe, dot)
+            if not node.pipe.decls:
+                st.out.append(_go_print(value))
+            del st.vars[max(mark, 1) if node.pipe.decls and not node.pipe.assign else len(st.vars) :]
+            if node.pipe.decls and not node.pipe.assign:
+                # A declaration outside control structures lives to the end of the template.
+                st.vars.append((node.pipe.decls[0], value))
+        elif k == "if" or k == "with":
+            assert node.pipe is not None
+            mark = len(st.vars)
+            value = _eval_pipe(st, node.pipe, dot)
+            if _truth(value):
+                _execute(st, node.body, value if k == "with" else dot)
+            else:
+                _execute(st, node.orelse, dot)
+            del st.vars[mark:]
+        elif k == "range":
+            _exec_range(st, node, dot)
+        elif k == "break":
+            raise _Break()
+        elif k == "continue":
+            raise _Continue()
+
+
+def _exec_range(st: _State, node: _Node, dot: Any) -> None:
+    assert node.pipe is not None
+    pipe = node.pipe
+    mark = len(st.vars)
+    decls, pipe.decls = pipe.decls, []
+    try:
+        value = _eval_pipe(st, pipe, dot)
+    finally:
+        pipe.decls = decls
+    t = type(value)
+    if t is list:
+        pairs: list[tuple[Any, Any]] = list(enumerate(value))
+    elif t is dict:
+        pairs = [(k, value[k]) for k in sorted(value)]
+    elif value is None or value is NO_VALUE:
+        pairs = []
+    elif t is int:
+        pairs = [(i, i) for i in range(value)]
+    else:
+        raise _ExecError(f"range can't iterate over {_go_print(value)}")
+    if not pairs:
+        _execute(st, node.orelse, dot)
+        return
+    for key, elem in pairs:
+        inner = len(st.vars)
+        if len(decls) == 1:
+            st.vars.append((decls[0], elem))
+        elif len(decls) == 2:
+            st.vars.append((decls[0], key))
+            st.vars.append((decls[1], elem))
+        try:
+            _execute(st, node.body, elem)
+        except _Continue:
+            pass
+        except _Break:
+            del st.vars[inner:]
+            break
+        del st.vars[inner:]
+    del st.vars[mark:]
+
+
+# ---------------------------------------------------------------- functions
+
+
+def _basic_kind(v: Any) -> str:
+    t = type(v)
+    if t is bool:
+        return "bool"
+    if t is int:
+        return "int"
+    if t is float:
+        return "float"
+    if t is str or t is _Number:
+        return "string"
+    if v is None or v is NO_VALUE:
+        return "nil"
+    return "other"
+
+
+def _eq(a: Any, *others: Any) -> bool:
+    if not others:
+        raise _ExecError("missing argument for comparison")
+    ka = _basic_kind(a)
+    for b in others:
+        kb = _basic_kind(b)
+        if ka == "other" or kb == "other":
+            if a is b or (type(a) is type(b) and a == b):
+                return True
+            raise _ExecError("incompatible types for comparison")
+        if ka != kb:
+            if {ka, kb} == {"int", "float"} or ka == "nil" or kb == "nil":
+                if ka == "nil" or kb == "nil":
+                    if ka == kb:
+                        return True
+                    continue
+                raise _ExecError("incompatible types for comparison")
+            raise _ExecError("incompatible types for comparison")
+        if str(a) == str(b) if ka == "string" else a == b:
+            return True
+    return False
+
+
+def _lt(a: Any, b: Any) -> bool:
+    ka, kb = _basic_kind(a), _basic_kind(b)
+    if ka not in ("int", "float", "string") or kb not in ("int", "float", "string"):
+        raise _ExecError("invalid type for comparison")
+    if ka != kb:
+        raise _ExecError("incompatible types for comparison")
+    return str(a) < str(b) if ka == "string" else a < b  # type: ignore[no-any-return]
+
+
+def _len(v: Any) -> int:
+    t = type(v)
+    if t is str or t is _Number:
+        return len(v.encode("utf-8"))
+    if t is list or t is dict:
+        return len(v)
+    raise _ExecError(f"len of type {_go_type(v)}")
+
+
+def _index(item: Any, *indexes: Any) -> Any:
+    for ix in indexes:
+        if item is None or item is NO_VALUE:
+            raise _ExecError("index of untyped nil")
+        t = type(item)
+        if t is list or t is str or t is _Number:
+            if type(ix) is not int:
+                raise _ExecError(f"cannot index slice/array with type {_go_type(ix)}")
+            seq = item if t is list else item.encode("utf-8")
+            if not 0 <= ix < len(seq):
+                raise _ExecError(f"index out of range: {ix}")
+            item = seq[ix]
+        elif t is dict:
+            if type(ix) is not str:
+                raise _ExecError(f"value has type {_go_type(ix)}; should be string")
+            item = item.get(ix, None)
+        else:
+            raise _ExecError(f"can't index item of type {_go_type(item)}")
+    return item
+
+
+def _slice(item: Any, *indexes: Any) -> Any:
+    t = type(item)
+    if t not in (list, str, _Number):
+        raise _ExecError(f"can't slice item of type {_go_type(item)}")
+    if len(indexes) > 2:
+        raise _ExecError("too many slice indexes")
+    for ix in indexes:
+        if type(ix) is not int:
+            raise _ExecError(f"cannot index slice/array with type {_go_type(ix)}")
+    seq = item if t is list else item.encode("utf-8")
+    lo = indexes[0] if indexes else 0
+    hi = indexes[1] if len(indexes) > 1 else len(seq)
+    if not 0 <= lo <= hi <= len(seq):
+        raise _ExecError(f"index out of range: {hi}")
+    part = seq[lo:hi]
+    return part if t is list else part.decode("utf-8", "surrogateescape")
+
+
+def _sprint(*args: Any) -> str:
+    out = []
+    prev_string = False
+    for i, a in enumerate(args):
+        is_string = type(a) is str or type(a) is _Number
+        if i > 0 and not is_string and not prev_string:
+            out.append(" ")
+        out.append(_go_print(a, False) if a is not None else "<nil>")
+        prev_string = is_string
+    return "".join(out)
+
+
+def _sprintln(*args: Any) -> str:
+    return " ".join(_go_print(a, False) if a is not None else "<nil>" for a in args) + "\n"
+
+
+def _go_arg(v: Any) -> tuple[str, Any]:
+    t = type(v)
+    if t is _Number:
+        return ("json.Number", str(v))
+    if t is str:
+        return ("string", v)
+    if t is bool:
+        return ("bool", v)
+    if t is int:
+        return ("int", v)
+    if t is float:
+        return ("float64", v)
+    if v is None or v is NO_VALUE:
+        return ("nil", None)
+    return (_go_type(v), _go_print(v, False))
+
+
+def _printf(fmt: Any, *args: Any) -> str:
+    if type(fmt) is not str:
+        raise _ExecError(f"wrong type for value; expected string; got {_go_type(fmt)}")
+    return go_sprintf_args(fmt, [_go_arg(a) for a in args])
+
+
+def _text_arg(args: tuple[Any, ...]) -> str:
+    if len(args) == 1 and (type(args[0]) is str or type(args[0]) is _Number):
+        return str(args[0])
+    return _sprint(*args)
+
+
+_JS_ESCAPES = {"\\": "\\\\", "'": "\\'", '"': '\\"', "<": "\\u003C", ">": "\\u003E", "&": "\\u0026", "=": "\\u003D"}
+
+
+def _js(*args: Any) -> str:
+    out = []
+    for c in _text_arg(args):
+        if c in _JS_ESCAPES:
+            out.append(_JS_ESCAPES[c])
+        elif ord(c) < 0x20 or not c.isprintable():
+            out.append(f"\\u{ord(c):04X}")
+        else:
+            out.append(c)
+    return "".join(out)
+
+
+def _html_escape(*args: Any) -> str:
+    text = _text_arg(args)
+    return _html.escape(text, quote=True).replace("&#x27;", "&#39;").replace("&quot;", "&#34;").replace("\0", "\ufffd")
+
+
+def _urlquery(*args: Any) -> str:
+    return urllib.parse.quote_plus(_text_arg(args), safe="-_.~")
+
+
+def _not(v: Any) -> bool:
+    return not _truth(v)
+
+
+_FUNCS: dict[str, Callable[..., Any]] = {
+    "and": lambda *a: None,  # handled lazily in _call
+    "or": lambda *a: None,
+    "not": _not,
+    "len": _len,
+    "index": _index,
+    "slice": _slice,
+    "eq": _eq,
+    "ne": lambda a, b: not _eq(a, b),
+    "lt": _lt,
+    "le": lambda a, b: _lt(a, b) or _eq(a, b),
+    "gt": lambda a, b: not (_lt(a, b) or _eq(a, b)),
+    "ge": lambda a, b: not _lt(a, b),
+    "print": _sprint,
+    "printf": _printf,
+    "println": _sprintln,
+    "html": _html_escape,
+    "js": _js,
+    "urlquery": _urlquery,
+}
+
+
+def render(template: str, data: Any) -> str:
+    """Render a Go template over Go JSON values; raise TemplateError on failure."""
+    nodes = _Parser(template).parse()
+    st = _State(data)
+    try:
+        _execute(st, nodes, data)
+    except (_Break, _Continue):
+        raise TemplateError("template: template: {{break}} or {{continue}} outside {{range}}")
+    except _ExecError as exc:
+        raise TemplateError(f'template: template: executing "template": {exc}')
+    except TypeError as exc:
+        # Wrong number of arguments to a template function.
+        raise TemplateError(f'template: template: executing "template": {exc}')
+    return "".join(st.out).replace("<no value>", "<undefined>")
+
+
+@builtin("strings.render_template", 2)
+def render_template(template: Any, variables: Any) -> str:
+    text = str_operand(template, 1)
+    data = _to_go(obj_operand(variables, 2))
+    try:
+        return render(text, data)
+    except TemplateError as exc:
+        raise BuiltinError(str(exc))

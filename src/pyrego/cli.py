@@ -1,0 +1,363 @@
+"""The ``pyrego`` command line: ``eval``, ``parse`` and ``version``.
+
+``pyrego eval`` follows ``opa eval`` for the common case::
+
+    pyrego eval -d policy.rego -d data/ -i input.json "data.authz.allow"
+
+- ``-d/--data PATH`` (repeatable): a ``.rego`` policy, a ``.json``/``.yaml``/
+  ``.yml`` data file, or a folder searched recursively for those. As in OPA,
+  a data file found in a folder is merged at the path of its sub-folders
+  relative to that folder (``-d dir`` with ``dir/a/b/data.json`` sets
+  ``data.a.b``); a data file named directly is merged at the root. A
+  ``prefix.path:`` in front (``-d users:people.json``) mounts the content
+  under ``data.users``.
+- ``-i/--input FILE`` (JSON or YAML), ``-I/--stdin-input``.
+- ``-f/--format json|pretty|raw``; ``--v0-compatible``;
+  ``--strict-builtin-errors``; ``--fail`` (exit 1 when the result is
+  undefined or empty); ``--fail-defined`` (exit 1 when it is defined).
+
+Errors are printed as OPA prints them: a JSON ``{"errors": [...]}`` object in
+``json`` format, ``N error(s) occurred: file:row:col: code: message`` with a
+caret line otherwise; the exit status is 1 (2 for usage errors).
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import sys
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any, TextIO
+
+from .errors import DataError, RegoError
+
+DATA_EXTENSIONS = (".json", ".yaml", ".yml")
+POLICY_EXTENSIONS = (".rego",)
+
+
+class UsageError(Exception):
+    """A command-line mistake that is not a Rego error (exit status 2)."""
+
+
+class LoadError(Exception):
+    """A file named on the command line cannot be read (exit status 1)."""
+
+
+# ---------------------------------------------------------------- loading files
+
+
+def split_prefix(arg: str) -> tuple[list[str], str]:
+    """Split OPA's ``a.b:path`` syntax into (``["a", "b"]``, ``path``).
+
+    An argument naming an existing file, or a URL-like ``x://``, is never
+    split.
+    """
+    if Path(arg).exists() or "://" in arg:
+        return [], arg
+    head, sep, rest = arg.partition(":")
+    if sep and head:
+        return head.split("."), rest
+    return [], arg
+
+
+def iter_load_targets(path: Path, prefix: Sequence[str]) -> Iterator[tuple[Path, list[str]]]:
+    """Yield (file, data path) pairs for ``-d path``, walking folders recursively.
+
+    Files directly under ``path`` keep ``prefix``; files in a sub-folder get
+    the sub-folder names appended, as OPA's loader does. Only files with a
+    known extension are taken from folders.
+    """
+    if not path.exists():
+        raise LoadError(f"{path}: no such file or directory")
+    if path.is_file():
+        yield path, list(prefix)
+        return
+    for child in sorted(path.iterdir()):
+        if child.is_dir():
+            yield from iter_load_targets(child, [*prefix, child.name])
+        elif child.suffix in DATA_EXTENSIONS + POLICY_EXTENSIONS:
+            yield child, list(prefix)
+
+
+def read_document(path: Path) -> Any:
+    """Parse a JSON or YAML file (by extension; other names are tried as JSON, then YAML)."""
+    from .runtime.convert import loads
+
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise DataError(f"{path}: {exc}") from None
+    if path.suffix == ".json":
+        return loads(text, what=f"JSON in {path}")
+    if path.suffix not in (".yaml", ".yml"):
+        try:
+            return loads(text, what=f"JSON in {path}")
+        except DataError:
+            pass
+    from .conformance import load_yaml
+
+    try:
+        return load_yaml(text)
+    except Exception as exc:  # noqa: BLE001 - yaml raises many kinds
+        raise DataError(f"{path}: error converting YAML to JSON: {exc}") from None
+
+
+def _nest(prefix: Sequence[str], doc: Any) -> Any:
+    for key in reversed(prefix):
+        doc = {key: doc}
+    return doc
+
+
+def load_data_args(engine: Any, args: Sequence[str]) -> None:
+    """Load every ``-d`` argument into ``engine`` (policies and data)."""
+    for arg in args:
+        prefix, raw = split_prefix(arg)
+        for file, dpath in iter_load_targets(Path(raw), prefix):
+            if file.suffix in POLICY_EXTENSIONS:
+                try:
+                    text = file.read_text(encoding="utf-8")
+                except (OSError, UnicodeDecodeError) as exc:
+                    raise LoadError(f"{file}: {exc}") from None
+                engine.add_policy(str(file), text)
+            elif file.suffix in DATA_EXTENSIONS or file.is_file():
+                doc = read_document(file)
+                if not dpath and not isinstance(doc, dict):
+                    raise DataError(f"{file}: bad document type: the root of a data file must be an object")
+                engine.add_data(_nest(dpath, doc))
+
+
+# ---------------------------------------------------------------- output
+
+
+def _dumps(value: Any, indent: int | None = 2) -> str:
+    from .runtime.convert import dumps
+
+    try:
+        return dumps(value, indent=indent)
+    except (DataError, TypeError, ValueError):
+        return json.dumps(value, indent=indent, ensure_ascii=False, default=str)
+
+
+def _clean_results(result: dict[str, Any]) -> dict[str, Any]:
+    rows = []
+    for row in result.get("result") or []:
+        out = {"expressions": row.get("expressions", [])}
+        if row.get("bindings"):
+            out["bindings"] = row["bindings"]
+        rows.append(out)
+    return {"result": rows} if rows else {}
+
+
+def _raw_text(value: Any) -> str:
+    return value if isinstance(value, str) else _dumps(value, indent=None)
+
+
+def format_result(result: dict[str, Any], fmt: str) -> str:
+    """Render an ``eval_query`` result as ``opa eval`` does in format ``fmt``."""
+    doc = _clean_results(result)
+    rows = doc.get("result", [])
+    if fmt == "json":
+        return _dumps(doc)
+    if fmt == "raw":
+        lines = []
+        for row in rows:
+            exprs = row["expressions"]
+            if len(exprs) == 1:
+                lines.append(_raw_text(exprs[0]["value"]))
+            else:
+                lines.append(_dumps([e["value"] for e in exprs], indent=None))
+        return "\n".join(lines)
+    # pretty
+    if not rows:
+        return "undefined"
+    names = sorted({k for row in rows for k in row.get("bindings", {})})
+    if not names:
+        out = []
+        for row in rows:
+            exprs = row["expressions"]
+            value = exprs[0]["value"] if len(exprs) == 1 else [e["value"] for e in exprs]
+            out.append(_dumps(value))
+        return "\n".join(out)
+    table = [[_dumps(row.get("bindings", {}).get(n), indent=None) if n in row.get("bindings", {}) else "" for n in names] for row in rows]
+    return _ascii_table(names, table)
+
+
+def _ascii_table(header: list[str], rows: list[list[str]]) -> str:
+    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(header)]
+    sep = "+" + "+".join("-" * (w + 2) for w in widths) + "+"
+
+    def line(cells: list[str], center: bool = False) -> str:
+        parts = [(c.center(w) if center else c.ljust(w)) for c, w in zip(cells, widths, strict=True)]
+        return "| " + " | ".join(parts) + " |"
+
+    return "\n".join([sep, line(header, center=True), sep, *(line(r) for r in rows), sep])
+
+
+def format_errors(errors: Sequence[RegoError], fmt: str) -> str:
+    """Render errors as ``opa eval`` does: JSON in ``json`` format, text otherwise."""
+    if fmt == "json":
+        return _dumps({"errors": [_error_dict(e) for e in errors]})
+    n = len(errors)
+    head = "1 error occurred: " if n == 1 else f"{n} errors occurred:\n"
+    return head + "\n".join(str(e) for e in errors)
+
+
+def _error_dict(err: RegoError) -> dict[str, Any]:
+    d = err.to_dict()
+    return {k: d[k] for k in ("message", "code", "location") if k in d}
+
+
+# ---------------------------------------------------------------- commands
+
+
+def cmd_eval(ns: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """``pyrego eval``: evaluate a query and print the result."""
+    import pyrego
+
+    fmt: str = ns.format
+    engine = pyrego.Engine()
+    try:
+        engine.set_rego_v0(bool(ns.v0_compatible))
+        engine.set_strict_builtin_errors(bool(ns.strict_builtin_errors))
+        load_data_args(engine, ns.data or [])
+        if ns.input is not None and ns.stdin_input:
+            raise UsageError("specify --input or --stdin-input, not both")
+        if ns.input is not None:
+            engine.set_input(read_document(Path(ns.input)))
+        elif ns.stdin_input:
+            from .runtime.convert import loads
+
+            engine.set_input(loads(sys.stdin.read(), what="JSON input"))
+        result = engine.eval_query(ns.query)
+    except RegoError as exc:
+        print(format_errors([exc], fmt), file=out if fmt == "json" else err)
+        return 1
+    for line in engine.take_prints() if hasattr(engine, "take_prints") else []:
+        print(line, file=err)
+    text = format_result(result, fmt)
+    if text:
+        print(text, file=out)
+    defined = bool(result.get("result"))
+    if ns.fail and not defined:
+        return 1
+    if ns.fail_defined and defined:
+        return 1
+    return 0
+
+
+def ast_to_json(node: Any) -> Any:
+    """A JSON-ready view of an AST node: ``{"type": ClassName, field: ...}`` for dataclasses."""
+    from .errors import Location
+
+    if isinstance(node, Location):
+        return {"file": node.file, "row": node.row, "col": node.col}
+    if dataclasses.is_dataclass(node) and not isinstance(node, type):
+        out: dict[str, Any] = {"type": type(node).__name__}
+        for f in dataclasses.fields(node):
+            out[f.name] = ast_to_json(getattr(node, f.name))
+        return out
+    if isinstance(node, (list, tuple)):
+        return [ast_to_json(x) for x in node]
+    if isinstance(node, dict):
+        return {str(k): ast_to_json(v) for k, v in node.items()}
+    if node is None or isinstance(node, (bool, int, str)):
+        return node
+    if isinstance(node, float):
+        return node if node == node and node not in (float("inf"), float("-inf")) else str(node)
+    return str(node)
+
+
+def _parse_module(path: str, text: str, v0: bool) -> Any:
+    """Parse policy text with the project's parser."""
+    from .parser import parse_module
+
+    return parse_module(text, path, rego_v1=not v0)
+
+
+def cmd_parse(ns: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """``pyrego parse FILE``: print the module's AST as JSON."""
+    fmt = ns.format
+    try:
+        text = Path(ns.file).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        print(f"pyrego parse: {exc}", file=err)
+        return 1
+    try:
+        module = _parse_module(ns.file, text, bool(ns.v0_compatible))
+    except RegoError as exc:
+        print(format_errors([exc], fmt), file=out if fmt == "json" else err)
+        return 1
+    print(json.dumps(ast_to_json(module), indent=2, ensure_ascii=False), file=out)
+    return 0
+
+
+def package_version() -> str:
+    """The installed pyrego version."""
+    try:
+        from importlib.metadata import version
+
+        return version("pyrego")
+    except Exception:  # noqa: BLE001 - not installed as a distribution
+        return getattr(sys.modules.get("pyrego"), "__version__", "unknown")
+
+
+def cmd_version(ns: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """``pyrego version``."""
+    print(f"pyrego {package_version()}", file=out)
+    print("Rego version: v1 (v0 with --v0-compatible)", file=out)
+    print(f"Python: {sys.version.split()[0]}", file=out)
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of the ``pyrego`` command."""
+    ap = argparse.ArgumentParser(prog="pyrego", description="A Rego policy engine that compiles policies to Python.")
+    sub = ap.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+
+    ev = sub.add_parser("eval", help="evaluate a Rego query", description="Evaluate a Rego query (like opa eval).")
+    ev.add_argument("query", help="the query, e.g. data.authz.allow")
+    ev.add_argument("-d", "--data", action="append", metavar="PATH", help="policy or data file, or folder (repeatable)")
+    ev.add_argument("-i", "--input", metavar="FILE", help="input document (JSON or YAML)")
+    ev.add_argument("-I", "--stdin-input", action="store_true", help="read the input document from stdin")
+    ev.add_argument("-f", "--format", choices=("json", "pretty", "raw"), default="json", help="output format (default json)")
+    ev.add_argument("--v0-compatible", action="store_true", help="parse policies with Rego v0 syntax")
+    ev.add_argument("--strict-builtin-errors", action="store_true", help="builtin errors end the evaluation")
+    ev.add_argument("--fail", action="store_true", help="exit 1 when the result is undefined or empty")
+    ev.add_argument("--fail-defined", action="store_true", help="exit 1 when the result is defined")
+    ev.set_defaults(func=cmd_eval)
+
+    pa = sub.add_parser("parse", help="print a policy's AST as JSON")
+    pa.add_argument("file", help="a .rego file")
+    pa.add_argument("-f", "--format", choices=("json", "pretty"), default="pretty", help="error format")
+    pa.add_argument("--v0-compatible", action="store_true", help="parse with Rego v0 syntax")
+    pa.set_defaults(func=cmd_parse)
+
+    ve = sub.add_parser("version", help="print the version")
+    ve.set_defaults(func=cmd_version)
+    return ap
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the ``pyrego`` command with ``argv`` (default ``sys.argv[1:]``); return the exit status."""
+    ap = build_parser()
+    try:
+        ns = ap.parse_args(argv)
+    except SystemExit as exc:
+        return int(exc.code) if isinstance(exc.code, int) else 2
+    try:
+        return int(ns.func(ns, sys.stdout, sys.stderr))
+    except UsageError as exc:
+        print(f"pyrego {ns.command}: {exc}", file=sys.stderr)
+        return 2
+    except LoadError as exc:
+        print(f"pyrego {ns.command}: {exc}", file=sys.stderr)
+        return 1
+    except BrokenPipeError:
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,452 @@
+"""Code generation: a checked rule tree becomes one Python module.
+
+For every document defined by rules there is a function ``R<id>(ctx)``
+returning its value (memoised per evaluation in ``ctx.cache``); each rule
+definition is a function ``D<id>_<n>``; user functions are ``F<id>(ctx,
+*args)``; documents that hold other documents are built on demand by
+``N<id>(ctx)``. Queries compile to generators ``Q(ctx)`` that yield bindings.
+
+The generated source is compiled with :func:`compile` and executed in a
+namespace holding only the runtime helpers, the constants table (``K<n>``),
+locations (``L<n>``) and builtin functions (``B<n>``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from . import ast
+from .builtins.registry import Builtin, lookup
+from .codegen_body import BodyEmitter, ground_value, is_ground
+from .compiler import COMPLETE, FUNCTION, PARTIAL_OBJECT, PARTIAL_SET, CompiledTree, RuleNode, iter_rule_chain
+from .errors import Location, RegoCompileError
+from .runtime.helpers import HELPERS, rt_call_builtin
+from .runtime.values import UNDEF, freeze
+from .safety import term_vars
+from .withs import make_call_mock, make_with, rt_const_fn, rt_path
+
+CONFLICT_COMPLETE = "complete rules must not produce multiple outputs"
+CONFLICT_FUNCTION = "functions must not produce multiple outputs for same inputs"
+
+
+@dataclass
+class Program:
+    """A compiled policy set: the namespace of generated functions and its index."""
+
+    source: str
+    namespace: dict[str, Any]
+    tree: CompiledTree
+    rule_functions: dict[tuple[str, ...], str] = field(default_factory=dict)
+    mockable: frozenset[str] = frozenset()
+    gen: ModuleGen | None = None
+
+    def function(self, name: str) -> Callable[..., Any]:
+        return self.namespace[name]  # type: ignore[no-any-return]
+
+
+class ModuleGen:
+    """Generates the Python module for a rule tree (and, later, for queries)."""
+
+    def __init__(self, tree: CompiledTree, mockable: frozenset[str] = frozenset()) -> None:
+        self.tree = tree
+        self.mockable = mockable
+        self.namespace: dict[str, Any] = dict(HELPERS)
+        self.namespace["__builtins__"] = {}
+        self.lines: list[str] = []
+        self._consts: dict[Any, str] = {}
+        self._locs: dict[Location, str] = {}
+        self._builtins: dict[str, str] = {}
+        self._materialize_needed: set[int] = set()
+        self._materialized: set[int] = set()
+        self._member_sets: dict[Any, tuple[str, bool]] = {}
+        self._n = 0
+
+    # -- names and tables -----------------------------------------------------
+
+    def fresh(self, prefix: str) -> str:
+        self._n += 1
+        return f"{prefix}{self._n}"
+
+    def literal(self, v: Any) -> str:
+        """Python source for a scalar: ``repr`` of a checked type, else a constant."""
+        t = type(v)
+        if t is str or t is bool or v is None:
+            return repr(v)
+        if t is int:
+            if -(10**30) < v < 10**30:
+                return repr(v)
+            return self.const(v)
+        if t is float:
+            import math
+
+            if math.isfinite(v):
+                return repr(v)
+            return self.const(v)
+        return self.const(v)
+
+    def const(self, value: Any) -> str:
+        """A name in the constants table bound to ``value`` (shared, never mutated)."""
+        try:
+            key: Any = (type(value), freeze(value) if not isinstance(value, tuple) else value)
+            hash(key)
+        except TypeError:
+            key = None
+        if key is not None and key in self._consts:
+            return self._consts[key]
+        name = self.fresh("K")
+        self.namespace[name] = value
+        if key is not None:
+            self._consts[key] = name
+        return name
+
+    def loc(self, location: Location) -> str:
+        name = self._locs.get(location)
+        if name is None:
+            name = self._locs[location] = self.fresh("L")
+            self.namespace[name] = location
+        return name
+
+    def builtin(self, name: str) -> Builtin | None:
+        return lookup(name)
+
+    def builtin_global(self, name: str) -> str:
+        g = self._builtins.get(name)
+        if g is None:
+            b = lookup(name)
+            assert b is not None
+            g = self._builtins[name] = self.fresh("B")
+            self.namespace[g] = b.fn
+        return g
+
+    def builtin_caller(self, name: str) -> str:
+        """A ``(ctx, *args)`` callable for builtin ``name`` (used by mocks)."""
+        b = lookup(name)
+        assert b is not None
+        fn = b.fn
+        loc = None
+
+        if b.needs_context:
+
+            def call(ctx: Any, *args: Any) -> Any:
+                return rt_call_builtin(ctx, fn, name, loc, ctx, *args)
+        else:
+
+            def call(ctx: Any, *args: Any) -> Any:
+                return rt_call_builtin(ctx, fn, name, loc, *args)
+
+        return self.const(call)
+
+    def default_callable(self, op: str) -> str:
+        node = self.tree.functions.get(op)
+        if node is not None:
+            return self.function_name(node)
+        return self.builtin_caller(op)
+
+    def arity(self, op: str) -> int | None:
+        return self.tree.arity(op)
+
+    def function_name(self, node: RuleNode) -> str:
+        return f"F{node.id}"
+
+    def const_member_set(self, t: ast.Term) -> tuple[str, bool] | None:
+        """For ``x in <constant array/set>``: a frozenset constant and whether all items are strings."""
+        if not isinstance(t, (ast.Array, ast.SetTerm)) or not is_ground(t):
+            return None
+        values = [ground_value(x) for x in t.items]
+        key = tuple(freeze(v) for v in values)
+        got = self._member_sets.get(key)
+        if got is None:
+            all_str = all(type(v) is str for v in values)
+            name = self.fresh("K")
+            self.namespace[name] = frozenset(freeze(v) for v in values)
+            got = self._member_sets[key] = (name, all_str)
+        return got
+
+    # -- data references ----------------------------------------------------------
+
+    def data_ref(self, em: BodyEmitter, path: tuple[ast.Term, ...]) -> str:
+        cur = self.tree.root
+        i = 0
+        while i < len(path):
+            p = path[i]
+            if isinstance(p, ast.Scalar) and isinstance(p.value, str) and p.value in cur.children:
+                cur = cur.children[p.value]
+                i += 1
+                if cur.has_rules():
+                    if cur.kind == FUNCTION:
+                        em.w(em.fail)
+                        return "UNDEF"
+                    v = em.tmp()
+                    em.w(f"{v} = R{cur.id}({em.ctx})")
+                    return em.walk_path(v, path[i:]) if i < len(path) else self._check(em, v)
+                continue
+            if isinstance(p, ast.Scalar):
+                # Below here there are no rules: plain base data.
+                v = em.tmp()
+                em.w(f"{v} = {em.ctx}.data")
+                return em.walk_path(v, path)
+            break
+        if not self._has_rules_below(cur):
+            v = em.tmp()
+            em.w(f"{v} = {em.ctx}.data")
+            return em.walk_path(v, path)
+        self._materialize_needed.add(cur.id)
+        v = em.tmp()
+        em.w(f"{v} = N{cur.id}({em.ctx})")
+        return em.walk_path(v, path[i:])
+
+    @staticmethod
+    def _check(em: BodyEmitter, v: str) -> str:
+        em.w(f"if {v} is UNDEF: {em.fail}")
+        return v
+
+    def _has_rules_below(self, node: RuleNode) -> bool:
+        return any(n.has_rules() for n in node.walk())
+
+    # -- rules -------------------------------------------------------------------------
+
+    def generate(self) -> None:
+        for node in self.tree.nodes.values():
+            if node.has_rules():
+                self.rule_node(node)
+        self.flush_materializers()
+
+    def flush_materializers(self) -> None:
+        while self._materialize_needed - self._materialized:
+            nid = min(self._materialize_needed - self._materialized)
+            self._materialized.add(nid)
+            node = next(n for n in self.tree.nodes.values() if n.id == nid)
+            self.materializer(node)
+
+    def materializer(self, node: RuleNode) -> None:
+        lines = [
+            f"def N{node.id}(ctx):",
+            "    c = ctx.cache",
+            f"    r = c.get({-node.id - 1}, MISS)",
+            "    if r is not MISS: return r",
+            f"    base = rt_path(ctx.data, {self.const(node.path)})",
+            "    r = dict(base) if type(base) is dict else {}",
+        ]
+        for name, child in sorted(node.children.items()):
+            if child.kind == FUNCTION:
+                continue
+            if child.has_rules():
+                fn = f"R{child.id}"
+            elif self._has_rules_below(child):
+                self._materialize_needed.add(child.id)
+                fn = f"N{child.id}"
+            else:
+                continue
+            lines.append(f"    v = {fn}(ctx)")
+            lines.append(f"    if v is not UNDEF: r[{self.literal(name)}] = v")
+        lines += [f"    c[{-node.id - 1}] = r", "    return r", ""]
+        self.lines.extend(lines)
+
+    def rule_node(self, node: RuleNode) -> None:
+        if node.kind == FUNCTION:
+            self.function_node(node)
+            return
+        defs = [self.definition(node, rule, i) for i, rule in enumerate(node.rules)]
+        out = [f"def R{node.id}(ctx):", "    c = ctx.cache", f"    r = c.get({node.id}, MISS)", "    if r is not MISS: return r"]
+        if node.kind == PARTIAL_SET:
+            out.append("    acc = set()")
+            out += [f"    {d}(ctx, acc)" for d in defs]
+            out.append("    r = acc")
+        elif node.kind == PARTIAL_OBJECT:
+            out.append("    acc = {}")
+            out += [f"    {d}(ctx, acc)" for d in defs]
+            out.append("    r = acc")
+        else:
+            out.append("    r = UNDEF")
+            same_const = self._same_constant_values(node.rules)
+            for d in defs:
+                if same_const:
+                    out.append(f"    if r is UNDEF: r = {d}(ctx)")
+                else:
+                    out.append(f"    x = {d}(ctx)")
+                    out.append("    if x is not UNDEF:")
+                    out.append("        if r is UNDEF: r = x")
+                    out.append(f"        elif not rt_eq(r, x): rt_conflict({CONFLICT_COMPLETE!r}, {self.loc(node.rules[0].location)})")
+        if node.default is not None:
+            out.append("    if r is UNDEF:")
+            out.append(f"        r = {self.default_value(node)}(ctx)")
+        out += [f"    c[{node.id}] = r", "    return r", ""]
+        self.lines.extend(out)
+
+    @staticmethod
+    def _same_constant_values(rules: list[ast.Rule]) -> bool:
+        values = set()
+        for rule in rules:
+            for r in iter_rule_chain(rule):
+                v = r.head.value
+                if v is None or not isinstance(v, ast.Scalar):
+                    return False
+                values.add((type(v.value), v.value))
+        return len(values) <= 1
+
+    def default_value(self, node: RuleNode) -> str:
+        assert node.default is not None
+        rule = node.default
+        name = f"DF{node.id}"
+        em = BodyEmitter(self)
+        args = rule.head.args or ()
+        params = [f"a{i}" for i in range(len(args))]
+        em.w("for _ in ONCE:")
+        em.indent += 1
+        em.fail = "break"
+        assert rule.head.value is not None
+        if term_vars(rule.head.value, set()) - {v for a in args for v in term_vars(a, set())}:
+            raise RegoCompileError("default rule value cannot contain variables", rule.location)
+        for a, p in zip(args, params):
+            em.unify_value(a, p, rule.location)
+        v = em.term(rule.head.value)
+        em.w(f"return {v}")
+        self.lines.append(f"def {name}(ctx{''.join(', ' + p for p in params)}):")
+        self.lines.extend(em.lines)
+        self.lines.append("    return UNDEF")
+        self.lines.append("")
+        return name
+
+    def definition(self, node: RuleNode, rule: ast.Rule, index: int) -> str:
+        """One rule (with its else chain) as a function ``D<id>_<n>``."""
+        name = f"D{node.id}_{index}"
+        em = BodyEmitter(self)
+        kind = node.kind
+        params = ["ctx"]
+        if kind in (PARTIAL_SET, PARTIAL_OBJECT):
+            params.append("acc")
+        em.w("r = UNDEF") if kind in (COMPLETE, FUNCTION) else None
+        for branch in iter_rule_chain(rule):
+            self.branch(em, node, branch)
+            if kind in (COMPLETE, FUNCTION) and branch.else_ is not None:
+                em.w("if r is not UNDEF: return r")
+        if kind in (COMPLETE, FUNCTION):
+            em.w("return r")
+        if kind == FUNCTION:
+            params += [f"a{i}" for i in range(node.arity or 0)]
+        self.lines.append(f"def {name}({', '.join(params)}):")
+        self.lines.extend(em.lines)
+        self.lines.append("")
+        return name
+
+    def branch(self, em: BodyEmitter, node: RuleNode, rule: ast.Rule) -> None:
+        head = rule.head
+        kind = node.kind
+        st = em.state()
+        em.begin_once()
+        base_loops = em.loops
+        if kind == FUNCTION:
+            for i, a in enumerate(head.args or ()):
+                em.unify_value(a, f"a{i}", rule.location)
+        required: set[str] = set()
+        suffix = _suffix(head)
+        for t in [head.key, head.value, *suffix]:
+            if t is not None:
+                term_vars(t, required)
+        em.body(rule.body, required=required, location=head.location)
+        if kind == PARTIAL_SET:
+            assert head.key is not None
+            k = em.term(head.key)
+            em.w(f"acc.add({k} if type({k}) is str else freeze({k}))")
+        elif kind == PARTIAL_OBJECT:
+            assert head.value is not None
+            keys = [em.term(k) for k in suffix]
+            v = em.term(head.value)
+            if len(keys) == 1:
+                em.w(f"rt_obj_put(acc, {keys[0]}, {v}, {self.loc(head.location)})")
+            else:
+                em.w(f"rt_obj_put_path(acc, ({', '.join(keys)},), {v}, {self.loc(head.location)})")
+        else:
+            assert head.value is not None
+            v = em.term(head.value)
+            stable = em.loops == base_loops or not (term_vars(head.value, set()) - _arg_vars(head))
+            if stable:
+                em.w(f"return {v}")
+            else:
+                msg = CONFLICT_FUNCTION if kind == FUNCTION else CONFLICT_COMPLETE
+                em.w(f"if r is UNDEF: r = {v}")
+                em.w(f"elif not rt_eq(r, {v}): rt_conflict({msg!r}, {self.loc(rule.location)})")
+        em.restore(st)
+
+    def function_node(self, node: RuleNode) -> None:
+        defs = [self.definition(node, rule, i) for i, rule in enumerate(node.rules)]
+        params = [f"a{i}" for i in range(node.arity or 0)]
+        plist = "".join(", " + p for p in params)
+        out = [f"def F{node.id}(ctx{plist}):", "    r = UNDEF"]
+        for d in defs:
+            out.append(f"    x = {d}(ctx{plist})")
+            out.append("    if x is not UNDEF:")
+            out.append("        if r is UNDEF: r = x")
+            out.append(f"        elif not rt_eq(r, x): rt_conflict({CONFLICT_FUNCTION!r}, {self.loc(node.rules[0].location if node.rules else Location('', 0, 0))})")
+        if node.default is not None:
+            out.append("    if r is UNDEF:")
+            out.append(f"        r = {self.default_value(node)}(ctx{plist})")
+        out += ["    return r", ""]
+        self.lines.extend(out)
+
+    # -- queries -----------------------------------------------------------------------
+
+    def query(self, body: ast.Body, names: dict[str, str]) -> Callable[..., Any]:
+        """Compile a resolved query into a generator of (bindings, expression values)."""
+        fname = self.fresh("Q")
+        em = BodyEmitter(self)
+        n = len(body)
+        record = {i: f"e{i}" for i in range(n)}
+        for i in range(n):
+            em.w(f"e{i} = True")
+        em.begin_once()
+        em.body(body, record=record)
+        binds = ", ".join(
+            f"{self.literal(user)}: {em.vars[u]}" for u, user in sorted(names.items()) if u in em.vars and u in em.bound
+        )
+        values = ", ".join(record[i] for i in range(n)) + ("," if n == 1 else "")
+        em.w(f"yield ({{{binds}}}, ({values}))")
+        start = len(self.lines)
+        self.flush_materializers()
+        self.lines.append(f"def {fname}(ctx):")
+        self.lines.extend(em.lines)
+        self.exec_lines(self.lines[start:], "<pyrego query>")
+        return self.namespace[fname]  # type: ignore[no-any-return]
+
+    # -- assembly ---------------------------------------------------------------------
+
+    def build(self) -> Program:
+        self.generate()
+        program = Program("", self.namespace, self.tree, mockable=self.mockable, gen=self)
+        self.namespace["rt_path"] = rt_path
+        self.namespace["rt_const_fn"] = rt_const_fn
+        self.namespace["WITH"] = make_with(self.tree, self.namespace)
+        self.namespace["CALL_MOCK"] = make_call_mock()
+        self.exec_lines(self.lines)
+        program.source = "\n".join(self.lines)
+        for node in self.tree.nodes.values():
+            if node.has_rules() and node.kind != FUNCTION:
+                program.rule_functions[node.path] = f"R{node.id}"
+        return program
+
+    def exec_lines(self, lines: list[str], filename: str = "<pyrego policy>") -> None:
+        source = "\n".join(lines) + "\n"
+        code = compile(source, filename, "exec")
+        exec(code, self.namespace)  # noqa: S102 - generated from checked AST only
+
+
+def _suffix(head: ast.RuleHead) -> tuple[ast.Term, ...]:
+    from .compiler import _ground_prefix
+
+    return _ground_prefix(head.ref.path)[1]
+
+
+def _arg_vars(head: ast.RuleHead) -> set[str]:
+    out: set[str] = set()
+    for a in head.args or ():
+        term_vars(a, out)
+    return out
+
+
+def generate_program(tree: CompiledTree, mockable: frozenset[str] = frozenset()) -> Program:
+    """Generate, compile and load the Python code for ``tree``."""
+    return ModuleGen(tree, mockable).build()
+
+
+__all__ = ["Program", "ModuleGen", "generate_program", "UNDEF", "PARTIAL_SET"]

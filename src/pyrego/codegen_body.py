@@ -1,0 +1,599 @@
+"""Code generation for rule bodies, expressions and terms.
+
+A body becomes straight-line Python: each expression adds guards (``if
+<fails>: <fail>``) and, where it iterates, a ``for`` loop; the rest of the body
+is written inside. ``self.fail`` is the statement that abandons the current
+solution: ``continue`` inside a loop, ``break`` at the top of a ``for _ in
+ONCE`` block. Nothing from the policy text reaches the output except through
+``repr()`` of a checked str/int/float or the constants table (DESIGN.md §3);
+every Python name is the generator's own.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING, Any
+
+from . import ast
+from .errors import RegoCompileError, RegoTypeError, RegoUnsafeVarError
+from .safety import ROOTS, reorder_body, term_vars
+
+if TYPE_CHECKING:
+    from .codegen import ModuleGen
+
+COMPARE_OPS = {"equal": "==", "neq": "!=", "lt": "<", "lte": "<=", "gt": ">", "gte": ">="}
+_CMP_HELPER = {"==": "rt_eq", "!=": "rt_ne", "<": "rt_lt", "<=": "rt_le", ">": "rt_gt", ">=": "rt_ge"}
+
+
+def is_ground(t: ast.Term) -> bool:
+    """A term with no variables, refs, calls or closures."""
+    if isinstance(t, ast.Scalar):
+        return True
+    if isinstance(t, (ast.Array, ast.SetTerm)):
+        return all(is_ground(x) for x in t.items)
+    if isinstance(t, ast.Object):
+        return all(is_ground(k) and is_ground(v) for k, v in t.items)
+    return False
+
+
+def ground_value(t: ast.Term) -> Any:
+    from .runtime.values import freeze
+
+    if isinstance(t, ast.Scalar):
+        return t.value
+    if isinstance(t, ast.Array):
+        return [ground_value(x) for x in t.items]
+    if isinstance(t, ast.SetTerm):
+        return frozenset(freeze(ground_value(x)) for x in t.items)
+    if isinstance(t, ast.Object):
+        out: dict[Any, Any] = {}
+        for k, v in t.items:
+            out[freeze(ground_value(k))] = ground_value(v)
+        return out
+    raise TypeError("not ground")
+
+
+class BodyEmitter:
+    """Writes the code of one Python function."""
+
+    def __init__(self, gen: ModuleGen, indent: int = 1) -> None:
+        self.gen = gen
+        self.lines: list[str] = []
+        self.indent = indent
+        self.fail = "return UNDEF"
+        self.ctx = "ctx"
+        self.vars: dict[str, str] = {}
+        self.bound: set[str] = set()
+        self.loops = 0
+        self._tmp = 0
+        # Variables visible from enclosing scopes (closure capture analysis).
+        self.outer: set[str] = set()
+
+    # -- writing -----------------------------------------------------------
+
+    def w(self, code: str) -> None:
+        self.lines.append("    " * self.indent + code)
+
+    def tmp(self, prefix: str = "t") -> str:
+        self._tmp += 1
+        return f"{prefix}{self._tmp}"
+
+    def open_loop(self, header: str) -> None:
+        self.w(header)
+        self.indent += 1
+        self.loops += 1
+        self.fail = "continue"
+
+    def state(self) -> tuple[int, str, int, dict[str, str], set[str], str]:
+        return (self.indent, self.fail, self.loops, dict(self.vars), set(self.bound), self.ctx)
+
+    def restore(self, st: tuple[int, str, int, dict[str, str], set[str], str]) -> None:
+        self.indent, self.fail, self.loops, self.vars, self.bound, self.ctx = st[0], st[1], st[2], dict(st[3]), set(st[4]), st[5]
+
+    def begin_once(self) -> None:
+        """Open a ``for _ in ONCE`` block so ``break`` abandons the solution."""
+        self.w("for _ in ONCE:")
+        self.indent += 1
+        self.fail = "break"
+
+    # -- variables -------------------------------------------------------------
+
+    def bind(self, name: str, expr: str) -> None:
+        py = self.vars.get(name)
+        if py is None:
+            py = self.vars[name] = self.tmp("v")
+        if py != expr:
+            self.w(f"{py} = {expr}")
+        self.bound.add(name)
+
+    def is_unbound(self, t: ast.Term) -> bool:
+        return isinstance(t, ast.Var) and t.name not in ROOTS and t.name not in self.bound
+
+    def has_unbound(self, t: ast.Term) -> bool:
+        return bool(term_vars(t, set()) - self.bound)
+
+    # -- bodies ------------------------------------------------------------------
+
+    def body(self, body: ast.Body, *, required: set[str] | None = None, location: ast.Location | None = None, record: dict[int, str] | None = None) -> None:
+        """Emit ``body`` (reordered for safety); on return we are at the innermost level."""
+        outer = self.outer | self.bound
+        all_inner: set[str] = set()
+        for e in body:
+            from .safety import stmt_vars
+
+            stmt_vars(e.statement, all_inner)
+        saved_outer = self.outer
+        self.outer = outer | all_inner
+        ordered, _ = reorder_body(body, set(self.bound), self.outer, self.gen.arity, required=required, location=location)
+        index = {id(e): i for i, e in enumerate(body)}
+        for e in ordered:
+            self.expr(e, record_as=record.get(index[id(e)]) if record is not None else None)
+        self.outer = saved_outer
+
+    def expr(self, e: ast.Expr, record_as: str | None = None) -> None:
+        saved_ctx = self.ctx
+        if e.with_mods:
+            self.with_mods(e)
+        if e.negated:
+            self.negation(e)
+            if record_as:
+                self.w(f"{record_as} = True")
+        else:
+            self.statement(e.statement, record_as)
+        self.ctx = saved_ctx
+
+    def statement(self, s: ast.Statement, record_as: str | None = None) -> None:
+        if isinstance(s, ast.Assign) or isinstance(s, ast.Unify):
+            self.unify(s.lhs, s.rhs, s.location)
+            if record_as:
+                self.w(f"{record_as} = True")
+        elif isinstance(s, ast.SomeVars):
+            if record_as:
+                self.w(f"{record_as} = True")
+        elif isinstance(s, ast.SomeIn):
+            self.some_in(s)
+            if record_as:
+                self.w(f"{record_as} = True")
+        elif isinstance(s, ast.Every):
+            self.every(s)
+            if record_as:
+                self.w(f"{record_as} = True")
+        else:
+            self.term_statement(s, record_as)
+
+    def term_statement(self, t: ast.Term, record_as: str | None) -> None:
+        if isinstance(t, ast.Call) and t.op in COMPARE_OPS and len(t.args) == 2 and record_as is None:
+            a, b = t.args
+            self.compare(COMPARE_OPS[t.op], a, b)
+            return
+        if isinstance(t, ast.Call) and t.op == "internal.member_2" and len(t.args) == 2 and record_as is None:
+            x = self.term(t.args[0])
+            coll_t = t.args[1]
+            const = self.gen.const_member_set(coll_t)
+            if const is not None:
+                name, all_str = const
+                if all_str:
+                    self.w(f"if type({x}) is not str or {x} not in {name}: {self.fail}")
+                else:
+                    self.w(f"if freeze({x}) not in {name}: {self.fail}")
+                return
+            coll = self.term(coll_t)
+            self.w(f"if not rt_member({x}, {coll}): {self.fail}")
+            return
+        v = self.term(t)
+        if record_as:
+            self.w(f"{record_as} = {v}")
+        self.w(f"if {v} is False: {self.fail}")
+
+    def compare(self, op: str, a: ast.Term, b: ast.Term) -> None:
+        x = self.term(a)
+        y = self.term(b)
+        if op in ("==", "!="):
+            cond = self.eq_expr(x, a, y, b)
+            if op == "==":
+                self.w(f"if not ({cond}): {self.fail}")
+            else:
+                self.w(f"if {cond}: {self.fail}")
+            return
+        self.w(f"if not {_CMP_HELPER[op]}({x}, {y}): {self.fail}")
+
+    def eq_expr(self, x: str, a: ast.Term, y: str, b: ast.Term) -> str:
+        """A Python condition for Rego equality, specialised on literal operands."""
+        for lit, other in ((b, x), (a, y)):
+            if isinstance(lit, ast.Scalar):
+                v = lit.value
+                if isinstance(v, str):
+                    return f"{other} == {self.gen.literal(v)}"
+                if v is True or v is False or v is None:
+                    return f"{other} is {v!r}"
+                return f"(type({other}) is not bool and {other} == {self.gen.literal(v)})"
+        return f"rt_eq({x}, {y})"
+
+    # -- unification --------------------------------------------------------------
+
+    def unify(self, a: ast.Term, b: ast.Term, location: ast.Location) -> None:
+        if self.is_unbound(a):
+            if self.has_unbound(b) and not self._iterable_only(b):
+                raise RegoUnsafeVarError(f"var {_shown(a)} is unsafe", location)
+            self.bind(a.name, self.term(b))  # type: ignore[union-attr]
+            return
+        if self.is_unbound(b):
+            if self.has_unbound(a) and not self._iterable_only(a):
+                raise RegoUnsafeVarError(f"var {_shown(b)} is unsafe", location)
+            self.bind(b.name, self.term(a))  # type: ignore[union-attr]
+            return
+        if isinstance(a, ast.Array) and isinstance(b, ast.Array):
+            if len(a.items) != len(b.items):
+                self.w(self.fail)
+                return
+            self._unify_pairs(list(zip(a.items, b.items)), location)
+            return
+        if isinstance(a, ast.Object) and isinstance(b, ast.Object) and (self.has_unbound(a) or self.has_unbound(b)):
+            if not all(is_ground(k) for k, _ in a.items + b.items):
+                raise RegoCompileError("object keys in patterns must be ground", location)
+            ka = {repr(ground_value(k)): v for k, v in a.items}
+            kb = {repr(ground_value(k)): v for k, v in b.items}
+            if set(ka) != set(kb):
+                self.w(self.fail)
+                return
+            self._unify_pairs([(ka[k], kb[k]) for k in ka], location)
+            return
+        if self._is_pattern(a) and self.has_unbound(a):
+            self.unify_value(a, self.term(b), location)
+            return
+        if self._is_pattern(b) and self.has_unbound(b):
+            self.unify_value(b, self.term(a), location)
+            return
+        x = self.term(a)
+        y = self.term(b)
+        self.w(f"if not ({self.eq_expr(x, a, y, b)}): {self.fail}")
+
+    def _iterable_only(self, t: ast.Term) -> bool:
+        """True when ``t``'s unbound vars are all bound by iterating its refs."""
+        from .safety import ref_outputs
+
+        outs = ref_outputs(t, self.bound, set(), self.gen.arity)
+        return term_vars(t, set()) - self.bound <= outs
+
+    def _unify_pairs(self, pairs: list[tuple[ast.Term, ast.Term]], location: ast.Location) -> None:
+        pending = list(pairs)
+        while pending:
+            for i, (x, y) in enumerate(pending):
+                if not (self.has_unbound(x) and self.has_unbound(y)) or (
+                    isinstance(x, (ast.Array, ast.Object)) and isinstance(y, (ast.Array, ast.Object))
+                ):
+                    del pending[i]
+                    self.unify(x, y, location)
+                    break
+                if self._iterable_only(x) or self._iterable_only(y):
+                    del pending[i]
+                    self.unify(x, y, location)
+                    break
+            else:
+                raise RegoUnsafeVarError(f"var {_shown(next(iter(sorted(term_vars(pending[0][0], set()) - self.bound))))} is unsafe", location)
+
+    @staticmethod
+    def _is_pattern(t: ast.Term) -> bool:
+        return isinstance(t, (ast.Var, ast.Array, ast.Object))
+
+    def unify_value(self, pattern: ast.Term, value: str, location: ast.Location) -> None:
+        """Destructure the Python value expression ``value`` against ``pattern``."""
+        if isinstance(pattern, ast.Var) and pattern.name not in ROOTS:
+            if pattern.name in self.bound:
+                self.w(f"if not rt_eq({self.vars[pattern.name]}, {value}): {self.fail}")
+            else:
+                self.bind(pattern.name, value)
+            return
+        if not self.has_unbound(pattern):
+            y = self.term(pattern)
+            self.w(f"if not ({self.eq_expr(value, ast.Var('$v'), y, pattern)}): {self.fail}")
+            return
+        if not value.isidentifier():
+            t = self.tmp()
+            self.w(f"{t} = {value}")
+            value = t
+        if isinstance(pattern, ast.Array):
+            n = len(pattern.items)
+            self.w(f"if not rt_is_array({value}) or len({value}) != {n}: {self.fail}")
+            for i, item in enumerate(pattern.items):
+                self.unify_value(item, f"{value}[{i}]", location)
+            return
+        if isinstance(pattern, ast.Object):
+            n = len(pattern.items)
+            self.w(f"if type({value}) is not dict or len({value}) != {n}: {self.fail}")
+            for k, v in pattern.items:
+                if self.has_unbound(k):
+                    raise RegoCompileError("object keys in patterns must be ground", location)
+                key = self.term(k)
+                kt = self.tmp()
+                key_expr = key if isinstance(k, ast.Scalar) and isinstance(k.value, str) else f"freeze({key})"
+                self.w(f"{kt} = {value}.get({key_expr}, UNDEF)")
+                self.w(f"if {kt} is UNDEF: {self.fail}")
+                self.unify_value(v, kt, location)
+            return
+        raise RegoUnsafeVarError(f"var {sorted(term_vars(pattern, set()) - self.bound)[0]} is unsafe", location)
+
+    # -- some / every / not --------------------------------------------------------
+
+    def some_in(self, s: ast.SomeIn) -> None:
+        coll = self.term(s.collection)
+        if s.key is None:
+            v = self.tmp("i")
+            self.open_loop(f"for {v} in rt_values({coll}):")
+            self.unify_value(s.value, v, s.location)
+        else:
+            k = self.tmp("k")
+            v = self.tmp("i")
+            self.open_loop(f"for {k}, {v} in rt_items({coll}):")
+            self.unify_value(s.key, k, s.location)
+            self.unify_value(s.value, v, s.location)
+
+    def every(self, s: ast.Every) -> None:
+        dom = self.term(s.domain)
+        ok = self.tmp("ev")
+        self.w(f"{ok} = True")
+        st = self.state()
+        k = self.tmp("k")
+        v = self.tmp("i")
+        self.w(f"for {k}, {v} in rt_items({dom}):")
+        self.indent += 1
+        self.loops += 1
+        found = self.tmp("f")
+        self.w(f"{found} = False")
+        if s.key is not None:
+            self.bind(s.key.name, k)
+        self.bind(s.value.name, v)
+        self.begin_once()
+        inner = self.indent
+        self.body(s.body)
+        self.w(f"{found} = True")
+        self.w("break")
+        self.indent = inner - 1
+        self.w(f"if not {found}:")
+        self.w(f"    {ok} = False")
+        self.w("    break")
+        self.restore(st)
+        self.w(f"if not {ok}: {self.fail}")
+
+    def negation(self, e: ast.Expr) -> None:
+        flag = self.tmp("n")
+        self.w(f"{flag} = True")
+        st = self.state()
+        self.begin_once()
+        inner = ast.Expr(e.statement, False, (), e.location)
+        # Only wildcards may be bound inside a negation; order them locally.
+        self.body((inner,))
+        self.w(f"{flag} = False")
+        self.w("break")
+        ctx = self.ctx
+        self.restore(st)
+        self.ctx = ctx
+        self.w(f"if not {flag}: {self.fail}")
+
+    def with_mods(self, e: ast.Expr) -> None:
+        entries = []
+        for w in e.with_mods:
+            value = self.term(w.value)
+            target = w.target
+            head = target.head.name if isinstance(target.head, ast.Var) else ""
+            path = []
+            for p in target.path:
+                if not (isinstance(p, ast.Scalar) and isinstance(p.value, str)):
+                    raise RegoCompileError("with target must be a ref of strings", w.location)
+                path.append(p.value)
+            if head == "input":
+                kind = "input"
+            elif head == "data":
+                op = ".".join(["data"] + path)
+                kind = "func" if op in self.gen.tree.functions else "data"
+            else:
+                kind = "func"
+                op = ".".join([head] + path)
+                if self.gen.builtin(op) is None:
+                    raise RegoCompileError(f"with target {op} is not a function, input or data", w.location)
+            if kind == "func":
+                name = ".".join([head] + path)
+                replacement = self.function_replacement(w.value, value)
+                entries.append(f"('func', {self.gen.literal(name)}, {replacement})")
+            else:
+                entries.append(f"({kind!r}, {self.gen.const(tuple(path))}, {value})")
+        wctx = self.tmp("w")
+        self.w(f"{wctx} = WITH({self.ctx}, ({', '.join(entries)},))")
+        self.ctx = wctx
+
+    def function_replacement(self, term: ast.Term, value: str) -> str:
+        """A callable ``(ctx, *args)`` that replaces a function under ``with``."""
+        if isinstance(term, ast.Ref) and isinstance(term.head, ast.Var):
+            name = term.head.name + "".join("." + str(p.value) for p in term.path if isinstance(p, ast.Scalar))
+            if name in self.gen.tree.functions:
+                return self.gen.function_name(self.gen.tree.functions[name])
+        if isinstance(term, ast.Var) and not term.name.startswith("$") and term.name not in self.vars:
+            b = self.gen.builtin(term.name)
+            if b is not None:
+                return self.gen.builtin_caller(term.name)
+        return f"rt_const_fn({value})"
+
+    # -- terms ------------------------------------------------------------------------
+
+    def term(self, t: ast.Term) -> str:
+        """A Python expression for ``t``'s value; emits guards that fail on undefined."""
+        if isinstance(t, ast.Scalar):
+            return self.gen.literal(t.value)
+        if isinstance(t, ast.Var):
+            if t.name == "input":
+                v = self.tmp()
+                self.w(f"{v} = {self.ctx}.input")
+                self.w(f"if {v} is UNDEF: {self.fail}")
+                return v
+            if t.name == "data":
+                return self.gen.data_ref(self, ())
+            if t.name not in self.bound:
+                raise RegoUnsafeVarError(f"var {_shown(t)} is unsafe", t.location)
+            return self.vars[t.name]
+        if isinstance(t, ast.Ref):
+            return self.ref(t)
+        if is_ground(t):
+            return self.gen.const(ground_value(t))
+        if isinstance(t, ast.Array):
+            return "[" + ", ".join(self.term(x) for x in t.items) + "]"
+        if isinstance(t, ast.SetTerm):
+            items = [self.term(x) for x in t.items]
+            return f"rt_set(({', '.join(items)}{',' if len(items) == 1 else ''}))"
+        if isinstance(t, ast.Object):
+            pairs = [(self.term(k), self.term(v)) for k, v in t.items]
+            if all(isinstance(k, ast.Scalar) and isinstance(k.value, str) for k, _ in t.items) and len({k.value for k, _ in t.items}) == len(t.items):  # type: ignore[union-attr]
+                return "{" + ", ".join(f"{k}: {v}" for k, v in pairs) + "}"
+            return f"rt_object(({''.join(f'({k}, {v}), ' for k, v in pairs)}), {self.gen.loc(t.location)})"
+        if isinstance(t, ast.Call):
+            return self.call(t)
+        if isinstance(t, (ast.ArrayCompr, ast.SetCompr, ast.ObjectCompr)):
+            return self.comprehension(t)
+        if isinstance(t, ast.TemplateString):
+            parts = []
+            for p in t.parts:
+                parts.append(self.gen.literal(p) if isinstance(p, str) else self.capture(p))
+            return f"rt_template([{', '.join(parts)}])"
+        raise RegoCompileError(f"cannot compile {type(t).__name__}", getattr(t, "location", None))
+
+    def capture(self, t: ast.Term) -> str:
+        """The value of ``t`` or UNDEF, without failing the body."""
+        out = self.tmp("c")
+        self.w(f"{out} = UNDEF")
+        st = self.state()
+        self.begin_once()
+        v = self.term(t)
+        self.w(f"{out} = {v}")
+        self.restore(st)
+        return out
+
+    def ref(self, t: ast.Ref) -> str:
+        head = t.head
+        path = t.path
+        if isinstance(head, ast.Var) and head.name == "data":
+            return self.gen.data_ref(self, path)
+        if isinstance(head, ast.Var) and head.name == "input":
+            base = self.tmp()
+            self.w(f"{base} = {self.ctx}.input")
+        else:
+            base = self.term(head)
+        return self.walk_path(base, path)
+
+    def walk_path(self, base: str, path: tuple[ast.Term, ...]) -> str:
+        """Look up ``path`` under the value ``base``; unbound vars iterate."""
+        cur = base
+        for p in path:
+            nxt = self.tmp()
+            if isinstance(p, ast.Scalar) and isinstance(p.value, str):
+                lit = self.gen.literal(p.value)
+                self.w(f"{nxt} = {cur}.get({lit}, UNDEF) if type({cur}) is dict else rt_get({cur}, {lit})")
+            elif isinstance(p, ast.Var) and p.name not in self.bound and p.name not in ROOTS:
+                k = self.tmp("k")
+                self.open_loop(f"for {k}, {nxt} in rt_items({cur}):")
+                self.bind(p.name, k)
+            elif isinstance(p, (ast.Array, ast.Object)) and self.has_unbound(p):
+                k = self.tmp("k")
+                self.open_loop(f"for {k}, {nxt} in rt_items({cur}):")
+                self.unify_value(p, k, p.location)
+            else:
+                key = self.term(p)
+                self.w(f"{nxt} = rt_get({cur}, {key})")
+            cur = nxt
+        if path:
+            self.w(f"if {cur} is UNDEF: {self.fail}")
+        else:
+            self.w(f"if {cur} is UNDEF: {self.fail}")
+        return cur
+
+    def call(self, t: ast.Call) -> str:
+        op = t.op
+        gen = self.gen
+        if op in ("print", "internal.print"):
+            args = [self.capture(a) for a in t.args]
+            return f"rt_print({self.ctx}, [{', '.join(args)}])"
+        if op in COMPARE_OPS and len(t.args) == 2:
+            x = self.term(t.args[0])
+            y = self.term(t.args[1])
+            if COMPARE_OPS[op] == "==":
+                return f"({self.eq_expr(x, t.args[0], y, t.args[1])})"
+            return f"{_CMP_HELPER[COMPARE_OPS[op]]}({x}, {y})"
+        node = gen.tree.functions.get(op)
+        arity = gen.arity(op)
+        if arity is None:
+            raise RegoTypeError(f"undefined function {op}", t.location)
+        args = t.args
+        out_arg: ast.Term | None = None
+        if len(args) == arity + 1:
+            out_arg = args[-1]
+            args = args[:-1]
+        elif len(args) != arity:
+            raise RegoTypeError(f"{op}: arity mismatch", t.location)
+        vals = [self.term(a) for a in args]
+        res = self.tmp("r")
+        if op == "internal.member_2":
+            self.w(f"{res} = rt_member({vals[0]}, {vals[1]})")
+        elif op == "internal.member_3":
+            self.w(f"{res} = rt_member3({vals[0]}, {vals[1]}, {vals[2]})")
+        elif op in gen.mockable:
+            self.w(f"{res} = CALL_MOCK({self.ctx}, {gen.literal(op)}, {gen.default_callable(op)}, ({''.join(v + ', ' for v in vals)}))")
+            self.w(f"if {res} is UNDEF: {self.fail}")
+        elif node is not None:
+            self.w(f"{res} = {gen.function_name(node)}({self.ctx}{''.join(', ' + v for v in vals)})")
+            self.w(f"if {res} is UNDEF: {self.fail}")
+        else:
+            b = gen.builtin(op)
+            assert b is not None
+            fn = gen.builtin_global(op)
+            call_args = ([self.ctx] if b.needs_context else []) + vals
+            if b.relation:
+                it = self.tmp("it")
+                self.w("try:")
+                self.w(f"    {it} = list({fn}({', '.join(call_args)}))")
+                self.w("except (BuiltinError, BuiltinHalt) as exc:")
+                self.w(f"    {it} = rt_builtin_error({self.ctx}, exc, {gen.literal(op)}, {gen.loc(t.location)}) or ()")
+                self.open_loop(f"for {res} in {it}:")
+            else:
+                self.w("try:")
+                self.w(f"    {res} = {fn}({', '.join(call_args)})")
+                self.w("except (BuiltinError, BuiltinHalt) as exc:")
+                self.w(f"    {res} = rt_builtin_error({self.ctx}, exc, {gen.literal(op)}, {gen.loc(t.location)})")
+                self.w(f"if {res} is UNDEF: {self.fail}")
+        if out_arg is not None:
+            self.unify_value(out_arg, res, t.location)
+            return "True"
+        return res
+
+    def comprehension(self, t: ast.ArrayCompr | ast.SetCompr | ast.ObjectCompr) -> str:
+        acc = self.tmp("acc")
+        if isinstance(t, ast.ArrayCompr):
+            self.w(f"{acc} = []")
+        elif isinstance(t, ast.SetCompr):
+            self.w(f"{acc} = set()")
+        else:
+            self.w(f"{acc} = {{}}")
+        st = self.state()
+        self.begin_once()
+        self.body(t.body)
+        if isinstance(t, ast.ArrayCompr):
+            self.w(f"{acc}.append({self.term(t.term)})")
+        elif isinstance(t, ast.SetCompr):
+            v = self.term(t.term)
+            self.w(f"{acc}.add(freeze({v}))")
+        else:
+            k = self.term(t.key)
+            v = self.term(t.value)
+            self.w(f"rt_obj_put({acc}, {k}, {v}, {self.gen.loc(t.location)})")
+        ctx = self.ctx
+        self.restore(st)
+        self.ctx = ctx
+        return acc
+
+
+def _shown(t: ast.Term | str) -> str:
+    name = t if isinstance(t, str) else t.name if isinstance(t, ast.Var) else "?"
+    if name.startswith("$"):
+        return "_"
+    return name.split("#")[0]
+
+
+def float_literal_ok(x: float) -> bool:
+    return math.isfinite(x)

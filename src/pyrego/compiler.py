@@ -1,0 +1,593 @@
+"""From parsed modules to a checked rule tree.
+
+The compiler
+
+1. merges every module into one tree of documents under ``data``
+   (:class:`RuleNode`), grouping the rules that define each document;
+2. resolves names: a rule name, an import alias or a package-relative
+   function becomes an absolute ``data.`` ref or call; every local variable
+   gets a unique name (``x#3``) so nested scopes never clash in generated code;
+3. checks what OPA checks statically: conflicting rule kinds, arity of calls,
+   unknown functions, recursion, ``:=`` re-declaration.
+
+Variable safety and expression ordering are done per body by
+:mod:`pyrego.safety` during code generation, where the bound variables are known.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+from dataclasses import dataclass, field
+
+from . import ast
+from .builtins.registry import lookup as lookup_builtin
+from .errors import RegoCompileError, RegoRecursionError, RegoTypeError
+from .safety import ROOTS, stmt_vars, term_vars
+
+COMPLETE, PARTIAL_SET, PARTIAL_OBJECT, FUNCTION = "complete", "set", "object", "function"
+
+
+@dataclass(eq=False)
+class RuleNode:
+    """A document under ``data`` and the rules that define it."""
+
+    path: tuple[str, ...]
+    id: int
+    kind: str | None = None
+    rules: list[ast.Rule] = field(default_factory=list)
+    default: ast.Rule | None = None
+    children: dict[str, RuleNode] = field(default_factory=dict)
+    arity: int | None = None
+
+    @property
+    def name(self) -> str:
+        return ast_path_text(self.path)
+
+    def walk(self) -> list[RuleNode]:
+        out = [self]
+        for c in self.children.values():
+            out.extend(c.walk())
+        return out
+
+    def has_rules(self) -> bool:
+        return bool(self.rules) or self.default is not None
+
+
+def ast_path_text(path: tuple[str, ...]) -> str:
+    text = "data"
+    for p in path:
+        text += "." + p if p.isidentifier() else f'["{p}"]'
+    return text
+
+
+def data_ref(path: tuple[str, ...], location: ast.Location) -> ast.Ref:
+    return ast.Ref(ast.Var("data", location), tuple(ast.Scalar(p, location) for p in path), location)
+
+
+def package_path(module: ast.Module) -> tuple[str, ...]:
+    parts = []
+    for p in module.package.path:
+        if not (isinstance(p, ast.Scalar) and isinstance(p.value, str)):
+            raise RegoCompileError("package path must be strings", module.package.location)
+        parts.append(p.value)
+    return tuple(parts)
+
+
+# ---------------------------------------------------------------- name resolution
+
+
+class _Scope:
+    """Maps a body's Rego variable names to unique names."""
+
+    def __init__(self, parent: _Scope | None, names: dict[str, str]) -> None:
+        self.parent = parent
+        self.names = names
+
+    def lookup(self, name: str) -> str | None:
+        scope: _Scope | None = self
+        while scope is not None:
+            if name in scope.names:
+                return scope.names[name]
+            scope = scope.parent
+        return None
+
+
+class _Resolver:
+    """Resolves one module's names against its package and imports."""
+
+    def __init__(self, module: ast.Module, pkg: tuple[str, ...], counter: itertools.count[int]) -> None:
+        self.module = module
+        self.pkg = pkg
+        self.counter = counter
+        self.rule_names = {r.head.ref.head.name for r in module.rules if isinstance(r.head.ref.head, ast.Var)}
+        self.imports: dict[str, ast.Ref] = {}
+        for imp in module.imports:
+            head = imp.path.head
+            if not isinstance(head, ast.Var) or head.name not in ("data", "input"):
+                continue  # rego.v1 / future.keywords: syntax switches only
+            if imp.alias:
+                alias = imp.alias
+            elif imp.path.path:
+                last = imp.path.path[-1]
+                if not (isinstance(last, ast.Scalar) and isinstance(last.value, str)):
+                    raise RegoCompileError("import path must end in a name", imp.location)
+                alias = last.value
+            else:
+                alias = head.name
+            self.imports[alias] = imp.path
+
+    def fresh(self, name: str) -> str:
+        return f"{name}#{next(self.counter)}"
+
+    # -- names -------------------------------------------------------------
+
+    def global_ref(self, name: str, location: ast.Location) -> ast.Ref | None:
+        """The ref a free name stands for: a rule of this package or an import."""
+        if name in self.rule_names:
+            return data_ref(self.pkg + (name,), location)
+        if name in self.imports:
+            ref = self.imports[name]
+            return ast.Ref(ref.head, ref.path, location)
+        return None
+
+    def resolve_op(self, op: str, location: ast.Location) -> str:
+        parts = op.split(".")
+        head = parts[0]
+        if head == "data":
+            return op
+        if head in self.rule_names:
+            return ".".join(("data",) + self.pkg + tuple(parts))
+        if head in self.imports:
+            ref = self.imports[head]
+            base = [ref.head.name] if isinstance(ref.head, ast.Var) else []
+            for p in ref.path:
+                if isinstance(p, ast.Scalar):
+                    base.append(str(p.value))
+            return ".".join(base + parts[1:])
+        return op
+
+    # -- scopes --------------------------------------------------------------
+
+    def make_scope(self, parent: _Scope | None, terms: list[ast.Term], body: ast.Body, declared: set[str]) -> _Scope:
+        """A scope for a body: declared names are new; others captured or new."""
+        names: set[str] = set()
+        for t in terms:
+            term_vars(t, names)
+        for e in body:
+            stmt_vars(e.statement, names)
+            for w in e.with_mods:
+                term_vars(w.value, names)
+            declared |= _declared_in(e.statement)
+        mapping: dict[str, str] = {}
+        for name in sorted(names | declared):
+            if name in declared:
+                mapping[name] = self.fresh(name)
+                continue
+            outer = parent.lookup(name) if parent else None
+            if outer is not None:
+                mapping[name] = outer
+            elif name in self.rule_names or name in self.imports:
+                continue  # a global: resolved as a ref
+            else:
+                mapping[name] = self.fresh(name)
+        return _Scope(parent, mapping)
+
+    def body(self, body: ast.Body, scope: _Scope) -> ast.Body:
+        assigned: set[str] = set()
+        out = []
+        for e in body:
+            if isinstance(e.statement, ast.Assign) and not e.negated:
+                for v in term_vars(e.statement.lhs, set()):
+                    if v.startswith("$"):
+                        continue
+                    if v in assigned:
+                        raise RegoCompileError(f"var {v} assigned above", e.location)
+                    assigned.add(v)
+            out.append(self.expr(e, scope))
+        return tuple(out)
+
+    def expr(self, e: ast.Expr, scope: _Scope) -> ast.Expr:
+        s = e.statement
+        stmt: ast.Statement
+        if isinstance(s, ast.Assign):
+            stmt = ast.Assign(self.term(s.lhs, scope), self.term(s.rhs, scope), s.location)
+        elif isinstance(s, ast.Unify):
+            stmt = ast.Unify(self.term(s.lhs, scope), self.term(s.rhs, scope), s.location)
+        elif isinstance(s, ast.SomeVars):
+            stmt = ast.SomeVars(tuple(self.var(v, scope) for v in s.vars), s.location)
+        elif isinstance(s, ast.SomeIn):
+            key = self.term(s.key, scope) if s.key is not None else None
+            stmt = ast.SomeIn(key, self.term(s.value, scope), self.term(s.collection, scope), s.location)
+        elif isinstance(s, ast.Every):
+            declared = {s.value.name} | ({s.key.name} if s.key else set())
+            inner = self.make_scope(scope, [], s.body, declared)
+            key_var = self.var(s.key, inner) if s.key else None
+            stmt = ast.Every(key_var, self.var(s.value, inner), self.term(s.domain, scope), self.body(s.body, inner), s.location)
+        else:
+            stmt = self.term(s, scope)
+        withs = tuple(self.with_mod(w, scope) for w in e.with_mods)
+        return ast.Expr(stmt, e.negated, withs, e.location)
+
+    def with_mod(self, w: ast.With, scope: _Scope) -> ast.With:
+        target = w.target
+        head = target.head
+        if isinstance(head, ast.Var) and head.name not in ROOTS:
+            # A function (user or builtin) or a rule named relative to the package.
+            name = head.name
+            for p in target.path:
+                if isinstance(p, ast.Scalar):
+                    name += "." + str(p.value)
+            op = self.resolve_op(name, w.location)
+            parts = op.split(".")
+            target = ast.Ref(ast.Var(parts[0], target.location), tuple(ast.Scalar(p, target.location) for p in parts[1:]), target.location)
+        return ast.With(target, self.term(w.value, scope), w.location)
+
+    def var(self, v: ast.Var, scope: _Scope) -> ast.Var:
+        unique = scope.lookup(v.name)
+        return ast.Var(unique if unique is not None else v.name, v.location)
+
+    def term(self, t: ast.Term, scope: _Scope) -> ast.Term:
+        if isinstance(t, ast.Var):
+            if t.name in ROOTS:
+                return t
+            unique = scope.lookup(t.name)
+            if unique is not None:
+                return ast.Var(unique, t.location)
+            ref = self.global_ref(t.name, t.location)
+            if ref is not None:
+                return ref
+            return t
+        if isinstance(t, ast.Ref):
+            head = self.term(t.head, scope)
+            path = tuple(self.term(p, scope) for p in t.path)
+            if isinstance(head, ast.Ref):
+                return ast.Ref(head.head, head.path + path, t.location)
+            return ast.Ref(head, path, t.location)
+        if isinstance(t, ast.Scalar):
+            return t
+        if isinstance(t, ast.Array):
+            return ast.Array(tuple(self.term(x, scope) for x in t.items), t.location)
+        if isinstance(t, ast.SetTerm):
+            return ast.SetTerm(tuple(self.term(x, scope) for x in t.items), t.location)
+        if isinstance(t, ast.Object):
+            return ast.Object(tuple((self.term(k, scope), self.term(v, scope)) for k, v in t.items), t.location)
+        if isinstance(t, ast.Call):
+            return ast.Call(self.resolve_op(t.op, t.location), tuple(self.term(a, scope) for a in t.args), t.location, t.op_ref)
+        if isinstance(t, ast.TemplateString):
+            parts = tuple(p if isinstance(p, str) else self.term(p, scope) for p in t.parts)
+            return ast.TemplateString(parts, t.raw, t.location)
+        if isinstance(t, (ast.ArrayCompr, ast.SetCompr)):
+            inner = self.make_scope(scope, [t.term], t.body, set())
+            new_body = self.body(t.body, inner)
+            return type(t)(self.term(t.term, inner), new_body, t.location)
+        if isinstance(t, ast.ObjectCompr):
+            inner = self.make_scope(scope, [t.key, t.value], t.body, set())
+            new_body = self.body(t.body, inner)
+            return ast.ObjectCompr(self.term(t.key, inner), self.term(t.value, inner), new_body, t.location)
+        raise RegoCompileError(f"unexpected term {type(t).__name__}", getattr(t, "location", None))
+
+    # -- rules ----------------------------------------------------------------
+
+    def rule(self, rule: ast.Rule, args_scope: _Scope | None = None) -> ast.Rule:
+        head = rule.head
+        head_terms: list[ast.Term] = [p for p in head.ref.path]
+        for x in (head.key, head.value):
+            if x is not None:
+                head_terms.append(x)
+        declared: set[str] = set()
+        if args_scope is None and head.args is not None:
+            for a in head.args:
+                term_vars(a, declared)
+        if args_scope is None:
+            arg_terms = list(head.args or ())
+            scope = self.make_scope(None, arg_terms + head_terms, rule.body, declared)
+        else:
+            scope = self.make_scope(args_scope, head_terms, rule.body, set())
+        args = tuple(self.term(a, scope) for a in head.args) if head.args is not None else None
+        ref_path = tuple(self.term(p, scope) for p in head.ref.path)
+        new_head = dataclasses.replace(
+            head,
+            ref=ast.Ref(head.ref.head, ref_path, head.ref.location),
+            key=self.term(head.key, scope) if head.key is not None else None,
+            value=self.term(head.value, scope) if head.value is not None else None,
+            args=args,
+        )
+        body = self.body(rule.body, scope)
+        else_ = self.rule(rule.else_, scope if head.args is not None else None) if rule.else_ is not None else None
+        return dataclasses.replace(rule, head=new_head, body=body, else_=else_, module_file=self.module.file)
+
+
+def _declared_in(stmt: ast.Statement) -> set[str]:
+    if isinstance(stmt, ast.Assign):
+        return {v for v in term_vars(stmt.lhs, set())}
+    if isinstance(stmt, ast.SomeVars):
+        return {v.name for v in stmt.vars}
+    if isinstance(stmt, ast.SomeIn):
+        out = term_vars(stmt.value, set())
+        if stmt.key is not None:
+            term_vars(stmt.key, out)
+        return out
+    return set()
+
+
+# ---------------------------------------------------------------- the tree
+
+
+@dataclass
+class CompiledTree:
+    """The checked rule tree, ready for code generation."""
+
+    root: RuleNode
+    nodes: dict[tuple[str, ...], RuleNode]
+    functions: dict[str, RuleNode]
+
+    def arity(self, op: str) -> int | None:
+        node = self.functions.get(op)
+        if node is not None:
+            return node.arity
+        b = lookup_builtin(op)
+        return b.arity if b is not None else None
+
+
+def compile_modules(modules: list[ast.Module]) -> CompiledTree:
+    """Merge, resolve and check ``modules``."""
+    counter = itertools.count()
+    ids = itertools.count()
+    root = RuleNode((), next(ids))
+    nodes: dict[tuple[str, ...], RuleNode] = {(): root}
+
+    def node_at(path: tuple[str, ...]) -> RuleNode:
+        node = nodes.get(path)
+        if node is None:
+            parent = node_at(path[:-1])
+            node = RuleNode(path, next(ids))
+            parent.children[path[-1]] = node
+            nodes[path] = node
+        return node
+
+    for module in modules:
+        pkg = package_path(module)
+        resolver = _Resolver(module, pkg, counter)
+        node_at(pkg)
+        for raw in module.rules:
+            rule = resolver.rule(raw)
+            _add_rule(node_at, pkg, rule)
+
+    functions = {".".join(("data",) + n.path): n for n in nodes.values() if n.kind == FUNCTION}
+    tree = CompiledTree(root, nodes, functions)
+    _check_calls(tree)
+    _check_recursion(tree)
+    return tree
+
+
+def _ground_prefix(path: tuple[ast.Term, ...]) -> tuple[tuple[str, ...], tuple[ast.Term, ...]]:
+    ground: list[str] = []
+    for i, p in enumerate(path):
+        if isinstance(p, ast.Scalar) and isinstance(p.value, str):
+            ground.append(p.value)
+        else:
+            return tuple(ground), path[i:]
+    return tuple(ground), ()
+
+
+def rule_suffix(pkg_len: int, rule: ast.Rule) -> tuple[ast.Term, ...]:
+    """The non-ground part of a rule's head ref (the keys of a partial object)."""
+    return _ground_prefix(rule.head.ref.path)[1]
+
+
+def _add_rule(node_at: object, pkg: tuple[str, ...], rule: ast.Rule) -> None:
+    head = rule.head
+    head_name = head.ref.head.name if isinstance(head.ref.head, ast.Var) else ""
+    ground, suffix = _ground_prefix(head.ref.path)
+    path = pkg + (head_name,) + ground
+    node: RuleNode = node_at(path)  # type: ignore[operator]
+    if head.args is not None:
+        kind = FUNCTION
+    elif head.key is not None and head.value is None:
+        kind = PARTIAL_SET
+    elif suffix:
+        kind = PARTIAL_OBJECT
+    else:
+        kind = COMPLETE
+    if node.kind is not None and node.kind != kind:
+        raise RegoTypeError(f"conflicting rules {node.name} found", rule.location)
+    if kind == FUNCTION:
+        arity = len(head.args or ())
+        if node.arity is not None and node.arity != arity:
+            raise RegoTypeError(f"conflicting rules {node.name} found", rule.location)
+        node.arity = arity
+    node.kind = kind
+    if rule.default:
+        if node.default is not None:
+            raise RegoTypeError(f"multiple default rules {node.name} found", rule.location)
+        node.default = rule
+    else:
+        node.rules.append(rule)
+
+
+# ---------------------------------------------------------------- checks
+
+
+def _walk_terms_body(body: ast.Body, visit: object) -> None:
+    for e in body:
+        s = e.statement
+        terms: list[ast.Term] = []
+        if isinstance(s, (ast.Assign, ast.Unify)):
+            terms = [s.lhs, s.rhs]
+        elif isinstance(s, ast.SomeIn):
+            terms = [x for x in (s.key, s.value, s.collection) if x is not None]
+        elif isinstance(s, ast.Every):
+            terms = [s.domain]
+            _walk_terms_body(s.body, visit)
+        elif isinstance(s, ast.SomeVars):
+            terms = []
+        else:
+            terms = [s]
+        for w in e.with_mods:
+            terms.append(w.value)
+        for t in terms:
+            _walk_term(t, visit)
+
+
+def _walk_term(t: ast.Term | None, visit: object) -> None:
+    if t is None:
+        return
+    visit(t)  # type: ignore[operator]
+    if isinstance(t, ast.Ref):
+        _walk_term(t.head, visit)
+        for p in t.path:
+            _walk_term(p, visit)
+    elif isinstance(t, (ast.Array, ast.SetTerm)):
+        for x in t.items:
+            _walk_term(x, visit)
+    elif isinstance(t, ast.Object):
+        for k, v in t.items:
+            _walk_term(k, visit)
+            _walk_term(v, visit)
+    elif isinstance(t, ast.Call):
+        for a in t.args:
+            _walk_term(a, visit)
+    elif isinstance(t, ast.TemplateString):
+        for p in t.parts:
+            if not isinstance(p, str):
+                _walk_term(p, visit)
+    elif isinstance(t, (ast.ArrayCompr, ast.SetCompr)):
+        _walk_term(t.term, visit)
+        _walk_terms_body(t.body, visit)
+    elif isinstance(t, ast.ObjectCompr):
+        _walk_term(t.key, visit)
+        _walk_term(t.value, visit)
+        _walk_terms_body(t.body, visit)
+
+
+def rule_terms(rule: ast.Rule) -> list[ast.Term]:
+    head = rule.head
+    out: list[ast.Term] = list(head.ref.path)
+    for x in (head.key, head.value):
+        if x is not None:
+            out.append(x)
+    out.extend(head.args or ())
+    return out
+
+
+def iter_rule_chain(rule: ast.Rule) -> list[ast.Rule]:
+    out = []
+    r: ast.Rule | None = rule
+    while r is not None:
+        out.append(r)
+        r = r.else_
+    return out
+
+
+# Calls the code generator handles itself rather than through the registry.
+SPECIAL_CALLS = {"print": None, "internal.print": None}
+
+
+def check_call(tree: CompiledTree, call: ast.Call) -> None:
+    if call.op in SPECIAL_CALLS:
+        return
+    arity = tree.arity(call.op)
+    if arity is None:
+        if call.op.startswith("data.") and _is_rule_path(tree, call.op):
+            return
+        raise RegoTypeError(f"undefined function {call.op}", call.location)
+    n = len(call.args)
+    if n != arity and n != arity + 1:
+        raise RegoTypeError(
+            f"{call.op}: arity mismatch\n\thave: ({n} args)\n\twant: ({arity} args)",
+            call.location,
+        )
+
+
+def _is_rule_path(tree: CompiledTree, op: str) -> bool:
+    return tuple(op.split(".")[1:]) in tree.nodes
+
+
+def _check_calls(tree: CompiledTree) -> None:
+    def visit(t: ast.Term) -> None:
+        if isinstance(t, ast.Call):
+            check_call(tree, t)
+
+    for node in tree.nodes.values():
+        for rule in node.rules + ([node.default] if node.default else []):
+            for r in iter_rule_chain(rule):
+                for t in rule_terms(r):
+                    _walk_term(t, visit)
+                _walk_terms_body(r.body, visit)
+
+
+def node_dependencies(tree: CompiledTree, node: RuleNode) -> set[int]:
+    """Ids of the rule nodes that ``node``'s rules read."""
+    deps: set[int] = set()
+
+    def visit(t: ast.Term) -> None:
+        if isinstance(t, ast.Ref) and isinstance(t.head, ast.Var) and t.head.name == "data":
+            path: list[str] = []
+            cur = tree.root
+            for p in t.path:
+                if isinstance(p, ast.Scalar) and isinstance(p.value, str) and p.value in cur.children:
+                    cur = cur.children[p.value]
+                    path.append(p.value)
+                    if cur.has_rules():
+                        deps.add(cur.id)
+                        return
+                elif isinstance(p, ast.Scalar):
+                    return  # base data only: no rules below
+                else:
+                    break
+            # A dynamic ref reads every rule below where it stopped.
+            for n in cur.walk():
+                if n.has_rules():
+                    deps.add(n.id)
+        elif isinstance(t, ast.Call) and t.op in tree.functions:
+            deps.add(tree.functions[t.op].id)
+
+    for rule in node.rules + ([node.default] if node.default else []):
+        for r in iter_rule_chain(rule):
+            for t in rule_terms(r):
+                _walk_term(t, visit)
+            _walk_terms_body(r.body, visit)
+    return deps
+
+
+def _check_recursion(tree: CompiledTree) -> None:
+    by_id = {n.id: n for n in tree.nodes.values()}
+    graph = {n.id: node_dependencies(tree, n) for n in tree.nodes.values() if n.has_rules()}
+    state: dict[int, int] = {}
+    stack: list[int] = []
+
+    def dfs(nid: int) -> None:
+        state[nid] = 1
+        stack.append(nid)
+        for dep in sorted(graph.get(nid, ())):
+            if state.get(dep) == 1:
+                cycle = stack[stack.index(dep) :] + [dep]
+                names = " -> ".join(by_id[i].name for i in cycle)
+                first = by_id[dep]
+                loc = first.rules[0].location if first.rules else None
+                raise RegoRecursionError(f"rule {first.name} is recursive: {names}", loc)
+            if state.get(dep) is None:
+                dfs(dep)
+        stack.pop()
+        state[nid] = 2
+
+    for nid in sorted(graph):
+        if state.get(nid) is None:
+            dfs(nid)
+
+
+def resolve_query(body: ast.Body, tree: CompiledTree) -> tuple[ast.Body, dict[str, str]]:
+    """Resolve a query's names; returns the body and {unique var name: user name}."""
+    module = ast.Module(ast.Ref(ast.Var("data"), ()), (), (), file="query")
+    resolver = _Resolver(module, (), itertools.count())
+    scope = resolver.make_scope(None, [], body, set())
+    resolved = resolver.body(body, scope)
+
+    def visit(t: ast.Term) -> None:
+        if isinstance(t, ast.Call):
+            check_call(tree, t)
+
+    _walk_terms_body(resolved, visit)
+    names = {unique: name for name, unique in scope.names.items() if not name.startswith("$")}
+    return resolved, names

@@ -1,0 +1,434 @@
+"""The public API: :class:`Engine`.
+
+Method names follow regorus's Python binding, so code can switch engines::
+
+    engine = pyrego.Engine()
+    engine.add_policy("authz.rego", text)
+    engine.set_input({"user": "alice"})
+    engine.eval_rule("data.authz.allow")      # -> True / pyrego.UNDEFINED / ...
+    engine.eval_query("data.authz.allow = x")  # OPA's result shape
+
+Policies are compiled to Python once (and cached by content hash for the
+process); an evaluation is one call into the generated code, reading the
+caller's input and data in place.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+from collections import OrderedDict
+from typing import Any, Callable
+
+from . import ast
+from .codegen import Program, generate_program
+from .compiler import CompiledTree, compile_modules, resolve_query
+from .errors import DataError, EvalError, EvalRecursionError, Location, RegoError, RegoParseError
+from .parser import parse_module, parse_query, parse_term
+from .runtime.context import EvalContext
+from .runtime.convert import from_python, loads, to_json_value, to_python
+from .runtime.values import UNDEF
+
+_CACHE_SIZE = 128
+_program_cache: OrderedDict[str, Program] = OrderedDict()
+_cache_lock = threading.Lock()
+
+
+def _cached_program(key: str, build: Callable[[], Program]) -> Program:
+    with _cache_lock:
+        prog = _program_cache.get(key)
+        if prog is not None:
+            _program_cache.move_to_end(key)
+            return prog
+    prog = build()
+    with _cache_lock:
+        _program_cache[key] = prog
+        while len(_program_cache) > _CACHE_SIZE:
+            _program_cache.popitem(last=False)
+    return prog
+
+
+def clear_compile_cache() -> None:
+    """Forget every compiled policy set (the next evaluation compiles afresh)."""
+    with _cache_lock:
+        _program_cache.clear()
+
+
+class _Query:
+    __slots__ = ("fn", "texts", "locations", "names")
+
+    def __init__(self, fn: Callable[..., Any], texts: list[str], locations: list[Location]) -> None:
+        self.fn = fn
+        self.texts = texts
+        self.locations = locations
+
+
+class Engine:
+    """A Rego engine: policies, data and input in; decisions out."""
+
+    def __init__(self) -> None:
+        self._policies: dict[str, tuple[str, ast.Module]] = {}
+        self._data: dict[Any, Any] = {}
+        self._input: Any = UNDEF
+        self._rego_v0 = False
+        self._strict = False
+        self._program: Program | None = None
+        self._rule_fns: dict[str, Callable[..., Any] | None] = {}
+        self._queries: dict[str, _Query] = {}
+        self._prints: list[str] = []
+        self._gather_prints = True
+        self._extra_mockable: frozenset[str] = frozenset()
+        self._options: dict[str, Any] = {}
+
+    # -- configuration -------------------------------------------------------
+
+    def set_rego_v0(self, enabled: bool) -> None:
+        """Parse policies added from now on as Rego v0 (no ``if``, ``p[x] { }`` sets)."""
+        self._rego_v0 = bool(enabled)
+
+    def set_strict_builtin_errors(self, enabled: bool) -> None:
+        """Make builtin errors end the evaluation instead of making it undefined."""
+        self._strict = bool(enabled)
+
+    def set_gather_prints(self, enabled: bool) -> None:
+        """Collect ``print`` output for :meth:`take_prints` (on by default)."""
+        self._gather_prints = bool(enabled)
+
+    def set_allow_network(self, enabled: bool) -> None:
+        """Allow builtins that reach the network (``http.send``, ``net.lookup_ip_addr``)."""
+        self._options = {**self._options, "allow_net": bool(enabled)}
+
+    # -- policies ----------------------------------------------------------------
+
+    def add_policy(self, path: str, text: str) -> str:
+        """Add (or replace) the policy file ``path``; returns its package, e.g. ``data.authz``."""
+        module = parse_module(text, path, rego_v1=not self._rego_v0)
+        self._policies[path] = (text, module)
+        self._invalidate()
+        return _package_name(module)
+
+    def add_policy_from_file(self, path: str) -> str:
+        """Read and add the policy file at ``path``."""
+        try:
+            with open(path, encoding="utf-8") as f:
+                text = f.read()
+        except (OSError, UnicodeDecodeError) as exc:
+            raise RegoParseError(f"cannot read policy: {exc}", Location(path, 1, 1)) from None
+        return self.add_policy(path, text)
+
+    def get_packages(self) -> list[str]:
+        """The packages of all added policies, sorted."""
+        return sorted({_package_name(m) for _, m in self._policies.values()})
+
+    def get_policies(self) -> list[dict[str, str]]:
+        """Every added policy as ``{"path": ..., "text": ...}``."""
+        return [{"path": p, "text": t} for p, (t, _) in self._policies.items()]
+
+    def _invalidate(self) -> None:
+        self._program = None
+        self._rule_fns = {}
+        self._queries = {}
+
+    # -- data and input ---------------------------------------------------------------
+
+    def add_data(self, data: Any) -> None:
+        """Deep-merge ``data`` (an object) into the base documents; a clash is a DataError."""
+        data = from_python(data)
+        if type(data) is not dict:
+            raise DataError("data must be an object")
+        self._data = _merge(self._data, data, ())
+
+    def add_data_json(self, text: str) -> None:
+        self.add_data(loads(text, what="data JSON"))
+
+    def clear_data(self) -> None:
+        self._data = {}
+
+    def set_input(self, value: Any) -> None:
+        """Use ``value`` as ``input`` (kept by reference, never modified)."""
+        self._input = value
+
+    def set_input_json(self, text: str) -> None:
+        self._input = loads(text, what="input JSON")
+
+    def set_input_term(self, text: str) -> None:
+        """Use a Rego term (which may contain sets) as ``input``."""
+        term = parse_term(text, "input")
+        solutions = self._run_query_body((ast.Expr(ast.Assign(ast.Var("__input_term__"), term, term.location), location=term.location),), "input", bind=True)
+        if not solutions:
+            raise DataError("input term is undefined")
+        self._input = solutions[0][0]["__input_term__"]
+
+    # -- compilation -------------------------------------------------------------------
+
+    def _get_program(self) -> Program:
+        prog = self._program
+        if prog is None:
+            prog = self._program = self._compile(self._extra_mockable)
+        return prog
+
+    def _compile(self, mockable: frozenset[str]) -> Program:
+        h = hashlib.sha256()
+        for path in sorted(self._policies):
+            text, module = self._policies[path]
+            h.update(json.dumps([path, text, module.rego_v1]).encode())
+        h.update(json.dumps(sorted(mockable)).encode())
+        key = h.hexdigest()
+        modules = [m for _, m in (self._policies[p] for p in sorted(self._policies))]
+
+        def build() -> Program:
+            tree = self._with_source(lambda: compile_modules(modules))
+            all_mockable = frozenset(mockable | _with_function_targets(tree))
+            return self._with_source(lambda: generate_program(tree, all_mockable))
+
+        return _cached_program(key, build)
+
+    def _with_source(self, fn: Callable[[], Any]) -> Any:
+        """Run ``fn``; give any RegoError the source line of its location."""
+        try:
+            return fn()
+        except RegoError as err:
+            self._attach_source(err)
+            raise
+
+    def _attach_source(self, err: RegoError) -> None:
+        loc = err.location
+        if loc is None or err.source_line is not None:
+            return
+        entry = self._policies.get(loc.file)
+        if entry is None:
+            return
+        lines = entry[0].splitlines()
+        if 1 <= loc.row <= len(lines):
+            err.source_line = lines[loc.row - 1]
+            err.args = (err.format(),)
+
+    # -- evaluation ----------------------------------------------------------------------
+
+    def _context(self) -> EvalContext:
+        hook = self._prints.append if self._gather_prints else None
+        return EvalContext(self._input, self._data, strict=self._strict, print_hook=hook, options=self._options)
+
+    def eval_rule(self, path: str) -> Any:
+        """The value of the rule (or document) at ``path``, or ``pyrego.UNDEFINED``."""
+        fn = self._rule_fns.get(path, UNDEF)
+        if fn is UNDEF:
+            fn = self._rule_fns[path] = self._resolve_rule(path)
+        if fn is None:
+            return self._eval_rule_by_query(path)
+        ctx = self._context()
+        try:
+            value = fn(ctx)
+        except RegoError as err:
+            self._attach_source(err)
+            raise
+        except RecursionError:
+            raise EvalRecursionError("evaluation exceeded the maximum depth") from None
+        except Exception as exc:  # a bug must still surface as a pyrego error
+            raise EvalError(f"internal error: {type(exc).__name__}: {exc}", code="eval_internal_error") from exc
+        t = type(value)
+        if t is bool or t is str or t is int or t is float or value is None or value is UNDEF:
+            return value
+        return to_python(value)
+
+    def _resolve_rule(self, path: str) -> Callable[..., Any] | None:
+        prog = self._get_program()
+        parts = _split_path(path)
+        if parts is None:
+            return None
+        name = prog.rule_functions.get(parts)
+        return prog.namespace[name] if name is not None else None
+
+    def _eval_rule_by_query(self, path: str) -> Any:
+        solutions = self._run_query(f"__rule_value__ = {path}", bind=True)
+        for bindings, _ in solutions:
+            return to_python(bindings["__rule_value__"])
+        return UNDEF
+
+    def eval_query(self, query: str) -> dict[str, Any]:
+        """Evaluate ``query`` and return OPA's result shape (values as JSON-ready Python)."""
+        q = self._compile_query(query)
+        results = []
+        for bindings, values in self._execute(q):
+            exprs = [
+                {"value": to_json_value(v), "text": text, "location": {"row": loc.row, "col": loc.col}}
+                for v, text, loc in zip(values, q.texts, q.locations)
+            ]
+            results.append({"expressions": exprs, "bindings": {k: to_json_value(v) for k, v in bindings.items()}})
+        return {"result": results}
+
+    def eval_query_json(self, query: str) -> str:
+        """:meth:`eval_query` as JSON text (sets as sorted arrays, as ``opa eval`` prints)."""
+        from .runtime.convert import dumps
+
+        return dumps(self.eval_query(query))
+
+    def _run_query(self, query: str, bind: bool = False) -> list[tuple[dict[str, Any], tuple[Any, ...]]]:
+        return list(self._execute(self._compile_query(query)))
+
+    def _run_query_body(self, body: ast.Body, text: str, bind: bool = False) -> list[tuple[dict[str, Any], tuple[Any, ...]]]:
+        return list(self._execute(self._compile_body(body, [text] * len(body))))
+
+    def _compile_query(self, query: str) -> _Query:
+        q = self._queries.get(query)
+        if q is None:
+            body = parse_query(query, "query", rego_v1=not self._rego_v0)
+            texts = _expr_texts(query, body)
+            q = self._queries[query] = self._compile_body(body, texts)
+        return q
+
+    def _compile_body(self, body: ast.Body, texts: list[str]) -> _Query:
+        prog = self._get_program()
+        resolved, names = resolve_query(body, prog.tree)
+        targets = _body_with_function_targets(resolved, prog.tree)
+        if not targets <= prog.mockable:
+            self._extra_mockable = self._extra_mockable | targets
+            self._invalidate()
+            prog = self._get_program()
+            resolved, names = resolve_query(body, prog.tree)
+        gen = prog.gen
+        assert gen is not None
+        with _cache_lock:
+            fn = gen.query(resolved, names)
+        return _Query(fn, texts, [e.location for e in body])
+
+    def _execute(self, q: _Query) -> list[tuple[dict[str, Any], tuple[Any, ...]]]:
+        ctx = self._context()
+        try:
+            return list(q.fn(ctx))
+        except RegoError as err:
+            self._attach_source(err)
+            raise
+        except RecursionError:
+            raise EvalRecursionError("evaluation exceeded the maximum depth") from None
+        except Exception as exc:
+            raise EvalError(f"internal error: {type(exc).__name__}: {exc}", code="eval_internal_error") from exc
+
+    def take_prints(self) -> list[str]:
+        """The output of ``print`` calls since the last call, in order."""
+        out, self._prints = self._prints, []
+        return out
+
+    # -- copies ---------------------------------------------------------------------------
+
+    def clone(self) -> Engine:
+        """A new engine with the same policies, data and input, sharing compiled code."""
+        new = Engine.__new__(Engine)
+        new.__dict__.update(self.__dict__)
+        new._policies = dict(self._policies)
+        new._rule_fns = dict(self._rule_fns)
+        new._queries = dict(self._queries)
+        new._prints = []
+        return new
+
+    @property
+    def compiled_source(self) -> str:
+        """The generated Python source of the current policies (for inspection)."""
+        return self._get_program().source
+
+
+# ---------------------------------------------------------------- helpers
+
+
+def _package_name(module: ast.Module) -> str:
+    return ast.ref_to_string(module.package)
+
+
+def _split_path(path: str) -> tuple[str, ...] | None:
+    parts = path.strip().split(".")
+    if not parts or parts[0] != "data" or not all(p.isidentifier() for p in parts[1:]):
+        return None
+    return tuple(parts[1:])
+
+
+def _merge(a: dict[Any, Any], b: dict[Any, Any], path: tuple[str, ...]) -> dict[Any, Any]:
+    out = dict(a)
+    for k, v in b.items():
+        if k in out:
+            old = out[k]
+            if type(old) is dict and type(v) is dict:
+                out[k] = _merge(old, v, path + (str(k),))
+                continue
+            raise DataError(f"merge error: conflicting data at data.{'.'.join(path + (str(k),))}")
+        out[k] = v
+    return out
+
+
+def _expr_texts(query: str, body: ast.Body) -> list[str]:
+    """The source text of each query expression (for OPA's ``expressions[].text``)."""
+    lines = query.splitlines() or [query]
+    starts = []
+    for e in body:
+        loc = e.location
+        offset = sum(len(line) + 1 for line in lines[: max(loc.row - 1, 0)]) + max(loc.col - 1, 0)
+        starts.append(offset)
+    texts = []
+    for i, s in enumerate(starts):
+        end = starts[i + 1] if i + 1 < len(starts) else len(query)
+        texts.append(query[s:end].strip().rstrip(";").strip())
+    return texts
+
+
+def _with_function_targets(tree: CompiledTree) -> frozenset[str]:
+    out: set[str] = set()
+    for node in tree.nodes.values():
+        for rule in node.rules + ([node.default] if node.default else []):
+            r: ast.Rule | None = rule
+            while r is not None:
+                out |= _body_with_function_targets(r.body, tree)
+                r = r.else_
+    return frozenset(out)
+
+
+def _body_with_function_targets(body: ast.Body, tree: CompiledTree) -> frozenset[str]:
+    from .builtins.registry import lookup
+
+    out: set[str] = set()
+
+    def visit_body(b: ast.Body) -> None:
+        for e in b:
+            for w in e.with_mods:
+                t = w.target
+                if isinstance(t.head, ast.Var) and t.head.name != "input":
+                    name = ".".join([t.head.name] + [str(p.value) for p in t.path if isinstance(p, ast.Scalar)])
+                    if name in tree.functions or (t.head.name != "data" and lookup(name) is not None):
+                        out.add(name)
+            s = e.statement
+            if isinstance(s, ast.Every):
+                visit_body(s.body)
+            for term in _terms(s):
+                visit_term(term)
+
+    def visit_term(t: Any) -> None:
+        if isinstance(t, (ast.ArrayCompr, ast.SetCompr, ast.ObjectCompr)):
+            visit_body(t.body)
+        elif isinstance(t, ast.Call):
+            for a in t.args:
+                visit_term(a)
+        elif isinstance(t, (ast.Array, ast.SetTerm)):
+            for x in t.items:
+                visit_term(x)
+        elif isinstance(t, ast.Object):
+            for k, v in t.items:
+                visit_term(k)
+                visit_term(v)
+        elif isinstance(t, ast.Ref):
+            visit_term(t.head)
+            for p in t.path:
+                visit_term(p)
+
+    visit_body(body)
+    return frozenset(out)
+
+
+def _terms(s: ast.Statement) -> list[Any]:
+    if isinstance(s, (ast.Assign, ast.Unify)):
+        return [s.lhs, s.rhs]
+    if isinstance(s, ast.SomeIn):
+        return [s.key, s.value, s.collection]
+    if isinstance(s, ast.Every):
+        return [s.domain]
+    if isinstance(s, ast.SomeVars):
+        return []
+    return [s]

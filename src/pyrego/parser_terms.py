@@ -1,0 +1,812 @@
+"""Terms, expressions and bodies: the lower half of the Rego parser.
+
+:class:`TermParser` follows OPA's recursive-descent parser (``v1/ast/parser.go``)
+closely, including its backtracking: comprehensions are tried before plain
+collections (``{x | y}`` is a set comprehension, never a set holding ``x | y``),
+``k, v in xs`` is tried before a plain term, ``p if {...}`` is tried as a
+one-expression body before a braced body. Where OPA records an error and
+restores a saved state, this parser raises :class:`RegoParseError` and catches
+it at the same place.
+
+Every parsed term is memoised by token position (successes and failures), so
+backtracking never re-parses a term: the cost stays linear even on inputs built
+to defeat the backtracking.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal, InvalidOperation
+
+from . import ast
+from .errors import Location, RegoParseError
+from .lexer import (
+    ALL_KEYWORDS,
+    BASE_KEYWORDS,
+    EOF,
+    IDENT,
+    ILLEGAL,
+    NUMBER,
+    STRING,
+    TMPL,
+    TMPLC,
+    TOKEN_NAMES,
+    tokenize,
+)
+
+#: Nesting limit (terms within terms, bodies within bodies, else chains):
+#: deeper input is a parse error instead of a Python RecursionError.
+MAX_DEPTH = 1000
+
+ROOTS = ("data", "input")
+
+# Infix operators: token -> (precedence, builtin name). Lowest binds loosest;
+# all are left-associative. ``in`` sits below all of these (parse_term_in).
+_BINARY: dict[str, tuple[int, str]] = {
+    "==": (1, "equal"),
+    "!=": (1, "neq"),
+    "<": (1, "lt"),
+    "<=": (1, "lte"),
+    ">": (1, "gt"),
+    ">=": (1, "gte"),
+    "|": (2, "or"),
+    "&": (3, "and"),
+    "+": (4, "plus"),
+    "-": (4, "minus"),
+    "*": (5, "mul"),
+    "/": (5, "div"),
+    "%": (5, "rem"),
+}
+
+MEMBER_2 = "internal.member_2"
+MEMBER_3 = "internal.member_3"
+
+# A number whose binary exponent is beyond OPA's limit (1e5) is "too big";
+# that is about this many decimal digits.
+_MAX_DECIMAL_EXPONENT = 30102
+
+
+class FatalParseError(RegoParseError):
+    """A parse error no backtracking may swallow (nesting too deep)."""
+
+
+def value_name(t: object) -> str:
+    """OPA's name for the kind of a term, as used in error messages."""
+    if isinstance(t, ast.Scalar):
+        v = t.value
+        if v is None:
+            return "null"
+        if isinstance(v, bool):
+            return "boolean"
+        if isinstance(v, str):
+            return "string"
+        return "number"
+    return {
+        ast.Var: "var",
+        ast.Ref: "ref",
+        ast.Array: "array",
+        ast.Object: "object",
+        ast.SetTerm: "set",
+        ast.ArrayCompr: "arraycomprehension",
+        ast.SetCompr: "setcomprehension",
+        ast.ObjectCompr: "objectcomprehension",
+        ast.Call: "call",
+        ast.TemplateString: "templatestring",
+    }.get(type(t), "term")
+
+
+def is_ground(t: object) -> bool:
+    """OPA's groundness: no variables (a ref's head does not count)."""
+    if isinstance(t, ast.Scalar):
+        return True
+    if isinstance(t, ast.Var):
+        return False
+    if isinstance(t, ast.Ref):
+        return all(is_ground(p) for p in t.path)
+    if isinstance(t, (ast.Array, ast.SetTerm)):
+        return all(is_ground(x) for x in t.items)
+    if isinstance(t, ast.Object):
+        return all(is_ground(k) and is_ground(v) for k, v in t.items)
+    if isinstance(t, ast.Call):
+        return all(is_ground(a) for a in t.args)
+    if isinstance(t, ast.TemplateString):
+        return all(isinstance(p, str) or is_ground(p) for p in t.parts)
+    return False  # comprehensions always bind variables
+
+
+def number_value(text: str) -> int | float | None:
+    """The value of a number literal: an int when integral (any size), else a
+    float. None when the literal is invalid or beyond OPA's size limit."""
+    if text.isdigit() and len(text) < 4000:
+        return int(text)
+    try:
+        d = Decimal(text)
+    except InvalidOperation:
+        return None
+    if not d.is_finite():
+        return None
+    if d and abs(d.adjusted()) > _MAX_DECIMAL_EXPONENT:
+        return None
+    if d == d.to_integral_value():
+        return int(d)
+    return float(d)
+
+
+def _op_name(ref: ast.Ref) -> str:
+    if isinstance(ref.head, ast.Var):
+        return ast.ref_to_string(ref)
+    return "<term>"
+
+
+class TermParser:
+    """Parser state and the term/expression/body grammar. See module docs."""
+
+    def __init__(self, text: str, filename: str, future: set[str]) -> None:
+        self.file = filename
+        self.text = text
+        toks = tokenize(text)
+        self.toks = toks
+        self.kinds = toks.kinds
+        self.texts = toks.texts
+        self.values = toks.values
+        #: 0: token right after the previous one; 1: after spaces; 2: after a newline
+        self.gaps = toks.gaps
+        self.n = len(self.kinds)
+        #: future keywords (in, if, contains, every) currently reserved
+        self.future = set(future)
+        self.wild = 0
+        self.depth = 0
+        self.cache: dict[tuple[int, str], tuple[ast.Term | None, RegoParseError | None, int, str]] = {}
+        self._locs: dict[int, Location] = {}
+        self._lines: list[str] | None = None
+        self.pos = 0
+        self.kind = self.kind_at(0)
+        if self.kind == ILLEGAL:
+            raise self.lex_error(0)
+
+    # ------------------------------------------------------------ tokens
+
+    def kind_at(self, p: int) -> str:
+        k = self.kinds[p]
+        if k == IDENT and self.texts[p] in self.future:
+            return self.texts[p]
+        return k
+
+    def advance(self) -> None:
+        p = self.pos + 1
+        if p >= self.n:
+            p = self.n - 1
+        self.pos = p
+        k = self.kinds[p]
+        if k == IDENT:
+            if self.texts[p] in self.future:
+                k = self.texts[p]
+        elif k == ILLEGAL:
+            raise self.lex_error(p)
+        self.kind = k
+
+    def save(self) -> tuple[int, str]:
+        return self.pos, self.kind
+
+    def restore(self, state: tuple[int, str]) -> None:
+        self.pos, self.kind = state
+
+    def next_is_ref(self) -> bool:
+        """Whether the next token is a '.' or '[' right after the current one
+        (a keyword used as a ref head, like ``input.in`` or ``not.x``)."""
+        p = self.pos + 1
+        return p < self.n and (self.kinds[p] == "." or self.kinds[p] == "[") and not self.gaps[p]
+
+    def keyword_as_ident(self) -> None:
+        # OPA's scanAheadRef: a keyword directly followed by '.' or '[' is a var.
+        if self.kind in ALL_KEYWORDS and self.next_is_ref():
+            self.kind = IDENT
+
+    def loc(self, p: int | None = None) -> Location:
+        if p is None:
+            p = self.pos
+        loc = self._locs.get(p)
+        if loc is None:
+            row, col = self.toks.row_col(self.toks.starts[p])
+            if self.kinds[p] == EOF and col > 1:
+                col -= 1  # OPA reports EOF at the last character
+            loc = Location(self.file, row, col)
+            self._locs[p] = loc
+        return loc
+
+    def comment_positions(self) -> list[tuple[int, int, str]]:
+        """(row, col, text) of every comment."""
+        row_col = self.toks.row_col
+        return [(*row_col(offset), text) for offset, text in self.toks.comments]
+
+    # ------------------------------------------------------------ errors
+
+    def source_line(self, row: int) -> str | None:
+        if self._lines is None:
+            self._lines = self.text.split("\n")
+        if 1 <= row <= len(self._lines):
+            return self._lines[row - 1].rstrip("\r")
+        return None
+
+    def error_at(self, loc: Location, message: str) -> RegoParseError:
+        return RegoParseError(message, loc, source_line=self.source_line(loc.row))
+
+    def error(self, message: str) -> RegoParseError:
+        return self.error_at(self.loc(), message)
+
+    def lex_error(self, p: int) -> RegoParseError:
+        msg = self.values.get(p)
+        return self.error_at(self.loc(p), msg if isinstance(msg, str) else "illegal token")
+
+    def token_description(self) -> str:
+        k = self.kind
+        if k in ALL_KEYWORDS:
+            return f"{k} keyword"
+        if k == TMPL or k == TMPLC:
+            value = self.values.get(self.pos)
+            is_end = isinstance(value, tuple) and value[1]
+            return "template-string-end token" if is_end else "template-string-part token"
+        return f"{TOKEN_NAMES.get(k, k)} token"
+
+    def illegal(self, note: str = "") -> RegoParseError:
+        """OPA's "unexpected X token[: note]" error at the current token."""
+        if self.kind == ILLEGAL:
+            return self.lex_error(self.pos)
+        desc = self.token_description()
+        return self.error(f"unexpected {desc}: {note}" if note else f"unexpected {desc}")
+
+    def enter(self) -> None:
+        self.depth += 1
+        if self.depth > MAX_DEPTH:
+            loc = self.loc()
+            raise FatalParseError(
+                "max parsing recursion depth exceeded", loc, source_line=self.source_line(loc.row)
+            )
+
+    # ------------------------------------------------------------ terms
+
+    def parse_var(self) -> ast.Var:
+        name = self.texts[self.pos]
+        if name == "_":
+            # every wildcard is a distinct variable
+            name = f"$wildcard{self.wild}"
+            self.wild += 1
+        return ast.Var(name, self.loc())
+
+    def parse_term(self) -> ast.Term:
+        """One term, with any ref/call suffix; no infix operators."""
+        key = (self.pos, self.kind)
+        hit = self.cache.get(key)
+        if hit is not None:
+            term, err, self.pos, self.kind = hit
+            if err is not None:
+                raise err.with_traceback(None)
+            assert term is not None
+            return term
+        self.enter()
+        try:
+            term = self._term()
+        except FatalParseError:
+            raise
+        except RegoParseError as e:
+            self.cache[key] = (None, e, self.pos, self.kind)
+            raise
+        finally:
+            self.depth -= 1
+        self.cache[key] = (term, None, self.pos, self.kind)
+        return term
+
+    def _term(self) -> ast.Term:
+        k = self.kind
+        head: ast.Term
+        if k == IDENT or k == "contains":  # `contains` is a var outside rule heads (the builtin)
+            head = self.parse_var()
+            self.advance()
+        elif k == "[":
+            head = self.parse_array()
+        elif k == "{":
+            head = self.parse_set_or_object()
+        elif k == STRING:
+            head = ast.Scalar(self.values[self.pos], self.loc())  # type: ignore[arg-type]
+            self.advance()
+        elif k == NUMBER or k == ".":
+            head = self.parse_number()
+        elif k == "-":
+            return self.parse_minus()
+        elif k == "null" or k == "true" or k == "false":
+            head = ast.Scalar(None if k == "null" else k == "true", self.loc())
+            self.advance()
+        elif k == TMPL:
+            head = self.parse_template()
+        elif k == "(":
+            self.advance()
+            head = self.parse_term_in(True)
+            if self.kind != ")":
+                raise self.error("non-terminated expression")
+            self.advance()
+        else:
+            raise self.illegal()
+        return self.finish(head)
+
+    def finish(self, head: ast.Term) -> ast.Term:
+        """A '.', '[' or '(' right after a term continues it as a ref or call."""
+        k = self.kind
+        if (k == "." or k == "[" or k == "(") and not self.gaps[self.pos]:
+            return self.parse_ref(head)
+        if type(head) is ast.Var and head.name in ROOTS:
+            return ast.Ref(head, (), head.location)
+        return head
+
+    def parse_number(self) -> ast.Scalar:
+        loc = self.loc()
+        prefix = ""
+        if self.kind == "-":
+            prefix = "-"
+            self.advance()
+            if self.kind != NUMBER and self.kind != ".":
+                raise self.illegal("expected number")
+        if self.kind == ".":
+            prefix += "."
+            self.advance()
+            if self.kind != NUMBER:
+                raise self.illegal("expected number")
+        lit = self.texts[self.pos]
+        if not prefix.endswith(".") and len(lit) > 1 and lit[0] == "0":
+            if not (lit[1] == "." or (len(lit) > 2 and lit[1] in "eE")):
+                raise self.illegal("expected number without leading zero")
+        text = prefix + lit
+        value = number_value(text)
+        if value is None:
+            try:
+                Decimal(text)
+            except InvalidOperation:
+                raise self.illegal("invalid float")
+            raise self.error("number too big")
+        self.advance()
+        return ast.Scalar(value, loc, text)
+
+    def parse_minus(self) -> ast.Term:
+        # '-' before a number is part of the literal; before a var, ref, call
+        # or parenthesised term it negates it as minus(0, x) (OPA PR #8551).
+        nk = self.kind_at(self.pos + 1) if self.pos + 1 < self.n else EOF
+        if nk == NUMBER or nk == ".":
+            return self.finish(self.parse_number())
+        loc = self.loc()
+        self.advance()
+        if nk != IDENT and nk != "contains" and nk != "(":
+            raise self.illegal("expected number")
+        return ast.Call("minus", (ast.Scalar(0, loc), self.parse_term()), loc)
+
+    def parse_ref(self, head: ast.Term) -> ast.Term:
+        if not isinstance(
+            head,
+            (ast.Var, ast.Array, ast.Object, ast.SetTerm, ast.ArrayCompr, ast.ObjectCompr, ast.SetCompr, ast.Call),
+        ):
+            raise self.error_at(head.location, f"illegal ref (head cannot be {value_name(head)})")
+        loc = head.location
+        path: list[ast.Term] = []
+        gaps = self.gaps
+        while True:
+            k = self.kind
+            if k == ".":
+                dot = self.pos
+                self.advance()
+                if gaps[self.pos]:
+                    row, col = self.toks.row_col(self.toks.starts[dot] + 1)
+                    raise self.error_at(Location(self.file, row, col), "unexpected whitespace token: expected ident")
+                lk = self.kinds[self.pos]
+                if lk != IDENT and lk not in BASE_KEYWORDS:
+                    raise self.illegal("expected ident")
+                path.append(ast.Scalar(self.texts[self.pos], self.loc()))
+                self.advance()
+            elif k == "[":
+                self.advance()
+                path.append(self.parse_term_in(True))
+                if self.kind != "]":
+                    raise self.illegal("expected [")
+                self.advance()
+            elif k == "(":
+                call = self.parse_call(ast.Ref(head, tuple(path), loc))
+                if (self.kind == "." or self.kind == "[") and not gaps[self.pos]:
+                    return self.parse_ref(call)
+                return call
+            else:
+                break
+            if gaps[self.pos]:
+                break
+        return ast.Ref(head, tuple(path), loc)
+
+    def parse_call(self, op: ast.Ref) -> ast.Term:
+        loc = op.location
+        self.advance()  # '('
+        if self.kind == ")":
+            self.advance()
+            if not op.path and isinstance(op.head, ast.Var) and op.head.name == "set":
+                return ast.SetTerm((), loc)
+            return ast.Call(_op_name(op), (), loc, op)
+        args = self.parse_term_list(")", [])
+        self.advance()
+        return ast.Call(_op_name(op), tuple(args), loc, op)
+
+    def parse_term_list(self, end: str, items: list[ast.Term]) -> list[ast.Term]:
+        """Comma-separated terms up to ``end`` (not consumed); a trailing comma is fine."""
+        if self.kind == end:
+            return items
+        while True:
+            items.append(self.parse_term_in(False))
+            k = self.kind
+            if k == end:
+                return items
+            if k == ",":
+                self.advance()
+                if self.kind == end:
+                    return items
+                continue
+            raise self.illegal(f'expected "," or "{end}"')
+
+    def parse_array(self) -> ast.Term:
+        loc = self.loc()
+        self.advance()
+        if self.kind == "]":
+            self.advance()
+            return ast.Array((), loc)
+        comprehension = True
+        if self.kind == ",":  # OPA tolerates a leading comma (but then no comprehension)
+            comprehension = False
+            self.advance()
+        start = self.save()
+        # A plain term first: `[x | y]` is a comprehension, not an array of `x | y`.
+        head = self.parse_term()
+        k = self.kind
+        if k == "]":
+            self.advance()
+            return ast.Array((head,), loc)
+        if k == ",":
+            self.advance()
+            items = self.parse_term_list("]", [head])
+            self.advance()
+            return ast.Array(tuple(items), loc)
+        if k == "|" and comprehension:
+            try:
+                self.advance()
+                body = self.parse_body("]")
+                self.advance()
+                return ast.ArrayCompr(head, body, loc)
+            except FatalParseError:
+                raise
+            except RegoParseError:
+                if self.kind != ",":
+                    raise
+        self.restore(start)
+        items = self.parse_term_list("]", [])
+        self.advance()
+        return ast.Array(tuple(items), loc)
+
+    def parse_set_or_object(self) -> ast.Term:
+        loc = self.loc()
+        self.advance()
+        if self.kind == "}":
+            self.advance()
+            return ast.Object((), loc)
+        comprehension = True
+        if self.kind == ",":
+            comprehension = False
+            self.advance()
+        start = self.save()
+        head = self.parse_term()
+        k = self.kind
+        if (k == "|" and comprehension) or k == "}" or k == ",":
+            return self.parse_set(start, head, comprehension, loc)
+        if k == ":":
+            return self.parse_object(head, comprehension, loc)
+        self.restore(start)
+        head = self.parse_term_in(False)
+        k = self.kind
+        if k == "}" or k == ",":
+            return self.parse_set(start, head, False, loc)
+        if k == ":":
+            return self.parse_object(head, comprehension, loc)
+        raise self.illegal("non-terminated set")
+
+    def parse_set(self, start: tuple[int, str], head: ast.Term, comprehension: bool, loc: Location) -> ast.Term:
+        k = self.kind
+        if k == "}":
+            self.advance()
+            return ast.SetTerm((head,), loc)
+        if k == ",":
+            self.advance()
+            items = self.parse_term_list("}", [head])
+            self.advance()
+            return ast.SetTerm(tuple(items), loc)
+        # k == "|" and comprehension
+        try:
+            self.advance()
+            body = self.parse_body("}")
+            self.advance()
+            return ast.SetCompr(head, body, loc)
+        except FatalParseError:
+            raise
+        except RegoParseError:
+            if self.kind != ",":
+                raise
+        self.restore(start)
+        items = self.parse_term_list("}", [])
+        self.advance()
+        return ast.SetTerm(tuple(items), loc)
+
+    def parse_object(self, key: ast.Term, comprehension: bool, loc: Location) -> ast.Term:
+        self.advance()  # ':'
+        start = self.save()
+        # `{k: v | body}` is a comprehension; only when that fails is
+        # `v | ...` an `or` expression.
+        value = self.parse_term()
+        if comprehension:
+            k = self.kind
+            if k == "}" or k == ",":
+                # Not a comprehension. Unlike OPA (which reports "non-terminated
+                # object" at the first value) keep the real error's position.
+                return self.parse_object_finish(key, value, True, loc)
+            if k == "|":
+                try:
+                    return self.parse_object_finish(key, value, True, loc)
+                except FatalParseError:
+                    raise
+                except RegoParseError:
+                    pass
+        self.restore(start)
+        value = self.parse_term_in(False)
+        if self.kind == "}" or self.kind == ",":
+            return self.parse_object_finish(key, value, False, loc)
+        raise self.illegal("non-terminated object")
+
+    def parse_object_finish(self, key: ast.Term, value: ast.Term, comprehension: bool, loc: Location) -> ast.Term:
+        k = self.kind
+        if k == "}":
+            self.advance()
+            return ast.Object(((key, value),), loc)
+        if k == "|":
+            if not comprehension:
+                raise self.illegal("non-terminated object")
+            self.advance()
+            body = self.parse_body("}")
+            self.advance()
+            return ast.ObjectCompr(key, value, body, loc)
+        # k == ","
+        self.advance()
+        pairs = [(key, value)]
+        while self.kind != "}":
+            k2 = self.parse_term_in(False)
+            if self.kind != ":":
+                raise self.illegal('expected ":"')
+            self.advance()
+            pairs.append((k2, self.parse_term_in(False)))
+            if self.kind == "}":
+                break
+            if self.kind != ",":
+                raise self.illegal('expected "," or "}"')
+            self.advance()
+        self.advance()
+        return ast.Object(tuple(pairs), loc)
+
+    def parse_template(self) -> ast.Term:
+        loc = self.loc()
+        parts: list[str | ast.Term] = []
+        raw = False
+        while True:
+            text, is_end, raw = self.values[self.pos]  # type: ignore[misc]
+            if text:
+                parts.append(text)
+            if is_end:
+                self.advance()
+                break
+            self.advance()
+            expr = self.parse_literal()
+            stmt = expr.statement
+            bad = None
+            if expr.negated:
+                bad = "unexpected negation ('not') in template-string expression"
+            elif isinstance(stmt, ast.Unify):
+                bad = "unexpected unification ('=') in template-string expression"
+            elif isinstance(stmt, ast.Assign):
+                bad = "unexpected assignment (':=') in template-string expression"
+            elif isinstance(stmt, ast.Every):
+                bad = "unexpected 'every' in template-string expression"
+            elif isinstance(stmt, (ast.SomeVars, ast.SomeIn)):
+                bad = "unexpected 'some' in template-string expression"
+            elif expr.with_mods:
+                bad = "unexpected 'with' in template-string expression"
+            if bad is not None:
+                raise self.error_at(expr.location, bad)
+            parts.append(stmt)  # type: ignore[arg-type]
+            if self.kind != "}":
+                raise self.error("expected } to end template string expression")
+            self.advance()
+            if self.kind != TMPLC:
+                raise self.illegal("expected template string")
+        return ast.TemplateString(tuple(parts), bool(raw), loc)
+
+    # ------------------------------------------------------------ infix terms
+
+    def parse_term_in(self, keyval: bool) -> ast.Term:
+        """A term with infix operators, ``in`` being loosest. With ``keyval``,
+        ``k, v in xs`` is tried first (not inside lists, where ',' separates)."""
+        lhs = self.parse_binary(1)
+        while True:
+            if keyval and self.kind == ",":
+                state = self.save()
+                try:
+                    self.advance()
+                    mhs = self.parse_binary(1)
+                    if self.kind == "in":
+                        self.advance()
+                        rhs = self.parse_binary(1)
+                        lhs = ast.Call(MEMBER_3, (lhs, mhs, rhs), lhs.location)
+                        if self.kind == "in":
+                            continue
+                        return lhs
+                except FatalParseError:
+                    raise
+                except RegoParseError:
+                    pass
+                self.restore(state)
+            self.keyword_as_ident()
+            if self.kind != "in":
+                return lhs
+            self.advance()
+            rhs = self.parse_binary(1)
+            lhs = ast.Call(MEMBER_2, (lhs, rhs), lhs.location)
+            if self.kind != "in":
+                return lhs
+
+    def parse_binary(self, min_prec: int) -> ast.Term:
+        """Precedence climbing over relations, ``|``, ``&``, ``+ -``, ``* / %``."""
+        lhs = self.parse_term()
+        binary = _BINARY
+        while True:
+            op = binary.get(self.kind)
+            if op is None or op[0] < min_prec:
+                return lhs
+            self.advance()
+            rhs = self.parse_binary(op[0] + 1)
+            lhs = ast.Call(op[1], (lhs, rhs), lhs.location)
+
+    # ------------------------------------------------------------ expressions
+
+    def parse_body(self, end: str) -> ast.Body:
+        self.enter()
+        try:
+            return self.parse_query(False, end)
+        finally:
+            self.depth -= 1
+
+    def parse_query(self, require_semi: bool, end: str) -> ast.Body:
+        """Expressions separated by ';' or newlines, up to ``end`` (not consumed).
+        With ``require_semi`` (top level), a newline ends the body."""
+        if self.kind == end:
+            raise self.error("found empty body")
+        body: list[ast.Expr] = []
+        while True:
+            body.append(self.parse_literal())
+            k = self.kind
+            if k == ";":
+                self.advance()
+                continue
+            if k == end or require_semi:
+                return tuple(body)
+            if self.gaps[self.pos] != 2:
+                raise self.illegal(f"expected \\n or ; or {TOKEN_NAMES.get(end, end)}")
+
+    def parse_literal(self) -> ast.Expr:
+        loc = self.loc()
+        k = self.kind
+        if k in ALL_KEYWORDS and self.next_is_ref():
+            self.kind = IDENT
+            return self.parse_literal_expr(False, loc)
+        negated = False
+        if k == "not":
+            self.advance()
+            negated = True
+            k = self.kind
+        if k == "some":
+            if negated:
+                raise self.illegal("illegal negation of 'some'")
+            return self.parse_some(loc)
+        if k == "every":
+            if negated:
+                raise self.illegal("illegal negation of 'every'")
+            return self.parse_every(loc)
+        return self.parse_literal_expr(negated, loc)
+
+    def parse_literal_expr(self, negated: bool, loc: Location) -> ast.Expr:
+        stmt = self.parse_expr()
+        withs = self.parse_with() if self.kind == "with" else ()
+        return ast.Expr(stmt, negated, withs, loc)
+
+    def parse_expr(self) -> ast.Statement:
+        lhs = self.parse_term_in(True)
+        k = self.kind
+        if k == ":=":
+            self.advance()
+            return ast.Assign(lhs, self.parse_term_in(True), lhs.location)
+        if k == "=":
+            self.advance()
+            return ast.Unify(lhs, self.parse_term_in(True), lhs.location)
+        return lhs
+
+    def parse_with(self) -> tuple[ast.With, ...]:
+        withs: list[ast.With] = []
+        while True:
+            loc = self.loc()
+            self.advance()
+            if self.kind != IDENT:
+                raise self.illegal("expected ident")
+            target = self.parse_term()
+            if isinstance(target, ast.Var):
+                target = ast.Ref(target, (), target.location)
+            elif not isinstance(target, ast.Ref):
+                raise self.illegal("expected with target path")
+            if self.kind != "as":
+                raise self.illegal("expected as keyword")
+            self.advance()
+            withs.append(ast.With(target, self.parse_term_in(True), loc))
+            if self.kind != "with":
+                return tuple(withs)
+
+    def parse_some(self, loc: Location) -> ast.Expr:
+        state = self.save()
+        self.advance()
+        term: ast.Term | None
+        try:
+            term = self.parse_term_in(True)
+        except FatalParseError:
+            raise
+        except RegoParseError:
+            term = None
+        if isinstance(term, ast.Call):
+            if term.op == MEMBER_2 or term.op == MEMBER_3:
+                if len(term.args) != (2 if term.op == MEMBER_2 else 3):
+                    raise self.illegal("illegal domain")
+                if term.op == MEMBER_2:
+                    stmt = ast.SomeIn(None, term.args[0], term.args[1], loc)
+                else:
+                    stmt = ast.SomeIn(term.args[0], term.args[1], term.args[2], loc)
+                withs = self.parse_with() if self.kind == "with" else ()
+                return ast.Expr(stmt, False, withs, loc)
+            raise self.illegal("expected `x in xs` or `x, y in xs` expression")
+        self.restore(state)
+        names: list[ast.Var] = []
+        while True:
+            self.advance()
+            if self.kind != IDENT:
+                raise self.illegal("expected var")
+            names.append(self.parse_var())
+            self.advance()
+            if self.kind != ",":
+                break
+        return ast.Expr(ast.SomeVars(tuple(names), loc), False, (), loc)
+
+    def parse_every(self, loc: Location) -> ast.Expr:
+        self.advance()
+        term = self.parse_term_in(True)
+        if not isinstance(term, ast.Call) or term.op not in (MEMBER_2, MEMBER_3):
+            raise self.illegal("expected `x[, y] in xs { ... }` expression")
+        key: ast.Term | None = None
+        if term.op == MEMBER_2:
+            if len(term.args) != 2:
+                raise self.illegal("illegal domain")
+            value, domain = term.args
+        else:
+            if len(term.args) != 3:
+                raise self.illegal("illegal domain")
+            key, value, domain = term.args
+            if not isinstance(key, ast.Var):
+                raise self.illegal("expected key to be a variable")
+        if not isinstance(value, ast.Var):
+            raise self.illegal("expected value to be a variable")
+        if self.kind != "{":
+            raise self.illegal("missing body")
+        self.advance()
+        body = self.parse_body("}")
+        self.advance()
+        stmt = ast.Every(key, value, domain, body, loc)  # type: ignore[arg-type]
+        withs = self.parse_with() if self.kind == "with" else ()
+        return ast.Expr(stmt, False, withs, loc)

@@ -1,0 +1,274 @@
+"""Runtime helpers that generated code calls.
+
+Generated code runs with a globals dict holding only these names (and the
+compiler's constants, locations and builtin functions). Each helper is correct
+for every value type; the code generator emits inline fast paths for the
+common cases and falls back to these.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Iterator
+
+from ..builtins.registry import BuiltinError, BuiltinHalt
+from ..errors import EvalBuiltinError, EvalConflictError, EvalError, EvalTypeError, Location
+from .context import EvalContext
+from .convert import dumps
+from .values import UNDEF, compare, equal, freeze, thaw
+
+MISS = object()
+ONCE = (None,)
+
+
+def rt_get(value: Any, key: Any) -> Any:
+    """``value[key]`` in Rego: object key, array index, set membership; else undefined."""
+    t = type(value)
+    if t is dict:
+        return value.get(key if type(key) is str else freeze(key), UNDEF)
+    if t is list or t is tuple:
+        tk = type(key)
+        if tk is int:
+            if 0 <= key < len(value):
+                return value[key]
+            return UNDEF
+        if tk is float and key.is_integer():
+            k = int(key)
+            if 0 <= k < len(value):
+                return value[k]
+        return UNDEF
+    if t is set or t is frozenset:
+        return key if freeze(key) in value else UNDEF
+    return UNDEF
+
+
+def rt_items(value: Any) -> Iterator[tuple[Any, Any]]:
+    """(key, value) pairs to iterate ``value[k]`` with an unbound ``k``."""
+    t = type(value)
+    if t is dict:
+        return ((k if type(k) is str else thaw(k), v) for k, v in value.items())
+    if t is list or t is tuple:
+        return enumerate(value)
+    if t is set or t is frozenset:
+        return ((m, m) for m in (k if type(k) is str else thaw(k) for k in value))
+    return iter(())
+
+
+def rt_values(value: Any) -> Iterator[Any]:
+    """The values of a collection (``some x in xs``)."""
+    t = type(value)
+    if t is list or t is tuple:
+        return iter(value)
+    if t is dict:
+        return iter(value.values())
+    if t is set or t is frozenset:
+        return (k if type(k) is str else thaw(k) for k in value)
+    return iter(())
+
+
+def rt_lt(a: Any, b: Any) -> bool:
+    ta = type(a)
+    if ta is type(b) and (ta is int or ta is str or ta is float):
+        return a < b  # type: ignore[no-any-return]
+    return compare(a, b) < 0
+
+
+def rt_le(a: Any, b: Any) -> bool:
+    ta = type(a)
+    if ta is type(b) and (ta is int or ta is str or ta is float):
+        return a <= b  # type: ignore[no-any-return]
+    return compare(a, b) <= 0
+
+
+def rt_gt(a: Any, b: Any) -> bool:
+    ta = type(a)
+    if ta is type(b) and (ta is int or ta is str or ta is float):
+        return a > b  # type: ignore[no-any-return]
+    return compare(a, b) > 0
+
+
+def rt_ge(a: Any, b: Any) -> bool:
+    ta = type(a)
+    if ta is type(b) and (ta is int or ta is str or ta is float):
+        return a >= b  # type: ignore[no-any-return]
+    return compare(a, b) >= 0
+
+
+def rt_ne(a: Any, b: Any) -> bool:
+    return not equal(a, b)
+
+
+def rt_member(x: Any, coll: Any) -> bool:
+    """``x in coll``: a value of an array, set or object."""
+    t = type(coll)
+    if t is set or t is frozenset:
+        return freeze(x) in coll
+    if t is list or t is tuple:
+        tx = type(x)
+        if tx is str:
+            for v in coll:
+                if type(v) is str and v == x:
+                    return True
+            return False
+        return any(equal(x, v) for v in coll)
+    if t is dict:
+        return any(equal(x, v) for v in coll.values())
+    return False
+
+
+def rt_member3(k: Any, v: Any, coll: Any) -> bool:
+    """``k, v in coll``."""
+    t = type(coll)
+    if t is dict:
+        got = coll.get(k if type(k) is str else freeze(k), UNDEF)
+        return got is not UNDEF and equal(got, v)
+    if t is list or t is tuple:
+        got = rt_get(coll, k)
+        return got is not UNDEF and equal(got, v)
+    if t is set or t is frozenset:
+        return equal(k, v) and freeze(k) in coll
+    return False
+
+
+def rt_set(items: Any) -> frozenset[Any]:
+    return frozenset([freeze(x) for x in items])
+
+
+def rt_object(pairs: Any, location: Location | None = None) -> dict[Any, Any]:
+    """An object literal with computed keys; duplicate keys must agree."""
+    out: dict[Any, Any] = {}
+    for k, v in pairs:
+        fk = k if type(k) is str else freeze(k)
+        old = out.get(fk, MISS)
+        if old is not MISS and not equal(old, v):
+            raise EvalConflictError("object keys must be unique", location)
+        out[fk] = v
+    return out
+
+
+def rt_conflict(message: str, location: Location | None) -> None:
+    raise EvalConflictError(message, location)
+
+
+def rt_obj_put(acc: dict[Any, Any], key: Any, value: Any, location: Location | None) -> None:
+    """Add a partial-object entry; a key with two different values is a conflict."""
+    fk = key if type(key) is str else freeze(key)
+    old = acc.get(fk, MISS)
+    if old is MISS:
+        acc[fk] = value
+    elif not equal(old, value):
+        raise EvalConflictError("object keys must be unique", location)
+
+
+def rt_obj_put_path(acc: dict[Any, Any], keys: tuple[Any, ...], value: Any, location: Location | None) -> None:
+    """Add an entry at a multi-key ref-head path (``p[x].y[z] := v``)."""
+    cur = acc
+    for key in keys[:-1]:
+        fk = key if type(key) is str else freeze(key)
+        nxt = cur.get(fk, MISS)
+        if nxt is MISS:
+            nxt = cur[fk] = {}
+        elif type(nxt) is not dict:
+            raise EvalConflictError("object keys must be unique", location)
+        cur = nxt
+    rt_obj_put(cur, keys[-1], value, location)
+
+
+def rt_builtin_error(ctx: EvalContext, exc: Exception, name: str, location: Location | None) -> Any:
+    """A builtin failed: undefined, or an error with strict builtin errors."""
+    if isinstance(exc, BuiltinHalt):
+        raise EvalError(f"{name}: {exc}", location, code=exc.code)
+    code = getattr(exc, "code", "eval_builtin_error")
+    message = f"{name}: {exc}"
+    if ctx.strict:
+        if code == "eval_type_error":
+            raise EvalTypeError(message, location)
+        raise EvalBuiltinError(message, location, code=code)
+    ctx.builtin_errors.append(exc)
+    return UNDEF
+
+
+def rt_call_builtin(ctx: EvalContext, fn: Callable[..., Any], name: str, location: Location | None, *args: Any) -> Any:
+    try:
+        return fn(*args)
+    except (BuiltinError, BuiltinHalt) as exc:
+        return rt_builtin_error(ctx, exc, name, location)
+
+
+def rt_print(ctx: EvalContext, args: list[Any]) -> bool:
+    """``print(...)``: undefined arguments print as ``<undefined>``; always true."""
+    parts = []
+    for a in args:
+        if a is UNDEF:
+            parts.append("<undefined>")
+        elif type(a) is str:
+            parts.append(a)
+        else:
+            parts.append(dumps(a))
+    ctx.emit_print(" ".join(parts))
+    return True
+
+
+def rt_template(parts: list[Any]) -> str:
+    """A template string: text parts and values (strings as they are, others as JSON)."""
+    out = []
+    for p in parts:
+        if p is UNDEF:
+            out.append("<undefined>")
+        elif type(p) is str:
+            out.append(p)
+        else:
+            out.append(dumps(p))
+    return "".join(out)
+
+
+def rt_truthy(v: Any) -> bool:
+    return v is not UNDEF and v is not False
+
+
+def rt_is_array(v: Any) -> bool:
+    t = type(v)
+    return t is list or t is tuple
+
+
+HELPERS: dict[str, Any] = {
+    "UNDEF": UNDEF,
+    "MISS": MISS,
+    "ONCE": ONCE,
+    "freeze": freeze,
+    "thaw": thaw,
+    "rt_eq": equal,
+    "rt_ne": rt_ne,
+    "rt_lt": rt_lt,
+    "rt_le": rt_le,
+    "rt_gt": rt_gt,
+    "rt_ge": rt_ge,
+    "rt_get": rt_get,
+    "rt_items": rt_items,
+    "rt_values": rt_values,
+    "rt_member": rt_member,
+    "rt_member3": rt_member3,
+    "rt_set": rt_set,
+    "rt_object": rt_object,
+    "rt_conflict": rt_conflict,
+    "rt_obj_put": rt_obj_put,
+    "rt_obj_put_path": rt_obj_put_path,
+    "rt_builtin_error": rt_builtin_error,
+    "rt_call_builtin": rt_call_builtin,
+    "rt_print": rt_print,
+    "rt_template": rt_template,
+    "rt_is_array": rt_is_array,
+    "BuiltinError": BuiltinError,
+    "BuiltinHalt": BuiltinHalt,
+    "dict": dict,
+    "list": list,
+    "tuple": tuple,
+    "set": set,
+    "frozenset": frozenset,
+    "str": str,
+    "int": int,
+    "float": float,
+    "bool": bool,
+    "type": type,
+    "len": len,
+    "enumerate": enumerate,
+}

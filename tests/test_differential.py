@@ -1,0 +1,366 @@
+"""Differential tests: the same policies and queries in pyrego and in OPA v1.20.2.
+
+OPA comes from :mod:`opa_oracle` (skipped when it cannot be had). Each case is
+evaluated in both; results are compared as multisets of binding objects in
+JSON form (numbers by value), errors by OPA error code. Two families:
+
+- hand-written policies exercising the semantics DESIGN.md calls out
+  (undefined, booleans vs numbers, decimal numbers, mixed-type sets and keys,
+  conflicts, ``with``, ``else``, ``every``, ref heads, ...);
+- generated expressions (``random.Random`` with fixed seeds): arithmetic on
+  mixed ints/floats, comparisons across types, sets/objects with mixed keys,
+  comprehensions, string builtins, and operators on JSON input values.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Any
+
+import pytest
+
+import pyrego
+from opa_oracle import Oracle, OracleUnavailable, get_oracle
+from pyrego.conformance import canonical
+
+# ---------------------------------------------------------------- plumbing
+
+
+@dataclass
+class DiffCase:
+    id: str
+    query: str
+    modules: dict[str, str] = field(default_factory=dict)
+    input: Any = None
+    data: Any = None
+
+
+@pytest.fixture(scope="session")
+def oracle() -> Oracle:
+    try:
+        return get_oracle()
+    except OracleUnavailable as exc:
+        pytest.skip(f"OPA oracle unavailable: {exc}")
+
+
+def _pyrego(case: DiffCase) -> tuple[list[dict[str, Any]] | None, str | None, str]:
+    """(bindings, error code, error message) from pyrego; non-RegoError exceptions propagate."""
+    engine = pyrego.Engine()
+    engine.set_strict_builtin_errors(True)  # the OPA wheel evaluates with strict builtin errors
+    try:
+        for name, text in case.modules.items():
+            engine.add_policy(name, text)
+        if case.data is not None:
+            engine.add_data(case.data)
+        if case.input is not None:
+            engine.set_input(case.input)
+        res = engine.eval_query(case.query)
+    except pyrego.RegoError as exc:
+        return None, exc.code, str(exc)
+    return [dict(r.get("bindings") or {}) for r in res.get("result") or []], None, ""
+
+
+def _multiset(bindings: list[dict[str, Any]]) -> Counter[Any]:
+    return Counter(frozenset((k, canonical(v)) for k, v in b.items()) for b in bindings)
+
+
+def _plain(v: Any) -> Any:
+    if isinstance(v, Decimal):
+        return f"@@num:{v}@@"
+    if isinstance(v, dict):
+        return {k: _plain(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple)):
+        return [_plain(x) for x in v]
+    return v
+
+
+def _show(v: Any) -> str:
+    text = json.dumps(_plain(v), default=str, sort_keys=True)
+    return re.sub(r'"@@num:([^@]*)@@"', r"\1", text)[:800]
+
+
+def check_against_opa(oracle: Oracle, case: DiffCase) -> None:
+    """Assert that pyrego and OPA agree on ``case``."""
+    want = oracle.evaluate(case.modules, case.query, input=case.input, data=case.data)
+    got, code, message = _pyrego(case)
+    where = f"query {case.query!r}" + (f" input {_show(case.input)}" if case.input is not None else "")
+    if want.is_error:
+        assert code is not None, f"{where}: OPA raised {want.error_code} ({want.error_message}) but pyrego returned {_show(got)}"
+        assert code == want.error_code, (
+            f"{where}: OPA raised {want.error_code} ({want.error_message}) but pyrego raised {code} ({message})"
+        )
+        return
+    assert code is None, f"{where}: OPA returned {_show(want.bindings)} but pyrego raised {code}: {message}"
+    assert got is not None
+    assert _multiset(got) == _multiset(want.bindings), f"{where}: OPA {_show(want.bindings)} != pyrego {_show(got)}"
+
+
+# ---------------------------------------------------------------- hand-written policies
+
+
+def _mod(text: str, name: str = "p.rego") -> dict[str, str]:
+    return {name: text}
+
+
+HAND_WRITTEN: list[DiffCase] = [
+    DiffCase("undefined-vs-default", "x := data.t.p", _mod("package t\ndefault p := false\np if input.a == 1"), input={"a": 2}),
+    DiffCase("false-rule-as-query", "data.t.p", _mod("package t\ndefault p := false")),
+    DiffCase("false-comparison-as-query", "1 == 2"),
+    DiffCase("undefined-rule", "x := data.t.p", _mod("package t\np if input.a == 1"), input={"a": 2}),
+    DiffCase("not-undefined", "x := data.t.p", _mod("package t\np if not input.missing"), input={}),
+    DiffCase("bool-is-not-number", "x := data.t.s", _mod("package t\ns := {1, true, 1.0, false, 0}")),
+    DiffCase("bool-key-vs-number-key", "x := data.t.o", _mod("package t\no := {true: \"b\", 1: \"n\"}")),
+    DiffCase("bool-eq-number", "x := data.t.p", _mod("package t\np := true == 1")),
+    DiffCase("int-eq-float", "x := data.t.p", _mod("package t\np := [1 == 1.0, [1] == [1.0], {1: 2} == {1.0: 2.0}]")),
+    DiffCase("decimal-sum", "x := data.t.p", _mod("package t\np := 0.1 + 0.2")),
+    DiffCase("decimal-eq", "x := data.t.p", _mod("package t\np := 0.1 + 0.2 == 0.3")),
+    DiffCase("big-int", "x := data.t.p", _mod("package t\np := 12345678901234567890123 * 98765432109876543210")),
+    DiffCase("big-int-input", "x := input.n + 1", input={"n": 2**70}),
+    DiffCase("integral-float-prints-int", "x := data.t.p", _mod("package t\np := [2.0 * 3, 7 / 7, 1.5 + 1.5]")),
+    DiffCase("division", "x := data.t.p", _mod("package t\np := [1 / 3, 10 / 4, -7 / 2]")),
+    DiffCase("modulo", "x := data.t.p", _mod("package t\np := [7 % 3, -7 % 3, 7 % -3]")),
+    DiffCase("set-of-composites", "x := data.t.s", _mod("package t\ns := {[1, 2], {\"a\": 1}, {3}, [1, 2], \"z\", null}")),
+    DiffCase("object-nonstring-keys", "x := data.t.o", _mod("package t\no := {[1]: 1, 2: 2, null: 3, \"s\": 4, {1}: 5}")),
+    DiffCase("sort-mixed", "x := sort([\"b\", 1, null, true, [1], {\"a\": 1}, 0.5, \"a\", false, {2}])"),
+    DiffCase("compare-across-types", "x := [null < false, false < 0, 0 < \"\", \"\" < [], [] < {}, {} < set()]"),
+    DiffCase("partial-set", "x := data.t.s", _mod("package t\ns contains y if { some y in input.xs; y > 1 }"), input={"xs": [1, 2, 3, 2]}),
+    DiffCase("partial-object", "x := data.t.o", _mod("package t\no[k] := v if { some k, v in input.m; v != null }"), input={"m": {"a": 1, "b": None}}),
+    DiffCase("iterate-partial-set", "data.t.s[y]", _mod("package t\ns contains y if some y in [3, 1, 2]")),
+    DiffCase("functions", "x := data.t.f(3)", _mod("package t\nf(x) := y if { x > 2; y := x * 2 }\nf(x) := 0 if x <= 2")),
+    DiffCase("function-conflict", "x := data.t.f(1)", _mod("package t\nf(x) := 1 if true\nf(x) := 2 if true")),
+    DiffCase("complete-conflict", "x := data.t.p", _mod("package t\np := 1 if true\np := 2 if true")),
+    DiffCase("object-key-conflict", "x := data.t.o", _mod("package t\no[k] := v if { some v in [1, 2]; k := \"a\" }")),
+    DiffCase("else-chain", "x := data.t.p", _mod("package t\np := 1 if input.a == 1\nelse := 2 if input.a == 2\nelse := 3"), input={"a": 2}),
+    DiffCase("with-input", "x := data.t.p with input as {\"a\": 5}", _mod("package t\np := input.a * 2")),
+    DiffCase("with-data", "x := data.t.p with data.t.q as 10", _mod("package t\nq := 1\np := q + 1")),
+    DiffCase("with-function", "x := data.t.p with data.t.f as data.t.g", _mod("package t\nf(x) := x\ng(x) := x + 100\np := f(1)")),
+    DiffCase("with-builtin-value", "x := data.t.p with count as 7", _mod("package t\np := count([1, 2])")),
+    DiffCase("every", "x := data.t.p", _mod("package t\np if every v in input.xs { v > 0 }"), input={"xs": [1, 2]}),
+    DiffCase("every-empty", "x := data.t.p", _mod("package t\np if every v in [] { v > 0 }")),
+    DiffCase("every-fails", "x := data.t.p", _mod("package t\ndefault p := false\np if every v in input.xs { v > 1 }"), input={"xs": [1, 2]}),
+    DiffCase("some-in-object", "x := data.t.p", _mod("package t\np := [[k, v] | some k, v in {\"b\": 2, \"a\": 1}]")),
+    DiffCase("comprehensions", "x := data.t.p", _mod("package t\np := {\"a\": [y | some y in [1, 2, 3]; y > 1], \"s\": {y | some y in [1, 1, 2]}, \"o\": {k: 1 | some k in [\"x\", \"y\"]}}")),
+    DiffCase("ref-heads", "x := data.t", _mod("package t\na.b.c := 1\na.b[k] := 2 if some k in [\"d\", \"e\"]")),
+    DiffCase("data-and-rules", "x := data.t", _mod("package t\np := data.t.q + 1"), data={"t": {"q": 5}}),
+    DiffCase("unify-arrays", "[a, b] = [1, [2]]"),
+    DiffCase("unsafe-query-var", "[a, b] = [1, x]"),
+    DiffCase("unify-objects", "{\"k\": a} = {\"k\": [1, 2]}"),
+    DiffCase("neq-undefined", "x := data.t.p", _mod("package t\ndefault p := \"no\"\np := \"yes\" if input.a != 1"), input={}),
+    DiffCase("count-string-runes", "x := count(\"héllo\")"),
+    DiffCase("string-builtins", "x := [upper(\"abc\"), lower(\"ÄB\"), trim(\"  a \", \" \"), split(\"a,b,,c\", \",\"), concat(\"-\", [\"a\", \"b\"])]"),
+    DiffCase("sprintf-mixed", "x := sprintf(\"%v %v %v %d %s\", [[1, \"a\"], {\"k\": 1.5}, null, 42, \"s\"])"),
+    DiffCase("json-marshal", "x := json.marshal({\"b\": [1, 2.5, true, null], \"a\": {\"z\": {1, 2}}})"),
+    DiffCase("object-get-mixed", "x := [object.get({\"a\": 1}, \"b\", 0), object.get({1: \"x\"}, 1, 0), object.get({\"a\": {\"b\": 2}}, [\"a\", \"b\"], 0)]"),
+    DiffCase("set-ops", "x := [{1, 2} | {2, \"2\"}, {1, 2} & {2.0, 3}, {1, true} - {true}]"),
+    DiffCase("in-operator", "x := [1 in [1.0], true in [1], \"a\" in {\"a\": 1}, 1 in {\"a\": 1}, [1] in {[1]}]"),
+    DiffCase("negation-with", "x := data.t.p", _mod("package t\np if not q with input.a as 1\nq if input.a == 2"), input={"a": 2}),
+    DiffCase("recursion-error", "x := data.t.p", _mod("package t\np := q\nq := p")),
+    DiffCase("unsafe-var", "x := data.t.p", _mod("package t\np if y > 1")),
+    DiffCase("parse-error", "x := data.t.p", _mod("package t\np := {")),
+    DiffCase("type-error-static", "x := 1 + \"a\""),
+    DiffCase("type-error-runtime", "x := input.a + input.b", input={"a": 1, "b": "x"}),
+    DiffCase("builtin-error-strict", "x := data.t.p", _mod("package t\np := to_number(input.s)"), input={"s": "abc"}),
+    DiffCase("array-index-float", "x := [\"a\", \"b\"][1.0]"),
+    DiffCase("object-lookup-float-key", "x := {1: \"one\"}[1.0]"),
+    DiffCase("multi-module", "x := data.b.q", {"a.rego": "package a\np := 2", "b.rego": "package b\nimport data.a\nq := a.p * 10"}),
+    DiffCase("v1-contains-iteration", "x := count(data.t.s)", _mod("package t\ns contains [a, b] if { some a in [1, 2]; some b in [\"x\", \"y\"] }")),
+    DiffCase("numbers-range", "x := [numbers.range(1, 4), numbers.range(3, 1)]"),
+    DiffCase("walk", "x := [p | walk({\"a\": [1, {\"b\": 2}]}, [p, _])]"),
+]
+
+
+@pytest.mark.parametrize("case", HAND_WRITTEN, ids=[c.id for c in HAND_WRITTEN])
+def test_hand_written(oracle: Oracle, case: DiffCase) -> None:
+    check_against_opa(oracle, case)
+
+
+# ---------------------------------------------------------------- generated expressions
+
+
+def _rnum(r: random.Random) -> str:
+    kind = r.randrange(6)
+    if kind == 0:
+        return str(r.randint(-5, 5))
+    if kind == 1:
+        return str(r.randint(-(10**20), 10**20))
+    if kind == 2:
+        return r.choice(["0.5", "1.25", "-2.5", "0.1", "3.0", "1e3", "2.5e-3", "100.75"])
+    if kind == 3:
+        return str(r.randint(0, 1000))
+    if kind == 4:
+        return r.choice(["0", "1", "-1", "2"])
+    return f"{r.randint(-100, 100)}.{r.randint(0, 99):02d}"
+
+
+def _rstr(r: random.Random) -> str:
+    return json.dumps(r.choice(["", "a", "b", "abc", "A b", "é", "10", "true", "a,b,c", " pad ", "ß", "z"]), ensure_ascii=False)
+
+
+def _rscalar(r: random.Random) -> str:
+    k = r.randrange(5)
+    return ["null", r.choice(["true", "false"]), _rnum(r), _rstr(r), _rnum(r)][k]
+
+
+def _rterm(r: random.Random, depth: int = 0) -> str:
+    if depth >= 2 or r.random() < 0.5:
+        return _rscalar(r)
+    k = r.randrange(3)
+    n = r.randint(0, 3)
+    if k == 0:
+        return "[" + ", ".join(_rterm(r, depth + 1) for _ in range(n)) + "]"
+    if k == 1:
+        return "{" + ", ".join(f"{_rterm(r, depth + 1)}: {_rterm(r, depth + 1)}" for _ in range(n)) + "}"
+    return "{" + ", ".join(_rterm(r, depth + 1) for _ in range(n)) + "}" if n else "set()"
+
+
+def _arith(r: random.Random, depth: int = 0) -> str:
+    if depth >= 3 or r.random() < 0.35:
+        return _rnum(r)
+    k = r.randrange(9)
+    if k < 5:
+        op = r.choice(["+", "-", "*", "/", "%"])
+        return f"({_arith(r, depth + 1)} {op} {_arith(r, depth + 1)})"
+    fn = r.choice(["abs", "round", "ceil", "floor"])
+    if k == 8:
+        return f"-{_arith(r, depth + 1)}" if r.random() < 0.5 else f"numbers.range(0, {r.randint(0, 3)})[0]"
+    return f"{fn}({_arith(r, depth + 1)})"
+
+
+def _gen_arith(r: random.Random) -> DiffCase:
+    return DiffCase("", f"x := {_arith(r)}")
+
+
+def _gen_compare(r: random.Random) -> DiffCase:
+    op = r.choice(["==", "!=", "<", "<=", ">", ">="])
+    return DiffCase("", f"x := {_rterm(r)} {op} {_rterm(r)}")
+
+
+def _coll(r: random.Random) -> str:
+    k = r.randrange(3)
+    items = [_rterm(r, 1) for _ in range(r.randint(0, 4))]
+    if k == 0:
+        return "[" + ", ".join(items) + "]"
+    if k == 1:
+        return "{" + ", ".join(items) + "}" if items else "set()"
+    return "{" + ", ".join(f"{i}: {_rterm(r, 1)}" for i in items) + "}"
+
+
+def _gen_collections(r: random.Random) -> DiffCase:
+    a, b = _coll(r), _coll(r)
+    choices = [
+        f"count({a})",
+        f"{_rterm(r, 1)} in {a}",
+        f"object.get({a}, {_rterm(r, 1)}, \"dflt\")",
+        f"sort([v | some v in {a}])",
+        f"{{v | some v in {a}}} | {{v | some v in {b}}}",
+        f"{{v | some v in {a}}} & {{v | some v in {b}}}",
+        f"{{v | some v in {a}}} - {{v | some v in {b}}}",
+        f"[max([v | some v in {a}]), min([v | some v in {a}])]",
+        f"{a} == {b}",
+        f"[k | some k, _ in {a}]",
+        f"json.marshal({a})",
+        f"type_name({a})",
+    ]
+    return DiffCase("", f"x := {r.choice(choices)}")
+
+
+def _gen_comprehension(r: random.Random) -> DiffCase:
+    a = _coll(r)
+    lit = _rterm(r, 1)
+    op = r.choice(["==", "!=", "<", ">="])
+    choices = [
+        f"[v | some v in {a}; v {op} {lit}]",
+        f"{{v | some v in {a}; v {op} {lit}}}",
+        f"{{k: v | some k, v in {a}}}",
+        f"[[k, v] | some k, v in {a}]",
+        f"count([v | some v in {a}; not v {op} {lit}])",
+        f"{{v: true | some v in {a}; is_string(v)}}",
+    ]
+    return DiffCase("", f"x := {r.choice(choices)}")
+
+
+def _gen_strings(r: random.Random) -> DiffCase:
+    s, t = _rstr(r), _rstr(r)
+    i, n = r.randint(-1, 4), r.randint(-1, 4)
+    choices = [
+        f"concat({s}, [{t}, {s}, {_rstr(r)}])",
+        f"upper({s})",
+        f"lower({s})",
+        f"substring({s}, {i}, {n})",
+        f"indexof({s}, {t})",
+        f"trim({s}, {t})",
+        f"trim_left({s}, {t})",
+        f"trim_prefix({s}, {t})",
+        f"trim_space({s})",
+        f"split({s}, {t})",
+        f"replace({s}, {t}, \"X\")",
+        f"startswith({s}, {t})",
+        f"endswith({s}, {t})",
+        f"contains({s}, {t})",
+        f"sprintf(\"%v|%s|%d\", [{_rterm(r)}, {s}, {r.randint(-9, 99)}])",
+        f"sprintf(\"%v\", [{_rterm(r)}])",
+        f"format_int({r.randint(-300, 300)}, {r.choice([2, 8, 10, 16])})",
+        "to_number(" + json.dumps(r.choice(["1", "-2.5", "1e2", "x", "0x10", " 1"])) + ")",
+        f"strings.reverse({s})",
+        f"count({s})",
+        f"{s} < {t}",
+        f"concat(\"\", [{s}, {t}]) == sprintf(\"%s%s\", [{s}, {t}])",
+    ]
+    return DiffCase("", f"x := {r.choice(choices)}")
+
+
+def _json_value(r: random.Random, depth: int = 0) -> Any:
+    k = r.randrange(8 if depth < 2 else 5)
+    if k == 0:
+        return None
+    if k == 1:
+        return r.choice([True, False])
+    if k == 2:
+        return r.choice([0, 1, -3, 2**64, 7])
+    if k == 3:
+        return r.choice([0.5, -1.25, 3.0, 1e-3])
+    if k == 4:
+        return r.choice(["", "a", "B", "10", "ö"])
+    if k in (5, 6):
+        return [_json_value(r, depth + 1) for _ in range(r.randint(0, 3))]
+    return {r.choice(["a", "b", "c", "1"]): _json_value(r, depth + 1) for _ in range(r.randint(0, 3))}
+
+
+def _gen_input(r: random.Random) -> DiffCase:
+    op = r.choice(["+", "-", "*", "/", "%", "==", "<", "&", "|", "in"])
+    inp = {"a": _json_value(r), "b": _json_value(r)}
+    return DiffCase("", f"x := input.a {op} input.b", input=inp)
+
+
+GENERATORS = {
+    "arith": (_gen_arith, 120),
+    "compare": (_gen_compare, 100),
+    "collections": (_gen_collections, 100),
+    "comprehension": (_gen_comprehension, 60),
+    "strings": (_gen_strings, 100),
+    "input": (_gen_input, 80),
+}
+
+
+def _generated() -> list[DiffCase]:
+    out: list[DiffCase] = []
+    for family, (gen, n) in GENERATORS.items():
+        r = random.Random(f"pyrego-differential-{family}")
+        for i in range(n):
+            c = gen(r)
+            c.id = f"{family}-{i:03d}"
+            out.append(c)
+    return out
+
+
+GENERATED = _generated()
+
+
+@pytest.mark.parametrize("case", GENERATED, ids=[c.id for c in GENERATED])
+def test_generated(oracle: Oracle, case: DiffCase) -> None:
+    check_against_opa(oracle, case)

@@ -1,0 +1,294 @@
+"""Engine API and core semantics (DESIGN.md §2)."""
+
+from __future__ import annotations
+
+import copy
+import json
+
+import pytest
+
+import pyrego
+from pyrego import UNDEFINED
+
+
+def make(policy: str, *, data: object = None, input: object = UNDEFINED, v0: bool = False) -> pyrego.Engine:
+    e = pyrego.Engine()
+    if v0:
+        e.set_rego_v0(True)
+    e.add_policy("test.rego", policy)
+    if data is not None:
+        e.add_data(data)
+    if input is not UNDEFINED:
+        e.set_input(input)
+    return e
+
+
+def test_add_policy_returns_package() -> None:
+    e = pyrego.Engine()
+    assert e.add_policy("a.rego", "package a.b\np := 1") == "data.a.b"
+    assert e.get_packages() == ["data.a.b"]
+    assert e.get_policies() == [{"path": "a.rego", "text": "package a.b\np := 1"}]
+
+
+def test_undefined_is_not_false_or_null() -> None:
+    e = make("package t\nallow if input.x == 1\n")
+    e.set_input({"x": 2})
+    assert e.eval_rule("data.t.allow") is UNDEFINED
+    assert not UNDEFINED
+    assert UNDEFINED is not None
+    e.set_input({"x": 1})
+    assert e.eval_rule("data.t.allow") is True
+
+
+def test_default_rule() -> None:
+    e = make("package t\ndefault allow := false\nallow if input.ok\n", input={})
+    assert e.eval_rule("data.t.allow") is False
+    e.set_input({"ok": True})
+    assert e.eval_rule("data.t.allow") is True
+
+
+def test_booleans_are_not_numbers() -> None:
+    e = make(
+        """package t
+a if true == 1
+b := count({1, true})
+c if 1 in [true]
+d := {true: "t", 1: "one"}
+e if [1] == [true]
+"""
+    )
+    assert e.eval_rule("data.t.a") is UNDEFINED
+    assert e.eval_rule("data.t.b") == 2
+    assert e.eval_rule("data.t.c") is UNDEFINED
+    assert e.eval_rule("data.t.e") is UNDEFINED
+    out = json.loads(e.eval_query_json("data.t.d"))
+    assert out["result"][0]["expressions"][0]["value"] == {"1": "one", "true": "t"}
+
+
+def test_numbers() -> None:
+    e = make(
+        """package t
+a if 1 == 1.0
+b := 0.1 + 0.2
+c if 0.1 + 0.2 == 0.3
+d := 12345678901234567890 * 98765432109876543210
+f := 7 / 2
+g := 6 / 2
+"""
+    )
+    assert e.eval_rule("data.t.a") is True
+    assert e.eval_rule("data.t.b") == 0.3
+    assert e.eval_rule("data.t.c") is True
+    assert e.eval_rule("data.t.d") == 12345678901234567890 * 98765432109876543210
+    assert e.eval_rule("data.t.f") == 3.5
+    assert e.eval_rule("data.t.g") == 3
+
+
+def test_sets_of_composites_and_order() -> None:
+    e = make(
+        """package t
+s := {[1, 2], {"a": 1}, {3}, "x", null, false, 2}
+sorted := sort(s)
+"""
+    )
+    res = json.loads(e.eval_query_json("data.t.sorted"))["result"][0]["expressions"][0]["value"]
+    assert res == [None, False, 2, "x", [1, 2], {"a": 1}, [3]]
+    s = e.eval_rule("data.t.s")
+    assert (1, 2) in s and "x" in s and frozenset({3}) in s
+
+
+def test_partial_set_and_object() -> None:
+    e = make(
+        """package t
+users := [{"name": "a", "role": "admin"}, {"name": "b", "role": "dev"}, {"name": "c", "role": "admin"}]
+admins contains u.name if { some u in users; u.role == "admin" }
+by_name[u.name] := u.role if { some u in users }
+""",
+    )
+    assert e.eval_rule("data.t.admins") == {"a", "c"}
+    assert e.eval_rule("data.t.by_name") == {"a": "admin", "b": "dev", "c": "admin"}
+
+
+def test_complete_rule_conflict() -> None:
+    e = make("package t\np := x if { some x in input }\n", input=[1, 2])
+    with pytest.raises(pyrego.EvalConflictError) as info:
+        e.eval_rule("data.t.p")
+    assert info.value.code == "eval_conflict_error"
+    e.set_input([1, 1])
+    assert e.eval_rule("data.t.p") == 1
+
+
+def test_object_key_conflict() -> None:
+    e = make('package t\np[k] := v if { some k, v in {"a": 1, "b": 2}; k = "a" }\nq[k] := 1 if { some k in ["a"] }\nq[k] := 2 if { some k in ["a"] }\n')
+    assert e.eval_rule("data.t.p") == {"a": 1}
+    with pytest.raises(pyrego.EvalConflictError):
+        e.eval_rule("data.t.q")
+
+
+def test_function_multiple_definitions_and_else() -> None:
+    e = make(
+        """package t
+f(x) := "neg" if x < 0
+f(x) := "pos" if x > 0
+f(0) := "zero"
+g(x) := 1 if { x == "a" } else := 2 if { x == "b" } else := 3
+r := [f(-1), f(1), f(0), g("a"), g("b"), g("c")]
+"""
+    )
+    assert e.eval_rule("data.t.r") == ["neg", "pos", "zero", 1, 2, 3]
+
+
+def test_unification_and_reordering() -> None:
+    e = make(
+        """package t
+p := [a, b] if {
+    a > 1
+    [a, b] = input.pair
+}
+q := x if {
+    x := y + 1
+    y := 2
+}
+"""
+    )
+    e.set_input({"pair": [2, "z"]})
+    assert e.eval_rule("data.t.p") == [2, "z"]
+    assert e.eval_rule("data.t.q") == 3
+
+
+def test_comprehensions_every_not() -> None:
+    e = make(
+        """package t
+xs := [x * 2 | some x in input.nums; x > 1]
+s := {x | some x in input.nums}
+o := {k: v | some k, v in input.obj}
+all_pos if every x in input.nums { x > 0 }
+no_zero if not 0 in input.nums
+""",
+        input={"nums": [1, 2, 3], "obj": {"a": 1}},
+    )
+    assert e.eval_rule("data.t.xs") == [4, 6]
+    assert e.eval_rule("data.t.s") == {1, 2, 3}
+    assert e.eval_rule("data.t.o") == {"a": 1}
+    assert e.eval_rule("data.t.all_pos") is True
+    assert e.eval_rule("data.t.no_zero") is True
+
+
+def test_with_input_data_and_functions() -> None:
+    e = make(
+        """package t
+p := input.x
+q := data.base.v
+r := count([1, 2, 3])
+m := x if { x := p with input.x as 5 }
+n := x if { x := q with data.base.v as "over" }
+c := x if { x := r with count as 99 }
+""",
+        data={"base": {"v": "orig"}},
+        input={"x": 1},
+    )
+    assert e.eval_rule("data.t.m") == 5
+    assert e.eval_rule("data.t.p") == 1
+    assert e.eval_rule("data.t.n") == "over"
+    assert e.eval_rule("data.t.q") == "orig"
+    assert e.eval_rule("data.t.c") == 99
+
+
+def test_dynamic_refs_mix_base_and_virtual() -> None:
+    e = make("package t\nv := 1\nw := 2\n", data={"t": {"base": 3}})
+    e.add_policy("q.rego", "package q\nkeys := {k | data.t[k]}\n")
+    assert e.eval_rule("data.q.keys") == {"v", "w", "base"}
+    res = e.eval_query("data.t[k] = 2")
+    assert [r["bindings"]["k"] for r in res["result"]] == ["w"]
+
+
+def test_eval_query_shape() -> None:
+    e = make("package t\np contains 1\np contains 2\n")
+    res = e.eval_query("data.t.p[x]")
+    xs = sorted(r["bindings"]["x"] for r in res["result"])
+    assert xs == [1, 2]
+    first = res["result"][0]["expressions"][0]
+    assert first["text"] == "data.t.p[x]"
+    assert first["location"] == {"row": 1, "col": 1}
+    assert e.eval_query("data.t.nope") == {"result": []}
+
+
+def test_print_is_captured() -> None:
+    e = make('package t\np if { print("hello", input.missing, 1) }\n', input={})
+    assert e.eval_rule("data.t.p") is True
+    assert e.take_prints() == ["hello <undefined> 1"]
+
+
+def test_engine_never_mutates_input_or_data() -> None:
+    inp = {"a": [1, 2], "b": {"c": 1}}
+    data = {"d": {"e": [1]}}
+    before = (copy.deepcopy(inp), copy.deepcopy(data))
+    e = make(
+        "package t\np := x if { x := object.union(input.b, {\"z\": 1}) }\nq := x if { x := data.d with data.d.e as 5 }\nr := x if { x := input with input.b.c as 9 }\n",
+        data=data,
+        input=inp,
+    )
+    assert e.eval_rule("data.t.p") == {"c": 1, "z": 1}
+    assert e.eval_rule("data.t.q") == {"e": 5}
+    assert e.eval_rule("data.t.r") == {"a": [1, 2], "b": {"c": 9}}
+    e.add_data({"d": {"f": 2}})
+    assert (inp, data) == before
+
+
+def test_add_data_conflict() -> None:
+    e = pyrego.Engine()
+    e.add_data({"a": {"b": 1}})
+    e.add_data({"a": {"c": 2}})
+    with pytest.raises(pyrego.DataError):
+        e.add_data({"a": {"b": 2}})
+
+
+def test_clone_shares_compiled_code() -> None:
+    e = make("package t\np := input.x\n")
+    e.set_input({"x": 1})
+    assert e.eval_rule("data.t.p") == 1
+    c = e.clone()
+    c.set_input({"x": 2})
+    assert c.eval_rule("data.t.p") == 2
+    assert e.eval_rule("data.t.p") == 1
+    assert c._get_program() is e._get_program()
+
+
+def test_strict_builtin_errors() -> None:
+    e = make('package t\np := x if { x := 1 / input.zero }\n', input={"zero": 0})
+    assert e.eval_rule("data.t.p") is UNDEFINED
+    e.set_strict_builtin_errors(True)
+    with pytest.raises(pyrego.EvalBuiltinError) as info:
+        e.eval_rule("data.t.p")
+    assert "divide by zero" in str(info.value)
+
+
+def test_errors_carry_codes_and_locations() -> None:
+    e = pyrego.Engine()
+    with pytest.raises(pyrego.RegoParseError) as perr:
+        e.add_policy("bad.rego", "package t\np := [1,\n")
+    assert perr.value.code == "rego_parse_error"
+    assert perr.value.location is not None and perr.value.location.file == "bad.rego"
+    e.add_policy("unsafe.rego", "package t\np if { x > 1 }\n")
+    with pytest.raises(pyrego.RegoUnsafeVarError) as uerr:
+        e.eval_rule("data.t.p")
+    assert uerr.value.code == "rego_unsafe_var_error"
+    assert uerr.value.location is not None and uerr.value.location.row == 2
+    assert "var x is unsafe" in str(uerr.value)
+
+
+def test_recursion_is_rejected() -> None:
+    e = make("package t\np if q\nq if p\n")
+    with pytest.raises(pyrego.RegoRecursionError):
+        e.eval_rule("data.t.p")
+
+
+def test_v0_mode() -> None:
+    e = make("package t\nallow { input.x == 1 }\ns[x] { x := input.items[_] }\n", v0=True, input={"x": 1, "items": ["a"]})
+    assert e.eval_rule("data.t.allow") is True
+    assert e.eval_rule("data.t.s") == {"a"}
+
+
+def test_ref_heads() -> None:
+    e = make('package t\na.b[x].c := 1 if { some x in ["k"] }\na.d := 2\n')
+    assert e.eval_rule("data.t.a") == {"b": {"k": {"c": 1}}, "d": 2}
