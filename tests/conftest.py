@@ -1,5 +1,6 @@
 """Shared pytest configuration: where the shared test material lives, and the
-conformance summary (known failures that now pass, known failures still failing)."""
+summary of known failures (conformance cases and differential cases listed as
+known to fail): those that now pass, and how many still fail."""
 
 from __future__ import annotations
 
@@ -13,29 +14,56 @@ from pyrego.conformance import find_shared_dir
 REPO_ROOT = Path(__file__).resolve().parent.parent
 SHARED_DIR: Path | None = find_shared_dir(REPO_ROOT)
 
+KNOWN_FAILURE_FILES = {
+    "conformance": "tests/conformance_known_failures.txt",
+    "differential": "tests/differential_known_failures.txt",
+}
+
+
+class KnownFailureTracker:
+    """Collects, per suite, the listed known failures that passed or failed in this run."""
+
+    def __init__(self) -> None:
+        self.newly_passing: dict[str, list[str]] = {}
+        self.still_failing: dict[str, list[str]] = {}
+
+    def passed(self, suite: str, case_id: str) -> None:
+        self.newly_passing.setdefault(suite, []).append(case_id)
+
+    def failed(self, suite: str, case_id: str) -> None:
+        self.still_failing.setdefault(suite, []).append(case_id)
+
+
+_TRACKER_KEY = pytest.StashKey[KnownFailureTracker]()
+
 
 def pytest_configure(config: pytest.Config) -> None:
-    config._pyrego_conformance = {"newly_passing": [], "still_failing": []}  # type: ignore[attr-defined]
+    config.stash[_TRACKER_KEY] = KnownFailureTracker()
 
 
 @pytest.fixture
-def conformance_tracker(request: pytest.FixtureRequest) -> dict[str, list[str]]:
-    """Lists the conformance tests append to, read back by the terminal summary."""
-    return request.config._pyrego_conformance  # type: ignore[attr-defined, no-any-return]
+def known_failures(request: pytest.FixtureRequest) -> KnownFailureTracker:
+    """The run's :class:`KnownFailureTracker`."""
+    return request.config.stash[_TRACKER_KEY]
 
 
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
-    state = getattr(config, "_pyrego_conformance", None)
-    if not state or not (state["newly_passing"] or state["still_failing"]):
+    tracker = config.stash.get(_TRACKER_KEY, None)
+    if tracker is None:
+        return
+    suites = sorted(set(tracker.newly_passing) | set(tracker.still_failing))
+    if not suites:
         return
     tr = terminalreporter
-    tr.section("OPA conformance")
-    still = state["still_failing"]
-    tr.write_line(f"known failures still failing: {len(still)}")
-    newly = sorted(state["newly_passing"])
-    if newly:
-        tr.write_line(f"newly passing known failures: {len(newly)} (remove them from tests/conformance_known_failures.txt)")
-        for cid in newly:
-            tr.write_line(f"  {cid}")
-    else:
-        tr.write_line("newly passing known failures: none")
+    tr.section("known failures")
+    for suite in suites:
+        still = tracker.still_failing.get(suite, [])
+        newly = sorted(tracker.newly_passing.get(suite, []))
+        tr.write_line(f"{suite}: known failures still failing: {len(still)}")
+        if newly:
+            where = KNOWN_FAILURE_FILES.get(suite, "the known-failures file")
+            tr.write_line(f"{suite}: newly passing known failures: {len(newly)} (remove them from {where})")
+            for cid in newly:
+                tr.write_line(f"  {cid}")
+        else:
+            tr.write_line(f"{suite}: newly passing known failures: none")

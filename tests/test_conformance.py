@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import SHARED_DIR, KnownFailureTracker
 from pyrego.conformance import Case, iter_cases, read_known_failures, run_case
 
 HERE = Path(__file__).resolve().parent
@@ -20,8 +21,6 @@ KNOWN_FAILURES = read_known_failures(HERE / "conformance_known_failures.txt")
 
 
 def _shared_root() -> Path | None:
-    from conftest import SHARED_DIR
-
     if SHARED_DIR is None:
         return None
     root = SHARED_DIR / "opa-conformance" / "v1"
@@ -43,16 +42,16 @@ def test_known_failures_are_real_case_ids() -> None:
 
 
 @pytest.mark.parametrize("case", CASES or [None], ids=[c.id for c in CASES] or ["conformance-cases-missing"])
-def test_conformance(case: Case | None, conformance_tracker: dict[str, list[str]]) -> None:
+def test_conformance(case: Case | None, known_failures: KnownFailureTracker) -> None:
     if case is None:
         pytest.skip(SKIP_REASON)
     passed, detail = run_case(case)
     known = case.id in KNOWN_FAILURES
     if passed:
         if known:
-            conformance_tracker["newly_passing"].append(case.id)
+            known_failures.passed("conformance", case.id)
         return
     if known:
-        conformance_tracker["still_failing"].append(case.id)
+        known_failures.failed("conformance", case.id)
         pytest.xfail(f"known failure: {detail}")
     pytest.fail(f"{case.id}: {detail}\n(file {case.file})", pytrace=False)

@@ -20,13 +20,18 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 from decimal import Decimal
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 import pyrego
+from conftest import KnownFailureTracker
 from opa_oracle import Oracle, OracleUnavailable, get_oracle
-from pyrego.conformance import canonical
+from pyrego.conformance import canonical, read_known_failures, write_known_failures
+
+KNOWN_FAILURES_FILE = Path(__file__).resolve().parent / "differential_known_failures.txt"
+KNOWN_FAILURES = read_known_failures(KNOWN_FAILURES_FILE)
 
 # ---------------------------------------------------------------- plumbing
 
@@ -84,20 +89,31 @@ def _show(v: Any) -> str:
     return re.sub(r'"@@num:([^@]*)@@"', r"\1", text)[:800]
 
 
-def check_against_opa(oracle: Oracle, case: DiffCase) -> None:
-    """Assert that pyrego and OPA agree on ``case``."""
+def disagreement(oracle: Oracle, case: DiffCase) -> str | None:
+    """How pyrego and OPA disagree on ``case``, or None when they agree."""
     want = oracle.evaluate(case.modules, case.query, input=case.input, data=case.data)
     got, code, message = _pyrego(case)
-    where = f"query {case.query!r}" + (f" input {_show(case.input)}" if case.input is not None else "")
     if want.is_error:
-        assert code is not None, f"{where}: OPA raised {want.error_code} ({want.error_message}) but pyrego returned {_show(got)}"
-        assert code == want.error_code, (
-            f"{where}: OPA raised {want.error_code} ({want.error_message}) but pyrego raised {code} ({message})"
-        )
-        return
-    assert code is None, f"{where}: OPA returned {_show(want.bindings)} but pyrego raised {code}: {message}"
+        opa = f"OPA raised {want.error_code} ({' '.join((want.error_message or '').split())[:200]})"
+        if code is None:
+            return f"{opa} but pyrego returned {_show(got)}"
+        if code != want.error_code:
+            return f"{opa} but pyrego raised {code} ({' '.join(message.split())[:200]})"
+        return None
+    if code is not None:
+        return f"OPA returned {_show(want.bindings)} but pyrego raised {code}: {' '.join(message.split())[:200]}"
     assert got is not None
-    assert _multiset(got) == _multiset(want.bindings), f"{where}: OPA {_show(want.bindings)} != pyrego {_show(got)}"
+    if _multiset(got) != _multiset(want.bindings):
+        return f"OPA {_show(want.bindings)} != pyrego {_show(got)}"
+    return None
+
+
+def check_against_opa(oracle: Oracle, case: DiffCase) -> None:
+    """Assert that pyrego and OPA agree on ``case``."""
+    problem = disagreement(oracle, case)
+    if problem is not None:
+        where = f"query {case.query!r}" + (f" input {_show(case.input)}" if case.input is not None else "")
+        raise AssertionError(f"{problem}\n({where})")
 
 
 # ---------------------------------------------------------------- hand-written policies
@@ -174,9 +190,22 @@ HAND_WRITTEN: list[DiffCase] = [
 ]
 
 
+def _run_tracked(oracle: Oracle, case: DiffCase, tracker: KnownFailureTracker) -> None:
+    """Check ``case``; a failure listed in the known-failures file is an xfail."""
+    try:
+        check_against_opa(oracle, case)
+    except AssertionError as exc:
+        if case.id in KNOWN_FAILURES:
+            tracker.failed("differential", case.id)
+            pytest.xfail(f"known failure: {str(exc).splitlines()[0][:300]}")
+        raise
+    if case.id in KNOWN_FAILURES:
+        tracker.passed("differential", case.id)
+
+
 @pytest.mark.parametrize("case", HAND_WRITTEN, ids=[c.id for c in HAND_WRITTEN])
-def test_hand_written(oracle: Oracle, case: DiffCase) -> None:
-    check_against_opa(oracle, case)
+def test_hand_written(oracle: Oracle, case: DiffCase, known_failures: KnownFailureTracker) -> None:
+    _run_tracked(oracle, case, known_failures)
 
 
 # ---------------------------------------------------------------- generated expressions
@@ -362,5 +391,31 @@ GENERATED = _generated()
 
 
 @pytest.mark.parametrize("case", GENERATED, ids=[c.id for c in GENERATED])
-def test_generated(oracle: Oracle, case: DiffCase) -> None:
-    check_against_opa(oracle, case)
+def test_generated(oracle: Oracle, case: DiffCase, known_failures: KnownFailureTracker) -> None:
+    _run_tracked(oracle, case, known_failures)
+
+
+def test_known_failures_are_real_case_ids() -> None:
+    stale = sorted(set(KNOWN_FAILURES) - {c.id for c in HAND_WRITTEN + GENERATED})
+    assert not stale, f"known failures that are not case ids: {stale[:10]}"
+
+
+def main() -> int:
+    """``python tests/test_differential.py``: rewrite the known-failures file from a fresh run."""
+    oracle = get_oracle()
+    failures = []
+    for case in HAND_WRITTEN + GENERATED:
+        problem = disagreement(oracle, case)
+        if problem is not None:
+            failures.append((case.id, problem))
+    write_known_failures(
+        KNOWN_FAILURES_FILE,
+        failures,
+        header="Differential cases (pyrego vs OPA) known to disagree; regenerate with: python tests/test_differential.py",
+    )
+    print(f"{len(failures)} of {len(HAND_WRITTEN) + len(GENERATED)} cases disagree; wrote {KNOWN_FAILURES_FILE}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

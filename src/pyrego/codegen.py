@@ -24,10 +24,13 @@ from .errors import Location, RegoCompileError
 from .runtime.helpers import HELPERS, rt_call_builtin
 from .runtime.values import UNDEF, freeze
 from .safety import term_vars
-from .withs import make_call_mock, make_with, rt_const_fn, rt_path
+from .withs import make_call_mock, make_with, rt_const_fn, rt_node_child, rt_path
 
-CONFLICT_COMPLETE = "complete rules must not produce multiple outputs"
-CONFLICT_FUNCTION = "functions must not produce multiple outputs for same inputs"
+def conflict_message(node: RuleNode) -> str:
+    """OPA's conflict text, with the rule's name so users can find it."""
+    if node.kind == FUNCTION:
+        return f"functions must not produce multiple outputs for same inputs (function {node.name} produced conflicting values for the same inputs)"
+    return f"complete rules must not produce multiple outputs (rule {node.name} produced conflicting values)"
 
 
 @dataclass
@@ -60,6 +63,8 @@ class ModuleGen:
         self._materialize_needed: set[int] = set()
         self._materialized: set[int] = set()
         self._member_sets: dict[Any, tuple[str, bool]] = {}
+        self._children_maps: set[int] = set()
+        self._pending_tables: list[str] = []
         self._n = 0
 
     # -- names and tables -----------------------------------------------------
@@ -183,18 +188,46 @@ class ModuleGen:
                 continue
             if isinstance(p, ast.Scalar):
                 # Below here there are no rules: plain base data.
-                v = em.tmp()
-                em.w(f"{v} = {em.ctx}.data")
-                return em.walk_path(v, path)
+                return self._base_data(em, path)
             break
         if not self._has_rules_below(cur):
+            return self._base_data(em, path)
+        if i < len(path) and not em.has_unbound(path[i]):
+            # A computed key: evaluate only the child it names.
+            key = em.term(path[i])
             v = em.tmp()
-            em.w(f"{v} = {em.ctx}.data")
-            return em.walk_path(v, path)
+            em.w(f"{v} = rt_node_child({em.ctx}, {self.children_map(cur)}, {key}, {self.const(cur.path)})")
+            return em.walk_path(v, path[i + 1 :]) if i + 1 < len(path) else self._check(em, v)
         self._materialize_needed.add(cur.id)
         v = em.tmp()
         em.w(f"{v} = N{cur.id}({em.ctx})")
         return em.walk_path(v, path[i:])
+
+    def _base_data(self, em: BodyEmitter, path: tuple[ast.Term, ...]) -> str:
+        # Base documents are keyed by strings: ``data[2]`` reads key "2", as in OPA.
+        keys = tuple(
+            ast.Scalar(str(p.value), p.location) if isinstance(p, ast.Scalar) and type(p.value) is int else p for p in path
+        )
+        v = em.tmp()
+        em.w(f"{v} = {em.ctx}.data")
+        return em.walk_path(v, keys)
+
+    def children_map(self, node: RuleNode) -> str:
+        """A global dict {child name: document function} for dynamic lookups under ``node``."""
+        name = f"CH{node.id}"
+        if node.id not in self._children_maps:
+            self._children_maps.add(node.id)
+            entries = []
+            for child_name, child in sorted(node.children.items()):
+                if child.kind == FUNCTION:
+                    continue
+                if child.has_rules():
+                    entries.append(f"{self.literal(child_name)}: R{child.id}")
+                elif self._has_rules_below(child):
+                    self._materialize_needed.add(child.id)
+                    entries.append(f"{self.literal(child_name)}: N{child.id}")
+            self._pending_tables.append(f"{name} = {{{', '.join(entries)}}}")
+        return name
 
     @staticmethod
     def _check(em: BodyEmitter, v: str) -> str:
@@ -218,6 +251,8 @@ class ModuleGen:
             self._materialized.add(nid)
             node = next(n for n in self.tree.nodes.values() if n.id == nid)
             self.materializer(node)
+        self.lines.extend(self._pending_tables)
+        self._pending_tables = []
 
     def materializer(self, node: RuleNode) -> None:
         lines = [
@@ -267,7 +302,7 @@ class ModuleGen:
                     out.append(f"    x = {d}(ctx)")
                     out.append("    if x is not UNDEF:")
                     out.append("        if r is UNDEF: r = x")
-                    out.append(f"        elif not rt_eq(r, x): rt_conflict({CONFLICT_COMPLETE!r}, {self.loc(node.rules[0].location)})")
+                    out.append(f"        elif not rt_eq(r, x): rt_conflict({conflict_message(node)!r}, {self.loc(node.rules[0].location)})")
         if node.default is not None:
             out.append("    if r is UNDEF:")
             out.append(f"        r = {self.default_value(node)}(ctx)")
@@ -364,7 +399,7 @@ class ModuleGen:
             if stable:
                 em.w(f"return {v}")
             else:
-                msg = CONFLICT_FUNCTION if kind == FUNCTION else CONFLICT_COMPLETE
+                msg = conflict_message(node)
                 em.w(f"if r is UNDEF: r = {v}")
                 em.w(f"elif not rt_eq(r, {v}): rt_conflict({msg!r}, {self.loc(rule.location)})")
         em.restore(st)
@@ -378,7 +413,7 @@ class ModuleGen:
             out.append(f"    x = {d}(ctx{plist})")
             out.append("    if x is not UNDEF:")
             out.append("        if r is UNDEF: r = x")
-            out.append(f"        elif not rt_eq(r, x): rt_conflict({CONFLICT_FUNCTION!r}, {self.loc(node.rules[0].location if node.rules else Location('', 0, 0))})")
+            out.append(f"        elif not rt_eq(r, x): rt_conflict({conflict_message(node)!r}, {self.loc(node.rules[0].location if node.rules else Location('', 0, 0))})")
         if node.default is not None:
             out.append("    if r is UNDEF:")
             out.append(f"        r = {self.default_value(node)}(ctx{plist})")
@@ -415,6 +450,7 @@ class ModuleGen:
         self.generate()
         program = Program("", self.namespace, self.tree, mockable=self.mockable, gen=self)
         self.namespace["rt_path"] = rt_path
+        self.namespace["rt_node_child"] = rt_node_child
         self.namespace["rt_const_fn"] = rt_const_fn
         self.namespace["WITH"] = make_with(self.tree, self.namespace)
         self.namespace["CALL_MOCK"] = make_call_mock()

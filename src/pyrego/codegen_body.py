@@ -166,7 +166,7 @@ class BodyEmitter:
             a, b = t.args
             self.compare(COMPARE_OPS[t.op], a, b)
             return
-        if isinstance(t, ast.Call) and t.op == "internal.member_2" and len(t.args) == 2 and record_as is None:
+        if isinstance(t, ast.Call) and t.op == "internal.member_2" and len(t.args) == 2 and record_as is None and not self.has_unbound(t.args[0]):
             x = self.term(t.args[0])
             coll_t = t.args[1]
             const = self.gen.const_member_set(coll_t)
@@ -185,9 +185,16 @@ class BodyEmitter:
             self.w(f"{record_as} = {v}")
         self.w(f"if {v} is False: {self.fail}")
 
+    def terms_in_order(self, terms: tuple[ast.Term, ...] | list[ast.Term]) -> list[str]:
+        """Compile ``terms``; ones that bind variables by iteration go first."""
+        out: list[str | None] = [None] * len(terms)
+        order = sorted(range(len(terms)), key=lambda i: 0 if self.has_unbound(terms[i]) else 1)
+        for i in order:
+            out[i] = self.term(terms[i])
+        return out  # type: ignore[return-value]
+
     def compare(self, op: str, a: ast.Term, b: ast.Term) -> None:
-        x = self.term(a)
-        y = self.term(b)
+        x, y = self.terms_in_order((a, b))
         if op in ("==", "!="):
             cond = self.eq_expr(x, a, y, b)
             if op == "==":
@@ -373,7 +380,6 @@ class BodyEmitter:
     def with_mods(self, e: ast.Expr) -> None:
         entries = []
         for w in e.with_mods:
-            value = self.term(w.value)
             target = w.target
             head = target.head.name if isinstance(target.head, ast.Var) else ""
             path = []
@@ -393,25 +399,26 @@ class BodyEmitter:
                     raise RegoCompileError(f"with target {op} is not a function, input or data", w.location)
             if kind == "func":
                 name = ".".join([head] + path)
-                replacement = self.function_replacement(w.value, value)
+                replacement = self.function_replacement(w.value)
                 entries.append(f"('func', {self.gen.literal(name)}, {replacement})")
             else:
+                value = self.term(w.value)
                 entries.append(f"({kind!r}, {self.gen.const(tuple(path))}, {value})")
         wctx = self.tmp("w")
         self.w(f"{wctx} = WITH({self.ctx}, ({', '.join(entries)},))")
         self.ctx = wctx
 
-    def function_replacement(self, term: ast.Term, value: str) -> str:
+    def function_replacement(self, term: ast.Term) -> str:
         """A callable ``(ctx, *args)`` that replaces a function under ``with``."""
+        from .compiler import FuncRef
+
+        if isinstance(term, FuncRef):
+            return self.gen.builtin_caller(term.name)
         if isinstance(term, ast.Ref) and isinstance(term.head, ast.Var):
             name = term.head.name + "".join("." + str(p.value) for p in term.path if isinstance(p, ast.Scalar))
             if name in self.gen.tree.functions:
                 return self.gen.function_name(self.gen.tree.functions[name])
-        if isinstance(term, ast.Var) and not term.name.startswith("$") and term.name not in self.vars:
-            b = self.gen.builtin(term.name)
-            if b is not None:
-                return self.gen.builtin_caller(term.name)
-        return f"rt_const_fn({value})"
+        return f"rt_const_fn({self.term(term)})"
 
     # -- terms ------------------------------------------------------------------------
 
@@ -511,8 +518,7 @@ class BodyEmitter:
             args = [self.capture(a) for a in t.args]
             return f"rt_print({self.ctx}, [{', '.join(args)}])"
         if op in COMPARE_OPS and len(t.args) == 2:
-            x = self.term(t.args[0])
-            y = self.term(t.args[1])
+            x, y = self.terms_in_order(t.args)
             if COMPARE_OPS[op] == "==":
                 return f"({self.eq_expr(x, t.args[0], y, t.args[1])})"
             return f"{_CMP_HELPER[COMPARE_OPS[op]]}({x}, {y})"
@@ -527,7 +533,7 @@ class BodyEmitter:
             args = args[:-1]
         elif len(args) != arity:
             raise RegoTypeError(f"{op}: arity mismatch", t.location)
-        vals = [self.term(a) for a in args]
+        vals = self.terms_in_order(args)
         res = self.tmp("r")
         if op == "internal.member_2":
             self.w(f"{res} = rt_member({vals[0]}, {vals[1]})")

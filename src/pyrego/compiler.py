@@ -28,6 +28,14 @@ from .safety import ROOTS, stmt_vars, term_vars
 COMPLETE, PARTIAL_SET, PARTIAL_OBJECT, FUNCTION = "complete", "set", "object", "function"
 
 
+@dataclass(frozen=True)
+class FuncRef:
+    """A builtin named as a value, only valid as a ``with`` replacement (``with f as count``)."""
+
+    name: str
+    location: ast.Location = ast.NO_LOCATION
+
+
 @dataclass(eq=False)
 class RuleNode:
     """A document under ``data`` and the rules that define it."""
@@ -83,11 +91,16 @@ class _Scope:
     def __init__(self, parent: _Scope | None, names: dict[str, str]) -> None:
         self.parent = parent
         self.names = names
+        # Names declared with `:=` further down this body: closures written
+        # before the declaration do not see them (OPA's local-var rewriting).
+        self.pending: set[str] = set()
 
     def lookup(self, name: str) -> str | None:
-        scope: _Scope | None = self
+        if name in self.names:
+            return self.names[name]
+        scope = self.parent
         while scope is not None:
-            if name in scope.names:
+            if name in scope.names and name not in scope.pending:
                 return scope.names[name]
             scope = scope.parent
         return None
@@ -157,7 +170,8 @@ class _Resolver:
         for e in body:
             stmt_vars(e.statement, names)
             for w in e.with_mods:
-                term_vars(w.value, names)
+                if self.builtin_ref(w.value) is None:
+                    term_vars(w.value, names)
             declared |= _declared_in(e.statement)
         mapping: dict[str, str] = {}
         for name in sorted(names | declared):
@@ -176,6 +190,10 @@ class _Resolver:
     def body(self, body: ast.Body, scope: _Scope) -> ast.Body:
         assigned: set[str] = set()
         out = []
+        scope.pending = set()
+        for e in body:
+            if isinstance(e.statement, ast.Assign):
+                scope.pending |= term_vars(e.statement.lhs, set())
         for e in body:
             if isinstance(e.statement, ast.Assign) and not e.negated:
                 for v in term_vars(e.statement.lhs, set()):
@@ -185,6 +203,8 @@ class _Resolver:
                         raise RegoCompileError(f"var {v} assigned above", e.location)
                     assigned.add(v)
             out.append(self.expr(e, scope))
+            if isinstance(e.statement, ast.Assign):
+                scope.pending -= term_vars(e.statement.lhs, set())
         return tuple(out)
 
     def expr(self, e: ast.Expr, scope: _Scope) -> ast.Expr:
@@ -221,7 +241,28 @@ class _Resolver:
             op = self.resolve_op(name, w.location)
             parts = op.split(".")
             target = ast.Ref(ast.Var(parts[0], target.location), tuple(ast.Scalar(p, target.location) for p in parts[1:]), target.location)
+        builtin_name = self.builtin_ref(w.value)
+        if builtin_name is not None and scope.lookup(builtin_name.split(".")[0]) is None:
+            return ast.With(target, FuncRef(builtin_name, w.value.location), w.location)  # type: ignore[arg-type]
         return ast.With(target, self.term(w.value, scope), w.location)
+
+    def builtin_ref(self, t: ast.Term) -> str | None:
+        """The builtin a ``with`` value names (``count``, ``object.get``), if it names one."""
+        parts: list[str] = []
+        if isinstance(t, ast.Var):
+            parts = [t.name]
+        elif isinstance(t, ast.Ref) and isinstance(t.head, ast.Var):
+            parts = [t.head.name]
+            for p in t.path:
+                if not (isinstance(p, ast.Scalar) and isinstance(p.value, str)):
+                    return None
+                parts.append(p.value)
+        else:
+            return None
+        if parts[0] in self.rule_names or parts[0] in self.imports or parts[0] in ROOTS:
+            return None
+        name = ".".join(parts)
+        return name if lookup_builtin(name) is not None else None
 
     def var(self, v: ast.Var, scope: _Scope) -> ast.Var:
         unique = scope.lookup(v.name)
@@ -536,10 +577,8 @@ def node_dependencies(tree: CompiledTree, node: RuleNode) -> set[int]:
                     return  # base data only: no rules below
                 else:
                     break
-            # A dynamic ref reads every rule below where it stopped.
-            for n in cur.walk():
-                if n.has_rules():
-                    deps.add(n.id)
+            # A dynamic ref (``data[x]``) is not followed: which rules it
+            # reads is only known at run time, as in OPA's recursion check.
         elif isinstance(t, ast.Call) and t.op in tree.functions:
             deps.add(tree.functions[t.op].id)
 

@@ -27,6 +27,7 @@ from __future__ import annotations
 import bisect
 import json
 import re
+from decimal import Decimal, InvalidOperation
 
 IDENT = "ident"
 NUMBER = "number"
@@ -118,6 +119,29 @@ def decode_json_string(lit: str) -> str | None:
     return value
 
 
+# A number whose binary exponent is beyond OPA's limit (1e5) is "too big";
+# that is about this many decimal digits.
+_MAX_DECIMAL_EXPONENT = 30102
+
+
+def number_value(text: str) -> int | float | None:
+    """The value of a number literal: an int when integral (any size), else a
+    float. None when the literal is invalid or beyond OPA's size limit."""
+    if text.isdigit() and len(text) < 4000:
+        return int(text)
+    try:
+        d = Decimal(text)
+    except InvalidOperation:
+        return None
+    if not d.is_finite():
+        return None
+    if d and abs(d.adjusted()) > _MAX_DECIMAL_EXPONENT:
+        return None
+    if d == d.to_integral_value():
+        return int(d)
+    return float(d)
+
+
 class Tokens:
     """The tokens of one text, as parallel lists indexed by token number."""
 
@@ -181,7 +205,7 @@ class _Lexer:
             special = -1  # a token for slow_token
             resume = -1  # where to go on after a template string piece
             for m in _MAIN.finditer(text, pos):
-                g = m.lastindex
+                g: int = m.lastindex  # type: ignore[assignment]
                 if m.end(1) > m.start(1):
                     gap = 2 if gap == 2 or "\n" in m.group(1) else max(gap, 1)
                 if g == 1:  # trailing whitespace

@@ -26,7 +26,7 @@ from . import ast
 from .errors import Location, RegoParseError
 from .lexer import ALL_KEYWORDS, BASE_KEYWORDS, EOF, FUTURE_KEYWORDS, IDENT
 from .parser_meta import Statement, attach_annotations, parse_annotation_blocks
-from .parser_terms import FatalParseError, TermParser, is_ground, value_name
+from .parser_terms import FatalParseError, TermParser, value_name
 
 __all__ = ["parse_module", "parse_query", "parse_term"]
 
@@ -579,6 +579,25 @@ class Parser(TermParser):
                 raise self.error(f"expected body but got {self.kind}")
             body.extend(self.parse_query(True, EOF))
         return tuple(body)
+
+
+def is_ground(t: object) -> bool:
+    """OPA's groundness: no variables (a ref's head does not count)."""
+    if isinstance(t, ast.Scalar):
+        return True
+    if isinstance(t, ast.Var):
+        return False
+    if isinstance(t, ast.Ref):
+        return all(is_ground(p) for p in t.path)
+    if isinstance(t, (ast.Array, ast.SetTerm)):
+        return all(is_ground(x) for x in t.items)
+    if isinstance(t, ast.Object):
+        return all(is_ground(k) and is_ground(v) for k, v in t.items)
+    if isinstance(t, ast.Call):
+        return all(is_ground(a) for a in t.args)
+    if isinstance(t, ast.TemplateString):
+        return all(isinstance(p, str) or is_ground(p) for p in t.parts)
+    return False  # comprehensions always bind variables
 
 
 def _stmt_location(st: _Package | ast.Import | _Rules | _BodyStmt) -> Location:

@@ -57,7 +57,9 @@ _Loader.add_implicit_resolver(
 )
 _Loader.add_implicit_resolver(
     "tag:yaml.org,2002:float",
-    re.compile(r"^(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$"),
+    re.compile(
+        r"^(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$"
+    ),
     list("-+0123456789."),
 )
 
@@ -100,7 +102,11 @@ def _plain(x: Any, depth: int, seen: set[int]) -> Any:
         for k, v in x.items():
             if isinstance(k, (dict, list)):
                 raise ValueError("invalid map key type(s)")
-            key = k if isinstance(k, str) else ("null" if k is None else str(k).lower() if isinstance(k, bool) else str(k))
+            key = (
+                k
+                if isinstance(k, str)
+                else ("null" if k is None else str(k).lower() if isinstance(k, bool) else str(k))
+            )
             out[key] = _plain(v, depth + 1, seen)
         seen.discard(id(x))
         return out
@@ -185,8 +191,8 @@ def attach_annotations(
             else:
                 scope = node.kind  # "package", or "import" (rejected below)
 
-        def fail(message: str) -> RegoParseError:
-            return RegoParseError(message, a.location, source_line=source_line(a.location.row))
+        def fail(message: str, loc: Location = a.location) -> RegoParseError:
+            return RegoParseError(message, loc, source_line=source_line(loc.row))
 
         have = f" (have {node.kind})" if node is not None else ""
         if scope in ("rule", "document"):

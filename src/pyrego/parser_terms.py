@@ -30,6 +30,7 @@ from .lexer import (
     TMPL,
     TMPLC,
     TOKEN_NAMES,
+    number_value,
     tokenize,
 )
 
@@ -60,10 +61,6 @@ _BINARY: dict[str, tuple[int, str]] = {
 MEMBER_2 = "internal.member_2"
 MEMBER_3 = "internal.member_3"
 
-# A number whose binary exponent is beyond OPA's limit (1e5) is "too big";
-# that is about this many decimal digits.
-_MAX_DECIMAL_EXPONENT = 30102
-
 
 class FatalParseError(RegoParseError):
     """A parse error no backtracking may swallow (nesting too deep)."""
@@ -92,43 +89,6 @@ def value_name(t: object) -> str:
         ast.Call: "call",
         ast.TemplateString: "templatestring",
     }.get(type(t), "term")
-
-
-def is_ground(t: object) -> bool:
-    """OPA's groundness: no variables (a ref's head does not count)."""
-    if isinstance(t, ast.Scalar):
-        return True
-    if isinstance(t, ast.Var):
-        return False
-    if isinstance(t, ast.Ref):
-        return all(is_ground(p) for p in t.path)
-    if isinstance(t, (ast.Array, ast.SetTerm)):
-        return all(is_ground(x) for x in t.items)
-    if isinstance(t, ast.Object):
-        return all(is_ground(k) and is_ground(v) for k, v in t.items)
-    if isinstance(t, ast.Call):
-        return all(is_ground(a) for a in t.args)
-    if isinstance(t, ast.TemplateString):
-        return all(isinstance(p, str) or is_ground(p) for p in t.parts)
-    return False  # comprehensions always bind variables
-
-
-def number_value(text: str) -> int | float | None:
-    """The value of a number literal: an int when integral (any size), else a
-    float. None when the literal is invalid or beyond OPA's size limit."""
-    if text.isdigit() and len(text) < 4000:
-        return int(text)
-    try:
-        d = Decimal(text)
-    except InvalidOperation:
-        return None
-    if not d.is_finite():
-        return None
-    if d and abs(d.adjusted()) > _MAX_DECIMAL_EXPONENT:
-        return None
-    if d == d.to_integral_value():
-        return int(d)
-    return float(d)
 
 
 def _op_name(ref: ast.Ref) -> str:
@@ -258,9 +218,7 @@ class TermParser:
         self.depth += 1
         if self.depth > MAX_DEPTH:
             loc = self.loc()
-            raise FatalParseError(
-                "max parsing recursion depth exceeded", loc, source_line=self.source_line(loc.row)
-            )
+            raise FatalParseError("max parsing recursion depth exceeded", loc, source_line=self.source_line(loc.row))
 
     # ------------------------------------------------------------ terms
 
@@ -592,7 +550,11 @@ class TermParser:
         parts: list[str | ast.Term] = []
         raw = False
         while True:
-            text, is_end, raw = self.values[self.pos]  # type: ignore[misc]
+            piece = self.values[self.pos]
+            assert isinstance(piece, tuple)
+            text: str = piece[0]
+            is_end: bool = piece[1]
+            raw = piece[2]
             if text:
                 parts.append(text)
             if is_end:

@@ -242,11 +242,11 @@ def _unify_step(a: ast.Term, b: ast.Term, known: set[str]) -> set[str]:
             if k in bkeys:
                 out |= _unify_step(v, bkeys[k], known | out)
         return out
-    if ta in (ast.Array, ast.Object) and tb not in (ast.Array, ast.Object, ast.Var):
+    if ta in (ast.Array, ast.Object) and tb not in (ast.Array, ast.Object):
         if term_vars(b, set()) <= known:
             return _pattern_vars(a, known)
         return set()
-    if tb in (ast.Array, ast.Object) and ta not in (ast.Array, ast.Object, ast.Var):
+    if tb in (ast.Array, ast.Object) and ta not in (ast.Array, ast.Object):
         if term_vars(a, set()) <= known:
             return _pattern_vars(b, known)
         return set()

@@ -30,6 +30,20 @@ def rt_path(value: Any, path: tuple[str, ...]) -> Any:
     return value
 
 
+def rt_node_child(ctx: EvalContext, children: dict[str, Callable[..., Any]], key: Any, base_path: tuple[str, ...]) -> Any:
+    """``data.<node>[key]`` for a computed key: only the named child document is evaluated."""
+    if type(key) is str:
+        fn = children.get(key)
+        if fn is not None:
+            return fn(ctx)
+    elif type(key) is int:
+        key = str(key)
+    base = rt_path(ctx.data, base_path)
+    if type(base) is dict:
+        return base.get(key if type(key) is str else freeze(key), UNDEF)
+    return UNDEF
+
+
 def patch(value: Any, path: tuple[Any, ...], new: Any) -> Any:
     """A copy of ``value`` with ``new`` at ``path`` (objects created as needed)."""
     if not path:
@@ -55,7 +69,11 @@ def make_call_mock() -> Callable[..., Any]:
         if funcs:
             replacement = funcs.get(name)
             if replacement is not None:
-                return replacement(ctx, *args)
+                # A replacement runs with no mocks in force: inside it, the
+                # replaced function (and any other) is the original, as in OPA.
+                plain = ctx.derive()
+                plain.functions = None
+                return replacement(plain, *args)
         return default(ctx, *args)
 
     return call_mock

@@ -153,7 +153,9 @@ def _definition(d: dict[str, Any], extend: bool) -> str:
             f = _obj(f)
             args = _input_values(f.get("Arguments"))
             arg_text = "(" + ", ".join(args) + ")" if args else ""
-            fields.append(f"{_s(f.get('Name'))}{arg_text}: {print_type(f.get('Type'))}{_directives(f.get('Directives'))}")
+            fields.append(
+                f"{_s(f.get('Name'))}{arg_text}: {print_type(f.get('Type'))}{_directives(f.get('Directives'))}"
+            )
         if fields:
             text += " { " + " ".join(fields) + " }"
     elif kind == "INPUT_OBJECT":
@@ -208,6 +210,14 @@ def build_schema(doc: dict[str, Any]) -> Any:
     """A graphql-core schema for the document; raises GraphQLInvalid."""
     from graphql import GraphQLError, build_ast_schema, parse, validate_schema
 
+    for d in _list(doc.get("Definitions")):
+        name = _s(_obj(d).get("Name"))
+        if name in _PRELUDE_TYPES:
+            raise GraphQLInvalid(f"Cannot redeclare type {name}.")
+    for d in _list(doc.get("Directives")):
+        name = _s(_obj(d).get("Name"))
+        if name in _PRELUDE_DIRECTIVES:
+            raise GraphQLInvalid(f"Cannot redeclare directive {name}.")
     text = print_schema(doc)
     try:
         schema = build_ast_schema(parse(text), assume_valid_sdl=False)
@@ -216,7 +226,17 @@ def build_schema(doc: dict[str, Any]) -> Any:
     errors = [e for e in validate_schema(schema) if "root type must be provided" not in e.message]
     if errors:
         raise GraphQLInvalid(_message(errors[0]))
+    # gqlparser needs no Query type: mark the schema as checked so validate() accepts it.
+    schema._validation_errors = []
     return schema
+
+
+# Types and directives of gqlparser's prelude, which a schema may not redeclare.
+_PRELUDE_TYPES = frozenset(
+    ["Int", "Float", "String", "Boolean", "ID", "__Schema", "__Type", "__Field", "__InputValue", "__EnumValue"]
+    + ["__TypeKind", "__Directive", "__DirectiveLocation"]
+)
+_PRELUDE_DIRECTIVES = frozenset(["include", "skip", "deprecated", "specifiedBy", "defer", "oneOf"])
 
 
 def validate_query(schema: Any, doc: dict[str, Any], text: str | None = None) -> None:
@@ -236,6 +256,12 @@ def validate_query(schema: Any, doc: dict[str, Any], text: str | None = None) ->
             document = parse(print_query(doc))
     except GraphQLError as exc:
         raise GraphQLInvalid(_message(exc))
+    for op in _list(doc.get("Operations")):
+        kind = _s(_obj(op).get("Operation")) or "query"
+        from graphql.language import OperationType
+
+        if schema.get_root_type(OperationType(kind)) is None:
+            raise GraphQLInvalid(f'Schema does not support operation type "{kind}"')
     errors = validate(schema, document)
     if errors:
         err = errors[0]

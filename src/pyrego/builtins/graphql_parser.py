@@ -10,278 +10,33 @@ kept (OPA prunes them).
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from typing import Any, Callable
 
-# Token kinds, by gqlparser's names for them in messages.
-INVALID = "<Invalid>"
-EOF = "<EOF>"
-NAME = "Name"
-INT = "Int"
-FLOAT = "Float"
-STRING = "String"
-BLOCK_STRING = "BlockString"
-_PUNCT = {"!": "!", "$": "$", "&": "&", "(": "(", ")": ")", ":": ":", "=": "=", "@": "@", "[": "[", "]": "]"}
-_PUNCT.update({"{": "{", "}": "}", "|": "|"})
-
-# Go's ast.ValueKind numbers
-VARIABLE, INT_VALUE, FLOAT_VALUE, STRING_VALUE, BLOCK_VALUE = 0, 1, 2, 3, 4
-BOOLEAN_VALUE, NULL_VALUE, ENUM_VALUE, LIST_VALUE, OBJECT_VALUE = 5, 6, 7, 8, 9
-
-DIRECTIVE_LOCATIONS = frozenset(
-    [
-        "QUERY",
-        "MUTATION",
-        "SUBSCRIPTION",
-        "FIELD",
-        "FRAGMENT_DEFINITION",
-        "FRAGMENT_SPREAD",
-        "INLINE_FRAGMENT",
-        "VARIABLE_DEFINITION",
-        "SCHEMA",
-        "SCALAR",
-        "OBJECT",
-        "FIELD_DEFINITION",
-        "ARGUMENT_DEFINITION",
-        "INTERFACE",
-        "UNION",
-        "ENUM",
-        "ENUM_VALUE",
-        "INPUT_OBJECT",
-        "INPUT_FIELD_DEFINITION",
-    ]
+from .graphql_lexer import (
+    BLOCK_STRING,
+    BLOCK_VALUE,
+    BOOLEAN_VALUE,
+    COMMENT,
+    DIRECTIVE_LOCATIONS,
+    ENUM_VALUE,
+    EOF,
+    FLOAT,
+    FLOAT_VALUE,
+    INT,
+    INT_VALUE,
+    LIST_VALUE,
+    NAME,
+    NULL_VALUE,
+    OBJECT_VALUE,
+    STRING,
+    STRING_VALUE,
+    VARIABLE,
+    GraphQLSyntaxError,
+    Lexer,
+    Token,
 )
 
-
-class GraphQLSyntaxError(Exception):
-    """A gqlparser error: message, line and column."""
-
-    def __init__(self, message: str, line: int, column: int) -> None:
-        super().__init__(message)
-        self.message = message
-        self.line = line
-        self.column = column
-
-    def opa_text(self) -> str:
-        return f"{self.message} in GraphQL string at location {self.line}:{self.column}"
-
-
-@dataclass(slots=True)
-class Token:
-    kind: str
-    value: str
-    line: int
-    column: int
-
-    def __str__(self) -> str:
-        if self.value != "":
-            return f"{self.kind} {json.dumps(self.value, ensure_ascii=False)}"
-        return self.kind
-
-
-class Lexer:
-    """gqlparser's lexer: positions count runes; lines and columns from 1."""
-
-    def __init__(self, text: str) -> None:
-        self.src = text
-        self.pos = 0
-        self.line = 1
-        self.line_start = 0
-        self.start = 0
-
-    def _token(self, kind: str, value: str) -> Token:
-        return Token(kind, value, self.line, self.start - self.line_start + 1)
-
-    def _error(self, message: str) -> tuple[Token, GraphQLSyntaxError]:
-        column = self.pos - self.line_start + 1
-        return Token(INVALID, "", self.line, column), GraphQLSyntaxError(message, self.line, column)
-
-    def _ws(self) -> None:
-        src = self.src
-        n = len(src)
-        while self.pos < n:
-            c = src[self.pos]
-            if c in "\t ,":
-                self.pos += 1
-            elif c == "\n":
-                self.pos += 1
-                self.line += 1
-                self.line_start = self.pos
-            elif c == "\r":
-                self.pos += 1
-                self.line += 1
-                self.line_start = self.pos
-                if self.pos < n and src[self.pos] == "\n":
-                    self.pos += 1
-            elif c == "\ufeff":
-                self.pos += 1
-            else:
-                return
-
-    def read(self) -> tuple[Token, GraphQLSyntaxError | None]:
-        while True:
-            self._ws()
-            self.start = self.pos
-            src = self.src
-            if self.pos >= len(src):
-                return self._token(EOF, ""), None
-            c = src[self.pos]
-            self.pos += 1
-            if c == "#":
-                while self.pos < len(src) and (src[self.pos] == "\t" or ord(src[self.pos]) > 0x1F):
-                    self.pos += 1
-                continue
-            if c in _PUNCT:
-                return self._token(_PUNCT[c], ""), None
-            if c == "." and src.startswith("...", self.start):
-                self.pos += 2
-                return self._token("...", ""), None
-            if c == "_" or ("a" <= c <= "z") or ("A" <= c <= "Z"):
-                while self.pos < len(src) and (src[self.pos] == "_" or src[self.pos].isascii() and src[self.pos].isalnum()):
-                    self.pos += 1
-                return self._token(NAME, src[self.start : self.pos]), None
-            if c == "-" or "0" <= c <= "9":
-                return self._number()
-            if c == '"':
-                if src.startswith('"""', self.start):
-                    return self._block_string()
-                return self._string()
-            self.pos -= 1
-            if ord(c) < 0x20 and c not in "\t\n\r":
-                return self._error(f'Cannot contain the invalid character "\\u{ord(c):04d}"')
-            if c == "'":
-                return self._error("Unexpected single quote character ('), did you mean to use a double quote (\")?")
-            return self._error(f'Cannot parse the unexpected character "{c}".')
-
-    def _digits(self) -> int:
-        n = 0
-        while self.pos < len(self.src) and "0" <= self.src[self.pos] <= "9":
-            self.pos += 1
-            n += 1
-        return n
-
-    def _accept(self, chars: str) -> bool:
-        if self.pos < len(self.src) and self.src[self.pos] in chars:
-            self.pos += 1
-            return True
-        return False
-
-    def _describe_next(self) -> str:
-        return f'"{self.src[self.pos]}"' if self.pos < len(self.src) else "<EOF>"
-
-    def _number(self) -> tuple[Token, GraphQLSyntaxError | None]:
-        self.pos -= 1
-        is_float = False
-        self._accept("-")
-        if self._accept("0"):
-            consumed = self._digits()
-            if consumed:
-                self.pos -= consumed
-                return self._error(f"Invalid number, unexpected digit after 0: {self._describe_next()}.")
-        elif self._digits() == 0:
-            return self._error(f"Invalid number, expected digit but got: {self._describe_next()}.")
-        if self._accept("."):
-            is_float = True
-            if self._digits() == 0:
-                return self._error(f"Invalid number, expected digit but got: {self._describe_next()}.")
-        if self._accept("eE"):
-            is_float = True
-            self._accept("-+")
-            if self._digits() == 0:
-                return self._error(f"Invalid number, expected digit but got: {self._describe_next()}.")
-        return self._token(FLOAT if is_float else INT, self.src[self.start : self.pos]), None
-
-    def _string(self) -> tuple[Token, GraphQLSyntaxError | None]:
-        src = self.src
-        n = len(src)
-        self.start += 1
-        out: list[str] = []
-        while self.pos < n:
-            c = src[self.pos]
-            if c in "\n\r":
-                break
-            if ord(c) < 0x20 and c != "\t":
-                return self._error(f'Invalid character within String: "\\u{ord(c):04d}".')
-            if c == '"':
-                tok = Token(STRING, "".join(out), self.line, self.start - self.line_start + 1)
-                self.pos += 1
-                return tok, None
-            if c == "\\":
-                if self.pos + 1 >= n:
-                    self.pos += 1
-                    return self._error("Invalid character escape sequence.")
-                esc = src[self.pos + 1]
-                if esc == "u":
-                    if self.pos + 6 >= n:
-                        self.pos += 1
-                        return self._error(f"Invalid character escape sequence: \\{src[self.pos :]}.")
-                    digits = src[self.pos + 2 : self.pos + 6]
-                    if not all(d in "0123456789abcdefABCDEF" for d in digits):
-                        self.pos += 1
-                        return self._error(f"Invalid character escape sequence: \\{src[self.pos : self.pos + 5]}.")
-                    out.append(chr(int(digits, 16)))
-                    self.pos += 6
-                    continue
-                mapped = {'"': '"', "/": "/", "\\": "\\", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}.get(esc)
-                if mapped is None:
-                    self.pos += 1
-                    return self._error(f"Invalid character escape sequence: \\{esc}.")
-                out.append(mapped)
-                self.pos += 2
-                continue
-            out.append(c)
-            self.pos += 1
-        return self._error("Unterminated string.")
-
-    def _block_string(self) -> tuple[Token, GraphQLSyntaxError | None]:
-        src = self.src
-        n = len(src)
-        self.start += 3
-        self.pos += 2
-        buf: list[str] = []
-        while self.pos < n:
-            c = src[self.pos]
-            if c == '"' and src.startswith('"""', self.pos):
-                # gqlparser takes the line and column at the end of the block (its quirk)
-                tok = Token(BLOCK_STRING, block_string_value("".join(buf)), self.line, self.start - self.line_start + 1)
-                self.pos += 3
-                return tok, None
-            if ord(c) < 0x20 and c not in "\t\n\r":
-                return self._error(f'Invalid character within String: "\\u{ord(c):04d}".')
-            if c == "\\" and src.startswith('\\"""', self.pos):
-                buf.append('"""')
-                self.pos += 4
-            elif c == "\r":
-                if self.pos + 1 < n and src[self.pos + 1] == "\n":
-                    self.pos += 1
-                buf.append("\n")
-                self.pos += 1
-                self.line += 1
-                self.line_start = self.pos
-            else:
-                buf.append(c)
-                self.pos += 1
-                if c == "\n":
-                    self.line += 1
-                    self.line_start = self.pos
-        return self._error("Unterminated string.")
-
-
-def block_string_value(raw: str) -> str:
-    """GraphQL's BlockStringValue: common indentation and blank edge lines removed."""
-    lines = raw.split("\n")
-    common: int | None = None
-    for line in lines[1:]:
-        indent = len(line) - len(line.lstrip(" \t"))
-        if indent < len(line) and (common is None or indent < common):
-            common = indent
-    if common:
-        lines = [lines[0]] + [line[common:] for line in lines[1:]]
-    while lines and not lines[0].strip(" \t"):
-        lines.pop(0)
-    while lines and not lines[-1].strip(" \t"):
-        lines.pop()
-    return "\n".join(lines)
+__all__ = ["GraphQLSyntaxError", "Parser", "parse_query", "parse_schema", "prune"]
 
 
 class Parser:
@@ -294,6 +49,9 @@ class Parser:
         self.peek_token = Token(EOF, "", 1, 1)
         self.peek_error: GraphQLSyntaxError | None = None
         self.prev = Token(EOF, "", 1, 1)
+        # The comment group just before the peeked token (gqlparser attaches it to nodes).
+        self.comment: dict[str, Any] | None = None
+        self.last_comment: dict[str, Any] | None = None
 
     # -- token handling
 
@@ -301,19 +59,30 @@ class Parser:
         if self.err is not None:
             return self.prev
         if not self.peeked:
-            self.peek_token, self.peek_error = self.lexer.read()
+            tok, err = self.lexer.read()
+            if tok.kind == COMMENT and err is None:
+                group = []
+                while tok.kind == COMMENT and err is None:
+                    group.append({"Value": tok.value})
+                    tok, err = self.lexer.read()
+                self.comment = {"List": group}
+            self.peek_token, self.peek_error = tok, err
             self.peeked = True
         return self.peek_token
 
     def next(self) -> Token:
         if self.err is not None:
             return self.prev
-        if self.peeked:
-            self.peeked = False
-            self.prev, self.err = self.peek_token, self.peek_error
-        else:
-            self.prev, self.err = self.lexer.read()
+        self.peek()
+        self.peeked = False
+        self.last_comment, self.comment = self.comment, None
+        self.prev, self.err = self.peek_token, self.peek_error
         return self.prev
+
+    def comment_here(self) -> dict[str, Any] | None:
+        """The comment group before the next token."""
+        self.peek()
+        return self.comment if self.err is None else None
 
     def error(self, tok: Token, message: str) -> None:
         if self.err is None:
@@ -352,17 +121,19 @@ class Parser:
             cb()
         self.next()
 
-    def some(self, start: str, end: str, cb: Callable[[], None]) -> None:
+    def some(self, start: str, end: str, cb: Callable[[], None]) -> dict[str, Any] | None:
         if not self.skip(start):
-            return
+            return None
         called = False
         while self.peek().kind != end and self.err is None:
             called = True
             cb()
         if not called:
             self.error(self.peek(), f"expected at least one definition, found {self.peek().kind}")
-            return
+            return None
+        comment = self.comment_here()
         self.next()
+        return comment
 
     def name(self) -> str:
         return self.expect(NAME).value
@@ -387,13 +158,15 @@ class Parser:
         return {"Operations": operations or None, "Fragments": fragments or None}
 
     def operation_definition(self) -> dict[str, Any]:
+        comment = self.comment_here()
         if self.peek().kind == "{":
-            return _operation("query", "", None, None, self.required_selection_set())
+            # gqlparser keeps no comment on the shorthand form
+            return _operation("query", "", None, None, self.required_selection_set(), None)
         op = self.operation_type()
         name = self.next().value if self.peek().kind == NAME else ""
         variables = self.variable_definitions()
         directives = self.directives(False)
-        return _operation(op, name, variables, directives, self.required_selection_set())
+        return _operation(op, name, variables, directives, self.required_selection_set(), comment)
 
     def operation_type(self) -> str:
         tok = self.next()
@@ -408,6 +181,7 @@ class Parser:
         return defs or None
 
     def variable_definition(self) -> dict[str, Any]:
+        comment = self.comment_here()
         variable = self.variable()
         self.expect(":")
         typ = self.type_reference()
@@ -417,6 +191,7 @@ class Parser:
             "Type": typ,
             "DefaultValue": default,
             "Directives": self.directives(False),
+            "Comment": comment,
             "Definition": None,
             "Used": False,
         }
@@ -442,6 +217,7 @@ class Parser:
         return self.field()
 
     def field(self) -> dict[str, Any]:
+        comment = self.comment_here()
         alias = self.name()
         name = self.name() if self.skip(":") else alias
         arguments = self.arguments(False)
@@ -453,6 +229,7 @@ class Parser:
             "Arguments": arguments,
             "Directives": directives,
             "SelectionSet": selection_set,
+            "Comment": comment,
             "Definition": None,
             "ObjectDefinition": None,
         }
@@ -463,16 +240,24 @@ class Parser:
         return args or None
 
     def argument(self, is_const: bool) -> dict[str, Any]:
+        comment = self.comment_here()
         name = self.name()
         self.expect(":")
-        return {"Name": name, "Value": self.value_literal(is_const)}
+        return {"Name": name, "Value": self.value_literal(is_const), "Comment": comment}
 
     def fragment(self) -> dict[str, Any]:
+        comment = self.comment_here()
         self.expect("...")
         tok = self.peek()
         if tok.kind == NAME and tok.value != "on":
             name = self.fragment_name()
-            return {"Name": name, "Directives": self.directives(False), "ObjectDefinition": None, "Definition": None}
+            return {
+                "Name": name,
+                "Directives": self.directives(False),
+                "Comment": comment,
+                "ObjectDefinition": None,
+                "Definition": None,
+            }
         type_condition = ""
         if self.peek().value == "on":
             self.next()
@@ -482,10 +267,12 @@ class Parser:
             "TypeCondition": type_condition,
             "Directives": directives,
             "SelectionSet": self.required_selection_set(),
+            "Comment": comment,
             "ObjectDefinition": None,
         }
 
     def fragment_definition(self) -> dict[str, Any]:
+        comment = self.comment_here()
         self.expect_keyword("fragment")
         name = self.fragment_name()
         variables = self.variable_definitions()
@@ -498,6 +285,7 @@ class Parser:
             "TypeCondition": type_condition,
             "Directives": directives,
             "SelectionSet": self.required_selection_set(),
+            "Comment": comment,
             "Definition": None,
         }
 
@@ -528,7 +316,9 @@ class Parser:
         elif tok.kind == BLOCK_STRING:
             kind = BLOCK_VALUE
         elif tok.kind == NAME:
-            kind = BOOLEAN_VALUE if tok.value in ("true", "false") else NULL_VALUE if tok.value == "null" else ENUM_VALUE
+            kind = (
+                BOOLEAN_VALUE if tok.value in ("true", "false") else NULL_VALUE if tok.value == "null" else ENUM_VALUE
+            )
         else:
             self.unexpected()
             return None
@@ -544,9 +334,10 @@ class Parser:
         fields: list[Any] = []
 
         def field() -> None:
+            comment = self.comment_here()
             name = self.name()
             self.expect(":")
-            fields.append({"Name": name, "Value": self.value_literal(is_const)})
+            fields.append({"Name": name, "Value": self.value_literal(is_const), "Comment": comment})
 
         self.many("{", "}", field)
         return _value("", OBJECT_VALUE, fields or None)
@@ -594,26 +385,32 @@ class Parser:
             if self.err is not None:
                 break
             description = ""
+            before = None
             if self.peek().kind in (BLOCK_STRING, STRING):
+                before = self.comment_here()
                 description = self.next().value
+            after = self.comment_here()
             tok = self.peek()
             if tok.kind != NAME:
                 self.unexpected()
                 break
+            comments = {"BeforeDescriptionComment": before, "AfterDescriptionComment": after}
             if tok.value in ("scalar", "type", "interface", "union", "enum", "input"):
-                doc["Definitions"].append(self.type_definition(description))
+                doc["Definitions"].append(self.type_definition(description, comments=comments))
             elif tok.value == "schema":
-                doc["Schema"].append(self.schema_definition(description))
+                doc["Schema"].append(self.schema_definition(description) | comments)
             elif tok.value == "directive":
-                doc["Directives"].append(self.directive_definition(description))
+                doc["Directives"].append(self.directive_definition(description) | comments)
             elif tok.value == "extend":
                 if description:
                     self.unexpected(self.prev)
-                self.type_system_extension(doc)
+                self.type_system_extension(doc, after)
             else:
                 self.unexpected()
                 break
-        return {k: (v or None) for k, v in doc.items()}
+        out: dict[str, Any] = {k: (v or None) for k, v in doc.items()}
+        out["Comment"] = self.comment_here() if self.err is None else None
+        return out
 
     def description(self) -> str:
         if self.peek().kind not in (BLOCK_STRING, STRING):
@@ -624,32 +421,41 @@ class Parser:
         self.expect_keyword("schema")
         directives = self.directives(True)
         ops: list[Any] = []
-        self.some("{", "}", lambda: ops.append(self.operation_type_definition()))
-        return {"Description": description, "Directives": directives, "OperationTypes": ops or None}
+        end = self.some("{", "}", lambda: ops.append(self.operation_type_definition()))
+        return {
+            "Description": description,
+            "Directives": directives,
+            "OperationTypes": ops or None,
+            "EndOfDefinitionComment": end,
+        }
 
     def operation_type_definition(self) -> dict[str, Any]:
+        comment = self.comment_here()
         op = self.operation_type()
         self.expect(":")
-        return {"Operation": op, "Type": self.name()}
+        return {"Operation": op, "Type": self.name(), "Comment": comment}
 
-    def type_definition(self, description: str, extension: bool = False) -> dict[str, Any]:
+    def type_definition(
+        self, description: str, extension: bool = False, comments: dict[str, Any] | None = None
+    ) -> dict[str, Any]:
         keyword = self.peek().value
         self.expect_keyword(keyword)
         d = _definition(keyword, description, self.name())
+        d.update(comments or {})
         if keyword in ("type", "interface"):
             if keyword == "type" or not extension:
                 d["Interfaces"] = self.implements_interfaces()
             d["Directives"] = self.directives(True)
-            d["Fields"] = self.fields_definition()
+            d["Fields"], d["EndOfDefinitionComment"] = self.fields_definition()
         elif keyword == "union":
             d["Directives"] = self.directives(True)
             d["Types"] = self.union_members()
         elif keyword == "enum":
             d["Directives"] = self.directives(True)
-            d["EnumValues"] = self.enum_values()
+            d["EnumValues"], d["EndOfDefinitionComment"] = self.enum_values()
         elif keyword == "input":
             d["Directives"] = self.directives(not extension)
-            d["Fields"] = self.input_fields()
+            d["Fields"], d["EndOfDefinitionComment"] = self.input_fields()
         else:
             d["Directives"] = self.directives(True)
         if extension and not any(d[k] for k in ("Interfaces", "Directives", "Fields", "Types", "EnumValues")):
@@ -666,13 +472,20 @@ class Parser:
                 types.append(self.name())
         return types or None
 
-    def fields_definition(self) -> list[Any] | None:
+    def fields_definition(self) -> tuple[list[Any] | None, Any]:
         defs: list[Any] = []
-        self.some("{", "}", lambda: defs.append(self.field_definition()))
-        return defs or None
+        end = self.some("{", "}", lambda: defs.append(self.field_definition()))
+        return defs or None, end
+
+    def _described(self) -> tuple[str, Any, Any]:
+        """A description with the comments before it and before the name that follows."""
+        before = self.comment_here() if self.peek().kind in (BLOCK_STRING, STRING) else None
+        description = self.description()
+        after = self.comment_here()
+        return description, (before if description else None), after
 
     def field_definition(self) -> dict[str, Any]:
-        description = self.description()
+        description, before, after = self._described()
         name = self.name()
         arguments = self.argument_defs()
         self.expect(":")
@@ -684,6 +497,8 @@ class Parser:
             "DefaultValue": None,
             "Type": typ,
             "Directives": self.directives(True),
+            "BeforeDescriptionComment": before,
+            "AfterDescriptionComment": after,
         }
 
     def argument_defs(self) -> list[Any] | None:
@@ -692,12 +507,14 @@ class Parser:
         return args or None
 
     def input_value_def(self, argument: bool = False) -> dict[str, Any]:
-        description = self.description()
+        description, before, after = self._described()
         name = self.name()
         self.expect(":")
         typ = self.type_reference()
         default = self.value_literal(True) if self.skip("=") else None
-        out = {"Description": description, "Name": name, "DefaultValue": default, "Type": typ}
+        out: dict[str, Any] = {"Description": description, "Name": name, "DefaultValue": default, "Type": typ}
+        out["BeforeDescriptionComment"] = before
+        out["AfterDescriptionComment"] = after
         out["Directives"] = self.directives(True)
         if not argument:
             out["Arguments"] = None
@@ -712,35 +529,53 @@ class Parser:
                 types.append(self.name())
         return types or None
 
-    def enum_values(self) -> list[Any] | None:
+    def enum_values(self) -> tuple[list[Any] | None, Any]:
         values: list[Any] = []
 
         def one() -> None:
-            description = self.description()
+            description, before, after = self._described()
             name = self.name()
-            values.append({"Description": description, "Name": name, "Directives": self.directives(True)})
+            values.append(
+                {
+                    "Description": description,
+                    "Name": name,
+                    "Directives": self.directives(True),
+                    "BeforeDescriptionComment": before,
+                    "AfterDescriptionComment": after,
+                }
+            )
 
-        self.some("{", "}", one)
-        return values or None
+        end = self.some("{", "}", one)
+        return values or None, end
 
-    def input_fields(self) -> list[Any] | None:
+    def input_fields(self) -> tuple[list[Any] | None, Any]:
         values: list[Any] = []
-        self.some("{", "}", lambda: values.append(self.input_value_def()))
-        return values or None
+        end = self.some("{", "}", lambda: values.append(self.input_value_def()))
+        return values or None, end
 
-    def type_system_extension(self, doc: dict[str, list[Any]]) -> None:
+    def type_system_extension(self, doc: dict[str, list[Any]], comment: Any) -> None:
         self.expect_keyword("extend")
         value = self.peek().value
         if value == "schema":
             self.expect_keyword("schema")
             directives = self.directives(True)
             ops: list[Any] = []
-            self.some("{", "}", lambda: ops.append(self.operation_type_definition()))
+            end = self.some("{", "}", lambda: ops.append(self.operation_type_definition()))
             if not directives and not ops:
                 self.unexpected()
-            doc["SchemaExtension"].append({"Description": "", "Directives": directives, "OperationTypes": ops or None})
+            doc["SchemaExtension"].append(
+                {
+                    "Description": "",
+                    "Directives": directives,
+                    "OperationTypes": ops or None,
+                    "AfterDescriptionComment": comment,
+                    "EndOfDefinitionComment": end,
+                }
+            )
         elif value in ("scalar", "type", "interface", "union", "enum", "input"):
-            doc["Extensions"].append(self.type_definition("", extension=True))
+            doc["Extensions"].append(
+                self.type_definition("", extension=True, comments={"AfterDescriptionComment": comment})
+            )
         else:
             self.unexpected()
 
@@ -799,13 +634,14 @@ def _definition(keyword: str, description: str, name: str) -> dict[str, Any]:
     }
 
 
-def _operation(op: str, name: str, variables: Any, directives: Any, selection_set: Any) -> dict[str, Any]:
+def _operation(op: str, name: str, variables: Any, directives: Any, selection_set: Any, comment: Any) -> dict[str, Any]:
     return {
         "Operation": op,
         "Name": name,
         "VariableDefinitions": variables,
         "Directives": directives,
         "SelectionSet": selection_set,
+        "Comment": comment,
     }
 
 

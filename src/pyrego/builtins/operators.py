@@ -90,8 +90,15 @@ def _numbers(a: Any, b: Any) -> None:
 def _result(x: int | float) -> int | float:
     """An integral float result is an int, as OPA prints it."""
     if type(x) is float and x.is_integer():
-        return int(x)
+        return _exact_int(x)
     return x
+
+
+def _exact_int(x: float) -> int:
+    """The integer an integral float's shortest text denotes (1e+300 is 10**300)."""
+    if abs(x) < 9007199254740992.0:  # 2**53: the float is the integer exactly
+        return int(x)
+    return int(Decimal(repr(x)))
 
 
 @builtin("plus", 2)
@@ -166,7 +173,9 @@ def op_round(x: Any) -> int:
     n = _number(x)
     if type(n) is int:
         return n
-    # Half away from zero, on the exact decimal the float denotes.
+    if n.is_integer():
+        return _exact_int(n)
+    # Half away from zero, on the decimal the float denotes (|n| < 2**52 here).
     return int(Decimal(repr(n)).quantize(Decimal(1), rounding=ROUND_HALF_UP))
 
 
@@ -174,12 +183,18 @@ def op_round(x: Any) -> int:
 def op_ceil(x: Any) -> int:
     # Note: OPA v1.20 returns 1 for ceil of a number in (-1, 0) and 0 for its
     # floor (it loses the sign of zero); we follow the documented behaviour.
-    return math.ceil(_number(x))
+    n = _number(x)
+    if type(n) is float and n.is_integer():
+        return _exact_int(n)
+    return math.ceil(n)
 
 
 @builtin("floor", 1)
 def op_floor(x: Any) -> int:
-    return math.floor(_number(x))
+    n = _number(x)
+    if type(n) is float and n.is_integer():
+        return _exact_int(n)
+    return math.floor(n)
 
 
 # ---------------------------------------------------------------- set operators

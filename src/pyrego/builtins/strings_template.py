@@ -19,6 +19,7 @@ template is in Go).
 from __future__ import annotations
 
 import html as _html
+import json
 import urllib.parse
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -138,7 +139,18 @@ class TemplateError(Exception):
 
 
 class _ExecError(Exception):
-    pass
+    """An execution error; ``node`` is (source offset, node text) once known."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+        self.node: tuple[int, str] | None = None
+
+
+def _at(exc: _ExecError, pos: int, text: str) -> _ExecError:
+    if exc.node is None:
+        exc.node = (pos, text)
+    return exc
 
 
 class _Break(Exception):
@@ -157,59 +169,70 @@ class _Operand:
     kind: str  # dot, field, var, str, num, bool, nil, ident, pipe
     value: Any = None
     chain: tuple[str, ...] = ()
+    pos: int = 0
+    text: str = ""
+
+
+@dataclass
+class _Cmd:
+    args: list[_Operand]
+    pos: int
+    text: str
 
 
 @dataclass
 class _Pipe:
     decls: list[str]
     assign: bool
-    cmds: list[list[_Operand]]
+    cmds: list[_Cmd]
+    pos: int
     text: str
-    line: int
-    col: int
 
 
 @dataclass
 class _Node:
-    kind: str  # text, action, if, range, with, break, continue
+    kind: str  # text, action, if, range, with, break, continue, template
     text: str = ""
     pipe: _Pipe | None = None
     body: list[_Node] = field(default_factory=list)
     orelse: list[_Node] = field(default_factory=list)
+    pos: int = 0
+    value: Any = None
 
 
-_KEYWORDS = {"if", "else", "end", "range", "with", "define", "template", "block", "break", "continue"}
+_KEYWORDS = {"if", "else", "end", "range", "with", "define", "template", "block", "break", "continue", "nil"}
+_SPACE = " \t\r\n"
+
+# A lexed item: (kind, text, source offset of the text, line)
+_Item = tuple[str, str, int, int]
 
 
-def _lex_actions(src: str) -> list[tuple[str, str, int, int]]:
-    """Split template text into ("text", s) and ("action", body) items, applying trims."""
-    items: list[tuple[str, str, int, int]] = []
+def _line_of(src: str, pos: int) -> int:
+    return src.count("\n", 0, pos) + 1
+
+
+def _lex_actions(src: str) -> list[_Item]:
+    """Split template text into text and action items, applying ``{{-``/``-}}`` trims."""
+    items: list[_Item] = []
     i = 0
     n = len(src)
     trim_next = False
     while i < n:
         j = src.find("{{", i)
-        if j < 0:
-            text = src[i:]
-            if trim_next:
-                text = text.lstrip(" \t\r\n")
-            items.append(("text", text, 0, 0))
-            break
-        text = src[i:j]
+        text = src[i:] if j < 0 else src[i:j]
         if trim_next:
-            text = text.lstrip(" \t\r\n")
+            text = text.lstrip(_SPACE)
+        if j < 0:
+            items.append(("text", text, i, 0))
+            break
         k = j + 2
-        if src.startswith("- ", k) or src.startswith("-\t", k) or src.startswith("-\n", k) or src.startswith("-\r", k):
-            text = text.rstrip(" \t\r\n")
+        if k + 1 < n and src[k] == "-" and src[k + 1] in _SPACE:
+            text = text.rstrip(_SPACE)
             k += 1
-        items.append(("text", text, 0, 0))
-        line = src.count("\n", 0, j) + 1
-        col = j - (src.rfind("\n", 0, j) + 1) + 1
-        # Find the closing "}}" outside quotes and comments.
-        body_start = k
+        items.append(("text", text, i, 0))
+        line = _line_of(src, j)
         m = k
-        stripped = src[k:].lstrip()
-        if stripped.startswith("/*"):
+        if src[k:].lstrip(_SPACE).startswith("/*"):
             end_comment = src.find("*/", k)
             if end_comment < 0:
                 raise TemplateError(f"template: template:{line}: unclosed comment")
@@ -227,29 +250,27 @@ def _lex_actions(src: str) -> list[tuple[str, str, int, int]]:
                 quote = c
             elif src.startswith("}}", m):
                 break
-            elif c == "\n" and not quote:
-                pass
             m += 1
         if m >= n:
             raise TemplateError(f"template: template:{line}: unclosed action")
-        body = src[body_start:m]
-        trim_next = False
-        if body.endswith(" -") or body.endswith("\t-") or body.endswith("\n-") or body.endswith("\r-"):
+        body = src[k:m]
+        trim_next = len(body) >= 2 and body[-1] == "-" and body[-2] in _SPACE
+        if trim_next:
             body = body[:-1]
-            trim_next = True
-        if not body.strip().startswith("/*"):
-            items.append(("action", body, line, col + 2))
+        if not body.lstrip(_SPACE).startswith("/*"):
+            items.append(("action", body, k, line))
         i = m + 2
     return [it for it in items if it[0] != "text" or it[1]]
 
 
-def _tokenize(body: str, line: int) -> list[str]:
-    toks: list[str] = []
+def _tokenize(body: str, base: int, line: int) -> list[tuple[str, int]]:
+    """The tokens of an action body, each with its source offset."""
+    toks: list[tuple[str, int]] = []
     i = 0
     n = len(body)
     while i < n:
         c = body[i]
-        if c in " \t\r\n":
+        if c in _SPACE:
             i += 1
             continue
         if c == '"' or c == "'":
@@ -258,34 +279,32 @@ def _tokenize(body: str, line: int) -> list[str]:
                 j += 2 if body[j] == "\\" else 1
             if j >= n:
                 raise TemplateError(f"template: template:{line}: unterminated quoted string")
-            toks.append(body[i : j + 1])
+            toks.append((body[i : j + 1], base + i))
             i = j + 1
             continue
         if c == "`":
             j = body.find("`", i + 1)
             if j < 0:
                 raise TemplateError(f"template: template:{line}: unterminated raw quoted string")
-            toks.append(body[i : j + 1])
+            toks.append((body[i : j + 1], base + i))
             i = j + 1
             continue
         if c in "()|,":
-            toks.append(c)
+            toks.append((c, base + i))
             i += 1
             continue
         if body.startswith(":=", i):
-            toks.append(":=")
+            toks.append((":=", base + i))
             i += 2
             continue
         if c == "=":
-            toks.append("=")
+            toks.append(("=", base + i))
             i += 1
             continue
         j = i
         while j < n and body[j] not in " \t\r\n()|,=\"'`" and not body.startswith(":=", j):
             j += 1
-        if j == i:
-            raise TemplateError(f"template: template:{line}: unexpected {c!r} in command")
-        toks.append(body[i:j])
+        toks.append((body[i:j], base + i))
         i = j
     return toks
 
@@ -294,6 +313,8 @@ class _Parser:
     def __init__(self, src: str) -> None:
         self.items = _lex_actions(src)
         self.pos = 0
+        # Variables in scope while parsing (Go rejects undefined ones at parse time).
+        self.vars: list[str] = ["$"]
 
     def parse(self) -> list[_Node]:
         nodes, stop = self.parse_list()
@@ -301,139 +322,177 @@ class _Parser:
             raise TemplateError(f"template: template:{stop[1]}: unexpected {{{{{stop[0]}}}}}")
         return nodes
 
-    def parse_list(self) -> tuple[list[_Node], tuple[str, int, list[str]] | None]:
+    def parse_list(self) -> tuple[list[_Node], tuple[str, int, list[tuple[str, int]]] | None]:
         """Nodes up to an {{end}} or {{else ...}}; returns the stopping keyword too."""
         nodes: list[_Node] = []
         while self.pos < len(self.items):
-            kind, text, line, col = self.items[self.pos]
+            kind, text, offset, line = self.items[self.pos]
             self.pos += 1
             if kind == "text":
                 nodes.append(_Node("text", text=text))
                 continue
-            toks = _tokenize(text, line)
+            toks = _tokenize(text, offset, line)
             if not toks:
                 raise TemplateError(f"template: template:{line}: missing value for command")
-            head = toks[0]
+            head = toks[0][0]
             if head in ("end", "else"):
                 return nodes, (head, line, toks[1:])
             if head in ("if", "range", "with"):
-                nodes.append(self.parse_control(head, toks[1:], text, line, col))
+                nodes.append(self.parse_control(head, toks[1:], line))
             elif head in ("break", "continue"):
                 nodes.append(_Node(head))
-            elif head in ("define", "template", "block"):
-                raise TemplateError(f'template: template:{line}: {{{{{head}}}}} is not supported')
+            elif head == "template" and len(toks) >= 2:
+                # No {{define}} is supported, so running any {{template}} fails as in Go.
+                name = _unquote(toks[1][0], line)
+                source = "{{" + " ".join(t for t, _ in toks) + "}}"
+                nodes.append(_Node("template", text=source, pos=toks[1][1], value=name))
+            elif head in ("define", "block", "template"):
+                raise TemplateError(f"template: template:{line}: {{{{{head}}}}} is not supported")
             else:
-                nodes.append(_Node("action", pipe=self.parse_pipe(toks, text, line, col)))
+                nodes.append(_Node("action", pipe=self.parse_pipe(toks, line)))
         return nodes, None
 
-    def parse_control(self, kind: str, toks: list[str], text: str, line: int, col: int) -> _Node:
-        node = _Node(kind, pipe=self.parse_pipe(toks, text, line, col))
+    def parse_control(self, kind: str, toks: list[tuple[str, int]], line: int) -> _Node:
+        mark = len(self.vars)
+        try:
+            return self._parse_control(kind, toks, line)
+        finally:
+            del self.vars[mark:]
+
+    def _parse_control(self, kind: str, toks: list[tuple[str, int]], line: int) -> _Node:
+        node = _Node(kind, pipe=self.parse_pipe(toks, line, kind))
         body, stop = self.parse_list()
         node.body = body
         if stop is None:
             raise TemplateError(f"template: template:{line}: unexpected EOF")
         word, stop_line, rest = stop
         if word == "else":
-            if rest and rest[0] in ("if", "with") and kind in ("if", "with") and rest[0] == kind:
+            if rest and rest[0][0] == kind and kind in ("if", "with"):
                 # {{else if ...}}: a nested control sharing this one's {{end}}.
-                node.orelse = [self.parse_control(kind, rest[1:], text, stop_line, col)]
+                node.orelse = [self.parse_control(kind, rest[1:], stop_line)]
                 return node
             if rest:
-                raise TemplateError(f"template: template:{stop_line}: unexpected {rest[0]!r} in else")
+                raise TemplateError(f"template: template:{stop_line}: unexpected {rest[0][0]!r} in else")
             orelse, stop = self.parse_list()
             node.orelse = orelse
-            if stop is None or stop[0] != "end":
-                raise TemplateError(f"template: template:{stop_line}: expected end; found {stop}")
+            if stop is None:
+                raise TemplateError(f"template: template:{stop_line}: unexpected EOF")
+            if stop[0] != "end":
+                raise TemplateError(f"template: template:{stop[1]}: expected end; found {{{{{stop[0]}}}}}")
         return node
 
-    def parse_pipe(self, toks: list[str], text: str, line: int, col: int) -> _Pipe:
+    def parse_pipe(self, toks: list[tuple[str, int]], line: int, context: str = "command") -> _Pipe:
+        if not toks:
+            raise TemplateError(f"template: template:{line}: missing value for {context}")
         decls: list[str] = []
         assign = False
-        # Declarations: $x := / $x = / $i, $v :=
         k = 0
-        while k < len(toks) and toks[k].startswith("$"):
-            if k + 1 < len(toks) and toks[k + 1] in (":=", "="):
-                decls.append(toks[k])
-                assign = toks[k + 1] == "="
+        # Declarations: $x := ..., $x = ..., $i, $v := ...
+        while k < len(toks) and toks[k][0].startswith("$") and "." not in toks[k][0]:
+            nxt = toks[k + 1][0] if k + 1 < len(toks) else ""
+            if nxt in (":=", "="):
+                decls.append(toks[k][0])
+                assign = nxt == "="
                 k += 2
                 break
-            if k + 1 < len(toks) and toks[k + 1] == ",":
-                decls.append(toks[k])
+            if nxt == ",":
+                decls.append(toks[k][0])
                 k += 2
                 continue
-            decls = []
-            k = 0
+            decls, k = [], 0
             break
-        cmds: list[list[_Operand]] = []
+        for name in decls:
+            if assign:
+                self.check_var(name, line)
+            else:
+                self.vars.append(name)
+        pos = toks[k][1] if k < len(toks) else toks[-1][1]
+        cmds: list[_Cmd] = []
         cur: list[_Operand] = []
-        rest = toks[k:]
-        i = 0
-        while i < len(rest):
-            tok = rest[i]
+        i = k
+        while i < len(toks):
+            tok = toks[i][0]
             if tok == "|":
                 if not cur:
                     raise TemplateError(f"template: template:{line}: missing command")
-                cmds.append(cur)
+                cmds.append(_cmd(cur))
                 cur = []
                 i += 1
                 continue
-            operand, i = self.parse_operand(rest, i, line)
+            operand, i = self.parse_operand(toks, i, line)
             cur.append(operand)
         if cur:
-            cmds.append(cur)
+            cmds.append(_cmd(cur))
         if not cmds:
-            raise TemplateError(f"template: template:{line}: missing value for command")
-        return _Pipe(decls, assign, cmds, text.strip(), line, col)
+            raise TemplateError(f"template: template:{line}: missing value for {context}")
+        text = " | ".join(c.text for c in cmds)
+        if decls:
+            text = ", ".join(decls) + (" = " if assign else " := ") + text
+        return _Pipe(decls, assign, cmds, pos, text)
 
-    def parse_operand(self, toks: list[str], i: int, line: int) -> tuple[_Operand, int]:
-        tok = toks[i]
+    def parse_operand(self, toks: list[tuple[str, int]], i: int, line: int) -> tuple[_Operand, int]:
+        tok, pos = toks[i]
         if tok == "(":
             depth = 1
             j = i + 1
             while j < len(toks) and depth:
-                if toks[j] == "(":
+                if toks[j][0] == "(":
                     depth += 1
-                elif toks[j] == ")":
+                elif toks[j][0] == ")":
                     depth -= 1
                 j += 1
             if depth:
                 raise TemplateError(f"template: template:{line}: unclosed left paren")
-            inner = self.parse_pipe(toks[i + 1 : j - 1], " ".join(toks[i + 1 : j - 1]), line, 0)
-            op = _Operand("pipe", inner)
+            inner = self.parse_pipe(toks[i + 1 : j - 1], line)
+            op = _Operand("pipe", inner, pos=pos, text="(" + inner.text + ")")
             # A field chain may follow the closing paren: (...).a.b
-            if j < len(toks) and toks[j].startswith(".") and len(toks[j]) > 1:
-                op.chain = tuple(toks[j][1:].split("."))
+            if j < len(toks) and toks[j][0].startswith(".") and len(toks[j][0]) > 1:
+                op.chain = tuple(toks[j][0][1:].split("."))
+                op.text += toks[j][0]
                 j += 1
             return op, j
         if tok in (")", ",", ":=", "="):
             raise TemplateError(f"template: template:{line}: unexpected {tok!r} in operand")
-        return _parse_atom(tok, line), i + 1
+        if tok.startswith("$"):
+            self.check_var(tok.partition(".")[0], line)
+        return _parse_atom(tok, pos, line), i + 1
+
+    def check_var(self, name: str, line: int) -> None:
+        if name not in self.vars:
+            raise TemplateError(f'template: template:{line}: undefined variable "{name}"')
 
 
-def _parse_atom(tok: str, line: int) -> _Operand:
+def _cmd(args: list[_Operand]) -> _Cmd:
+    return _Cmd(args, args[0].pos, " ".join(a.text for a in args))
+
+
+def _parse_atom(tok: str, pos: int, line: int) -> _Operand:
     if tok == ".":
-        return _Operand("dot")
+        return _Operand("dot", pos=pos, text=".")
     if tok.startswith("."):
-        return _Operand("field", chain=tuple(tok[1:].split(".")))
+        chain = tuple(tok[1:].split("."))
+        # Go places a chain of fields at its second field.
+        at = pos + len(chain[0]) + 1 if len(chain) > 1 else pos
+        return _Operand("field", chain=chain, pos=at, text=tok)
     if tok.startswith("$"):
         name, _, rest = tok.partition(".")
-        return _Operand("var", name, tuple(rest.split(".")) if rest else ())
+        return _Operand("var", name, tuple(rest.split(".")) if rest else (), pos=pos, text=tok)
     if tok[0] == '"':
-        return _Operand("str", _unquote(tok, line))
+        return _Operand("str", _unquote(tok, line), pos=pos, text=tok)
     if tok[0] == "`":
-        return _Operand("str", tok[1:-1])
+        return _Operand("str", tok[1:-1], pos=pos, text=tok)
     if tok[0] == "'":
-        return _Operand("num", ord(_unquote('"' + tok[1:-1] + '"', line)[:1] or "\0"))
+        return _Operand("num", ord(_unquote('"' + tok[1:-1] + '"', line)[:1] or "\0"), pos=pos, text=tok)
     if tok in ("true", "false"):
-        return _Operand("bool", tok == "true")
+        return _Operand("bool", tok == "true", pos=pos, text=tok)
     if tok == "nil":
-        return _Operand("nil")
+        return _Operand("nil", pos=pos, text=tok)
     if tok[0] in "+-0123456789.":
         try:
-            return _Operand("num", int(tok, 0))
+            return _Operand("num", int(tok, 0), pos=pos, text=tok)
         except ValueError:
             try:
-                return _Operand("num", float(tok))
+                return _Operand("num", float(tok), pos=pos, text=tok)
             except ValueError:
                 raise TemplateError(f"template: template:{line}: bad number syntax: {tok!r}")
     if tok in _KEYWORDS:
@@ -442,12 +501,12 @@ def _parse_atom(tok: str, line: int) -> _Operand:
         raise TemplateError(f"template: template:{line}: unexpected {tok!r} in command")
     if tok not in _FUNCS:
         raise TemplateError(f'template: template:{line}: function "{tok}" not defined')
-    return _Operand("ident", tok)
+    return _Operand("ident", tok, pos=pos, text=tok)
 
 
 def _unquote(tok: str, line: int) -> str:
-    import json
-
+    if tok[:1] == "`":
+        return tok[1:-1]
     try:
         return str(json.loads(tok))
     except ValueError:
@@ -477,11 +536,15 @@ class _State:
 
 
 def _field(value: Any, name: str) -> Any:
-    if value is NO_VALUE or value is None:
+    if value is NO_VALUE:
         return NO_VALUE
+    if value is None:
+        raise _ExecError(f"nil pointer evaluating interface {{}}.{name}")
     if type(value) is dict:
         return value.get(name, NO_VALUE)
-    raise _ExecError(f"can't evaluate field {name} in type {_go_type(value)}")
+    # Values from the data are Go interface{} values.
+    kind = _go_type(value) if type(value) in (int, float) else "interface {}"
+    raise _ExecError(f"can't evaluate field {name} in type {kind}")
 
 
 def _chain(value: Any, chain: tuple[str, ...]) -> Any:
@@ -492,73 +555,82 @@ def _chain(value: Any, chain: tuple[str, ...]) -> Any:
 
 def _eval_operand(st: _State, op: _Operand, dot: Any) -> Any:
     k = op.kind
-    if k == "dot":
-        return dot
-    if k == "field":
-        return _chain(dot, op.chain)
-    if k == "var":
-        return _chain(st.lookup(op.value), op.chain)
-    if k in ("str", "num", "bool"):
-        return op.value
-    if k == "nil":
-        raise _ExecError("nil is not a command")
-    if k == "pipe":
-        return _chain(_eval_pipe(st, op.value, dot), op.chain)
-    if k == "ident":
-        return _call(st, op.value, [], dot, None)
+    try:
+        if k == "dot":
+            return dot
+        if k == "field":
+            return _chain(dot, op.chain)
+        if k == "var":
+            return _chain(st.lookup(op.value), op.chain)
+        if k in ("str", "num", "bool"):
+            return op.value
+        if k == "nil":
+            return None
+        if k == "pipe":
+            return _chain(_eval_pipe(st, op.value, dot), op.chain)
+        if k == "ident":
+            return _call(st, op.value, [], dot, _MISSING_ARG, op.pos, op.text)
+    except _ExecError as exc:
+        raise _at(exc, op.pos, op.text)
     raise _ExecError(f"can't evaluate {k}")
 
 
 def _eval_pipe(st: _State, pipe: _Pipe, dot: Any) -> Any:
     final: Any = _MISSING_ARG
     for cmd in pipe.cmds:
-        head = cmd[0]
+        head = cmd.args[0]
         if head.kind == "ident":
-            final = _call(st, head.value, cmd[1:], dot, final)
+            final = _call(st, head.value, cmd.args[1:], dot, final, cmd.pos, cmd.text)
             continue
-        if len(cmd) > 1 or final is not _MISSING_ARG:
-            raise _ExecError(f"can't give argument to non-function {_describe(head)}")
         if head.kind == "nil":
-            raise _ExecError("nil is not a command")
+            raise _at(_ExecError("nil is not a command"), cmd.pos, cmd.text)
+        if len(cmd.args) > 1 or final is not _MISSING_ARG:
+            if head.kind in ("field", "var") and head.chain:
+                message = f"{head.chain[-1]} is not a method but has arguments"
+                raise _at(_ExecError(message), head.pos, head.text)
+            raise _at(_ExecError(f"can't give argument to non-function {head.text}"), cmd.pos, cmd.text)
         final = _eval_operand(st, head, dot)
     if pipe.decls:
         if pipe.assign:
-            st.set_var(pipe.decls[0], final)
+            try:
+                st.set_var(pipe.decls[0], final)
+            except _ExecError as exc:
+                raise _at(exc, pipe.pos, pipe.text)
         else:
             st.vars.append((pipe.decls[0], final))
     return final
 
 
-def _describe(op: _Operand) -> str:
-    if op.kind == "field":
-        return "." + ".".join(op.chain)
-    if op.kind == "var":
-        return op.value + ("." + ".".join(op.chain) if op.chain else "")
-    return str(op.value)
-
-
 _MISSING_ARG = object()
 
 
-def _call(st: _State, name: str, operands: list[_Operand], dot: Any, final: Any) -> Any:
+def _call(st: _State, name: str, operands: list[_Operand], dot: Any, final: Any, pos: int, text: str) -> Any:
     fn = _FUNCS[name]
     if name in ("and", "or"):
         # Short-circuit: arguments are evaluated lazily.
-        args_lazy = [lambda op=op: _eval_operand(st, op, dot) for op in operands]
+        getters = [lambda op=op: _eval_operand(st, op, dot) for op in operands]
         if final is not _MISSING_ARG:
-            args_lazy.append(lambda: final)
-        if not args_lazy:
-            raise _ExecError(f"wrong number of args for {name}: want at least 1 got 0")
+            getters.append(lambda: final)
+        if not getters:
+            raise _at(_ExecError(f"wrong number of args for {name}: want at least 1 got 0"), pos, text)
         result: Any = None
-        for get in args_lazy:
+        for get in getters:
             result = get()
             if (name == "and") != _truth(result):
                 return result
         return result
+    n_args = len(operands) + (final is not _MISSING_ARG)
+    low, high = _ARITY.get(name, (0, None))
+    if n_args < low or (high is not None and n_args > high):
+        want = f"want {low}" if high == low else f"want at least {low}"
+        raise _at(_ExecError(f"wrong number of args for {name}: {want} got {n_args}"), pos, text)
     args = [_eval_operand(st, op, dot) for op in operands]
     if final is not _MISSING_ARG:
         args.append(final)
-    return fn(*args)
+    try:
+        return fn(*args)
+    except _ExecError as exc:
+        raise _at(_ExecError(f"error calling {name}: {exc.message}"), pos, text)
 
 
 def _execute(st: _State, nodes: list[_Node], dot: Any) -> None:
@@ -568,14 +640,9 @@ def _execute(st: _State, nodes: list[_Node], dot: Any) -> None:
             st.out.append(node.text)
         elif k == "action":
             assert node.pipe is not None
-            mark = len(st.vars)
             value = _eval_pipe(st, node.pipe, dot)
             if not node.pipe.decls:
                 st.out.append(_go_print(value))
-            del st.vars[max(mark, 1) if node.pipe.decls and not node.pipe.assign else len(st.vars) :]
-            if node.pipe.decls and not node.pipe.assign:
-                # A declaration outside control structures lives to the end of the template.
-                st.vars.append((node.pipe.decls[0], value))
         elif k == "if" or k == "with":
             assert node.pipe is not None
             mark = len(st.vars)
@@ -591,6 +658,8 @@ def _execute(st: _State, nodes: list[_Node], dot: Any) -> None:
             raise _Break()
         elif k == "continue":
             raise _Continue()
+        elif k == "template":
+            raise _at(_ExecError(f'template "{node.value}" not defined'), node.pos, node.text)
 
 
 def _exec_range(st: _State, node: _Node, dot: Any) -> None:
@@ -612,7 +681,7 @@ def _exec_range(st: _State, node: _Node, dot: Any) -> None:
     elif t is int:
         pairs = [(i, i) for i in range(value)]
     else:
-        raise _ExecError(f"range can't iterate over {_go_print(value)}")
+        raise _at(_ExecError(f"range can't iterate over {_go_print(value)}"), pipe.pos, pipe.text)
     if not pairs:
         _execute(st, node.orelse, dot)
         return
@@ -652,6 +721,10 @@ def _basic_kind(v: Any) -> str:
     return "other"
 
 
+def _incompatible(a: Any, b: Any) -> _ExecError:
+    return _ExecError(f"incompatible types for comparison: {_go_type(a)} and {_go_type(b)}")
+
+
 def _eq(a: Any, *others: Any) -> bool:
     if not others:
         raise _ExecError("missing argument for comparison")
@@ -661,15 +734,11 @@ def _eq(a: Any, *others: Any) -> bool:
         if ka == "other" or kb == "other":
             if a is b or (type(a) is type(b) and a == b):
                 return True
-            raise _ExecError("incompatible types for comparison")
+            raise _incompatible(a, b)
         if ka != kb:
-            if {ka, kb} == {"int", "float"} or ka == "nil" or kb == "nil":
-                if ka == "nil" or kb == "nil":
-                    if ka == kb:
-                        return True
-                    continue
-                raise _ExecError("incompatible types for comparison")
-            raise _ExecError("incompatible types for comparison")
+            if ka == "nil" or kb == "nil":
+                continue
+            raise _incompatible(a, b)
         if str(a) == str(b) if ka == "string" else a == b:
             return True
     return False
@@ -680,7 +749,7 @@ def _lt(a: Any, b: Any) -> bool:
     if ka not in ("int", "float", "string") or kb not in ("int", "float", "string"):
         raise _ExecError("invalid type for comparison")
     if ka != kb:
-        raise _ExecError("incompatible types for comparison")
+        raise _incompatible(a, b)
     return str(a) < str(b) if ka == "string" else a < b  # type: ignore[no-any-return]
 
 
@@ -805,6 +874,21 @@ def _not(v: Any) -> bool:
     return not _truth(v)
 
 
+# (fewest, most) arguments of each function; most None when variadic.
+_ARITY: dict[str, tuple[int, int | None]] = {
+    "not": (1, 1),
+    "len": (1, 1),
+    "index": (1, None),
+    "slice": (1, None),
+    "eq": (1, None),
+    "ne": (2, 2),
+    "lt": (2, 2),
+    "le": (2, 2),
+    "gt": (2, 2),
+    "ge": (2, 2),
+    "printf": (1, None),
+}
+
 _FUNCS: dict[str, Callable[..., Any]] = {
     "and": lambda *a: None,  # handled lazily in _call
     "or": lambda *a: None,
@@ -836,10 +920,16 @@ def render(template: str, data: Any) -> str:
     except (_Break, _Continue):
         raise TemplateError("template: template: {{break}} or {{continue}} outside {{range}}")
     except _ExecError as exc:
-        raise TemplateError(f'template: template: executing "template": {exc}')
-    except TypeError as exc:
-        # Wrong number of arguments to a template function.
-        raise TemplateError(f'template: template: executing "template": {exc}')
+        where = ""
+        if exc.node is not None:
+            pos, text = exc.node
+            line = _line_of(template, pos)
+            newline = template.rfind("\n", 0, pos)
+            col = pos if newline < 0 else pos - newline - 1
+            where = f":{line}:{col}: executing \"template\" at <{text}>"
+        else:
+            where = ': executing "template"'
+        raise TemplateError(f"template: template{where}: {exc.message}")
     return "".join(st.out).replace("<no value>", "<undefined>")
 
 

@@ -1,0 +1,92 @@
+"""graph.reachable and graph.reachable_paths (OPA's ``reachable.go``).
+
+A graph is an object from node to an array or set of neighbours; nodes may
+be any value (object keys and set members are frozen, see ``values``).
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from typing import Any
+
+from ..runtime.values import ArrayKey, freeze
+from .registry import OperandTypeError, builtin, operand_error
+
+
+def _vertices(collection: Any) -> list[Any]:
+    """The frozen members of an array or set of vertices (anything else: none)."""
+    t = type(collection)
+    if t is list or t is tuple:
+        return [freeze(v) for v in collection]
+    if t is set or t is frozenset:
+        return list(collection)
+    return []
+
+
+def _operands(graph: Any, initial: Any) -> list[Any]:
+    if type(graph) is not dict:
+        raise operand_error(1, graph, "object")
+    t = type(initial)
+    if t is not list and t is not tuple and t is not set and t is not frozenset:
+        raise OperandTypeError(f"operand 2 must be {{array, set}} but got {_type(initial)}")
+    return _vertices(initial)
+
+
+def _type(x: Any) -> str:
+    from ..runtime.values import type_name
+
+    return type_name(x)
+
+
+_MISSING = object()
+
+
+@builtin("graph.reachable", 2)
+def graph_reachable(graph: Any, initial: Any) -> frozenset[Any]:
+    queue = deque(_operands(graph, initial))
+    reached: set[Any] = set()
+    while queue:
+        node = queue.popleft()
+        edges = graph.get(node, _MISSING)
+        if edges is _MISSING:
+            continue  # not in the graph: not reached
+        for neighbor in _vertices(edges):
+            if neighbor not in reached:
+                queue.append(neighbor)
+        reached.add(node)
+    return frozenset(reached)
+
+
+@builtin("graph.reachable_paths", 2)
+def graph_reachable_paths(graph: Any, initial: Any) -> frozenset[Any]:
+    roots = _operands(graph, initial)
+    paths: set[Any] = set()
+
+    def build(root: Any, path: list[Any], reached: frozenset[Any]) -> None:
+        edges = graph.get(root, _MISSING)
+        if edges is _MISSING:
+            paths.add(ArrayKey(tuple(path)))  # a node outside the graph ends the path before it
+            return
+        path = path + [root]
+        neighbors = _vertices(edges)
+        if not neighbors:
+            paths.add(ArrayKey(tuple(path)))
+            return
+        reached = reached | {root}
+        for n in neighbors:
+            if n in reached:
+                paths.add(ArrayKey(tuple(path)))  # a cycle ends the path
+            else:
+                build(n, path, reached)
+
+    for node in roots:
+        edges = graph.get(node, _MISSING)
+        if edges is _MISSING:
+            continue
+        neighbors = _vertices(edges)
+        if neighbors:
+            for n in neighbors:
+                build(n, [node], frozenset([node]))
+        else:
+            paths.add(ArrayKey((node,)))
+    return frozenset(paths)
