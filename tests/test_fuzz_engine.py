@@ -63,7 +63,7 @@ import rego.v1
 roles := {"admin": {"read", "write"}, "viewer": {"read"}}
 allowed if every r in input.roles { roles[r][input.action] }
 msg := sprintf("%v/%s", [input.roles, input.action]) if not allowed
-q := data.fuzz.roles with input as {"roles": ["admin"]}
+q := r if { r := allowed with input as {"roles": ["admin"], "action": "read"} }
 """,
     """package fuzz
 
@@ -107,16 +107,41 @@ QUERIES = [
 ]
 
 
+# Same-kind substitutions keep most mutants parseable, so that they reach the
+# compiler and the evaluator instead of stopping in the parser.
+SWAPS: list[tuple[str, list[str]]] = [
+    (r"-?\b\d+(?:\.\d+)?(?:e\d+)?\b", ["0", "1", "-1", "2.5", "1e3", "99999999999999999999", "0.1", "-0"]),
+    (r'"[^"\n]*"', ['""', '"a"', '"é"', '"\\u0000"', '"admin"', '"\\n"', '"%v"']),
+    (r"==|!=|<=|>=|<|>", ["==", "!=", "<", "<=", ">", ">="]),
+    (r"(?<=\s)[-+*/%|&](?=\s)", ["+", "-", "*", "/", "%", "|", "&"]),
+    (r"\b(?:input|data)\b", ["input", "data", "input.user", "data.fuzz"]),
+    (r"\b(?:true|false|null)\b", ["true", "false", "null", "[]", "{}", "set()"]),
+    (r"\b(?:count|upper|lower|sprintf|concat|regex\.match|numbers\.range|walk|trim_space)\b",
+     ["count", "sum", "max", "sort", "to_number", "json.marshal", "object.keys", "type_name"]),
+    (r"\b(?:some|every|not)\b", ["some", "every", "not", ""]),
+    (r"\b(?:if|contains|else|default)\b", ["if", "contains", "else", "default", ""]),
+]
+
+
 @st.composite
 def mutated(draw: st.DrawFn, corpus: list[str]) -> str:
-    """A corpus text with a few random edits (deletions, duplications, token and character insertions)."""
+    """A corpus text with a few random edits: same-kind token swaps, and raw
+    deletions, duplications, token and character insertions."""
+    import re
+
     text = draw(st.sampled_from(corpus))
-    for _ in range(draw(st.integers(0, 6))):
+    for _ in range(draw(st.sampled_from([0, 1, 1, 2, 2, 3, 4, 6]))):
         n = len(text)
-        op = draw(st.integers(0, 4))
+        op = draw(st.integers(0, 9))
         i = draw(st.integers(0, n))
         j = draw(st.integers(i, min(n, i + 40)))
-        if op == 0:
+        if op >= 5:
+            pattern, choices = draw(st.sampled_from(SWAPS))
+            matches = list(re.finditer(pattern, text))
+            if matches:
+                m = draw(st.sampled_from(matches))
+                text = text[: m.start()] + draw(st.sampled_from(choices)) + text[m.end() :]
+        elif op == 0:
             text = text[:i] + text[j:]
         elif op == 1:
             text = text[:i] + text[i:j] + text[i:]

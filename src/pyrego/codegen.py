@@ -178,6 +178,15 @@ class ModuleGen:
             if isinstance(p, ast.Scalar) and isinstance(p.value, str) and p.value in cur.children:
                 cur = cur.children[p.value]
                 i += 1
+                nxt = path[i] if i < len(path) else None
+                if (
+                    cur.has_rules()
+                    and isinstance(nxt, ast.Scalar)
+                    and isinstance(nxt.value, str)
+                    and nxt.value in cur.children
+                    and self._has_rules_below(cur.children[nxt.value])
+                ):
+                    continue  # a deeper rule defines this part of the document
                 if cur.has_rules():
                     if cur.kind == FUNCTION:
                         em.w(em.fail)
@@ -205,12 +214,9 @@ class ModuleGen:
 
     def _base_data(self, em: BodyEmitter, path: tuple[ast.Term, ...]) -> str:
         # Base documents are keyed by strings: ``data[2]`` reads key "2", as in OPA.
-        keys = tuple(
-            ast.Scalar(str(p.value), p.location) if isinstance(p, ast.Scalar) and type(p.value) is int else p for p in path
-        )
         v = em.tmp()
         em.w(f"{v} = {em.ctx}.data")
-        return em.walk_path(v, keys)
+        return em.walk_path(v, path, data_keys=True)
 
     def children_map(self, node: RuleNode) -> str:
         """A global dict {child name: document function} for dynamic lookups under ``node``."""
@@ -291,6 +297,14 @@ class ModuleGen:
         elif node.kind == PARTIAL_OBJECT:
             out.append("    acc = {}")
             out += [f"    {d}(ctx, acc)" for d in defs]
+            # Rules deeper down (``a.b.c := 1`` beside ``a[x] := ...``) add their documents.
+            for name, child in sorted(node.children.items()):
+                if child.kind != FUNCTION and self._has_rules_below(child):
+                    fn = f"R{child.id}" if child.has_rules() else f"N{child.id}"
+                    if not child.has_rules():
+                        self._materialize_needed.add(child.id)
+                    out.append(f"    v = {fn}(ctx)")
+                    out.append(f"    if v is not UNDEF: rt_obj_put(acc, {self.literal(name)}, v, None)")
             out.append("    r = acc")
         else:
             out.append("    r = UNDEF")

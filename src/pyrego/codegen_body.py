@@ -188,7 +188,12 @@ class BodyEmitter:
     def terms_in_order(self, terms: tuple[ast.Term, ...] | list[ast.Term]) -> list[str]:
         """Compile ``terms``; ones that bind variables by iteration go first."""
         out: list[str | None] = [None] * len(terms)
-        order = sorted(range(len(terms)), key=lambda i: 0 if self.has_unbound(terms[i]) else 1)
+        def rank(t: ast.Term) -> int:
+            if not self.has_unbound(t):
+                return 1
+            return 0 if self._iterable_only(t) else 2
+
+        order = sorted(range(len(terms)), key=lambda i: rank(terms[i]))
         for i in order:
             out[i] = self.term(terms[i])
         return out  # type: ignore[return-value]
@@ -485,8 +490,12 @@ class BodyEmitter:
             base = self.term(head)
         return self.walk_path(base, path)
 
-    def walk_path(self, base: str, path: tuple[ast.Term, ...]) -> str:
-        """Look up ``path`` under the value ``base``; unbound vars iterate."""
+    def walk_path(self, base: str, path: tuple[ast.Term, ...], data_keys: bool = False) -> str:
+        """Look up ``path`` under the value ``base``; unbound vars iterate.
+
+        ``data_keys``: ``base`` is base data, whose objects are keyed by
+        strings, so a number key also finds its string form (``data[2]``)."""
+        getter = "rt_data_get" if data_keys else "rt_get"
         cur = base
         for p in path:
             nxt = self.tmp()
@@ -503,7 +512,7 @@ class BodyEmitter:
                 self.unify_value(p, k, p.location)
             else:
                 key = self.term(p)
-                self.w(f"{nxt} = rt_get({cur}, {key})")
+                self.w(f"{nxt} = {getter}({cur}, {key})")
             cur = nxt
         if path:
             self.w(f"if {cur} is UNDEF: {self.fail}")

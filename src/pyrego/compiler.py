@@ -98,7 +98,11 @@ class _Scope:
     def lookup(self, name: str) -> str | None:
         if name in self.names:
             return self.names[name]
-        scope = self.parent
+        return self.parent.visible(name) if self.parent is not None else None
+
+    def visible(self, name: str) -> str | None:
+        """The name as seen from a nested closure (skips pending ``:=`` declarations)."""
+        scope: _Scope | None = self
         while scope is not None:
             if name in scope.names and name not in scope.pending:
                 return scope.names[name]
@@ -178,7 +182,7 @@ class _Resolver:
             if name in declared:
                 mapping[name] = self.fresh(name)
                 continue
-            outer = parent.lookup(name) if parent else None
+            outer = parent.visible(name) if parent else None
             if outer is not None:
                 mapping[name] = outer
             elif name in self.rule_names or name in self.imports:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -59,7 +60,7 @@ def test_parse_query_values_and_comments() -> None:
     assert args["a"]["Kind"] == 8 and [c["Value"]["Raw"] for c in args["a"]["Children"]] == ["1", "2.5"]
     assert args["b"]["Children"][0]["Name"] == "c" and args["b"]["Children"][0]["Value"]["Kind"] == 3
     assert args["d"]["Kind"] == 6 and args["e"]["Kind"] == 5
-    assert args["s"] == {"Raw": "blk", "Kind": 4, "ExpectedTypeHasDefault": False}
+    assert args["s"] == {"Raw": " blk ", "Kind": 4, "ExpectedTypeHasDefault": False}
 
 
 @pytest.mark.parametrize(
@@ -68,21 +69,16 @@ def test_parse_query_values_and_comments() -> None:
         ("{", "Expected Name, found <EOF> in GraphQL string at location 1:2"),
         ("notanoperation Foo { field }", 'Unexpected Name "notanoperation" in GraphQL string at location 1:1'),
         ("...", "Unexpected ... in GraphQL string at location 1:1"),
-        ("{ a(b: 'x') }", "Unexpected single quote character"),
-        ("{ a(b: 01) }", 'Invalid number, unexpected digit after 0: "1".'),
+        # a lexer error seen while peeking surfaces as an unexpected invalid token, as in gqlparser
+        ("{ a(b: 'x') }", "Unexpected <Invalid> in GraphQL string at location 1:8"),
+        ("{ a(b: 01) }", "Unexpected <Invalid> in GraphQL string at location 1:9"),
+        ('{ a(b: "x', "Unexpected <Invalid> in GraphQL string at location 1:10"),
         ("fragment on on T { a }", 'Unexpected Name "on" in GraphQL string at location 1:10'),
         ("{ }", "expected at least one definition, found } in GraphQL string at location 1:3"),
     ],
 )
 def test_parse_query_errors(query: str, message: str) -> None:
-    with pytest.raises(
-        BuiltinError,
-        match=message.replace("(", r"\(")
-        .replace(")", r"\)")
-        .replace(".", r"\.")
-        .replace("{", r"\{")
-        .replace("}", r"\}"),
-    ):
+    with pytest.raises(BuiltinError, match=re.escape(message)):
         call("graphql.parse_query", query)
 
 
@@ -117,7 +113,7 @@ def test_parse_schema_shape() -> None:
     ],
 )
 def test_parse_schema_errors(schema: str, message: str) -> None:
-    with pytest.raises(BuiltinError, match=message.replace("|", r"\|").replace("{", r"\{").replace("}", r"\}")):
+    with pytest.raises(BuiltinError, match=re.escape(message)):
         call("graphql.parse_schema", schema)
 
 

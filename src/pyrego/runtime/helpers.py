@@ -41,6 +41,16 @@ def rt_get(value: Any, key: Any) -> Any:
     return UNDEF
 
 
+def rt_data_get(value: Any, key: Any) -> Any:
+    """``rt_get`` for base data: an object key given as a number matches its string form."""
+    got = rt_get(value, key)
+    if got is UNDEF and type(value) is dict and (type(key) is int or type(key) is float):
+        from .numbers import format_number
+
+        return value.get(format_number(key), UNDEF)
+    return got
+
+
 def rt_items(value: Any) -> Iterator[tuple[Any, Any]]:
     """(key, value) pairs to iterate ``value[k]`` with an unbound ``k``."""
     t = type(value)
@@ -243,6 +253,7 @@ HELPERS: dict[str, Any] = {
     "rt_gt": rt_gt,
     "rt_ge": rt_ge,
     "rt_get": rt_get,
+    "rt_data_get": rt_data_get,
     "rt_items": rt_items,
     "rt_values": rt_values,
     "rt_member": rt_member,
