@@ -444,6 +444,8 @@ class ModuleGen:
         record = {i: f"e{i}" for i in range(n)}
         for i in range(n):
             em.w(f"e{i} = True")
+        em.ordered = True
+        em.capture_values = n == 1 and not (term_vars_all(body) - set())
         em.begin_once()
         em.body(body, record=record)
         binds = ", ".join(
@@ -479,6 +481,12 @@ class ModuleGen:
         source = "\n".join(lines) + "\n"
         code = compile(source, filename, "exec")
         exec(code, self.namespace)  # noqa: S102 - generated from checked AST only
+
+
+def term_vars_all(body: ast.Body) -> set[str]:
+    from .safety import body_vars
+
+    return body_vars(body, set())
 
 
 def _suffix(head: ast.RuleHead) -> tuple[ast.Term, ...]:

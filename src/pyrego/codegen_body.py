@@ -68,6 +68,10 @@ class BodyEmitter:
         self._tmp = 0
         # Variables visible from enclosing scopes (closure capture analysis).
         self.outer: set[str] = set()
+        # Queries of one expression without iteration report its value as is.
+        self.capture_values = False
+        # Iterate sets and objects in OPA's sorted order (where order is observable).
+        self.ordered = False
 
     # -- writing -----------------------------------------------------------
 
@@ -77,6 +81,12 @@ class BodyEmitter:
     def tmp(self, prefix: str = "t") -> str:
         self._tmp += 1
         return f"{prefix}{self._tmp}"
+
+    def items_fn(self) -> str:
+        return "rt_items_sorted" if self.ordered else "rt_items"
+
+    def values_fn(self) -> str:
+        return "rt_values_sorted" if self.ordered else "rt_values"
 
     def open_loop(self, header: str) -> None:
         self.w(header)
@@ -162,6 +172,13 @@ class BodyEmitter:
             self.term_statement(s, record_as)
 
     def term_statement(self, t: ast.Term, record_as: str | None) -> None:
+        if record_as and self.capture_values:
+            # A one-expression query reports its value, even false (OPA's value capture).
+            if isinstance(t, ast.Scalar):
+                self.w(f"{record_as} = {self.gen.literal(t.value)}")
+            else:
+                self.w(f"{record_as} = {self.term(t)}")
+            return
         if isinstance(t, ast.Call) and t.op in COMPARE_OPS and len(t.args) == 2 and record_as is None:
             a, b = t.args
             self.compare(COMPARE_OPS[t.op], a, b)
@@ -179,6 +196,12 @@ class BodyEmitter:
                 return
             coll = self.term(coll_t)
             self.w(f"if not rt_member({x}, {coll}): {self.fail}")
+            return
+        if isinstance(t, ast.Scalar):
+            if record_as:
+                self.w(f"{record_as} = {self.gen.literal(t.value)}")
+            elif t.value is False:
+                self.w(self.fail)
             return
         v = self.term(t)
         if record_as:
@@ -331,12 +354,12 @@ class BodyEmitter:
         coll = self.term(s.collection)
         if s.key is None:
             v = self.tmp("i")
-            self.open_loop(f"for {v} in rt_values({coll}):")
+            self.open_loop(f"for {v} in {self.values_fn()}({coll}):")
             self.unify_value(s.value, v, s.location)
         else:
             k = self.tmp("k")
             v = self.tmp("i")
-            self.open_loop(f"for {k}, {v} in rt_items({coll}):")
+            self.open_loop(f"for {k}, {v} in {self.items_fn()}({coll}):")
             self.unify_value(s.key, k, s.location)
             self.unify_value(s.value, v, s.location)
 
@@ -347,7 +370,7 @@ class BodyEmitter:
         st = self.state()
         k = self.tmp("k")
         v = self.tmp("i")
-        self.w(f"for {k}, {v} in rt_items({dom}):")
+        self.w(f"for {k}, {v} in {self.items_fn()}({dom}):")
         self.indent += 1
         self.loops += 1
         found = self.tmp("f")
@@ -504,11 +527,11 @@ class BodyEmitter:
                 self.w(f"{nxt} = {cur}.get({lit}, UNDEF) if type({cur}) is dict else rt_get({cur}, {lit})")
             elif isinstance(p, ast.Var) and p.name not in self.bound and p.name not in ROOTS:
                 k = self.tmp("k")
-                self.open_loop(f"for {k}, {nxt} in rt_items({cur}):")
+                self.open_loop(f"for {k}, {nxt} in {self.items_fn()}({cur}):")
                 self.bind(p.name, k)
             elif isinstance(p, (ast.Array, ast.Object)) and self.has_unbound(p):
                 k = self.tmp("k")
-                self.open_loop(f"for {k}, {nxt} in rt_items({cur}):")
+                self.open_loop(f"for {k}, {nxt} in {self.items_fn()}({cur}):")
                 self.unify_value(p, k, p.location)
             else:
                 key = self.term(p)
@@ -586,6 +609,9 @@ class BodyEmitter:
         else:
             self.w(f"{acc} = {{}}")
         st = self.state()
+        ordered = self.ordered
+        # An array's order is visible: iterate as OPA does (sorted sets and objects).
+        self.ordered = ordered or isinstance(t, ast.ArrayCompr)
         self.begin_once()
         self.body(t.body)
         if isinstance(t, ast.ArrayCompr):
@@ -598,6 +624,7 @@ class BodyEmitter:
             v = self.term(t.value)
             self.w(f"rt_obj_put({acc}, {k}, {v}, {self.gen.loc(t.location)})")
         ctx = self.ctx
+        self.ordered = ordered
         self.restore(st)
         self.ctx = ctx
         return acc

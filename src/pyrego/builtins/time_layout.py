@@ -523,7 +523,7 @@ def _signed_offset_len(value: str) -> int:
     i = 1
     while i < len(value) and "0" <= value[i] <= "9":
         i += 1
-    if i == 1 or int(value[1:i]) > 12:
+    if i == 1 or int(value[1:i]) > 23:
         return 0
     return i
 
@@ -558,7 +558,6 @@ def parse_time(layout: str, value: str) -> tuple[int, int]:
     hour = minute = sec = nsec = 0
     z_utc = False
     zone_offset = -1
-    zone_name = ""
     while True:
         prefix, std, suffix = next_std_chunk(layout)
         stdstr = layout[len(prefix) : len(layout) - len(suffix)]
@@ -652,7 +651,7 @@ def parse_time(layout: str, value: str) -> tuple[int, int]:
                     n = _time_zone_len(value)
                     if not n:
                         raise _Bad
-                    zone_name, value = value[:n], value[n:]
+                    value = value[n:]
             elif k == _FRAC0:
                 ndigit = 1 + std.digits
                 if len(value) < ndigit:
@@ -708,12 +707,8 @@ def parse_time(layout: str, value: str) -> tuple[int, int]:
         return unix, ns
     if zone_offset != -1:
         return unix - zone_offset, ns
-    if zone_name:
-        # An abbreviation the (UTC) local zone does not know: offset 0,
-        # except GMT+h / GMT-h.
-        if len(zone_name) > 3 and zone_name[:3] == "GMT":
-            return unix - int(zone_name[3:]) * 3600, ns
-        return unix, ns
+    # A zone abbreviation the (UTC) local zone does not know only names a
+    # fixed zone: the instant is read as UTC, as Go does.
     return unix, ns
 
 
