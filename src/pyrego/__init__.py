@@ -13,6 +13,7 @@ from .engine import Engine, clear_compile_cache
 from .errors import (
     DataError,
     EvalBuiltinError,
+    EvalCancelError,
     EvalConflictError,
     EvalError,
     EvalTypeError,
@@ -43,6 +44,7 @@ __all__ = [
     "EvalConflictError",
     "EvalTypeError",
     "EvalBuiltinError",
+    "EvalCancelError",
     "DataError",
     "__version__",
 ]

@@ -479,7 +479,11 @@ class ModuleGen:
 
     def exec_lines(self, lines: list[str], filename: str = "<pyrego policy>") -> None:
         source = "\n".join(lines) + "\n"
-        code = compile(source, filename, "exec")
+        try:
+            code = compile(source, filename, "exec")
+        except (SyntaxError, RecursionError, MemoryError, ValueError) as exc:
+            # Python limits nesting (loops, indentation); such policies are too deep to compile.
+            raise RegoCompileError(f"policy too deeply nested to compile ({type(exc).__name__}: {exc})") from None
         exec(code, self.namespace)  # noqa: S102 - generated from checked AST only
 
 

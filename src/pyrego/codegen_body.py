@@ -93,6 +93,11 @@ class BodyEmitter:
         self.indent += 1
         self.loops += 1
         self.fail = "continue"
+        self.deadline_check()
+
+    def deadline_check(self) -> None:
+        # Loops are where an evaluation can run long: honour the time limit there.
+        self.w(f"if {self.ctx}.deadline is not None: rt_check_deadline({self.ctx})")
 
     def state(self) -> tuple[int, str, int, dict[str, str], set[str], str]:
         return (self.indent, self.fail, self.loops, dict(self.vars), set(self.bound), self.ctx)
@@ -373,6 +378,7 @@ class BodyEmitter:
         self.w(f"for {k}, {v} in {self.items_fn()}({dom}):")
         self.indent += 1
         self.loops += 1
+        self.deadline_check()
         found = self.tmp("f")
         self.w(f"{found} = False")
         if s.key is not None:

@@ -18,13 +18,14 @@ from __future__ import annotations
 import hashlib
 import json
 import threading
+import time
 from collections import OrderedDict
 from typing import Any, Callable
 
 from . import ast
 from .codegen import Program, generate_program
 from .compiler import CompiledTree, compile_modules, resolve_query
-from .errors import DataError, EvalError, EvalRecursionError, Location, RegoError, RegoParseError
+from .errors import DataError, EvalError, EvalRecursionError, Location, RegoCompileError, RegoError, RegoParseError
 from .parser import parse_module, parse_query, parse_term
 from .runtime.context import EvalContext
 from .runtime.convert import from_python, loads, to_json_value, to_python
@@ -80,6 +81,7 @@ class Engine:
         self._gather_prints = True
         self._extra_mockable: frozenset[str] = frozenset()
         self._options: dict[str, Any] = {}
+        self._timeout: float | None = None
 
     # -- configuration -------------------------------------------------------
 
@@ -94,6 +96,14 @@ class Engine:
     def set_gather_prints(self, enabled: bool) -> None:
         """Collect ``print`` output for :meth:`take_prints` (on by default)."""
         self._gather_prints = bool(enabled)
+
+    def set_eval_timeout(self, seconds: float | None) -> None:
+        """Limit each evaluation to ``seconds`` of wall time (None: no limit).
+
+        An evaluation past its limit raises :class:`pyrego.EvalCancelError`."""
+        if seconds is not None and seconds <= 0:
+            raise ValueError("timeout must be positive")
+        self._timeout = seconds
 
     def set_allow_network(self, enabled: bool) -> None:
         """Allow builtins that reach the network (``http.send``, ``net.lookup_ip_addr``)."""
@@ -191,6 +201,8 @@ class Engine:
         except RegoError as err:
             self._attach_source(err)
             raise
+        except RecursionError:
+            raise RegoCompileError("policy too deeply nested to compile") from None
 
     def _attach_source(self, err: RegoError) -> None:
         loc = err.location
@@ -208,7 +220,8 @@ class Engine:
 
     def _context(self) -> EvalContext:
         hook = self._prints.append if self._gather_prints else None
-        return EvalContext(self._input, self._data, strict=self._strict, print_hook=hook, options=self._options)
+        deadline = time.monotonic() + self._timeout if self._timeout is not None else None
+        return EvalContext(self._input, self._data, strict=self._strict, print_hook=hook, options=self._options, deadline=deadline)
 
     def eval_rule(self, path: str) -> Any:
         """The value of the rule (or document) at ``path``, or ``pyrego.UNDEFINED``."""

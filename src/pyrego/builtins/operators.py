@@ -171,8 +171,8 @@ def op_abs(x: Any) -> int | float:
 @builtin("round", 1)
 def op_round(x: Any) -> int:
     n = _number(x)
-    if type(n) is int:
-        return n
+    if type(n) is not float:
+        return n  # type: ignore[return-value]
     if n.is_integer():
         return _exact_int(n)
     # Half away from zero, on the decimal the float denotes (|n| < 2**52 here).

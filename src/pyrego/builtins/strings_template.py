@@ -18,139 +18,29 @@ template is in Go).
 
 from __future__ import annotations
 
-import html as _html
 import json
-import urllib.parse
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
-from ..runtime.numbers import format_number
-from ..runtime.values import sort_key, thaw
 from .registry import BuiltinError, builtin
-from .sprintf import go_sprintf_args
+from .strings_template_values import (
+    ARITY,
+    FUNCS,
+    NO_VALUE,
+    ExecError,
+    at,
+    go_print,
+    go_type,
+    to_go,
+    truth,
+)
 from .types import obj_operand, str_operand
-
-# ---------------------------------------------------------------- Go values
-
-
-class _Number(str):
-    """Go's ``json.Number``: a string type holding a number's text."""
-
-    __slots__ = ()
-
-
-class _NoValue:
-    """A missing map entry (Go's invalid reflect.Value): prints ``<no value>``."""
-
-    __slots__ = ()
-
-    def __repr__(self) -> str:
-        return "<no value>"
-
-
-NO_VALUE = _NoValue()
-
-
-def _to_go(value: Any) -> Any:
-    """A Rego value as the Go JSON value OPA hands the template."""
-    t = type(value)
-    if t is str or t is bool or value is None:
-        return value
-    if t is int:
-        return _Number(str(value))
-    if t is float:
-        return _Number(format_number(value))
-    if t is list or t is tuple:
-        return [_to_go(v) for v in value]
-    if t is dict:
-        return {_key_text(k): _to_go(v) for k, v in value.items()}
-    if t is frozenset or t is set:
-        return [_to_go(v) for v in sorted((thaw(k) for k in value), key=sort_key)]
-    return value
-
-
-def _key_text(key: Any) -> str:
-    if type(key) is str:
-        return key  # type: ignore[no-any-return]
-    from ..runtime.convert import dumps
-
-    return dumps(thaw(key))
-
-
-def _go_type(v: Any) -> str:
-    t = type(v)
-    if t is _Number:
-        return "json.Number"
-    if t is str:
-        return "string"
-    if t is bool:
-        return "bool"
-    if t is int:
-        return "int"
-    if t is float:
-        return "float64"
-    if t is dict:
-        return "map[string]interface {}"
-    if t is list:
-        return "[]interface {}"
-    return "interface {}"
-
-
-def _go_print(v: Any, top: bool = True) -> str:
-    """``fmt.Sprint`` of one value (``%v``)."""
-    if v is NO_VALUE:
-        return "<no value>"
-    if v is None:
-        return "<no value>" if top else "<nil>"
-    t = type(v)
-    if t is bool:
-        return "true" if v else "false"
-    if t is str or t is _Number:
-        return str(v)
-    if t is int:
-        return str(v)
-    if t is float:
-        return go_sprintf_args("%v", [("float64", v)])
-    if t is dict:
-        return "map[" + " ".join(f"{k}:{_go_print(v[k], False)}" for k in sorted(v)) + "]"
-    if t is list:
-        return "[" + " ".join(_go_print(x, False) for x in v) + "]"
-    return str(v)
-
-
-def _truth(v: Any) -> bool:
-    if v is None or v is NO_VALUE:
-        return False
-    t = type(v)
-    if t is bool:
-        return v  # type: ignore[no-any-return]
-    if t is int or t is float:
-        return v != 0
-    if t is str or t is _Number or t is list or t is dict:
-        return len(v) > 0
-    return True
-
 
 # ---------------------------------------------------------------- errors
 
 
 class TemplateError(Exception):
     pass
-
-
-class _ExecError(Exception):
-    """An execution error; ``node`` is (source offset, node text) once known."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.message = message
-        self.node: tuple[int, str] | None = None
-
-
-def _at(exc: _ExecError, pos: int, text: str) -> _ExecError:
-    if exc.node is None:
-        exc.node = (pos, text)
-    return exc
 
 
 class _Break(Exception):
@@ -499,7 +389,7 @@ def _parse_atom(tok: str, pos: int, line: int) -> _Operand:
         raise TemplateError(f"template: template:{line}: unexpected <{tok}> in command")
     if not (tok[0].isalpha() or tok[0] == "_"):
         raise TemplateError(f"template: template:{line}: unexpected {tok!r} in command")
-    if tok not in _FUNCS:
+    if tok not in FUNCS:
         raise TemplateError(f'template: template:{line}: function "{tok}" not defined')
     return _Operand("ident", tok, pos=pos, text=tok)
 
@@ -525,26 +415,26 @@ class _State:
         for n, v in reversed(self.vars):
             if n == name:
                 return v
-        raise _ExecError(f"undefined variable: {name}")
+        raise ExecError(f"undefined variable: {name}")
 
     def set_var(self, name: str, value: Any) -> None:
         for i in range(len(self.vars) - 1, -1, -1):
             if self.vars[i][0] == name:
                 self.vars[i] = (name, value)
                 return
-        raise _ExecError(f"undefined variable: {name}")
+        raise ExecError(f"undefined variable: {name}")
 
 
 def _field(value: Any, name: str) -> Any:
     if value is NO_VALUE:
         return NO_VALUE
     if value is None:
-        raise _ExecError(f"nil pointer evaluating interface {{}}.{name}")
+        raise ExecError(f"nil pointer evaluating interface {{}}.{name}")
     if type(value) is dict:
         return value.get(name, NO_VALUE)
     # Values from the data are Go interface{} values.
-    kind = _go_type(value) if type(value) in (int, float) else "interface {}"
-    raise _ExecError(f"can't evaluate field {name} in type {kind}")
+    kind = go_type(value) if type(value) in (int, float) else "interface {}"
+    raise ExecError(f"can't evaluate field {name} in type {kind}")
 
 
 def _chain(value: Any, chain: tuple[str, ...]) -> Any:
@@ -570,9 +460,9 @@ def _eval_operand(st: _State, op: _Operand, dot: Any) -> Any:
             return _chain(_eval_pipe(st, op.value, dot), op.chain)
         if k == "ident":
             return _call(st, op.value, [], dot, _MISSING_ARG, op.pos, op.text)
-    except _ExecError as exc:
-        raise _at(exc, op.pos, op.text)
-    raise _ExecError(f"can't evaluate {k}")
+    except ExecError as exc:
+        raise at(exc, op.pos, op.text)
+    raise ExecError(f"can't evaluate {k}")
 
 
 def _eval_pipe(st: _State, pipe: _Pipe, dot: Any) -> Any:
@@ -583,19 +473,19 @@ def _eval_pipe(st: _State, pipe: _Pipe, dot: Any) -> Any:
             final = _call(st, head.value, cmd.args[1:], dot, final, cmd.pos, cmd.text)
             continue
         if head.kind == "nil":
-            raise _at(_ExecError("nil is not a command"), cmd.pos, cmd.text)
+            raise at(ExecError("nil is not a command"), cmd.pos, cmd.text)
         if len(cmd.args) > 1 or final is not _MISSING_ARG:
             if head.kind in ("field", "var") and head.chain:
                 message = f"{head.chain[-1]} is not a method but has arguments"
-                raise _at(_ExecError(message), head.pos, head.text)
-            raise _at(_ExecError(f"can't give argument to non-function {head.text}"), cmd.pos, cmd.text)
+                raise at(ExecError(message), head.pos, head.text)
+            raise at(ExecError(f"can't give argument to non-function {head.text}"), cmd.pos, cmd.text)
         final = _eval_operand(st, head, dot)
     if pipe.decls:
         if pipe.assign:
             try:
                 st.set_var(pipe.decls[0], final)
-            except _ExecError as exc:
-                raise _at(exc, pipe.pos, pipe.text)
+            except ExecError as exc:
+                raise at(exc, pipe.pos, pipe.text)
         else:
             st.vars.append((pipe.decls[0], final))
     return final
@@ -604,33 +494,42 @@ def _eval_pipe(st: _State, pipe: _Pipe, dot: Any) -> Any:
 _MISSING_ARG = object()
 
 
+class _Given:
+    """A value piped into and/or, which is already evaluated."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+
 def _call(st: _State, name: str, operands: list[_Operand], dot: Any, final: Any, pos: int, text: str) -> Any:
-    fn = _FUNCS[name]
+    fn = FUNCS[name]
     if name in ("and", "or"):
         # Short-circuit: arguments are evaluated lazily.
-        getters = [lambda op=op: _eval_operand(st, op, dot) for op in operands]
+        items: list[Any] = list(operands)
         if final is not _MISSING_ARG:
-            getters.append(lambda: final)
-        if not getters:
-            raise _at(_ExecError(f"wrong number of args for {name}: want at least 1 got 0"), pos, text)
+            items.append(_Given(final))
+        if not items:
+            raise at(ExecError(f"wrong number of args for {name}: want at least 1 got 0"), pos, text)
         result: Any = None
-        for get in getters:
-            result = get()
-            if (name == "and") != _truth(result):
+        for item in items:
+            result = item.value if type(item) is _Given else _eval_operand(st, item, dot)
+            if (name == "and") != truth(result):
                 return result
         return result
     n_args = len(operands) + (final is not _MISSING_ARG)
-    low, high = _ARITY.get(name, (0, None))
+    low, high = ARITY.get(name, (0, None))
     if n_args < low or (high is not None and n_args > high):
         want = f"want {low}" if high == low else f"want at least {low}"
-        raise _at(_ExecError(f"wrong number of args for {name}: {want} got {n_args}"), pos, text)
+        raise at(ExecError(f"wrong number of args for {name}: {want} got {n_args}"), pos, text)
     args = [_eval_operand(st, op, dot) for op in operands]
     if final is not _MISSING_ARG:
         args.append(final)
     try:
         return fn(*args)
-    except _ExecError as exc:
-        raise _at(_ExecError(f"error calling {name}: {exc.message}"), pos, text)
+    except ExecError as exc:
+        raise at(ExecError(f"error calling {name}: {exc.message}"), pos, text)
 
 
 def _execute(st: _State, nodes: list[_Node], dot: Any) -> None:
@@ -642,12 +541,12 @@ def _execute(st: _State, nodes: list[_Node], dot: Any) -> None:
             assert node.pipe is not None
             value = _eval_pipe(st, node.pipe, dot)
             if not node.pipe.decls:
-                st.out.append(_go_print(value))
+                st.out.append(go_print(value))
         elif k == "if" or k == "with":
             assert node.pipe is not None
             mark = len(st.vars)
             value = _eval_pipe(st, node.pipe, dot)
-            if _truth(value):
+            if truth(value):
                 _execute(st, node.body, value if k == "with" else dot)
             else:
                 _execute(st, node.orelse, dot)
@@ -659,7 +558,7 @@ def _execute(st: _State, nodes: list[_Node], dot: Any) -> None:
         elif k == "continue":
             raise _Continue()
         elif k == "template":
-            raise _at(_ExecError(f'template "{node.value}" not defined'), node.pos, node.text)
+            raise at(ExecError(f'template "{node.value}" not defined'), node.pos, node.text)
 
 
 def _exec_range(st: _State, node: _Node, dot: Any) -> None:
@@ -681,7 +580,7 @@ def _exec_range(st: _State, node: _Node, dot: Any) -> None:
     elif t is int:
         pairs = [(i, i) for i in range(value)]
     else:
-        raise _at(_ExecError(f"range can't iterate over {_go_print(value)}"), pipe.pos, pipe.text)
+        raise at(ExecError(f"range can't iterate over {go_print(value)}"), pipe.pos, pipe.text)
     if not pairs:
         _execute(st, node.orelse, dot)
         return
@@ -703,214 +602,6 @@ def _exec_range(st: _State, node: _Node, dot: Any) -> None:
     del st.vars[mark:]
 
 
-# ---------------------------------------------------------------- functions
-
-
-def _basic_kind(v: Any) -> str:
-    t = type(v)
-    if t is bool:
-        return "bool"
-    if t is int:
-        return "int"
-    if t is float:
-        return "float"
-    if t is str or t is _Number:
-        return "string"
-    if v is None or v is NO_VALUE:
-        return "nil"
-    return "other"
-
-
-def _incompatible(a: Any, b: Any) -> _ExecError:
-    return _ExecError(f"incompatible types for comparison: {_go_type(a)} and {_go_type(b)}")
-
-
-def _eq(a: Any, *others: Any) -> bool:
-    if not others:
-        raise _ExecError("missing argument for comparison")
-    ka = _basic_kind(a)
-    for b in others:
-        kb = _basic_kind(b)
-        if ka == "other" or kb == "other":
-            if a is b or (type(a) is type(b) and a == b):
-                return True
-            raise _incompatible(a, b)
-        if ka != kb:
-            if ka == "nil" or kb == "nil":
-                continue
-            raise _incompatible(a, b)
-        if str(a) == str(b) if ka == "string" else a == b:
-            return True
-    return False
-
-
-def _lt(a: Any, b: Any) -> bool:
-    ka, kb = _basic_kind(a), _basic_kind(b)
-    if ka not in ("int", "float", "string") or kb not in ("int", "float", "string"):
-        raise _ExecError("invalid type for comparison")
-    if ka != kb:
-        raise _incompatible(a, b)
-    return str(a) < str(b) if ka == "string" else a < b  # type: ignore[no-any-return]
-
-
-def _len(v: Any) -> int:
-    t = type(v)
-    if t is str or t is _Number:
-        return len(v.encode("utf-8"))
-    if t is list or t is dict:
-        return len(v)
-    raise _ExecError(f"len of type {_go_type(v)}")
-
-
-def _index(item: Any, *indexes: Any) -> Any:
-    for ix in indexes:
-        if item is None or item is NO_VALUE:
-            raise _ExecError("index of untyped nil")
-        t = type(item)
-        if t is list or t is str or t is _Number:
-            if type(ix) is not int:
-                raise _ExecError(f"cannot index slice/array with type {_go_type(ix)}")
-            seq = item if t is list else item.encode("utf-8")
-            if not 0 <= ix < len(seq):
-                raise _ExecError(f"index out of range: {ix}")
-            item = seq[ix]
-        elif t is dict:
-            if type(ix) is not str:
-                raise _ExecError(f"value has type {_go_type(ix)}; should be string")
-            item = item.get(ix, None)
-        else:
-            raise _ExecError(f"can't index item of type {_go_type(item)}")
-    return item
-
-
-def _slice(item: Any, *indexes: Any) -> Any:
-    t = type(item)
-    if t not in (list, str, _Number):
-        raise _ExecError(f"can't slice item of type {_go_type(item)}")
-    if len(indexes) > 2:
-        raise _ExecError("too many slice indexes")
-    for ix in indexes:
-        if type(ix) is not int:
-            raise _ExecError(f"cannot index slice/array with type {_go_type(ix)}")
-    seq = item if t is list else item.encode("utf-8")
-    lo = indexes[0] if indexes else 0
-    hi = indexes[1] if len(indexes) > 1 else len(seq)
-    if not 0 <= lo <= hi <= len(seq):
-        raise _ExecError(f"index out of range: {hi}")
-    part = seq[lo:hi]
-    return part if t is list else part.decode("utf-8", "surrogateescape")
-
-
-def _sprint(*args: Any) -> str:
-    out = []
-    prev_string = False
-    for i, a in enumerate(args):
-        is_string = type(a) is str or type(a) is _Number
-        if i > 0 and not is_string and not prev_string:
-            out.append(" ")
-        out.append(_go_print(a, False) if a is not None else "<nil>")
-        prev_string = is_string
-    return "".join(out)
-
-
-def _sprintln(*args: Any) -> str:
-    return " ".join(_go_print(a, False) if a is not None else "<nil>" for a in args) + "\n"
-
-
-def _go_arg(v: Any) -> tuple[str, Any]:
-    t = type(v)
-    if t is _Number:
-        return ("json.Number", str(v))
-    if t is str:
-        return ("string", v)
-    if t is bool:
-        return ("bool", v)
-    if t is int:
-        return ("int", v)
-    if t is float:
-        return ("float64", v)
-    if v is None or v is NO_VALUE:
-        return ("nil", None)
-    return (_go_type(v), _go_print(v, False))
-
-
-def _printf(fmt: Any, *args: Any) -> str:
-    if type(fmt) is not str:
-        raise _ExecError(f"wrong type for value; expected string; got {_go_type(fmt)}")
-    return go_sprintf_args(fmt, [_go_arg(a) for a in args])
-
-
-def _text_arg(args: tuple[Any, ...]) -> str:
-    if len(args) == 1 and (type(args[0]) is str or type(args[0]) is _Number):
-        return str(args[0])
-    return _sprint(*args)
-
-
-_JS_ESCAPES = {"\\": "\\\\", "'": "\\'", '"': '\\"', "<": "\\u003C", ">": "\\u003E", "&": "\\u0026", "=": "\\u003D"}
-
-
-def _js(*args: Any) -> str:
-    out = []
-    for c in _text_arg(args):
-        if c in _JS_ESCAPES:
-            out.append(_JS_ESCAPES[c])
-        elif ord(c) < 0x20 or not c.isprintable():
-            out.append(f"\\u{ord(c):04X}")
-        else:
-            out.append(c)
-    return "".join(out)
-
-
-def _html_escape(*args: Any) -> str:
-    text = _text_arg(args)
-    return _html.escape(text, quote=True).replace("&#x27;", "&#39;").replace("&quot;", "&#34;").replace("\0", "\ufffd")
-
-
-def _urlquery(*args: Any) -> str:
-    return urllib.parse.quote_plus(_text_arg(args), safe="-_.~")
-
-
-def _not(v: Any) -> bool:
-    return not _truth(v)
-
-
-# (fewest, most) arguments of each function; most None when variadic.
-_ARITY: dict[str, tuple[int, int | None]] = {
-    "not": (1, 1),
-    "len": (1, 1),
-    "index": (1, None),
-    "slice": (1, None),
-    "eq": (1, None),
-    "ne": (2, 2),
-    "lt": (2, 2),
-    "le": (2, 2),
-    "gt": (2, 2),
-    "ge": (2, 2),
-    "printf": (1, None),
-}
-
-_FUNCS: dict[str, Callable[..., Any]] = {
-    "and": lambda *a: None,  # handled lazily in _call
-    "or": lambda *a: None,
-    "not": _not,
-    "len": _len,
-    "index": _index,
-    "slice": _slice,
-    "eq": _eq,
-    "ne": lambda a, b: not _eq(a, b),
-    "lt": _lt,
-    "le": lambda a, b: _lt(a, b) or _eq(a, b),
-    "gt": lambda a, b: not (_lt(a, b) or _eq(a, b)),
-    "ge": lambda a, b: not _lt(a, b),
-    "print": _sprint,
-    "printf": _printf,
-    "println": _sprintln,
-    "html": _html_escape,
-    "js": _js,
-    "urlquery": _urlquery,
-}
-
-
 def render(template: str, data: Any) -> str:
     """Render a Go template over Go JSON values; raise TemplateError on failure."""
     nodes = _Parser(template).parse()
@@ -919,7 +610,7 @@ def render(template: str, data: Any) -> str:
         _execute(st, nodes, data)
     except (_Break, _Continue):
         raise TemplateError("template: template: {{break}} or {{continue}} outside {{range}}")
-    except _ExecError as exc:
+    except ExecError as exc:
         where = ""
         if exc.node is not None:
             pos, text = exc.node
@@ -936,7 +627,7 @@ def render(template: str, data: Any) -> str:
 @builtin("strings.render_template", 2)
 def render_template(template: Any, variables: Any) -> str:
     text = str_operand(template, 1)
-    data = _to_go(obj_operand(variables, 2))
+    data = to_go(obj_operand(variables, 2))
     try:
         return render(text, data)
     except TemplateError as exc:

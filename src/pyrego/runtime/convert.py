@@ -54,7 +54,7 @@ def _dumps_plain(v: Any, indent: int | None, level: int) -> str:
     if t is float:
         return _encode_float(v)
     if t is int:
-        return str(v)
+        return format_number(v)
     if t is list:
         if not v:
             return "[]"

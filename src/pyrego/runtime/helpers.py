@@ -8,10 +8,11 @@ common cases and falls back to these.
 
 from __future__ import annotations
 
+import time
 from typing import Any, Callable, Iterator
 
 from ..builtins.registry import BuiltinError, BuiltinHalt
-from ..errors import EvalBuiltinError, EvalConflictError, EvalError, EvalTypeError, Location
+from ..errors import EvalBuiltinError, EvalCancelError, EvalConflictError, EvalError, EvalTypeError, Location
 from .context import EvalContext
 from .convert import dumps
 from .values import UNDEF, compare, equal, freeze, sort_key, thaw
@@ -258,6 +259,12 @@ def rt_template(parts: list[Any]) -> str:
     return "".join(out)
 
 
+def rt_check_deadline(ctx: EvalContext) -> None:
+    """End the evaluation cleanly once its time limit has passed."""
+    if ctx.deadline is not None and time.monotonic() > ctx.deadline:
+        raise EvalCancelError("evaluation timed out")
+
+
 def rt_truthy(v: Any) -> bool:
     return v is not UNDEF and v is not False
 
@@ -295,6 +302,7 @@ HELPERS: dict[str, Any] = {
     "rt_builtin_error": rt_builtin_error,
     "rt_call_builtin": rt_call_builtin,
     "rt_print": rt_print,
+    "rt_check_deadline": rt_check_deadline,
     "rt_template": rt_template,
     "rt_is_array": rt_is_array,
     "BuiltinError": BuiltinError,

@@ -83,7 +83,10 @@ def rem(a: int | float, b: int | float) -> int | float:
 def format_number(x: int | float) -> str:
     """The JSON text OPA prints for a number."""
     if type(x) is int:
-        return str(x)
+        if -(10**4000) < x < 10**4000:
+            return str(x)
+        # Past Python's int-to-str digit limit: Decimal formats any size.
+        return format(Decimal(x), "f")
     if x.is_integer() and abs(x) < 1e21:
         return str(int(x))
     text = repr(x)
@@ -96,12 +99,13 @@ def format_number(x: int | float) -> str:
 
 def parse_number(text: str) -> int | float:
     """A JSON/Rego number literal: ints stay exact, integral exponents become ints."""
-    try:
-        return int(text)
-    except ValueError:
-        pass
+    if len(text) < 4000:
+        try:
+            return int(text)
+        except ValueError:
+            pass
     d = Decimal(text)
-    if d.is_finite() and d == d.to_integral_value(context=_CONTEXT) and abs(d.adjusted()) < 400:
+    if d.is_finite() and d == d.to_integral_value(context=_CONTEXT) and d.adjusted() < 100000:
         return int(d)
     return float(text)
 
