@@ -72,6 +72,8 @@ class BodyEmitter:
         self.capture_values = False
         # Iterate sets and objects in OPA's sorted order (where order is observable).
         self.ordered = False
+        # The rule being compiled (for rego.metadata.*), None in queries.
+        self.rule: ast.Rule | None = None
 
     # -- writing -----------------------------------------------------------
 
@@ -555,6 +557,8 @@ class BodyEmitter:
         if op in ("print", "internal.print"):
             args = [self.capture(a) for a in t.args]
             return f"rt_print({self.ctx}, [{', '.join(args)}])"
+        if op in ("rego.metadata.chain", "rego.metadata.rule") and self.rule is not None:
+            return self.gen.const(self.gen.metadata_value(op, self.rule))
         if op in COMPARE_OPS and len(t.args) == 2:
             x, y = self.terms_in_order(t.args)
             if COMPARE_OPS[op] == "==":

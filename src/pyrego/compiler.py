@@ -360,12 +360,30 @@ def _declared_in(stmt: ast.Statement) -> set[str]:
 
 
 @dataclass
+class Metadata:
+    """``# METADATA`` annotations by what they apply to (for ``rego.metadata.*``)."""
+
+    # rule location -> its rule-scope annotation
+    rules: dict[ast.Location, ast.Annotation] = field(default_factory=dict)
+    # rule location -> the rule's path (package path + rule ref)
+    rule_paths: dict[ast.Location, tuple[str, ...]] = field(default_factory=dict)
+    # document path -> document-scope annotations
+    documents: dict[tuple[str, ...], list[ast.Annotation]] = field(default_factory=dict)
+    # package path -> package / subpackages annotations
+    packages: dict[tuple[str, ...], list[ast.Annotation]] = field(default_factory=dict)
+    subpackages: dict[tuple[str, ...], list[ast.Annotation]] = field(default_factory=dict)
+    # rule location -> its package path
+    rule_packages: dict[ast.Location, tuple[str, ...]] = field(default_factory=dict)
+
+
+@dataclass
 class CompiledTree:
     """The checked rule tree, ready for code generation."""
 
     root: RuleNode
     nodes: dict[tuple[str, ...], RuleNode]
     functions: dict[str, RuleNode]
+    metadata: Metadata = field(default_factory=Metadata)
 
     def arity(self, op: str) -> int | None:
         node = self.functions.get(op)
@@ -391,16 +409,20 @@ def compile_modules(modules: list[ast.Module]) -> CompiledTree:
             nodes[path] = node
         return node
 
+    metadata = Metadata()
     for module in modules:
         pkg = package_path(module)
         resolver = _Resolver(module, pkg, counter)
         node_at(pkg)
         for raw in module.rules:
             rule = resolver.rule(raw)
-            _add_rule(node_at, pkg, rule)
+            path = _add_rule(node_at, pkg, rule)
+            metadata.rule_paths[rule.location] = path
+            metadata.rule_packages[rule.location] = pkg
+        _collect_metadata(module, pkg, metadata)
 
     functions = {".".join(("data",) + n.path): n for n in nodes.values() if n.kind == FUNCTION}
-    tree = CompiledTree(root, nodes, functions)
+    tree = CompiledTree(root, nodes, functions, metadata)
     _check_calls(tree)
     _check_recursion(tree)
     return tree
@@ -421,7 +443,25 @@ def rule_suffix(pkg_len: int, rule: ast.Rule) -> tuple[ast.Term, ...]:
     return _ground_prefix(rule.head.ref.path)[1]
 
 
-def _add_rule(node_at: object, pkg: tuple[str, ...], rule: ast.Rule) -> None:
+def _collect_metadata(module: ast.Module, pkg: tuple[str, ...], metadata: Metadata) -> None:
+    rules = sorted(module.rules, key=lambda r: (r.location.row, r.location.col))
+    for a in module.annotations:
+        if a.scope in ("package", "subpackages"):
+            target = metadata.packages if a.scope == "package" else metadata.subpackages
+            target.setdefault(pkg, []).append(a)
+            continue
+        rule = next((r for r in rules if r.location.row > a.location.row), None)
+        if rule is None:
+            continue
+        if a.scope == "rule":
+            metadata.rules[rule.location] = a
+        else:
+            ground, _ = _ground_prefix(rule.head.ref.path)
+            name = rule.head.ref.head.name if isinstance(rule.head.ref.head, ast.Var) else ""
+            metadata.documents.setdefault(pkg + (name,) + ground, []).append(a)
+
+
+def _add_rule(node_at: object, pkg: tuple[str, ...], rule: ast.Rule) -> tuple[str, ...]:
     head = rule.head
     head_name = head.ref.head.name if isinstance(head.ref.head, ast.Var) else ""
     ground, suffix = _ground_prefix(head.ref.path)
@@ -449,6 +489,7 @@ def _add_rule(node_at: object, pkg: tuple[str, ...], rule: ast.Rule) -> None:
         node.default = rule
     else:
         node.rules.append(rule)
+    return path
 
 
 # ---------------------------------------------------------------- checks

@@ -54,10 +54,22 @@ def valid_utf8(s: str) -> str:
 
 def _is_print(c: str) -> bool:
     # Go's unicode.IsPrint: letters, marks, numbers, punctuation, symbols, ASCII space.
-    return c == " " or (c.isprintable() and c not in "\u00a0\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u202f\u205f\u3000\u1680")
+    return c == " " or (
+        c.isprintable()
+        and c not in "\u00a0\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u202f\u205f\u3000\u1680"
+    )
 
 
-_SHORT_ESCAPES = {"\a": "\\a", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t", "\v": "\\v", "\\": "\\\\"}
+_SHORT_ESCAPES = {
+    "\a": "\\a",
+    "\b": "\\b",
+    "\f": "\\f",
+    "\n": "\\n",
+    "\r": "\\r",
+    "\t": "\\t",
+    "\v": "\\v",
+    "\\": "\\\\",
+}
 
 
 def go_quote(s: str, quote: str = '"') -> str:

@@ -158,7 +158,11 @@ def hex_encode(x: Any) -> str:
 def hex_decode(x: Any) -> str:
     src = to_bytes(_string(x))
     try:
-        return from_bytes(bytes.fromhex(src.decode("ascii"))) if len(src) % 2 == 0 and _HEX.issuperset(src) else _hex_error(src)
+        return (
+            from_bytes(bytes.fromhex(src.decode("ascii")))
+            if len(src) % 2 == 0 and _HEX.issuperset(src)
+            else _hex_error(src)
+        )
     except (ValueError, UnicodeDecodeError):
         return _hex_error(src)
 

@@ -271,10 +271,10 @@ def _parse(raw: str) -> URL:
         authority, slash, path = rest[2:].partition("/")
         rest = slash + path
         u.user, u.host = _parse_authority(authority)
-    p = to_bytes(rest)
-    path = _unescape(p, _PATH)
-    u.path = from_bytes(path)
-    u.raw_path = "" if _escape(path, _PATH) == p else rest
+    escaped = to_bytes(rest)
+    unescaped = _unescape(escaped, _PATH)
+    u.path = from_bytes(unescaped)
+    u.raw_path = "" if _escape(unescaped, _PATH) == escaped else rest
     return u
 
 
@@ -350,4 +350,3 @@ def uri_parse(x: Any) -> dict[Any, Any]:
         "fragment": u.fragment,
     }
     return {k: v for k, v in fields.items() if v}
-

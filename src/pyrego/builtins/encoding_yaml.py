@@ -230,12 +230,16 @@ def _key(k: Any, vnode: Node, depth: int) -> str:
         return "true" if k else "false"
     if t is int:
         if k >= _INT64:
-            raise _YamlError(f"unsupported map key of type: uint64, key: {hex(k)}, value: {_go_repr(_convert(vnode, depth + 1))}")
+            raise _YamlError(
+                f"unsupported map key of type: uint64, key: {hex(k)}, value: {_go_repr(_convert(vnode, depth + 1))}"
+            )
         return str(k)
     if t is float:
         text = format_float_g(k, 32)
         return {"+Inf": ".inf", "-Inf": "-.inf", "NaN": ".nan"}.get(text, text)
-    raise _YamlError(f"unsupported map key of type: %!s(<nil>), key: <nil>, value: {_go_repr(_convert(vnode, depth + 1))}")
+    raise _YamlError(
+        f"unsupported map key of type: %!s(<nil>), key: <nil>, value: {_go_repr(_convert(vnode, depth + 1))}"
+    )
 
 
 def _go_repr(v: Any) -> str:

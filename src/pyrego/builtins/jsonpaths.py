@@ -28,7 +28,8 @@ def _parse_path(p: Any) -> list[Any]:
     if type(p) is list or type(p) is tuple:
         return list(p)
     raise OperandTypeError(
-        "operand 2 must be one of {set, array} containing string paths or array of path segments but got " + type_name(p)
+        "operand 2 must be one of {set, array} containing string paths or array of path segments but got "
+        + type_name(p)
     )
 
 

@@ -11,7 +11,6 @@ properties. The ``jsonschema`` package supplies format checks; remote
 from __future__ import annotations
 
 import json
-import re
 from decimal import Decimal
 from fractions import Fraction
 from typing import Any
@@ -93,7 +92,9 @@ class _Compiler:
                     raise SchemaError(f"{n} type is duplicated")
                 seen.add(n)
         if "definitions" in s:
-            if type(s["definitions"]) is not dict or any(type(v) not in (dict, bool) for v in s["definitions"].values()):
+            if type(s["definitions"]) is not dict or any(
+                type(v) not in (dict, bool) for v in s["definitions"].values()
+            ):
                 raise SchemaError("Invalid type. Expected: Array Of Schemas, given: definitions")
             for sub in s["definitions"].values():
                 self.check(sub)

@@ -28,7 +28,7 @@ def _ip(version: int) -> Callable[[str], bool]:
 
 def _time_layout(layout: str) -> Callable[[str], bool]:
     def check(s: str) -> bool:
-        from .time_layout import TimeError, parse_time
+        from .time_parse import TimeError, parse_time
 
         try:
             parse_time(layout, s)
@@ -45,7 +45,9 @@ def _any_layout(*layouts: str) -> Callable[[str], bool]:
 
 
 # gojsonschema accepts a time, a date or a full timestamp as a date-time
-_date_time = _any_layout("15:04:05", "15:04:05Z07:00", "2006-01-02", "2006-01-02T15:04:05Z07:00", "2006-01-02T15:04:05.999999999Z07:00")
+_date_time = _any_layout(
+    "15:04:05", "15:04:05Z07:00", "2006-01-02", "2006-01-02T15:04:05Z07:00", "2006-01-02T15:04:05.999999999Z07:00"
+)
 
 
 def _uri(absolute: bool) -> Callable[[str], bool]:

@@ -151,6 +151,7 @@ def net_cidr_expand(x: Any) -> frozenset[Any]:
 
 def _match_items(operand: int, x: Any) -> list[tuple[Any, Any]]:
     """(cidr, index) pairs of a cidr_contains_matches operand."""
+
     def cidr_of(v: Any) -> Any:
         if type(v) is str:
             return v
@@ -296,4 +297,3 @@ def net_lookup_ip_addr(ctx: EvalContext, name: Any) -> frozenset[Any]:
     result = make_set(addrs)
     cache[name] = result
     return result
-

@@ -230,9 +230,15 @@ def member_2(x: Any, coll: Any) -> bool:
     if t is frozenset or t is set:
         return freeze(x) in coll
     if t is list or t is tuple:
-        if type(x) is str:
+        tx = type(x)
+        if tx is str:
             # str == non-str is always False in Python, so `in` is exact here.
             return x in coll
+        if tx is int or tx is float:
+            # Python's `in` can only err towards True (1 == True): a quick no.
+            if x not in coll:
+                return False
+            return any((type(e) is int or type(e) is float) and e == x for e in coll)
         return any(equal(x, e) for e in coll)
     if t is dict:
         if type(x) is str:

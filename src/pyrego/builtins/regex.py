@@ -74,7 +74,11 @@ def compile_regex(pattern: str) -> _Regexp:
         raise BuiltinError("error parsing regexp: invalid escape sequence: `\\C`")
     compiled = _re2.RE2(to_bytes(pattern), _OPTIONS)
     if not compiled.ok():
-        raise BuiltinError(_go_error(compiled.error().decode("utf-8", "replace") if isinstance(compiled.error(), bytes) else compiled.error()))
+        raise BuiltinError(
+            _go_error(
+                compiled.error().decode("utf-8", "replace") if isinstance(compiled.error(), bytes) else compiled.error()
+            )
+        )
     r = _Regexp(compiled)
     if len(_cache) >= _CACHE_MAX:
         # drop the oldest entry (dicts keep insertion order)

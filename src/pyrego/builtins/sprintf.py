@@ -13,6 +13,8 @@ verb, and Go's error notes (``%!d(string=x)``, ``%!d(MISSING)``,
 
 from __future__ import annotations
 
+import re
+from functools import lru_cache
 from typing import Any
 
 from ..runtime.numbers import format_number
@@ -645,6 +647,55 @@ def _int_from_arg(args: list[_GoArg], arg_num: int) -> tuple[int, bool, int]:
     return num, is_int, arg_num
 
 
+_SIMPLE_VERB = re.compile(r"%(.)", re.DOTALL)
+
+
+@lru_cache(maxsize=512)
+def _simple_plan(fmt: str) -> tuple[tuple[str, ...], str] | None:
+    """For a format made only of text and bare %s/%d/%v/%%: its text pieces and verbs."""
+    pieces = []
+    verbs = []
+    last = 0
+    for m in _SIMPLE_VERB.finditer(fmt):
+        verb = m.group(1)
+        if verb not in "sdv%":
+            return None
+        pieces.append(fmt[last : m.start()])
+        verbs.append(verb)
+        last = m.end()
+    if fmt.count("%") != len(verbs) + verbs.count("%"):
+        return None  # a lone "%" at the end
+    pieces.append(fmt[last:])
+    return tuple(pieces), "".join(verbs)
+
+
+def _simple_sprintf(fmt: str, values: Any) -> str | None:
+    """The common case without Go's machinery: strings and 64-bit ints under %s/%d/%v."""
+    plan = _simple_plan(fmt)
+    if plan is None:
+        return None
+    pieces, verbs = plan
+    if len(verbs) - verbs.count("%") != len(values):
+        return None
+    out = [pieces[0]]
+    i = 0
+    for k, verb in enumerate(verbs):
+        if verb == "%":
+            out.append("%")
+        else:
+            v = values[i]
+            i += 1
+            t = type(v)
+            if t is str and verb != "d":
+                out.append(v)
+            elif t is int and verb != "s" and INT64_MIN <= v <= INT64_MAX:
+                out.append(str(v))
+            else:
+                return None
+        out.append(pieces[k + 1])
+    return "".join(out)
+
+
 @builtin("sprintf", 2)
 def sprintf(fmt: Any, values: Any) -> str:
     if type(fmt) is not str:
@@ -652,11 +703,7 @@ def sprintf(fmt: Any, values: Any) -> str:
     t = type(values)
     if t is not list and t is not tuple:
         raise type_err(2, values, "array")
-    # The common `sprintf("%d", [n])` and `sprintf("%s", [s])` need no parsing.
-    if len(values) == 1:
-        v = values[0]
-        if fmt == "%d" and type(v) is int and INT64_MIN <= v <= INT64_MAX:
-            return str(v)
-        if fmt == "%s" and type(v) is str:
-            return v  # type: ignore[no-any-return]
+    text = _simple_sprintf(fmt, values)
+    if text is not None:
+        return text
     return go_sprintf(fmt, list(values))

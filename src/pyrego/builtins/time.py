@@ -14,18 +14,16 @@ from .time_layout import (
     LONG_DAYS,
     UTC,
     Civil,
-    TimeError,
     UnknownZone,
     Zone,
     days_in,
     go_date,
     load_location,
-    parse_duration,
-    parse_time,
 )
 from .time_layout import (
     format_time as _format,
 )
+from .time_parse import TimeError, parse_duration, parse_time
 
 _NS = 1_000_000_000
 _MIN_NS = -(1 << 63)

@@ -93,7 +93,11 @@ def uuid_parse(x: Any) -> Any:
     version = u[6] >> 4
     out: dict[str, Any] = {"version": version, "variant": _variant(u[8])}
     if version in (1, 2):
-        ticks = int.from_bytes(u[0:4], "big") | int.from_bytes(u[4:6], "big") << 32 | (int.from_bytes(u[6:8], "big") & 0xFFF) << 48
+        ticks = (
+            int.from_bytes(u[0:4], "big")
+            | int.from_bytes(u[4:6], "big") << 32
+            | (int.from_bytes(u[6:8], "big") & 0xFFF) << 48
+        )
         sec = ticks - _G1582_NS100
         sec, rem = _go_divmod(sec, 10_000_000)
         out["time"] = _int64(sec * 1_000_000_000 + rem * 100)
