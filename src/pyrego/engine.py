@@ -219,9 +219,22 @@ class Engine:
     # -- evaluation ----------------------------------------------------------------------
 
     def _context(self) -> EvalContext:
-        hook = self._prints.append if self._gather_prints else None
-        deadline = time.monotonic() + self._timeout if self._timeout is not None else None
-        return EvalContext(self._input, self._data, strict=self._strict, print_hook=hook, options=self._options, deadline=deadline)
+        ctx = EvalContext.__new__(EvalContext)
+        # Only what differs from EvalContext's class defaults is set: this is
+        # on every evaluation's path.
+        d = ctx.__dict__
+        d["input"] = self._input
+        d["data"] = self._data
+        d["cache"] = {}
+        if self._strict:
+            d["strict"] = True
+        if self._gather_prints:
+            d["print_hook"] = self._prints.append
+        if self._options:
+            d["options"] = self._options
+        if self._timeout is not None:
+            d["deadline"] = time.monotonic() + self._timeout
+        return ctx
 
     def eval_rule(self, path: str) -> Any:
         """The value of the rule (or document) at ``path``, or ``pyrego.UNDEFINED``."""

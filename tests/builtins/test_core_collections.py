@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import pytest
 
-from pyrego.builtins.registry import BuiltinError, OperandTypeError, lookup
+from pyrego.builtins.registry import BuiltinError, BuiltinHalt, OperandTypeError, lookup
 from pyrego.runtime.context import EvalContext
 from pyrego.runtime.values import freeze, make_set
 
@@ -22,27 +23,42 @@ S = make_set
 # ---------------------------------------------------------------- numbers
 
 
+def rng(name: str, *args: Any, ctx: EvalContext | None = None) -> Any:
+    b = lookup(name)
+    assert b is not None and b.needs_context
+    return b.fn(ctx or EvalContext(), *args)
+
+
 def test_numbers_range() -> None:
-    assert call("numbers.range", 0, 0) == [0]
-    assert call("numbers.range", -2, 3) == [-2, -1, 0, 1, 2, 3]
-    assert call("numbers.range", 2, -3) == [2, 1, 0, -1, -2, -3]
-    assert call("numbers.range", 1, 3.0) == [1, 2, 3]
-    assert call("numbers.range", 10**20, 10**20 + 1) == [10**20, 10**20 + 1]
+    assert rng("numbers.range", 0, 0) == [0]
+    assert rng("numbers.range", -2, 3) == [-2, -1, 0, 1, 2, 3]
+    assert rng("numbers.range", 2, -3) == [2, 1, 0, -1, -2, -3]
+    assert rng("numbers.range", 1, 3.0) == [1, 2, 3]
+    assert rng("numbers.range", 10**20, 10**20 + 1) == [10**20, 10**20 + 1]
+    assert len(rng("numbers.range", 1, 3_000_000)) == 3_000_000
     with pytest.raises(OperandTypeError, match="^operand 1 must be integer number but got floating-point number$"):
-        call("numbers.range", 1.5, 3)
+        rng("numbers.range", 1.5, 3)
     with pytest.raises(OperandTypeError, match="^operand 2 must be integer but got string$"):
-        call("numbers.range", 1, "a")
+        rng("numbers.range", 1, "a")
+
+
+def test_numbers_range_stops_at_the_deadline() -> None:
+    ctx = EvalContext(deadline=time.monotonic() - 1)
+    with pytest.raises(BuiltinHalt, match="^timed out before generating all numbers in range$") as info:
+        rng("numbers.range", 0, 10**12, ctx=ctx)
+    assert info.value.code == "eval_cancel_error"
 
 
 def test_numbers_range_step() -> None:
-    assert call("numbers.range_step", 0, 10, 2) == [0, 2, 4, 6, 8, 10]
-    assert call("numbers.range_step", 0, -10, 2) == [0, -2, -4, -6, -8, -10]
-    assert call("numbers.range_step", 10, 3, 2) == [10, 8, 6, 4]
-    assert call("numbers.range_step", 2, 5, 2) == [2, 4]
-    assert call("numbers.range_step", 0, 10, 99999999999999999999) == [0]
+    assert rng("numbers.range_step", 0, 10, 2) == [0, 2, 4, 6, 8, 10]
+    assert rng("numbers.range_step", 0, -10, 2) == [0, -2, -4, -6, -8, -10]
+    assert rng("numbers.range_step", 10, 3, 2) == [10, 8, 6, 4]
+    assert rng("numbers.range_step", 2, 5, 2) == [2, 4]
+    assert rng("numbers.range_step", 0, 10, 99999999999999999999) == [0]
+    assert rng("numbers.range_step", 5, 0, 10**30) == [5]
     for step in (0, -2):
         with pytest.raises(BuiltinError, match="^numbers.range_step: step must be a positive integer$"):
-            call("numbers.range_step", 0, 10, step)
+            rng("numbers.range_step", 0, 10, step)
 
 
 def test_bits() -> None:

@@ -267,3 +267,17 @@ def test_casts() -> None:
         call("cast_boolean", 1)
     with pytest.raises(OperandTypeError, match="^operand 1 must be null but got boolean$"):
         call("cast_null", False)
+
+
+def test_template_string() -> None:
+    from pyrego.builtins.registry import BuiltinHalt
+
+    got = call("internal.template_string", ["a", S([1]), S([]), 5, "b", S(["x"]), S([[1, "q"]]), S([None]), S([S([1, 2])]), S([4.2])])
+    assert got == 'a1<undefined>5bx[1, "q"]null{1, 2}4.2'
+    assert call("internal.template_string", [True, None, S(["é\n"]), S([S([])]), S([{"a": S([])}])]) == 'truenullé\nset(){"a": set()}'
+    assert call("internal.template_string", []) == ""
+    with pytest.raises(BuiltinHalt, match="^template-strings must not produce multiple outputs$") as info:
+        call("internal.template_string", ["a", S([1, 2])])
+    assert info.value.code == "eval_conflict_error"
+    with pytest.raises(BuiltinHalt, match="^illegal argument type: array$"):
+        call("internal.template_string", ["a", [1]])

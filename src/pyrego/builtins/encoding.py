@@ -192,9 +192,15 @@ def _invalid_byte(b: int) -> str:
 # ---------------------------------------------------------------- json
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def _go_json_string(s: str) -> str:
     # Go's encoder escapes <, >, & and U+2028/U+2029 and writes U+FFFD for bad UTF-8.
-    text = json.dumps(valid_utf8(s), ensure_ascii=False)
+    text = json.dumps(s, ensure_ascii=False)
+    if not s.isascii():
+        # bytes that are not UTF-8 (kept as lone surrogates) become the escape \ufffd
+        text = _SURROGATE.sub(r"\\ufffd", text)
     if "<" in text or ">" in text or "&" in text or "\u2028" in text or "\u2029" in text:
         text = (
             text.replace("<", "\\u003c")

@@ -235,10 +235,16 @@ def member_2(x: Any, coll: Any) -> bool:
             # str == non-str is always False in Python, so `in` is exact here.
             return x in coll
         if tx is int or tx is float:
-            # Python's `in` can only err towards True (1 == True): a quick no.
-            if x not in coll:
-                return False
-            return any((type(e) is int or type(e) is float) and e == x for e in coll)
+            # Python's == only errs by matching booleans (1 == True): skip those.
+            i = 0
+            while True:
+                try:
+                    i = coll.index(x, i)
+                except ValueError:
+                    return False
+                if type(coll[i]) is not bool:
+                    return True
+                i += 1
         return any(equal(x, e) for e in coll)
     if t is dict:
         if type(x) is str:

@@ -13,8 +13,9 @@ import re
 from functools import lru_cache
 from typing import Any
 
-from ..runtime.values import sorted_values, thaw
-from .registry import BuiltinError, builtin
+from ..runtime.values import sorted_values, thaw, type_name
+from .registry import BuiltinError, BuiltinHalt, builtin
+from .sprintf import format_value
 from .types import elem_err, int_operand, obj_operand, operand_msg, str_operand, type_err
 
 # ---------------------------------------------------------------- search
@@ -303,3 +304,35 @@ def trim_suffix(s: Any, suffix: Any) -> str:
 @builtin("trim_space", 1)
 def trim_space(s: Any) -> str:
     return str_operand(s, 1).strip(_GO_SPACE)
+
+
+# ---------------------------------------------------------------- template strings
+
+
+def _template_part(value: Any) -> str:
+    """One interpolated value: strings as they are, anything else as Rego text."""
+    return value if type(value) is str else format_value(value)  # type: ignore[no-any-return]
+
+
+@builtin("internal.template_string", 1)
+def template_string(parts: Any) -> str:
+    """The lowered form of ``$"...{expr}..."``: literal parts and, for each
+    expression, the set of its values (empty when undefined)."""
+    t = type(parts)
+    if t is not list and t is not tuple:
+        raise type_err(1, parts, "array")
+    out = []
+    for part in parts:
+        tp = type(part)
+        if tp is frozenset or tp is set:
+            if not part:
+                out.append("<undefined>")
+            elif len(part) > 1:
+                raise BuiltinHalt("template-strings must not produce multiple outputs", "eval_conflict_error")
+            else:
+                out.append(_template_part(thaw(next(iter(part)))))
+        elif tp is list or tp is tuple or tp is dict:
+            raise BuiltinHalt(f"illegal argument type: {type_name(part)}", "eval_internal_error")
+        else:
+            out.append(_template_part(part))
+    return "".join(out)

@@ -7,6 +7,8 @@ from typing import Any, Callable
 
 from .values import UNDEF
 
+_NO_OPTIONS: dict[str, Any] = {}
+
 
 class EvalContext:
     """One query's evaluation state.
@@ -14,24 +16,22 @@ class EvalContext:
     ``input`` and ``data`` are the caller's objects, read in place. ``cache``
     memoises rule values for this evaluation. ``now_ns`` is taken once, on
     first use, so every ``time.now_ns()`` in one query agrees, as in OPA.
+
+    Creating a context is on every evaluation's path, so only ``input``,
+    ``data`` and ``cache`` are set per instance; everything else defaults to
+    a class attribute until an evaluation needs it.
     """
 
-    __slots__ = (
-        "input",
-        "data",
-        "cache",
-        "strict",
-        "_now_ns",
-        "builtin_cache",
-        "print_hook",
-        "deadline",
-        "depth",
-        "max_depth",
-        "overrides",
-        "functions",
-        "options",
-        "builtin_errors",
-    )
+    strict = False
+    print_hook: Callable[[str], None] | None = None
+    deadline: float | None = None
+    # `with` replacements of functions (name -> callable).
+    functions: dict[str, Any] | None = None
+    # Engine options builtins may read (e.g. {"allow_net": False}).
+    options: dict[str, Any] = _NO_OPTIONS
+    _now_ns: int | None = None
+    _builtin_cache: dict[str, dict[Any, Any]] | None = None
+    _builtin_errors: list[Exception] | None = None
 
     def __init__(
         self,
@@ -41,44 +41,29 @@ class EvalContext:
         strict: bool = False,
         print_hook: Callable[[str], None] | None = None,
         deadline: float | None = None,
-        max_depth: int = 2000,
         options: dict[str, Any] | None = None,
     ) -> None:
         self.input = input
         self.data = {} if data is None else data
         self.cache: dict[Any, Any] = {}
-        self.strict = strict
-        self._now_ns: int | None = None
-        # Per-query caches of builtins (rand.intn, http.send, ...), keyed by the builtin.
-        self.builtin_cache: dict[str, dict[Any, Any]] = {}
-        self.print_hook = print_hook
-        self.deadline = deadline
-        self.depth = 0
-        self.max_depth = max_depth
-        # `with` replacements of data paths (tuple path -> value) and of functions.
-        self.overrides: dict[tuple[str, ...], Any] | None = None
-        self.functions: dict[str, Any] | None = None
-        # Engine options builtins may read (e.g. {"allow_net": False}).
-        self.options = options or {}
-        self.builtin_errors: list[Exception] = []
+        if strict:
+            self.strict = True
+        if print_hook is not None:
+            self.print_hook = print_hook
+        if deadline is not None:
+            self.deadline = deadline
+        if options:
+            self.options = options
 
     def derive(self) -> EvalContext:
         """A context for a ``with`` expression: same query, fresh rule cache."""
         new = EvalContext.__new__(EvalContext)
-        new.input = self.input
-        new.data = self.data
+        new.__dict__.update(self.__dict__)
         new.cache = {}
-        new.strict = self.strict
+        # The query's clock and builtin caches are shared with the parent.
         new._now_ns = self.now_ns
-        new.builtin_cache = self.builtin_cache
-        new.print_hook = self.print_hook
-        new.deadline = self.deadline
-        new.depth = self.depth
-        new.max_depth = self.max_depth
-        new.overrides = self.overrides
-        new.functions = self.functions
-        new.options = self.options
-        new.builtin_errors = self.builtin_errors
+        new._builtin_cache = self.builtin_cache
+        new._builtin_errors = self.builtin_errors
         return new
 
     @property
@@ -88,11 +73,26 @@ class EvalContext:
             self._now_ns = time.time_ns()
         return self._now_ns
 
+    @property
+    def builtin_cache(self) -> dict[str, dict[Any, Any]]:
+        """Per-query caches of builtins (rand.intn, http.send, ...), by builtin name."""
+        if self._builtin_cache is None:
+            self._builtin_cache = {}
+        return self._builtin_cache
+
+    @property
+    def builtin_errors(self) -> list[Exception]:
+        """Builtin errors that made expressions undefined (non-strict mode)."""
+        if self._builtin_errors is None:
+            self._builtin_errors = []
+        return self._builtin_errors
+
     def cache_for(self, name: str) -> dict[Any, Any]:
         """A per-query cache dict for the builtin ``name``."""
-        cache = self.builtin_cache.get(name)
+        caches = self.builtin_cache
+        cache = caches.get(name)
         if cache is None:
-            cache = self.builtin_cache[name] = {}
+            cache = caches[name] = {}
         return cache
 
     def emit_print(self, text: str) -> None:
