@@ -33,6 +33,9 @@ def test_example_policy_json() -> None:
         ]
     }
     assert p.stdout.startswith('{\n  "result": [')  # indented like opa eval
+    # fields in opa eval's order
+    assert p.stdout.index('"value"') < p.stdout.index('"text"') < p.stdout.index('"location"')
+    assert p.stdout.index('"row"') < p.stdout.index('"col"')
 
 
 def test_example_policy_sets_and_raw() -> None:

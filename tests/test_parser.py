@@ -334,7 +334,7 @@ def test_package_and_imports() -> None:
 
 def test_package_and_import_errors() -> None:
     err = error(parse_module, "package foo.")
-    assert err.message == "unexpected eof token: expected ident"
+    assert err.message == "unexpected eof token: expected identifier"
     assert error(parse_module, "package foo[x]").message == "unexpected var token: expecting string"
     assert error(parse_module, "p := 1").message == "package expected"
     assert error(parse_module, "").message == "empty module"
@@ -346,7 +346,7 @@ def test_package_and_import_errors() -> None:
     assert error(parse_module, "package a\nimport future.x").message == "invalid import, must be `future.keywords`"
     assert (
         error(parse_module, "package a\nimport future.keywords.nope").message
-        == "unexpected keyword, must be one of [contains every if in]"
+        == "unexpected keyword, must be one of [and contains every if in not or]"
     )
     assert (
         error(parse_module, "package a\nimport data.foo.if").message
@@ -444,14 +444,14 @@ def test_multiple_bodies() -> None:
         ("p contains 1 if { true } else := 2", "else keyword cannot be used on multi-value rules", 2, 26),
         ("p := 1 if { true } else := 2 { true } { true }", "expected else keyword", 2, 39),
         ("p := [x | ]", "found empty body", 2, 11),
-        ("p := [x | y z]", "unexpected ident token: expected \\n or ; or ]", 2, 13),
-        ("p if { x := 1 y := 2 }", "unexpected ident token: expected \\n or ; or }", 2, 15),
+        ("p := [x | y z]", "unexpected identifier token: expected \\n or ; or ]", 2, 13),
+        ("p if { x := 1 y := 2 }", "unexpected identifier token: expected \\n or ; or }", 2, 15),
         ("p := {1, 2 3}", 'unexpected number token: expected "," or "}"', 2, 12),
         ("p := [1 2]", 'unexpected number token: expected "," or "]"', 2, 9),
         ('p := {"a": 1, "b" 2}', 'unexpected number token: expected ":"', 2, 19),
         ("p := f(1 2)", 'unexpected number token: expected "," or ")"', 2, 10),
         ("p := (1 + 2", "non-terminated expression", 2, 11),
-        ("p := input. x", "unexpected whitespace token: expected ident", 2, 12),
+        ("p := input. x", "unexpected whitespace token: expected identifier", 2, 12),
         ("p := x[1 2]", "unexpected number token: expected [", 2, 10),
         ('p := "a".b', "illegal ref (head cannot be string)", 2, 6),
         ("p := @", "illegal token", 2, 6),
@@ -545,7 +545,7 @@ def test_v0_keywords_need_imports() -> None:
     (r,) = rules("contains := 1", rego_v1=False)
     assert r.head.ref == ref("contains")
     err = error(parse_module, "package p\np { 1 in [1] }", rego_v1=False)
-    assert err.message == "unexpected ident token: expected \\n or ; or }"
+    assert err.message == "unexpected identifier token: expected \\n or ; or }"
     (r,) = rules("import future.keywords.in\np { 1 in [1] }", rego_v1=False)
     assert r.body[0].statement == call("internal.member_2", S(1), ast.Array((S(1),)))
     (r,) = rules("import future.keywords.every\np { every x in [1] { x } }", rego_v1=False)

@@ -132,22 +132,80 @@ def load_data_args(engine: Any, args: Sequence[str]) -> None:
 
 
 def _dumps(value: Any, indent: int | None = 2) -> str:
-    from .runtime.convert import dumps
+    """JSON text as ``opa eval`` prints it.
 
+    Rego values (sets, non-string keys) are rendered as OPA renders them, with
+    object keys sorted; the dicts this module builds for the output envelope
+    keep their own key order (``value``, ``text``, ``location``, as OPA's).
+    """
+    return _render(value, indent, 0)
+
+
+class _Envelope(dict):  # type: ignore[type-arg]
+    """A dict of the output envelope: printed in insertion order, values as Rego values."""
+
+
+def _render(v: Any, indent: int | None, level: int) -> str:
+    from .runtime.convert import to_json_value
+    from .runtime.numbers import format_number
+
+    if isinstance(v, _Envelope):
+        items = [(k, _render(x, indent, level + 1)) for k, x in v.items()]
+        return _join_items(items, indent, level)
+    if isinstance(v, list) and v and all(isinstance(x, _Envelope) for x in v):
+        return _join([_render(x, indent, level + 1) for x in v], "[", "]", indent, level)
     try:
-        return dumps(value, indent=indent)
-    except (DataError, TypeError, ValueError):
-        return json.dumps(value, indent=indent, ensure_ascii=False, default=str)
+        plain = to_json_value(v)
+    except Exception:  # noqa: BLE001 - anything unusual is shown as text
+        plain = str(v)
+    return _render_plain(plain, indent, level, format_number)
+
+
+def _render_plain(v: Any, indent: int | None, level: int, fmt_num: Any) -> str:
+    if isinstance(v, bool) or v is None or isinstance(v, str):
+        return json.dumps(v, ensure_ascii=False)
+    if isinstance(v, (int, float)):
+        try:
+            return str(fmt_num(v))
+        except Exception:  # noqa: BLE001 - NaN/inf cannot occur in Rego values
+            return json.dumps(str(v))
+    if isinstance(v, list):
+        return _join([_render_plain(x, indent, level + 1, fmt_num) for x in v], "[", "]", indent, level)
+    if isinstance(v, dict):
+        items = [(str(k), _render_plain(x, indent, level + 1, fmt_num)) for k, x in v.items()]
+        return _join_items(items, indent, level)
+    return json.dumps(str(v), ensure_ascii=False)
+
+
+def _join_items(items: list[tuple[str, str]], indent: int | None, level: int) -> str:
+    colon = ": " if indent is not None else ":"
+    return _join([json.dumps(k, ensure_ascii=False) + colon + x for k, x in items], "{", "}", indent, level)
+
+
+def _join(parts: list[str], open_: str, close: str, indent: int | None, level: int) -> str:
+    if not parts:
+        return open_ + close
+    if indent is None:
+        return open_ + ",".join(parts) + close
+    pad = " " * (indent * (level + 1))
+    return open_ + "\n" + ",\n".join(pad + p for p in parts) + "\n" + " " * (indent * level) + close
 
 
 def _clean_results(result: dict[str, Any]) -> dict[str, Any]:
     rows = []
     for row in result.get("result") or []:
-        out = {"expressions": row.get("expressions", [])}
+        exprs = []
+        for e in row.get("expressions", []):
+            out_e = _Envelope(value=e.get("value"), text=e.get("text", ""))
+            loc = e.get("location")
+            if loc is not None:
+                out_e["location"] = _Envelope(row=loc.get("row"), col=loc.get("col"))
+            exprs.append(out_e)
+        out = _Envelope(expressions=exprs)
         if row.get("bindings"):
             out["bindings"] = row["bindings"]
         rows.append(out)
-    return {"result": rows} if rows else {}
+    return _Envelope(result=rows) if rows else _Envelope()
 
 
 def _raw_text(value: Any) -> str:
@@ -198,15 +256,18 @@ def _ascii_table(header: list[str], rows: list[list[str]]) -> str:
 def format_errors(errors: Sequence[RegoError], fmt: str) -> str:
     """Render errors as ``opa eval`` does: JSON in ``json`` format, text otherwise."""
     if fmt == "json":
-        return _dumps({"errors": [_error_dict(e) for e in errors]})
+        return _dumps(_Envelope(errors=[_error_dict(e) for e in errors]))
     n = len(errors)
     head = "1 error occurred: " if n == 1 else f"{n} errors occurred:\n"
     return head + "\n".join(str(e) for e in errors)
 
 
 def _error_dict(err: RegoError) -> dict[str, Any]:
-    d = err.to_dict()
-    return {k: d[k] for k in ("message", "code", "location") if k in d}
+    out = _Envelope(message=err.message, code=err.code)
+    if err.location is not None:
+        loc = err.location
+        out["location"] = _Envelope(file=loc.file, row=loc.row, col=loc.col)
+    return out
 
 
 # ---------------------------------------------------------------- commands

@@ -26,6 +26,7 @@ from .runtime.values import UNDEF, freeze
 from .safety import term_vars
 from .withs import make_call_mock, make_with, rt_const_fn, rt_node_child, rt_path
 
+
 def conflict_message(node: RuleNode) -> str:
     """OPA's conflict text, with the rule's name so users can find it."""
     if node.kind == FUNCTION:

@@ -241,6 +241,10 @@ class BodyEmitter:
 
     def eq_expr(self, x: str, a: ast.Term, y: str, b: ast.Term) -> str:
         """A Python condition for Rego equality, specialised on literal operands."""
+        if isinstance(a, ast.Scalar) and isinstance(b, ast.Scalar):
+            from .runtime.values import equal
+
+            return repr(equal(a.value, b.value))
         for lit, other in ((b, x), (a, y)):
             if isinstance(lit, ast.Scalar):
                 v = lit.value
@@ -555,8 +559,8 @@ class BodyEmitter:
         op = t.op
         gen = self.gen
         if op in ("print", "internal.print"):
-            args = [self.capture(a) for a in t.args]
-            return f"rt_print({self.ctx}, [{', '.join(args)}])"
+            printed = [self.capture(a) for a in t.args]
+            return f"rt_print({self.ctx}, [{', '.join(printed)}])"
         if op in ("rego.metadata.chain", "rego.metadata.rule") and self.rule is not None:
             return self.gen.const(self.gen.metadata_value(op, self.rule))
         if op in COMPARE_OPS and len(t.args) == 2:

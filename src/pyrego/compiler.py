@@ -535,9 +535,9 @@ def _walk_term(t: ast.Term | None, visit: object) -> None:
         for a in t.args:
             _walk_term(a, visit)
     elif isinstance(t, ast.TemplateString):
-        for p in t.parts:
-            if not isinstance(p, str):
-                _walk_term(p, visit)
+        for part in t.parts:
+            if not isinstance(part, str):
+                _walk_term(part, visit)
     elif isinstance(t, (ast.ArrayCompr, ast.SetCompr)):
         _walk_term(t.term, visit)
         _walk_terms_body(t.body, visit)

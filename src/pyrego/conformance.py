@@ -504,14 +504,19 @@ def read_known_failures(path: Path) -> dict[str, str]:
 
 
 def write_known_failures(path: Path, failures: Sequence[tuple[str, str]], header: str | None = None) -> None:
-    """Write ``(case id, detail)`` pairs as a known-failures file (reasons on one line, shortened)."""
+    """Write ``(case id, detail)`` pairs as a known-failures file (reasons on one line, shortened).
+
+    A case already listed in ``path`` keeps the reason written there (so a
+    reason edited by hand survives regeneration); new cases get ``detail``.
+    """
+    previous = read_known_failures(path)
     lines = [
         "# " + (header or "OPA conformance cases pyrego is known to fail; regenerate with: "
                 "python -m pyrego.conformance --runs 3 --write-known-failures tests/conformance_known_failures.txt"),
         "# One case id a line, the reason after '  # '.",
     ]
     for cid, detail in sorted(failures):
-        reason = " ".join(detail.split())
+        reason = previous.get(cid) or " ".join(detail.split())
         if len(reason) > 200:
             reason = reason[:197] + "..."
         lines.append(f"{cid}  # {reason}")

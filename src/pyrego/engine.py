@@ -238,8 +238,9 @@ class Engine:
 
     def eval_rule(self, path: str) -> Any:
         """The value of the rule (or document) at ``path``, or ``pyrego.UNDEFINED``."""
-        fn = self._rule_fns.get(path, UNDEF)
-        if fn is UNDEF:
+        try:
+            fn = self._rule_fns[path]
+        except KeyError:
             fn = self._rule_fns[path] = self._resolve_rule(path)
         if fn is None:
             return self._eval_rule_by_query(path)

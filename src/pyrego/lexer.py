@@ -44,9 +44,14 @@ BASE_KEYWORDS = frozenset(
 #: Keywords of Rego v1 that v0 only knows after ``import future.keywords``/``rego.v1``.
 FUTURE_KEYWORDS = frozenset({"in", "every", "contains", "if"})
 ALL_KEYWORDS = BASE_KEYWORDS | FUTURE_KEYWORDS
+#: ``and``/``or``: keywords only after ``import future.keywords[.and|.or]`` (OPA 1.20)
+LOGICAL_KEYWORDS = frozenset({"and", "or"})
+#: Every token kind that is a keyword.
+KEYWORD_KINDS = ALL_KEYWORDS | LOGICAL_KEYWORDS
 
 # OPA's names for tokens, used in "unexpected X token" messages.
 TOKEN_NAMES = {
+    IDENT: "identifier",
     "+": "plus",
     "-": "minus",
     "*": "mul",

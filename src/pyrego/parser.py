@@ -24,15 +24,16 @@ from dataclasses import dataclass, field
 
 from . import ast
 from .errors import Location, RegoParseError
-from .lexer import ALL_KEYWORDS, BASE_KEYWORDS, EOF, FUTURE_KEYWORDS, IDENT
+from .lexer import ALL_KEYWORDS, BASE_KEYWORDS, EOF, FUTURE_KEYWORDS, IDENT, LOGICAL_KEYWORDS
+from .parser_logic import LogicParser
 from .parser_meta import Statement, attach_annotations, parse_annotation_blocks
-from .parser_terms import FatalParseError, TermParser, value_name
+from .parser_terms import FatalParseError, value_name
 
 __all__ = ["parse_module", "parse_query", "parse_term"]
 
-# `import future.keywords.X` for these is accepted and changes nothing: they
-# are listed in the capabilities file but are not keywords OPA reserves.
-_NOOP_FUTURE_KEYWORDS = frozenset({"and", "or", "not"})
+# What `import future.keywords.X` accepts (OPA 1.20: the v0 future keywords,
+# plus the logical ones, see parser_logic); `import future.keywords` takes all.
+_IMPORTABLE_KEYWORDS = FUTURE_KEYWORDS | LOGICAL_KEYWORDS | {"not"}
 
 # Operators that may not directly follow a rule name (OPA's parseHeadFinish).
 _HEAD_BAD_OPS = frozenset({"+", "-", "*", "/", "%", "&", "|", "==", "!=", ">", ">=", "<", "<="})
@@ -90,7 +91,7 @@ class _Rules:
     rules: list[_Rule] = field(default_factory=list)
 
 
-class Parser(TermParser):
+class Parser(LogicParser):
     """Statement-level parser; see the module docs."""
 
     def __init__(self, text: str, filename: str, rego_v1: bool) -> None:
@@ -298,15 +299,16 @@ class Parser(TermParser):
                 raise self.error_at(path.location, "invalid import, must be `future.keywords`")
             if imp.alias is not None:
                 raise self.error_at(path.location, "`future` imports cannot be aliased")
-            keywords: set[str] = set(FUTURE_KEYWORDS)
+            keywords: set[str] = set(_IMPORTABLE_KEYWORDS)
             if len(names) == 2:
                 kw = names[1]
-                if kw in _NOOP_FUTURE_KEYWORDS:
-                    return
-                if kw not in FUTURE_KEYWORDS:
-                    raise self.error_at(path.location, "unexpected keyword, must be one of [contains every if in]")
+                if kw not in _IMPORTABLE_KEYWORDS:
+                    allowed = " ".join(sorted(_IMPORTABLE_KEYWORDS))
+                    raise self.error_at(path.location, f"unexpected keyword, must be one of [{allowed}]")
                 keywords = {kw, "in"} if kw == "every" else {kw}  # every needs in
-            self.set_future(self.future | keywords)
+            if "not" in keywords:
+                self.not_body = True  # `not` negates whole bodies from now on
+            self.set_future(self.future | (keywords - {"not"}))
 
     # ------------------------------------------------------------ rules
 
@@ -519,6 +521,8 @@ class Parser(TermParser):
         if len(body) != 1:
             raise self.error_at(loc, "multiple expressions cannot be used for rule head")
         expr = body[0]
+        if id(expr) in self.logical_ids:
+            raise self.error_at(loc, "expression cannot be used for rule head")
         if expr.with_mods:
             raise self.error_at(loc, "expressions using with keyword cannot be used for rule head")
         if expr.negated:

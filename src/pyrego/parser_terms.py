@@ -20,11 +20,11 @@ from decimal import Decimal, InvalidOperation
 from . import ast
 from .errors import Location, RegoParseError
 from .lexer import (
-    ALL_KEYWORDS,
     BASE_KEYWORDS,
     EOF,
     IDENT,
     ILLEGAL,
+    KEYWORD_KINDS,
     NUMBER,
     STRING,
     TMPL,
@@ -156,9 +156,13 @@ class TermParser:
         p = self.pos + 1
         return p < self.n and (self.kinds[p] == "." or self.kinds[p] == "[") and not self.gaps[p]
 
+    def next_is_call(self) -> bool:
+        p = self.pos + 1
+        return p < self.n and self.kinds[p] == "(" and not self.gaps[p]
+
     def keyword_as_ident(self) -> None:
         # OPA's scanAheadRef: a keyword directly followed by '.' or '[' is a var.
-        if self.kind in ALL_KEYWORDS and self.next_is_ref():
+        if self.kind in KEYWORD_KINDS and self.next_is_ref():
             self.kind = IDENT
 
     def loc(self, p: int | None = None) -> Location:
@@ -199,7 +203,7 @@ class TermParser:
 
     def token_description(self) -> str:
         k = self.kind
-        if k in ALL_KEYWORDS:
+        if k in KEYWORD_KINDS:
             return f"{k} keyword"
         if k == TMPL or k == TMPLC:
             value = self.values.get(self.pos)
@@ -256,7 +260,9 @@ class TermParser:
     def _term(self) -> ast.Term:
         k = self.kind
         head: ast.Term
-        if k == IDENT or k == "contains":  # `contains` is a var outside rule heads (the builtin)
+        # `contains` is a var outside rule heads (the builtin), and so are the
+        # `and`/`or` keywords right before '(': the set builtins `and(a, b)`.
+        if k == IDENT or k == "contains" or ((k == "and" or k == "or") and self.next_is_call()):
             head = self.parse_var()
             self.advance()
         elif k == "[":
@@ -349,11 +355,14 @@ class TermParser:
                 dot = self.pos
                 self.advance()
                 if gaps[self.pos]:
-                    row, col = self.toks.row_col(self.toks.starts[dot] + 1)
-                    raise self.error_at(Location(self.file, row, col), "unexpected whitespace token: expected ident")
+                    after = self.toks.starts[dot] + 1
+                    row, col = self.toks.row_col(after)
+                    if self.text[after : after + 1] == "\n":
+                        row, col = row + 1, 1  # OPA puts a newline token on the next line
+                    raise self.error_at(Location(self.file, row, col), "unexpected whitespace token: expected identifier")
                 lk = self.kinds[self.pos]
                 if lk != IDENT and lk not in BASE_KEYWORDS:
-                    raise self.illegal("expected ident")
+                    raise self.illegal("expected identifier")
                 path.append(ast.Scalar(self.texts[self.pos], self.loc()))
                 self.advance()
             elif k == "[":
@@ -500,9 +509,15 @@ class TermParser:
         if comprehension:
             k = self.kind
             if k == "}" or k == ",":
-                # Not a comprehension. Unlike OPA (which reports "non-terminated
-                # object" at the first value) keep the real error's position.
-                return self.parse_object_finish(key, value, True, loc)
+                try:
+                    return self.parse_object_finish(key, value, True, loc)
+                except FatalParseError:
+                    raise
+                except RegoParseError:
+                    # As OPA: an error anywhere in the rest of the object is
+                    # reported as "non-terminated object" at its first value.
+                    self.restore(start)
+                    raise self.illegal("non-terminated object") from None
             if k == "|":
                 try:
                     return self.parse_object_finish(key, value, True, loc)
@@ -660,7 +675,7 @@ class TermParser:
     def parse_literal(self) -> ast.Expr:
         loc = self.loc()
         k = self.kind
-        if k in ALL_KEYWORDS and self.next_is_ref():
+        if k in KEYWORD_KINDS and self.next_is_ref():
             self.kind = IDENT
             return self.parse_literal_expr(False, loc)
         negated = False
@@ -700,7 +715,7 @@ class TermParser:
             loc = self.loc()
             self.advance()
             if self.kind != IDENT:
-                raise self.illegal("expected ident")
+                raise self.illegal("expected identifier")
             target = self.parse_term()
             if isinstance(target, ast.Var):
                 target = ast.Ref(target, (), target.location)
@@ -716,12 +731,18 @@ class TermParser:
     def parse_some(self, loc: Location) -> ast.Expr:
         state = self.save()
         self.advance()
+        first = self.save()
         term: ast.Term | None
         try:
             term = self.parse_term_in(True)
         except FatalParseError:
             raise
         except RegoParseError:
+            # OPA falls back to `some x, y` only when not even the first term
+            # parses; a later error stands.
+            hit = self.cache.get(first)
+            if hit is not None and hit[1] is None:
+                raise
             term = None
         if isinstance(term, ast.Call):
             if term.op == MEMBER_2 or term.op == MEMBER_3:

@@ -37,36 +37,35 @@ def term_vars(term: ast.Term | None, out: set[str], *, closures: bool = False) -
     """All local variables in ``term``; closure (comprehension) bodies only when asked."""
     if term is None:
         return out
-    t = type(term)
-    if t is ast.Var:
-        name = term.name  # type: ignore[union-attr]
+    if isinstance(term, ast.Var):
+        name = term.name
         if name not in ROOTS:
             out.add(name)
-    elif t is ast.Ref:
-        term_vars(term.head, out, closures=closures)  # type: ignore[union-attr]
-        for p in term.path:  # type: ignore[union-attr]
+    elif isinstance(term, ast.Ref):
+        term_vars(term.head, out, closures=closures)
+        for p in term.path:
             term_vars(p, out, closures=closures)
-    elif t is ast.Array or t is ast.SetTerm:
-        for x in term.items:  # type: ignore[union-attr]
+    elif isinstance(term, (ast.Array, ast.SetTerm)):
+        for x in term.items:
             term_vars(x, out, closures=closures)
-    elif t is ast.Object:
-        for k, v in term.items:  # type: ignore[union-attr]
+    elif isinstance(term, ast.Object):
+        for k, v in term.items:
             term_vars(k, out, closures=closures)
             term_vars(v, out, closures=closures)
-    elif t is ast.Call:
-        for a in term.args:  # type: ignore[union-attr]
+    elif isinstance(term, ast.Call):
+        for a in term.args:
             term_vars(a, out, closures=closures)
-    elif t is ast.TemplateString:
-        for part in term.parts:  # type: ignore[union-attr]
+    elif isinstance(term, ast.TemplateString):
+        for part in term.parts:
             if not isinstance(part, str):
                 term_vars(part, out, closures=closures)
-    elif closures and (t is ast.ArrayCompr or t is ast.SetCompr):
-        term_vars(term.term, out, closures=True)  # type: ignore[union-attr]
-        body_vars(term.body, out)  # type: ignore[union-attr]
-    elif closures and t is ast.ObjectCompr:
-        term_vars(term.key, out, closures=True)  # type: ignore[union-attr]
-        term_vars(term.value, out, closures=True)  # type: ignore[union-attr]
-        body_vars(term.body, out)  # type: ignore[union-attr]
+    elif closures and (isinstance(term, (ast.ArrayCompr, ast.SetCompr))):
+        term_vars(term.term, out, closures=True)
+        body_vars(term.body, out)
+    elif closures and isinstance(term, ast.ObjectCompr):
+        term_vars(term.key, out, closures=True)
+        term_vars(term.value, out, closures=True)
+        body_vars(term.body, out)
     return out
 
 
@@ -80,25 +79,24 @@ def body_vars(body: ast.Body, out: set[str]) -> set[str]:
 
 
 def stmt_vars(stmt: ast.Statement, out: set[str], *, closures: bool = False) -> set[str]:
-    t = type(stmt)
-    if t is ast.Assign or t is ast.Unify:
-        term_vars(stmt.lhs, out, closures=closures)  # type: ignore[union-attr]
-        term_vars(stmt.rhs, out, closures=closures)  # type: ignore[union-attr]
-    elif t is ast.SomeVars:
+    if isinstance(stmt, (ast.Assign, ast.Unify)):
+        term_vars(stmt.lhs, out, closures=closures)
+        term_vars(stmt.rhs, out, closures=closures)
+    elif isinstance(stmt, ast.SomeVars):
         pass
-    elif t is ast.SomeIn:
-        term_vars(stmt.key, out, closures=closures)  # type: ignore[union-attr]
-        term_vars(stmt.value, out, closures=closures)  # type: ignore[union-attr]
-        term_vars(stmt.collection, out, closures=closures)  # type: ignore[union-attr]
-    elif t is ast.Every:
-        term_vars(stmt.domain, out, closures=closures)  # type: ignore[union-attr]
+    elif isinstance(stmt, ast.SomeIn):
+        term_vars(stmt.key, out, closures=closures)
+        term_vars(stmt.value, out, closures=closures)
+        term_vars(stmt.collection, out, closures=closures)
+    elif isinstance(stmt, ast.Every):
+        term_vars(stmt.domain, out, closures=closures)
         if closures:
-            body_vars(stmt.body, out)  # type: ignore[union-attr]
-            if stmt.key is not None:  # type: ignore[union-attr]
-                out.add(stmt.key.name)  # type: ignore[union-attr]
-            out.add(stmt.value.name)  # type: ignore[union-attr]
+            body_vars(stmt.body, out)
+            if stmt.key is not None:
+                out.add(stmt.key.name)
+            out.add(stmt.value.name)
     else:
-        term_vars(stmt, out, closures=closures)  # type: ignore[arg-type]
+        term_vars(stmt, out, closures=closures)
     return out
 
 
@@ -106,41 +104,39 @@ def closures_in(term: ast.Term | None, out: list[ast.Term]) -> list[ast.Term]:
     """Comprehensions directly inside ``term`` (not nested in other closures)."""
     if term is None:
         return out
-    t = type(term)
-    if t is ast.ArrayCompr or t is ast.SetCompr or t is ast.ObjectCompr:
+    if isinstance(term, (ast.ArrayCompr, ast.SetCompr)) or isinstance(term, ast.ObjectCompr):
         out.append(term)
-    elif t is ast.Ref:
-        closures_in(term.head, out)  # type: ignore[union-attr]
-        for p in term.path:  # type: ignore[union-attr]
+    elif isinstance(term, ast.Ref):
+        closures_in(term.head, out)
+        for p in term.path:
             closures_in(p, out)
-    elif t is ast.Array or t is ast.SetTerm:
-        for x in term.items:  # type: ignore[union-attr]
+    elif isinstance(term, (ast.Array, ast.SetTerm)):
+        for x in term.items:
             closures_in(x, out)
-    elif t is ast.Object:
-        for k, v in term.items:  # type: ignore[union-attr]
+    elif isinstance(term, ast.Object):
+        for k, v in term.items:
             closures_in(k, out)
             closures_in(v, out)
-    elif t is ast.Call:
-        for a in term.args:  # type: ignore[union-attr]
+    elif isinstance(term, ast.Call):
+        for a in term.args:
             closures_in(a, out)
-    elif t is ast.TemplateString:
-        for part in term.parts:  # type: ignore[union-attr]
+    elif isinstance(term, ast.TemplateString):
+        for part in term.parts:
             if not isinstance(part, str):
                 closures_in(part, out)
     return out
 
 
 def stmt_terms(stmt: ast.Statement) -> list[ast.Term]:
-    t = type(stmt)
-    if t is ast.Assign or t is ast.Unify:
-        return [stmt.lhs, stmt.rhs]  # type: ignore[union-attr]
-    if t is ast.SomeVars:
+    if isinstance(stmt, (ast.Assign, ast.Unify)):
+        return [stmt.lhs, stmt.rhs]
+    if isinstance(stmt, ast.SomeVars):
         return []
-    if t is ast.SomeIn:
-        return [x for x in (stmt.key, stmt.value, stmt.collection) if x is not None]  # type: ignore[union-attr]
-    if t is ast.Every:
-        return [stmt.domain]  # type: ignore[union-attr]
-    return [stmt]  # type: ignore[list-item]
+    if isinstance(stmt, ast.SomeIn):
+        return [x for x in (stmt.key, stmt.value, stmt.collection) if x is not None]
+    if isinstance(stmt, ast.Every):
+        return [stmt.domain]
+    return [stmt]
 
 
 # ---------------------------------------------------------------- outputs
@@ -151,12 +147,11 @@ def ref_outputs(term: ast.Term | None, bound: set[str], out: set[str], arity: Ar
     arguments (``count(x, n)``) inside ``term``, outside closures."""
     if term is None:
         return out
-    t = type(term)
-    if t is ast.Ref:
-        ref_outputs(term.head, bound, out, arity)  # type: ignore[union-attr]
-        head = term.head  # type: ignore[union-attr]
+    if isinstance(term, ast.Ref):
+        ref_outputs(term.head, bound, out, arity)
+        head = term.head
         head_ok = not isinstance(head, ast.Var) or head.name in ROOTS or head.name in bound or head.name in out
-        for p in term.path:  # type: ignore[union-attr]
+        for p in term.path:
             if isinstance(p, ast.Var):
                 if head_ok and p.name not in bound:
                     out.add(p.name)
@@ -166,16 +161,16 @@ def ref_outputs(term: ast.Term | None, bound: set[str], out: set[str], arity: Ar
                     out |= term_vars(p, set()) - bound
             else:
                 ref_outputs(p, bound, out, arity)
-    elif t is ast.Array or t is ast.SetTerm:
-        for x in term.items:  # type: ignore[union-attr]
+    elif isinstance(term, (ast.Array, ast.SetTerm)):
+        for x in term.items:
             ref_outputs(x, bound, out, arity)
-    elif t is ast.Object:
-        for k, v in term.items:  # type: ignore[union-attr]
+    elif isinstance(term, ast.Object):
+        for k, v in term.items:
             ref_outputs(k, bound, out, arity)
             ref_outputs(v, bound, out, arity)
-    elif t is ast.Call:
-        args = term.args  # type: ignore[union-attr]
-        n = arity(term.op)  # type: ignore[union-attr]
+    elif isinstance(term, ast.Call):
+        args = term.args
+        n = arity(term.op)
         for a in args:
             ref_outputs(a, bound, out, arity)
         if n is not None and len(args) == n + 1:
@@ -184,8 +179,8 @@ def ref_outputs(term: ast.Term | None, bound: set[str], out: set[str], arity: Ar
             inner = set(bound) | out
             if term_vars_ready(args[:-1], inner):
                 out |= term_vars(last, set()) - bound
-    elif t is ast.TemplateString:
-        for part in term.parts:  # type: ignore[union-attr]
+    elif isinstance(term, ast.TemplateString):
+        for part in term.parts:
             if not isinstance(part, str):
                 ref_outputs(part, bound, out, arity)
     return out
@@ -219,37 +214,29 @@ def unify_outputs(a: ast.Term, b: ast.Term, bound: set[str], arity: ArityFn) -> 
 
 
 def _unify_step(a: ast.Term, b: ast.Term, known: set[str]) -> set[str]:
-    ta, tb = type(a), type(b)
-    if ta is ast.Var and a.name not in known and a.name not in ROOTS:  # type: ignore[union-attr]
-        if term_vars(b, set()) <= known:
-            return {a.name}  # type: ignore[union-attr]
-        return set()
-    if tb is ast.Var and b.name not in known and b.name not in ROOTS:  # type: ignore[union-attr]
-        if term_vars(a, set()) <= known:
-            return {b.name}  # type: ignore[union-attr]
-        return set()
-    if ta is ast.Array and tb is ast.Array:
-        if len(a.items) != len(b.items):  # type: ignore[union-attr]
+    if isinstance(a, ast.Var) and a.name not in known and a.name not in ROOTS:
+        return {a.name} if term_vars(b, set()) <= known else set()
+    if isinstance(b, ast.Var) and b.name not in known and b.name not in ROOTS:
+        return {b.name} if term_vars(a, set()) <= known else set()
+    if isinstance(a, ast.Array) and isinstance(b, ast.Array):
+        if len(a.items) != len(b.items):
             return set()
         out: set[str] = set()
-        for x, y in zip(a.items, b.items):  # type: ignore[union-attr]
+        for x, y in zip(a.items, b.items):
             out |= _unify_step(x, y, known | out)
         return out
-    if ta is ast.Object and tb is ast.Object:
+    if isinstance(a, ast.Object) and isinstance(b, ast.Object):
         out = set()
-        bkeys = dict(b.items)  # type: ignore[union-attr]
-        for k, v in a.items:  # type: ignore[union-attr]
+        bkeys = dict(b.items)
+        for k, v in a.items:
             if k in bkeys:
                 out |= _unify_step(v, bkeys[k], known | out)
         return out
-    if ta in (ast.Array, ast.Object) and tb not in (ast.Array, ast.Object):
-        if term_vars(b, set()) <= known:
-            return _pattern_vars(a, known)
-        return set()
-    if tb in (ast.Array, ast.Object) and ta not in (ast.Array, ast.Object):
-        if term_vars(a, set()) <= known:
-            return _pattern_vars(b, known)
-        return set()
+    composite = (ast.Array, ast.Object)
+    if isinstance(a, composite) and not isinstance(b, composite):
+        return _pattern_vars(a, known) if term_vars(b, set()) <= known else set()
+    if isinstance(b, composite) and not isinstance(a, composite):
+        return _pattern_vars(b, known) if term_vars(a, set()) <= known else set()
     return set()
 
 
@@ -278,16 +265,15 @@ def expr_needs_and_outputs(expr: ast.Expr, bound: set[str], outer: set[str], ari
     outs: set[str] = set()
     for w in expr.with_mods:
         term_vars(w.value, needs)
-    t = type(stmt)
     if expr.negated:
         # Wildcards inside `not` are local to it; named vars must be bound.
         needs |= {v for v in stmt_vars(stmt, set()) if not is_wildcard(v)}
-    elif t is ast.SomeVars:
+    elif isinstance(expr, ast.SomeVars):
         pass
-    elif t is ast.Every:
-        term_vars(stmt.domain, needs)  # type: ignore[union-attr]
-        outs = ref_outputs(stmt.domain, bound, set(), arity)  # type: ignore[union-attr]
-        needs |= _every_captures(stmt, outer)  # type: ignore[arg-type]
+    elif isinstance(expr, ast.Every):
+        term_vars(stmt.domain, needs)
+        outs = ref_outputs(stmt.domain, bound, set(), arity)
+        needs |= _every_captures(stmt, outer)
     else:
         stmt_vars(stmt, needs)
         outs = _stmt_outputs(stmt, bound, arity)
@@ -300,19 +286,18 @@ def expr_needs_and_outputs(expr: ast.Expr, bound: set[str], outer: set[str], ari
 
 
 def _stmt_outputs(stmt: ast.Statement, bound: set[str], arity: ArityFn) -> set[str]:
-    t = type(stmt)
-    if t is ast.Assign or t is ast.Unify:
-        return unify_outputs(stmt.lhs, stmt.rhs, bound, arity)  # type: ignore[union-attr]
-    if t is ast.SomeIn:
-        out = ref_outputs(stmt.collection, bound, set(), arity)  # type: ignore[union-attr]
-        if term_vars(stmt.collection, set()) <= bound | out:  # type: ignore[union-attr]
-            out |= _pattern_vars(stmt.value, bound)  # type: ignore[union-attr]
-            if stmt.key is not None:  # type: ignore[union-attr]
-                out |= _pattern_vars(stmt.key, bound)  # type: ignore[union-attr]
+    if isinstance(stmt, (ast.Assign, ast.Unify)):
+        return unify_outputs(stmt.lhs, stmt.rhs, bound, arity)
+    if isinstance(stmt, ast.SomeIn):
+        out = ref_outputs(stmt.collection, bound, set(), arity)
+        if term_vars(stmt.collection, set()) <= bound | out:
+            out |= _pattern_vars(stmt.value, bound)
+            if stmt.key is not None:
+                out |= _pattern_vars(stmt.key, bound)
         return out
-    if t is ast.SomeVars or t is ast.Every:
+    if isinstance(stmt, (ast.SomeVars, ast.Every)):
         return set()
-    return ref_outputs(stmt, bound, set(), arity)  # type: ignore[arg-type]
+    return ref_outputs(stmt, bound, set(), arity)
 
 
 def closure_captures(closure: ast.Term, outer: set[str]) -> set[str]:

@@ -95,7 +95,8 @@ def test_json_marshal_with_options() -> None:
     assert call("json.marshal_with_options", doc, {}) == '{"a":[1,2],"b":{}}'
     assert call("json.marshal_with_options", doc, {"pretty": True}) == '{\n\t"a": [\n\t\t1,\n\t\t2\n\t],\n\t"b": {}\n}'
     assert (
-        call("json.marshal_with_options", {"a": [1]}, {"indent": "  ", "prefix": "--"}) == '--{\n--  "a": [\n--    1\n--  ]\n--}'
+        call("json.marshal_with_options", {"a": [1]}, {"indent": "  ", "prefix": "--"})
+        == '--{\n--  "a": [\n--    1\n--  ]\n--}'
     )
     assert call("json.marshal_with_options", [1], {"indent": " ", "pretty": False}) == "[1]"
     assert str(error("json.marshal_with_options", [1], {"bad": 1})) == 'operand 2 object contained unknown key "bad"'
@@ -174,7 +175,10 @@ def test_yaml_unmarshal_keys_and_documents() -> None:
     assert call("yaml.unmarshal", "1: a\ntrue: b\n1.5: c\n") == {"1": "a", "true": "b", "1.5": "c"}
     assert call("yaml.unmarshal", "a: 1\n---\nb: 2\n") == {"a": 1}
     assert call("yaml.unmarshal", "") is None
-    assert call("yaml.unmarshal", "base: &b {a: 1}\nd:\n  <<: *b\n  c: 2\n") == {"base": {"a": 1}, "d": {"a": 1, "c": 2}}
+    assert call("yaml.unmarshal", "base: &b {a: 1}\nd:\n  <<: *b\n  c: 2\n") == {
+        "base": {"a": 1},
+        "d": {"a": 1, "c": 2},
+    }
     assert call("yaml.unmarshal", "a: -9223372036854775809\n") == {"a": -9223372036854776000}
 
 
@@ -196,9 +200,18 @@ def test_yaml_is_valid() -> None:
 
 
 def test_yaml_marshal() -> None:
-    value = {"a": [1, 2, {"b": None}], "c": "x: y", "g": "yes", "h": "1", "i": make_set([2, 1]), "j": {}, "l": "a\nb", "y": "\t"}
+    value = {
+        "a": [1, 2, {"b": None}],
+        "c": "x: y",
+        "g": "yes",
+        "h": "1",
+        "i": make_set([2, 1]),
+        "j": {},
+        "l": "a\nb",
+        "y": "\t",
+    }
     assert call("yaml.marshal", value) == (
-        "a:\n- 1\n- 2\n- b: null\nc: 'x: y'\ng: \"yes\"\nh: \"1\"\ni:\n- 1\n- 2\nj: {}\nl: |-\n  a\n  b\n\"y\": \"\\t\"\n"
+        'a:\n- 1\n- 2\n- b: null\nc: \'x: y\'\ng: "yes"\nh: "1"\ni:\n- 1\n- 2\nj: {}\nl: |-\n  a\n  b\n"y": "\\t"\n'
     )
     assert call("yaml.marshal", "hello") == "hello\n"
     assert call("yaml.marshal", [1.5, 1e-05, 12345678901234567890123]) == "- 1.5\n- 1e-05\n- 1.2345678901234568e+22\n"
@@ -215,8 +228,14 @@ def test_urlquery() -> None:
     assert call("urlquery.decode", "a%3Db%2B1+c") == "a=b+1 c"
     assert str(error("urlquery.decode", "%zz")) == 'invalid URL escape "%zz"'
     assert str(error("urlquery.decode", "ab%2")) == 'invalid URL escape "%2"'
-    assert call("urlquery.encode_object", {"c": "d", "a": ["b+1", "c+2"], "e": make_set(["x"])}) == "a=b%2B1&a=c%2B2&c=d&e=x"
-    assert str(error("urlquery.encode_object", {"a": 1})) == "operand 1 values must be string, array[string], or set[string]"
+    assert (
+        call("urlquery.encode_object", {"c": "d", "a": ["b+1", "c+2"], "e": make_set(["x"])})
+        == "a=b%2B1&a=c%2B2&c=d&e=x"
+    )
+    assert (
+        str(error("urlquery.encode_object", {"a": 1}))
+        == "operand 1 values must be string, array[string], or set[string]"
+    )
     assert call("urlquery.decode_object", "a=value_a1&b=value_b&a=value_a2&c") == {
         "a": ["value_a1", "value_a2"],
         "b": ["value_b"],
@@ -239,7 +258,9 @@ def test_uri() -> None:
     assert call("uri.parse", "http://a.com/%2f%20?q#f%2F")["raw_path"] == "/%2f%20"
     assert call("uri.parse", "mailto:joe@x.com") == {"scheme": "mailto"}
     assert call("uri.parse", "http://[::1]:8080/")["hostname"] == "::1"
-    assert str(error("uri.parse", "http://a.com:port/")) == 'parse "http://a.com:port/": invalid port ":port" after host'
+    assert (
+        str(error("uri.parse", "http://a.com:port/")) == 'parse "http://a.com:port/": invalid port ":port" after host'
+    )
     assert str(error("uri.parse", ":foo")) == 'parse ":foo": missing protocol scheme'
     assert call("uri.is_valid", "/rel/path?x") is True
     assert call("uri.is_valid", "") is False

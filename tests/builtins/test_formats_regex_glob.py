@@ -84,7 +84,9 @@ def test_find() -> None:
     assert call("regex.find_n", "a", "aaa", 0) == []
     assert call("regex.find_n", "a*", "baaac", -1) == ["", "aaa", ""]
     assert call("regex.find_n", "a", "aaa", 2.0) == ["a", "a"]
-    assert str(error("regex.find_n", "a", "aaa", 1.5)) == "operand 3 must be integer number but got floating-point number"
+    assert (
+        str(error("regex.find_n", "a", "aaa", 1.5)) == "operand 3 must be integer number but got floating-point number"
+    )
     assert call("regex.find_all_string_submatch_n", "(a)(x)?", "aa", -1) == [["a", "a", ""], ["a", "a", ""]]
     assert call("regex.find_all_string_submatch_n", "([a-z]+)@(\\w+)", "a@b c@d", 1) == [["a@b", "a", "b"]]
 
@@ -129,7 +131,8 @@ def test_globs_match(a: str, b: str, want: bool) -> None:
 
 def test_globs_match_errors() -> None:
     assert (
-        str(error("regex.globs_match", "[a", "x")) == "input:[a, pos:2, found [ without matching ]: the input provided is invalid"
+        str(error("regex.globs_match", "[a", "x"))
+        == "input:[a, pos:2, found [ without matching ]: the input provided is invalid"
     )
     assert "range is out of order" in str(error("regex.globs_match", "[z-a]", "x"))
 
@@ -183,7 +186,9 @@ def test_glob_errors(pattern: str, message: str) -> None:
 
 
 def test_glob_operands() -> None:
-    assert str(error("glob.match", "*", ["ab"], "x")) == "operand 2 must be array of runes but got array containing string"
+    assert (
+        str(error("glob.match", "*", ["ab"], "x")) == "operand 2 must be array of runes but got array containing string"
+    )
     assert str(error("glob.match", "*", "x", "x")) == "operand 2 must be one of {array, null} but got string"
     assert str(error("glob.match", 1, None, "x")) == "operand 1 must be string but got number"
     assert call("glob.quote_meta", "*.github.com") == "\\*.github.com"

@@ -86,7 +86,10 @@ def test_parse_ns(layout: str, value: str, want: int) -> None:
 
 def test_parse_ns_errors() -> None:
     assert str(error("time.parse_ns", "2006 002", "2021 366")) == 'parsing time "2021 366": day-of-year out of range'
-    assert str(error("time.parse_ns", "Monday", "Tusday")) == 'parsing time "Tusday" as "Monday": cannot parse "Tusday" as "Monday"'
+    assert (
+        str(error("time.parse_ns", "Monday", "Tusday"))
+        == 'parsing time "Tusday" as "Monday": cannot parse "Tusday" as "Monday"'
+    )
     assert str(error("time.parse_ns", "x", 1)) == "operand 2 must be string but got number"
 
 
@@ -140,7 +143,8 @@ def test_tz_time_errors() -> None:
     assert str(error("time.date", 1.5)) == "timestamp too big"
     assert str(error("time.date", [0, "Foo/Bar"])) == "unknown time zone Foo/Bar"
     assert (
-        str(error("time.date", "x")) == "operand 1 must be either number (ns) or [number (ns), string (tz)] but got string"
+        str(error("time.date", "x"))
+        == "operand 1 must be either number (ns) or [number (ns), string (tz)] but got string"
     )
     assert str(error("time.date", ["x"])) == "operand 1 must be number but got string"
     assert isinstance(error("time.date", [1, 2]), OperandTypeError)
@@ -150,7 +154,9 @@ def test_format() -> None:
     ns = 1669999253141828752
     assert call("time.format", ns) == "2022-12-02T16:40:53.141828752Z"
     assert call("time.format", [ns, "Asia/Kolkata"]) == "2022-12-02T22:10:53.141828752+05:30"
-    assert call("time.format", [ns, "Asia/Kolkata", "Mon Jan 02 15:04:05 -0700 2006"]) == "Fri Dec 02 22:10:53 +0530 2022"
+    assert (
+        call("time.format", [ns, "Asia/Kolkata", "Mon Jan 02 15:04:05 -0700 2006"]) == "Fri Dec 02 22:10:53 +0530 2022"
+    )
     assert call("time.format", [ns, "Asia/Kolkata", "RFC1123Z"]) == "Fri, 02 Dec 2022 22:10:53 +0530"
     assert call("time.format", [ns, "America/New_York", "RFC1123"]) == "Fri, 02 Dec 2022 11:40:53 EST"
     # a .999 fraction of a whole second disappears entirely

@@ -14,6 +14,7 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec, ed25519, rsa
 
 from ..runtime.values import thaw
+from ._goutil import to_bytes
 from .jwk import Base64Error, b64url_nopad, go_b64decode, pem_blocks, pem_decode, public_of
 from .registry import BuiltinError, builtin, operand_error
 from .x509 import certificate_json, csr_json, der_certificate_length, private_key_json
@@ -30,7 +31,7 @@ def _str(value: Any, pos: int) -> str:
 
 def _bytes(s: str) -> bytes:
     # Rego strings are Go strings (bytes); lone surrogates cannot occur in valid input.
-    return s.encode("utf-8", "surrogatepass")
+    return to_bytes(s)
 
 
 @builtin("crypto.md5", 1)

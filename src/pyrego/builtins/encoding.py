@@ -390,6 +390,8 @@ def _scan_error(s: str, start: int) -> str:
         return str(e)
     except IndexError:
         return "unexpected EOF"
+    except RecursionError:
+        return "exceeded max depth"
     return "unexpected EOF"
 
 

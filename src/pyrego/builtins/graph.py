@@ -62,22 +62,26 @@ def graph_reachable_paths(graph: Any, initial: Any) -> frozenset[Any]:
     roots = _operands(graph, initial)
     paths: set[Any] = set()
 
-    def build(root: Any, path: list[Any], reached: frozenset[Any]) -> None:
-        edges = graph.get(root, _MISSING)
-        if edges is _MISSING:
-            paths.add(ArrayKey(tuple(path)))  # a node outside the graph ends the path before it
-            return
-        path = path + [root]
-        neighbors = _vertices(edges)
-        if not neighbors:
-            paths.add(ArrayKey(tuple(path)))
-            return
-        reached = reached | {root}
-        for n in neighbors:
-            if n in reached:
-                paths.add(ArrayKey(tuple(path)))  # a cycle ends the path
-            else:
-                build(n, path, reached)
+    def build(start: Any, first: Any) -> None:
+        # depth-first over (node, path so far, nodes on the path), without recursion
+        stack: list[tuple[Any, tuple[Any, ...], frozenset[Any]]] = [(start, (first,), frozenset([first]))]
+        while stack:
+            root, path, reached = stack.pop()
+            edges = graph.get(root, _MISSING)
+            if edges is _MISSING:
+                paths.add(ArrayKey(path))  # a node outside the graph ends the path before it
+                continue
+            path = (*path, root)
+            neighbors = _vertices(edges)
+            if not neighbors:
+                paths.add(ArrayKey(path))
+                continue
+            reached = reached | {root}
+            for n in neighbors:
+                if n in reached:
+                    paths.add(ArrayKey(path))  # a cycle ends the path
+                else:
+                    stack.append((n, path, reached))
 
     for node in roots:
         edges = graph.get(node, _MISSING)
@@ -86,7 +90,7 @@ def graph_reachable_paths(graph: Any, initial: Any) -> frozenset[Any]:
         neighbors = _vertices(edges)
         if neighbors:
             for n in neighbors:
-                build(n, [node], frozenset([node]))
+                build(n, node)
         else:
             paths.add(ArrayKey((node,)))
     return frozenset(paths)

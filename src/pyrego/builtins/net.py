@@ -8,6 +8,7 @@ bits 32 for IPv4 (v4-mapped included) and 128 for other IPv6.
 
 from __future__ import annotations
 
+import functools
 import ipaddress
 import socket
 from typing import Any
@@ -59,13 +60,15 @@ def _to4(addr: ipaddress.IPv4Address | ipaddress.IPv6Address) -> tuple[int, int]
     return v, 128
 
 
+@functools.lru_cache(maxsize=4096)
 def parse_ip(s: str) -> tuple[int, int] | None:
     addr = _parse_addr(s)
     return None if addr is None else _to4(addr)
 
 
+@functools.lru_cache(maxsize=4096)
 def parse_cidr(s: str) -> _Net:
-    """Go's ``net.ParseCIDR``; raises Go's error text."""
+    """Go's ``net.ParseCIDR``; raises Go's error text (results are cached: parsing is slow)."""
     addr_text, sep, mask = s.partition("/")
     addr = _parse_addr(addr_text) if sep else None
     if addr is None or not mask or not mask.isdigit() or not mask.isascii():

@@ -147,10 +147,12 @@ def find_all(r: _Regexp, b: bytes, n: int) -> list[list[tuple[int, int]]]:
 
 @builtin("regex.match", 2)
 def regex_match(pattern: Any, value: Any) -> bool:
-    p = _string(pattern, 1)
-    s = _string(value, 2)
-    r = _cache.get(p) or compile_regex(p)
-    b = s.encode("utf-8") if s.isascii() else to_bytes(s)
+    if type(pattern) is not str:
+        raise operand_error(1, pattern, "string")
+    if type(value) is not str:
+        raise operand_error(2, value, "string")
+    r = _cache.get(pattern) or compile_regex(pattern)
+    b = value.encode("utf-8") if value.isascii() else to_bytes(value)
     return r.re.Match(_UNANCHORED, b, 0, len(b))[0][0] >= 0  # type: ignore[no-any-return]
 
 

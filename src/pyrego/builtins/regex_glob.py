@@ -222,3 +222,5 @@ def globs_match(a: str, b: str) -> bool:
         return _normal(*trimmed)
     except IndexError:
         return False
+    except RecursionError:
+        raise BuiltinError("glob patterns are too long to intersect") from None

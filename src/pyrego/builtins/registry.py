@@ -48,16 +48,14 @@ class BuiltinHalt(Exception):
         self.code = code
 
 
-_TYPE_ORDER = ["any", "array", "boolean", "null", "number", "object", "set", "string"]
-
-
 def operand_error(position: int, value: Any, *expected: str) -> OperandTypeError:
     """OPA's message for an argument of the wrong type (``position`` counts from 1)."""
     try:
         got = type_name(value)
     except TypeError:
         got = type(value).__name__
-    names = sorted(set(expected), key=lambda n: (_TYPE_ORDER.index(n) if n in _TYPE_ORDER else 99, n))
+    # OPA lists the accepted types in the order the builtin declares them.
+    names = list(dict.fromkeys(expected))
     if len(names) == 1:
         want = names[0]
     else:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from typing import Any
 
 from ..errors import DataError
@@ -68,7 +69,14 @@ def _dumps_plain(v: Any, indent: int | None, level: int) -> str:
             for k, x in v.items()
         ]
         return _join("{", "}", parts, indent, level)
+    if type(v) is str:
+        text = json.dumps(v, ensure_ascii=False)
+        # Bytes that were not UTF-8 (kept as lone surrogates) print as U+FFFD, as in OPA.
+        return _LONE_SURROGATE.sub("\ufffd", text) if _LONE_SURROGATE.search(text) else text
     return json.dumps(v, ensure_ascii=False)
+
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def _join(open_: str, close: str, parts: list[str], indent: int | None, level: int) -> str:

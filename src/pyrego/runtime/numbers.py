@@ -87,6 +87,7 @@ def format_number(x: int | float) -> str:
             return str(x)
         # Past Python's int-to-str digit limit: Decimal formats any size.
         return format(Decimal(x), "f")
+    assert isinstance(x, float)
     if x.is_integer() and abs(x) < 1e21:
         return str(int(x))
     text = repr(x)
