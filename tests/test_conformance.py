@@ -55,3 +55,56 @@ def test_conformance(case: Case | None, known_failures: KnownFailureTracker) -> 
         known_failures.failed("conformance", case.id)
         pytest.xfail(f"known failure: {detail}")
     pytest.fail(f"{case.id}: {detail}\n(file {case.file})", pytrace=False)
+
+
+# ---------------------------------------------------------------- the harness itself
+
+
+def test_results_compare_as_sets_with_numbers_by_value() -> None:
+    from pyrego.conformance import results_equal
+
+    assert results_equal([{"x": 1}, {"x": 2}], [{"x": 2.0}, {"x": 1}, {"x": 1}])
+    assert not results_equal([{"x": 1}], [{"x": True}])
+    assert not results_equal([{"x": [1, 2]}], [{"x": [2, 1]}])
+    assert results_equal([{"x": [1, 2]}], [{"x": [2, 1]}], sort_bindings=True)
+    assert results_equal([{"x": [None, False, 0, "a", [1], {"k": 1}]}], [{"x": [{"k": 1}, [1], "a", 0, False, None]}], True)
+    assert not results_equal([], [{}])
+    assert results_equal([{}], [{}])
+
+
+def test_run_with_timeout_interrupts() -> None:
+    import time
+
+    from pyrego.conformance import CaseTimeout, run_with_timeout
+
+    start = time.monotonic()
+    with pytest.raises(CaseTimeout):
+        run_with_timeout(lambda: time.sleep(5), 0.2)
+    assert time.monotonic() - start < 2
+    assert run_with_timeout(lambda: 42, 1) == 42
+
+
+def test_case_checks() -> None:
+    """Error codes and texts are checked as OPA's harness checks them."""
+    from pyrego.conformance import Case, _check
+    from pyrego.errors import EvalBuiltinError, Location
+
+    err = EvalBuiltinError("div: divide by zero", Location("test-0.rego", 4, 9))
+    want_code = Case(id="t", folder="f", file="", note="", query="", want_error_code="eval_builtin_error")
+    assert _check(want_code, None, err)[0]
+    assert not _check(want_code, [{"x": 1}], None)[0]
+    want_text = Case(id="t", folder="f", file="", note="", query="", want_error="test-0.rego:4: eval_builtin_error: div")
+    assert _check(want_text, None, err)[0]
+    want_result = Case(id="t", folder="f", file="", note="", query="", want_result=[{"x": 1}])
+    assert not _check(want_result, None, err)[0]
+    assert not _check(want_result, None, ValueError("boom"))[0]
+    assert _check(want_result, [{"x": 1.0}], None)[0]
+
+
+def test_yaml_loader_keeps_values_exact() -> None:
+    from decimal import Decimal
+
+    from pyrego.conformance import load_yaml
+
+    doc = load_yaml("a: 1e3\nb: 2020-01-01\nc: 0.1\nd: 123456789012345678901234567890.5\ne: 12345678901234567890\n")
+    assert doc == {"a": 1000.0, "b": "2020-01-01", "c": 0.1, "d": Decimal("123456789012345678901234567890.5"), "e": 12345678901234567890}

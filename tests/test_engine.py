@@ -159,7 +159,7 @@ q := x if {
 def test_comprehensions_every_not() -> None:
     e = make(
         """package t
-xs := [x * 2 | some x in input.nums; x > 1]
+xs := [y | some x in input.nums; x > 1; y := x * 2]
 s := {x | some x in input.nums}
 o := {k: v | some k, v in input.obj}
 all_pos if every x in input.nums { x > 0 }

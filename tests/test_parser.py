@@ -448,7 +448,7 @@ def test_multiple_bodies() -> None:
         ("p if { x := 1 y := 2 }", "unexpected identifier token: expected \\n or ; or }", 2, 15),
         ("p := {1, 2 3}", 'unexpected number token: expected "," or "}"', 2, 12),
         ("p := [1 2]", 'unexpected number token: expected "," or "]"', 2, 9),
-        ('p := {"a": 1, "b" 2}', 'unexpected number token: expected ":"', 2, 19),
+        ('p := {"a": 1, "b" 2}', "unexpected number token: non-terminated object", 2, 12),  # sic, as OPA
         ("p := f(1 2)", 'unexpected number token: expected "," or ")"', 2, 10),
         ("p := (1 + 2", "non-terminated expression", 2, 11),
         ("p := input. x", "unexpected whitespace token: expected identifier", 2, 12),
@@ -510,6 +510,122 @@ def test_backtracking_stays_linear() -> None:
         except RegoParseError:
             pass
         assert time.perf_counter() - start < 2
+
+
+# ---------------------------------------------------------------- and / or / body not (OPA 1.20)
+
+LOGIC = "package p\nimport future.keywords.and\nimport future.keywords.or\nimport future.keywords.not\n"
+
+
+def _logic_body(expr: str, header: str = LOGIC) -> ast.Body:
+    (r,) = parse_module(header + "p if {\n\t" + expr + "\n}\n").rules
+    return r.body
+
+
+def _closure_op(e: ast.Expr) -> tuple[str, ast.Body, ast.Body]:
+    """Undo the desugaring of `A or B` / `A and B` (see pyrego.parser_logic)."""
+    s = e.statement
+    assert isinstance(s, ast.Ref) and isinstance(s.head, ast.Call) and s.path == (S(True),)
+    lhs, rhs = s.head.args
+    assert isinstance(lhs, ast.SetCompr) and isinstance(rhs, ast.SetCompr)
+    return s.head.op, lhs.body, rhs.body
+
+
+def test_logical_or_and_precedence() -> None:
+    (e,) = _logic_body("input.a or input.b and input.c")
+    op, lhs, rhs = _closure_op(e)
+    assert op == "or" and lhs[0].statement == ref("input", "a")
+    op2, l2, r2 = _closure_op(rhs[0])
+    assert op2 == "and" and (l2[0].statement, r2[0].statement) == (ref("input", "b"), ref("input", "c"))
+    (e,) = _logic_body("a or b or c")  # left-associative
+    op, lhs, rhs = _closure_op(e)
+    assert _closure_op(lhs[0])[0] == "or" and rhs[0].statement == V("c")
+    (e,) = _logic_body("(a or b) and c")
+    assert _closure_op(e)[0] == "and" and _closure_op(_closure_op(e)[1][0])[0] == "or"
+
+
+def test_logical_operands() -> None:
+    (e,) = _logic_body("{ some x in input.xs; x > 1 } or input.d")  # explicit body operand
+    _, lhs, _ = _closure_op(e)
+    assert len(lhs) == 2 and isinstance(lhs[0].statement, ast.SomeIn)
+    (e,) = _logic_body("not x or y")
+    _, lhs, _ = _closure_op(e)
+    assert lhs[0].negated and lhs[0].statement == V("x")
+    (e,) = _logic_body("x\n\tor y")  # a line starting with `or` continues the expression
+    assert _closure_op(e)[0] == "or"
+    (e,) = _logic_body("a or b with input as 1")  # a trailing `with` covers the whole expression
+    assert len(e.with_mods) == 1 and _closure_op(e)[0] == "or"
+    (e,) = _logic_body("x := or({1}, {2})")  # `or(` is still the set-union builtin
+    assert e.statement == ast.Assign(V("x"), call("or", ast.SetTerm((S(1),)), ast.SetTerm((S(2),))))
+    assert _logic_body("input.or")[0].statement == ref("input", "or")
+
+
+def test_body_not() -> None:
+    (e,) = _logic_body("not input.x + input.y == input.z")
+    # the nested call stays inside the negation: not [true | <expr>][0]
+    assert e.negated and isinstance(e.statement, ast.Ref) and isinstance(e.statement.head, ast.ArrayCompr)
+    assert e.statement.head.body[0].statement == call(
+        "equal", call("plus", ref("input", "x"), ref("input", "y")), ref("input", "z")
+    )
+    (e,) = _logic_body("not { x := input.a; x > 1 }")
+    assert e.negated and len(e.statement.head.body) == 2  # type: ignore[union-attr]
+    (e,) = _logic_body("not f(input.x)")  # no nested call: a plain negation means the same
+    assert e == ast.Expr(call("f", ref("input", "x")), negated=True)
+    (e,) = _logic_body("not input.x + 1 == 2", "package p\n")  # classic `not` without the import
+    assert e.negated and isinstance(e.statement, ast.Call) and e.statement.op == "equal"
+
+
+@pytest.mark.parametrize(
+    "expr, message",
+    [
+        ("a with input as v or b", "`with` modifier is not allowed on operand of `or`"),
+        ('{"a": 1} and z', "operand of `and` cannot begin with `{` unless the braces hold a body"),
+        ("z and {}", "found empty body"),
+        ("a or ()", "empty parenthesized group"),
+        ("a and (b or c", "expected ) to close parenthesized group"),
+        ("f(x or y)", 'unexpected or keyword: expected "," or ")"'),
+        ("some x in xs and y", "unexpected and keyword"),
+        ("not not x", "unexpected not keyword"),
+    ],
+)
+def test_logical_errors(expr: str, message: str) -> None:
+    assert message in error(_logic_body, expr).message
+
+
+def test_logical_keywords_need_imports() -> None:
+    assert "unexpected identifier token" in error(_logic_body, "a or b", "package p\n").message
+    assert "unexpected identifier token" in error(_logic_body, "a or b", "package p\nimport rego.v1\n").message
+    (e,) = _logic_body("a or b", "package p\nimport future.keywords\n")
+    assert _closure_op(e)[0] == "or"
+    assert (
+        error(parse_module, "package p\nimport future.keywords.xor").message
+        == "unexpected keyword, must be one of [and contains every if in not or]"
+    )
+
+
+def test_rule_head_rejects_logical_expressions() -> None:
+    err = error(parse_module, LOGIC + "p := x or y")
+    assert err.message == "expression cannot be used for rule head"
+
+
+# ---------------------------------------------------------------- OPA quirks kept on purpose
+
+
+def test_opa_quirks() -> None:
+    # A comprehension's head is a plain term in OPA (issue #4215), so this is an error.
+    err = error(parse_query, "xs := [x * 2 | some x in input]")
+    assert err.message == "unexpected some keyword"
+    # `p if {}` has a one-expression body: the empty object (always true).
+    (r,) = rules("p if {}")
+    assert r.body[0].statement == ast.Object(())
+    # ... and `p if not {x}` negates the set `{x}` (without `import future.keywords.not`).
+    (r,) = rules("p if not { true }")
+    assert r.body[0].negated and r.body[0].statement == ast.SetTerm((S(True),))
+    # An operator at the start of the next line still continues the expression.
+    assert parse_query("x := 1\n-1")[0].statement == ast.Assign(V("x"), call("minus", S(1), S(1)))
+    # `x + 1 = 2` at the top of a module defines a function named `plus`.
+    (r,) = rules("x + 1 = 2", rego_v1=False)
+    assert r.head.ref == ref("plus") and r.head.args == (V("x"), S(1))
 
 
 # ---------------------------------------------------------------- Rego v0
@@ -667,8 +783,12 @@ _SEEDS = [
     'package p\ns contains v if { v := [k | some k, _ in input][_] }\no[k] := v if { v := $"{k}" ; k := 1 }\n',
     "package p\np { not q with input as {1, 2} }\nq[x] = y { x := `raw`; y := {z | z := x} }\n",
     "package p\n# METADATA\n# title: t\nr := every x in [1] { x > 0 }\nt := -input.n + 1e3 - 0.5\n",
+    LOGIC + "p if {\n\tinput.a or input.b and not input.c\n\t{ some x in input.xs; x > 1 } or (input.d)\n}\n",
 ]
 _FRAGMENTS = list('{}[]()|,:;.=+-*/%&<>!$"`#\\_ \n\t0123456789') + [
+    " and ",
+    " or ",
+    "import future.keywords\n",
     ":=",
     "==",
     "if",

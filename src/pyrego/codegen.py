@@ -426,6 +426,12 @@ class ModuleGen:
             assert head.key is not None
             k = em.term(head.key)
             em.w(f"acc.add({k} if type({k}) is str else freeze({k}))")
+        elif kind == PARTIAL_OBJECT and head.value is None:
+            # `a.b[x] contains y`: sets at the leaves of an object.
+            assert head.key is not None
+            keys = [em.term(k) for k in suffix]
+            member = em.term(head.key)
+            em.w(f"rt_obj_add_member(acc, ({', '.join(keys)},), {member}, {self.loc(head.location)})")
         elif kind == PARTIAL_OBJECT:
             assert head.value is not None
             keys = [em.term(k) for k in suffix]

@@ -469,7 +469,7 @@ def _add_rule(node_at: object, pkg: tuple[str, ...], rule: ast.Rule) -> tuple[st
     node: RuleNode = node_at(path)  # type: ignore[operator]
     if head.args is not None:
         kind = FUNCTION
-    elif head.key is not None and head.value is None:
+    elif head.key is not None and head.value is None and not suffix:
         kind = PARTIAL_SET
     elif suffix:
         kind = PARTIAL_OBJECT

@@ -391,11 +391,16 @@ class Parser(LogicParser):
         err: RegoParseError | None = None
         try:
             expr = self.parse_literal()
-            if not isinstance(expr.statement, ast.SetTerm):
+            if not isinstance(expr.statement, ast.SetTerm) or expr.negated:
                 return (expr,)
         except FatalParseError:
             raise
         except RegoParseError as e:
+            # As OPA: an error after a first term that parsed (and is no set)
+            # stands; only a failed `{` reading falls back to a braced body.
+            hit = self.cache.get(state)
+            if hit is not None and hit[1] is None and not isinstance(hit[0], ast.SetTerm):
+                raise
             err = e
         self.restore(state)
         if self.kind != "{":
@@ -435,10 +440,8 @@ class Parser(LogicParser):
         elif isinstance(term, ast.Call) and term.op_ref is not None and isinstance(term.op_ref.head, ast.Var):
             path = list(term.op_ref.path)
             args = term.args
-        elif isinstance(term, ast.SetTerm):
-            return None  # `set()`: not a rule head
         else:
-            raise self.error_at(loc, "invalid rule head")
+            return None  # `set()`, `f(x).y`: not a rule head (may still be a body)
         head = _Head(var, path, loc, args)
         k = self.kind
         if k == "contains":
@@ -561,8 +564,10 @@ class Parser(LogicParser):
     def head_from_eq(self, lhs: ast.Term, rhs: ast.Term, loc: Location) -> _Head:
         if isinstance(lhs, ast.Call):
             op = lhs.op_ref
-            if op is None:
-                raise self.error_at(loc, "rule name conflicts with built-in function")
+            if op is None:  # an operator: OPA makes a function of it too (`x + 1 = 2` defines plus)
+                names = lhs.op.split(".")
+                path = tuple(ast.Scalar(n, lhs.location) for n in names[1:])
+                op = ast.Ref(ast.Var(names[0], lhs.location), path, lhs.location)
             if not isinstance(op.head, ast.Var):
                 raise self.error_at(loc, f"invalid rule head: {ast.ref_to_string(op)}")
             return _Head(op.head, list(op.path), loc, lhs.args, rhs)

@@ -30,7 +30,7 @@ import dataclasses
 
 from . import ast
 from .errors import Location, RegoParseError
-from .lexer import KEYWORD_KINDS
+from .lexer import EOF, ILLEGAL, KEYWORD_KINDS, TMPL, TMPLC
 from .parser_terms import FatalParseError, TermParser, value_name
 
 _LOGICAL = ("and", "or")
@@ -153,34 +153,52 @@ class LogicParser(TermParser):
         an operator the braces must hold a body."""
         state = self.save()
         start = self.pos
+        if first and not self.braces_before_logical(start):
+            return None
         try:
             body = self.parse_braced_body()
         except FatalParseError:
             raise
         except RegoParseError as err:
-            if self.kinds[start + 1] == "}" and (not first or self.kind_at(start + 2) in _LOGICAL):
+            if self.kinds[start + 1] == "}":
                 raise  # `{} and x`, `x and {}`: an empty body
             self.restore(state)
-            if first:
-                try:  # a set or object term, then? (if not either, the body's error stands)
-                    self.parse_expr()
-                except FatalParseError:
-                    raise
-                except RegoParseError:
-                    raise err from None
-                self.restore(state)
-                return None
-            try:
+            try:  # braces holding a value, not a body?
                 self.parse_expr()
             except FatalParseError:
                 raise
             except RegoParseError:
                 raise err from None
-            raise self.brace_led_error(start, self.kind_at(start - 1)) from None
+            op = self.kind if first else self.kind_at(start - 1)
+            raise self.brace_led_error(start, op) from None
         if first and self.kind not in _LOGICAL:
             self.restore(state)
             return None
         return body
+
+    def braces_before_logical(self, start: int) -> bool:
+        """Whether the braces opening at token ``start`` close (brackets
+        balanced) right before `and`/`or`: then they hold an operand's body."""
+        closing = {"}": "{", "]": "[", ")": "("}
+        stack: list[str] = []
+        p = start
+        while p < self.n:
+            k = self.kinds[p]
+            if k == "{" or k == "[" or k == "(":
+                stack.append(k)
+            elif k in closing:
+                if not stack or stack.pop() != closing[k]:
+                    return False
+                if not stack:
+                    return self.kind_at(p + 1) in _LOGICAL
+            elif k == TMPL or k == TMPLC:
+                piece = self.values.get(p)
+                if isinstance(piece, tuple) and not piece[1]:
+                    stack.append("{")  # a template string's `{`, closed by a `}` token
+            elif k == EOF or k == ILLEGAL:
+                return False
+            p += 1
+        return False
 
     def parse_braced_body(self) -> ast.Body:
         self.advance()  # '{'

@@ -120,7 +120,7 @@ class TermParser:
         self._lines: list[str] | None = None
         self.pos = 0
         self.kind = self.kind_at(0)
-        if self.kind == ILLEGAL:
+        if self.kind == ILLEGAL and self.values.get(0) is not None:
             raise self.lex_error(0)
 
     # ------------------------------------------------------------ tokens
@@ -140,7 +140,9 @@ class TermParser:
         if k == IDENT:
             if self.texts[p] in self.future:
                 k = self.texts[p]
-        elif k == ILLEGAL:
+        elif k == ILLEGAL and self.values.get(p) is not None:
+            # OPA's scanner reports these as soon as it reads them; a bare
+            # illegal character only when the parser trips over it.
             raise self.lex_error(p)
         self.kind = k
 
@@ -170,9 +172,13 @@ class TermParser:
             p = self.pos
         loc = self._locs.get(p)
         if loc is None:
-            row, col = self.toks.row_col(self.toks.starts[p])
-            if self.kinds[p] == EOF and col > 1:
+            start = self.toks.starts[p]
+            row, col = self.toks.row_col(start)
+            k = self.kinds[p]
+            if k == EOF and col > 1:
                 col -= 1  # OPA reports EOF at the last character
+            elif (k == TMPLC or k == ILLEGAL) and self.text[start : start + 1] == "\n":
+                row, col = row + 1, 1  # OPA puts a token starting at a newline on the next line
             loc = Location(self.file, row, col)
             self._locs[p] = loc
         return loc
@@ -267,8 +273,10 @@ class TermParser:
             self.advance()
         elif k == "[":
             head = self.parse_array()
+            self.advance()  # past ']', as OPA does after the term (outside its backtracking)
         elif k == "{":
             head = self.parse_set_or_object()
+            self.advance()
         elif k == STRING:
             head = ast.Scalar(self.values[self.pos], self.loc())  # type: ignore[arg-type]
             self.advance()
@@ -356,10 +364,15 @@ class TermParser:
                 self.advance()
                 if gaps[self.pos]:
                     after = self.toks.starts[dot] + 1
+                    if self.text[after : after + 1] == "#":  # OPA skips a comment here
+                        nl = self.text.find("\n", after)
+                        after = nl if nl >= 0 else len(self.text)
                     row, col = self.toks.row_col(after)
                     if self.text[after : after + 1] == "\n":
                         row, col = row + 1, 1  # OPA puts a newline token on the next line
-                    raise self.error_at(Location(self.file, row, col), "unexpected whitespace token: expected identifier")
+                    raise self.error_at(
+                        Location(self.file, row, col), "unexpected whitespace token: expected identifier"
+                    )
                 lk = self.kinds[self.pos]
                 if lk != IDENT and lk not in BASE_KEYWORDS:
                     raise self.illegal("expected identifier")
@@ -410,11 +423,14 @@ class TermParser:
                 continue
             raise self.illegal(f'expected "," or "{end}"')
 
+    # The collection parsers stop at their closing bracket; _term steps over
+    # it. (As in OPA: a bad token right after a collection is read outside
+    # the collection's backtracking, so that its error is not dropped.)
+
     def parse_array(self) -> ast.Term:
         loc = self.loc()
         self.advance()
         if self.kind == "]":
-            self.advance()
             return ast.Array((), loc)
         comprehension = True
         if self.kind == ",":  # OPA tolerates a leading comma (but then no comprehension)
@@ -425,34 +441,26 @@ class TermParser:
         head = self.parse_term()
         k = self.kind
         if k == "]":
-            self.advance()
             return ast.Array((head,), loc)
         if k == ",":
             self.advance()
-            items = self.parse_term_list("]", [head])
-            self.advance()
-            return ast.Array(tuple(items), loc)
+            return ast.Array(tuple(self.parse_term_list("]", [head])), loc)
         if k == "|" and comprehension:
             try:
                 self.advance()
-                body = self.parse_body("]")
-                self.advance()
-                return ast.ArrayCompr(head, body, loc)
+                return ast.ArrayCompr(head, self.parse_body("]"), loc)
             except FatalParseError:
                 raise
             except RegoParseError:
                 if self.kind != ",":
                     raise
         self.restore(start)
-        items = self.parse_term_list("]", [])
-        self.advance()
-        return ast.Array(tuple(items), loc)
+        return ast.Array(tuple(self.parse_term_list("]", [])), loc)
 
     def parse_set_or_object(self) -> ast.Term:
         loc = self.loc()
         self.advance()
         if self.kind == "}":
-            self.advance()
             return ast.Object((), loc)
         comprehension = True
         if self.kind == ",":
@@ -477,28 +485,21 @@ class TermParser:
     def parse_set(self, start: tuple[int, str], head: ast.Term, comprehension: bool, loc: Location) -> ast.Term:
         k = self.kind
         if k == "}":
-            self.advance()
             return ast.SetTerm((head,), loc)
         if k == ",":
             self.advance()
-            items = self.parse_term_list("}", [head])
-            self.advance()
-            return ast.SetTerm(tuple(items), loc)
+            return ast.SetTerm(tuple(self.parse_term_list("}", [head])), loc)
         # k == "|" and comprehension
         try:
             self.advance()
-            body = self.parse_body("}")
-            self.advance()
-            return ast.SetCompr(head, body, loc)
+            return ast.SetCompr(head, self.parse_body("}"), loc)
         except FatalParseError:
             raise
         except RegoParseError:
             if self.kind != ",":
                 raise
         self.restore(start)
-        items = self.parse_term_list("}", [])
-        self.advance()
-        return ast.SetTerm(tuple(items), loc)
+        return ast.SetTerm(tuple(self.parse_term_list("}", [])), loc)
 
     def parse_object(self, key: ast.Term, comprehension: bool, loc: Location) -> ast.Term:
         self.advance()  # ':'
@@ -534,15 +535,12 @@ class TermParser:
     def parse_object_finish(self, key: ast.Term, value: ast.Term, comprehension: bool, loc: Location) -> ast.Term:
         k = self.kind
         if k == "}":
-            self.advance()
             return ast.Object(((key, value),), loc)
         if k == "|":
             if not comprehension:
                 raise self.illegal("non-terminated object")
             self.advance()
-            body = self.parse_body("}")
-            self.advance()
-            return ast.ObjectCompr(key, value, body, loc)
+            return ast.ObjectCompr(key, value, self.parse_body("}"), loc)
         # k == ","
         self.advance()
         pairs = [(key, value)]
@@ -557,7 +555,6 @@ class TermParser:
             if self.kind != ",":
                 raise self.illegal('expected "," or "}"')
             self.advance()
-        self.advance()
         return ast.Object(tuple(pairs), loc)
 
     def parse_template(self) -> ast.Term:
@@ -715,7 +712,7 @@ class TermParser:
             loc = self.loc()
             self.advance()
             if self.kind != IDENT:
-                raise self.illegal("expected identifier")
+                raise self.illegal("expected ident")  # sic: OPA's wording here
             target = self.parse_term()
             if isinstance(target, ast.Var):
                 target = ast.Ref(target, (), target.location)
@@ -738,10 +735,9 @@ class TermParser:
         except FatalParseError:
             raise
         except RegoParseError:
-            # OPA falls back to `some x, y` only when not even the first term
-            # parses; a later error stands.
-            hit = self.cache.get(first)
-            if hit is not None and hit[1] is None:
+            # OPA keeps what parsed before the error: when that is already
+            # `x in xs` the error stands, else it falls back to `some x, y`.
+            if self.member_parsed(first):
                 raise
             term = None
         if isinstance(term, ast.Call):
@@ -766,6 +762,23 @@ class TermParser:
             if self.kind != ",":
                 break
         return ast.Expr(ast.SomeVars(tuple(names), loc), False, (), loc)
+
+    def member_parsed(self, start: tuple[int, str]) -> bool:
+        """Whether `x in y` / `k, v in y` parsed from ``start`` before a failure
+        (judged from the memoised terms)."""
+        hit = self.cache.get(start)
+        if hit is None or hit[1] is not None:
+            return False
+        p = hit[2]
+        if self.kinds[p] == ",":
+            nxt = self.cache.get((p + 1, self.kind_at(p + 1)))
+            if nxt is None or nxt[1] is not None:
+                return False
+            p = nxt[2]
+        if self.kind_at(p) != "in":
+            return False
+        rhs = self.cache.get((p + 1, self.kind_at(p + 1)))
+        return rhs is not None and rhs[1] is None
 
     def parse_every(self, loc: Location) -> ast.Expr:
         self.advance()

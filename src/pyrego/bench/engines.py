@@ -62,6 +62,10 @@ class Prepared(ABC):
         """The value of ``query`` (a rule path like ``data.bench.allow``), or :data:`UNDEFINED_MARK`."""
 
     @abstractmethod
+    def add_data(self, data: Any) -> None:
+        """Merge ``data`` into the engine's base documents."""
+
+    @abstractmethod
     def clone(self) -> Prepared:
         """An independent engine with the same policies and data (cheap where the engine allows)."""
 
@@ -76,7 +80,7 @@ class Prepared(ABC):
 
         return run
 
-    def close(self) -> None:
+    def close(self) -> None:  # noqa: B027 - optional hook
         """Release native resources (no-op by default)."""
 
 
@@ -89,6 +93,9 @@ class Adapter(ABC):
     supports_v0 = True
     #: Notes for the report: how the engine takes inputs, what is approximated.
     notes: tuple[str, ...] = ()
+    #: Whether an engine made in one thread may be cloned and used in another
+    #: (False: each worker thread prepares its own engines).
+    shareable_across_threads = True
 
     def __init__(self) -> None:
         self._counter = itertools.count()
@@ -109,7 +116,7 @@ class Adapter(ABC):
         """A comment line never seen before by this process (for cold runs)."""
         return f"\n# run {os.getpid()}-{next(self._counter)}\n"
 
-    def begin_cold(self) -> None:
+    def begin_cold(self) -> None:  # noqa: B027 - optional hook
         """Called before a cold configuration (pyrego forgets its compile cache)."""
 
     def fresh_evaluator(self, ps: PolicySet, query: str, json_input: bool, cold: bool) -> Evaluator:
@@ -148,6 +155,9 @@ class _PyregoPrepared(Prepared):
 
         v = self.engine.eval_rule(query)
         return UNDEFINED_MARK if v is pyrego.UNDEFINED else v
+
+    def add_data(self, data: Any) -> None:
+        self.engine.add_data(data)
 
     def clone(self) -> Prepared:
         return _PyregoPrepared(self.engine.clone())
@@ -243,6 +253,9 @@ class _RegorusPrepared(Prepared):
     def eval(self, query: str) -> Any:
         return _regorus_eval(self.engine, query)
 
+    def add_data(self, data: Any) -> None:
+        self.engine.add_data(data)
+
     def clone(self) -> Prepared:
         return _RegorusPrepared(self.engine.clone())
 
@@ -269,9 +282,11 @@ class RegorusAdapter(Adapter):
 
     name = "regorus"
     title = "regorus"
+    shareable_across_threads = False  # pyo3 "unsendable": an engine panics when used from another thread
     notes = (
         "Python objects are converted into regorus values on set_input; JSON text is parsed in Rust (set_input_json).",
         "regorus's eval_rule answers None for an undefined rule (no workload here has a null-valued rule).",
+        "regorus engines are bound to the thread that made them (pyo3 unsendable): each worker thread prepares its own.",
     )
 
     def available(self) -> str | None:
@@ -348,16 +363,19 @@ def load_opa_class() -> Any:
 
 
 class _OpaPrepared(Prepared):
-    def __init__(self, adapter: OpaAdapter, ps: PolicySet, modules: list[tuple[str, str]] | None) -> None:
+    def __init__(self, adapter: OpaAdapter, ps: PolicySet, modules: list[tuple[str, str]] | None, extra: tuple[Any, ...] = ()) -> None:
         self.adapter = adapter
         self.ps = ps
         self.modules = modules
+        self.extra = extra
         self.engine = adapter.engine_class()()
         self.engine.print_handler = lambda message, location: None
         for path, text in modules if modules is not None else ps.modules:
             self.engine.add_policy(path, text)
         if ps.data is not None:
             self.engine.add_data(ps.data)
+        for d in extra:
+            self.engine.add_data(d)
         self._input: Any = None
         self._input_json: bytes | None = None
 
@@ -388,8 +406,12 @@ class _OpaPrepared(Prepared):
             return UNDEFINED_MARK
         return rs[0]["expressions"][0]["value"]
 
+    def add_data(self, data: Any) -> None:
+        self.engine.add_data(data)
+        self.extra = (*self.extra, data)
+
     def clone(self) -> Prepared:
-        return _OpaPrepared(self.adapter, self.ps, self.modules)
+        return _OpaPrepared(self.adapter, self.ps, self.modules, self.extra)
 
     def evaluator(self, query: str, json_input: bool) -> Evaluator:
         path = _data_path(query)
@@ -472,17 +494,37 @@ class OpaAdapter(Adapter):
 # ---------------------------------------------------------------- regopy (rego-cpp)
 
 
+def _import_regopy() -> Any:
+    """Import regopy, after google-re2.
+
+    regopy's librego_shared.so carries its own RE2 and abseil; when it is
+    loaded before google-re2's extension (which pyrego's regex builtins use),
+    the extension binds to the wrong symbols and the process aborts in free()
+    on the first regular expression. Loading re2 first avoids it.
+    """
+    try:
+        import re2  # noqa: F401
+    except ImportError:
+        pass
+    import regopy
+
+    return regopy
+
+
 class _RegopyPrepared(Prepared):
-    def __init__(self, ps: PolicySet, modules: list[tuple[str, str]] | None) -> None:
-        import regopy
+    def __init__(self, ps: PolicySet, modules: list[tuple[str, str]] | None, extra: tuple[Any, ...] = ()) -> None:
+        regopy = _import_regopy()
 
         self.ps = ps
         self.modules = modules
+        self.extra = extra
         self.interp = regopy.Interpreter()
         for path, text in modules if modules is not None else ps.modules:
             self.interp.add_module(path, text)
         if ps.data is not None:
             self.interp.add_data(ps.data)
+        for d in extra:
+            self.interp.add_data(d)
         self._bundles: dict[str, Any] = {}
 
     def bundle(self, query: str) -> Any:
@@ -500,8 +542,13 @@ class _RegopyPrepared(Prepared):
     def eval(self, query: str) -> Any:
         return _regopy_value(self.interp.query_bundle(self.bundle(query)))
 
+    def add_data(self, data: Any) -> None:
+        self.interp.add_data(data)
+        self.extra = (*self.extra, data)
+        self._bundles = {}
+
     def clone(self) -> Prepared:
-        return _RegopyPrepared(self.ps, self.modules)
+        return _RegopyPrepared(self.ps, self.modules, self.extra)
 
     def evaluator(self, query: str, json_input: bool) -> Evaluator:
         interp = self.interp
@@ -545,25 +592,25 @@ class RegopyAdapter(Adapter):
         "fresh engines run Interpreter.query (which compiles). Results come back as JSON text.",
         "regopy has no JSON input call (set_input_term parses Rego terms, slower): JSON text is parsed with json.loads, then set_input.",
         "regopy has no clone: a worker gets a new interpreter and bundle.",
+        "regopy's library carries its own RE2: it is loaded after google-re2 (pyrego's regex engine), "
+        "as the other order aborts the process on the first regular expression.",
     )
 
     def available(self) -> str | None:
         try:
-            import regopy  # noqa: F401
+            _import_regopy()
         except ImportError as exc:
             return f"not installed (pip install regopy): {exc}"
         return None
 
     def version(self) -> str:
-        import regopy
-
-        return str(getattr(regopy, "__version__", "?"))
+        return str(getattr(_import_regopy(), "__version__", "?"))
 
     def prepare(self, ps: PolicySet, modules: list[tuple[str, str]] | None = None) -> Prepared:
         return _RegopyPrepared(ps, modules)
 
     def fresh_evaluator(self, ps: PolicySet, query: str, json_input: bool, cold: bool) -> Evaluator:
-        import regopy
+        regopy = _import_regopy()
 
         suffix = self.unique_suffix
         q = f"x = {query}"

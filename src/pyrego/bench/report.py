@@ -43,7 +43,12 @@ def environment() -> dict[str, Any]:
         usable = len(os.sched_getaffinity(0))
     except (AttributeError, OSError):
         usable = os.cpu_count() or 1
+    try:
+        load = [round(x, 2) for x in os.getloadavg()]
+    except (AttributeError, OSError):
+        load = []
     return {
+        "load_average": load,
         "cpu": cpu,
         "cores": os.cpu_count(),
         "usable_cores": usable,
@@ -66,7 +71,7 @@ def fmt_time(seconds: float | None, spread: float | None = None, per: str = "") 
     value = seconds / scale
     digits = 1 if value < 100 else 0
     text = f"{value:.{digits}f} {unit}{per}"
-    if spread is not None and not math.isnan(spread):
+    if spread is not None and not math.isnan(spread) and spread > 0:
         text += f" (+/- {spread / scale:.{digits}f})"
     return text
 
@@ -316,6 +321,13 @@ def render_markdown(results: dict[str, Any]) -> str:
     lines.append(f"- **Cores**: {env.get('cores', '?')} ({env.get('usable_cores', '?')} usable)")
     lines.append(f"- **OS**: {env.get('os', '?')}")
     lines.append(f"- **Python**: {env.get('python', '?')}")
+    load0, load1 = env.get("load_average"), results.get("load_average_end")
+    if load0:
+        lines.append(
+            f"- **Load average** (1, 5, 15 min) at the start: {', '.join(map(str, load0))}"
+            + (f"; at the end: {', '.join(map(str, load1))}" if load1 else "")
+            + " (other work on the machine lowers the figures, multi-worker ones most)"
+        )
     for e in results.get("engines", []):
         state = e.get("version") if e.get("available") else f"not run: {e.get('note')}"
         lines.append(f"- **{e.get('title', e['name'])}**: {state}")
@@ -325,6 +337,8 @@ def render_markdown(results: dict[str, Any]) -> str:
     )
     lines.append(f"- **Workers**: {', '.join(str(w) for w in s.get('workers', []))} ({', '.join(s.get('modes', []))})")
     lines.append(f"- **Date**: {results.get('started', '?')}; run took {results.get('duration_s', 0):.0f} s")
+    if s.get("argv") is not None:
+        lines.append(f"- **Command**: `{' '.join(['python benchmarks/run.py', *s['argv']])}`")
     lines.append("")
     head = headline(results)
     if head:

@@ -23,7 +23,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from .engines import UNDEFINED_MARK, Adapter, EngineUnavailable, Evaluator, Prepared, get_adapter, normalize, short
-from .workloads import NO_EXPECTATION, Paths, Workload, load_workload
+from .workloads import NO_EXPECTATION, Paths, PolicySet, Workload, load_workload
 
 BARRIER_TIMEOUT = 600.0
 
@@ -165,7 +165,25 @@ def build_steps(adapter: Adapter, workload: Workload, cfg: Config, prepared: lis
 
 
 def _prepare_all(adapter: Adapter, workload: Workload) -> list[Prepared]:
-    return [adapter.prepare(ps) for ps in workload.policy_sets]
+    """One prepared engine per policy set; sets that share their modules (ACI) are
+    prepared once and cloned, each clone getting its own data."""
+    bases: dict[Any, Prepared] = {}
+    out = []
+    try:
+        for ps in workload.policy_sets:
+            if ps.data is None:
+                out.append(adapter.prepare(ps))
+                continue
+            key = (tuple(ps.modules), ps.v0)
+            base = bases.get(key)
+            if base is None:
+                base = bases[key] = adapter.prepare(PolicySet(ps.name, ps.modules, ps.v0, None))
+            p = base.clone()
+            p.add_data(ps.data)
+            out.append(p)
+    finally:
+        _close_all(list(bases.values()))
+    return out
 
 
 def _close_all(prepared: list[Prepared] | None) -> None:
@@ -179,30 +197,63 @@ def _close_all(prepared: list[Prepared] | None) -> None:
 def run_threads(adapter: Adapter, workload: Workload, cfg: Config, workers: int, warmup: float, measure: float) -> tuple[int, float, float]:
     """Measure ``cfg`` with ``workers`` threads (1: in the calling thread).
 
+    Prepared engines are made once and cloned per worker, or, for engines
+    bound to their thread, prepared by each worker thread itself (before the
+    start barrier, so outside the timed periods).
     Returns (evaluations, mean seconds, evaluations per second summed over workers).
     """
     per_step = cfg.engine_use != "prepared"
+    prepared_use = cfg.engine_use == "prepared"
+    shared = prepared_use and (workers == 1 or adapter.shareable_across_threads)
     if cfg.engine_use == "fresh-cold":
         adapter.begin_cold()
-    base = _prepare_all(adapter, workload) if cfg.engine_use == "prepared" else None
-    engines: list[list[Prepared] | None] = [base]
-    for _ in range(1, workers):
-        engines.append([p.clone() for p in base] if base is not None else None)
-    steps = [build_steps(adapter, workload, cfg, e) for e in engines]
+    base = _prepare_all(adapter, workload) if shared else None
+    clones: list[list[Prepared]] = []
+
+    def engines_for(i: int) -> tuple[list[Prepared] | None, bool]:
+        """The engines of worker ``i`` and whether that worker owns (must release) them."""
+        if not prepared_use:
+            return None, False
+        if base is None:
+            return _prepare_all(adapter, workload), True
+        if i == 0:
+            return base, False
+        mine = [p.clone() for p in base]
+        clones.append(mine)
+        return mine, False
+
     try:
         if workers == 1:
-            n, secs = timed_loop(steps[0], warmup, measure, per_step)
+            engines, _ = engines_for(0)
+            steps = build_steps(adapter, workload, cfg, engines)
+            n, secs = timed_loop(steps, warmup, measure, per_step)
             return n, secs, n / secs if secs > 0 else 0.0
         barrier = threading.Barrier(workers)
         results: list[tuple[int, float] | BaseException | None] = [None] * workers
+        for i in range(1, workers):  # clones are made here, in the thread that owns the base
+            if base is not None:
+                engines_for(i)
 
         def work(i: int) -> None:
+            engines: list[Prepared] | None = None
+            owns = False
             try:
+                if base is not None:
+                    engines = base if i == 0 else clones[i - 1]
+                else:
+                    engines, owns = engines_for(i)
+                steps = build_steps(adapter, workload, cfg, engines)
                 barrier.wait(BARRIER_TIMEOUT)
-                results[i] = timed_loop(steps[i], warmup, measure, per_step)
+                results[i] = timed_loop(steps, warmup, measure, per_step)
             except BaseException as exc:  # noqa: BLE001 - reported by the caller
                 barrier.abort()
                 results[i] = exc
+            finally:
+                # Engines bound to this thread must also be released in it.
+                steps = []
+                if owns:
+                    _close_all(engines)
+                engines = None
 
         threads = [threading.Thread(target=work, args=(i,), daemon=True) for i in range(workers)]
         for t in threads:
@@ -211,7 +262,8 @@ def run_threads(adapter: Adapter, workload: Workload, cfg: Config, workers: int,
             t.join()
         return _combine(results)
     finally:
-        for e in engines:
+        _close_all(base)
+        for e in clones:
             _close_all(e)
         if cfg.engine_use == "fresh-cold":
             adapter.begin_cold()
@@ -348,18 +400,9 @@ def check_agreement(
                 continue
             try:
                 for i, c in enumerate(w.cases):
-                    modes: list[tuple[str, Callable[[], Any]]] = [
-                        (a.name, lambda c=c: prepared[c.group].evaluator(c.query, False)(c.input)),
-                        (f"{a.name} (json)", lambda c=c: prepared[c.group].evaluator(c.query, True)(c.input_json)),
-                    ]
-                    if w.name == "seed":
-                        modes.append((f"{a.name} (fresh)", lambda c=c: a.fresh_evaluator(w.policy_sets[c.group], c.query, False, False)(c.input)))
-                    for label, fn in modes:
-                        try:
-                            got[i][label] = fn()
-                        except Exception as exc:  # noqa: BLE001
-                            got[i][label] = f"error: {type(exc).__name__}: {str(exc)[:200]}"
-                        compared += 1
+                    values = _case_values(a, w, prepared, c.group, c.query, c.input, c.input_json, fresh=w.name == "seed")
+                    got[i].update(values)
+                    compared += len(values)
             finally:
                 _close_all(prepared)
         for i, c in enumerate(w.cases):
@@ -382,6 +425,25 @@ def check_agreement(
     return disagreements, compared, skipped
 
 
+def _case_values(
+    a: Adapter, w: Workload, prepared: list[Prepared], group: int, query: str, inp: Any, inp_json: str, fresh: bool
+) -> dict[str, Any]:
+    """One case's values on one engine: prepared with an object, with JSON, and (``fresh``) on a fresh engine."""
+    modes: list[tuple[str, Callable[[], Any]]] = [
+        (a.name, lambda: prepared[group].evaluator(query, False)(inp)),
+        (f"{a.name} (json)", lambda: prepared[group].evaluator(query, True)(inp_json)),
+    ]
+    if fresh:
+        modes.append((f"{a.name} (fresh)", lambda: a.fresh_evaluator(w.policy_sets[group], query, False, False)(inp)))
+    out: dict[str, Any] = {}
+    for label, fn in modes:
+        try:
+            out[label] = fn()
+        except Exception as exc:  # noqa: BLE001 - an error is a value that disagrees
+            out[label] = f"error: {type(exc).__name__}: {str(exc)[:200]}"
+    return out
+
+
 def _norm(v: Any) -> Any:
     if isinstance(v, str) and v.startswith("error: "):
         return ("error", v)
@@ -394,14 +456,14 @@ def _norm(v: Any) -> Any:
 def aci_case_times(adapter: Adapter, workload: Workload, warmup: float, measure: float) -> list[dict[str, Any]]:
     """Per-case evaluation time on prepared engines (set input, evaluate), one worker."""
     out = []
-    for c in workload.cases:
-        prepared = adapter.prepare(workload.policy_sets[c.group])
-        try:
-            ev = prepared.evaluator(c.query, False)
+    prepared = _prepare_all(adapter, workload)
+    try:
+        for c in workload.cases:
+            ev = prepared[c.group].evaluator(c.query, False)
             n, secs = timed_loop([(ev, c.input)], warmup, measure, True)
-        finally:
-            prepared.close()
-        out.append({"case": c.label, "evals": n, "seconds": secs, "us_per_eval": secs / n * 1e6 if n else None})
+            out.append({"case": c.label, "evals": n, "seconds": secs, "us_per_eval": secs / n * 1e6 if n else None})
+    finally:
+        _close_all(prepared)
     return out
 
 
@@ -409,7 +471,7 @@ def load_times(adapter: Adapter, workload: Workload, cold: bool, budget: float, 
     """Time to load the policy set (new engine, policies, data) and evaluate the first case once."""
     c = workload.cases[0]
     ps = workload.policy_sets[c.group]
-    samples = []
+    samples: list[float] = []
     clock = time.perf_counter
     deadline = clock() + budget
     if cold:
@@ -439,7 +501,7 @@ def fresh_times(adapter: Adapter, workload: Workload, cold: bool, budget: float,
     if not cold:
         for ev, inp in evs:
             ev(inp)
-    samples = []
+    samples: list[float] = []
     deadline = clock() + budget
     i = 0
     while len(samples) < min_reps or clock() < deadline:
@@ -509,13 +571,16 @@ def pyrego_stages_once(modules: list[tuple[str, str]], v0: bool, data: Any, quer
     return times, value
 
 
-def pyrego_stages(workload: Workload, budget: float, min_reps: int) -> dict[str, Stat]:
-    """pyrego's initialization stages, round-robin over the workload's policy sets (one case each)."""
+def pyrego_stages(workload: Workload, budget: float, min_reps: int, warmup: bool = True) -> dict[str, Stat]:
+    """pyrego's initialization stages, round-robin over the workload's policy sets (one case each).
+
+    With ``warmup``, each policy set first goes through the pipeline once, untimed.
+    """
     firsts: dict[int, Any] = {}
     for c in workload.cases:
         firsts.setdefault(c.group, c)
     order = [firsts[g] for g in sorted(firsts)]
-    for c in order:  # warm-up: first use of builtins, imports, regex compilation
+    for c in order if warmup else ():  # first use of builtins, imports, regex compilation
         ps = workload.policy_sets[c.group]
         pyrego_stages_once(ps.modules, ps.v0, ps.data, c.query, c.input)
     samples: dict[str, list[float]] = {s: [] for s in STAGES}

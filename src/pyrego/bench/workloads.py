@@ -190,8 +190,8 @@ def load_aci(paths: Paths) -> Workload:
         raise WorkloadUnavailable("ACI workload not found: no <shared>/bench/aci/aci.yaml")
     doc = load_yaml(_read(aci / "aci.yaml"))
     texts: dict[str, str] = {}
-    sets = []
-    cases = []
+    sets: list[PolicySet] = []
+    cases: list[Case] = []
     for raw in doc.get("cases") or []:
         modules = []
         for i, module in enumerate(raw["modules"]):

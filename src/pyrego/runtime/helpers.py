@@ -211,6 +211,26 @@ def rt_obj_put_path(acc: dict[Any, Any], keys: tuple[Any, ...], value: Any, loca
     rt_obj_put(cur, keys[-1], value, location)
 
 
+def rt_obj_add_member(acc: dict[Any, Any], keys: tuple[Any, ...], member: Any, location: Location | None) -> None:
+    """Add ``member`` to the set at ``keys`` (ref-head ``a[x] contains y`` rules)."""
+    cur = acc
+    for key in keys[:-1]:
+        fk = key if type(key) is str else freeze(key)
+        nxt = cur.get(fk, MISS)
+        if nxt is MISS:
+            nxt = cur[fk] = {}
+        elif type(nxt) is not dict:
+            raise EvalConflictError("object keys must be unique", location)
+        cur = nxt
+    last = keys[-1] if type(keys[-1]) is str else freeze(keys[-1])
+    leaf = cur.get(last, MISS)
+    if leaf is MISS:
+        leaf = cur[last] = set()
+    elif type(leaf) is not set:
+        raise EvalConflictError("object keys must be unique", location)
+    leaf.add(freeze(member))
+
+
 def rt_builtin_error(ctx: EvalContext, exc: Exception, name: str, location: Location | None) -> Any:
     """A builtin failed: undefined, or an error with strict builtin errors."""
     if isinstance(exc, BuiltinHalt):
@@ -299,6 +319,7 @@ HELPERS: dict[str, Any] = {
     "rt_conflict": rt_conflict,
     "rt_obj_put": rt_obj_put,
     "rt_obj_put_path": rt_obj_put_path,
+    "rt_obj_add_member": rt_obj_add_member,
     "rt_builtin_error": rt_builtin_error,
     "rt_call_builtin": rt_call_builtin,
     "rt_print": rt_print,
