@@ -169,7 +169,7 @@ def test_stat_and_formatting() -> None:
 def test_timed_loop_counts_rounds() -> None:
     calls: list[int] = []
     steps = [(calls.append, 1), (calls.append, 2)]
-    n, secs = timed_loop(steps, 0.0, 0.01, per_step=False)
-    assert n % 2 == 0 and n > 0 and secs >= 0.01
-    n2, _ = timed_loop(steps, 0.0, 0.01, per_step=True)
-    assert n2 > 0
+    m = timed_loop(steps, 0.0, 0.01, per_step=False)
+    assert m.evals % 2 == 0 and m.evals > 0 and m.seconds >= 0.01 and m.cpu_seconds > 0
+    assert len(calls) >= m.evals
+    assert timed_loop(steps, 0.0, 0.01, per_step=True).evals > 0

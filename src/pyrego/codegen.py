@@ -236,6 +236,28 @@ class ModuleGen:
             self._pending_tables.append(f"{name} = {{{', '.join(entries)}}}")
         return name
 
+    def pure_data_ref(self, ref: ast.Ref) -> bool:
+        """Whether reading ``ref`` can neither fail nor have effects: base data,
+        or a rule whose only definition is a constant with no body."""
+        cur = self.tree.root
+        for p in ref.path:
+            if not (isinstance(p, ast.Scalar) and isinstance(p.value, str)):
+                return not self._has_rules_below(cur)
+            nxt = cur.children.get(p.value)
+            if nxt is None:
+                return not cur.has_rules()
+            cur = nxt
+            if cur.has_rules():
+                return self._constant_rule(cur)
+        return not self._has_rules_below(cur)
+
+    @staticmethod
+    def _constant_rule(node: RuleNode) -> bool:
+        if node.kind != COMPLETE or len(node.rules) != 1 or node.default is not None:
+            return False
+        rule = node.rules[0]
+        return not rule.body and rule.else_ is None and rule.head.value is not None and is_ground(rule.head.value)
+
     @staticmethod
     def _check(em: BodyEmitter, v: str) -> str:
         em.w(f"if {v} is UNDEF: {em.fail}")
@@ -319,10 +341,19 @@ class ModuleGen:
                     out.append("        if r is UNDEF: r = x")
                     out.append(f"        elif not rt_eq(r, x): rt_conflict({conflict_message(node)!r}, {self.loc(node.rules[0].location)})")
         if node.default is not None:
-            out.append("    if r is UNDEF:")
-            out.append(f"        r = {self.default_value(node)}(ctx)")
+            value = node.default.head.value
+            if value is not None and is_ground(value):
+                out.append(f"    if r is UNDEF: r = {self._value_literal(value)}")
+            else:
+                out.append("    if r is UNDEF:")
+                out.append(f"        r = {self.default_value(node)}(ctx)")
         out += [f"    c[{node.id}] = r", "    return r", ""]
         self.lines.extend(out)
+
+    def _value_literal(self, value: ast.Term) -> str:
+        if isinstance(value, ast.Scalar):
+            return self.literal(value.value)
+        return self.const(ground_value(value))
 
     @staticmethod
     def _same_constant_values(rules: list[ast.Rule]) -> bool:

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import ast
 from .errors import RegoCompileError, RegoTypeError, RegoUnsafeVarError
+from .optimize import hoist_checks
 from .safety import ROOTS, reorder_body, term_vars
 
 if TYPE_CHECKING:
@@ -142,6 +143,8 @@ class BodyEmitter:
         saved_outer = self.outer
         self.outer = outer | all_inner
         ordered, _ = reorder_body(body, set(self.bound), self.outer, self.gen.arity, required=required, location=location)
+        if record is None:
+            ordered = tuple(hoist_checks(ordered, self.bound, self.gen.arity, self.gen.pure_data_ref))
         index = {id(e): i for i, e in enumerate(body)}
         for e in ordered:
             self.expr(e, record_as=record.get(index[id(e)]) if record is not None else None)

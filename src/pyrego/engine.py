@@ -27,7 +27,7 @@ from .codegen import Program, generate_program
 from .compiler import CompiledTree, compile_modules, resolve_query
 from .errors import DataError, EvalError, EvalRecursionError, Location, RegoCompileError, RegoError, RegoParseError
 from .parser import parse_module, parse_query, parse_term
-from .runtime.context import EvalContext
+from .runtime.context import EvalConfig, EvalContext
 from .runtime.convert import from_python, loads, to_json_value, to_python
 from .runtime.values import UNDEF
 
@@ -82,6 +82,8 @@ class Engine:
         self._extra_mockable: frozenset[str] = frozenset()
         self._options: dict[str, Any] = {}
         self._timeout: float | None = None
+        self._config: EvalConfig | None = None
+        self._spare: EvalContext | None = None
 
     # -- configuration -------------------------------------------------------
 
@@ -92,10 +94,12 @@ class Engine:
     def set_strict_builtin_errors(self, enabled: bool) -> None:
         """Make builtin errors end the evaluation instead of making it undefined."""
         self._strict = bool(enabled)
+        self._config = None
 
     def set_gather_prints(self, enabled: bool) -> None:
         """Collect ``print`` output for :meth:`take_prints` (on by default)."""
         self._gather_prints = bool(enabled)
+        self._config = None
 
     def set_eval_timeout(self, seconds: float | None) -> None:
         """Limit each evaluation to ``seconds`` of wall time (None: no limit).
@@ -108,6 +112,7 @@ class Engine:
     def set_allow_network(self, enabled: bool) -> None:
         """Allow builtins that reach the network (``http.send``, ``net.lookup_ip_addr``)."""
         self._options = {**self._options, "allow_net": bool(enabled)}
+        self._config = None
 
     # -- policies ----------------------------------------------------------------
 
@@ -219,22 +224,12 @@ class Engine:
     # -- evaluation ----------------------------------------------------------------------
 
     def _context(self) -> EvalContext:
-        ctx = EvalContext.__new__(EvalContext)
-        # Only what differs from EvalContext's class defaults is set: this is
-        # on every evaluation's path.
-        d = ctx.__dict__
-        d["input"] = self._input
-        d["data"] = self._data
-        d["cache"] = {}
-        if self._strict:
-            d["strict"] = True
-        if self._gather_prints:
-            d["print_hook"] = self._prints.append
-        if self._options:
-            d["options"] = self._options
-        if self._timeout is not None:
-            d["deadline"] = time.monotonic() + self._timeout
-        return ctx
+        config = self._config
+        if config is None:
+            hook = self._prints.append if self._gather_prints else None
+            config = self._config = EvalConfig(self._strict, hook, self._options)
+        deadline = time.monotonic() + self._timeout if self._timeout is not None else None
+        return EvalContext.fast(self._input, self._data, config, deadline)
 
     def eval_rule(self, path: str) -> Any:
         """The value of the rule (or document) at ``path``, or ``pyrego.UNDEFINED``."""
@@ -244,7 +239,19 @@ class Engine:
             fn = self._rule_fns[path] = self._resolve_rule(path)
         if fn is None:
             return self._eval_rule_by_query(path)
-        ctx = self._context()
+        # Reuse the last evaluation's context when no other call holds it
+        # (making one is a large part of a small policy's cost).
+        ctx = self._spare
+        if ctx is not None and ctx.cfg is self._config:
+            self._spare = None
+            ctx.input = self._input
+            ctx.data = self._data
+            ctx.cache = {}
+            ctx.q = None
+            ctx.functions = None
+            ctx.deadline = time.monotonic() + self._timeout if self._timeout is not None else None
+        else:
+            ctx = self._context()
         try:
             value = fn(ctx)
         except RegoError as err:
@@ -254,6 +261,7 @@ class Engine:
             raise EvalRecursionError("evaluation exceeded the maximum depth") from None
         except Exception as exc:  # a bug must still surface as a pyrego error
             raise EvalError(f"internal error: {type(exc).__name__}: {exc}", code="eval_internal_error") from exc
+        self._spare = ctx
         t = type(value)
         if t is bool or t is str or t is int or t is float or value is None or value is UNDEF:
             return value
@@ -334,7 +342,8 @@ class Engine:
 
     def take_prints(self) -> list[str]:
         """The output of ``print`` calls since the last call, in order."""
-        out, self._prints = self._prints, []
+        out = list(self._prints)
+        self._prints.clear()
         return out
 
     # -- copies ---------------------------------------------------------------------------
@@ -347,6 +356,8 @@ class Engine:
         new._rule_fns = dict(self._rule_fns)
         new._queries = dict(self._queries)
         new._prints = []
+        new._config = None
+        new._spare = None
         return new
 
     @property

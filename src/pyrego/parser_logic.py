@@ -106,24 +106,37 @@ class LogicParser(TermParser):
                 )
         return expr
 
+    # Each operator nests the expression one level deeper (the left operand
+    # goes inside), so it counts against the nesting limit.
+
     def parse_or(self, first: bool) -> tuple[ast.Expr, int]:
-        lhs, ops = self.parse_and(first)
-        while self.kind == "or":
-            self.advance()
-            rhs, more = self.parse_and(False)
-            lhs = self.make_binary("or", _body(lhs), _body(rhs), _loc(lhs))
-            ops += 1 + more
-        return _expr(lhs), ops
+        depth = self.depth
+        try:
+            lhs, ops = self.parse_and(first)
+            while self.kind == "or":
+                self.enter()
+                self.advance()
+                rhs, more = self.parse_and(False)
+                lhs = self.make_binary("or", _body(lhs), _body(rhs), _loc(lhs))
+                ops += 1 + more
+            return _expr(lhs), ops
+        finally:
+            self.depth = depth
 
     def parse_and(self, first: bool) -> tuple[ast.Expr | ast.Body, int]:
-        lhs = self.parse_operand(first)
-        ops = 0
-        while self.kind == "and":
-            self.advance()
-            rhs = self.parse_operand(False)
-            lhs = self.make_binary("and", _body(lhs), _body(rhs), _loc(lhs))
-            ops += 1
-        return lhs, ops
+        depth = self.depth
+        try:
+            lhs = self.parse_operand(first)
+            ops = 0
+            while self.kind == "and":
+                self.enter()
+                self.advance()
+                rhs = self.parse_operand(False)
+                lhs = self.make_binary("and", _body(lhs), _body(rhs), _loc(lhs))
+                ops += 1
+            return lhs, ops
+        finally:
+            self.depth = depth
 
     def parse_operand(self, first: bool) -> ast.Expr | ast.Body:
         """One operand: an expression, `not ...`, `( group )` or `{ body }`.

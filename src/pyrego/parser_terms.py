@@ -632,16 +632,23 @@ class TermParser:
                 return lhs
 
     def parse_binary(self, min_prec: int) -> ast.Term:
-        """Precedence climbing over relations, ``|``, ``&``, ``+ -``, ``* / %``."""
+        """Precedence climbing over relations, ``|``, ``&``, ``+ -``, ``* / %``.
+        Each operator nests the result a level deeper (left-associative), so
+        long chains count against the nesting limit, as in OPA."""
         lhs = self.parse_term()
         binary = _BINARY
-        while True:
-            op = binary.get(self.kind)
-            if op is None or op[0] < min_prec:
-                return lhs
-            self.advance()
-            rhs = self.parse_binary(op[0] + 1)
-            lhs = ast.Call(op[1], (lhs, rhs), lhs.location)
+        depth = self.depth
+        try:
+            while True:
+                op = binary.get(self.kind)
+                if op is None or op[0] < min_prec:
+                    return lhs
+                self.enter()
+                self.advance()
+                rhs = self.parse_binary(op[0] + 1)
+                lhs = ast.Call(op[1], (lhs, rhs), lhs.location)
+        finally:
+            self.depth = depth
 
     # ------------------------------------------------------------ expressions
 

@@ -219,10 +219,11 @@ class Run:
                     pt = Point(cfg.key, a.name, mode, n)
                     try:
                         if mode == "processes":
-                            pt.evals, pt.seconds, r = pools.run(a.name, self.paths, cfg, n, self.warmup, self.measure)
+                            got = pools.run(a.name, self.paths, cfg, n, self.warmup, self.measure)
                         else:
-                            pt.evals, pt.seconds, r = run_threads(a, w, cfg, n, self.warmup, self.measure)
-                        pt.kelem_s = r / 1000
+                            got = run_threads(a, w, cfg, n, self.warmup, self.measure)
+                        pt.evals, pt.seconds = got.evals, got.seconds
+                        pt.kelem_s, pt.cpu_kelem_s = got.rate / 1000, got.cpu_rate / 1000
                         self.console.print(f"  {label}: [bold]{report.fmt_rate(pt.kelem_s)}[/] Kelem/s")
                     except Exception as exc:  # noqa: BLE001 - recorded, the run goes on
                         pt.error = f"{type(exc).__name__}: {exc}"

@@ -121,12 +121,12 @@ def _point(results: dict[str, Any], config: str, engine: str, mode: str, workers
     return None
 
 
-def rate(results: dict[str, Any], config: str, engine: str, mode: str = "threads", workers: int = 1) -> float | None:
-    """Kelem/s of one point, or None when it was not measured (or failed)."""
+def rate(results: dict[str, Any], config: str, engine: str, mode: str = "threads", workers: int = 1, cpu: bool = False) -> float | None:
+    """Kelem/s of one point (``cpu``: per CPU second), or None when it was not measured (or failed)."""
     p = _point(results, config, engine, mode, workers)
     if p is None or p.get("error"):
         return None
-    return p.get("kelem_s") or None
+    return p.get("cpu_kelem_s" if cpu else "kelem_s") or None
 
 
 def _worker_rows(results: dict[str, Any]) -> list[tuple[str, int]]:
@@ -164,6 +164,9 @@ def headline(results: dict[str, Any]) -> list[str]:
             return
         ref = rate(results, config, REFERENCE) if has_ref else None
         extra = f", {fmt_ratio(_ratio_rate(mine, ref))} regorus ({fmt_rate(ref)} Kelem/s)" if ref else ""
+        cpu_ratio = _ratio_rate(rate(results, config, MAIN, cpu=True), rate(results, config, REFERENCE, cpu=True))
+        if ref and cpu_ratio:
+            extra += f"; per CPU second {fmt_ratio(cpu_ratio)}"
         lines.append(f"{label}: pyrego {fmt_rate(mine)} Kelem/s{extra}")
 
     vs("seed/prepared/object", "Seed, prepared engines, 1 worker")
@@ -397,6 +400,7 @@ def render_markdown(results: dict[str, Any]) -> str:
             lines.append(row)
         plot = results.get("plots", {}).get(cfg.key)
         lines += ["", f"![{cfg.key}]({plot})" if plot else "", ""]
+    lines += _cpu_section(results, engines)
     lines += _aci_section(results, engines)
     lines += _init_section(results, engines)
     lines += ["## Analysis", ""]
@@ -408,6 +412,34 @@ def render_markdown(results: dict[str, Any]) -> str:
     if errors or skipped:
         lines += ["## Notes and errors", ""] + [f"- {n}" for n in skipped] + [f"- **error**: {e}" for e in errors] + [""]
     return "\n".join(lines).replace("\n\n\n", "\n\n")
+
+
+def _cpu_section(results: dict[str, Any], engines: list[str]) -> list[str]:
+    keys = [c for c in CONFIGS if any(rate(results, c.key, e, cpu=True) for e in engines)]
+    if not keys:
+        return []
+    lines = [
+        "### One worker, per CPU second",
+        "",
+        "The 1-worker figures again, with evaluations divided by the CPU time of the worker's thread instead of "
+        "the wall time: less sensitive to other work on the machine (see the load average above). Work an engine "
+        "does on other threads (OPA's Go runtime) is not counted.",
+        "",
+    ]
+    header, rule = "| Configuration |", "|---|"
+    for e in engines:
+        header += f" {e} (Kelem/CPU-s) |" + (" x regorus |" if e != REFERENCE else "")
+        rule += "---:|" + ("---:|" if e != REFERENCE else "")
+    lines += [header, rule]
+    for cfg in keys:
+        ref = rate(results, cfg.key, REFERENCE, cpu=True)
+        row = f"| `{cfg.key}` |"
+        for e in engines:
+            v = rate(results, cfg.key, e, cpu=True)
+            row += f" {fmt_rate(v)} |" + (f" {fmt_ratio(_ratio_rate(v, ref))} |" if e != REFERENCE else "")
+        lines.append(row)
+    lines.append("")
+    return lines
 
 
 def _aci_section(results: dict[str, Any], engines: list[str]) -> list[str]:

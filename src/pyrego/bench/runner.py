@@ -71,6 +71,7 @@ class Point:
     evals: int = 0
     seconds: float = 0.0
     kelem_s: float = 0.0
+    cpu_kelem_s: float = 0.0  # summed per-worker rates per CPU second of the worker's thread
     error: str | None = None
 
     def to_json(self) -> dict[str, Any]:
@@ -105,14 +106,35 @@ class Stat:
 # ---------------------------------------------------------------- the loop
 
 
-def timed_loop(steps: Sequence[tuple[Evaluator, Any]], warmup: float, measure: float, per_step: bool) -> tuple[int, float]:
+@dataclass(frozen=True)
+class Measured:
+    """What one worker's measured period gave: evaluations, wall seconds, CPU seconds of its thread."""
+
+    evals: int
+    seconds: float
+    cpu_seconds: float
+
+
+@dataclass(frozen=True)
+class Combined:
+    """A figure over all workers: evaluations, mean seconds, summed rates (per wall and per CPU second)."""
+
+    evals: int
+    seconds: float
+    rate: float
+    cpu_rate: float
+
+
+def timed_loop(steps: Sequence[tuple[Evaluator, Any]], warmup: float, measure: float, per_step: bool) -> Measured:
     """Run ``steps`` round-robin: warm up for ``warmup`` s, then count evaluations for ``measure`` s.
 
     The clock is read after every full round of steps, or after every step
-    when ``per_step`` (slow evaluations, so that the periods are kept).
-    Returns (evaluations, seconds measured).
+    when ``per_step`` (slow evaluations, so that the periods are kept). The
+    CPU time of the calling thread over the measured period is also returned:
+    unlike wall time, it does not count time the machine gave to other work.
     """
     clock = time.perf_counter
+    cpu = time.thread_time
     n = len(steps)
     end = clock() + warmup
     if per_step:
@@ -122,6 +144,7 @@ def timed_loop(steps: Sequence[tuple[Evaluator, Any]], warmup: float, measure: f
             fn(arg)
             i = (i + 1) % n
         count = 0
+        cpu0 = cpu()
         start = now = clock()
         end = start + measure
         while now < end:
@@ -130,11 +153,12 @@ def timed_loop(steps: Sequence[tuple[Evaluator, Any]], warmup: float, measure: f
             i = (i + 1) % n
             count += 1
             now = clock()
-        return count, now - start
+        return Measured(count, now - start, cpu() - cpu0)
     while clock() < end:
         for fn, arg in steps:
             fn(arg)
     count = 0
+    cpu0 = cpu()
     start = now = clock()
     end = start + measure
     while now < end:
@@ -142,7 +166,7 @@ def timed_loop(steps: Sequence[tuple[Evaluator, Any]], warmup: float, measure: f
             fn(arg)
         count += n
         now = clock()
-    return count, now - start
+    return Measured(count, now - start, cpu() - cpu0)
 
 
 def build_steps(adapter: Adapter, workload: Workload, cfg: Config, prepared: list[Prepared] | None) -> list[tuple[Evaluator, Any]]:
@@ -194,13 +218,12 @@ def _close_all(prepared: list[Prepared] | None) -> None:
             pass
 
 
-def run_threads(adapter: Adapter, workload: Workload, cfg: Config, workers: int, warmup: float, measure: float) -> tuple[int, float, float]:
+def run_threads(adapter: Adapter, workload: Workload, cfg: Config, workers: int, warmup: float, measure: float) -> Combined:
     """Measure ``cfg`` with ``workers`` threads (1: in the calling thread).
 
     Prepared engines are made once and cloned per worker, or, for engines
     bound to their thread, prepared by each worker thread itself (before the
     start barrier, so outside the timed periods).
-    Returns (evaluations, mean seconds, evaluations per second summed over workers).
     """
     per_step = cfg.engine_use != "prepared"
     prepared_use = cfg.engine_use == "prepared"
@@ -226,10 +249,9 @@ def run_threads(adapter: Adapter, workload: Workload, cfg: Config, workers: int,
         if workers == 1:
             engines, _ = engines_for(0)
             steps = build_steps(adapter, workload, cfg, engines)
-            n, secs = timed_loop(steps, warmup, measure, per_step)
-            return n, secs, n / secs if secs > 0 else 0.0
+            return _combine([timed_loop(steps, warmup, measure, per_step)])
         barrier = threading.Barrier(workers)
-        results: list[tuple[int, float] | BaseException | None] = [None] * workers
+        results: list[Measured | BaseException | None] = [None] * workers
         for i in range(1, workers):  # clones are made here, in the thread that owns the base
             if base is not None:
                 engines_for(i)
@@ -269,15 +291,17 @@ def run_threads(adapter: Adapter, workload: Workload, cfg: Config, workers: int,
             adapter.begin_cold()
 
 
-def _combine(results: Sequence[tuple[int, float] | BaseException | None]) -> tuple[int, float, float]:
+def _combine(results: Sequence[Measured | BaseException | None]) -> Combined:
     for r in results:
         if isinstance(r, BaseException):
             raise r
-    pairs = [r for r in results if isinstance(r, tuple)]
-    evals = sum(n for n, _ in pairs)
-    rate = sum(n / s for n, s in pairs if s > 0)
-    secs = statistics.mean(s for _, s in pairs) if pairs else 0.0
-    return evals, secs, rate
+    ms = [r for r in results if isinstance(r, Measured)]
+    return Combined(
+        evals=sum(m.evals for m in ms),
+        seconds=statistics.mean(m.seconds for m in ms) if ms else 0.0,
+        rate=sum(m.evals / m.seconds for m in ms if m.seconds > 0),
+        cpu_rate=sum(m.evals / m.cpu_seconds for m in ms if m.cpu_seconds > 0),
+    )
 
 
 # ---------------------------------------------------------------- processes
@@ -290,7 +314,7 @@ def _init_process(barrier: Any) -> None:
     _BARRIER = barrier
 
 
-def _process_task(task: dict[str, Any]) -> tuple[int, float] | str:
+def _process_task(task: dict[str, Any]) -> Measured | str:
     """Run in a worker process: prepare, wait for the others, measure."""
     barrier = _BARRIER
     try:
@@ -323,8 +347,8 @@ class ProcessPools:
         self._pools: dict[int, tuple[ProcessPoolExecutor, Any]] = {}
         self._ctx = multiprocessing.get_context("spawn")
 
-    def run(self, engine: str, paths: Paths, cfg: Config, workers: int, warmup: float, measure: float) -> tuple[int, float, float]:
-        """Measure ``cfg`` on ``workers`` processes; returns (evaluations, mean seconds, summed rate)."""
+    def run(self, engine: str, paths: Paths, cfg: Config, workers: int, warmup: float, measure: float) -> Combined:
+        """Measure ``cfg`` on ``workers`` processes."""
         entry = self._pools.get(workers)
         if entry is None:
             barrier = self._ctx.Barrier(workers)
@@ -339,7 +363,7 @@ class ProcessPools:
             "warmup": warmup,
             "measure": measure,
         }
-        futures: list[Future[tuple[int, float] | str]] = [pool.submit(_process_task, task) for _ in range(workers)]
+        futures: list[Future[Measured | str]] = [pool.submit(_process_task, task) for _ in range(workers)]
         outcomes = [f.result() for f in futures]
         errors = [o for o in outcomes if isinstance(o, str)]
         if errors:
@@ -460,8 +484,16 @@ def aci_case_times(adapter: Adapter, workload: Workload, warmup: float, measure:
     try:
         for c in workload.cases:
             ev = prepared[c.group].evaluator(c.query, False)
-            n, secs = timed_loop([(ev, c.input)], warmup, measure, True)
-            out.append({"case": c.label, "evals": n, "seconds": secs, "us_per_eval": secs / n * 1e6 if n else None})
+            m = timed_loop([(ev, c.input)], warmup, measure, True)
+            out.append(
+                {
+                    "case": c.label,
+                    "evals": m.evals,
+                    "seconds": m.seconds,
+                    "us_per_eval": m.seconds / m.evals * 1e6 if m.evals else None,
+                    "cpu_us_per_eval": m.cpu_seconds / m.evals * 1e6 if m.evals else None,
+                }
+            )
     finally:
         _close_all(prepared)
     return out
@@ -615,6 +647,8 @@ __all__ = [
     "Config",
     "CONFIGS",
     "Point",
+    "Measured",
+    "Combined",
     "Stat",
     "Disagreement",
     "ProcessPools",

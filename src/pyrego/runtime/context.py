@@ -10,6 +10,36 @@ from .values import UNDEF
 _NO_OPTIONS: dict[str, Any] = {}
 
 
+class EvalConfig:
+    """Engine settings an evaluation reads; shared by every evaluation of an engine."""
+
+    __slots__ = ("strict", "print_hook", "options")
+
+    def __init__(
+        self,
+        strict: bool = False,
+        print_hook: Callable[[str], None] | None = None,
+        options: dict[str, Any] | None = None,
+    ) -> None:
+        self.strict = strict
+        self.print_hook = print_hook
+        self.options = options if options else _NO_OPTIONS
+
+
+_DEFAULT_CONFIG = EvalConfig()
+
+
+class QueryState:
+    """Per-query state shared by a context and the contexts ``with`` derives from it."""
+
+    __slots__ = ("now_ns", "builtin_cache", "builtin_errors")
+
+    def __init__(self) -> None:
+        self.now_ns: int | None = None
+        self.builtin_cache: dict[str, dict[Any, Any]] = {}
+        self.builtin_errors: list[Exception] = []
+
+
 class EvalContext:
     """One query's evaluation state.
 
@@ -17,21 +47,12 @@ class EvalContext:
     memoises rule values for this evaluation. ``now_ns`` is taken once, on
     first use, so every ``time.now_ns()`` in one query agrees, as in OPA.
 
-    Creating a context is on every evaluation's path, so only ``input``,
-    ``data`` and ``cache`` are set per instance; everything else defaults to
-    a class attribute until an evaluation needs it.
+    A context is made for every evaluation, so it holds few slots: settings
+    live in a shared :class:`EvalConfig`, and the query's clock and builtin
+    caches in a :class:`QueryState` made on first use.
     """
 
-    strict = False
-    print_hook: Callable[[str], None] | None = None
-    deadline: float | None = None
-    # `with` replacements of functions (name -> callable).
-    functions: dict[str, Any] | None = None
-    # Engine options builtins may read (e.g. {"allow_net": False}).
-    options: dict[str, Any] = _NO_OPTIONS
-    _now_ns: int | None = None
-    _builtin_cache: dict[str, dict[Any, Any]] | None = None
-    _builtin_errors: list[Exception] | None = None
+    __slots__ = ("input", "data", "cache", "deadline", "cfg", "functions", "q")
 
     def __init__(
         self,
@@ -42,59 +63,94 @@ class EvalContext:
         print_hook: Callable[[str], None] | None = None,
         deadline: float | None = None,
         options: dict[str, Any] | None = None,
+        config: EvalConfig | None = None,
     ) -> None:
         self.input = input
         self.data = {} if data is None else data
         self.cache: dict[Any, Any] = {}
-        if strict:
-            self.strict = True
-        if print_hook is not None:
-            self.print_hook = print_hook
-        if deadline is not None:
-            self.deadline = deadline
-        if options:
-            self.options = options
+        self.deadline = deadline
+        if config is None:
+            config = EvalConfig(strict, print_hook, options) if (strict or print_hook or options) else _DEFAULT_CONFIG
+        self.cfg = config
+        # `with` replacements of functions (name -> callable).
+        self.functions: dict[str, Any] | None = None
+        self.q: QueryState | None = None
+
+    @classmethod
+    def fast(cls, input: Any, data: Any, config: EvalConfig, deadline: float | None) -> EvalContext:
+        """The engine's per-evaluation constructor (no argument processing)."""
+        ctx = _new(cls)
+        ctx.input = input
+        ctx.data = data
+        ctx.cache = {}
+        ctx.deadline = deadline
+        ctx.cfg = config
+        ctx.functions = None
+        ctx.q = None
+        return ctx
 
     def derive(self) -> EvalContext:
         """A context for a ``with`` expression: same query, fresh rule cache."""
-        new = EvalContext.__new__(EvalContext)
-        new.__dict__.update(self.__dict__)
+        new = _new(EvalContext)
+        new.input = self.input
+        new.data = self.data
         new.cache = {}
-        # The query's clock and builtin caches are shared with the parent.
-        new._now_ns = self.now_ns
-        new._builtin_cache = self.builtin_cache
-        new._builtin_errors = self.builtin_errors
+        new.deadline = self.deadline
+        new.cfg = self.cfg
+        new.functions = self.functions
+        new.q = self.state
         return new
+
+    @property
+    def state(self) -> QueryState:
+        q = self.q
+        if q is None:
+            q = self.q = QueryState()
+        return q
+
+    @property
+    def strict(self) -> bool:
+        return self.cfg.strict
+
+    @property
+    def options(self) -> dict[str, Any]:
+        """Engine options builtins may read (e.g. ``{"allow_net": False}``)."""
+        return self.cfg.options
+
+    @property
+    def print_hook(self) -> Callable[[str], None] | None:
+        return self.cfg.print_hook
 
     @property
     def now_ns(self) -> int:
         """Nanoseconds since the epoch, fixed for the whole query."""
-        if self._now_ns is None:
-            self._now_ns = time.time_ns()
-        return self._now_ns
+        q = self.state
+        if q.now_ns is None:
+            q.now_ns = time.time_ns()
+        return q.now_ns
 
     @property
     def builtin_cache(self) -> dict[str, dict[Any, Any]]:
         """Per-query caches of builtins (rand.intn, http.send, ...), by builtin name."""
-        if self._builtin_cache is None:
-            self._builtin_cache = {}
-        return self._builtin_cache
+        return self.state.builtin_cache
 
     @property
     def builtin_errors(self) -> list[Exception]:
         """Builtin errors that made expressions undefined (non-strict mode)."""
-        if self._builtin_errors is None:
-            self._builtin_errors = []
-        return self._builtin_errors
+        return self.state.builtin_errors
 
     def cache_for(self, name: str) -> dict[Any, Any]:
         """A per-query cache dict for the builtin ``name``."""
-        caches = self.builtin_cache
+        caches = self.state.builtin_cache
         cache = caches.get(name)
         if cache is None:
             cache = caches[name] = {}
         return cache
 
     def emit_print(self, text: str) -> None:
-        if self.print_hook is not None:
-            self.print_hook(text)
+        hook = self.cfg.print_hook
+        if hook is not None:
+            hook(text)
+
+
+_new = object.__new__
