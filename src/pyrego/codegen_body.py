@@ -73,6 +73,10 @@ class BodyEmitter:
         self.capture_values = False
         # Iterate sets and objects in OPA's sorted order (where order is observable).
         self.ordered = False
+        # Lookups already computed on this code path: (base, key, ...) -> temp.
+        # Input and bound variables never change during an evaluation, so a
+        # repeated ``input.user.x`` reuses the earlier lookup.
+        self.cse: dict[tuple[str, ...], str] = {}
         # The rule being compiled (for rego.metadata.*), None in queries.
         self.rule: ast.Rule | None = None
 
@@ -102,11 +106,12 @@ class BodyEmitter:
         # Loops are where an evaluation can run long: honour the time limit there.
         self.w(f"if {self.ctx}.deadline is not None: rt_check_deadline({self.ctx})")
 
-    def state(self) -> tuple[int, str, int, dict[str, str], set[str], str]:
-        return (self.indent, self.fail, self.loops, dict(self.vars), set(self.bound), self.ctx)
+    def state(self) -> tuple[Any, ...]:
+        return (self.indent, self.fail, self.loops, dict(self.vars), set(self.bound), self.ctx, dict(self.cse))
 
-    def restore(self, st: tuple[int, str, int, dict[str, str], set[str], str]) -> None:
-        self.indent, self.fail, self.loops, self.vars, self.bound, self.ctx = st[0], st[1], st[2], dict(st[3]), set(st[4]), st[5]
+    def restore(self, st: tuple[Any, ...]) -> None:
+        self.indent, self.fail, self.loops, self.ctx = st[0], st[1], st[2], st[5]
+        self.vars, self.bound, self.cse = dict(st[3]), set(st[4]), dict(st[6])
 
     def begin_once(self) -> None:
         """Open a ``for _ in ONCE`` block so ``break`` abandons the solution."""
@@ -522,13 +527,19 @@ class BodyEmitter:
         if isinstance(head, ast.Var) and head.name == "data":
             return self.gen.data_ref(self, path)
         if isinstance(head, ast.Var) and head.name == "input":
-            base = self.tmp()
-            self.w(f"{base} = {self.ctx}.input")
+            key: tuple[str, ...] = ("input", self.ctx)
+            base = self.cse.get(key, "")
+            if not base:
+                base = self.cse[key] = self.tmp()
+                self.w(f"{base} = {self.ctx}.input")
         else:
             base = self.term(head)
-        return self.walk_path(base, path)
+            key = ("value", base)
+        return self.walk_path(base, path, cse_key=key)
 
-    def walk_path(self, base: str, path: tuple[ast.Term, ...], data_keys: bool = False) -> str:
+    def walk_path(
+        self, base: str, path: tuple[ast.Term, ...], data_keys: bool = False, cse_key: tuple[str, ...] | None = None
+    ) -> str:
         """Look up ``path`` under the value ``base``; unbound vars iterate.
 
         ``data_keys``: ``base`` is base data, whose objects are keyed by
@@ -536,10 +547,20 @@ class BodyEmitter:
         getter = "rt_data_get" if data_keys else "rt_get"
         cur = base
         for p in path:
+            if cse_key is not None and isinstance(p, ast.Scalar) and isinstance(p.value, str):
+                cse_key = cse_key + (p.value,)
+                known = self.cse.get(cse_key)
+                if known is not None:
+                    cur = known
+                    continue
+            else:
+                cse_key = None
             nxt = self.tmp()
             if isinstance(p, ast.Scalar) and isinstance(p.value, str):
                 lit = self.gen.literal(p.value)
                 self.w(f"{nxt} = {cur}.get({lit}, UNDEF) if type({cur}) is dict else rt_get({cur}, {lit})")
+                if cse_key is not None:
+                    self.cse[cse_key] = nxt
             elif isinstance(p, ast.Var) and p.name not in self.bound and p.name not in ROOTS:
                 k = self.tmp("k")
                 self.open_loop(f"for {k}, {nxt} in {self.items_fn()}({cur}):")

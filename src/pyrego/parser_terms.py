@@ -604,6 +604,13 @@ class TermParser:
         """A term with infix operators, ``in`` being loosest. With ``keyval``,
         ``k, v in xs`` is tried first (not inside lists, where ',' separates)."""
         lhs = self.parse_binary(1)
+        depth = self.depth  # a chain of `in`s nests like one of operators
+        try:
+            return self._term_in_chain(lhs, keyval)
+        finally:
+            self.depth = depth
+
+    def _term_in_chain(self, lhs: ast.Term, keyval: bool) -> ast.Term:
         while True:
             if keyval and self.kind == ",":
                 state = self.save()
@@ -614,6 +621,7 @@ class TermParser:
                         self.advance()
                         rhs = self.parse_binary(1)
                         lhs = ast.Call(MEMBER_3, (lhs, mhs, rhs), lhs.location)
+                        self.enter()
                         if self.kind == "in":
                             continue
                         return lhs
@@ -628,6 +636,7 @@ class TermParser:
             self.advance()
             rhs = self.parse_binary(1)
             lhs = ast.Call(MEMBER_2, (lhs, rhs), lhs.location)
+            self.enter()
             if self.kind != "in":
                 return lhs
 
