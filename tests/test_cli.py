@@ -249,3 +249,9 @@ def test_print_goes_to_stderr(fmt: str) -> None:
     assert p.returncode == 0, p.stderr
     assert "hel lo" in p.stderr
     assert "hel lo" not in p.stdout
+
+
+def test_bench_help() -> None:
+    p = run("bench", "--help")
+    assert p.returncode == 0, p.stderr
+    assert "usage: pyrego bench" in p.stdout

@@ -623,6 +623,9 @@ def test_opa_quirks() -> None:
     assert r.body[0].negated and r.body[0].statement == ast.SetTerm((S(True),))
     # An operator at the start of the next line still continues the expression.
     assert parse_query("x := 1\n-1")[0].statement == ast.Assign(V("x"), call("minus", S(1), S(1)))
+    # `f()` without arguments is a plain rule, not a function.
+    (r,) = rules("f() := 1")
+    assert r.head.args is None and r.head.ref == ref("f")
     # `x + 1 = 2` at the top of a module defines a function named `plus`.
     (r,) = rules("x + 1 = 2", rego_v1=False)
     assert r.head.ref == ref("plus") and r.head.args == (V("x"), S(1))

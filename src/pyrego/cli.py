@@ -1,4 +1,4 @@
-"""The ``pyrego`` command line: ``eval``, ``parse`` and ``version``.
+"""The ``pyrego`` command line: ``eval``, ``parse``, ``version`` and ``bench``.
 
 ``pyrego eval`` follows ``opa eval`` for the common case::
 
@@ -398,14 +398,22 @@ def build_parser() -> argparse.ArgumentParser:
 
     ve = sub.add_parser("version", help="print the version")
     ve.set_defaults(func=cmd_version)
+
+    # `pyrego bench ...` hands its arguments to the benchmark runner (see main()).
+    sub.add_parser("bench", help="run the benchmark suite (pyrego bench --help)", add_help=False)
     return ap
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``pyrego`` command with ``argv`` (default ``sys.argv[1:]``); return the exit status."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    if args[:1] == ["bench"]:
+        from .bench.cli import main as bench_main
+
+        return bench_main(args[1:])
     ap = build_parser()
     try:
-        ns = ap.parse_args(argv)
+        ns = ap.parse_args(args)
     except SystemExit as exc:
         return int(exc.code) if isinstance(exc.code, int) else 2
     try:

@@ -12,6 +12,9 @@ rule and finally a bare body (which OPA then reinterprets as a rule, e.g.
 ``p := 1`` or ``f(x) = y``). Rego v1 is the default; ``rego_v1=False`` gives
 v0, where ``if``/``contains``/``in``/``every`` are plain names until imported
 from ``future.keywords`` (or with ``import rego.v1``) and rules need no ``if``.
+OPA 1.20's opt-in ``and``/``or``/body-``not`` keywords are in
+:mod:`pyrego.parser_logic`; terms and expressions in :mod:`pyrego.parser_terms`;
+``# METADATA`` annotations in :mod:`pyrego.parser_meta`.
 
 Every failure raises :class:`~pyrego.errors.RegoParseError` carrying the
 location of the offending token and its source line.
@@ -410,6 +413,19 @@ class Parser(LogicParser):
         self.advance()
         return body
 
+    def matching_paren(self) -> int:
+        """The '(' opening the call whose ')' is the previous token."""
+        p, level = self.pos - 1, 0
+        while p > 0:
+            if self.kinds[p] == ")":
+                level += 1
+            elif self.kinds[p] == "(":
+                level -= 1
+                if level == 0:
+                    return p
+            p -= 1
+        return self.pos
+
     def copy_head(self, head: _Head, loc: Location) -> _Head:
         """A head for a chained body or else branch: same ref and args, fresh wildcards."""
         args = head.args
@@ -425,6 +441,7 @@ class Parser(LogicParser):
 
     def parse_head(self, default: bool) -> tuple[_Head, bool] | None:
         loc = self.loc()
+        start = self.pos
         var = self.parse_var()
         self.advance()
         if self.kind in _HEAD_BAD_OPS and not self.gaps[self.pos]:
@@ -439,7 +456,10 @@ class Parser(LogicParser):
             path = list(term.path)
         elif isinstance(term, ast.Call) and term.op_ref is not None and isinstance(term.op_ref.head, ast.Var):
             path = list(term.op_ref.path)
-            args = term.args
+            # As OPA: `f()` (no arguments) is a plain rule `f`, not a function.
+            args = term.args or None
+        elif isinstance(term, ast.Call) and term.op_ref is not None:
+            raise self.illegal(f"rule head ref {self.source_text(start, self.matching_paren())} invalid")
         else:
             return None  # `set()`, `f(x).y`: not a rule head (may still be a body)
         head = _Head(var, path, loc, args)
@@ -570,7 +590,7 @@ class Parser(LogicParser):
                 op = ast.Ref(ast.Var(names[0], lhs.location), path, lhs.location)
             if not isinstance(op.head, ast.Var):
                 raise self.error_at(loc, f"invalid rule head: {ast.ref_to_string(op)}")
-            return _Head(op.head, list(op.path), loc, lhs.args, rhs)
+            return _Head(op.head, list(op.path), loc, lhs.args or None, rhs)
         if isinstance(lhs, ast.Ref):
             if not isinstance(lhs.head, ast.Var):
                 raise self.error_at(loc, f"invalid rule head: {ast.ref_to_string(lhs)}")
