@@ -29,6 +29,7 @@ from . import report
 from .engines import DEFAULT_ENGINES, Adapter, get_adapter
 from .runner import (
     CONFIGS,
+    Combined,
     Config,
     Disagreement,
     Point,
@@ -39,6 +40,7 @@ from .runner import (
     fresh_times,
     load_times,
     pyrego_stages,
+    run_interleaved,
     run_threads,
 )
 from .workloads import Paths, Workload, WorkloadUnavailable, default_paths, find_repo_root, load_workload
@@ -94,6 +96,7 @@ class Run:
         self.measure: float = args.measure if args.measure is not None else default_period
         self.workers: list[int] = args.workers or [1, 2]
         self.modes = [m for m in _csv(args.modes) if m in MODES]
+        self.rounds = 1 if self.quick else 3
         self.aci_warmup = self.warmup / 4
         self.aci_measure = self.measure / 4
         self.paths: Paths = default_paths(args.shared, args.allow_inputs)
@@ -106,6 +109,7 @@ class Run:
                 "measure_s": self.measure,
                 "aci_warmup_s": self.aci_warmup,
                 "aci_measure_s": self.aci_measure,
+                "rounds_one_worker": self.rounds,
                 "workers": self.workers,
                 "modes": self.modes,
                 "quick": self.quick,
@@ -207,29 +211,40 @@ class Run:
         return found
 
     def throughput(self, progress: Progress, task: Any, pools: ProcessPools) -> None:
-        points = self.results["throughput"]["points"]
         for cfg in self.configs():
             self.results["throughput"]["configs"].append({"key": cfg.key, "title": cfg.title})
             w = self.workloads[cfg.workload]
-            plan = [("threads", 1)] + [(m, n) for n in self.workers if n > 1 for m in self.modes]
+            progress.update(task, description=f"{cfg.key}: 1 worker, engines in turns")
+            one = run_interleaved(self.adapters, w, cfg, self.warmup, self.measure, self.rounds)
+            for a in self.adapters:
+                self._record(cfg, a.name, "threads", 1, one.get(a.name))
+                progress.advance(task)
+            plan = [(m, n) for n in self.workers if n > 1 for m in self.modes]
             for mode, n in plan:
                 for a in self.adapters:
-                    label = f"{cfg.key} {a.name} x{n}" + (f" {mode}" if n > 1 else "")
-                    progress.update(task, description=label)
-                    pt = Point(cfg.key, a.name, mode, n)
+                    progress.update(task, description=f"{cfg.key} {a.name} x{n} {mode}")
+                    got: Combined | BaseException
                     try:
                         if mode == "processes":
                             got = pools.run(a.name, self.paths, cfg, n, self.warmup, self.measure)
                         else:
                             got = run_threads(a, w, cfg, n, self.warmup, self.measure)
-                        pt.evals, pt.seconds = got.evals, got.seconds
-                        pt.kelem_s, pt.cpu_kelem_s = got.rate / 1000, got.cpu_rate / 1000
-                        self.console.print(f"  {label}: [bold]{report.fmt_rate(pt.kelem_s)}[/] Kelem/s")
                     except Exception as exc:  # noqa: BLE001 - recorded, the run goes on
-                        pt.error = f"{type(exc).__name__}: {exc}"
-                        self.error(f"{label}: {pt.error}")
-                    points.append(pt.to_json())
+                        got = exc
+                    self._record(cfg, a.name, mode, n, got)
                     progress.advance(task)
+
+    def _record(self, cfg: Config, engine: str, mode: str, workers: int, got: Combined | BaseException | None) -> None:
+        label = f"{cfg.key} {engine} x{workers}" + (f" {mode}" if workers > 1 else "")
+        pt = Point(cfg.key, engine, mode, workers)
+        if isinstance(got, Combined):
+            pt.evals, pt.seconds = got.evals, got.seconds
+            pt.kelem_s, pt.cpu_kelem_s = got.rate / 1000, got.cpu_rate / 1000
+            self.console.print(f"  {label}: [bold]{report.fmt_rate(pt.kelem_s)}[/] Kelem/s")
+        else:
+            pt.error = f"{type(got).__name__}: {got}" if got is not None else "not measured"
+            self.error(f"{label}: {pt.error}")
+        self.results["throughput"]["points"].append(pt.to_json())
 
     def aci(self, progress: Progress, task: Any) -> None:
         w = self.workloads.get("aci")

@@ -352,7 +352,9 @@ def render_markdown(results: dict[str, Any]) -> str:
         "`data.bench.allow`, evaluated round-robin over policies and inputs. Throughput is in thousands of "
         "evaluations per second (Kelem/s), counted over a measured period after a warm-up period. With several "
         "workers, each has its own engines (clones) and the figure is the sum of the workers' rates; thread "
-        "workers share one process, process workers are separate (spawned) Python processes. Every figure is also "
+        "workers share one process, process workers are separate (spawned) Python processes. 1-worker figures are "
+        f"taken with the engines in turns ({s.get('rounds_one_worker', 1)} round(s) of the measured period, rotating "
+        "order), so that changes in the machine's load fall on every engine alike. Every figure is also "
         "given as a ratio to regorus (above 1: faster than regorus). Results of all engines were compared before "
         f"timing ({agreement.get('compared', 0)} evaluations): "
         + ("they agree." if not agreement.get("disagreements") else "**they do not agree, see above.**")
@@ -367,7 +369,7 @@ def render_markdown(results: dict[str, Any]) -> str:
         if any(p["config"] == cfg.key for p in results.get("throughput", {}).get("points", [])):
             lines.append(f"{i}. **{cfg.title}** (`{cfg.key}`)")
     lines.append("")
-    notes = [n for e in results.get("engines", []) if e.get("available") for n in e.get("notes", [])]
+    notes = [f"**{e['name']}**: {n}" for e in results.get("engines", []) if e.get("available") for n in e.get("notes", [])]
     if notes:
         lines += ["Engine notes:", ""] + [f"- {n}" for n in notes] + [""]
     lines += ["## Performance Results", ""]
@@ -568,7 +570,7 @@ def write_plots(results: dict[str, Any], out: Path) -> tuple[dict[str, str], str
         mine = [p for p in points if p["config"] == cfg.key and not p.get("error") and p.get("kelem_s")]
         if not mine:
             continue
-        fig, ax = plt.subplots(figsize=(6.4, 4.0), dpi=80)
+        fig, ax = plt.subplots(figsize=(6.4, 4.4), dpi=80)
         for e in engines:
             one = [p for p in mine if p["engine"] == e and p["workers"] == 1]
             for mode, style in (("threads", "-"), ("processes", "--")):
@@ -586,7 +588,7 @@ def write_plots(results: dict[str, Any], out: Path) -> tuple[dict[str, str], str
         ax.set_xticks(sorted({p["workers"] for p in mine}))
         ax.set_title(cfg.title, fontsize=9)
         ax.grid(True, which="both", alpha=0.3)
-        ax.legend(fontsize=7, ncol=2)
+        ax.legend(fontsize=7, ncol=4, loc="upper center", bbox_to_anchor=(0.5, -0.16), frameon=False)
         fig.tight_layout()
         name = "throughput_" + cfg.key.replace("/", "_") + ".png"
         fig.savefig(out / name)

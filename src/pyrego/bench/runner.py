@@ -218,6 +218,63 @@ def _close_all(prepared: list[Prepared] | None) -> None:
             pass
 
 
+def run_interleaved(
+    adapters: Sequence[Adapter], workload: Workload, cfg: Config, warmup: float, measure: float, rounds: int
+) -> dict[str, Combined | BaseException]:
+    """1-worker figures of several engines, measured in turns.
+
+    Every engine is prepared and warmed up, then the measured period is cut
+    into ``rounds`` slices, taken engine after engine (the order rotating each
+    round, with a short re-warm-up before each slice). Slow changes in the load
+    of the machine then fall on every engine alike, which keeps the ratios
+    between engines steadier than back-to-back periods would.
+    """
+    per_step = cfg.engine_use != "prepared"
+    cold = cfg.engine_use == "fresh-cold"
+    out: dict[str, Combined | BaseException] = {}
+    steps: dict[str, list[tuple[Evaluator, Any]]] = {}
+    prepared: dict[str, list[Prepared] | None] = {}
+    acc: dict[str, list[float]] = {}
+    rounds = max(1, rounds)
+    part = measure / rounds
+    rewarm = min(warmup, part / 10) if rounds > 1 else 0.0
+    try:
+        for a in adapters:
+            try:
+                if cold:
+                    a.begin_cold()
+                prepared[a.name] = _prepare_all(a, workload) if cfg.engine_use == "prepared" else None
+                steps[a.name] = build_steps(a, workload, cfg, prepared[a.name])
+                timed_loop(steps[a.name], warmup, 0.0, per_step)
+                acc[a.name] = [0, 0.0, 0.0]
+            except Exception as exc:  # noqa: BLE001 - reported per engine
+                out[a.name] = exc
+        live = [a for a in adapters if a.name in acc]
+        for r in range(rounds):
+            k = r % len(live) if live else 0
+            for a in live[k:] + live[:k]:
+                if a.name in out:
+                    continue
+                try:
+                    m = timed_loop(steps[a.name], rewarm if r else 0.0, part, per_step)
+                except Exception as exc:  # noqa: BLE001
+                    out[a.name] = exc
+                    continue
+                acc[a.name][0] += m.evals
+                acc[a.name][1] += m.seconds
+                acc[a.name][2] += m.cpu_seconds
+        for name, (n, secs, cpu_s) in acc.items():
+            if name not in out:
+                out[name] = Combined(int(n), secs, n / secs if secs > 0 else 0.0, n / cpu_s if cpu_s > 0 else 0.0)
+        return out
+    finally:
+        for p in prepared.values():
+            _close_all(p)
+        if cold:
+            for a in adapters:
+                a.begin_cold()
+
+
 def run_threads(adapter: Adapter, workload: Workload, cfg: Config, workers: int, warmup: float, measure: float) -> Combined:
     """Measure ``cfg`` with ``workers`` threads (1: in the calling thread).
 
@@ -655,6 +712,7 @@ __all__ = [
     "timed_loop",
     "build_steps",
     "run_threads",
+    "run_interleaved",
     "check_agreement",
     "aci_case_times",
     "load_times",
