@@ -6,10 +6,9 @@ from pathlib import Path
 
 import pytest
 
+from conftest import SHARED_DIR
 from pyrego.builtins.catalog import opa_builtins, render
 from pyrego.builtins.registry import all_builtins
-
-from conftest import SHARED_DIR
 
 REPO = Path(__file__).resolve().parent.parent
 
