@@ -95,7 +95,6 @@ LANGUAGE_FOLDERS: frozenset[str] = frozenset(
 )
 
 DEFAULT_TIMEOUT = 10.0
-_ABSENT: Any = object()
 
 
 # ---------------------------------------------------------------- locating the cases
@@ -196,7 +195,8 @@ class Case:
     query: str
     modules: list[str] = field(default_factory=list)
     data: Any = None
-    input: Any = _ABSENT
+    input: Any = None
+    input_given: bool = False
     input_term: str | None = None
     want_result: list[dict[str, Any]] | None = None
     want_error_code: str | None = None
@@ -208,7 +208,7 @@ class Case:
     @property
     def has_input(self) -> bool:
         """Whether the case sets an input document (``input`` or ``input_term``)."""
-        return self.input_term is not None or self.input is not _ABSENT
+        return self.input_term is not None or self.input_given
 
 
 def case_id(folder: str, note: str) -> str:
@@ -253,7 +253,8 @@ def iter_cases(root: Path | None = None, folders: Iterable[str] | None = None) -
 
 
 def _make_case(cid: str, folder: str, path: Path, raw: dict[str, Any]) -> Case:
-    inp = raw["input"] if "input" in raw and raw["input"] is not None else _ABSENT
+    # OPA reads ``input`` into a pointer: a missing key and ``input: null`` both mean no input.
+    given = raw.get("input") is not None
     return Case(
         id=cid,
         folder=folder,
@@ -262,7 +263,8 @@ def _make_case(cid: str, folder: str, path: Path, raw: dict[str, Any]) -> Case:
         query=str(raw.get("query", "")),
         modules=[str(m) for m in raw.get("modules") or []],
         data=raw.get("data"),
-        input=inp,
+        input=raw.get("input"),
+        input_given=given,
         input_term=raw.get("input_term"),
         want_result=raw.get("want_result"),
         want_error_code=raw.get("want_error_code"),
@@ -382,7 +384,7 @@ def _evaluate(case: Case) -> list[dict[str, Any]]:
         engine.add_data(case.data)
     if case.input_term is not None:
         engine.set_input_term(case.input_term)
-    elif case.input is not _ABSENT:
+    elif case.input_given:
         engine.set_input(case.input)
     res = engine.eval_query(case.query)
     return [dict(r.get("bindings") or {}) for r in res.get("result") or []]

@@ -109,6 +109,16 @@ class Engine:
             raise ValueError("timeout must be positive")
         self._timeout = seconds
 
+    def set_runtime(self, runtime: dict[str, Any] | None) -> None:
+        """The object ``opa.runtime()`` returns (empty when not set, as for embedded OPA)."""
+        options = dict(self._options)
+        if runtime is None:
+            options.pop("runtime", None)
+        else:
+            options["runtime"] = from_python(runtime)
+        self._options = options
+        self._config = None
+
     def set_allow_network(self, enabled: bool) -> None:
         """Allow builtins that reach the network (``http.send``, ``net.lookup_ip_addr``)."""
         self._options = {**self._options, "allow_net": bool(enabled)}

@@ -12,10 +12,19 @@ VERSION = "1.20.2"
 
 @builtin("opa.runtime", 0, needs_context=True, nondeterministic=True)
 def opa_runtime(ctx: Any) -> dict[str, Any]:
-    """Runtime information: the engine's ``runtime`` option, else env and version."""
+    """Runtime information: the engine's ``runtime`` option, else an empty object.
+
+    As with OPA embedded as a library, nothing about the host (environment
+    variables, version) is exposed unless the embedding program supplies it
+    (``Engine.set_runtime(...)``; the CLI does, like ``opa eval``)."""
     configured = ctx.options.get("runtime") if ctx is not None else None
     if type(configured) is dict:
         return configured
+    return {}
+
+
+def cli_runtime() -> dict[str, Any]:
+    """What ``opa eval`` reports from ``opa.runtime()``: environment and version."""
     return {"env": dict(os.environ), "version": VERSION, "commit": ""}
 
 
