@@ -273,6 +273,16 @@ def analysis(results: dict[str, Any]) -> list[str]:
             "Threads cannot run Python code in parallel under the GIL, so pure-Python work does not scale with threads; "
             "an engine whose native calls release the GIL can. Processes scale up to the number of cores."
         )
+    env = results.get("environment", {})
+    loads = [x[0] for x in (env.get("load_average"), results.get("load_average_end")) if x]
+    cores = env.get("usable_cores") or 1
+    if loads and max(loads) >= 0.5 * cores:
+        out.append(
+            f"Other processes were using the machine during the run (1-minute load average {min(loads):.1f} to "
+            f"{max(loads):.1f} on {cores} cores): absolute figures vary from run to run, and multi-worker figures "
+            "understate what idle cores would give. Ratios between engines at one worker, taken in turns, are the "
+            "steadiest figures here; compare the per-CPU-second table too."
+        )
     aci_mine = _aci_median_us(results, MAIN)
     for e in engines:
         if e == MAIN:
