@@ -50,10 +50,31 @@ def _cached_program(key: str, build: Callable[[], Program]) -> Program:
     return prog
 
 
+_parse_cache: OrderedDict[tuple[str, str, bool], ast.Module] = OrderedDict()
+_PARSE_CACHE_SIZE = 512
+
+
+def _parse_cached(text: str, path: str, rego_v1: bool) -> ast.Module:
+    """Parse a policy, reusing the AST of identical text (ASTs are immutable)."""
+    key = (path, text, rego_v1)
+    with _cache_lock:
+        module = _parse_cache.get(key)
+        if module is not None:
+            _parse_cache.move_to_end(key)
+            return module
+    module = parse_module(text, path, rego_v1=rego_v1)
+    with _cache_lock:
+        _parse_cache[key] = module
+        while len(_parse_cache) > _PARSE_CACHE_SIZE:
+            _parse_cache.popitem(last=False)
+    return module
+
+
 def clear_compile_cache() -> None:
-    """Forget every compiled policy set (the next evaluation compiles afresh)."""
+    """Forget every parsed and compiled policy (the next evaluation compiles afresh)."""
     with _cache_lock:
         _program_cache.clear()
+        _parse_cache.clear()
 
 
 class _Query:
@@ -128,7 +149,7 @@ class Engine:
 
     def add_policy(self, path: str, text: str) -> str:
         """Add (or replace) the policy file ``path``; returns its package, e.g. ``data.authz``."""
-        module = parse_module(text, path, rego_v1=not self._rego_v0)
+        module = _parse_cached(text, path, not self._rego_v0)
         self._policies[path] = (text, module)
         self._invalidate()
         return _package_name(module)
