@@ -16,7 +16,6 @@ caller's input and data in place.
 from __future__ import annotations
 
 import hashlib
-import json
 import threading
 import time
 from collections import OrderedDict
@@ -218,14 +217,19 @@ class Engine:
         h = hashlib.sha256()
         for path in sorted(self._policies):
             text, module = self._policies[path]
-            h.update(json.dumps([path, text, module.rego_v1]).encode())
-        h.update(json.dumps(sorted(mockable)).encode())
+            for part in (path, text, "v1" if module.rego_v1 else "v0"):
+                h.update(len(part).to_bytes(8, "little"))
+                h.update(part.encode("utf-8", "surrogatepass"))
+        h.update("\0".join(sorted(mockable)).encode())
         key = h.hexdigest()
         modules = [m for _, m in (self._policies[p] for p in sorted(self._policies))]
+        # `with f as g` can only appear in text that says "with".
+        any_with = any("with" in text for text, _ in self._policies.values())
 
         def build() -> Program:
             tree = self._with_source(lambda: compile_modules(modules))
-            all_mockable = frozenset(mockable | _with_function_targets(tree))
+            targets = _with_function_targets(tree) if any_with else frozenset()
+            all_mockable = frozenset(mockable | targets)
             return self._with_source(lambda: generate_program(tree, all_mockable))
 
         return _cached_program(key, build)

@@ -337,9 +337,22 @@ def reorder_body(
     remaining = list(body)
     ordered: list[ast.Expr] = []
     now = set(bound)
+    # An expression's needs/outputs depend only on which of its own variables
+    # are bound: remember them per expression until that changes.
+    own: dict[int, set[str]] = {}
+    memo: dict[int, tuple[frozenset[str], tuple[set[str], set[str]]]] = {}
+    for expr in remaining:
+        names = body_vars((expr,), set())
+        own[id(expr)] = names
     while remaining:
         for idx, expr in enumerate(remaining):
-            needs, outs = expr_needs_and_outputs(expr, now, outer, arity)
+            key = frozenset(own[id(expr)] & now)
+            hit = memo.get(id(expr))
+            if hit is not None and hit[0] == key:
+                needs, outs = hit[1]
+            else:
+                needs, outs = expr_needs_and_outputs(expr, now, outer, arity)
+                memo[id(expr)] = (key, (needs, outs))
             if needs <= now:
                 ordered.append(expr)
                 now |= outs
