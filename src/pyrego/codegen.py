@@ -13,6 +13,7 @@ locations (``L<n>``) and builtin functions (``B<n>``).
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -25,6 +26,9 @@ from .runtime.helpers import HELPERS, rt_call_builtin
 from .runtime.values import UNDEF, freeze
 from .safety import term_vars
 from .withs import make_call_mock, make_with, rt_const_fn, rt_node_child, rt_path
+
+
+_LOAD_LOCK = threading.RLock()
 
 
 def conflict_message(node: RuleNode) -> str:
@@ -44,8 +48,13 @@ class Program:
     rule_functions: dict[tuple[str, ...], str] = field(default_factory=dict)
     mockable: frozenset[str] = frozenset()
     gen: ModuleGen | None = None
+    # Compiled queries, by (query text, v0 flag).
+    queries: dict[Any, Any] = field(default_factory=dict)
 
     def function(self, name: str) -> Callable[..., Any]:
+        """The generated function ``name`` (compiled now if it was not yet)."""
+        if self.gen is not None:
+            return self.gen.load(name)
         return self.namespace[name]  # type: ignore[no-any-return]
 
 
@@ -65,6 +74,8 @@ class ModuleGen:
         self._materialized: set[int] = set()
         self._member_sets: dict[Any, tuple[str, bool]] = {}
         self._children_maps: set[int] = set()
+        # Generated code per document function, compiled on first use.
+        self.chunks: dict[str, list[str]] = {}
         self._pending_tables: list[str] = []
         self._n = 0
 
@@ -271,7 +282,14 @@ class ModuleGen:
     def generate(self) -> None:
         for node in self.tree.nodes.values():
             if node.has_rules():
+                start = len(self.lines)
                 self.rule_node(node)
+                # Each document's code is compiled by Python on first use
+                # (see build): large policy sets load without compiling
+                # rules that are never evaluated.
+                name = f"F{node.id}" if node.kind == FUNCTION else f"R{node.id}"
+                self.chunks[name] = self.lines[start:]
+                del self.lines[start:]
         self.flush_materializers()
 
     def flush_materializers(self) -> None:
@@ -535,12 +553,41 @@ class ModuleGen:
         self.namespace["rt_const_fn"] = rt_const_fn
         self.namespace["WITH"] = make_with(self.tree, self.namespace)
         self.namespace["CALL_MOCK"] = make_call_mock()
+        for name, chunk in self.chunks.items():
+            self.namespace[name] = self._lazy(name, chunk)
         self.exec_lines(self.lines)
-        program.source = "\n".join(self.lines)
+        program.source = "\n".join([line for chunk in self.chunks.values() for line in chunk] + self.lines)
         for node in self.tree.nodes.values():
             if node.has_rules() and node.kind != FUNCTION:
                 program.rule_functions[node.path] = f"R{node.id}"
         return program
+
+    def _lazy(self, name: str, chunk: list[str]) -> Callable[..., Any]:
+        """A stand-in for ``name`` that compiles its code on first call, then hands over."""
+        namespace = self.namespace
+        state: dict[str, Any] = {}
+
+        def stub(*args: Any) -> Any:
+            real = state.get("fn")
+            if real is None:
+                real = state["fn"] = self.load(name, chunk)
+            return real(*args)
+
+        stub.pyrego_lazy = True  # type: ignore[attr-defined]
+        namespace[name] = stub
+        return stub
+
+    def load(self, name: str, chunk: list[str] | None = None) -> Callable[..., Any]:
+        """Compile ``name``'s code if it is still a stand-in; return the real function."""
+        fn = self.namespace[name]
+        if not getattr(fn, "pyrego_lazy", False):
+            return fn  # type: ignore[no-any-return]
+        with _LOAD_LOCK:
+            fn = self.namespace[name]
+            if getattr(fn, "pyrego_lazy", False):
+                self.exec_lines(chunk if chunk is not None else self.chunks[name])
+                fn = self.namespace[name]
+        return fn  # type: ignore[no-any-return]
 
     def exec_lines(self, lines: list[str], filename: str = "<pyrego policy>") -> None:
         source = "\n".join(lines) + "\n"

@@ -308,7 +308,7 @@ class Engine:
         if parts is None:
             return None
         name = prog.rule_functions.get(parts)
-        return prog.namespace[name] if name is not None else None
+        return prog.function(name) if name is not None else None
 
     def _eval_rule_by_query(self, path: str) -> Any:
         solutions = self._run_query(f"__rule_value__ = {path}", bind=True)
@@ -343,9 +343,16 @@ class Engine:
     def _compile_query(self, query: str) -> _Query:
         q = self._queries.get(query)
         if q is None:
-            body = parse_query(query, "query", rego_v1=not self._rego_v0)
-            texts = _expr_texts(query, body)
-            q = self._queries[query] = self._compile_body(body, texts)
+            # Compiled queries are shared by every engine on the same program.
+            prog = self._get_program()
+            key = (query, self._rego_v0)
+            q = prog.queries.get(key)
+            if q is None:
+                body = parse_query(query, "query", rego_v1=not self._rego_v0)
+                texts = _expr_texts(query, body)
+                q = self._compile_body(body, texts)
+                self._get_program().queries[key] = q
+            self._queries[query] = q
         return q
 
     def _compile_body(self, body: ast.Body, texts: list[str]) -> _Query:
