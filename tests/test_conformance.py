@@ -108,3 +108,11 @@ def test_yaml_loader_keeps_values_exact() -> None:
 
     doc = load_yaml("a: 1e3\nb: 2020-01-01\nc: 0.1\nd: 123456789012345678901234567890.5\ne: 12345678901234567890\n")
     assert doc == {"a": 1000.0, "b": "2020-01-01", "c": 0.1, "d": Decimal("123456789012345678901234567890.5"), "e": 12345678901234567890}
+
+
+def test_language_folders_exist() -> None:
+    from pyrego.conformance import LANGUAGE_FOLDERS, list_folders
+
+    if ROOT is None:
+        pytest.skip(SKIP_REASON)
+    assert LANGUAGE_FOLDERS <= set(list_folders(ROOT))
