@@ -282,6 +282,10 @@ def cmd_eval(ns: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     try:
         engine.set_rego_v0(bool(ns.v0_compatible))
         engine.set_strict_builtin_errors(bool(ns.strict_builtin_errors))
+        # As `opa eval` does, the command line reports its environment through opa.runtime().
+        from pyrego.builtins.misc import cli_runtime
+
+        engine.set_runtime(cli_runtime())
         load_data_args(engine, ns.data or [])
         if ns.input is not None and ns.stdin_input:
             raise UsageError("specify --input or --stdin-input, not both")

@@ -27,7 +27,6 @@ from .runtime.values import UNDEF, freeze
 from .safety import term_vars
 from .withs import make_call_mock, make_with, rt_const_fn, rt_node_child, rt_path
 
-
 _LOAD_LOCK = threading.RLock()
 
 
