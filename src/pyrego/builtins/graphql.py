@@ -208,7 +208,7 @@ def print_schema(doc: dict[str, Any]) -> str:
 
 def build_schema(doc: dict[str, Any]) -> Any:
     """A graphql-core schema for the document; raises GraphQLInvalid."""
-    from graphql import GraphQLError, build_ast_schema, parse, validate_schema
+    from graphql import GraphQLError, GraphQLSchema, build_ast_schema, parse, validate_schema
 
     for d in _list(doc.get("Definitions")):
         name = _s(_obj(d).get("Name"))
@@ -220,7 +220,8 @@ def build_schema(doc: dict[str, Any]) -> Any:
             raise GraphQLInvalid(f"Cannot redeclare directive {name}.")
     text = print_schema(doc)
     try:
-        schema = build_ast_schema(parse(text), assume_valid_sdl=False)
+        # An empty schema document is a valid (empty) schema for gqlparser.
+        schema = build_ast_schema(parse(text), assume_valid_sdl=False) if text.strip() else GraphQLSchema()
     except (GraphQLError, TypeError) as exc:
         raise GraphQLInvalid(_message(exc))
     errors = [e for e in validate_schema(schema) if "root type must be provided" not in e.message]
@@ -296,8 +297,37 @@ def _query_doc(value: Any, pos: int) -> tuple[dict[str, Any], str | None]:
         except GraphQLSyntaxError as exc:
             raise BuiltinError(exc.opa_text())
     if type(value) is dict:
-        return _from_object(value), None
+        return _as_decoded(_from_object(value)), None
     raise operand_error(pos, value, "string", "object")
+
+
+_FIELD_KEYS = ("Arguments", "Directives", "SelectionSet")
+
+
+def _decoded_selections(sel: Any) -> Any:
+    """Selections as OPA's JSON round trip into gqlparser's AST yields them: every one a Field."""
+    if type(sel) is not list:
+        return sel
+    out = []
+    for s in sel:
+        if type(s) is not dict:
+            out.append(s)
+            continue
+        f = {"Alias": s.get("Alias", ""), "Name": s.get("Name", "")}
+        f.update((k, s[k]) for k in _FIELD_KEYS if k in s)
+        if "SelectionSet" in f:
+            f["SelectionSet"] = _decoded_selections(f["SelectionSet"])
+        out.append(f)
+    return out
+
+
+def _as_decoded(doc: dict[str, Any]) -> dict[str, Any]:
+    """A query document given as an object, with its selections decoded the way OPA's are."""
+    for group in ("Operations", "Fragments"):
+        for d in _list(doc.get(group)):
+            if type(d) is dict and "SelectionSet" in d:
+                d["SelectionSet"] = _decoded_selections(d["SelectionSet"])
+    return doc
 
 
 def _schema_doc(value: Any, pos: int) -> dict[str, Any]:

@@ -107,6 +107,9 @@ def _build(
         if root == cert:
             return chain
     for root in roots:
+        # Go's isValid checks every candidate's validity period, roots included.
+        if when < root.not_valid_before_utc or when > root.not_valid_after_utc:
+            continue
         if _signed_by(cert, root):
             return chain + [root]
     for inter in intermediates:
