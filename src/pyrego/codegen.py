@@ -347,9 +347,9 @@ class ModuleGen:
                     out.append(f"    if v is not UNDEF: rt_obj_put(acc, {self.literal(name)}, v, None)")
             out.append("    r = acc")
         else:
-            out.append("    r = UNDEF")
             same_const = self._same_constant_values(node.rules)
-            for d in defs:
+            out.append(f"    r = {defs[0]}(ctx)" if defs else "    r = UNDEF")
+            for d in defs[1:]:
                 if same_const:
                     out.append(f"    if r is UNDEF: r = {d}(ctx)")
                 else:
@@ -414,13 +414,20 @@ class ModuleGen:
         params = ["ctx"]
         if kind in (PARTIAL_SET, PARTIAL_OBJECT):
             params.append("acc")
-        em.w("r = UNDEF") if kind in (COMPLETE, FUNCTION) else None
-        for branch in iter_rule_chain(rule):
-            self.branch(em, node, branch)
-            if kind in (COMPLETE, FUNCTION) and branch.else_ is not None:
+        chain = list(iter_rule_chain(rule))
+        # A lone branch needs no `for _ in ONCE` block: failing returns UNDEF.
+        once = len(chain) > 1
+        for branch in chain:
+            self.branch(em, node, branch, once=once)
+            if kind in (COMPLETE, FUNCTION) and branch.else_ is not None and em.uses_r:
                 em.w("if r is not UNDEF: return r")
         if kind in (COMPLETE, FUNCTION):
-            em.w("return r")
+            # `r` only exists where a branch may find a value inside a loop.
+            if em.uses_r:
+                em.lines.insert(0, "    r = UNDEF")
+                em.w("return r")
+            elif not (em.lines and em.lines[-1].startswith("    return ")):
+                em.w("return UNDEF")
         if kind == FUNCTION:
             params += [f"a{i}" for i in range(node.arity or 0)]
         self.lines.append(f"def {name}({', '.join(params)}):")
@@ -454,12 +461,13 @@ class ModuleGen:
                 chain.append({"path": list(pkg[:i]), "annotations": normalise_annotation(a)})
         return chain
 
-    def branch(self, em: BodyEmitter, node: RuleNode, rule: ast.Rule) -> None:
+    def branch(self, em: BodyEmitter, node: RuleNode, rule: ast.Rule, once: bool = True) -> None:
         head = rule.head
         kind = node.kind
         em.rule = rule
         st = em.state()
-        em.begin_once()
+        if once:
+            em.begin_once()
         base_loops = em.loops
         if kind == FUNCTION:
             for i, a in enumerate(head.args or ()):
@@ -496,6 +504,7 @@ class ModuleGen:
                 em.w(f"return {v}")
             else:
                 msg = conflict_message(node)
+                em.uses_r = True
                 em.w(f"if r is UNDEF: r = {v}")
                 em.w(f"elif not rt_eq(r, {v}): rt_conflict({msg!r}, {self.loc(rule.location)})")
         em.restore(st)
@@ -504,8 +513,8 @@ class ModuleGen:
         defs = [self.definition(node, rule, i) for i, rule in enumerate(node.rules)]
         params = [f"a{i}" for i in range(node.arity or 0)]
         plist = "".join(", " + p for p in params)
-        out = [f"def F{node.id}(ctx{plist}):", "    r = UNDEF"]
-        for d in defs:
+        out = [f"def F{node.id}(ctx{plist}):", f"    r = {defs[0]}(ctx{plist})" if defs else "    r = UNDEF"]
+        for d in defs[1:]:
             out.append(f"    x = {d}(ctx{plist})")
             out.append("    if x is not UNDEF:")
             out.append("        if r is UNDEF: r = x")

@@ -79,6 +79,8 @@ class BodyEmitter:
         self.cse: dict[tuple[str, ...], str] = {}
         # The rule being compiled (for rego.metadata.*), None in queries.
         self.rule: ast.Rule | None = None
+        # Whether a rule definition's code assigns its result variable ``r``.
+        self.uses_r = False
 
     # -- writing -----------------------------------------------------------
 

@@ -423,8 +423,8 @@ def compile_modules(modules: list[ast.Module]) -> CompiledTree:
 
     functions = {".".join(("data",) + n.path): n for n in nodes.values() if n.kind == FUNCTION}
     tree = CompiledTree(root, nodes, functions, metadata)
-    _check_calls(tree)
-    _check_recursion(tree)
+    # One walk over every rule both checks calls and finds dependencies.
+    _check_recursion(tree, check_calls=True)
     return tree
 
 
@@ -590,24 +590,13 @@ def _is_rule_path(tree: CompiledTree, op: str) -> bool:
     return tuple(op.split(".")[1:]) in tree.nodes
 
 
-def _check_calls(tree: CompiledTree) -> None:
-    def visit(t: ast.Term) -> None:
-        if isinstance(t, ast.Call):
-            check_call(tree, t)
-
-    for node in tree.nodes.values():
-        for rule in node.rules + ([node.default] if node.default else []):
-            for r in iter_rule_chain(rule):
-                for t in rule_terms(r):
-                    _walk_term(t, visit)
-                _walk_terms_body(r.body, visit)
-
-
-def node_dependencies(tree: CompiledTree, node: RuleNode) -> set[int]:
-    """Ids of the rule nodes that ``node``'s rules read."""
+def node_dependencies(tree: CompiledTree, node: RuleNode, check_calls: bool = False) -> set[int]:
+    """Ids of the rule nodes that ``node``'s rules read (checking calls on the way if asked)."""
     deps: set[int] = set()
 
     def visit(t: ast.Term) -> None:
+        if check_calls and isinstance(t, ast.Call):
+            check_call(tree, t)
         if isinstance(t, ast.Ref) and isinstance(t.head, ast.Var) and t.head.name == "data":
             path: list[str] = []
             cur = tree.root
@@ -635,9 +624,9 @@ def node_dependencies(tree: CompiledTree, node: RuleNode) -> set[int]:
     return deps
 
 
-def _check_recursion(tree: CompiledTree) -> None:
+def _check_recursion(tree: CompiledTree, check_calls: bool = False) -> None:
     by_id = {n.id: n for n in tree.nodes.values()}
-    graph = {n.id: node_dependencies(tree, n) for n in tree.nodes.values() if n.has_rules()}
+    graph = {n.id: node_dependencies(tree, n, check_calls) for n in tree.nodes.values() if n.has_rules()}
     state: dict[int, int] = {}
     stack: list[int] = []
 

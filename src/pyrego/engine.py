@@ -15,11 +15,13 @@ caller's input and data in place.
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import threading
 import time
 from collections import OrderedDict
-from typing import Any, Callable
+from contextlib import contextmanager
+from typing import Any, Callable, Iterator
 
 from . import ast
 from .codegen import Program, generate_program
@@ -41,12 +43,43 @@ def _cached_program(key: str, build: Callable[[], Program]) -> Program:
         if prog is not None:
             _program_cache.move_to_end(key)
             return prog
-    prog = build()
+    with _gc_paused():
+        prog = build()
     with _cache_lock:
         _program_cache[key] = prog
         while len(_program_cache) > _CACHE_SIZE:
             _program_cache.popitem(last=False)
     return prog
+
+
+_gc_lock = threading.Lock()
+_gc_depth = 0
+_gc_was_enabled = False
+
+
+@contextmanager
+def _gc_paused() -> Iterator[None]:
+    """Pause the cyclic GC while a policy is parsed or compiled.
+
+    Parsing and code generation allocate many short-lived containers; with the
+    collector on, they trigger repeated collections (full ones scan the whole
+    heap), which cost about as much as the compilation itself. Nested and
+    concurrent compilations share one pause; the collector is switched back on
+    only if it was on before the first one began.
+    """
+    global _gc_depth, _gc_was_enabled
+    with _gc_lock:
+        if _gc_depth == 0:
+            _gc_was_enabled = gc.isenabled()
+            gc.disable()
+        _gc_depth += 1
+    try:
+        yield
+    finally:
+        with _gc_lock:
+            _gc_depth -= 1
+            if _gc_depth == 0 and _gc_was_enabled:
+                gc.enable()
 
 
 _parse_cache: OrderedDict[tuple[str, str, bool], ast.Module] = OrderedDict()
@@ -61,7 +94,8 @@ def _parse_cached(text: str, path: str, rego_v1: bool) -> ast.Module:
         if module is not None:
             _parse_cache.move_to_end(key)
             return module
-    module = parse_module(text, path, rego_v1=rego_v1)
+    with _gc_paused():
+        module = parse_module(text, path, rego_v1=rego_v1)
     with _cache_lock:
         _parse_cache[key] = module
         while len(_parse_cache) > _PARSE_CACHE_SIZE:

@@ -76,6 +76,8 @@ def _iterates(e: ast.Expr, bound: set[str], arity: ArityFn) -> bool:
 
 def hoist_checks(ordered: tuple[ast.Expr, ...], bound: set[str], arity: ArityFn, data_ok: PureDataRef) -> list[ast.Expr]:
     """Move pure, non-iterating checks ahead of the pure loops they do not depend on."""
+    if len(ordered) < 2:
+        return list(ordered)
     out: list[ast.Expr] = []
     binds: list[set[str]] = []
     movable: list[bool] = []
@@ -83,7 +85,8 @@ def hoist_checks(ordered: tuple[ast.Expr, ...], bound: set[str], arity: ArityFn,
     for e in ordered:
         names = {v for v in stmt_vars(e.statement, set()) if v not in ROOTS}
         pure = _pure_expr(e, data_ok)
-        iterates = _iterates(e, now, arity)
+        # Only variables can be bound by iteration: without any, nothing iterates.
+        iterates = bool(names) and _iterates(e, now, arity)
         new = names - now
         now |= names
         if pure and not iterates:

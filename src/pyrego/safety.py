@@ -346,7 +346,13 @@ def reorder_body(
         own[id(expr)] = names
     while remaining:
         for idx, expr in enumerate(remaining):
-            key = frozenset(own[id(expr)] & now)
+            names = own[id(expr)]
+            if not names:
+                # No variables at all: nothing needed, nothing bound.
+                ordered.append(expr)
+                del remaining[idx]
+                break
+            key = frozenset(names & now)
             hit = memo.get(id(expr))
             if hit is not None and hit[0] == key:
                 needs, outs = hit[1]
