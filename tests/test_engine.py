@@ -292,3 +292,36 @@ def test_v0_mode() -> None:
 def test_ref_heads() -> None:
     e = make('package t\na.b[x].c := 1 if { some x in ["k"] }\na.d := 2\n')
     assert e.eval_rule("data.t.a") == {"b": {"k": {"c": 1}}, "d": 2}
+
+
+def test_add_extension_custom_builtin() -> None:
+    e = pyrego.Engine()
+    calls: list[object] = []
+
+    def lookup_user(name: object) -> object:
+        calls.append(name)
+        users = {"alice": {"roles": ["admin"]}}
+        return users.get(str(name), pyrego.UNDEFINED)
+
+    e.add_extension("corp.user", 1, lookup_user)
+    e.add_extension("corp.boom", 0, lambda: 1 / 0)
+    e.add_policy(
+        "x.rego",
+        "package x\nadmin if \"admin\" in corp.user(input.name).roles\nknown := x if { x := corp.user(input.name) }\nb := x if { x := corp.boom() }\n",
+    )
+    e.set_input({"name": "alice"})
+    assert e.eval_rule("data.x.admin") is True
+    assert e.eval_rule("data.x.known") == {"roles": ["admin"]}
+    e.set_input({"name": "bob"})
+    assert e.eval_rule("data.x.known") is UNDEFINED
+    assert "alice" in calls and "bob" in calls
+    # A failing extension is a builtin error: undefined, or raised when strict.
+    assert e.eval_rule("data.x.b") is UNDEFINED
+    e.set_strict_builtin_errors(True)
+    with pytest.raises(pyrego.EvalBuiltinError, match="corp.boom: ZeroDivisionError"):
+        e.eval_rule("data.x.b")
+    with pytest.raises(ValueError):
+        e.add_extension("count", 1, len)
+    with pytest.raises(pyrego.RegoTypeError):
+        e.add_policy("y.rego", "package y\np := corp.user(1, 2, 3)\n")
+        e.eval_rule("data.y.p")

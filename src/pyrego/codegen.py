@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from . import ast
-from .builtins.registry import Builtin, lookup
+from .builtins.registry import Builtin
 from .codegen_body import BodyEmitter, ground_value, is_ground
 from .compiler import COMPLETE, FUNCTION, PARTIAL_OBJECT, PARTIAL_SET, CompiledTree, RuleNode, iter_rule_chain
 from .errors import Location, RegoCompileError
@@ -124,12 +124,12 @@ class ModuleGen:
         return name
 
     def builtin(self, name: str) -> Builtin | None:
-        return lookup(name)
+        return self.tree.builtin(name)
 
     def builtin_global(self, name: str) -> str:
         g = self._builtins.get(name)
         if g is None:
-            b = lookup(name)
+            b = self.tree.builtin(name)
             assert b is not None
             g = self._builtins[name] = self.fresh("B")
             self.namespace[g] = b.fn
@@ -137,7 +137,7 @@ class ModuleGen:
 
     def builtin_caller(self, name: str) -> str:
         """A ``(ctx, *args)`` callable for builtin ``name`` (used by mocks)."""
-        b = lookup(name)
+        b = self.tree.builtin(name)
         assert b is not None
         fn = b.fn
         loc = None

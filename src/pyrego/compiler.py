@@ -21,6 +21,7 @@ import itertools
 from dataclasses import dataclass, field
 
 from . import ast
+from .builtins.registry import Builtin
 from .builtins.registry import lookup as lookup_builtin
 from .errors import RegoCompileError, RegoRecursionError, RegoTypeError
 from .safety import ROOTS, stmt_vars, term_vars
@@ -384,16 +385,23 @@ class CompiledTree:
     nodes: dict[tuple[str, ...], RuleNode]
     functions: dict[str, RuleNode]
     metadata: Metadata = field(default_factory=Metadata)
+    # Builtins the embedding program added (Engine.add_extension), by name.
+    extensions: dict[str, Builtin] = field(default_factory=dict)
+
+    def builtin(self, op: str) -> Builtin | None:
+        """The builtin (or extension) called ``op``."""
+        ext = self.extensions.get(op)
+        return ext if ext is not None else lookup_builtin(op)
 
     def arity(self, op: str) -> int | None:
         node = self.functions.get(op)
         if node is not None:
             return node.arity
-        b = lookup_builtin(op)
+        b = self.builtin(op)
         return b.arity if b is not None else None
 
 
-def compile_modules(modules: list[ast.Module]) -> CompiledTree:
+def compile_modules(modules: list[ast.Module], extensions: dict[str, Builtin] | None = None) -> CompiledTree:
     """Merge, resolve and check ``modules``."""
     counter = itertools.count()
     ids = itertools.count()
@@ -422,7 +430,7 @@ def compile_modules(modules: list[ast.Module]) -> CompiledTree:
         _collect_metadata(module, pkg, metadata)
 
     functions = {".".join(("data",) + n.path): n for n in nodes.values() if n.kind == FUNCTION}
-    tree = CompiledTree(root, nodes, functions, metadata)
+    tree = CompiledTree(root, nodes, functions, metadata, dict(extensions or {}))
     # One walk over every rule both checks calls and finds dependencies.
     _check_recursion(tree, check_calls=True)
     return tree

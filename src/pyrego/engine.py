@@ -136,6 +136,8 @@ class Engine:
         self._extra_mockable: frozenset[str] = frozenset()
         self._options: dict[str, Any] = {}
         self._timeout: float | None = None
+        self._extensions: dict[str, Any] = {}
+        self._extension_ids: dict[str, tuple[int, int]] = {}
         self._config: EvalConfig | None = None
         self._spare: EvalContext | None = None
 
@@ -162,6 +164,27 @@ class Engine:
         if seconds is not None and seconds <= 0:
             raise ValueError("timeout must be positive")
         self._timeout = seconds
+
+    def add_extension(self, name: str, arity: int, fn: Callable[..., Any]) -> None:
+        """Make the Python function ``fn`` callable from policies as ``name`` with ``arity`` arguments.
+
+        ``fn`` receives plain Python values (as :meth:`eval_rule` returns
+        them) and returns one, or ``pyrego.UNDEFINED``. An exception it raises
+        is a builtin error: the call is undefined, or the evaluation fails
+        with ``eval_builtin_error`` under strict builtin errors.
+        """
+        from .builtins.registry import Builtin, lookup
+
+        parts = name.split(".")
+        if not name or not all(p.isidentifier() for p in parts) or parts[0] in ("data", "input"):
+            raise ValueError(f"invalid extension name {name!r}")
+        if lookup(name) is not None:
+            raise ValueError(f"{name} is a builtin")
+        if not isinstance(arity, int) or isinstance(arity, bool) or arity < 0:
+            raise ValueError("arity must be a non-negative integer")
+        self._extensions = {**self._extensions, name: Builtin(name, _extension_call(fn), arity, nondeterministic=True)}
+        self._extension_ids = {**self._extension_ids, name: (arity, id(fn))}
+        self._invalidate()
 
     def set_runtime(self, runtime: dict[str, Any] | None) -> None:
         """The object ``opa.runtime()`` returns (empty when not set, as for embedded OPA)."""
@@ -255,13 +278,14 @@ class Engine:
                 h.update(len(part).to_bytes(8, "little"))
                 h.update(part.encode("utf-8", "surrogatepass"))
         h.update("\0".join(sorted(mockable)).encode())
+        h.update(repr(sorted(self._extension_ids.items())).encode())
         key = h.hexdigest()
         modules = [m for _, m in (self._policies[p] for p in sorted(self._policies))]
         # `with f as g` can only appear in text that says "with".
         any_with = any("with" in text for text, _ in self._policies.values())
 
         def build() -> Program:
-            tree = self._with_source(lambda: compile_modules(modules))
+            tree = self._with_source(lambda: compile_modules(modules, self._extensions))
             targets = _with_function_targets(tree) if any_with else frozenset()
             all_mockable = frozenset(mockable | targets)
             return self._with_source(lambda: generate_program(tree, all_mockable))
@@ -443,6 +467,25 @@ class Engine:
 
 
 # ---------------------------------------------------------------- helpers
+
+
+def _extension_call(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Wrap a user's Python function as a builtin over Rego values."""
+    from .builtins.registry import BuiltinError
+
+    def call(*args: Any) -> Any:
+        try:
+            result = fn(*[to_python(a) for a in args])
+        except Exception as exc:  # the user's code: any failure is a builtin error
+            raise BuiltinError(f"{type(exc).__name__}: {exc}") from exc
+        if result is UNDEF:
+            return UNDEF
+        try:
+            return from_python(result)
+        except DataError as exc:
+            raise BuiltinError(f"result is not a Rego value: {exc.message}") from None
+
+    return call
 
 
 def _package_name(module: ast.Module) -> str:
