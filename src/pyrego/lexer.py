@@ -28,6 +28,7 @@ import bisect
 import json
 import re
 from decimal import Decimal, InvalidOperation
+
 from .runtime.numbers import literal_number
 
 IDENT = "ident"

@@ -177,7 +177,8 @@ def _number(x: Any) -> int | float | Decimal:
 
 @builtin("abs", 1)
 def op_abs(x: Any) -> int | float | Decimal:
-    return _result(abs(_number(x)))
+    n: Any = _number(x)
+    return _result(abs(n))
 
 
 @builtin("round", 1)
