@@ -187,7 +187,8 @@ def parse_number(text: str) -> int | float:
 
 
 def coerce(x: Any) -> Any:
-    """Pass-through for values that are already Rego numbers (hook for Decimal inputs)."""
+    """Pass-through for values that are already Rego numbers; a Decimal input
+    becomes an int/float where that is exact."""
     if type(x) is Decimal:
-        return from_decimal(x)
+        return exact_number(x)
     return x
