@@ -84,6 +84,40 @@ g := 6 / 2
     assert e.eval_rule("data.t.g") == 3
 
 
+def test_decimal_literals_are_exact() -> None:
+    from decimal import Decimal
+
+    e = make(
+        """package t
+tiny if 1e-400 > 0
+tiny_neg if -1e-400 < 0
+digits if 0.1234567890123456789 > 0.1234567890123456788
+same if 0.12345678901234567890 == 0.1234567890123456789
+lit := 0.12345678901234567891
+sum_int := 0.1234567890123456789 + 1
+diff_int := 2 - 0.1234567890123456789
+prod_int := 0.1234567890123456789 * 10
+cancel := 0.1234567890123456789 - 0.1234567890123456789
+sorted := sort([0.1234567890123456789, 1e-400, 0, 0.1234567890123456788])
+total := sum([0.1234567890123456789, 1])
+third := 1 / 3
+"""
+    )
+    assert e.eval_rule("data.t.tiny") is True
+    assert e.eval_rule("data.t.tiny_neg") is True
+    assert e.eval_rule("data.t.digits") is True
+    assert e.eval_rule("data.t.same") is True
+    assert e.eval_rule("data.t.lit") == Decimal("0.12345678901234567891")
+    assert e.eval_rule("data.t.sum_int") == Decimal("1.1234567890123456789")
+    assert e.eval_rule("data.t.diff_int") == Decimal("1.8765432109876543211")
+    assert e.eval_rule("data.t.prod_int") == Decimal("1.234567890123456789")
+    assert e.eval_rule("data.t.cancel") == 0 and type(e.eval_rule("data.t.cancel")) is int
+    assert e.eval_rule("data.t.total") == Decimal("1.1234567890123456789")
+    assert e.eval_rule("data.t.third") == 1 / 3 and type(e.eval_rule("data.t.third")) is float
+    text = e.eval_query_json("x := [data.t.lit, data.t.sorted, data.t.sum_int]")
+    assert '"x":[0.12345678901234567891,[0,1e-400,0.1234567890123456788,0.1234567890123456789],1.1234567890123456789]' in text
+
+
 def test_sets_of_composites_and_order() -> None:
     e = make(
         """package t

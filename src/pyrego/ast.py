@@ -27,6 +27,7 @@ gte internal.member_2 internal.member_3``. Unary minus on a non-literal is
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from decimal import Decimal
 from typing import Union
 
 from .errors import Location
@@ -39,13 +40,13 @@ NO_LOCATION = Location("", 0, 0)
 
 @dataclass(frozen=True, slots=True)
 class Scalar:
-    """``null``, ``true``/``false``, a number (int or float) or a string.
+    """``null``, ``true``/``false``, a number (int, float or Decimal) or a string.
 
-    ``value`` is None, bool, int, float or str. ``text`` keeps a number's
+    ``value`` is None, bool, int, float, Decimal or str. ``text`` keeps a number's
     source spelling (for exact decimal handling and error messages).
     """
 
-    value: None | bool | int | float | str
+    value: None | bool | int | float | Decimal | str
     location: Location = field(default=NO_LOCATION, compare=False)
     text: str | None = field(default=None, compare=False)
 

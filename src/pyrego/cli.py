@@ -28,6 +28,7 @@ import dataclasses
 import json
 import sys
 from collections.abc import Iterator, Sequence
+from decimal import Decimal
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -164,7 +165,7 @@ def _render(v: Any, indent: int | None, level: int) -> str:
 def _render_plain(v: Any, indent: int | None, level: int, fmt_num: Any) -> str:
     if isinstance(v, bool) or v is None or isinstance(v, str):
         return json.dumps(v, ensure_ascii=False)
-    if isinstance(v, (int, float)):
+    if isinstance(v, (int, float, Decimal)):
         try:
             return str(fmt_num(v))
         except Exception:  # noqa: BLE001 - NaN/inf cannot occur in Rego values

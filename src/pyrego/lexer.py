@@ -29,6 +29,8 @@ import json
 import re
 from decimal import Decimal, InvalidOperation
 
+from .runtime.numbers import literal_number
+
 IDENT = "ident"
 NUMBER = "number"
 STRING = "string"
@@ -129,9 +131,10 @@ def decode_json_string(lit: str) -> str | None:
 _MAX_DECIMAL_EXPONENT = 30102
 
 
-def number_value(text: str) -> int | float | None:
+def number_value(text: str) -> int | float | Decimal | None:
     """The value of a number literal: an int when integral (any size), else a
-    float. None when the literal is invalid or beyond OPA's size limit."""
+    float, or a ``Decimal`` when no float denotes the literal's number exactly.
+    None when the literal is invalid or beyond OPA's size limit."""
     if text.isdigit() and len(text) < 4000:
         return int(text)
     try:
@@ -144,7 +147,7 @@ def number_value(text: str) -> int | float | None:
         return None
     if d == d.to_integral_value():
         return int(d)
-    return float(d)
+    return literal_number(d)
 
 
 class Tokens:

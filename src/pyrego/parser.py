@@ -308,6 +308,7 @@ class Parser(LogicParser):
                 if kw not in _IMPORTABLE_KEYWORDS:
                     allowed = " ".join(sorted(_IMPORTABLE_KEYWORDS))
                     raise self.error_at(path.location, f"unexpected keyword, must be one of [{allowed}]")
+                assert isinstance(kw, str)
                 keywords = {kw, "in"} if kw == "every" else {kw}  # every needs in
             if "not" in keywords:
                 self.not_body = True  # `not` negates whole bodies from now on

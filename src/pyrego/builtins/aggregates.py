@@ -11,7 +11,7 @@ from __future__ import annotations
 import decimal
 from typing import Any
 
-from ..runtime.numbers import from_decimal, to_decimal
+from ..runtime.numbers import exact_number, from_decimal, to_decimal
 from ..runtime.values import TRUE_KEY, UNDEF, compare, sort_key, sorted_values, thaw
 from .registry import builtin
 from .types import elem_err, type_err
@@ -46,26 +46,33 @@ def _check_numbers(coll: Any, values: Any) -> bool:
         t = type(v)
         if t is int:
             continue
-        if t is float:
+        if t is float or t is decimal.Decimal:
             all_int = False
             continue
         raise elem_err(1, coll, v, "number")
     return all_int
 
 
+def _aggregate_result(total: decimal.Decimal, values: Any) -> int | float | decimal.Decimal:
+    """``total`` as int/float, or kept exact when a ``Decimal`` went into it."""
+    if any(type(v) is decimal.Decimal for v in values):
+        return exact_number(total)
+    return from_decimal(total)
+
+
 @builtin("sum", 1)
-def agg_sum(x: Any) -> int | float:
+def agg_sum(x: Any) -> int | float | decimal.Decimal:
     values = _members(x)
     if _check_numbers(x, values):
         return sum(values)
     total = decimal.Decimal(0)
     for v in values:
         total = _CTX.add(total, to_decimal(v))
-    return from_decimal(total)
+    return _aggregate_result(total, values)
 
 
 @builtin("product", 1)
-def agg_product(x: Any) -> int | float:
+def agg_product(x: Any) -> int | float | decimal.Decimal:
     values = _members(x)
     if _check_numbers(x, values):
         result = 1
@@ -75,7 +82,7 @@ def agg_product(x: Any) -> int | float:
     total = decimal.Decimal(1)
     for v in values:
         total = _CTX.multiply(total, to_decimal(v))
-    return from_decimal(total)
+    return _aggregate_result(total, values)
 
 
 @builtin("max", 1)

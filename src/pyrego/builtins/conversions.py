@@ -53,9 +53,9 @@ _INT_TEXT = re.compile(r"-?[0-9]+")
 
 
 @builtin("to_number", 1)
-def to_number(x: Any) -> int | float:
+def to_number(x: Any) -> int | float | Decimal:
     t = type(x)
-    if t is int or t is float:
+    if t is int or t is float or t is Decimal:
         return x  # type: ignore[no-any-return]
     if t is str:
         if _INT_TEXT.fullmatch(x):
@@ -76,12 +76,13 @@ _BASES = {2: "b", 8: "o", 10: "d", 16: "x"}
 
 @builtin("format_int", 2)
 def format_int(x: Any, base: Any) -> str:
+    exact = x if type(x) is Decimal else None
     n = num_operand(x, 1)
     num_operand(base, 2)
     spec = _BASES.get(base) if type(base) is int else None
     if spec is None:
         raise operand_msg(2, "must be one of {2, 8, 10, 16}")
-    i = n if type(n) is int else math.trunc(n)
+    i = int(exact) if exact is not None else n if type(n) is int else math.trunc(n)
     return format(i, spec)
 
 

@@ -19,6 +19,9 @@ from ..runtime.values import compare, equal, freeze
 from .registry import BuiltinError, builtin
 from .types import type_err
 
+# Room to round any literal Decimal to an integer.
+_ROUND_CONTEXT = numbers.decimal.Context(prec=40000, Emax=999999, Emin=-999999)
+
 # ---------------------------------------------------------------- comparison
 
 @builtin("equal", 2)
@@ -43,7 +46,7 @@ def _ordered(a: Any, b: Any) -> bool:
     tb = type(b)
     if ta is str:
         return tb is str
-    return (ta is int or ta is float) and (tb is int or tb is float)
+    return (ta is int or ta is float or ta is Decimal) and (tb is int or tb is float or tb is Decimal)
 
 
 @builtin("lt", 2)
@@ -80,14 +83,14 @@ def op_gte(a: Any, b: Any) -> bool:
 def _numbers(a: Any, b: Any) -> None:
     """Raise OPA's operand error unless both are numbers."""
     ta = type(a)
-    if ta is not int and ta is not float:
+    if ta is not int and ta is not float and ta is not Decimal:
         raise type_err(1, a, "number")
     tb = type(b)
-    if tb is not int and tb is not float:
+    if tb is not int and tb is not float and tb is not Decimal:
         raise type_err(2, b, "number")
 
 
-def _result(x: int | float) -> int | float:
+def _result(x: int | float | Decimal) -> int | float | Decimal:
     """An integral float result is an int, as OPA prints it."""
     if type(x) is float and x.is_integer():
         return _exact_int(x)
@@ -102,11 +105,14 @@ def _exact_int(x: float) -> int:
 
 
 @builtin("plus", 2)
-def plus(a: Any, b: Any) -> int | float:
+def plus(a: Any, b: Any) -> int | float | Decimal:
     if type(a) is int and type(b) is int:
         return a + b  # type: ignore[no-any-return]
     _numbers(a, b)
-    return _result(numbers.add(a, b))
+    try:
+        return _result(numbers.add(a, b))
+    except numbers.ArithmeticError_ as exc:
+        raise BuiltinError(str(exc))
 
 
 @builtin("minus", 2)
@@ -115,10 +121,13 @@ def minus(a: Any, b: Any) -> Any:
     tb = type(b)
     if ta is int and tb is int:
         return a - b
-    a_num = ta is int or ta is float
-    b_num = tb is int or tb is float
+    a_num = ta is int or ta is float or ta is Decimal
+    b_num = tb is int or tb is float or tb is Decimal
     if a_num and b_num:
-        return _result(numbers.sub(a, b))
+        try:
+            return _result(numbers.sub(a, b))
+        except numbers.ArithmeticError_ as exc:
+            raise BuiltinError(str(exc))
     a_set = ta is frozenset or ta is set
     b_set = tb is frozenset or tb is set
     if a_set and b_set:
@@ -131,15 +140,18 @@ def minus(a: Any, b: Any) -> Any:
 
 
 @builtin("mul", 2)
-def mul(a: Any, b: Any) -> int | float:
+def mul(a: Any, b: Any) -> int | float | Decimal:
     if type(a) is int and type(b) is int:
         return a * b  # type: ignore[no-any-return]
     _numbers(a, b)
-    return _result(numbers.mul(a, b))
+    try:
+        return _result(numbers.mul(a, b))
+    except numbers.ArithmeticError_ as exc:
+        raise BuiltinError(str(exc))
 
 
 @builtin("div", 2)
-def div(a: Any, b: Any) -> int | float:
+def div(a: Any, b: Any) -> int | float | Decimal:
     _numbers(a, b)
     try:
         return _result(numbers.div(a, b))
@@ -148,7 +160,7 @@ def div(a: Any, b: Any) -> int | float:
 
 
 @builtin("rem", 2)
-def rem(a: Any, b: Any) -> int | float:
+def rem(a: Any, b: Any) -> int | float | Decimal:
     _numbers(a, b)
     try:
         return numbers.rem(a, b)
@@ -156,21 +168,24 @@ def rem(a: Any, b: Any) -> int | float:
         raise BuiltinError(str(exc))
 
 
-def _number(x: Any) -> int | float:
+def _number(x: Any) -> int | float | Decimal:
     t = type(x)
-    if t is not int and t is not float:
+    if t is not int and t is not float and t is not Decimal:
         raise type_err(1, x, "number")
     return x  # type: ignore[no-any-return]
 
 
 @builtin("abs", 1)
-def op_abs(x: Any) -> int | float:
-    return _result(abs(_number(x)))
+def op_abs(x: Any) -> int | float | Decimal:
+    n: Any = _number(x)
+    return _result(abs(n))
 
 
 @builtin("round", 1)
 def op_round(x: Any) -> int:
     n = _number(x)
+    if type(n) is Decimal:
+        return int(n.quantize(Decimal(1), rounding=ROUND_HALF_UP, context=_ROUND_CONTEXT))
     if type(n) is not float:
         return n  # type: ignore[return-value]
     if n.is_integer():

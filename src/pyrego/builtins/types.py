@@ -14,6 +14,7 @@ OPA words its operand errors in a fixed way (``topdown/builtins``):
 
 from __future__ import annotations
 
+from decimal import Decimal
 from typing import Any
 
 from ..runtime.values import type_name as _type_name
@@ -65,13 +66,17 @@ def _integral(value: Any, position: int) -> int:
         if value.is_integer():
             return int(value)
         raise operand_msg(position, _NOT_INTEGER)
+    if type(value) is Decimal:
+        if value == value.to_integral_value():
+            return int(value)
+        raise operand_msg(position, _NOT_INTEGER)
     return int(value)
 
 
 def int_operand(value: Any, position: int) -> int:
     """OPA's ``IntOperand``: a number that is an integer within Go's int."""
     t = type(value)
-    if t is not int and t is not float:
+    if t is not int and t is not float and t is not Decimal:
         raise type_err(position, value, "number")
     n = _integral(value, position)
     if n < INT64_MIN or n > INT64_MAX:
@@ -82,7 +87,7 @@ def int_operand(value: Any, position: int) -> int:
 def bigint_operand(value: Any, position: int) -> int:
     """OPA's ``BigIntOperand``: any integral number (non-numbers say ``integer``)."""
     t = type(value)
-    if t is not int and t is not float:
+    if t is not int and t is not float and t is not Decimal:
         raise type_err(position, value, "integer")
     return _integral(value, position)
 
@@ -94,8 +99,11 @@ def str_operand(value: Any, position: int) -> str:
 
 
 def num_operand(value: Any, position: int) -> int | float:
+    """A number operand; a ``Decimal`` becomes its nearest float."""
     t = type(value)
     if t is not int and t is not float:
+        if t is Decimal:
+            return float(value)
         raise type_err(position, value, "number")
     return value  # type: ignore[no-any-return]
 
@@ -131,7 +139,7 @@ def is_string(x: Any) -> bool:
 @builtin("is_number", 1)
 def is_number(x: Any) -> bool:
     t = type(x)
-    return t is int or t is float
+    return t is int or t is float or t is Decimal
 
 
 @builtin("is_boolean", 1)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from decimal import Decimal
 from typing import Any
 
 from ..errors import DataError
@@ -17,7 +18,7 @@ def to_json_value(value: Any) -> Any:
     t = type(value)
     if t is str or t is int or t is bool or value is None:
         return value
-    if t is float:
+    if t is float or t is Decimal:
         return value
     if t is list or t is tuple:
         return [to_json_value(v) for v in value]
@@ -54,7 +55,7 @@ def _dumps_plain(v: Any, indent: int | None, level: int) -> str:
     t = type(v)
     if t is float:
         return _encode_float(v)
-    if t is int:
+    if t is int or t is Decimal:
         return format_number(v)
     if t is list:
         if not v:
@@ -107,7 +108,7 @@ def to_python(value: Any) -> Any:
     frozensets, booleans as bool.
     """
     t = type(value)
-    if t is str or t is int or t is float or t is bool or value is None:
+    if t is str or t is int or t is float or t is bool or value is None or t is Decimal:
         return value
     if t is list or t is tuple:
         return [to_python(v) for v in value]
@@ -139,11 +140,10 @@ def from_python(value: Any, *, _depth: int = 0) -> Any:
     """Check (and, only where needed, convert) a caller's value into the value model.
 
     JSON-like values pass through untouched (no copy). Tuples are arrays;
-    ``Decimal`` numbers become int/float; dict keys that are not strings are
+    ``Decimal`` numbers become int/float where that is exact (else stay
+    ``Decimal``); dict keys that are not strings are
     frozen. Anything else is a :class:`DataError`.
     """
-    from decimal import Decimal
-
     from .values import freeze
 
     if _depth > 10000:
@@ -156,9 +156,11 @@ def from_python(value: Any, *, _depth: int = 0) -> Any:
             raise DataError("NaN and infinite numbers are not Rego values")
         return value
     if t is Decimal:
-        from .numbers import from_decimal
+        if not value.is_finite():
+            raise DataError("NaN and infinite numbers are not Rego values")
+        from .numbers import exact_number
 
-        return from_decimal(value)
+        return exact_number(value)
     if t is list:
         changed = None
         for i, v in enumerate(value):

@@ -9,6 +9,7 @@ common cases and falls back to these.
 from __future__ import annotations
 
 import time
+from decimal import Decimal
 from typing import Any, Callable, Iterator
 
 from ..builtins.registry import BuiltinError, BuiltinHalt
@@ -45,7 +46,7 @@ def rt_get(value: Any, key: Any) -> Any:
 def rt_data_get(value: Any, key: Any) -> Any:
     """``rt_get`` for base data: an object key given as a number matches its string form."""
     got = rt_get(value, key)
-    if got is UNDEF and type(value) is dict and (type(key) is int or type(key) is float):
+    if got is UNDEF and type(value) is dict and (type(key) is int or type(key) is float or type(key) is Decimal):
         from .numbers import format_number
 
         return value.get(format_number(key), UNDEF)

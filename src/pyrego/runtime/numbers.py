@@ -5,6 +5,11 @@ in Rego. Numbers are stored as ``int`` (exact, any size) or ``float``; any
 arithmetic that involves a float is done in :mod:`decimal` on the float's
 shortest repr, and the result is turned back into an ``int`` when integral
 or the nearest ``float`` otherwise.
+
+A number literal that no float holds exactly (``0.1234567890123456789``,
+``1e-400``) is a ``Decimal``. Arithmetic with a ``Decimal`` operand gives an
+``int`` when integral, a ``float`` when a float holds the result exactly, and
+otherwise keeps the ``Decimal`` (an inexact quotient becomes a ``float``).
 """
 
 from __future__ import annotations
@@ -21,9 +26,14 @@ class ArithmeticError_(Exception):
     """Raised for division by zero and similar; builtins turn it into an eval error."""
 
 
-def to_decimal(x: int | float) -> Decimal:
+Number = int | float | Decimal
+
+
+def to_decimal(x: int | float | Decimal) -> Decimal:
     if type(x) is int:
         return Decimal(x)
+    if type(x) is Decimal:
+        return x
     return Decimal(repr(x))
 
 
@@ -34,40 +44,88 @@ def from_decimal(d: Decimal) -> int | float:
     return float(d)
 
 
-def normalize(x: int | float) -> int | float:
+def exact_number(d: Decimal) -> int | float | Decimal:
+    """``d`` as an ``int`` when integral, a ``float`` when one holds it exactly,
+    else ``d`` itself (normalized)."""
+    if not d.is_finite():
+        raise ArithmeticError_("number is not finite")
+    if d == d.to_integral_value(context=_CONTEXT):
+        return int(d)
+    f = float(d)
+    if f and f - f == 0 and Decimal(repr(f)) == d:
+        return f
+    return d.normalize(_CONTEXT)
+
+
+def literal_number(d: Decimal) -> int | float | Decimal:
+    """The value of a finite, non-integral decimal literal: its float when that
+    float denotes the same number, else the exact ``Decimal``."""
+    f = float(d)
+    if f and f - f == 0 and Decimal(repr(f)) == d:
+        return f
+    if not f and not d:
+        return 0.0
+    return d.normalize(_CONTEXT)
+
+
+def normalize(x: int | float | Decimal) -> int | float | Decimal:
     """An integral float becomes an int (used when a number must print as OPA does)."""
     if type(x) is float and x.is_integer():
         return int(x)
+    if type(x) is Decimal:
+        return exact_number(x)
     return x
 
 
-def add(a: int | float, b: int | float) -> int | float:
+def add(a: Number, b: Number) -> Number:
     if type(a) is int and type(b) is int:
         return a + b
+    if type(a) is Decimal or type(b) is Decimal:
+        return exact_number(_CONTEXT.add(to_decimal(a), to_decimal(b)))
     return from_decimal(_CONTEXT.add(to_decimal(a), to_decimal(b)))
 
 
-def sub(a: int | float, b: int | float) -> int | float:
+def sub(a: Number, b: Number) -> Number:
     if type(a) is int and type(b) is int:
         return a - b
+    if type(a) is Decimal or type(b) is Decimal:
+        return exact_number(_CONTEXT.subtract(to_decimal(a), to_decimal(b)))
     return from_decimal(_CONTEXT.subtract(to_decimal(a), to_decimal(b)))
 
 
-def mul(a: int | float, b: int | float) -> int | float:
+def mul(a: Number, b: Number) -> Number:
     if type(a) is int and type(b) is int:
         return a * b
+    if type(a) is Decimal or type(b) is Decimal:
+        return exact_number(_CONTEXT.multiply(to_decimal(a), to_decimal(b)))
     return from_decimal(_CONTEXT.multiply(to_decimal(a), to_decimal(b)))
 
 
-def div(a: int | float, b: int | float) -> int | float:
+def div(a: Number, b: Number) -> Number:
     if b == 0:
         raise ArithmeticError_("divide by zero")
     if type(a) is int and type(b) is int and a % b == 0:
         return a // b
+    if type(a) is Decimal or type(b) is Decimal:
+        return _div_decimal(to_decimal(a), to_decimal(b))
     return from_decimal(_CONTEXT.divide(to_decimal(a), to_decimal(b)))
 
 
-def rem(a: int | float, b: int | float) -> int | float:
+def _div_decimal(a: Decimal, b: Decimal) -> Number:
+    ctx = _CONTEXT.copy()
+    ctx.clear_flags()
+    q = ctx.divide(a, b)
+    if not ctx.flags[decimal.Inexact]:
+        return exact_number(q)
+    # An inexact quotient is a float, as for float operands; one beyond the
+    # float range keeps 17 significant digits.
+    f = float(q)
+    if f and f - f == 0:
+        return f
+    return decimal.Context(prec=17, Emax=999999, Emin=-999999).plus(q).normalize(_CONTEXT)
+
+
+def rem(a: Number, b: Number) -> Number:
     """``%``: OPA requires integers and truncates toward zero, like Go."""
     if type(a) is not int or type(b) is not int:
         a_n, b_n = normalize(a), normalize(b)
@@ -80,13 +138,15 @@ def rem(a: int | float, b: int | float) -> int | float:
     return -r if a < 0 else r
 
 
-def format_number(x: int | float) -> str:
+def format_number(x: int | float | Decimal) -> str:
     """The JSON text OPA prints for a number."""
     if type(x) is int:
         if -(10**4000) < x < 10**4000:
             return str(x)
         # Past Python's int-to-str digit limit: Decimal formats any size.
         return format(Decimal(x), "f")
+    if type(x) is Decimal:
+        return _format_decimal(x)
     assert isinstance(x, float)
     if x.is_integer() and abs(x) < 1e21:
         return str(int(x))
@@ -96,6 +156,21 @@ def format_number(x: int | float) -> str:
         sign = "-" if exp.startswith("-") else "+"
         return f"{mant}e{sign}{exp.lstrip('+-').lstrip('0') or '0'}"
     return text
+
+
+def _format_decimal(d: Decimal) -> str:
+    """Exact decimal text: plain digits for moderate exponents, else ``1.5e-400``."""
+    n = normalize(d)
+    if type(n) is not Decimal:
+        return format_number(n)
+    n = n.normalize(_CONTEXT)
+    adjusted = n.adjusted()
+    if -5 <= adjusted < 21:
+        return format(n, "f")
+    sign, digits, _ = n.as_tuple()
+    text = "".join(map(str, digits))
+    mant = text[0] + ("." + text[1:] if len(text) > 1 else "")
+    return f"{'-' if sign else ''}{mant}e{'-' if adjusted < 0 else '+'}{abs(adjusted)}"
 
 
 def parse_number(text: str) -> int | float:
@@ -112,7 +187,8 @@ def parse_number(text: str) -> int | float:
 
 
 def coerce(x: Any) -> Any:
-    """Pass-through for values that are already Rego numbers (hook for Decimal inputs)."""
+    """Pass-through for values that are already Rego numbers; a Decimal input
+    becomes an int/float where that is exact."""
     if type(x) is Decimal:
-        return from_decimal(x)
+        return exact_number(x)
     return x

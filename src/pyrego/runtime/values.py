@@ -7,7 +7,8 @@ Rego       Python
 ========== ==========================================================
 null       ``None``
 boolean    ``bool``
-number     ``int`` (arbitrary precision) or ``float``
+number     ``int`` (arbitrary precision), ``float``, or ``Decimal`` (a
+           literal a float cannot hold exactly)
 string     ``str``
 array      ``list`` (a caller's ``tuple`` is read as an array too)
 object     ``dict`` whose keys are *frozen* values (see below)
@@ -26,6 +27,7 @@ this form, so input is read as it is, with no conversion.
 
 from __future__ import annotations
 
+from decimal import Decimal
 from functools import cmp_to_key
 from typing import Any, Iterator
 
@@ -129,6 +131,8 @@ def freeze(value: Any) -> Any:
     t = type(value)
     if t is str or t is int or t is float or value is None:
         return value
+    if t is Decimal:
+        return value
     if t is bool:
         return TRUE_KEY if value else FALSE_KEY
     if t is list or t is tuple:
@@ -168,7 +172,7 @@ def type_name(value: Any) -> str:
         return "string"
     if t is bool:
         return "boolean"
-    if t is int or t is float:
+    if t is int or t is float or t is Decimal:
         return "number"
     if value is None:
         return "null"
@@ -183,7 +187,7 @@ def type_name(value: Any) -> str:
 
 def is_number(value: Any) -> bool:
     t = type(value)
-    return t is int or t is float
+    return t is int or t is float or t is Decimal
 
 
 def is_array(value: Any) -> bool:
@@ -207,7 +211,7 @@ def equal(a: Any, b: Any) -> bool:
         return ta is tb and a == b
     if ta is bool or tb is bool:
         return ta is tb and a == b
-    if (ta is int or ta is float) and (tb is int or tb is float):
+    if (ta is int or ta is float or ta is Decimal) and (tb is int or tb is float or tb is Decimal):
         return a == b
     if a is None or b is None:
         return a is b
@@ -222,6 +226,7 @@ _RANK = {
     bool: 1,
     int: 2,
     float: 2,
+    Decimal: 2,
     str: 3,
     list: 4,
     tuple: 4,
