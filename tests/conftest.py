@@ -41,6 +41,17 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[_TRACKER_KEY] = KnownFailureTracker()
 
 
+@pytest.fixture(scope="session")
+def oracle() -> Any:
+    """OPA v1.20.2 (tests/opa_oracle.py); a test that asks for it is skipped when it cannot be had."""
+    from opa_oracle import OracleUnavailable, get_oracle
+
+    try:
+        return get_oracle()
+    except OracleUnavailable as exc:
+        pytest.skip(f"OPA oracle unavailable: {exc}")
+
+
 @pytest.fixture
 def known_failures(request: pytest.FixtureRequest) -> KnownFailureTracker:
     """The run's :class:`KnownFailureTracker`."""

@@ -19,9 +19,7 @@ import datetime as dt
 import hashlib
 import hmac
 import json
-import math
 from dataclasses import dataclass
-from decimal import Decimal
 from typing import Any
 
 import pytest
@@ -30,43 +28,13 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec, ed25519, padding, rsa
 from cryptography.hazmat.primitives.asymmetric.utils import decode_dss_signature
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
+from oracle_harness import plain, same
 
-from opa_oracle import Oracle, OracleUnavailable, get_oracle
+from opa_oracle import Oracle
 from pyrego import Engine
 from pyrego.errors import RegoError
 
 # ---------------------------------------------------------------- harness
-
-
-@pytest.fixture(scope="module")
-def oracle() -> Oracle:
-    try:
-        return get_oracle()
-    except OracleUnavailable as exc:
-        pytest.skip(f"OPA oracle unavailable: {exc}")
-
-
-def plain(value: Any) -> Any:
-    """JSON-like value with numbers normalised (1.0 == 1)."""
-    if isinstance(value, (Decimal, float)) and not isinstance(value, bool):
-        d = Decimal(str(value))
-        return int(d) if d == d.to_integral_value() else d
-    if isinstance(value, list):
-        return [plain(v) for v in value]
-    if isinstance(value, dict):
-        return {k: plain(v) for k, v in value.items()}
-    return value
-
-
-def same(a: Any, b: Any) -> bool:
-    number = (int, Decimal)
-    if isinstance(a, number) and isinstance(b, number) and not isinstance(a, bool) and not isinstance(b, bool):
-        return a == b or math.isclose(float(a), float(b), rel_tol=1e-15)
-    if isinstance(a, list) and isinstance(b, list):
-        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
-    if isinstance(a, dict) and isinstance(b, dict):
-        return a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
-    return type(a) is type(b) and a == b
 
 
 Outcome = tuple[str, Any]
