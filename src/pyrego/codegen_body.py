@@ -11,7 +11,6 @@ every Python name is the generator's own.
 
 from __future__ import annotations
 
-import math
 from typing import TYPE_CHECKING, Any
 
 from . import ast
@@ -675,7 +674,3 @@ def _shown(t: ast.Term | str) -> str:
     if name.startswith("$"):
         return "_"
     return name.split("#")[0]
-
-
-def float_literal_ok(x: float) -> bool:
-    return math.isfinite(x)

@@ -286,10 +286,6 @@ def rt_check_deadline(ctx: EvalContext) -> None:
         raise EvalCancelError("evaluation timed out")
 
 
-def rt_truthy(v: Any) -> bool:
-    return v is not UNDEF and v is not False
-
-
 def rt_is_array(v: Any) -> bool:
     t = type(v)
     return t is list or t is tuple
