@@ -15,75 +15,11 @@ from typing import Any
 from ..runtime.convert import to_json_value
 from ..runtime.numbers import format_number, parse_number
 from ._goutil import from_bytes, go_quote, quote_char, to_bytes, valid_utf8
+from .jwk import Base64Error, go_b64decode
 from .registry import BuiltinError, OperandTypeError, builtin, operand_error
 
 # ---------------------------------------------------------------- base64
 
-_STD = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
-_URL = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
-_STD_MAP = {ord(c): i for i, c in enumerate(_STD)}
-_URL_MAP = {ord(c): i for i, c in enumerate(_URL)}
-_STD_FAST = re.compile(rb"(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?")
-_URL_FAST = re.compile(rb"(?:[A-Za-z0-9\-_]{4})*(?:[A-Za-z0-9\-_]{2}==|[A-Za-z0-9\-_]{3}=)?")
-
-
-class _CorruptInput(Exception):
-    def __init__(self, offset: int) -> None:
-        super().__init__(f"illegal base64 data at input byte {offset}")
-
-
-def _b64decode(src: bytes, url: bool) -> bytes:
-    """Go's padded, non-strict ``base64.Encoding.DecodeString``: CR and LF are
-    skipped, and errors name the offending byte offset as Go does."""
-    if (_URL_FAST if url else _STD_FAST).fullmatch(src):
-        return binascii.a2b_base64(src.replace(b"-", b"+").replace(b"_", b"/") if url else src)
-    table = _URL_MAP if url else _STD_MAP
-    out = bytearray()
-    si = 0
-    n = len(src)
-    while si < n:
-        dbuf = [0, 0, 0, 0]
-        dlen = 4
-        j = 0
-        while j < 4:
-            if si == n:
-                if j == 0:
-                    return bytes(out)
-                raise _CorruptInput(si - j)
-            c = src[si]
-            si += 1
-            v = table.get(c)
-            if v is not None:
-                dbuf[j] = v
-                j += 1
-                continue
-            if c in (10, 13):
-                continue
-            if c != 61:  # '='
-                raise _CorruptInput(si - 1)
-            # padding: only after two or three data characters
-            if j < 2:
-                raise _CorruptInput(si - 1)
-            if j == 2:
-                while si < n and src[si] in (10, 13):
-                    si += 1
-                if si == n:
-                    raise _CorruptInput(n)
-                if src[si] != 61:
-                    raise _CorruptInput(si - 1)
-                si += 1
-            while si < n and src[si] in (10, 13):
-                si += 1
-            if si < n:
-                raise _CorruptInput(si)
-            dlen = j
-            break
-        val = dbuf[0] << 18 | dbuf[1] << 12 | dbuf[2] << 6 | dbuf[3]
-        chunk = bytes(((val >> 16) & 0xFF, (val >> 8) & 0xFF, val & 0xFF))
-        out += chunk[: dlen - 1]
-        if dlen < 4:
-            break
-    return bytes(out)
 
 
 def _string(x: Any, pos: int = 1) -> str:
@@ -100,8 +36,8 @@ def base64_encode(x: Any) -> str:
 @builtin("base64.decode", 1)
 def base64_decode(x: Any) -> str:
     try:
-        return from_bytes(_b64decode(to_bytes(_string(x)), url=False))
-    except _CorruptInput as e:
+        return from_bytes(go_b64decode(to_bytes(_string(x)), url=False))
+    except Base64Error as e:
         raise BuiltinError(str(e)) from None
 
 
@@ -110,8 +46,8 @@ def base64_is_valid(x: Any) -> bool:
     if type(x) is not str:
         return False
     try:
-        _b64decode(to_bytes(x), url=False)
-    except _CorruptInput:
+        go_b64decode(to_bytes(x), url=False)
+    except Base64Error:
         return False
     return True
 
@@ -139,8 +75,8 @@ def base64url_decode(x: Any) -> str:
         elif rem == 1:
             raise BuiltinError(f"illegal base64url string: {s}")
     try:
-        return from_bytes(_b64decode(to_bytes(s), url=True))
-    except _CorruptInput as e:
+        return from_bytes(go_b64decode(to_bytes(s), url=True))
+    except Base64Error as e:
         raise BuiltinError(str(e)) from None
 
 

@@ -198,10 +198,10 @@ def rt_obj_put(acc: dict[Any, Any], key: Any, value: Any, location: Location | N
         raise EvalConflictError("object keys must be unique", location)
 
 
-def rt_obj_put_path(acc: dict[Any, Any], keys: tuple[Any, ...], value: Any, location: Location | None) -> None:
-    """Add an entry at a multi-key ref-head path (``p[x].y[z] := v``)."""
+def _subobject(acc: dict[Any, Any], keys: tuple[Any, ...], location: Location | None) -> dict[Any, Any]:
+    """The object at ``keys`` under ``acc``, made where missing (ref-head rule paths)."""
     cur = acc
-    for key in keys[:-1]:
+    for key in keys:
         fk = key if type(key) is str else freeze(key)
         nxt = cur.get(fk, MISS)
         if nxt is MISS:
@@ -209,20 +209,17 @@ def rt_obj_put_path(acc: dict[Any, Any], keys: tuple[Any, ...], value: Any, loca
         elif type(nxt) is not dict:
             raise EvalConflictError("object keys must be unique", location)
         cur = nxt
-    rt_obj_put(cur, keys[-1], value, location)
+    return cur
+
+
+def rt_obj_put_path(acc: dict[Any, Any], keys: tuple[Any, ...], value: Any, location: Location | None) -> None:
+    """Add an entry at a multi-key ref-head path (``p[x].y[z] := v``)."""
+    rt_obj_put(_subobject(acc, keys[:-1], location), keys[-1], value, location)
 
 
 def rt_obj_add_member(acc: dict[Any, Any], keys: tuple[Any, ...], member: Any, location: Location | None) -> None:
     """Add ``member`` to the set at ``keys`` (ref-head ``a[x] contains y`` rules)."""
-    cur = acc
-    for key in keys[:-1]:
-        fk = key if type(key) is str else freeze(key)
-        nxt = cur.get(fk, MISS)
-        if nxt is MISS:
-            nxt = cur[fk] = {}
-        elif type(nxt) is not dict:
-            raise EvalConflictError("object keys must be unique", location)
-        cur = nxt
+    cur = _subobject(acc, keys[:-1], location)
     last = keys[-1] if type(keys[-1]) is str else freeze(keys[-1])
     leaf = cur.get(last, MISS)
     if leaf is MISS:
