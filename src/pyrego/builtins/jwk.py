@@ -19,8 +19,6 @@ from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric import ec, ed25519, rsa
 
-from ..runtime.numbers import format_number
-from ..runtime.values import thaw
 from .registry import BuiltinError
 
 # ---------------------------------------------------------------- base64
@@ -138,58 +136,14 @@ def b64url_nopad(data: bytes) -> str:
 # ---------------------------------------------------------------- JSON
 
 
-def _go_string(s: str) -> str:
-    out = ['"']
-    for ch in s:
-        o = ord(ch)
-        if ch == '"':
-            out.append('\\"')
-        elif ch == "\\":
-            out.append("\\\\")
-        elif ch == "\n":
-            out.append("\\n")
-        elif ch == "\r":
-            out.append("\\r")
-        elif ch == "\t":
-            out.append("\\t")
-        elif o < 0x20 or ch in "<>&" or o in (0x2028, 0x2029):
-            out.append(f"\\u{o:04x}")
-        elif 0xD800 <= o <= 0xDFFF:
-            out.append("\\ufffd")
-        else:
-            out.append(ch)
-    out.append('"')
-    return "".join(out)
-
-
 def go_json_marshal(value: Any) -> str:
-    """``json.Marshal`` of OPA's ``ast.JSON`` form of a value: sorted keys, compact."""
-    t = type(value)
-    if value is None:
-        return "null"
-    if t is bool:
-        return "true" if value else "false"
-    if t is int:
-        return str(value)
-    if t is float:
-        return format_number(value)
-    if t is str:
-        return _go_string(value)
-    if t is list or t is tuple:
-        return "[" + ",".join(go_json_marshal(v) for v in value) + "]"
-    if t is dict:
-        items = []
-        for k, v in value.items():
-            key = k if type(k) is str else go_json_marshal(thaw(k))
-            items.append((key, v))
-        # Go sorts map keys by their UTF-8 bytes
-        items.sort(key=lambda kv: kv[0].encode("utf-8", "surrogatepass"))
-        return "{" + ",".join(_go_string(k) + ":" + go_json_marshal(v) for k, v in items) + "}"
-    if t is set or t is frozenset:
-        from ..runtime.values import sorted_values
+    """``json.Marshal`` of OPA's ``ast.JSON`` form of a value: sorted keys, compact.
 
-        return "[" + ",".join(go_json_marshal(v) for v in sorted_values(value)) + "]"
-    raise BuiltinError(f"cannot marshal {t.__name__} as JSON")
+    The one implementation is :func:`pyrego.builtins.encoding.go_json_dumps`
+    (imported here lazily: encoding imports this module's base64 decoder)."""
+    from .encoding import go_json_dumps
+
+    return go_json_dumps(value)
 
 
 def parse_json_text(text: str) -> Any:
