@@ -57,6 +57,32 @@ def test_conformance(case: Case | None, known_failures: KnownFailureTracker) -> 
     pytest.fail(f"{case.id}: {detail}\n(file {case.file})", pytrace=False)
 
 
+@pytest.fixture
+def fast_code(monkeypatch: pytest.MonkeyPatch) -> object:
+    """Programs built afresh whose code takes its fast form at the first rule computed."""
+    import pyrego
+    from pyrego import codegen_tiers
+
+    monkeypatch.setattr(codegen_tiers, "PROMOTE_AFTER", 1)
+    pyrego.clear_compile_cache()
+    yield
+    pyrego.clear_compile_cache()
+
+
+@pytest.mark.parametrize("case", CASES or [None], ids=[c.id for c in CASES] or ["conformance-cases-missing"])
+def test_conformance_fast_code(case: Case | None, known_failures: KnownFailureTracker, fast_code: object) -> None:
+    """Every case again with the fast form of the generated code (codegen_tiers):
+    a one-off evaluation runs the compact form, a hot program the fast one."""
+    if case is None:
+        pytest.skip(SKIP_REASON)
+    passed, detail = run_case(case)
+    if passed:
+        return
+    if case.id in KNOWN_FAILURES:
+        pytest.xfail(f"known failure: {detail}")
+    pytest.fail(f"{case.id} (fast code): {detail}\n(file {case.file})", pytrace=False)
+
+
 # ---------------------------------------------------------------- the harness itself
 
 

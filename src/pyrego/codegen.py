@@ -20,6 +20,7 @@ from typing import Any, Callable
 from . import ast
 from .builtins.registry import Builtin
 from .codegen_body import BodyEmitter, ground_value, is_ground
+from .codegen_tiers import TICK_LINE, fast_lines, make_tick
 from .compiler import COMPLETE, FUNCTION, PARTIAL_OBJECT, PARTIAL_SET, CompiledTree, RuleNode, iter_rule_chain
 from .errors import Location, RegoCompileError
 from .runtime.helpers import HELPERS, rt_call_builtin
@@ -50,6 +51,13 @@ class Program:
     # Compiled queries, by (query text, v0 flag).
     queries: dict[Any, Any] = field(default_factory=dict)
 
+    def __del__(self) -> None:
+        # The generated functions and their globals (this namespace) refer to each
+        # other. Clearing the namespace when the last holder of the program lets it
+        # go frees them at once, instead of leaving a cycle for the cyclic collector
+        # (whose full collections then cost more than compiling the policy did).
+        self.namespace.clear()
+
     def function(self, name: str) -> Callable[..., Any]:
         """The generated function ``name`` (compiled now if it was not yet)."""
         if self.gen is not None:
@@ -75,6 +83,9 @@ class ModuleGen:
         self._children_maps: set[int] = set()
         # Generated code per document function, compiled on first use.
         self.chunks: dict[str, list[str]] = {}
+        # Compact code is compiled until the program is hot (see codegen_tiers).
+        self.hot = False
+        self._compact_loaded: list[str] = []
         self._pending_tables: list[str] = []
         self._n = 0
 
@@ -329,7 +340,7 @@ class ModuleGen:
             self.function_node(node)
             return
         defs = [self.definition(node, rule, i) for i, rule in enumerate(node.rules)]
-        out = [f"def R{node.id}(ctx):", "    c = ctx.cache", f"    r = c.get({node.id}, MISS)", "    if r is not MISS: return r"]
+        out = [f"def R{node.id}(ctx):", "    c = ctx.cache", f"    r = c.get({node.id}, MISS)", "    if r is not MISS: return r", TICK_LINE]
         if node.kind == PARTIAL_SET:
             out.append("    acc = set()")
             out += [f"    {d}(ctx, acc)" for d in defs]
@@ -513,7 +524,7 @@ class ModuleGen:
         defs = [self.definition(node, rule, i) for i, rule in enumerate(node.rules)]
         params = [f"a{i}" for i in range(node.arity or 0)]
         plist = "".join(", " + p for p in params)
-        out = [f"def F{node.id}(ctx{plist}):", f"    r = {defs[0]}(ctx{plist})" if defs else "    r = UNDEF"]
+        out = [f"def F{node.id}(ctx{plist}):", TICK_LINE, f"    r = {defs[0]}(ctx{plist})" if defs else "    r = UNDEF"]
         for d in defs[1:]:
             out.append(f"    x = {d}(ctx{plist})")
             out.append("    if x is not UNDEF:")
@@ -548,7 +559,9 @@ class ModuleGen:
         self.flush_materializers()
         self.lines.append(f"def {fname}(ctx):")
         self.lines.extend(em.lines)
-        self.exec_lines(self.lines[start:], "<pyrego query>")
+        # A query is compiled once per program and text, and run for every
+        # evaluation of it: its code takes the fast form at once.
+        self.exec_lines(fast_lines(self.lines[start:]), "<pyrego query>")
         return self.namespace[fname]  # type: ignore[no-any-return]
 
     # -- assembly ---------------------------------------------------------------------
@@ -561,9 +574,11 @@ class ModuleGen:
         self.namespace["rt_const_fn"] = rt_const_fn
         self.namespace["WITH"] = make_with(self.tree, self.namespace)
         self.namespace["CALL_MOCK"] = make_call_mock()
+        self.namespace["TICK"] = make_tick(self.promote)
         for name, chunk in self.chunks.items():
             self.namespace[name] = self._lazy(name, chunk)
-        self.exec_lines(self.lines)
+        if self.lines:
+            self.exec_lines(self.lines)
         program.source = "\n".join([line for chunk in self.chunks.values() for line in chunk] + self.lines)
         for node in self.tree.nodes.values():
             if node.has_rules() and node.kind != FUNCTION:
@@ -586,16 +601,39 @@ class ModuleGen:
         return stub
 
     def load(self, name: str, chunk: list[str] | None = None) -> Callable[..., Any]:
-        """Compile ``name``'s code if it is still a stand-in; return the real function."""
+        """Compile ``name``'s code if it is still a stand-in; return the real function.
+
+        Only ``name``'s own code: an evaluation often fails before it reads the
+        documents ``name`` depends on, which then need never be compiled."""
         fn = self.namespace[name]
         if not getattr(fn, "pyrego_lazy", False):
             return fn  # type: ignore[no-any-return]
         with _LOAD_LOCK:
             fn = self.namespace[name]
             if getattr(fn, "pyrego_lazy", False):
-                self.exec_lines(chunk if chunk is not None else self.chunks[name])
+                lines = chunk if chunk is not None else self.chunks[name]
+                self.exec_lines(fast_lines(lines) if self.hot else lines)
+                if not self.hot:
+                    self._compact_loaded.append(name)
                 fn = self.namespace[name]
         return fn  # type: ignore[no-any-return]
+
+    def promote(self) -> None:
+        """Recompile the code compiled so far in the fast form (see codegen_tiers)."""
+        if self.hot:
+            return
+        with _LOAD_LOCK:
+            if self.hot:
+                return
+            self.hot = True
+            lines = [line for n in self._compact_loaded for line in self.chunks[n]]
+            self._compact_loaded = []
+            if not lines:
+                return
+            try:
+                self.exec_lines(fast_lines(lines))
+            except RegoCompileError:
+                pass  # deeper than Python allows in the fast form: the compact code stays
 
     def exec_lines(self, lines: list[str], filename: str = "<pyrego policy>") -> None:
         source = "\n".join(lines) + "\n"

@@ -559,7 +559,8 @@ class BodyEmitter:
             nxt = self.tmp()
             if isinstance(p, ast.Scalar) and isinstance(p.value, str):
                 lit = self.gen.literal(p.value)
-                self.w(f"{nxt} = {cur}.get({lit}, UNDEF) if type({cur}) is dict else rt_get({cur}, {lit})")
+                # Compact form; codegen_tiers expands it inline for hot code.
+                self.w(f"{nxt} = rt_dget({cur}, {lit})")
                 if cse_key is not None:
                     self.cse[cse_key] = nxt
             elif isinstance(p, ast.Var) and p.name not in self.bound and p.name not in ROOTS:
@@ -629,10 +630,9 @@ class BodyEmitter:
                 self.w(f"    {it} = rt_builtin_error({self.ctx}, exc, {gen.literal(op)}, {gen.loc(t.location)}) or ()")
                 self.open_loop(f"for {res} in {it}:")
             else:
-                self.w("try:")
-                self.w(f"    {res} = {fn}({', '.join(call_args)})")
-                self.w("except (BuiltinError, BuiltinHalt) as exc:")
-                self.w(f"    {res} = rt_builtin_error({self.ctx}, exc, {gen.literal(op)}, {gen.loc(t.location)})")
+                # Compact form; codegen_tiers expands it to an inline try for hot code.
+                where = gen.loc(t.location)
+                self.w(f"{res} = rt_call_builtin({self.ctx}, {fn}, {gen.literal(op)}, {where}{''.join(', ' + a for a in call_args)})")
                 self.w(f"if {res} is UNDEF: {self.fail}")
         if out_arg is not None:
             self.unify_value(out_arg, res, t.location)

@@ -409,12 +409,16 @@ def compile_modules(modules: list[ast.Module], extensions: dict[str, Builtin] | 
     nodes: dict[tuple[str, ...], RuleNode] = {(): root}
 
     def node_at(path: tuple[str, ...]) -> RuleNode:
+        # A loop, not recursion: a recursive closure is a reference cycle.
         node = nodes.get(path)
         if node is None:
-            parent = node_at(path[:-1])
-            node = RuleNode(path, next(ids))
-            parent.children[path[-1]] = node
-            nodes[path] = node
+            parent = root
+            for i in range(1, len(path) + 1):
+                child = nodes.get(path[:i])
+                if child is None:
+                    child = nodes[path[:i]] = parent.children[path[i - 1]] = RuleNode(path[:i], next(ids))
+                parent = child
+            node = parent
         return node
 
     metadata = Metadata()
@@ -636,26 +640,29 @@ def _check_recursion(tree: CompiledTree, check_calls: bool = False) -> None:
     by_id = {n.id: n for n in tree.nodes.values()}
     graph = {n.id: node_dependencies(tree, n, check_calls) for n in tree.nodes.values() if n.has_rules()}
     state: dict[int, int] = {}
-    stack: list[int] = []
-
-    def dfs(nid: int) -> None:
-        state[nid] = 1
-        stack.append(nid)
-        for dep in sorted(graph.get(nid, ())):
-            if state.get(dep) == 1:
-                cycle = stack[stack.index(dep) :] + [dep]
-                names = " -> ".join(by_id[i].name for i in cycle)
-                first = by_id[dep]
-                loc = first.rules[0].location if first.rules else None
-                raise RegoRecursionError(f"rule {first.name} is recursive: {names}", loc)
-            if state.get(dep) is None:
-                dfs(dep)
-        stack.pop()
-        state[nid] = 2
-
     for nid in sorted(graph):
         if state.get(nid) is None:
-            dfs(nid)
+            _find_cycle(nid, graph, state, [], by_id)
+
+
+def _find_cycle(nid: int, graph: dict[int, set[int]], state: dict[int, int], stack: list[int], by_id: dict[int, RuleNode]) -> None:
+    """Depth-first search from ``nid``; raises on a rule that reaches itself.
+
+    A module-level function, not a closure: a recursive closure is a reference
+    cycle, and all it holds would wait for the cyclic garbage collector."""
+    state[nid] = 1
+    stack.append(nid)
+    for dep in sorted(graph.get(nid, ())):
+        if state.get(dep) == 1:
+            cycle = stack[stack.index(dep) :] + [dep]
+            names = " -> ".join(by_id[i].name for i in cycle)
+            first = by_id[dep]
+            loc = first.rules[0].location if first.rules else None
+            raise RegoRecursionError(f"rule {first.name} is recursive: {names}", loc)
+        if state.get(dep) is None:
+            _find_cycle(dep, graph, state, stack, by_id)
+    stack.pop()
+    state[nid] = 2
 
 
 def resolve_query(body: ast.Body, tree: CompiledTree) -> tuple[ast.Body, dict[str, str]]:

@@ -129,7 +129,7 @@ class Engine:
         self._rego_v0 = False
         self._strict = False
         self._program: Program | None = None
-        self._rule_fns: dict[str, Callable[..., Any] | None] = {}
+        self._rule_fns: dict[str, tuple[dict[str, Any], str] | None] = {}
         self._queries: dict[str, _Query] = {}
         self._prints: list[str] = []
         self._gather_prints = True
@@ -327,11 +327,15 @@ class Engine:
     def eval_rule(self, path: str) -> Any:
         """The value of the rule (or document) at ``path``, or ``pyrego.UNDEFINED``."""
         try:
-            fn = self._rule_fns[path]
+            entry = self._rule_fns[path]
         except KeyError:
-            fn = self._rule_fns[path] = self._resolve_rule(path)
-        if fn is None:
+            entry = self._rule_fns[path] = self._resolve_rule(path)
+        if entry is None:
             return self._eval_rule_by_query(path)
+        # Looked up by name each time: a hot program's code is recompiled
+        # in its fast form (codegen_tiers), which replaces the function.
+        namespace, name = entry
+        fn = namespace[name]
         # Reuse the last evaluation's context when no other call holds it
         # (making one is a large part of a small policy's cost).
         ctx = self._spare
@@ -360,13 +364,16 @@ class Engine:
             return value
         return to_python(value)
 
-    def _resolve_rule(self, path: str) -> Callable[..., Any] | None:
+    def _resolve_rule(self, path: str) -> tuple[dict[str, Any], str] | None:
         prog = self._get_program()
         parts = _split_path(path)
         if parts is None:
             return None
         name = prog.rule_functions.get(parts)
-        return prog.function(name) if name is not None else None
+        if name is None:
+            return None
+        prog.function(name)  # compiled now, so that evaluations find the real function
+        return prog.namespace, name
 
     def _eval_rule_by_query(self, path: str) -> Any:
         solutions = self._run_query(f"__rule_value__ = {path}", bind=True)
@@ -539,44 +546,54 @@ def _with_function_targets(tree: CompiledTree) -> frozenset[str]:
 
 
 def _body_with_function_targets(body: ast.Body, tree: CompiledTree) -> frozenset[str]:
-    from .builtins.registry import lookup
+    finder = _WithTargets(tree)
+    finder.visit_body(body)
+    return frozenset(finder.out)
 
-    out: set[str] = set()
 
-    def visit_body(b: ast.Body) -> None:
+class _WithTargets:
+    """The functions (rules or builtins) that ``with`` replaces in a body.
+
+    Methods rather than nested recursive closures, which would be reference
+    cycles left for the cyclic garbage collector."""
+
+    def __init__(self, tree: CompiledTree) -> None:
+        self.tree = tree
+        self.out: set[str] = set()
+
+    def visit_body(self, b: ast.Body) -> None:
+        from .builtins.registry import lookup
+
         for e in b:
             for w in e.with_mods:
                 t = w.target
                 if isinstance(t.head, ast.Var) and t.head.name != "input":
                     name = ".".join([t.head.name] + [str(p.value) for p in t.path if isinstance(p, ast.Scalar)])
-                    if name in tree.functions or (t.head.name != "data" and lookup(name) is not None):
-                        out.add(name)
+                    if name in self.tree.functions or (t.head.name != "data" and lookup(name) is not None):
+                        self.out.add(name)
             s = e.statement
             if isinstance(s, ast.Every):
-                visit_body(s.body)
+                self.visit_body(s.body)
             for term in _terms(s):
-                visit_term(term)
+                self.visit_term(term)
 
-    def visit_term(t: Any) -> None:
+    def visit_term(self, t: Any) -> None:
         if isinstance(t, (ast.ArrayCompr, ast.SetCompr, ast.ObjectCompr)):
-            visit_body(t.body)
+            self.visit_body(t.body)
         elif isinstance(t, ast.Call):
             for a in t.args:
-                visit_term(a)
+                self.visit_term(a)
         elif isinstance(t, (ast.Array, ast.SetTerm)):
             for x in t.items:
-                visit_term(x)
+                self.visit_term(x)
         elif isinstance(t, ast.Object):
             for k, v in t.items:
-                visit_term(k)
-                visit_term(v)
+                self.visit_term(k)
+                self.visit_term(v)
         elif isinstance(t, ast.Ref):
-            visit_term(t.head)
+            self.visit_term(t.head)
             for p in t.path:
-                visit_term(p)
-
-    visit_body(body)
-    return frozenset(out)
+                self.visit_term(p)
 
 
 def _terms(s: ast.Statement) -> list[Any]:

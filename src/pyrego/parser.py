@@ -405,7 +405,9 @@ class Parser(LogicParser):
             hit = self.cache.get(state)
             if hit is not None and hit[1] is None and not isinstance(hit[0], ast.SetTerm):
                 raise
-            err = e
+            # Dropping the traceback keeps this frame out of a reference cycle
+            # (frames -> err -> traceback -> frames) left for the cyclic GC.
+            err = e.with_traceback(None)
         self.restore(state)
         if self.kind != "{":
             raise err if err is not None else self.illegal()
@@ -692,6 +694,10 @@ def _run(text: str, filename: str, rego_v1: bool, what: str) -> object:
     finally:
         if old < _RECURSION_LIMIT:
             sys.setrecursionlimit(old)
+        if parser is not None:
+            # Memoised errors hold tracebacks whose frames hold the parser:
+            # clearing the memo lets all of it be freed at once by refcount.
+            parser.cache.clear()
 
 
 def _internal_error(parser: Parser | None, filename: str, message: str) -> RegoParseError:

@@ -316,6 +316,8 @@ HELPERS: dict[str, Any] = {
     "rt_obj_add_member": rt_obj_add_member,
     "rt_builtin_error": rt_builtin_error,
     "rt_call_builtin": rt_call_builtin,
+    # The compact form of a literal-key lookup (see codegen_tiers).
+    "rt_dget": rt_get,
     "rt_print": rt_print,
     "rt_check_deadline": rt_check_deadline,
     "rt_template": rt_template,
