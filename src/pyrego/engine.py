@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import gc
 import hashlib
+import re
 import threading
 import time
 from collections import OrderedDict
@@ -33,6 +34,7 @@ from .runtime.convert import from_python, loads, to_json_value, to_python
 from .runtime.values import UNDEF
 
 _CACHE_SIZE = 128
+_WITH_WORD = re.compile(r"\bwith\b")
 _program_cache: OrderedDict[str, Program] = OrderedDict()
 _cache_lock = threading.Lock()
 
@@ -281,8 +283,8 @@ class Engine:
         h.update(repr(sorted(self._extension_ids.items())).encode())
         key = h.hexdigest()
         modules = [m for _, m in (self._policies[p] for p in sorted(self._policies))]
-        # `with f as g` can only appear in text that says "with".
-        any_with = any("with" in text for text, _ in self._policies.values())
+        # `with f as g` can only appear in text that has the word "with".
+        any_with = any(_WITH_WORD.search(text) is not None for text, _ in self._policies.values())
 
         def build() -> Program:
             tree = self._with_source(lambda: compile_modules(modules, self._extensions))
