@@ -170,8 +170,8 @@ class Tokens:
         self.comments: list[tuple[int, str]] = []
         self._line_starts: list[int] | None = None
 
-    def row_col(self, offset: int) -> tuple[int, int]:
-        """1-based row and column of a character offset."""
+    def line_starts(self) -> list[int]:
+        """The offset of the first character of every line."""
         starts = self._line_starts
         if starts is None:
             starts = [0]
@@ -181,6 +181,11 @@ class Tokens:
                 starts.append(i + 1)
                 i = text.find("\n", i + 1)
             self._line_starts = starts
+        return starts
+
+    def row_col(self, offset: int) -> tuple[int, int]:
+        """1-based row and column of a character offset."""
+        starts = self.line_starts()
         row = bisect.bisect_right(starts, offset)
         return row, offset - starts[row - 1] + 1
 

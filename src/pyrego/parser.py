@@ -30,7 +30,7 @@ from .errors import Location, RegoParseError
 from .lexer import ALL_KEYWORDS, BASE_KEYWORDS, EOF, FUTURE_KEYWORDS, IDENT, LOGICAL_KEYWORDS
 from .parser_logic import LogicParser
 from .parser_meta import Statement, attach_annotations, parse_annotation_blocks
-from .parser_terms import FatalParseError, value_name
+from .parser_terms import FatalParseError, memo_key, value_name
 
 __all__ = ["parse_module", "parse_query", "parse_term"]
 
@@ -392,25 +392,29 @@ class Parser(LogicParser):
         """After `if`: one expression, or a braced body. `{ x }` is a body, not
         a set literal (a set is always true, so that reading is useless)."""
         state = self.save()
-        err: RegoParseError | None = None
-        try:
-            expr = self.parse_literal()
-            if not isinstance(expr.statement, ast.SetTerm) or expr.negated:
-                return (expr,)
-        except FatalParseError:
-            raise
-        except RegoParseError as e:
-            # As OPA: an error after a first term that parsed (and is no set)
-            # stands; only a failed `{` reading falls back to a braced body.
-            hit = self.cache.get(state)
-            if hit is not None and hit[1] is None and not isinstance(hit[0], ast.SetTerm):
-                raise
-            # Dropping the traceback keeps this frame out of a reference cycle
-            # (frames -> err -> traceback -> frames) left for the cyclic GC.
-            err = e.with_traceback(None)
-        self.restore(state)
         if self.kind != "{":
-            raise err if err is not None else self.illegal()
+            expr = self.parse_literal()
+            if isinstance(expr.statement, ast.SetTerm) and not expr.negated:
+                self.restore(state)
+                raise self.illegal()
+            return (expr,)
+        # Braces: as OPA, try them as a one-expression body first (a set or
+        # object term, possibly the start of a longer expression), unless
+        # that reading certainly fails.
+        if self.logic or self.not_body or not self.braces_hold_no_collection():
+            try:
+                expr = self.parse_literal()
+                if not isinstance(expr.statement, ast.SetTerm) or expr.negated:
+                    return (expr,)
+            except FatalParseError:
+                raise
+            except RegoParseError:
+                # As OPA: an error after a first term that parsed (and is no
+                # set) stands; only a failed `{` reading falls back to a body.
+                hit = self.cache.get(memo_key(*state))
+                if hit is not None and hit[1] is None and not isinstance(hit[0], ast.SetTerm):
+                    raise
+            self.restore(state)
         self.advance()
         body = self.parse_body("}")
         self.advance()

@@ -15,6 +15,7 @@ to defeat the backtracking.
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from decimal import Decimal, InvalidOperation
 
 from . import ast
@@ -60,6 +61,20 @@ _BINARY: dict[str, tuple[int, str]] = {
 
 MEMBER_2 = "internal.member_2"
 MEMBER_3 = "internal.member_3"
+
+# Tokens that are a whole term by themselves unless a '.', '[' or '(' follows
+# right after them (see TermParser.is_lone_token).
+_LONE_TERM_KINDS = frozenset({IDENT, STRING, "null", "true", "false"})
+_TERM_SUFFIXES = frozenset({".", "[", "("})
+
+
+def memo_key(pos: int, kind: str) -> int:
+    """The memo key of the term read at token ``pos`` as token kind ``kind``.
+
+    A token is read as its own kind or, for a keyword used as a name, as an
+    identifier; the memo is cleared whenever the reserved keywords change.
+    So two keys per token are enough (and an int is cheaper than a tuple)."""
+    return pos + pos + (kind == IDENT)
 
 
 class FatalParseError(RegoParseError):
@@ -110,13 +125,16 @@ class TermParser:
         self.values = toks.values
         #: 0: token right after the previous one; 1: after spaces; 2: after a newline
         self.gaps = toks.gaps
+        self.starts = toks.starts
         self.n = len(self.kinds)
         #: future keywords (in, if, contains, every) currently reserved
         self.future = set(future)
         self.wild = 0
         self.depth = 0
-        self.cache: dict[tuple[int, str], tuple[ast.Term | None, RegoParseError | None, int, str]] = {}
-        self._locs: dict[int, Location] = {}
+        #: memo_key -> (term or None, error or None, position and kind after it)
+        self.cache: dict[int, tuple[ast.Term | None, RegoParseError | None, int, str]] = {}
+        self._locs: list[Location | None] = [None] * self.n
+        self._line_starts: list[int] | None = None
         self._lines: list[str] | None = None
         self.pos = 0
         self.kind = self.kind_at(0)
@@ -168,20 +186,27 @@ class TermParser:
             self.kind = IDENT
 
     def loc(self, p: int | None = None) -> Location:
+        """The location of token ``p`` (default: the current one), made once."""
         if p is None:
             p = self.pos
-        loc = self._locs.get(p)
+        loc = self._locs[p]
         if loc is None:
-            start = self.toks.starts[p]
-            row, col = self.toks.row_col(start)
-            k = self.kinds[p]
-            if k == EOF and col > 1:
-                col -= 1  # OPA reports EOF at the last character
-            elif (k == TMPLC or k == ILLEGAL) and self.text[start : start + 1] == "\n":
-                row, col = row + 1, 1  # OPA puts a token starting at a newline on the next line
-            loc = Location(self.file, row, col)
-            self._locs[p] = loc
+            loc = self._locs[p] = self._make_loc(p)
         return loc
+
+    def _make_loc(self, p: int) -> Location:
+        start = self.starts[p]
+        line_starts = self._line_starts
+        if line_starts is None:
+            line_starts = self._line_starts = self.toks.line_starts()
+        row = bisect_right(line_starts, start)
+        col = start - line_starts[row - 1] + 1
+        k = self.kinds[p]
+        if k == EOF and col > 1:
+            col -= 1  # OPA reports EOF at the last character
+        elif (k == TMPLC or k == ILLEGAL) and self.text[start : start + 1] == "\n":
+            row, col = row + 1, 1  # OPA puts a token starting at a newline on the next line
+        return Location(self.file, row, col)
 
     def comment_positions(self) -> list[tuple[int, int, str]]:
         """(row, col, text) of every comment."""
@@ -242,7 +267,11 @@ class TermParser:
 
     def parse_term(self) -> ast.Term:
         """One term, with any ref/call suffix; no infix operators."""
-        key = (self.pos, self.kind)
+        pos = self.pos
+        kind = self.kind
+        if kind in _LONE_TERM_KINDS and self.depth < MAX_DEPTH and self.is_lone_token(pos, kind):
+            return self.lone_term(pos, kind)
+        key = pos + pos + (kind == IDENT)  # memo_key(pos, kind), inlined
         hit = self.cache.get(key)
         if hit is not None:
             term, err, self.pos, self.kind = hit
@@ -261,6 +290,39 @@ class TermParser:
         finally:
             self.depth -= 1
         self.cache[key] = (term, None, self.pos, self.kind)
+        return term
+
+    def is_lone_token(self, pos: int, kind: str) -> bool:
+        """Whether the token at ``pos``, read as ``kind``, is a whole term by
+        itself that parse_term reads without the memo (with lone_term):
+        reading it again costs less than the memo would, and gives an equal
+        term. Not a wildcard (`_` gets a fresh name at each reading, the memo
+        keeps the first), not before an illegal token (whose error advancing
+        raises) or a '.', '[' or '(' right after it (a ref or call)."""
+        if kind not in _LONE_TERM_KINDS or (kind == IDENT and self.texts[pos] == "_"):
+            return False
+        after = self.kinds[pos + 1]
+        return after != ILLEGAL and (after not in _TERM_SUFFIXES or self.gaps[pos + 1] != 0)
+
+    def lone_term(self, pos: int, kind: str) -> ast.Term:
+        """The term of a lone token (see is_lone_token), as _term reads it."""
+        term: ast.Term
+        if kind == IDENT:
+            name = self.texts[pos]
+            term = ast.Var(name, self.loc(pos))
+            if name in ROOTS:
+                term = ast.Ref(term, (), term.location)
+        elif kind == STRING:
+            term = ast.Scalar(self.values[pos], self.loc(pos))  # type: ignore[arg-type]
+        else:
+            term = ast.Scalar(None if kind == "null" else kind == "true", self.loc(pos))
+        # advance(), knowing that the next token is no illegal one
+        pos += 1
+        self.pos = pos
+        k = self.kinds[pos]
+        if k == IDENT and self.texts[pos] in self.future:
+            k = self.texts[pos]
+        self.kind = k
         return term
 
     def _term(self) -> ast.Term:
@@ -481,6 +543,39 @@ class TermParser:
         if k == ":":
             return self.parse_object(head, comprehension, loc)
         raise self.illegal("non-terminated set")
+
+    def braces_hold_no_collection(self) -> bool:
+        """Whether reading the `{` at the current token as a set or object
+        term certainly fails, as it does for a body like `{ x := 1 ... }`.
+
+        This replays parse_set_or_object up to where it gives up, with the
+        same (memoised) reads, minus its error: parse_if_body then skips a
+        reading whose failure it would only catch. False when unsure."""
+        state = self.save()
+        if memo_key(*state) in self.cache:
+            return False
+        self.enter()  # as parse_term does for the `{` term
+        try:
+            self.advance()
+            k = self.kind
+            if k == "}" or k == ",":
+                return False
+            start = self.save()
+            self.parse_term()
+            k = self.kind
+            if k == "|" or k == "}" or k == "," or k == ":":
+                return False
+            self.restore(start)
+            self.parse_term_in(False)
+            k = self.kind
+            return not (k == "}" or k == "," or k == ":")
+        except FatalParseError:
+            raise
+        except RegoParseError:
+            return True
+        finally:
+            self.depth -= 1
+            self.restore(state)
 
     def parse_set(self, start: tuple[int, str], head: ast.Term, comprehension: bool, loc: Location) -> ast.Term:
         k = self.kind
@@ -781,20 +876,29 @@ class TermParser:
 
     def member_parsed(self, start: tuple[int, str]) -> bool:
         """Whether `x in y` / `k, v in y` parsed from ``start`` before a failure
-        (judged from the memoised terms)."""
-        hit = self.cache.get(start)
-        if hit is None or hit[1] is not None:
+        (judged from the terms read)."""
+        p = self.term_end(*start)
+        if p is None:
             return False
-        p = hit[2]
         if self.kinds[p] == ",":
-            nxt = self.cache.get((p + 1, self.kind_at(p + 1)))
-            if nxt is None or nxt[1] is not None:
+            p = self.term_end(p + 1, self.kind_at(p + 1))
+            if p is None:
                 return False
-            p = nxt[2]
         if self.kind_at(p) != "in":
             return False
-        rhs = self.cache.get((p + 1, self.kind_at(p + 1)))
-        return rhs is not None and rhs[1] is None
+        return self.term_end(p + 1, self.kind_at(p + 1)) is not None
+
+    def term_end(self, pos: int, kind: str) -> int | None:
+        """Where the term read at token ``pos`` as ``kind`` ended, if it was
+        read and parsed: from the memo, or right after a lone token (which
+        the memo leaves out; every caller asks about a term its parse did
+        read). None when it failed or was never read."""
+        if self.is_lone_token(pos, kind):
+            return pos + 1
+        hit = self.cache.get(memo_key(pos, kind))
+        if hit is None or hit[1] is not None:
+            return None
+        return hit[2]
 
     def parse_every(self, loc: Location) -> ast.Expr:
         self.advance()
