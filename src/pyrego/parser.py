@@ -105,9 +105,7 @@ class Parser(LogicParser):
 
     def set_future(self, keywords: set[str]) -> None:
         if keywords != self.future:
-            self.future = set(keywords)
-            self.cache.clear()  # memoised terms were parsed with other keywords
-            self.kind = self.kind_at(self.pos)
+            self.use_keywords(set(keywords))
 
     # ------------------------------------------------------------ modules
 
@@ -165,9 +163,10 @@ class Parser(LogicParser):
                 while r is not None:
                     self.check_v1(r)
                     r = r.else_
-        annotations = attach_annotations(
-            parse_annotation_blocks(self.comment_positions(), self.file, self.source_line), placed, self.source_line
-        )
+        annotations: tuple[ast.Annotation, ...] = ()
+        if any("METADATA" in text for _, text in self.toks.comments):  # (else there are no blocks)
+            blocks = parse_annotation_blocks(self.comment_positions(), self.file, self.source_line)
+            annotations = attach_annotations(blocks, placed, self.source_line)
         return ast.Module(
             first.ref,
             tuple(imports),
@@ -239,15 +238,12 @@ class Parser(LogicParser):
         # The path is read with no future keywords, so that
         # `import future.keywords.in` works where `in` is already a keyword.
         saved = self.future
-        self.future = set()
-        self.cache.clear()
+        self.use_keywords(set())
         self.kind = IDENT
         try:
             term = self.parse_term()
         finally:
-            self.future = saved
-            self.cache.clear()
-            self.kind = self.kind_at(self.pos)
+            self.use_keywords(saved)
         if isinstance(term, ast.Var):
             term = ast.Ref(term, (), term.location)
         if not isinstance(term, ast.Ref) or not isinstance(term.head, ast.Var):

@@ -143,6 +143,12 @@ class TermParser:
 
     # ------------------------------------------------------------ tokens
 
+    def use_keywords(self, keywords: set[str]) -> None:
+        """Reserve these future keywords from now on."""
+        self.future = keywords
+        self.cache.clear()  # memoised terms were read with other keywords
+        self.kind = self.kind_at(self.pos)
+
     def kind_at(self, p: int) -> str:
         k = self.kinds[p]
         if k == IDENT and self.texts[p] in self.future:
@@ -190,11 +196,8 @@ class TermParser:
         if p is None:
             p = self.pos
         loc = self._locs[p]
-        if loc is None:
-            loc = self._locs[p] = self._make_loc(p)
-        return loc
-
-    def _make_loc(self, p: int) -> Location:
+        if loc is not None:
+            return loc
         start = self.starts[p]
         line_starts = self._line_starts
         if line_starts is None:
@@ -206,7 +209,8 @@ class TermParser:
             col -= 1  # OPA reports EOF at the last character
         elif (k == TMPLC or k == ILLEGAL) and self.text[start : start + 1] == "\n":
             row, col = row + 1, 1  # OPA puts a token starting at a newline on the next line
-        return Location(self.file, row, col)
+        loc = self._locs[p] = Location(self.file, row, col)
+        return loc
 
     def comment_positions(self) -> list[tuple[int, int, str]]:
         """(row, col, text) of every comment."""
@@ -699,6 +703,9 @@ class TermParser:
         """A term with infix operators, ``in`` being loosest. With ``keyval``,
         ``k, v in xs`` is tried first (not inside lists, where ',' separates)."""
         lhs = self.parse_binary(1)
+        k = self.kind
+        if k != "," and k not in KEYWORD_KINDS:
+            return lhs  # no `in` (nor a keyword that could be a ref head) follows
         depth = self.depth  # a chain of `in`s nests like one of operators
         try:
             return self._term_in_chain(lhs, keyval)
@@ -741,16 +748,19 @@ class TermParser:
         long chains count against the nesting limit, as in OPA."""
         lhs = self.parse_term()
         binary = _BINARY
+        op = binary.get(self.kind)
+        if op is None or op[0] < min_prec:
+            return lhs
         depth = self.depth
         try:
             while True:
-                op = binary.get(self.kind)
-                if op is None or op[0] < min_prec:
-                    return lhs
                 self.enter()
                 self.advance()
                 rhs = self.parse_binary(op[0] + 1)
                 lhs = ast.Call(op[1], (lhs, rhs), lhs.location)
+                op = binary.get(self.kind)
+                if op is None or op[0] < min_prec:
+                    return lhs
         finally:
             self.depth = depth
 
@@ -783,11 +793,11 @@ class TermParser:
     def parse_literal(self) -> ast.Expr:
         loc = self.loc()
         k = self.kind
+        negated = False
         if k in KEYWORD_KINDS and self.next_is_ref():
             self.kind = IDENT
-            return self.parse_literal_expr(False, loc)
-        negated = False
-        if k == "not":
+            k = IDENT
+        elif k == "not":
             self.advance()
             negated = True
             k = self.kind
@@ -799,9 +809,6 @@ class TermParser:
             if negated:
                 raise self.illegal("illegal negation of 'every'")
             return self.parse_every(loc)
-        return self.parse_literal_expr(negated, loc)
-
-    def parse_literal_expr(self, negated: bool, loc: Location) -> ast.Expr:
         stmt = self.parse_expr()
         withs = self.parse_with() if self.kind == "with" else ()
         return ast.Expr(stmt, negated, withs, loc)
