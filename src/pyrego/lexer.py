@@ -28,6 +28,8 @@ import bisect
 import json
 import re
 from decimal import Decimal, InvalidOperation
+from itertools import accumulate, count
+from operator import add
 
 from .runtime.numbers import literal_number
 
@@ -155,7 +157,7 @@ def number_value(text: str) -> int | float | Decimal | None:
 class Tokens:
     """The tokens of one text, as parallel lists indexed by token number."""
 
-    __slots__ = ("kinds", "texts", "starts", "gaps", "values", "comments", "text", "_line_starts")
+    __slots__ = ("kinds", "texts", "starts", "gaps", "values", "comments", "text", "_lines", "_line_starts")
 
     def __init__(self, text: str) -> None:
         self.text = text
@@ -168,20 +170,22 @@ class Tokens:
         self.values: dict[int, object] = {}
         #: (offset, text after '#') of every comment, in order
         self.comments: list[tuple[int, str]] = []
+        self._lines: list[str] | None = None
         self._line_starts: list[int] | None = None
 
+    def lines(self) -> list[str]:
+        """The lines of the text (split at each newline, '\r' kept)."""
+        if self._lines is None:
+            self._lines = self.text.split("\n")
+        return self._lines
+
     def line_starts(self) -> list[int]:
-        """The offset of the first character of every line."""
-        starts = self._line_starts
-        if starts is None:
-            starts = [0]
-            text = self.text
-            i = text.find("\n")
-            while i >= 0:
-                starts.append(i + 1)
-                i = text.find("\n", i + 1)
-            self._line_starts = starts
-        return starts
+        """The offset of the first character of every line, and one past the end."""
+        if self._line_starts is None:
+            # line i starts after the i lines before it and their i newlines
+            lengths_before = accumulate(map(len, self.lines()), initial=0)
+            self._line_starts = list(map(add, lengths_before, count()))
+        return self._line_starts
 
     def row_col(self, offset: int) -> tuple[int, int]:
         """1-based row and column of a character offset."""

@@ -135,7 +135,6 @@ class TermParser:
         self.cache: dict[int, tuple[ast.Term | None, RegoParseError | None, int, str]] = {}
         self._locs: list[Location | None] = [None] * self.n
         self._line_starts: list[int] | None = None
-        self._lines: list[str] | None = None
         self.pos = 0
         self.kind = self.kind_at(0)
         if self.kind == ILLEGAL and self.values.get(0) is not None:
@@ -220,10 +219,9 @@ class TermParser:
     # ------------------------------------------------------------ errors
 
     def source_line(self, row: int) -> str | None:
-        if self._lines is None:
-            self._lines = self.text.split("\n")
-        if 1 <= row <= len(self._lines):
-            return self._lines[row - 1].rstrip("\r")
+        lines = self.toks.lines()
+        if 1 <= row <= len(lines):
+            return lines[row - 1].rstrip("\r")
         return None
 
     def error_at(self, loc: Location, message: str) -> RegoParseError:
@@ -423,26 +421,19 @@ class TermParser:
         loc = head.location
         path: list[ast.Term] = []
         gaps = self.gaps
+        kinds = self.kinds
         while True:
             k = self.kind
             if k == ".":
-                dot = self.pos
-                self.advance()
-                if gaps[self.pos]:
-                    after = self.toks.starts[dot] + 1
-                    if self.text[after : after + 1] == "#":  # OPA skips a comment here
-                        nl = self.text.find("\n", after)
-                        after = nl if nl >= 0 else len(self.text)
-                    row, col = self.toks.row_col(after)
-                    if self.text[after : after + 1] == "\n":
-                        row, col = row + 1, 1  # OPA puts a newline token on the next line
-                    raise self.error_at(
-                        Location(self.file, row, col), "unexpected whitespace token: expected identifier"
-                    )
-                lk = self.kinds[self.pos]
-                if lk != IDENT and lk not in BASE_KEYWORDS:
+                name = self.pos + 1  # (a '.' is never the last token: eof is)
+                nk = kinds[name]
+                if gaps[name] or (nk != IDENT and nk not in BASE_KEYWORDS):
+                    self.advance()  # (raises for an illegal token)
+                    if gaps[self.pos]:
+                        raise self.dot_whitespace_error(name - 1)
                     raise self.illegal("expected identifier")
-                path.append(ast.Scalar(self.texts[self.pos], self.loc()))
+                path.append(ast.Scalar(self.texts[name], self.loc(name)))
+                self.pos = name
                 self.advance()
             elif k == "[":
                 self.advance()
@@ -460,6 +451,17 @@ class TermParser:
             if gaps[self.pos]:
                 break
         return ast.Ref(head, tuple(path), loc)
+
+    def dot_whitespace_error(self, dot: int) -> RegoParseError:
+        """The error for a ref's '.' followed by a space, newline or comment."""
+        after = self.starts[dot] + 1
+        if self.text[after : after + 1] == "#":  # OPA skips a comment here
+            nl = self.text.find("\n", after)
+            after = nl if nl >= 0 else len(self.text)
+        row, col = self.toks.row_col(after)
+        if self.text[after : after + 1] == "\n":
+            row, col = row + 1, 1  # OPA puts a newline token on the next line
+        return self.error_at(Location(self.file, row, col), "unexpected whitespace token: expected identifier")
 
     def parse_call(self, op: ast.Ref) -> ast.Term:
         loc = op.location
