@@ -316,26 +316,38 @@ class _Resolver:
                     self.data_refs.append(ref)
                 return ref
             return t
+        # Composite terms whose parts all resolve to themselves are kept as
+        # they are (nodes are immutable): most refs (input.a.b) and many
+        # calls need no new node.
         if type(t) is Ref:
             head = self.term(t.head, scope)
-            path = tuple([p if type(p) is Scalar else self.term(p, scope) for p in t.path])
+            path = self.terms(t.path, scope)
             if type(head) is Ref:
                 ref = Ref(head.head, head.path + path, t.location)
+            elif head is t.head and path is t.path:
+                ref = t
             else:
                 ref = Ref(head, path, t.location)
             if type(ref.head) is Var and ref.head.name == "data":
                 self.data_refs.append(ref)
             return ref
         if type(t) is Call:
-            call = Call(self.resolve_op(t.op, t.location), tuple([self.term(a, scope) for a in t.args]), t.location, t.op_ref)
+            op = self.resolve_op(t.op, t.location)
+            args = self.terms(t.args, scope)
+            call = t if op is t.op and args is t.args else Call(op, args, t.location, t.op_ref)
             self.calls.append(call)
             return call
         if type(t) is Array:
-            return Array(tuple([self.term(x, scope) for x in t.items]), t.location)
+            items = self.terms(t.items, scope)
+            return t if items is t.items else Array(items, t.location)
         if type(t) is SetTerm:
-            return SetTerm(tuple([self.term(x, scope) for x in t.items]), t.location)
+            items = self.terms(t.items, scope)
+            return t if items is t.items else SetTerm(items, t.location)
         if type(t) is Object:
-            return Object(tuple([(self.term(k, scope), self.term(v, scope)) for k, v in t.items]), t.location)
+            pairs = tuple([(self.term(k, scope), self.term(v, scope)) for k, v in t.items])
+            if all(k is old_k and v is old_v for (k, v), (old_k, old_v) in zip(pairs, t.items)):
+                return t
+            return Object(pairs, t.location)
         if type(t) is TemplateString:
             parts = tuple([p if isinstance(p, str) else self.term(p, scope) for p in t.parts])
             return TemplateString(parts, t.raw, t.location)
@@ -348,6 +360,19 @@ class _Resolver:
             new_body = self.body(t.body, inner)
             return ObjectCompr(self.term(t.key, inner), self.term(t.value, inner), new_body, t.location)
         raise RegoCompileError(f"unexpected term {type(t).__name__}", getattr(t, "location", None))
+
+    def terms(self, terms: tuple[ast.Term, ...], scope: _Scope) -> tuple[ast.Term, ...]:
+        """``terms`` resolved: the same tuple when every term resolves to itself."""
+        changed: list[ast.Term] | None = None
+        for i, t in enumerate(terms):
+            if type(t) is Scalar:
+                continue
+            resolved = self.term(t, scope)
+            if resolved is not t:
+                if changed is None:
+                    changed = list(terms)
+                changed[i] = resolved
+        return terms if changed is None else tuple(changed)
 
     # -- rules ----------------------------------------------------------------
 
