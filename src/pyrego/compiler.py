@@ -391,16 +391,14 @@ class _Resolver:
             scope = self.make_scope(None, arg_terms + head_terms, rule.body, declared)
         else:
             scope = self.make_scope(args_scope, head_terms, rule.body, set())
-        args = tuple([self.term(a, scope) for a in head.args]) if head.args is not None else None
-        ref_path = tuple([self.term(p, scope) for p in head.ref.path])
-        new_head = ast.RuleHead(
-            ref=Ref(head.ref.head, ref_path, head.ref.location),
-            key=self.term(head.key, scope) if head.key is not None else None,
-            value=self.term(head.value, scope) if head.value is not None else None,
-            args=args,
-            assign=head.assign,
-            location=head.location,
-        )
+        args = self.terms(head.args, scope) if head.args is not None else None
+        ref_path = self.terms(head.ref.path, scope)
+        key = self.term(head.key, scope) if head.key is not None else None
+        value = self.term(head.value, scope) if head.value is not None else None
+        new_head = head
+        if not (ref_path is head.ref.path and key is head.key and value is head.value and args is head.args):
+            ref = head.ref if ref_path is head.ref.path else Ref(head.ref.head, ref_path, head.ref.location)
+            new_head = ast.RuleHead(ref, value, key, args, head.assign, head.location)
         body = self.body(rule.body, scope)
         else_ = self.rule(rule.else_, scope if head.args is not None else None) if rule.else_ is not None else None
         return ast.Rule(new_head, body, rule.default, else_, rule.location, self.module.file)

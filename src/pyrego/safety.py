@@ -109,14 +109,11 @@ def _all_vars(term: ast.Term, out: set[str]) -> None:
             out.add(term.name)
     elif type(term) is Ref:
         _all_vars(term.head, out)
-        for p in term.path:
-            _all_vars(p, out)
+        _all_vars_of_each(term.path, out)
     elif type(term) is Call:
-        for a in term.args:
-            _all_vars(a, out)
+        _all_vars_of_each(term.args, out)
     elif type(term) is Array or type(term) is SetTerm:
-        for x in term.items:
-            _all_vars(x, out)
+        _all_vars_of_each(term.items, out)
     elif type(term) is Object:
         for k, v in term.items:
             _all_vars(k, out)
@@ -132,6 +129,17 @@ def _all_vars(term: ast.Term, out: set[str]) -> None:
         _all_vars(term.key, out)
         _all_vars(term.value, out)
         body_vars(term.body, out)
+
+
+def _all_vars_of_each(terms: tuple[ast.Term, ...], out: set[str]) -> None:
+    for t in terms:
+        if type(t) is Scalar:
+            continue
+        if type(t) is Var:
+            if t.name not in ROOTS:
+                out.add(t.name)
+        else:
+            _all_vars(t, out)
 
 
 def body_vars(body: ast.Body, out: set[str]) -> set[str]:
