@@ -20,7 +20,15 @@ from typing import Any, Callable
 from . import ast
 from .builtins.registry import Builtin
 from .codegen_body import BodyEmitter, ground_value, is_ground
-from .codegen_tiers import TICK_LINE, fast_lines, make_tick
+from .codegen_tiers import (
+    COMPACT_HELPERS,
+    TICK_LINE,
+    fast_lines,
+    function_line,
+    make_tick,
+    partial_rule_line,
+    rule_line,
+)
 from .compiler import COMPLETE, FUNCTION, PARTIAL_OBJECT, PARTIAL_SET, CompiledTree, RuleNode, iter_rule_chain
 from .errors import Location, RegoCompileError
 from .runtime.helpers import HELPERS, rt_call_builtin
@@ -29,6 +37,15 @@ from .safety import term_vars
 from .withs import make_call_mock, make_with, rt_const_fn, rt_node_child, rt_path
 
 _LOAD_LOCK = threading.RLock()
+
+# What every program's namespace starts with (copied, never shared).
+_BASE_NAMESPACE: dict[str, Any] = {
+    **HELPERS,
+    **COMPACT_HELPERS,
+    "rt_path": rt_path,
+    "rt_node_child": rt_node_child,
+    "rt_const_fn": rt_const_fn,
+}
 
 
 def conflict_message(node: RuleNode) -> str:
@@ -71,7 +88,7 @@ class ModuleGen:
     def __init__(self, tree: CompiledTree, mockable: frozenset[str] = frozenset()) -> None:
         self.tree = tree
         self.mockable = mockable
-        self.namespace: dict[str, Any] = dict(HELPERS)
+        self.namespace: dict[str, Any] = dict(_BASE_NAMESPACE)
         self.namespace["__builtins__"] = {}
         self.lines: list[str] = []
         self._consts: dict[Any, str] = {}
@@ -340,15 +357,34 @@ class ModuleGen:
             self.function_node(node)
             return
         defs = [self.definition(node, rule, i) for i, rule in enumerate(node.rules)]
+        if node.kind in (PARTIAL_SET, PARTIAL_OBJECT):
+            if node.default is None and not (node.kind == PARTIAL_OBJECT and self._rules_below_children(node)):
+                self.lines.append(partial_rule_line(node.id, defs, "set" if node.kind == PARTIAL_SET else "dict"))
+                return
+            self.partial_rule_def(node, defs)
+            return
+        conflict = where = default_fn = None
+        default = "UNDEF"
+        if len(defs) > 1 and not self._same_constant_values(node.rules):
+            conflict, where = self.const(conflict_message(node)), self.loc(node.rules[0].location)
+        if node.default is not None:
+            value = node.default.head.value
+            if value is not None and is_ground(value):
+                default = self._value_literal(value)
+            else:
+                default_fn = self.default_value(node)
+        self.lines.append(rule_line(node.id, defs, conflict, where, default_fn, default))
+
+    def _rules_below_children(self, node: RuleNode) -> bool:
+        return any(child.kind != FUNCTION and self._has_rules_below(child) for child in node.children.values())
+
+    def partial_rule_def(self, node: RuleNode, defs: list[str]) -> None:
+        """``R<id>`` of a partial rule as a ``def``: rules deeper down add their
+        documents (``a.b.c := 1`` beside ``a[x] := ...``)."""
         out = [f"def R{node.id}(ctx):", "    c = ctx.cache", f"    r = c.get({node.id}, MISS)", "    if r is not MISS: return r", TICK_LINE]
-        if node.kind == PARTIAL_SET:
-            out.append("    acc = set()")
-            out += [f"    {d}(ctx, acc)" for d in defs]
-            out.append("    r = acc")
-        elif node.kind == PARTIAL_OBJECT:
-            out.append("    acc = {}")
-            out += [f"    {d}(ctx, acc)" for d in defs]
-            # Rules deeper down (``a.b.c := 1`` beside ``a[x] := ...``) add their documents.
+        out.append("    acc = set()" if node.kind == PARTIAL_SET else "    acc = {}")
+        out += [f"    {d}(ctx, acc)" for d in defs]
+        if node.kind == PARTIAL_OBJECT:
             for name, child in sorted(node.children.items()):
                 if child.kind != FUNCTION and self._has_rules_below(child):
                     fn = f"R{child.id}" if child.has_rules() else f"N{child.id}"
@@ -356,18 +392,7 @@ class ModuleGen:
                         self._materialize_needed.add(child.id)
                     out.append(f"    v = {fn}(ctx)")
                     out.append(f"    if v is not UNDEF: rt_obj_put(acc, {self.literal(name)}, v, None)")
-            out.append("    r = acc")
-        else:
-            same_const = self._same_constant_values(node.rules)
-            out.append(f"    r = {defs[0]}(ctx)" if defs else "    r = UNDEF")
-            for d in defs[1:]:
-                if same_const:
-                    out.append(f"    if r is UNDEF: r = {d}(ctx)")
-                else:
-                    out.append(f"    x = {d}(ctx)")
-                    out.append("    if x is not UNDEF:")
-                    out.append("        if r is UNDEF: r = x")
-                    out.append(f"        elif not rt_eq(r, x): rt_conflict({conflict_message(node)!r}, {self.loc(node.rules[0].location)})")
+        out.append("    r = acc")
         if node.default is not None:
             value = node.default.head.value
             if value is not None and is_ground(value):
@@ -522,19 +547,10 @@ class ModuleGen:
 
     def function_node(self, node: RuleNode) -> None:
         defs = [self.definition(node, rule, i) for i, rule in enumerate(node.rules)]
-        params = [f"a{i}" for i in range(node.arity or 0)]
-        plist = "".join(", " + p for p in params)
-        out = [f"def F{node.id}(ctx{plist}):", TICK_LINE, f"    r = {defs[0]}(ctx{plist})" if defs else "    r = UNDEF"]
-        for d in defs[1:]:
-            out.append(f"    x = {d}(ctx{plist})")
-            out.append("    if x is not UNDEF:")
-            out.append("        if r is UNDEF: r = x")
-            out.append(f"        elif not rt_eq(r, x): rt_conflict({conflict_message(node)!r}, {self.loc(node.rules[0].location if node.rules else Location('', 0, 0))})")
-        if node.default is not None:
-            out.append("    if r is UNDEF:")
-            out.append(f"        r = {self.default_value(node)}(ctx{plist})")
-        out += ["    return r", ""]
-        self.lines.extend(out)
+        conflict = self.const(conflict_message(node))
+        where = self.loc(node.rules[0].location if node.rules else Location("", 0, 0))
+        default_fn = self.default_value(node) if node.default is not None else None
+        self.lines.append(function_line(node.id, node.arity or 0, defs, conflict, where, default_fn))
 
     # -- queries -----------------------------------------------------------------------
 
@@ -569,9 +585,6 @@ class ModuleGen:
     def build(self) -> Program:
         self.generate()
         program = Program("", self.namespace, self.tree, mockable=self.mockable, gen=self)
-        self.namespace["rt_path"] = rt_path
-        self.namespace["rt_node_child"] = rt_node_child
-        self.namespace["rt_const_fn"] = rt_const_fn
         self.namespace["WITH"] = make_with(self.tree, self.namespace)
         self.namespace["CALL_MOCK"] = make_call_mock()
         self.namespace["TICK"] = make_tick(self.promote)
