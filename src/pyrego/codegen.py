@@ -209,7 +209,8 @@ class ModuleGen:
 
     # -- data references ----------------------------------------------------------
 
-    def data_ref(self, em: BodyEmitter, path: tuple[ast.Term, ...]) -> str:
+    def data_ref(self, em: BodyEmitter, path: tuple[ast.Term, ...], check: bool = True) -> str:
+        """The value at ``data.<path>`` (``check``: as for :meth:`BodyEmitter.term`)."""
         cur = self.tree.root
         i = 0
         while i < len(path):
@@ -232,30 +233,30 @@ class ModuleGen:
                         return "UNDEF"
                     v = em.tmp()
                     em.w(f"{v} = R{cur.id}({em.ctx})")
-                    return em.walk_path(v, path[i:]) if i < len(path) else self._check(em, v)
+                    return em.walk_path(v, path[i:], check=check) if i < len(path) else self._check(em, v, check)
                 continue
             if isinstance(p, ast.Scalar):
                 # Below here there are no rules: plain base data.
-                return self._base_data(em, path)
+                return self._base_data(em, path, check)
             break
         if not self._has_rules_below(cur):
-            return self._base_data(em, path)
+            return self._base_data(em, path, check)
         if i < len(path) and not em.has_unbound(path[i]):
             # A computed key: evaluate only the child it names.
             key = em.term(path[i])
             v = em.tmp()
             em.w(f"{v} = rt_node_child({em.ctx}, {self.children_map(cur)}, {key}, {self.const(cur.path)})")
-            return em.walk_path(v, path[i + 1 :]) if i + 1 < len(path) else self._check(em, v)
+            return em.walk_path(v, path[i + 1 :], check=check) if i + 1 < len(path) else self._check(em, v, check)
         self._materialize_needed.add(cur.id)
         v = em.tmp()
         em.w(f"{v} = N{cur.id}({em.ctx})")
-        return em.walk_path(v, path[i:])
+        return em.walk_path(v, path[i:], check=check)
 
-    def _base_data(self, em: BodyEmitter, path: tuple[ast.Term, ...]) -> str:
+    def _base_data(self, em: BodyEmitter, path: tuple[ast.Term, ...], check: bool) -> str:
         # Base documents are keyed by strings: ``data[2]`` reads key "2", as in OPA.
         v = em.tmp()
         em.w(f"{v} = {em.ctx}.data")
-        return em.walk_path(v, path, data_keys=True)
+        return em.walk_path(v, path, data_keys=True, check=check)
 
     def children_map(self, node: RuleNode) -> str:
         """A global dict {child name: document function} for dynamic lookups under ``node``."""
@@ -297,8 +298,8 @@ class ModuleGen:
         return not rule.body and rule.else_ is None and rule.head.value is not None and is_ground(rule.head.value)
 
     @staticmethod
-    def _check(em: BodyEmitter, v: str) -> str:
-        em.w(f"if {v} is UNDEF: {em.fail}")
+    def _check(em: BodyEmitter, v: str, check: bool) -> str:
+        em.result_check(v, check)
         return v
 
     def _has_rules_below(self, node: RuleNode) -> bool:

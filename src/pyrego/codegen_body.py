@@ -80,6 +80,11 @@ class BodyEmitter:
         self.rule: ast.Rule | None = None
         # Whether a rule definition's code assigns its result variable ``r``.
         self.uses_r = False
+        # Python names known not to be UNDEF on this code path (their test
+        # was written already), and the names of lookups and calls whose
+        # test was left to the one expression that uses them (see term()).
+        self.checked: set[str] = set()
+        self.unchecked: set[str] = set()
 
     # -- writing -----------------------------------------------------------
 
@@ -105,14 +110,21 @@ class BodyEmitter:
 
     def deadline_check(self) -> None:
         # Loops are where an evaluation can run long: honour the time limit there.
-        self.w(f"if {self.ctx}.deadline is not None: rt_check_deadline({self.ctx})")
+        # (Compact form; codegen_tiers tests ``ctx.deadline`` inline for hot code.)
+        self.w(f"rt_check_deadline({self.ctx})")
+
+    def check_defined(self, v: str) -> None:
+        """Fail when ``v`` is UNDEF (unless that was tested on this path already)."""
+        if v not in self.checked:
+            self.w(f"if {v} is UNDEF: {self.fail}")
+            self.checked.add(v)
 
     def state(self) -> tuple[Any, ...]:
-        return (self.indent, self.fail, self.loops, dict(self.vars), set(self.bound), self.ctx, dict(self.cse))
+        return (self.indent, self.fail, self.loops, dict(self.vars), set(self.bound), self.ctx, dict(self.cse), set(self.checked))
 
     def restore(self, st: tuple[Any, ...]) -> None:
         self.indent, self.fail, self.loops, self.ctx = st[0], st[1], st[2], st[5]
-        self.vars, self.bound, self.cse = dict(st[3]), set(st[4]), dict(st[6])
+        self.vars, self.bound, self.cse, self.checked = dict(st[3]), set(st[4]), dict(st[6]), set(st[7])
 
     def begin_once(self) -> None:
         """Open a ``for _ in ONCE`` block so ``break`` abandons the solution."""
@@ -123,10 +135,14 @@ class BodyEmitter:
     # -- variables -------------------------------------------------------------
 
     def bind(self, name: str, expr: str) -> None:
-        py = self.vars.get(name)
-        if py is None:
-            py = self.vars[name] = self.tmp("v")
-        if py != expr:
+        if expr.isidentifier():
+            # A name the generator made (a temporary, loop variable or
+            # parameter), assigned once on this path: use it as it is.
+            self.vars[name] = expr
+        else:
+            py = self.vars.get(name)
+            if py is None:
+                py = self.vars[name] = self.tmp("v")
             self.w(f"{py} = {expr}")
         self.bound.add(name)
 
@@ -200,16 +216,20 @@ class BodyEmitter:
             self.compare(COMPARE_OPS[t.op], a, b)
             return
         if isinstance(t, ast.Call) and t.op == "internal.member_2" and len(t.args) == 2 and record_as is None and not self.has_unbound(t.args[0]):
-            x = self.term(t.args[0])
             coll_t = t.args[1]
             const = self.gen.const_member_set(coll_t)
             if const is not None:
                 name, all_str = const
                 if all_str:
+                    # UNDEF is no string: this test fails on it too.
+                    x = self.term(t.args[0], check=False)
                     self.w(f"if type({x}) is not str or {x} not in {name}: {self.fail}")
+                    self.checked.add(x)
                 else:
+                    x = self.term(t.args[0])
                     self.w(f"if freeze({x}) not in {name}: {self.fail}")
                 return
+            x = self.term(t.args[0])
             coll = self.term(coll_t)
             self.w(f"if not rt_member({x}, {coll}): {self.fail}")
             return
@@ -219,10 +239,17 @@ class BodyEmitter:
             elif t.value is False:
                 self.w(self.fail)
             return
-        v = self.term(t)
         if record_as:
+            v = self.term(t)
             self.w(f"{record_as} = {v}")
-        self.w(f"if {v} is False: {self.fail}")
+            self.w(f"if {v} is False: {self.fail}")
+            return
+        v = self.term(t, check=False)
+        if v in self.unchecked and v not in self.checked:
+            self.w(f"if {v} is UNDEF or {v} is False: {self.fail}")
+            self.checked.add(v)
+        else:
+            self.w(f"if {v} is False: {self.fail}")
 
     def terms_in_order(self, terms: tuple[ast.Term, ...] | list[ast.Term]) -> list[str]:
         """Compile ``terms``; ones that bind variables by iteration go first."""
@@ -238,6 +265,8 @@ class BodyEmitter:
         return out  # type: ignore[return-value]
 
     def compare(self, op: str, a: ast.Term, b: ast.Term) -> None:
+        if op == "==" and self.require_literal(a, b):
+            return
         x, y = self.terms_in_order((a, b))
         if op in ("==", "!="):
             cond = self.eq_expr(x, a, y, b)
@@ -247,6 +276,28 @@ class BodyEmitter:
                 self.w(f"if {cond}: {self.fail}")
             return
         self.w(f"if not {_CMP_HELPER[op]}({x}, {y}): {self.fail}")
+
+    def require_literal(self, a: ast.Term, b: ast.Term) -> bool:
+        """``a == b`` where one side is a scalar literal: fail unless equal.
+
+        The other side's UNDEF test is left out: no literal equals UNDEF, so
+        the equality test fails on it as well. Returns False (writing
+        nothing) when neither side, or both, are literals."""
+        if isinstance(b, ast.Scalar) and not isinstance(a, ast.Scalar):
+            lit, other = b.value, a
+        elif isinstance(a, ast.Scalar) and not isinstance(b, ast.Scalar):
+            lit, other = a.value, b
+        else:
+            return False
+        v = self.term(other, check=False)
+        if isinstance(lit, str):
+            self.w(f"if {v} != {self.gen.literal(lit)}: {self.fail}")
+        elif lit is True or lit is False or lit is None:
+            self.w(f"if {v} is not {lit!r}: {self.fail}")
+        else:
+            self.w(f"if not (type({v}) is not bool and {v} == {self.gen.literal(lit)}): {self.fail}")
+        self.checked.add(v)
+        return True
 
     def eq_expr(self, x: str, a: ast.Term, y: str, b: ast.Term) -> str:
         """A Python condition for Rego equality, specialised on literal operands."""
@@ -298,6 +349,8 @@ class BodyEmitter:
             return
         if self._is_pattern(b) and self.has_unbound(b):
             self.unify_value(b, self.term(a), location)
+            return
+        if self.require_literal(a, b):
             return
         x = self.term(a)
         y = self.term(b)
@@ -471,8 +524,11 @@ class BodyEmitter:
 
     # -- terms ------------------------------------------------------------------------
 
-    def term(self, t: ast.Term) -> str:
-        """A Python expression for ``t``'s value; emits guards that fail on undefined."""
+    def term(self, t: ast.Term, check: bool = True) -> str:
+        """A Python expression for ``t``'s value; emits guards that fail on undefined.
+
+        ``check=False``: the caller's own test fails on UNDEF, so a lookup or
+        call may leave its UNDEF test out (its name is then in ``unchecked``)."""
         if isinstance(t, ast.Scalar):
             return self.gen.literal(t.value)
         if isinstance(t, ast.Var):
@@ -487,7 +543,7 @@ class BodyEmitter:
                 raise RegoUnsafeVarError(f"var {_shown(t)} is unsafe", t.location)
             return self.vars[t.name]
         if isinstance(t, ast.Ref):
-            return self.ref(t)
+            return self.ref(t, check)
         if is_ground(t):
             return self.gen.const(ground_value(t))
         if isinstance(t, ast.Array):
@@ -501,7 +557,7 @@ class BodyEmitter:
                 return "{" + ", ".join(f"{k}: {v}" for k, v in pairs) + "}"
             return f"rt_object(({''.join(f'({k}, {v}), ' for k, v in pairs)}), {self.gen.loc(t.location)})"
         if isinstance(t, ast.Call):
-            return self.call(t)
+            return self.call(t, check)
         if isinstance(t, (ast.ArrayCompr, ast.SetCompr, ast.ObjectCompr)):
             return self.comprehension(t)
         if isinstance(t, ast.TemplateString):
@@ -522,11 +578,11 @@ class BodyEmitter:
         self.restore(st)
         return out
 
-    def ref(self, t: ast.Ref) -> str:
+    def ref(self, t: ast.Ref, check: bool = True) -> str:
         head = t.head
         path = t.path
         if isinstance(head, ast.Var) and head.name == "data":
-            return self.gen.data_ref(self, path)
+            return self.gen.data_ref(self, path, check)
         if isinstance(head, ast.Var) and head.name == "input":
             key: tuple[str, ...] = ("input", self.ctx)
             base = self.cse.get(key, "")
@@ -536,10 +592,15 @@ class BodyEmitter:
         else:
             base = self.term(head)
             key = ("value", base)
-        return self.walk_path(base, path, cse_key=key)
+        return self.walk_path(base, path, cse_key=key, check=check)
 
     def walk_path(
-        self, base: str, path: tuple[ast.Term, ...], data_keys: bool = False, cse_key: tuple[str, ...] | None = None
+        self,
+        base: str,
+        path: tuple[ast.Term, ...],
+        data_keys: bool = False,
+        cse_key: tuple[str, ...] | None = None,
+        check: bool = True,
     ) -> str:
         """Look up ``path`` under the value ``base``; unbound vars iterate.
 
@@ -566,22 +627,28 @@ class BodyEmitter:
             elif isinstance(p, ast.Var) and p.name not in self.bound and p.name not in ROOTS:
                 k = self.tmp("k")
                 self.open_loop(f"for {k}, {nxt} in {self.items_fn()}({cur}):")
+                self.checked.add(nxt)  # collections never hold UNDEF
                 self.bind(p.name, k)
             elif isinstance(p, (ast.Array, ast.Object)) and self.has_unbound(p):
                 k = self.tmp("k")
                 self.open_loop(f"for {k}, {nxt} in {self.items_fn()}({cur}):")
+                self.checked.add(nxt)
                 self.unify_value(p, k, p.location)
             else:
                 key = self.term(p)
                 self.w(f"{nxt} = {getter}({cur}, {key})")
             cur = nxt
-        if path:
-            self.w(f"if {cur} is UNDEF: {self.fail}")
-        else:
-            self.w(f"if {cur} is UNDEF: {self.fail}")
+        self.result_check(cur, check)
         return cur
 
-    def call(self, t: ast.Call) -> str:
+    def result_check(self, v: str, check: bool) -> None:
+        """Test ``v`` for UNDEF now, or (``check`` False) leave it to the caller."""
+        if check:
+            self.check_defined(v)
+        elif v not in self.checked:
+            self.unchecked.add(v)
+
+    def call(self, t: ast.Call, check: bool = True) -> str:
         op = t.op
         gen = self.gen
         if op in ("print", "internal.print"):
@@ -613,10 +680,10 @@ class BodyEmitter:
             self.w(f"{res} = rt_member3({vals[0]}, {vals[1]}, {vals[2]})")
         elif op in gen.mockable:
             self.w(f"{res} = CALL_MOCK({self.ctx}, {gen.literal(op)}, {gen.default_callable(op)}, ({''.join(v + ', ' for v in vals)}))")
-            self.w(f"if {res} is UNDEF: {self.fail}")
+            self.result_check(res, check or out_arg is not None)
         elif node is not None:
             self.w(f"{res} = {gen.function_name(node)}({self.ctx}{''.join(', ' + v for v in vals)})")
-            self.w(f"if {res} is UNDEF: {self.fail}")
+            self.result_check(res, check or out_arg is not None)
         else:
             b = gen.builtin(op)
             assert b is not None
@@ -633,7 +700,7 @@ class BodyEmitter:
                 # Compact form; codegen_tiers expands it to an inline try for hot code.
                 where = gen.loc(t.location)
                 self.w(f"{res} = rt_call_builtin({self.ctx}, {fn}, {gen.literal(op)}, {where}{''.join(', ' + a for a in call_args)})")
-                self.w(f"if {res} is UNDEF: {self.fail}")
+                self.result_check(res, check or out_arg is not None)
         if out_arg is not None:
             self.unify_value(out_arg, res, t.location)
             return "True"
