@@ -20,15 +20,7 @@ from typing import Any, Callable
 from . import ast
 from .builtins.registry import Builtin
 from .codegen_body import BodyEmitter, ground_value, is_ground
-from .codegen_tiers import (
-    COMPACT_HELPERS,
-    TICK_LINE,
-    fast_lines,
-    function_line,
-    make_tick,
-    partial_rule_line,
-    rule_line,
-)
+from .codegen_tiers import TICK_LINE, RuleWrapper, fast_lines, make_tick
 from .compiler import COMPLETE, FUNCTION, PARTIAL_OBJECT, PARTIAL_SET, CompiledTree, RuleNode, iter_rule_chain
 from .errors import Location, RegoCompileError
 from .runtime.helpers import HELPERS, rt_call_builtin
@@ -41,7 +33,6 @@ _LOAD_LOCK = threading.RLock()
 # What every program's namespace starts with (copied, never shared).
 _BASE_NAMESPACE: dict[str, Any] = {
     **HELPERS,
-    **COMPACT_HELPERS,
     "rt_path": rt_path,
     "rt_node_child": rt_node_child,
     "rt_const_fn": rt_const_fn,
@@ -98,8 +89,10 @@ class ModuleGen:
         self._materialized: set[int] = set()
         self._member_sets: dict[Any, tuple[str, bool]] = {}
         self._children_maps: set[int] = set()
-        # Generated code per document function, compiled on first use.
+        # Generated code per document function, compiled on first use, and
+        # the document function itself where it is a wrapper (codegen_tiers).
         self.chunks: dict[str, list[str]] = {}
+        self.wrappers: dict[str, RuleWrapper] = {}
         # Compact code is compiled until the program is hot (see codegen_tiers).
         self.hot = False
         self._compact_loaded: list[str] = []
@@ -311,13 +304,15 @@ class ModuleGen:
         for node in self.tree.nodes.values():
             if node.has_rules():
                 start = len(self.lines)
-                self.rule_node(node)
+                wrapper = self.rule_node(node)
                 # Each document's code is compiled by Python on first use
                 # (see build): large policy sets load without compiling
                 # rules that are never evaluated.
                 name = f"F{node.id}" if node.kind == FUNCTION else f"R{node.id}"
                 self.chunks[name] = self.lines[start:]
                 del self.lines[start:]
+                if wrapper is not None:
+                    self.wrappers[name] = wrapper
         self.flush_materializers()
 
     def flush_materializers(self) -> None:
@@ -353,28 +348,38 @@ class ModuleGen:
         lines += [f"    c[{-node.id - 1}] = r", "    return r", ""]
         self.lines.extend(lines)
 
-    def rule_node(self, node: RuleNode) -> None:
+    def rule_node(self, node: RuleNode) -> RuleWrapper | None:
+        """Generate a document's code; returns its wrapper, or None where the
+        code defines ``R<id>`` itself."""
         if node.kind == FUNCTION:
-            self.function_node(node)
-            return
-        defs = [self.definition(node, rule, i) for i, rule in enumerate(node.rules)]
+            return self.function_node(node)
+        if self._constant_rule(node):
+            value = node.rules[0].head.value
+            assert value is not None
+            literal = self._value_literal(value)
+            return RuleWrapper("complete", node.id, constant=literal, constant_value=self._literal_value(literal, value))
+        defs = tuple(self.definition(node, rule, i) for i, rule in enumerate(node.rules))
         if node.kind in (PARTIAL_SET, PARTIAL_OBJECT):
             if node.default is None and not (node.kind == PARTIAL_OBJECT and self._rules_below_children(node)):
-                self.lines.append(partial_rule_line(node.id, defs, "set" if node.kind == PARTIAL_SET else "dict"))
-                return
-            self.partial_rule_def(node, defs)
-            return
+                return RuleWrapper("set" if node.kind == PARTIAL_SET else "object", node.id, defs)
+            self.partial_rule_def(node, list(defs))
+            return None
         conflict = where = default_fn = None
-        default = "UNDEF"
+        default, default_value = "UNDEF", UNDEF
         if len(defs) > 1 and not self._same_constant_values(node.rules):
             conflict, where = self.const(conflict_message(node)), self.loc(node.rules[0].location)
         if node.default is not None:
             value = node.default.head.value
             if value is not None and is_ground(value):
                 default = self._value_literal(value)
+                default_value = self._literal_value(default, value)
             else:
                 default_fn = self.default_value(node)
-        self.lines.append(rule_line(node.id, defs, conflict, where, default_fn, default))
+        return RuleWrapper("complete", node.id, defs, conflict=conflict, where=where, default_fn=default_fn, default=default, default_value=default_value)
+
+    def _literal_value(self, literal: str, term: ast.Term) -> Any:
+        """The value of ``literal``, as :meth:`_value_literal` wrote it for ``term``."""
+        return term.value if isinstance(term, ast.Scalar) else self.namespace[literal]
 
     def _rules_below_children(self, node: RuleNode) -> bool:
         return any(child.kind != FUNCTION and self._has_rules_below(child) for child in node.children.values())
@@ -546,12 +551,12 @@ class ModuleGen:
                 em.w(f"elif not rt_eq(r, {v}): rt_conflict({msg!r}, {self.loc(rule.location)})")
         em.restore(st)
 
-    def function_node(self, node: RuleNode) -> None:
-        defs = [self.definition(node, rule, i) for i, rule in enumerate(node.rules)]
+    def function_node(self, node: RuleNode) -> RuleWrapper:
+        defs = tuple(self.definition(node, rule, i) for i, rule in enumerate(node.rules))
         conflict = self.const(conflict_message(node))
         where = self.loc(node.rules[0].location if node.rules else Location("", 0, 0))
         default_fn = self.default_value(node) if node.default is not None else None
-        self.lines.append(function_line(node.id, node.arity or 0, defs, conflict, where, default_fn))
+        return RuleWrapper("function", node.id, defs, node.arity or 0, conflict=conflict, where=where, default_fn=default_fn)
 
     # -- queries -----------------------------------------------------------------------
 
@@ -593,7 +598,7 @@ class ModuleGen:
             self.namespace[name] = self._lazy(name, chunk)
         if self.lines:
             self.exec_lines(self.lines)
-        program.source = "\n".join([line for chunk in self.chunks.values() for line in chunk] + self.lines)
+        program.source = "\n".join([line for name in self.chunks for line in self._chunk_source(name)] + self.lines)
         for node in self.tree.nodes.values():
             if node.has_rules() and node.kind != FUNCTION:
                 program.rule_functions[node.path] = f"R{node.id}"
@@ -614,6 +619,14 @@ class ModuleGen:
         namespace[name] = stub
         return stub
 
+    def _chunk_source(self, name: str) -> list[str]:
+        wrapper = self.wrappers.get(name)
+        return self.chunks[name] + ([wrapper.describe()] if wrapper is not None else [])
+
+    def _fast_chunk(self, name: str) -> list[str]:
+        wrapper = self.wrappers.get(name)
+        return fast_lines(self.chunks[name]) + (wrapper.fast_lines() if wrapper is not None else [])
+
     def load(self, name: str, chunk: list[str] | None = None) -> Callable[..., Any]:
         """Compile ``name``'s code if it is still a stand-in; return the real function.
 
@@ -625,9 +638,15 @@ class ModuleGen:
         with _LOAD_LOCK:
             fn = self.namespace[name]
             if getattr(fn, "pyrego_lazy", False):
-                lines = chunk if chunk is not None else self.chunks[name]
-                self.exec_lines(fast_lines(lines) if self.hot else lines)
-                if not self.hot:
+                if self.hot:
+                    self.exec_lines(self._fast_chunk(name))
+                else:
+                    lines = chunk if chunk is not None else self.chunks[name]
+                    if lines:
+                        self.exec_lines(lines)
+                    wrapper = self.wrappers.get(name)
+                    if wrapper is not None:
+                        self.namespace[name] = wrapper.compact(self.namespace)
                     self._compact_loaded.append(name)
                 fn = self.namespace[name]
         return fn  # type: ignore[no-any-return]
@@ -640,12 +659,12 @@ class ModuleGen:
             if self.hot:
                 return
             self.hot = True
-            lines = [line for n in self._compact_loaded for line in self.chunks[n]]
+            lines = [line for n in self._compact_loaded for line in self._fast_chunk(n)]
             self._compact_loaded = []
             if not lines:
                 return
             try:
-                self.exec_lines(fast_lines(lines))
+                self.exec_lines(lines)
             except RegoCompileError:
                 pass  # deeper than Python allows in the fast form: the compact code stays
 

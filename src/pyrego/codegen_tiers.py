@@ -4,28 +4,28 @@ Python's :func:`compile` takes time in proportion to the source it is given,
 and a policy evaluated once (a fresh engine, a one-off scan) pays that time in
 full. So a rule's code is first compiled in a compact form, where literal-key
 lookups and builtin calls go through helper functions
-(``rt_dget(x, 'k')``, ``rt_call_builtin(ctx, B1, 'op', L2, ...)``), loops
-call ``rt_check_deadline(ctx)`` unconditionally, and the function that
-memoises a document (``R<id>``, ``F<id>``) is a closure made by a factory here
-(``R2 = rt_rule(2, TICK, (D2_0, ), None, None, None, False)``) instead of
-a ``def`` of its own. Once a program's rules have been computed
-:data:`PROMOTE_AFTER` times, the code compiled so far is compiled again in the
-fast form, which inlines those helpers (a dict lookup behind a type test; a
-``try`` around the builtin call; a ``def`` for each wrapper) and code loaded
-after that is compiled in the fast form straight away.
+(``rt_dget(x, 'k')``, ``rt_call_builtin(ctx, B1, 'op', L2, ...)``) and loops
+call ``rt_check_deadline(ctx)`` unconditionally; the functions that memoise
+documents (``R<id>``) and run functions (``F<id>``) are closures built from a
+:class:`RuleWrapper`, with no source at all. Once a program's rules have been
+computed :data:`PROMOTE_AFTER` times, the code compiled so far is compiled
+again in the fast form, which inlines those helpers (a dict lookup behind a
+type test; a ``try`` around the builtin call; a ``def`` for each wrapper), and
+code loaded after that is compiled in the fast form straight away.
 
 Both forms perform the same operations in the same order; they differ only in
 Python call overhead. The fast form is derived from the compact one line by
 line: the code generator writes each compact statement on a line of its own,
 in exactly the shapes matched below, and user text only ever appears inside
-``repr`` literals, so it cannot start a line or take part in a match (the one
-literal a wrapper line holds, a default value, is its last argument and is
-copied, never matched).
+``repr`` literals, so it cannot start a line or take part in a match. A
+wrapper's ``def`` is written from its fields: generated names, numbers, and
+literals the code generator made.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import Any, Callable
 
 from .runtime.helpers import MISS, rt_conflict
@@ -41,42 +41,117 @@ TICK_LINE = "    TICK()"
 _DGET = re.compile(r"( *)(\w+) = rt_dget\((\w+), (.+)\)")
 _BUILTIN_CALL = re.compile(r"( *)(\w+) = rt_call_builtin\((\w+), (\w+), ('[\w.]+'), (\w+)((?:, .+)?)\)")
 _DEADLINE = re.compile(r"( *)rt_check_deadline\((\w+)\)")
-_DEFS = r"\(((?:D\d+_\d+, )*)\)"
-_RULE = re.compile(rf"R(\d+) = rt_rule\((\d+), TICK, {_DEFS}, (K\d+|None), (L\d+|None), (DF\d+|None), (.+)\)")
-_PARTIAL = re.compile(rf"R(\d+) = rt_partial_rule\((\d+), TICK, {_DEFS}, (set|dict)\)")
-_FUNCTION = re.compile(rf"F(\d+) = rt_function_rule\((\d+), TICK, {_DEFS}, (K\d+), (L\d+), (DF\d+|None)\)")
 
 
-# -- compact wrappers: the lines the code generator writes ------------------------------
+@dataclass(frozen=True)
+class RuleWrapper:
+    """The function that memoises a document (``R<id>``) or runs a function
+    (``F<id>``), kept as data: the compact form builds it as a closure, with
+    nothing to compile; the fast form writes it as a ``def``.
+
+    ``defs`` are its definitions' functions (``D<id>_<n>``). A complete rule
+    takes the first defined one (``conflict`` None: they can only agree) or
+    computes them all, which must agree (``conflict``, ``where``: the
+    constants holding the error message and its location); then its default:
+    ``default_fn`` called, or the ``default`` literal (``UNDEF``: none; its
+    value ``default_value``). A rule that is one constant (``constant``: its
+    literal, of value ``constant_value``) has no definition function at all.
+    """
+
+    kind: str  # "complete", "set", "object" or "function"
+    node_id: int
+    defs: tuple[str, ...] = ()
+    arity: int = 0
+    conflict: str | None = None
+    where: str | None = None
+    default_fn: str | None = None
+    default: str = "UNDEF"
+    default_value: Any = UNDEF
+    constant: str | None = None
+    constant_value: Any = UNDEF
+
+    @property
+    def name(self) -> str:
+        return f"F{self.node_id}" if self.kind == "function" else f"R{self.node_id}"
+
+    def compact(self, namespace: dict[str, Any]) -> Callable[..., Any]:
+        """The closure that stands for this wrapper (its definitions are in ``namespace``)."""
+        tick = namespace["TICK"]
+        defs = tuple(namespace[d] for d in self.defs)
+        conflict = namespace[self.conflict] if self.conflict is not None else None
+        where = namespace[self.where] if self.where is not None else None
+        default_fn = namespace[self.default_fn] if self.default_fn is not None else None
+        if self.kind == "function":
+            assert conflict is not None
+            return _function_closure(tick, defs, conflict, where, default_fn)
+        if self.kind != "complete":
+            return _partial_closure(self.node_id, tick, defs, set if self.kind == "set" else dict)
+        if self.constant is not None:
+            return _constant_closure(self.node_id, tick, self.constant_value)
+        return _rule_closure(self.node_id, tick, defs, conflict, where, default_fn, self.default_value)
+
+    def fast_lines(self) -> list[str]:
+        """The ``def`` of the fast form."""
+        if self.kind == "function":
+            return self._function_def()
+        key = self.node_id
+        out = [f"def R{key}(ctx):", "    c = ctx.cache", f"    r = c.get({key}, MISS)", "    if r is not MISS: return r"]
+        if self.kind != "complete":
+            out.append("    acc = set()" if self.kind == "set" else "    acc = {}")
+            out += [f"    {d}(ctx, acc)" for d in self.defs]
+            return out + [f"    c[{key}] = acc", "    return acc"]
+        calls = [f"{d}(ctx)" for d in self.defs]
+        if self.constant is not None:
+            out.append(f"    r = {self.constant}")
+        else:
+            out.append(f"    r = {calls[0]}" if calls else "    r = UNDEF")
+        for call in calls[1:]:
+            if self.conflict is None:
+                out.append(f"    if r is UNDEF: r = {call}")
+            else:
+                out += self._conflict_check(call)
+        if self.default_fn is not None:
+            out.append(f"    if r is UNDEF: r = {self.default_fn}(ctx)")
+        elif self.default != "UNDEF":
+            out.append(f"    if r is UNDEF: r = {self.default}")
+        return out + [f"    c[{key}] = r", "    return r"]
+
+    def _function_def(self) -> list[str]:
+        args = "".join(f", a{i}" for i in range(self.arity))
+        calls = [f"{d}(ctx{args})" for d in self.defs]
+        out = [f"def F{self.node_id}(ctx{args}):", f"    r = {calls[0]}" if calls else "    r = UNDEF"]
+        for call in calls[1:]:
+            out += self._conflict_check(call)
+        if self.default_fn is not None:
+            out += ["    if r is UNDEF:", f"        r = {self.default_fn}(ctx{args})"]
+        return out + ["    return r"]
+
+    def _conflict_check(self, call: str) -> list[str]:
+        return [
+            f"    x = {call}",
+            "    if x is not UNDEF:",
+            "        if r is UNDEF: r = x",
+            f"        elif not rt_eq(r, x): rt_conflict({self.conflict}, {self.where})",
+        ]
+
+    def describe(self) -> str:
+        """A comment line for :attr:`Program.source` saying what the wrapper does."""
+        what = [f"{self.kind} {'function' if self.kind == 'function' else 'rule'}"]
+        if self.defs:
+            what.append(f"{'all of' if self.conflict else 'first defined of'} {', '.join(self.defs)}")
+        if self.constant is not None:
+            what.append(f"constant {self.constant}")
+        if self.default_fn is not None:
+            what.append(f"default {self.default_fn}")
+        elif self.default != "UNDEF":
+            what.append(f"default {self.default}")
+        return f"# {self.name}: {'; '.join(what)}"
 
 
-def _defs(defs: list[str]) -> str:
-    return "(" + "".join(d + ", " for d in defs) + ")"
+# -- the compact form's wrappers at run time: the same steps as the fast form's defs --------
 
 
-def rule_line(node_id: int, defs: list[str], conflict: str | None, where: str | None, default_fn: str | None, default: str) -> str:
-    """``R<id>`` of a complete rule: the first defined definition wins
-    (``conflict`` None: they can only agree), or all are computed and must
-    agree (``conflict``: the message's constant, ``where``: its location);
-    then the default: ``default_fn`` called, or the ``default`` literal
-    (``UNDEF``: none)."""
-    return f"R{node_id} = rt_rule({node_id}, TICK, {_defs(defs)}, {conflict}, {where}, {default_fn}, {default})"
-
-
-def partial_rule_line(node_id: int, defs: list[str], collection: str) -> str:
-    """``R<id>`` of a partial set (``collection`` "set") or object ("dict") rule."""
-    return f"R{node_id} = rt_partial_rule({node_id}, TICK, {_defs(defs)}, {collection})"
-
-
-def function_line(node_id: int, arity: int, defs: list[str], conflict: str, where: str, default_fn: str | None) -> str:
-    """``F<id>`` of a function: every definition computed, all must agree."""
-    return f"F{node_id} = rt_function_rule({arity}, TICK, {_defs(defs)}, {conflict}, {where}, {default_fn})"
-
-
-# -- compact wrappers at run time ---------------------------------------------------------
-
-
-def rt_rule(
+def _rule_closure(
     key: int,
     tick: Callable[[], None],
     defs: tuple[Callable[..., Any], ...],
@@ -85,8 +160,6 @@ def rt_rule(
     default_fn: Callable[..., Any] | None,
     default: Any,
 ) -> Callable[[Any], Any]:
-    """The compact ``R<id>`` of a complete rule (its fast form: :func:`_rule_def`)."""
-
     def rule(ctx: Any) -> Any:
         c = ctx.cache
         r = c.get(key, MISS)
@@ -115,9 +188,20 @@ def rt_rule(
     return rule
 
 
-def rt_partial_rule(key: int, tick: Callable[[], None], defs: tuple[Callable[..., Any], ...], collection: type) -> Callable[[Any], Any]:
-    """The compact ``R<id>`` of a partial set or object rule."""
+def _constant_closure(key: int, tick: Callable[[], None], value: Any) -> Callable[[Any], Any]:
+    def rule(ctx: Any) -> Any:
+        c = ctx.cache
+        r = c.get(key, MISS)
+        if r is not MISS:
+            return r
+        tick()
+        c[key] = value
+        return value
 
+    return rule
+
+
+def _partial_closure(key: int, tick: Callable[[], None], defs: tuple[Callable[..., Any], ...], collection: type) -> Callable[[Any], Any]:
     def rule(ctx: Any) -> Any:
         c = ctx.cache
         r = c.get(key, MISS)
@@ -133,11 +217,9 @@ def rt_partial_rule(key: int, tick: Callable[[], None], defs: tuple[Callable[...
     return rule
 
 
-def rt_function_rule(
-    arity: int, tick: Callable[[], None], defs: tuple[Callable[..., Any], ...], conflict: str, where: Any, default_fn: Callable[..., Any] | None
+def _function_closure(
+    tick: Callable[[], None], defs: tuple[Callable[..., Any], ...], conflict: str, where: Any, default_fn: Callable[..., Any] | None
 ) -> Callable[..., Any]:
-    """The compact ``F<id>`` of a function."""
-
     def function(ctx: Any, *args: Any) -> Any:
         tick()
         r = UNDEF
@@ -155,64 +237,7 @@ def rt_function_rule(
     return function
 
 
-#: What the compact form's wrapper lines call.
-COMPACT_HELPERS: dict[str, Any] = {"rt_rule": rt_rule, "rt_partial_rule": rt_partial_rule, "rt_function_rule": rt_function_rule}
-
-
 # -- the fast form ---------------------------------------------------------------------------
-
-
-def _rule_def(m: re.Match[str]) -> list[str]:
-    name, key, defs, conflict, where, default_fn, default = m.groups()
-    calls = [f"{d}(ctx)" for d in defs.split(", ")[:-1]]
-    out = [f"def R{name}(ctx):", "    c = ctx.cache", f"    r = c.get({key}, MISS)", "    if r is not MISS: return r"]
-    out.append(f"    r = {calls[0]}" if calls else "    r = UNDEF")
-    for call in calls[1:]:
-        if conflict == "None":
-            out.append(f"    if r is UNDEF: r = {call}")
-        else:
-            out.append(f"    x = {call}")
-            out.append("    if x is not UNDEF:")
-            out.append("        if r is UNDEF: r = x")
-            out.append(f"        elif not rt_eq(r, x): rt_conflict({conflict}, {where})")
-    if default_fn != "None":
-        out.append(f"    if r is UNDEF: r = {default_fn}(ctx)")
-    elif default != "UNDEF":
-        out.append(f"    if r is UNDEF: r = {default}")
-    out += [f"    c[{key}] = r", "    return r"]
-    return out
-
-
-def _partial_def(m: re.Match[str]) -> list[str]:
-    name, key, defs, collection = m.groups()
-    out = [f"def R{name}(ctx):", "    c = ctx.cache", f"    r = c.get({key}, MISS)", "    if r is not MISS: return r"]
-    out.append("    acc = set()" if collection == "set" else "    acc = {}")
-    out += [f"    {d}(ctx, acc)" for d in defs.split(", ")[:-1]]
-    out += [f"    c[{key}] = acc", "    return acc"]
-    return out
-
-
-def _function_def(m: re.Match[str]) -> list[str]:
-    name, arity, defs, conflict, where, default_fn = m.groups()
-    args = "".join(f", a{i}" for i in range(int(arity)))
-    calls = [f"{d}(ctx{args})" for d in defs.split(", ")[:-1]]
-    out = [f"def F{name}(ctx{args}):", f"    r = {calls[0]}" if calls else "    r = UNDEF"]
-    for call in calls[1:]:
-        out.append(f"    x = {call}")
-        out.append("    if x is not UNDEF:")
-        out.append("        if r is UNDEF: r = x")
-        out.append(f"        elif not rt_eq(r, x): rt_conflict({conflict}, {where})")
-    if default_fn != "None":
-        out.append("    if r is UNDEF:")
-        out.append(f"        r = {default_fn}(ctx{args})")
-    out.append("    return r")
-    return out
-
-
-_WRAPPERS: dict[str, tuple[re.Pattern[str], Callable[[re.Match[str]], list[str]]]] = {
-    "R": (_RULE, _rule_def),
-    "F": (_FUNCTION, _function_def),
-}
 
 
 def fast_lines(lines: list[str]) -> list[str]:
@@ -242,17 +267,6 @@ def fast_lines(lines: list[str]) -> list[str]:
                 indent, ctx = m.groups()
                 out.append(f"{indent}if {ctx}.deadline is not None: rt_check_deadline({ctx})")
                 continue
-        elif line[:1] in _WRAPPERS:
-            # Wrapper lines sit at the top level: a line that starts with a
-            # letter is one of the generator's own statements.
-            pattern, expand = _WRAPPERS[line[0]]
-            m = pattern.fullmatch(line)
-            if m is None and line[0] == "R":
-                pattern, expand = _PARTIAL, _partial_def
-                m = pattern.fullmatch(line)
-            if m is not None:
-                out += expand(m)
-                continue
         out.append(line)
     return out
 
@@ -270,13 +284,4 @@ def make_tick(promote: Callable[[], None]) -> Callable[[], None]:
     return tick
 
 
-__all__ = [
-    "COMPACT_HELPERS",
-    "PROMOTE_AFTER",
-    "TICK_LINE",
-    "fast_lines",
-    "function_line",
-    "make_tick",
-    "partial_rule_line",
-    "rule_line",
-]
+__all__ = ["PROMOTE_AFTER", "TICK_LINE", "RuleWrapper", "fast_lines", "make_tick"]
