@@ -230,8 +230,10 @@ class BodyEmitter:
                     self.w(f"if freeze({x}) not in {name}: {self.fail}")
                 return
             x = self.term(t.args[0])
-            coll = self.term(coll_t)
+            # rt_member is false for an UNDEF collection: no test of its own.
+            coll = self.term(coll_t, check=False)
             self.w(f"if not rt_member({x}, {coll}): {self.fail}")
+            self.checked.add(coll)
             return
         if isinstance(t, ast.Scalar):
             if record_as:
@@ -267,6 +269,8 @@ class BodyEmitter:
     def compare(self, op: str, a: ast.Term, b: ast.Term) -> None:
         if op == "==" and self.require_literal(a, b):
             return
+        if op == "!=" and self.refuse_literal(a, b):
+            return
         x, y = self.terms_in_order((a, b))
         if op in ("==", "!="):
             cond = self.eq_expr(x, a, y, b)
@@ -277,18 +281,25 @@ class BodyEmitter:
             return
         self.w(f"if not {_CMP_HELPER[op]}({x}, {y}): {self.fail}")
 
+    @staticmethod
+    def _literal_operand(a: ast.Term, b: ast.Term) -> tuple[Any, ast.Term] | None:
+        """(literal value, other term) when exactly one of ``a``, ``b`` is a scalar literal."""
+        if isinstance(b, ast.Scalar):
+            return None if isinstance(a, ast.Scalar) else (b.value, a)
+        if isinstance(a, ast.Scalar):
+            return a.value, b
+        return None
+
     def require_literal(self, a: ast.Term, b: ast.Term) -> bool:
         """``a == b`` where one side is a scalar literal: fail unless equal.
 
         The other side's UNDEF test is left out: no literal equals UNDEF, so
         the equality test fails on it as well. Returns False (writing
         nothing) when neither side, or both, are literals."""
-        if isinstance(b, ast.Scalar) and not isinstance(a, ast.Scalar):
-            lit, other = b.value, a
-        elif isinstance(a, ast.Scalar) and not isinstance(b, ast.Scalar):
-            lit, other = a.value, b
-        else:
+        operands = self._literal_operand(a, b)
+        if operands is None:
             return False
+        lit, other = operands
         v = self.term(other, check=False)
         if isinstance(lit, str):
             self.w(f"if {v} != {self.gen.literal(lit)}: {self.fail}")
@@ -296,6 +307,26 @@ class BodyEmitter:
             self.w(f"if {v} is not {lit!r}: {self.fail}")
         else:
             self.w(f"if not (type({v}) is not bool and {v} == {self.gen.literal(lit)}): {self.fail}")
+        self.checked.add(v)
+        return True
+
+    def refuse_literal(self, a: ast.Term, b: ast.Term) -> bool:
+        """``a != b`` where one side is a scalar literal: fail when equal, or
+        when the other side is UNDEF (one test for both)."""
+        operands = self._literal_operand(a, b)
+        if operands is None:
+            return False
+        lit, other = operands
+        v = self.term(other, check=False)
+        if isinstance(lit, str):
+            cond = f"{v} == {self.gen.literal(lit)}"
+        elif lit is True or lit is False or lit is None:
+            cond = f"{v} is {lit!r}"
+        else:
+            cond = f"(type({v}) is not bool and {v} == {self.gen.literal(lit)})"
+        if v in self.unchecked and v not in self.checked:
+            cond = f"{v} is UNDEF or {cond}"
+        self.w(f"if {cond}: {self.fail}")
         self.checked.add(v)
         return True
 
@@ -583,16 +614,18 @@ class BodyEmitter:
         path = t.path
         if isinstance(head, ast.Var) and head.name == "data":
             return self.gen.data_ref(self, path, check)
+        input_ctx = None
         if isinstance(head, ast.Var) and head.name == "input":
             key: tuple[str, ...] = ("input", self.ctx)
             base = self.cse.get(key, "")
             if not base:
+                # Assigned by walk_path, with the lookups that follow.
                 base = self.cse[key] = self.tmp()
-                self.w(f"{base} = {self.ctx}.input")
+                input_ctx = self.ctx
         else:
             base = self.term(head)
             key = ("value", base)
-        return self.walk_path(base, path, cse_key=key, check=check)
+        return self.walk_path(base, path, cse_key=key, check=check, input_ctx=input_ctx)
 
     def walk_path(
         self,
@@ -601,30 +634,37 @@ class BodyEmitter:
         data_keys: bool = False,
         cse_key: tuple[str, ...] | None = None,
         check: bool = True,
+        input_ctx: str | None = None,
     ) -> str:
         """Look up ``path`` under the value ``base``; unbound vars iterate.
 
         ``data_keys``: ``base`` is base data, whose objects are keyed by
-        strings, so a number key also finds its string form (``data[2]``)."""
+        strings, so a number key also finds its string form (``data[2]``).
+        ``input_ctx``: ``base`` is still to be assigned ``<input_ctx>.input``."""
         getter = "rt_data_get" if data_keys else "rt_get"
         cur = base
+        # Literal-key lookups not written yet: one statement does a run of them.
+        run_base, run = base, []
         for p in path:
             if cse_key is not None and isinstance(p, ast.Scalar) and isinstance(p.value, str):
                 cse_key = cse_key + (p.value,)
                 known = self.cse.get(cse_key)
                 if known is not None:
-                    cur = known
+                    cur = run_base = known
                     continue
             else:
                 cse_key = None
             nxt = self.tmp()
             if isinstance(p, ast.Scalar) and isinstance(p.value, str):
-                lit = self.gen.literal(p.value)
-                # Compact form; codegen_tiers expands it inline for hot code.
-                self.w(f"{nxt} = rt_dget({cur}, {lit})")
+                run.append((nxt, self.gen.literal(p.value)))
                 if cse_key is not None:
                     self.cse[cse_key] = nxt
-            elif isinstance(p, ast.Var) and p.name not in self.bound and p.name not in ROOTS:
+                cur = nxt
+                continue
+            if run or input_ctx is not None:
+                self.write_lookups(run_base, run, input_ctx)
+                run, input_ctx = [], None
+            if isinstance(p, ast.Var) and p.name not in self.bound and p.name not in ROOTS:
                 k = self.tmp("k")
                 self.open_loop(f"for {k}, {nxt} in {self.items_fn()}({cur}):")
                 self.checked.add(nxt)  # collections never hold UNDEF
@@ -637,9 +677,28 @@ class BodyEmitter:
             else:
                 key = self.term(p)
                 self.w(f"{nxt} = {getter}({cur}, {key})")
-            cur = nxt
+            cur = run_base = nxt
+        if run or input_ctx is not None:
+            self.write_lookups(run_base, run, input_ctx)
         self.result_check(cur, check)
         return cur
+
+    def write_lookups(self, base: str, run: list[tuple[str, str]], input_ctx: str | None) -> None:
+        """Write consecutive literal-key lookups (``run``: result name, key
+        literal) under ``base``, which ``input_ctx`` (when given) says to
+        assign ``<input_ctx>.input`` first. Compact forms (one statement for
+        them all); codegen_tiers expands each lookup inline for hot code."""
+        names = "".join(f"{name}, " for name, _ in run)
+        keys = "".join(f", {key}" for _, key in run)
+        if input_ctx is not None:
+            if run:
+                self.w(f"{base}, {names[:-2]} = rt_dinput({input_ctx}{keys})")
+            else:
+                self.w(f"{base} = {input_ctx}.input")
+        elif len(run) == 1:
+            self.w(f"{run[0][0]} = rt_dget({base}{keys})")
+        else:
+            self.w(f"{names[:-2]} = rt_dpath({base}{keys})")
 
     def result_check(self, v: str, check: bool) -> None:
         """Test ``v`` for UNDEF now, or (``check`` False) leave it to the caller."""

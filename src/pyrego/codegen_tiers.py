@@ -25,6 +25,7 @@ literals the code generator made.
 from __future__ import annotations
 
 import re
+from ast import literal_eval
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -41,6 +42,7 @@ TICK_LINE = "    TICK()"
 _DGET = re.compile(r"( *)(\w+) = rt_dget\((\w+), (.+)\)")
 _BUILTIN_CALL = re.compile(r"( *)(\w+) = rt_call_builtin\((\w+), (\w+), ('[\w.]+'), (\w+)((?:, .+)?)\)")
 _DEADLINE = re.compile(r"( *)rt_check_deadline\((\w+)\)")
+_DPATH = re.compile(r"( *)(\w+(?:, \w+)+) = (rt_dpath|rt_dinput)\((\w+), (.+)\)")
 
 
 @dataclass(frozen=True)
@@ -240,34 +242,78 @@ def _function_closure(
 # -- the fast form ---------------------------------------------------------------------------
 
 
+def _inline_lookup(indent: str, res: str, cur: str, key: str) -> str:
+    return f"{indent}{res} = {cur}.get({key}, UNDEF) if type({cur}) is dict else rt_get({cur}, {key})"
+
+
+def _expand_lookup(m: re.Match[str]) -> list[str]:
+    return [_inline_lookup(*m.groups())]
+
+
+def _expand_lookups(m: re.Match[str]) -> list[str]:
+    """``a, b = rt_dpath(x, 'k1', 'k2')``, ``x, a = rt_dinput(ctx, 'k')``: one lookup a line.
+
+    The keys are ``repr`` literals of strings: read back as literals (never
+    as code) and written again with ``repr``."""
+    indent, targets, helper, base, keys_source = m.groups()
+    names = targets.split(", ")
+    keys = literal_eval(f"({keys_source},)")
+    out = []
+    if helper == "rt_dinput":
+        out.append(f"{indent}{names[0]} = {base}.input")
+        base = names.pop(0)
+    if len(keys) != len(names) or not all(type(k) is str for k in keys):
+        raise ValueError(f"not a compact lookup: {targets} = {helper}(...)")
+    for name, key in zip(names, keys):
+        out.append(_inline_lookup(indent, name, base, repr(key)))
+        base = name
+    return out
+
+
+def _expand_builtin_call(m: re.Match[str]) -> list[str]:
+    indent, res, ctx, fn, op, where, args = m.groups()
+    return [
+        f"{indent}try:",
+        f"{indent}    {res} = {fn}({args[2:]})",
+        f"{indent}except (BuiltinError, BuiltinHalt) as exc:",
+        f"{indent}    {res} = rt_builtin_error({ctx}, exc, {op}, {where})",
+    ]
+
+
+def _expand_deadline(m: re.Match[str]) -> list[str]:
+    indent, ctx = m.groups()
+    return [f"{indent}if {ctx}.deadline is not None: rt_check_deadline({ctx})"]
+
+
+#: The compact statements: the helper each one calls, its shape, its fast form.
+_EXPANSIONS: list[tuple[str, re.Pattern[str], Callable[[re.Match[str]], list[str]]]] = [
+    ("rt_dget(", _DGET, _expand_lookup),
+    ("rt_dpath(", _DPATH, _expand_lookups),
+    ("rt_dinput(", _DPATH, _expand_lookups),
+    ("rt_call_builtin(", _BUILTIN_CALL, _expand_builtin_call),
+    ("rt_check_deadline(", _DEADLINE, _expand_deadline),
+]
+
+
 def fast_lines(lines: list[str]) -> list[str]:
     """The fast form of compact generated ``lines``."""
     out: list[str] = []
     for line in lines:
         if line == TICK_LINE:
             continue
-        if "rt_dget(" in line:
-            m = _DGET.fullmatch(line)
-            if m is not None:
-                indent, res, cur, key = m.groups()
-                out.append(f"{indent}{res} = {cur}.get({key}, UNDEF) if type({cur}) is dict else rt_get({cur}, {key})")
-                continue
-        elif "rt_call_builtin(" in line:
-            m = _BUILTIN_CALL.fullmatch(line)
-            if m is not None:
-                indent, res, ctx, fn, op, where, args = m.groups()
-                out.append(f"{indent}try:")
-                out.append(f"{indent}    {res} = {fn}({args[2:]})")
-                out.append(f"{indent}except (BuiltinError, BuiltinHalt) as exc:")
-                out.append(f"{indent}    {res} = rt_builtin_error({ctx}, exc, {op}, {where})")
-                continue
-        elif "rt_check_deadline(" in line:
-            m = _DEADLINE.fullmatch(line)
-            if m is not None:
-                indent, ctx = m.groups()
-                out.append(f"{indent}if {ctx}.deadline is not None: rt_check_deadline({ctx})")
-                continue
-        out.append(line)
+        if "rt_" in line:
+            # A literal holding a helper's name only makes the line fail to
+            # match some shape below, never match one.
+            for helper, shape, expand in _EXPANSIONS:
+                if helper in line:
+                    m = shape.fullmatch(line)
+                    if m is not None:
+                        out += expand(m)
+                        break
+            else:
+                out.append(line)
+        else:
+            out.append(line)
     return out
 
 
