@@ -13,6 +13,7 @@ locations (``L<n>``) and builtin functions (``B<n>``).
 
 from __future__ import annotations
 
+import math
 import threading
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -21,11 +22,20 @@ from . import ast
 from .builtins.registry import Builtin
 from .codegen_body import BodyEmitter, ground_value, is_ground
 from .codegen_tiers import TICK_LINE, RuleWrapper, fast_lines, make_tick
-from .compiler import COMPLETE, FUNCTION, PARTIAL_OBJECT, PARTIAL_SET, CompiledTree, RuleNode, iter_rule_chain
+from .compiler import (
+    COMPLETE,
+    FUNCTION,
+    PARTIAL_OBJECT,
+    PARTIAL_SET,
+    CompiledTree,
+    RuleNode,
+    _ground_prefix,
+    iter_rule_chain,
+)
 from .errors import Location, RegoCompileError
 from .runtime.helpers import HELPERS, rt_call_builtin
 from .runtime.values import UNDEF, freeze
-from .safety import term_vars
+from .safety import body_vars, term_vars
 from .withs import make_call_mock, make_with, rt_const_fn, rt_node_child, rt_path
 
 _LOAD_LOCK = threading.RLock()
@@ -50,7 +60,6 @@ def conflict_message(node: RuleNode) -> str:
 class Program:
     """A compiled policy set: the namespace of generated functions and its index."""
 
-    source: str
     namespace: dict[str, Any]
     tree: CompiledTree
     rule_functions: dict[tuple[str, ...], str] = field(default_factory=dict)
@@ -65,6 +74,11 @@ class Program:
         # go frees them at once, instead of leaving a cycle for the cyclic collector
         # (whose full collections then cost more than compiling the policy did).
         self.namespace.clear()
+
+    @property
+    def source(self) -> str:
+        """The generated source (for inspection; written out on demand)."""
+        return self.gen.source() if self.gen is not None else ""
 
     def function(self, name: str) -> Callable[..., Any]:
         """The generated function ``name`` (compiled now if it was not yet)."""
@@ -89,10 +103,13 @@ class ModuleGen:
         self._materialized: set[int] = set()
         self._member_sets: dict[Any, tuple[str, bool]] = {}
         self._children_maps: set[int] = set()
+        self._rules_below: dict[int, bool] = {}
         # Generated code per document function, compiled on first use, and
         # the document function itself where it is a wrapper (codegen_tiers).
         self.chunks: dict[str, list[str]] = {}
         self.wrappers: dict[str, RuleWrapper] = {}
+        # The document function of each rule path.
+        self.rule_functions: dict[tuple[str, ...], str] = {}
         # Compact code is compiled until the program is hot (see codegen_tiers).
         self.hot = False
         self._compact_loaded: list[str] = []
@@ -115,8 +132,6 @@ class ModuleGen:
                 return repr(v)
             return self.const(v)
         if t is float:
-            import math
-
             if math.isfinite(v):
                 return repr(v)
             return self.const(v)
@@ -296,13 +311,18 @@ class ModuleGen:
         return v
 
     def _has_rules_below(self, node: RuleNode) -> bool:
-        return any(n.has_rules() for n in node.walk())
+        known = self._rules_below.get(node.id)
+        if known is None:
+            known = self._rules_below[node.id] = node.has_rules() or any(self._has_rules_below(c) for c in node.children.values())
+        return known
 
     # -- rules -------------------------------------------------------------------------
 
     def generate(self) -> None:
         for node in self.tree.nodes.values():
             if node.has_rules():
+                if node.kind != FUNCTION:
+                    self.rule_functions[node.path] = f"R{node.id}"
                 start = len(self.lines)
                 wrapper = self.rule_node(node)
                 # Each document's code is compiled by Python on first use
@@ -590,7 +610,7 @@ class ModuleGen:
 
     def build(self) -> Program:
         self.generate()
-        program = Program("", self.namespace, self.tree, mockable=self.mockable, gen=self)
+        program = Program(self.namespace, self.tree, self.rule_functions, mockable=self.mockable, gen=self)
         self.namespace["WITH"] = make_with(self.tree, self.namespace)
         self.namespace["CALL_MOCK"] = make_call_mock()
         self.namespace["TICK"] = make_tick(self.promote)
@@ -598,11 +618,18 @@ class ModuleGen:
             self.namespace[name] = self._lazy(name, chunk)
         if self.lines:
             self.exec_lines(self.lines)
-        program.source = "\n".join([line for name in self.chunks for line in self._chunk_source(name)] + self.lines)
-        for node in self.tree.nodes.values():
-            if node.has_rules() and node.kind != FUNCTION:
-                program.rule_functions[node.path] = f"R{node.id}"
         return program
+
+    def source(self) -> str:
+        """The rules' generated code (compact form; wrappers as comments) and the
+        code compiled at build."""
+        lines = []
+        for name, chunk in self.chunks.items():
+            lines += chunk
+            wrapper = self.wrappers.get(name)
+            if wrapper is not None:
+                lines.append(wrapper.describe())
+        return "\n".join(lines + self.lines)
 
     def _lazy(self, name: str, chunk: list[str]) -> Callable[..., Any]:
         """A stand-in for ``name`` that compiles its code on first call, then hands over."""
@@ -618,10 +645,6 @@ class ModuleGen:
         stub.pyrego_lazy = True  # type: ignore[attr-defined]
         namespace[name] = stub
         return stub
-
-    def _chunk_source(self, name: str) -> list[str]:
-        wrapper = self.wrappers.get(name)
-        return self.chunks[name] + ([wrapper.describe()] if wrapper is not None else [])
 
     def _fast_chunk(self, name: str) -> list[str]:
         wrapper = self.wrappers.get(name)
@@ -679,14 +702,10 @@ class ModuleGen:
 
 
 def term_vars_all(body: ast.Body) -> set[str]:
-    from .safety import body_vars
-
     return body_vars(body, set())
 
 
 def _suffix(head: ast.RuleHead) -> tuple[ast.Term, ...]:
-    from .compiler import _ground_prefix
-
     return _ground_prefix(head.ref.path)[1]
 
 

@@ -14,9 +14,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from . import ast
+from .compiler import FuncRef
 from .errors import RegoCompileError, RegoTypeError, RegoUnsafeVarError
 from .optimize import hoist_checks
-from .safety import ROOTS, reorder_body, term_vars
+from .runtime.values import equal, freeze
+from .safety import ROOTS, ref_outputs, reorder_body, stmt_vars, term_vars
 
 if TYPE_CHECKING:
     from .codegen import ModuleGen
@@ -37,8 +39,6 @@ def is_ground(t: ast.Term) -> bool:
 
 
 def ground_value(t: ast.Term) -> Any:
-    from .runtime.values import freeze
-
     if isinstance(t, ast.Scalar):
         return t.value
     if isinstance(t, ast.Array):
@@ -51,6 +51,37 @@ def ground_value(t: ast.Term) -> Any:
             out[freeze(ground_value(k))] = ground_value(v)
         return out
     raise TypeError("not ground")
+
+
+def _add_local_vars(t: ast.Term, out: set[str]) -> None:
+    """``safety.term_vars(t, out)``, quicker on the scalars, variables, refs
+    and calls that most terms are made of (others go to term_vars)."""
+    if type(t) is ast.Scalar:
+        return
+    if type(t) is ast.Var:
+        if t.name not in ROOTS:
+            out.add(t.name)
+    elif type(t) is ast.Ref:
+        _add_local_vars(t.head, out)
+        for p in t.path:
+            if type(p) is not ast.Scalar:
+                _add_local_vars(p, out)
+    elif type(t) is ast.Call:
+        for a in t.args:
+            _add_local_vars(a, out)
+    else:
+        term_vars(t, out)
+
+
+def _add_statement_vars(s: ast.Statement, out: set[str]) -> None:
+    """``safety.stmt_vars(s, out)``, quicker on calls and unifications."""
+    if type(s) is ast.Call:
+        _add_local_vars(s, out)
+    elif type(s) is ast.Assign or type(s) is ast.Unify:
+        _add_local_vars(s.lhs, out)
+        _add_local_vars(s.rhs, out)
+    else:
+        stmt_vars(s, out)
 
 
 class BodyEmitter:
@@ -150,6 +181,13 @@ class BodyEmitter:
         return isinstance(t, ast.Var) and t.name not in ROOTS and t.name not in self.bound
 
     def has_unbound(self, t: ast.Term) -> bool:
+        # Scalars, variables and refs (most terms) are answered without a set.
+        if isinstance(t, ast.Scalar):
+            return False
+        if isinstance(t, ast.Var):
+            return t.name not in self.bound and t.name not in ROOTS
+        if isinstance(t, ast.Ref):
+            return self.has_unbound(t.head) or any(self.has_unbound(p) for p in t.path)
         return bool(term_vars(t, set()) - self.bound)
 
     # -- bodies ------------------------------------------------------------------
@@ -159,17 +197,19 @@ class BodyEmitter:
         outer = self.outer | self.bound
         all_inner: set[str] = set()
         for e in body:
-            from .safety import stmt_vars
-
-            stmt_vars(e.statement, all_inner)
+            _add_statement_vars(e.statement, all_inner)
         saved_outer = self.outer
         self.outer = outer | all_inner
         ordered, _ = reorder_body(body, set(self.bound), self.outer, self.gen.arity, required=required, location=location)
         if record is None:
             ordered = tuple(hoist_checks(ordered, self.bound, self.gen.arity, self.gen.pure_data_ref))
-        index = {id(e): i for i, e in enumerate(body)}
-        for e in ordered:
-            self.expr(e, record_as=record.get(index[id(e)]) if record is not None else None)
+        if record is None:
+            for e in ordered:
+                self.expr(e)
+        else:
+            index = {id(e): i for i, e in enumerate(body)}
+            for e in ordered:
+                self.expr(e, record_as=record.get(index[id(e)]))
         self.outer = saved_outer
 
     def expr(self, e: ast.Expr, record_as: str | None = None) -> None:
@@ -255,14 +295,11 @@ class BodyEmitter:
 
     def terms_in_order(self, terms: tuple[ast.Term, ...] | list[ast.Term]) -> list[str]:
         """Compile ``terms``; ones that bind variables by iteration go first."""
+        ranks = [(0 if self._iterable_only(t) else 2) if self.has_unbound(t) else 1 for t in terms]
+        if all(r == 1 for r in ranks):
+            return [self.term(t) for t in terms]
         out: list[str | None] = [None] * len(terms)
-        def rank(t: ast.Term) -> int:
-            if not self.has_unbound(t):
-                return 1
-            return 0 if self._iterable_only(t) else 2
-
-        order = sorted(range(len(terms)), key=lambda i: rank(terms[i]))
-        for i in order:
+        for i in sorted(range(len(terms)), key=ranks.__getitem__):
             out[i] = self.term(terms[i])
         return out  # type: ignore[return-value]
 
@@ -333,8 +370,6 @@ class BodyEmitter:
     def eq_expr(self, x: str, a: ast.Term, y: str, b: ast.Term) -> str:
         """A Python condition for Rego equality, specialised on literal operands."""
         if isinstance(a, ast.Scalar) and isinstance(b, ast.Scalar):
-            from .runtime.values import equal
-
             return repr(equal(a.value, b.value))
         for lit, other in ((b, x), (a, y)):
             if isinstance(lit, ast.Scalar):
@@ -389,8 +424,6 @@ class BodyEmitter:
 
     def _iterable_only(self, t: ast.Term) -> bool:
         """True when ``t``'s unbound vars are all bound by iterating its refs."""
-        from .safety import ref_outputs
-
         outs = ref_outputs(t, self.bound, set(), self.gen.arity)
         return term_vars(t, set()) - self.bound <= outs
 
@@ -543,8 +576,6 @@ class BodyEmitter:
 
     def function_replacement(self, term: ast.Term) -> str:
         """A callable ``(ctx, *args)`` that replaces a function under ``with``."""
-        from .compiler import FuncRef
-
         if isinstance(term, FuncRef):
             return self.gen.builtin_caller(term.name)
         if isinstance(term, ast.Ref) and isinstance(term.head, ast.Var):

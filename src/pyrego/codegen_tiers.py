@@ -45,7 +45,7 @@ _DEADLINE = re.compile(r"( *)rt_check_deadline\((\w+)\)")
 _DPATH = re.compile(r"( *)(\w+(?:, \w+)+) = (rt_dpath|rt_dinput)\((\w+), (.+)\)")
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class RuleWrapper:
     """The function that memoises a document (``R<id>``) or runs a function
     (``F<id>``), kept as data: the compact form builds it as a closure, with
