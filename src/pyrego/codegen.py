@@ -13,6 +13,7 @@ locations (``L<n>``) and builtin functions (``B<n>``).
 
 from __future__ import annotations
 
+import math
 import threading
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -20,15 +21,32 @@ from typing import Any, Callable
 from . import ast
 from .builtins.registry import Builtin
 from .codegen_body import BodyEmitter, ground_value, is_ground
-from .codegen_tiers import TICK_LINE, fast_lines, make_tick
-from .compiler import COMPLETE, FUNCTION, PARTIAL_OBJECT, PARTIAL_SET, CompiledTree, RuleNode, iter_rule_chain
+from .codegen_tiers import TICK_LINE, RuleWrapper, fast_lines, make_tick
+from .compiler import (
+    COMPLETE,
+    FUNCTION,
+    PARTIAL_OBJECT,
+    PARTIAL_SET,
+    CompiledTree,
+    RuleNode,
+    _ground_prefix,
+    iter_rule_chain,
+)
 from .errors import Location, RegoCompileError
 from .runtime.helpers import HELPERS, rt_call_builtin
 from .runtime.values import UNDEF, freeze
-from .safety import term_vars
+from .safety import body_vars, term_vars
 from .withs import make_call_mock, make_with, rt_const_fn, rt_node_child, rt_path
 
 _LOAD_LOCK = threading.RLock()
+
+# What every program's namespace starts with (copied, never shared).
+_BASE_NAMESPACE: dict[str, Any] = {
+    **HELPERS,
+    "rt_path": rt_path,
+    "rt_node_child": rt_node_child,
+    "rt_const_fn": rt_const_fn,
+}
 
 
 def conflict_message(node: RuleNode) -> str:
@@ -42,7 +60,6 @@ def conflict_message(node: RuleNode) -> str:
 class Program:
     """A compiled policy set: the namespace of generated functions and its index."""
 
-    source: str
     namespace: dict[str, Any]
     tree: CompiledTree
     rule_functions: dict[tuple[str, ...], str] = field(default_factory=dict)
@@ -58,6 +75,11 @@ class Program:
         # (whose full collections then cost more than compiling the policy did).
         self.namespace.clear()
 
+    @property
+    def source(self) -> str:
+        """The generated source (for inspection; written out on demand)."""
+        return self.gen.source() if self.gen is not None else ""
+
     def function(self, name: str) -> Callable[..., Any]:
         """The generated function ``name`` (compiled now if it was not yet)."""
         if self.gen is not None:
@@ -71,7 +93,7 @@ class ModuleGen:
     def __init__(self, tree: CompiledTree, mockable: frozenset[str] = frozenset()) -> None:
         self.tree = tree
         self.mockable = mockable
-        self.namespace: dict[str, Any] = dict(HELPERS)
+        self.namespace: dict[str, Any] = dict(_BASE_NAMESPACE)
         self.namespace["__builtins__"] = {}
         self.lines: list[str] = []
         self._consts: dict[Any, str] = {}
@@ -81,8 +103,13 @@ class ModuleGen:
         self._materialized: set[int] = set()
         self._member_sets: dict[Any, tuple[str, bool]] = {}
         self._children_maps: set[int] = set()
-        # Generated code per document function, compiled on first use.
+        self._rules_below: dict[int, bool] = {}
+        # Generated code per document function, compiled on first use, and
+        # the document function itself where it is a wrapper (codegen_tiers).
         self.chunks: dict[str, list[str]] = {}
+        self.wrappers: dict[str, RuleWrapper] = {}
+        # The document function of each rule path.
+        self.rule_functions: dict[tuple[str, ...], str] = {}
         # Compact code is compiled until the program is hot (see codegen_tiers).
         self.hot = False
         self._compact_loaded: list[str] = []
@@ -105,8 +132,6 @@ class ModuleGen:
                 return repr(v)
             return self.const(v)
         if t is float:
-            import math
-
             if math.isfinite(v):
                 return repr(v)
             return self.const(v)
@@ -192,7 +217,8 @@ class ModuleGen:
 
     # -- data references ----------------------------------------------------------
 
-    def data_ref(self, em: BodyEmitter, path: tuple[ast.Term, ...]) -> str:
+    def data_ref(self, em: BodyEmitter, path: tuple[ast.Term, ...], check: bool = True) -> str:
+        """The value at ``data.<path>`` (``check``: as for :meth:`BodyEmitter.term`)."""
         cur = self.tree.root
         i = 0
         while i < len(path):
@@ -215,30 +241,30 @@ class ModuleGen:
                         return "UNDEF"
                     v = em.tmp()
                     em.w(f"{v} = R{cur.id}({em.ctx})")
-                    return em.walk_path(v, path[i:]) if i < len(path) else self._check(em, v)
+                    return em.walk_path(v, path[i:], check=check) if i < len(path) else self._check(em, v, check)
                 continue
             if isinstance(p, ast.Scalar):
                 # Below here there are no rules: plain base data.
-                return self._base_data(em, path)
+                return self._base_data(em, path, check)
             break
         if not self._has_rules_below(cur):
-            return self._base_data(em, path)
+            return self._base_data(em, path, check)
         if i < len(path) and not em.has_unbound(path[i]):
             # A computed key: evaluate only the child it names.
             key = em.term(path[i])
             v = em.tmp()
             em.w(f"{v} = rt_node_child({em.ctx}, {self.children_map(cur)}, {key}, {self.const(cur.path)})")
-            return em.walk_path(v, path[i + 1 :]) if i + 1 < len(path) else self._check(em, v)
+            return em.walk_path(v, path[i + 1 :], check=check) if i + 1 < len(path) else self._check(em, v, check)
         self._materialize_needed.add(cur.id)
         v = em.tmp()
         em.w(f"{v} = N{cur.id}({em.ctx})")
-        return em.walk_path(v, path[i:])
+        return em.walk_path(v, path[i:], check=check)
 
-    def _base_data(self, em: BodyEmitter, path: tuple[ast.Term, ...]) -> str:
+    def _base_data(self, em: BodyEmitter, path: tuple[ast.Term, ...], check: bool) -> str:
         # Base documents are keyed by strings: ``data[2]`` reads key "2", as in OPA.
         v = em.tmp()
         em.w(f"{v} = {em.ctx}.data")
-        return em.walk_path(v, path, data_keys=True)
+        return em.walk_path(v, path, data_keys=True, check=check)
 
     def children_map(self, node: RuleNode) -> str:
         """A global dict {child name: document function} for dynamic lookups under ``node``."""
@@ -280,26 +306,33 @@ class ModuleGen:
         return not rule.body and rule.else_ is None and rule.head.value is not None and is_ground(rule.head.value)
 
     @staticmethod
-    def _check(em: BodyEmitter, v: str) -> str:
-        em.w(f"if {v} is UNDEF: {em.fail}")
+    def _check(em: BodyEmitter, v: str, check: bool) -> str:
+        em.result_check(v, check)
         return v
 
     def _has_rules_below(self, node: RuleNode) -> bool:
-        return any(n.has_rules() for n in node.walk())
+        known = self._rules_below.get(node.id)
+        if known is None:
+            known = self._rules_below[node.id] = node.has_rules() or any(self._has_rules_below(c) for c in node.children.values())
+        return known
 
     # -- rules -------------------------------------------------------------------------
 
     def generate(self) -> None:
         for node in self.tree.nodes.values():
             if node.has_rules():
+                if node.kind != FUNCTION:
+                    self.rule_functions[node.path] = f"R{node.id}"
                 start = len(self.lines)
-                self.rule_node(node)
+                wrapper = self.rule_node(node)
                 # Each document's code is compiled by Python on first use
                 # (see build): large policy sets load without compiling
                 # rules that are never evaluated.
                 name = f"F{node.id}" if node.kind == FUNCTION else f"R{node.id}"
                 self.chunks[name] = self.lines[start:]
                 del self.lines[start:]
+                if wrapper is not None:
+                    self.wrappers[name] = wrapper
         self.flush_materializers()
 
     def flush_materializers(self) -> None:
@@ -335,20 +368,49 @@ class ModuleGen:
         lines += [f"    c[{-node.id - 1}] = r", "    return r", ""]
         self.lines.extend(lines)
 
-    def rule_node(self, node: RuleNode) -> None:
+    def rule_node(self, node: RuleNode) -> RuleWrapper | None:
+        """Generate a document's code; returns its wrapper, or None where the
+        code defines ``R<id>`` itself."""
         if node.kind == FUNCTION:
-            self.function_node(node)
-            return
-        defs = [self.definition(node, rule, i) for i, rule in enumerate(node.rules)]
+            return self.function_node(node)
+        if self._constant_rule(node):
+            value = node.rules[0].head.value
+            assert value is not None
+            literal = self._value_literal(value)
+            return RuleWrapper("complete", node.id, constant=literal, constant_value=self._literal_value(literal, value))
+        defs = tuple(self.definition(node, rule, i) for i, rule in enumerate(node.rules))
+        if node.kind in (PARTIAL_SET, PARTIAL_OBJECT):
+            if node.default is None and not (node.kind == PARTIAL_OBJECT and self._rules_below_children(node)):
+                return RuleWrapper("set" if node.kind == PARTIAL_SET else "object", node.id, defs)
+            self.partial_rule_def(node, list(defs))
+            return None
+        conflict = where = default_fn = None
+        default, default_value = "UNDEF", UNDEF
+        if len(defs) > 1 and not self._same_constant_values(node.rules):
+            conflict, where = self.const(conflict_message(node)), self.loc(node.rules[0].location)
+        if node.default is not None:
+            value = node.default.head.value
+            if value is not None and is_ground(value):
+                default = self._value_literal(value)
+                default_value = self._literal_value(default, value)
+            else:
+                default_fn = self.default_value(node)
+        return RuleWrapper("complete", node.id, defs, conflict=conflict, where=where, default_fn=default_fn, default=default, default_value=default_value)
+
+    def _literal_value(self, literal: str, term: ast.Term) -> Any:
+        """The value of ``literal``, as :meth:`_value_literal` wrote it for ``term``."""
+        return term.value if isinstance(term, ast.Scalar) else self.namespace[literal]
+
+    def _rules_below_children(self, node: RuleNode) -> bool:
+        return any(child.kind != FUNCTION and self._has_rules_below(child) for child in node.children.values())
+
+    def partial_rule_def(self, node: RuleNode, defs: list[str]) -> None:
+        """``R<id>`` of a partial rule as a ``def``: rules deeper down add their
+        documents (``a.b.c := 1`` beside ``a[x] := ...``)."""
         out = [f"def R{node.id}(ctx):", "    c = ctx.cache", f"    r = c.get({node.id}, MISS)", "    if r is not MISS: return r", TICK_LINE]
-        if node.kind == PARTIAL_SET:
-            out.append("    acc = set()")
-            out += [f"    {d}(ctx, acc)" for d in defs]
-            out.append("    r = acc")
-        elif node.kind == PARTIAL_OBJECT:
-            out.append("    acc = {}")
-            out += [f"    {d}(ctx, acc)" for d in defs]
-            # Rules deeper down (``a.b.c := 1`` beside ``a[x] := ...``) add their documents.
+        out.append("    acc = set()" if node.kind == PARTIAL_SET else "    acc = {}")
+        out += [f"    {d}(ctx, acc)" for d in defs]
+        if node.kind == PARTIAL_OBJECT:
             for name, child in sorted(node.children.items()):
                 if child.kind != FUNCTION and self._has_rules_below(child):
                     fn = f"R{child.id}" if child.has_rules() else f"N{child.id}"
@@ -356,18 +418,7 @@ class ModuleGen:
                         self._materialize_needed.add(child.id)
                     out.append(f"    v = {fn}(ctx)")
                     out.append(f"    if v is not UNDEF: rt_obj_put(acc, {self.literal(name)}, v, None)")
-            out.append("    r = acc")
-        else:
-            same_const = self._same_constant_values(node.rules)
-            out.append(f"    r = {defs[0]}(ctx)" if defs else "    r = UNDEF")
-            for d in defs[1:]:
-                if same_const:
-                    out.append(f"    if r is UNDEF: r = {d}(ctx)")
-                else:
-                    out.append(f"    x = {d}(ctx)")
-                    out.append("    if x is not UNDEF:")
-                    out.append("        if r is UNDEF: r = x")
-                    out.append(f"        elif not rt_eq(r, x): rt_conflict({conflict_message(node)!r}, {self.loc(node.rules[0].location)})")
+        out.append("    r = acc")
         if node.default is not None:
             value = node.default.head.value
             if value is not None and is_ground(value):
@@ -520,21 +571,12 @@ class ModuleGen:
                 em.w(f"elif not rt_eq(r, {v}): rt_conflict({msg!r}, {self.loc(rule.location)})")
         em.restore(st)
 
-    def function_node(self, node: RuleNode) -> None:
-        defs = [self.definition(node, rule, i) for i, rule in enumerate(node.rules)]
-        params = [f"a{i}" for i in range(node.arity or 0)]
-        plist = "".join(", " + p for p in params)
-        out = [f"def F{node.id}(ctx{plist}):", TICK_LINE, f"    r = {defs[0]}(ctx{plist})" if defs else "    r = UNDEF"]
-        for d in defs[1:]:
-            out.append(f"    x = {d}(ctx{plist})")
-            out.append("    if x is not UNDEF:")
-            out.append("        if r is UNDEF: r = x")
-            out.append(f"        elif not rt_eq(r, x): rt_conflict({conflict_message(node)!r}, {self.loc(node.rules[0].location if node.rules else Location('', 0, 0))})")
-        if node.default is not None:
-            out.append("    if r is UNDEF:")
-            out.append(f"        r = {self.default_value(node)}(ctx{plist})")
-        out += ["    return r", ""]
-        self.lines.extend(out)
+    def function_node(self, node: RuleNode) -> RuleWrapper:
+        defs = tuple(self.definition(node, rule, i) for i, rule in enumerate(node.rules))
+        conflict = self.const(conflict_message(node))
+        where = self.loc(node.rules[0].location if node.rules else Location("", 0, 0))
+        default_fn = self.default_value(node) if node.default is not None else None
+        return RuleWrapper("function", node.id, defs, node.arity or 0, conflict=conflict, where=where, default_fn=default_fn)
 
     # -- queries -----------------------------------------------------------------------
 
@@ -568,10 +610,7 @@ class ModuleGen:
 
     def build(self) -> Program:
         self.generate()
-        program = Program("", self.namespace, self.tree, mockable=self.mockable, gen=self)
-        self.namespace["rt_path"] = rt_path
-        self.namespace["rt_node_child"] = rt_node_child
-        self.namespace["rt_const_fn"] = rt_const_fn
+        program = Program(self.namespace, self.tree, self.rule_functions, mockable=self.mockable, gen=self)
         self.namespace["WITH"] = make_with(self.tree, self.namespace)
         self.namespace["CALL_MOCK"] = make_call_mock()
         self.namespace["TICK"] = make_tick(self.promote)
@@ -579,11 +618,18 @@ class ModuleGen:
             self.namespace[name] = self._lazy(name, chunk)
         if self.lines:
             self.exec_lines(self.lines)
-        program.source = "\n".join([line for chunk in self.chunks.values() for line in chunk] + self.lines)
-        for node in self.tree.nodes.values():
-            if node.has_rules() and node.kind != FUNCTION:
-                program.rule_functions[node.path] = f"R{node.id}"
         return program
+
+    def source(self) -> str:
+        """The rules' generated code (compact form; wrappers as comments) and the
+        code compiled at build."""
+        lines = []
+        for name, chunk in self.chunks.items():
+            lines += chunk
+            wrapper = self.wrappers.get(name)
+            if wrapper is not None:
+                lines.append(wrapper.describe())
+        return "\n".join(lines + self.lines)
 
     def _lazy(self, name: str, chunk: list[str]) -> Callable[..., Any]:
         """A stand-in for ``name`` that compiles its code on first call, then hands over."""
@@ -600,6 +646,10 @@ class ModuleGen:
         namespace[name] = stub
         return stub
 
+    def _fast_chunk(self, name: str) -> list[str]:
+        wrapper = self.wrappers.get(name)
+        return fast_lines(self.chunks[name]) + (wrapper.fast_lines() if wrapper is not None else [])
+
     def load(self, name: str, chunk: list[str] | None = None) -> Callable[..., Any]:
         """Compile ``name``'s code if it is still a stand-in; return the real function.
 
@@ -611,9 +661,15 @@ class ModuleGen:
         with _LOAD_LOCK:
             fn = self.namespace[name]
             if getattr(fn, "pyrego_lazy", False):
-                lines = chunk if chunk is not None else self.chunks[name]
-                self.exec_lines(fast_lines(lines) if self.hot else lines)
-                if not self.hot:
+                if self.hot:
+                    self.exec_lines(self._fast_chunk(name))
+                else:
+                    lines = chunk if chunk is not None else self.chunks[name]
+                    if lines:
+                        self.exec_lines(lines)
+                    wrapper = self.wrappers.get(name)
+                    if wrapper is not None:
+                        self.namespace[name] = wrapper.compact(self.namespace)
                     self._compact_loaded.append(name)
                 fn = self.namespace[name]
         return fn  # type: ignore[no-any-return]
@@ -626,12 +682,12 @@ class ModuleGen:
             if self.hot:
                 return
             self.hot = True
-            lines = [line for n in self._compact_loaded for line in self.chunks[n]]
+            lines = [line for n in self._compact_loaded for line in self._fast_chunk(n)]
             self._compact_loaded = []
             if not lines:
                 return
             try:
-                self.exec_lines(fast_lines(lines))
+                self.exec_lines(lines)
             except RegoCompileError:
                 pass  # deeper than Python allows in the fast form: the compact code stays
 
@@ -646,14 +702,10 @@ class ModuleGen:
 
 
 def term_vars_all(body: ast.Body) -> set[str]:
-    from .safety import body_vars
-
     return body_vars(body, set())
 
 
 def _suffix(head: ast.RuleHead) -> tuple[ast.Term, ...]:
-    from .compiler import _ground_prefix
-
     return _ground_prefix(head.ref.path)[1]
 
 

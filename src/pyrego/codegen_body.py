@@ -14,9 +14,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from . import ast
+from .compiler import FuncRef
 from .errors import RegoCompileError, RegoTypeError, RegoUnsafeVarError
 from .optimize import hoist_checks
-from .safety import ROOTS, reorder_body, term_vars
+from .runtime.values import equal, freeze
+from .safety import ROOTS, ref_outputs, reorder_body, stmt_vars, term_vars
 
 if TYPE_CHECKING:
     from .codegen import ModuleGen
@@ -37,8 +39,6 @@ def is_ground(t: ast.Term) -> bool:
 
 
 def ground_value(t: ast.Term) -> Any:
-    from .runtime.values import freeze
-
     if isinstance(t, ast.Scalar):
         return t.value
     if isinstance(t, ast.Array):
@@ -51,6 +51,37 @@ def ground_value(t: ast.Term) -> Any:
             out[freeze(ground_value(k))] = ground_value(v)
         return out
     raise TypeError("not ground")
+
+
+def _add_local_vars(t: ast.Term, out: set[str]) -> None:
+    """``safety.term_vars(t, out)``, quicker on the scalars, variables, refs
+    and calls that most terms are made of (others go to term_vars)."""
+    if type(t) is ast.Scalar:
+        return
+    if type(t) is ast.Var:
+        if t.name not in ROOTS:
+            out.add(t.name)
+    elif type(t) is ast.Ref:
+        _add_local_vars(t.head, out)
+        for p in t.path:
+            if type(p) is not ast.Scalar:
+                _add_local_vars(p, out)
+    elif type(t) is ast.Call:
+        for a in t.args:
+            _add_local_vars(a, out)
+    else:
+        term_vars(t, out)
+
+
+def _add_statement_vars(s: ast.Statement, out: set[str]) -> None:
+    """``safety.stmt_vars(s, out)``, quicker on calls and unifications."""
+    if type(s) is ast.Call:
+        _add_local_vars(s, out)
+    elif type(s) is ast.Assign or type(s) is ast.Unify:
+        _add_local_vars(s.lhs, out)
+        _add_local_vars(s.rhs, out)
+    else:
+        stmt_vars(s, out)
 
 
 class BodyEmitter:
@@ -80,6 +111,11 @@ class BodyEmitter:
         self.rule: ast.Rule | None = None
         # Whether a rule definition's code assigns its result variable ``r``.
         self.uses_r = False
+        # Python names known not to be UNDEF on this code path (their test
+        # was written already), and the names of lookups and calls whose
+        # test was left to the one expression that uses them (see term()).
+        self.checked: set[str] = set()
+        self.unchecked: set[str] = set()
 
     # -- writing -----------------------------------------------------------
 
@@ -105,14 +141,21 @@ class BodyEmitter:
 
     def deadline_check(self) -> None:
         # Loops are where an evaluation can run long: honour the time limit there.
-        self.w(f"if {self.ctx}.deadline is not None: rt_check_deadline({self.ctx})")
+        # (Compact form; codegen_tiers tests ``ctx.deadline`` inline for hot code.)
+        self.w(f"rt_check_deadline({self.ctx})")
+
+    def check_defined(self, v: str) -> None:
+        """Fail when ``v`` is UNDEF (unless that was tested on this path already)."""
+        if v not in self.checked:
+            self.w(f"if {v} is UNDEF: {self.fail}")
+            self.checked.add(v)
 
     def state(self) -> tuple[Any, ...]:
-        return (self.indent, self.fail, self.loops, dict(self.vars), set(self.bound), self.ctx, dict(self.cse))
+        return (self.indent, self.fail, self.loops, dict(self.vars), set(self.bound), self.ctx, dict(self.cse), set(self.checked))
 
     def restore(self, st: tuple[Any, ...]) -> None:
         self.indent, self.fail, self.loops, self.ctx = st[0], st[1], st[2], st[5]
-        self.vars, self.bound, self.cse = dict(st[3]), set(st[4]), dict(st[6])
+        self.vars, self.bound, self.cse, self.checked = dict(st[3]), set(st[4]), dict(st[6]), set(st[7])
 
     def begin_once(self) -> None:
         """Open a ``for _ in ONCE`` block so ``break`` abandons the solution."""
@@ -123,10 +166,14 @@ class BodyEmitter:
     # -- variables -------------------------------------------------------------
 
     def bind(self, name: str, expr: str) -> None:
-        py = self.vars.get(name)
-        if py is None:
-            py = self.vars[name] = self.tmp("v")
-        if py != expr:
+        if expr.isidentifier():
+            # A name the generator made (a temporary, loop variable or
+            # parameter), assigned once on this path: use it as it is.
+            self.vars[name] = expr
+        else:
+            py = self.vars.get(name)
+            if py is None:
+                py = self.vars[name] = self.tmp("v")
             self.w(f"{py} = {expr}")
         self.bound.add(name)
 
@@ -134,6 +181,13 @@ class BodyEmitter:
         return isinstance(t, ast.Var) and t.name not in ROOTS and t.name not in self.bound
 
     def has_unbound(self, t: ast.Term) -> bool:
+        # Scalars, variables and refs (most terms) are answered without a set.
+        if isinstance(t, ast.Scalar):
+            return False
+        if isinstance(t, ast.Var):
+            return t.name not in self.bound and t.name not in ROOTS
+        if isinstance(t, ast.Ref):
+            return self.has_unbound(t.head) or any(self.has_unbound(p) for p in t.path)
         return bool(term_vars(t, set()) - self.bound)
 
     # -- bodies ------------------------------------------------------------------
@@ -143,17 +197,19 @@ class BodyEmitter:
         outer = self.outer | self.bound
         all_inner: set[str] = set()
         for e in body:
-            from .safety import stmt_vars
-
-            stmt_vars(e.statement, all_inner)
+            _add_statement_vars(e.statement, all_inner)
         saved_outer = self.outer
         self.outer = outer | all_inner
         ordered, _ = reorder_body(body, set(self.bound), self.outer, self.gen.arity, required=required, location=location)
         if record is None:
             ordered = tuple(hoist_checks(ordered, self.bound, self.gen.arity, self.gen.pure_data_ref))
-        index = {id(e): i for i, e in enumerate(body)}
-        for e in ordered:
-            self.expr(e, record_as=record.get(index[id(e)]) if record is not None else None)
+        if record is None:
+            for e in ordered:
+                self.expr(e)
+        else:
+            index = {id(e): i for i, e in enumerate(body)}
+            for e in ordered:
+                self.expr(e, record_as=record.get(index[id(e)]))
         self.outer = saved_outer
 
     def expr(self, e: ast.Expr, record_as: str | None = None) -> None:
@@ -200,18 +256,24 @@ class BodyEmitter:
             self.compare(COMPARE_OPS[t.op], a, b)
             return
         if isinstance(t, ast.Call) and t.op == "internal.member_2" and len(t.args) == 2 and record_as is None and not self.has_unbound(t.args[0]):
-            x = self.term(t.args[0])
             coll_t = t.args[1]
             const = self.gen.const_member_set(coll_t)
             if const is not None:
                 name, all_str = const
                 if all_str:
+                    # UNDEF is no string: this test fails on it too.
+                    x = self.term(t.args[0], check=False)
                     self.w(f"if type({x}) is not str or {x} not in {name}: {self.fail}")
+                    self.checked.add(x)
                 else:
+                    x = self.term(t.args[0])
                     self.w(f"if freeze({x}) not in {name}: {self.fail}")
                 return
-            coll = self.term(coll_t)
+            x = self.term(t.args[0])
+            # rt_member is false for an UNDEF collection: no test of its own.
+            coll = self.term(coll_t, check=False)
             self.w(f"if not rt_member({x}, {coll}): {self.fail}")
+            self.checked.add(coll)
             return
         if isinstance(t, ast.Scalar):
             if record_as:
@@ -219,25 +281,33 @@ class BodyEmitter:
             elif t.value is False:
                 self.w(self.fail)
             return
-        v = self.term(t)
         if record_as:
+            v = self.term(t)
             self.w(f"{record_as} = {v}")
-        self.w(f"if {v} is False: {self.fail}")
+            self.w(f"if {v} is False: {self.fail}")
+            return
+        v = self.term(t, check=False)
+        if v in self.unchecked and v not in self.checked:
+            self.w(f"if {v} is UNDEF or {v} is False: {self.fail}")
+            self.checked.add(v)
+        else:
+            self.w(f"if {v} is False: {self.fail}")
 
     def terms_in_order(self, terms: tuple[ast.Term, ...] | list[ast.Term]) -> list[str]:
         """Compile ``terms``; ones that bind variables by iteration go first."""
+        ranks = [(0 if self._iterable_only(t) else 2) if self.has_unbound(t) else 1 for t in terms]
+        if all(r == 1 for r in ranks):
+            return [self.term(t) for t in terms]
         out: list[str | None] = [None] * len(terms)
-        def rank(t: ast.Term) -> int:
-            if not self.has_unbound(t):
-                return 1
-            return 0 if self._iterable_only(t) else 2
-
-        order = sorted(range(len(terms)), key=lambda i: rank(terms[i]))
-        for i in order:
+        for i in sorted(range(len(terms)), key=ranks.__getitem__):
             out[i] = self.term(terms[i])
         return out  # type: ignore[return-value]
 
     def compare(self, op: str, a: ast.Term, b: ast.Term) -> None:
+        if op == "==" and self.require_literal(a, b):
+            return
+        if op == "!=" and self.refuse_literal(a, b):
+            return
         x, y = self.terms_in_order((a, b))
         if op in ("==", "!="):
             cond = self.eq_expr(x, a, y, b)
@@ -248,11 +318,58 @@ class BodyEmitter:
             return
         self.w(f"if not {_CMP_HELPER[op]}({x}, {y}): {self.fail}")
 
+    @staticmethod
+    def _literal_operand(a: ast.Term, b: ast.Term) -> tuple[Any, ast.Term] | None:
+        """(literal value, other term) when exactly one of ``a``, ``b`` is a scalar literal."""
+        if isinstance(b, ast.Scalar):
+            return None if isinstance(a, ast.Scalar) else (b.value, a)
+        if isinstance(a, ast.Scalar):
+            return a.value, b
+        return None
+
+    def require_literal(self, a: ast.Term, b: ast.Term) -> bool:
+        """``a == b`` where one side is a scalar literal: fail unless equal.
+
+        The other side's UNDEF test is left out: no literal equals UNDEF, so
+        the equality test fails on it as well. Returns False (writing
+        nothing) when neither side, or both, are literals."""
+        operands = self._literal_operand(a, b)
+        if operands is None:
+            return False
+        lit, other = operands
+        v = self.term(other, check=False)
+        if isinstance(lit, str):
+            self.w(f"if {v} != {self.gen.literal(lit)}: {self.fail}")
+        elif lit is True or lit is False or lit is None:
+            self.w(f"if {v} is not {lit!r}: {self.fail}")
+        else:
+            self.w(f"if not (type({v}) is not bool and {v} == {self.gen.literal(lit)}): {self.fail}")
+        self.checked.add(v)
+        return True
+
+    def refuse_literal(self, a: ast.Term, b: ast.Term) -> bool:
+        """``a != b`` where one side is a scalar literal: fail when equal, or
+        when the other side is UNDEF (one test for both)."""
+        operands = self._literal_operand(a, b)
+        if operands is None:
+            return False
+        lit, other = operands
+        v = self.term(other, check=False)
+        if isinstance(lit, str):
+            cond = f"{v} == {self.gen.literal(lit)}"
+        elif lit is True or lit is False or lit is None:
+            cond = f"{v} is {lit!r}"
+        else:
+            cond = f"(type({v}) is not bool and {v} == {self.gen.literal(lit)})"
+        if v in self.unchecked and v not in self.checked:
+            cond = f"{v} is UNDEF or {cond}"
+        self.w(f"if {cond}: {self.fail}")
+        self.checked.add(v)
+        return True
+
     def eq_expr(self, x: str, a: ast.Term, y: str, b: ast.Term) -> str:
         """A Python condition for Rego equality, specialised on literal operands."""
         if isinstance(a, ast.Scalar) and isinstance(b, ast.Scalar):
-            from .runtime.values import equal
-
             return repr(equal(a.value, b.value))
         for lit, other in ((b, x), (a, y)):
             if isinstance(lit, ast.Scalar):
@@ -299,14 +416,14 @@ class BodyEmitter:
         if self._is_pattern(b) and self.has_unbound(b):
             self.unify_value(b, self.term(a), location)
             return
+        if self.require_literal(a, b):
+            return
         x = self.term(a)
         y = self.term(b)
         self.w(f"if not ({self.eq_expr(x, a, y, b)}): {self.fail}")
 
     def _iterable_only(self, t: ast.Term) -> bool:
         """True when ``t``'s unbound vars are all bound by iterating its refs."""
-        from .safety import ref_outputs
-
         outs = ref_outputs(t, self.bound, set(), self.gen.arity)
         return term_vars(t, set()) - self.bound <= outs
 
@@ -459,8 +576,6 @@ class BodyEmitter:
 
     def function_replacement(self, term: ast.Term) -> str:
         """A callable ``(ctx, *args)`` that replaces a function under ``with``."""
-        from .compiler import FuncRef
-
         if isinstance(term, FuncRef):
             return self.gen.builtin_caller(term.name)
         if isinstance(term, ast.Ref) and isinstance(term.head, ast.Var):
@@ -471,8 +586,11 @@ class BodyEmitter:
 
     # -- terms ------------------------------------------------------------------------
 
-    def term(self, t: ast.Term) -> str:
-        """A Python expression for ``t``'s value; emits guards that fail on undefined."""
+    def term(self, t: ast.Term, check: bool = True) -> str:
+        """A Python expression for ``t``'s value; emits guards that fail on undefined.
+
+        ``check=False``: the caller's own test fails on UNDEF, so a lookup or
+        call may leave its UNDEF test out (its name is then in ``unchecked``)."""
         if isinstance(t, ast.Scalar):
             return self.gen.literal(t.value)
         if isinstance(t, ast.Var):
@@ -487,7 +605,7 @@ class BodyEmitter:
                 raise RegoUnsafeVarError(f"var {_shown(t)} is unsafe", t.location)
             return self.vars[t.name]
         if isinstance(t, ast.Ref):
-            return self.ref(t)
+            return self.ref(t, check)
         if is_ground(t):
             return self.gen.const(ground_value(t))
         if isinstance(t, ast.Array):
@@ -501,7 +619,7 @@ class BodyEmitter:
                 return "{" + ", ".join(f"{k}: {v}" for k, v in pairs) + "}"
             return f"rt_object(({''.join(f'({k}, {v}), ' for k, v in pairs)}), {self.gen.loc(t.location)})"
         if isinstance(t, ast.Call):
-            return self.call(t)
+            return self.call(t, check)
         if isinstance(t, (ast.ArrayCompr, ast.SetCompr, ast.ObjectCompr)):
             return self.comprehension(t)
         if isinstance(t, ast.TemplateString):
@@ -522,66 +640,105 @@ class BodyEmitter:
         self.restore(st)
         return out
 
-    def ref(self, t: ast.Ref) -> str:
+    def ref(self, t: ast.Ref, check: bool = True) -> str:
         head = t.head
         path = t.path
         if isinstance(head, ast.Var) and head.name == "data":
-            return self.gen.data_ref(self, path)
+            return self.gen.data_ref(self, path, check)
+        input_ctx = None
         if isinstance(head, ast.Var) and head.name == "input":
             key: tuple[str, ...] = ("input", self.ctx)
             base = self.cse.get(key, "")
             if not base:
+                # Assigned by walk_path, with the lookups that follow.
                 base = self.cse[key] = self.tmp()
-                self.w(f"{base} = {self.ctx}.input")
+                input_ctx = self.ctx
         else:
             base = self.term(head)
             key = ("value", base)
-        return self.walk_path(base, path, cse_key=key)
+        return self.walk_path(base, path, cse_key=key, check=check, input_ctx=input_ctx)
 
     def walk_path(
-        self, base: str, path: tuple[ast.Term, ...], data_keys: bool = False, cse_key: tuple[str, ...] | None = None
+        self,
+        base: str,
+        path: tuple[ast.Term, ...],
+        data_keys: bool = False,
+        cse_key: tuple[str, ...] | None = None,
+        check: bool = True,
+        input_ctx: str | None = None,
     ) -> str:
         """Look up ``path`` under the value ``base``; unbound vars iterate.
 
         ``data_keys``: ``base`` is base data, whose objects are keyed by
-        strings, so a number key also finds its string form (``data[2]``)."""
+        strings, so a number key also finds its string form (``data[2]``).
+        ``input_ctx``: ``base`` is still to be assigned ``<input_ctx>.input``."""
         getter = "rt_data_get" if data_keys else "rt_get"
         cur = base
+        # Literal-key lookups not written yet: one statement does a run of them.
+        run_base, run = base, []
         for p in path:
             if cse_key is not None and isinstance(p, ast.Scalar) and isinstance(p.value, str):
                 cse_key = cse_key + (p.value,)
                 known = self.cse.get(cse_key)
                 if known is not None:
-                    cur = known
+                    cur = run_base = known
                     continue
             else:
                 cse_key = None
             nxt = self.tmp()
             if isinstance(p, ast.Scalar) and isinstance(p.value, str):
-                lit = self.gen.literal(p.value)
-                # Compact form; codegen_tiers expands it inline for hot code.
-                self.w(f"{nxt} = rt_dget({cur}, {lit})")
+                run.append((nxt, self.gen.literal(p.value)))
                 if cse_key is not None:
                     self.cse[cse_key] = nxt
-            elif isinstance(p, ast.Var) and p.name not in self.bound and p.name not in ROOTS:
+                cur = nxt
+                continue
+            if run or input_ctx is not None:
+                self.write_lookups(run_base, run, input_ctx)
+                run, input_ctx = [], None
+            if isinstance(p, ast.Var) and p.name not in self.bound and p.name not in ROOTS:
                 k = self.tmp("k")
                 self.open_loop(f"for {k}, {nxt} in {self.items_fn()}({cur}):")
+                self.checked.add(nxt)  # collections never hold UNDEF
                 self.bind(p.name, k)
             elif isinstance(p, (ast.Array, ast.Object)) and self.has_unbound(p):
                 k = self.tmp("k")
                 self.open_loop(f"for {k}, {nxt} in {self.items_fn()}({cur}):")
+                self.checked.add(nxt)
                 self.unify_value(p, k, p.location)
             else:
                 key = self.term(p)
                 self.w(f"{nxt} = {getter}({cur}, {key})")
-            cur = nxt
-        if path:
-            self.w(f"if {cur} is UNDEF: {self.fail}")
-        else:
-            self.w(f"if {cur} is UNDEF: {self.fail}")
+            cur = run_base = nxt
+        if run or input_ctx is not None:
+            self.write_lookups(run_base, run, input_ctx)
+        self.result_check(cur, check)
         return cur
 
-    def call(self, t: ast.Call) -> str:
+    def write_lookups(self, base: str, run: list[tuple[str, str]], input_ctx: str | None) -> None:
+        """Write consecutive literal-key lookups (``run``: result name, key
+        literal) under ``base``, which ``input_ctx`` (when given) says to
+        assign ``<input_ctx>.input`` first. Compact forms (one statement for
+        them all); codegen_tiers expands each lookup inline for hot code."""
+        names = "".join(f"{name}, " for name, _ in run)
+        keys = "".join(f", {key}" for _, key in run)
+        if input_ctx is not None:
+            if run:
+                self.w(f"{base}, {names[:-2]} = rt_dinput({input_ctx}{keys})")
+            else:
+                self.w(f"{base} = {input_ctx}.input")
+        elif len(run) == 1:
+            self.w(f"{run[0][0]} = rt_dget({base}{keys})")
+        else:
+            self.w(f"{names[:-2]} = rt_dpath({base}{keys})")
+
+    def result_check(self, v: str, check: bool) -> None:
+        """Test ``v`` for UNDEF now, or (``check`` False) leave it to the caller."""
+        if check:
+            self.check_defined(v)
+        elif v not in self.checked:
+            self.unchecked.add(v)
+
+    def call(self, t: ast.Call, check: bool = True) -> str:
         op = t.op
         gen = self.gen
         if op in ("print", "internal.print"):
@@ -613,10 +770,10 @@ class BodyEmitter:
             self.w(f"{res} = rt_member3({vals[0]}, {vals[1]}, {vals[2]})")
         elif op in gen.mockable:
             self.w(f"{res} = CALL_MOCK({self.ctx}, {gen.literal(op)}, {gen.default_callable(op)}, ({''.join(v + ', ' for v in vals)}))")
-            self.w(f"if {res} is UNDEF: {self.fail}")
+            self.result_check(res, check or out_arg is not None)
         elif node is not None:
             self.w(f"{res} = {gen.function_name(node)}({self.ctx}{''.join(', ' + v for v in vals)})")
-            self.w(f"if {res} is UNDEF: {self.fail}")
+            self.result_check(res, check or out_arg is not None)
         else:
             b = gen.builtin(op)
             assert b is not None
@@ -633,7 +790,7 @@ class BodyEmitter:
                 # Compact form; codegen_tiers expands it to an inline try for hot code.
                 where = gen.loc(t.location)
                 self.w(f"{res} = rt_call_builtin({self.ctx}, {fn}, {gen.literal(op)}, {where}{''.join(', ' + a for a in call_args)})")
-                self.w(f"if {res} is UNDEF: {self.fail}")
+                self.result_check(res, check or out_arg is not None)
         if out_arg is not None:
             self.unify_value(out_arg, res, t.location)
             return "True"

@@ -16,11 +16,28 @@ Variable safety and expression ordering are done per body by
 
 from __future__ import annotations
 
-import dataclasses
 import itertools
 from dataclasses import dataclass, field
 
 from . import ast
+from .ast import (
+    Array,
+    ArrayCompr,
+    Assign,
+    Call,
+    Every,
+    Object,
+    ObjectCompr,
+    Ref,
+    Scalar,
+    SetCompr,
+    SetTerm,
+    SomeIn,
+    SomeVars,
+    TemplateString,
+    Unify,
+    Var,
+)
 from .builtins.registry import Builtin
 from .builtins.registry import lookup as lookup_builtin
 from .errors import RegoCompileError, RegoRecursionError, RegoTypeError
@@ -71,7 +88,7 @@ def ast_path_text(path: tuple[str, ...]) -> str:
 
 
 def data_ref(path: tuple[str, ...], location: ast.Location) -> ast.Ref:
-    return ast.Ref(ast.Var("data", location), tuple(ast.Scalar(p, location) for p in path), location)
+    return Ref(Var("data", location), tuple([Scalar(p, location) for p in path]), location)
 
 
 def package_path(module: ast.Module) -> tuple[str, ...]:
@@ -119,6 +136,11 @@ class _Resolver:
         self.pkg = pkg
         self.counter = counter
         self.rule_names = {r.head.ref.head.name for r in module.rules if isinstance(r.head.ref.head, ast.Var)}
+        # Every call and every ref rooted at data in what was resolved: the
+        # compiler checks the calls and finds rule dependencies from these
+        # instead of walking the resolved rules again.
+        self.calls: list[ast.Call] = []
+        self.data_refs: list[ast.Ref] = []
         self.imports: dict[str, ast.Ref] = {}
         for imp in module.imports:
             head = imp.path.head
@@ -150,10 +172,11 @@ class _Resolver:
         return None
 
     def resolve_op(self, op: str, location: ast.Location) -> str:
+        dot = op.find(".")
+        head = op if dot < 0 else op[:dot]
+        if head == "data" or (head not in self.rule_names and head not in self.imports):
+            return op  # a builtin or an absolute name
         parts = op.split(".")
-        head = parts[0]
-        if head == "data":
-            return op
         if head in self.rule_names:
             return ".".join(("data",) + self.pkg + tuple(parts))
         if head in self.imports:
@@ -177,7 +200,7 @@ class _Resolver:
             for w in e.with_mods:
                 if self.builtin_ref(w.value) is None:
                     term_vars(w.value, names)
-            declared |= _declared_in(e.statement)
+            _add_declared(e.statement, declared)
         mapping: dict[str, str] = {}
         for name in sorted(names | declared):
             if name in declared:
@@ -193,45 +216,48 @@ class _Resolver:
         return _Scope(parent, mapping)
 
     def body(self, body: ast.Body, scope: _Scope) -> ast.Body:
+        # The variables each `:=` declares (None for other expressions).
+        declares = [term_vars(e.statement.lhs, set()) if type(e.statement) is Assign else None for e in body]
+        pending: set[str] = set()
+        for lhs_vars in declares:
+            if lhs_vars is not None:
+                pending |= lhs_vars
+        scope.pending = pending
         assigned: set[str] = set()
         out = []
-        scope.pending = set()
-        for e in body:
-            if isinstance(e.statement, ast.Assign):
-                scope.pending |= term_vars(e.statement.lhs, set())
-        for e in body:
-            if isinstance(e.statement, ast.Assign) and not e.negated:
-                for v in term_vars(e.statement.lhs, set()):
+        for e, lhs_vars in zip(body, declares):
+            if lhs_vars is not None and not e.negated:
+                for v in lhs_vars:
                     if v.startswith("$"):
                         continue
                     if v in assigned:
                         raise RegoCompileError(f"var {v} assigned above", e.location)
                     assigned.add(v)
             out.append(self.expr(e, scope))
-            if isinstance(e.statement, ast.Assign):
-                scope.pending -= term_vars(e.statement.lhs, set())
+            if lhs_vars is not None:
+                pending -= lhs_vars
         return tuple(out)
 
     def expr(self, e: ast.Expr, scope: _Scope) -> ast.Expr:
         s = e.statement
         stmt: ast.Statement
-        if isinstance(s, ast.Assign):
-            stmt = ast.Assign(self.term(s.lhs, scope), self.term(s.rhs, scope), s.location)
-        elif isinstance(s, ast.Unify):
-            stmt = ast.Unify(self.term(s.lhs, scope), self.term(s.rhs, scope), s.location)
-        elif isinstance(s, ast.SomeVars):
-            stmt = ast.SomeVars(tuple(self.var(v, scope) for v in s.vars), s.location)
-        elif isinstance(s, ast.SomeIn):
+        if type(s) is Assign:
+            stmt = Assign(self.term(s.lhs, scope), self.term(s.rhs, scope), s.location)
+        elif type(s) is Unify:
+            stmt = Unify(self.term(s.lhs, scope), self.term(s.rhs, scope), s.location)
+        elif type(s) is SomeVars:
+            stmt = SomeVars(tuple([self.var(v, scope) for v in s.vars]), s.location)
+        elif type(s) is SomeIn:
             key = self.term(s.key, scope) if s.key is not None else None
-            stmt = ast.SomeIn(key, self.term(s.value, scope), self.term(s.collection, scope), s.location)
-        elif isinstance(s, ast.Every):
+            stmt = SomeIn(key, self.term(s.value, scope), self.term(s.collection, scope), s.location)
+        elif type(s) is Every:
             declared = {s.value.name} | ({s.key.name} if s.key else set())
             inner = self.make_scope(scope, [], s.body, declared)
             key_var = self.var(s.key, inner) if s.key else None
-            stmt = ast.Every(key_var, self.var(s.value, inner), self.term(s.domain, scope), self.body(s.body, inner), s.location)
+            stmt = Every(key_var, self.var(s.value, inner), self.term(s.domain, scope), self.body(s.body, inner), s.location)
         else:
-            stmt = self.term(s, scope)
-        withs = tuple(self.with_mod(w, scope) for w in e.with_mods)
+            stmt = self.term(s, scope)  # type: ignore[arg-type]
+        withs = tuple([self.with_mod(w, scope) for w in e.with_mods]) if e.with_mods else ()
         return ast.Expr(stmt, e.negated, withs, e.location)
 
     def with_mod(self, w: ast.With, scope: _Scope) -> ast.With:
@@ -271,47 +297,82 @@ class _Resolver:
 
     def var(self, v: ast.Var, scope: _Scope) -> ast.Var:
         unique = scope.lookup(v.name)
-        return ast.Var(unique if unique is not None else v.name, v.location)
+        return Var(unique if unique is not None else v.name, v.location)
 
     def term(self, t: ast.Term, scope: _Scope) -> ast.Term:
-        if isinstance(t, ast.Var):
-            if t.name in ROOTS:
+        # Dispatch on the exact class, most frequent first: this runs for every term.
+        if type(t) is Scalar:
+            return t
+        if type(t) is Var:
+            name = t.name
+            if name in ROOTS:
                 return t
-            unique = scope.lookup(t.name)
+            unique = scope.lookup(name)
             if unique is not None:
-                return ast.Var(unique, t.location)
-            ref = self.global_ref(t.name, t.location)
+                return Var(unique, t.location)
+            ref = self.global_ref(name, t.location)
             if ref is not None:
+                if type(ref.head) is Var and ref.head.name == "data":
+                    self.data_refs.append(ref)
                 return ref
             return t
-        if isinstance(t, ast.Ref):
+        # Composite terms whose parts all resolve to themselves are kept as
+        # they are (nodes are immutable): most refs (input.a.b) and many
+        # calls need no new node.
+        if type(t) is Ref:
             head = self.term(t.head, scope)
-            path = tuple(self.term(p, scope) for p in t.path)
-            if isinstance(head, ast.Ref):
-                return ast.Ref(head.head, head.path + path, t.location)
-            return ast.Ref(head, path, t.location)
-        if isinstance(t, ast.Scalar):
-            return t
-        if isinstance(t, ast.Array):
-            return ast.Array(tuple(self.term(x, scope) for x in t.items), t.location)
-        if isinstance(t, ast.SetTerm):
-            return ast.SetTerm(tuple(self.term(x, scope) for x in t.items), t.location)
-        if isinstance(t, ast.Object):
-            return ast.Object(tuple((self.term(k, scope), self.term(v, scope)) for k, v in t.items), t.location)
-        if isinstance(t, ast.Call):
-            return ast.Call(self.resolve_op(t.op, t.location), tuple(self.term(a, scope) for a in t.args), t.location, t.op_ref)
-        if isinstance(t, ast.TemplateString):
-            parts = tuple(p if isinstance(p, str) else self.term(p, scope) for p in t.parts)
-            return ast.TemplateString(parts, t.raw, t.location)
-        if isinstance(t, (ast.ArrayCompr, ast.SetCompr)):
+            path = self.terms(t.path, scope)
+            if type(head) is Ref:
+                ref = Ref(head.head, head.path + path, t.location)
+            elif head is t.head and path is t.path:
+                ref = t
+            else:
+                ref = Ref(head, path, t.location)
+            if type(ref.head) is Var and ref.head.name == "data":
+                self.data_refs.append(ref)
+            return ref
+        if type(t) is Call:
+            op = self.resolve_op(t.op, t.location)
+            args = self.terms(t.args, scope)
+            call = t if op is t.op and args is t.args else Call(op, args, t.location, t.op_ref)
+            self.calls.append(call)
+            return call
+        if type(t) is Array:
+            items = self.terms(t.items, scope)
+            return t if items is t.items else Array(items, t.location)
+        if type(t) is SetTerm:
+            items = self.terms(t.items, scope)
+            return t if items is t.items else SetTerm(items, t.location)
+        if type(t) is Object:
+            pairs = tuple([(self.term(k, scope), self.term(v, scope)) for k, v in t.items])
+            if all(k is old_k and v is old_v for (k, v), (old_k, old_v) in zip(pairs, t.items)):
+                return t
+            return Object(pairs, t.location)
+        if type(t) is TemplateString:
+            parts = tuple([p if isinstance(p, str) else self.term(p, scope) for p in t.parts])
+            return TemplateString(parts, t.raw, t.location)
+        if type(t) is ArrayCompr or type(t) is SetCompr:
             inner = self.make_scope(scope, [t.term], t.body, set())
             new_body = self.body(t.body, inner)
             return type(t)(self.term(t.term, inner), new_body, t.location)
-        if isinstance(t, ast.ObjectCompr):
+        if type(t) is ObjectCompr:
             inner = self.make_scope(scope, [t.key, t.value], t.body, set())
             new_body = self.body(t.body, inner)
-            return ast.ObjectCompr(self.term(t.key, inner), self.term(t.value, inner), new_body, t.location)
+            return ObjectCompr(self.term(t.key, inner), self.term(t.value, inner), new_body, t.location)
         raise RegoCompileError(f"unexpected term {type(t).__name__}", getattr(t, "location", None))
+
+    def terms(self, terms: tuple[ast.Term, ...], scope: _Scope) -> tuple[ast.Term, ...]:
+        """``terms`` resolved: the same tuple when every term resolves to itself."""
+        changed: list[ast.Term] | None = None
+        for i, t in enumerate(terms):
+            if type(t) is Scalar:
+                continue
+            resolved = self.term(t, scope)
+            if resolved is not t:
+                if changed is None:
+                    changed = list(terms)
+                changed[i] = resolved
+        return terms if changed is None else tuple(changed)
 
     # -- rules ----------------------------------------------------------------
 
@@ -330,31 +391,29 @@ class _Resolver:
             scope = self.make_scope(None, arg_terms + head_terms, rule.body, declared)
         else:
             scope = self.make_scope(args_scope, head_terms, rule.body, set())
-        args = tuple(self.term(a, scope) for a in head.args) if head.args is not None else None
-        ref_path = tuple(self.term(p, scope) for p in head.ref.path)
-        new_head = dataclasses.replace(
-            head,
-            ref=ast.Ref(head.ref.head, ref_path, head.ref.location),
-            key=self.term(head.key, scope) if head.key is not None else None,
-            value=self.term(head.value, scope) if head.value is not None else None,
-            args=args,
-        )
+        args = self.terms(head.args, scope) if head.args is not None else None
+        ref_path = self.terms(head.ref.path, scope)
+        key = self.term(head.key, scope) if head.key is not None else None
+        value = self.term(head.value, scope) if head.value is not None else None
+        new_head = head
+        if not (ref_path is head.ref.path and key is head.key and value is head.value and args is head.args):
+            ref = head.ref if ref_path is head.ref.path else Ref(head.ref.head, ref_path, head.ref.location)
+            new_head = ast.RuleHead(ref, value, key, args, head.assign, head.location)
         body = self.body(rule.body, scope)
         else_ = self.rule(rule.else_, scope if head.args is not None else None) if rule.else_ is not None else None
-        return dataclasses.replace(rule, head=new_head, body=body, else_=else_, module_file=self.module.file)
+        return ast.Rule(new_head, body, rule.default, else_, rule.location, self.module.file)
 
 
-def _declared_in(stmt: ast.Statement) -> set[str]:
-    if isinstance(stmt, ast.Assign):
-        return {v for v in term_vars(stmt.lhs, set())}
-    if isinstance(stmt, ast.SomeVars):
-        return {v.name for v in stmt.vars}
-    if isinstance(stmt, ast.SomeIn):
-        out = term_vars(stmt.value, set())
+def _add_declared(stmt: ast.Statement, declared: set[str]) -> None:
+    """Adds the variables ``stmt`` declares (``:=``, ``some``) to ``declared``."""
+    if type(stmt) is Assign:
+        term_vars(stmt.lhs, declared)
+    elif type(stmt) is SomeVars:
+        declared.update([v.name for v in stmt.vars])
+    elif type(stmt) is SomeIn:
+        term_vars(stmt.value, declared)
         if stmt.key is not None:
-            term_vars(stmt.key, out)
-        return out
-    return set()
+            term_vars(stmt.key, declared)
 
 
 # ---------------------------------------------------------------- the tree
@@ -422,22 +481,40 @@ def compile_modules(modules: list[ast.Module], extensions: dict[str, Builtin] | 
         return node
 
     metadata = Metadata()
+    # Node id -> the calls and data refs in its rules, as the resolver found them.
+    uses: dict[int, _Uses] = {}
     for module in modules:
         pkg = package_path(module)
         resolver = _Resolver(module, pkg, counter)
         node_at(pkg)
         for raw in module.rules:
+            resolver.calls, resolver.data_refs = [], []
             rule = resolver.rule(raw)
             path = _add_rule(node_at, pkg, rule)
             metadata.rule_paths[rule.location] = path
             metadata.rule_packages[rule.location] = pkg
-        _collect_metadata(module, pkg, metadata)
+            node_uses = uses.get(nodes[path].id)
+            if node_uses is None:
+                uses[nodes[path].id] = _Uses(resolver.calls, resolver.data_refs)
+            else:
+                node_uses.calls += resolver.calls
+                node_uses.data_refs += resolver.data_refs
+        if module.annotations:
+            _collect_metadata(module, pkg, metadata)
 
     functions = {".".join(("data",) + n.path): n for n in nodes.values() if n.kind == FUNCTION}
     tree = CompiledTree(root, nodes, functions, metadata, dict(extensions or {}))
-    # One walk over every rule both checks calls and finds dependencies.
-    _check_recursion(tree, check_calls=True)
+    _check_calls(tree, [call for u in uses.values() for call in u.calls])
+    _check_recursion(tree, uses)
     return tree
+
+
+@dataclass
+class _Uses:
+    """The calls and the refs rooted at ``data`` in the rules of one node."""
+
+    calls: list[ast.Call]
+    data_refs: list[ast.Ref]
 
 
 def _ground_prefix(path: tuple[ast.Term, ...]) -> tuple[tuple[str, ...], tuple[ast.Term, ...]]:
@@ -602,43 +679,61 @@ def _is_rule_path(tree: CompiledTree, op: str) -> bool:
     return tuple(op.split(".")[1:]) in tree.nodes
 
 
-def node_dependencies(tree: CompiledTree, node: RuleNode, check_calls: bool = False) -> set[int]:
-    """Ids of the rule nodes that ``node``'s rules read (checking calls on the way if asked)."""
-    deps: set[int] = set()
+def _check_calls(tree: CompiledTree, calls: list[ast.Call]) -> None:
+    """Checks every call's function and arity (``calls`` in any order)."""
+    try:
+        for call in calls:
+            check_call(tree, call)
+    except RegoTypeError:
+        # Report the error OPA reports: the first in rule tree order.
+        _raise_first_call_error(tree)
+        raise
+
+
+def _raise_first_call_error(tree: CompiledTree) -> None:
+    """Walks the rules as OPA orders them, raising the first bad call's error."""
 
     def visit(t: ast.Term) -> None:
-        if check_calls and isinstance(t, ast.Call):
+        if isinstance(t, ast.Call):
             check_call(tree, t)
-        if isinstance(t, ast.Ref) and isinstance(t.head, ast.Var) and t.head.name == "data":
-            path: list[str] = []
-            cur = tree.root
-            for p in t.path:
-                if isinstance(p, ast.Scalar) and isinstance(p.value, str) and p.value in cur.children:
-                    cur = cur.children[p.value]
-                    path.append(p.value)
-                    if cur.has_rules():
-                        deps.add(cur.id)
-                        return
-                elif isinstance(p, ast.Scalar):
-                    return  # base data only: no rules below
-                else:
-                    break
-            # A dynamic ref (``data[x]``) is not followed: which rules it
-            # reads is only known at run time, as in OPA's recursion check.
-        elif isinstance(t, ast.Call) and t.op in tree.functions:
-            deps.add(tree.functions[t.op].id)
 
-    for rule in node.rules + ([node.default] if node.default else []):
-        for r in iter_rule_chain(rule):
-            for t in rule_terms(r):
-                _walk_term(t, visit)
-            _walk_terms_body(r.body, visit)
+    for node in tree.nodes.values():
+        for rule in node.rules + ([node.default] if node.default else []):
+            for r in iter_rule_chain(rule):
+                for t in rule_terms(r):
+                    _walk_term(t, visit)
+                _walk_terms_body(r.body, visit)
+
+
+def node_dependencies(tree: CompiledTree, uses: _Uses) -> set[int]:
+    """Ids of the rule nodes that a node's rules read, given what they use."""
+    deps: set[int] = set()
+    functions = tree.functions
+    for call in uses.calls:
+        function = functions.get(call.op)
+        if function is not None:
+            deps.add(function.id)
+    root = tree.root
+    for ref in uses.data_refs:
+        cur = root
+        for p in ref.path:
+            if type(p) is Scalar:
+                cur = cur.children.get(p.value) if type(p.value) is str else None  # type: ignore[assignment]
+                if cur is None:
+                    break  # base data only: no rules below
+                if cur.has_rules():
+                    deps.add(cur.id)
+                    break
+            else:
+                # A dynamic ref (``data[x]``) is not followed: which rules it
+                # reads is only known at run time, as in OPA's recursion check.
+                break
     return deps
 
 
-def _check_recursion(tree: CompiledTree, check_calls: bool = False) -> None:
+def _check_recursion(tree: CompiledTree, uses: dict[int, _Uses]) -> None:
     by_id = {n.id: n for n in tree.nodes.values()}
-    graph = {n.id: node_dependencies(tree, n, check_calls) for n in tree.nodes.values() if n.has_rules()}
+    graph = {nid: node_dependencies(tree, node_uses) for nid, node_uses in uses.items()}
     state: dict[int, int] = {}
     for nid in sorted(graph):
         if state.get(nid) is None:
@@ -671,11 +766,17 @@ def resolve_query(body: ast.Body, tree: CompiledTree) -> tuple[ast.Body, dict[st
     resolver = _Resolver(module, (), itertools.count())
     scope = resolver.make_scope(None, [], body, set())
     resolved = resolver.body(body, scope)
+    try:
+        for call in resolver.calls:
+            check_call(tree, call)
+    except RegoTypeError:
 
-    def visit(t: ast.Term) -> None:
-        if isinstance(t, ast.Call):
-            check_call(tree, t)
+        def visit(t: ast.Term) -> None:
+            if isinstance(t, ast.Call):
+                check_call(tree, t)
 
-    _walk_terms_body(resolved, visit)
+        # Report the first bad call in the order OPA walks the query.
+        _walk_terms_body(resolved, visit)
+        raise
     names = {unique: name for name, unique in scope.names.items() if not name.startswith("$")}
     return resolved, names

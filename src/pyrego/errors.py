@@ -8,12 +8,16 @@ the offending source line.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 
-@dataclass(frozen=True, slots=True)
-class Location:
-    """A position in policy text. ``row`` and ``col`` count from 1."""
+class Location(NamedTuple):
+    """A position in policy text. ``row`` and ``col`` count from 1.
+
+    A named tuple because the parser makes one per token and a tuple is much
+    cheaper to make than a frozen dataclass; it compares and hashes as that
+    dataclass did: equal only to another Location, unordered.
+    """
 
     file: str
     row: int
@@ -21,6 +25,34 @@ class Location:
 
     def __str__(self) -> str:
         return f"{self.file}:{self.row}:{self.col}"
+
+    # Compared to anything else, a tuple's own methods would see a plain tuple.
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is Location:
+            return tuple.__eq__(self, other)  # type: ignore[arg-type]
+        return False if isinstance(other, tuple) else NotImplemented
+
+    def __ne__(self, other: object) -> bool:
+        if other.__class__ is Location:
+            return tuple.__ne__(self, other)  # type: ignore[arg-type]
+        return True if isinstance(other, tuple) else NotImplemented
+
+    def __lt__(self, other: object) -> bool:
+        return NotImplemented
+
+    def __le__(self, other: object) -> bool:
+        return NotImplemented
+
+    def __gt__(self, other: object) -> bool:
+        return NotImplemented
+
+    def __ge__(self, other: object) -> bool:
+        return NotImplemented
+
+
+# the hash of the tuple of the fields, as the frozen dataclass had (defining
+# __eq__ above dropped it)
+Location.__hash__ = tuple.__hash__  # type: ignore[assignment]
 
 
 class RegoError(Exception):

@@ -28,6 +28,8 @@ import bisect
 import json
 import re
 from decimal import Decimal, InvalidOperation
+from itertools import accumulate, count
+from operator import add
 
 from .runtime.numbers import literal_number
 
@@ -73,15 +75,17 @@ TOKEN_NAMES = {
 
 # Whitespace, then one common token. Anything unusual (bad numbers, strings
 # with errors, templates, stray characters) matches the last group and is
-# handled by _Lexer.slow_token so its errors match OPA's scanner.
+# handled by _Lexer.slow_token so its errors match OPA's scanner. The
+# alternatives start with distinct characters, so their order only matters
+# for speed: the commonest first.
 _MAIN = re.compile(
     r"""([ \t\r\n]*)(?:
-      (\#[^\n]*)                                                    # 2 comment
-    | ([A-Za-z_][A-Za-z_\d]*)                                       # 3 identifier
-    | ([0-9]+(?![0-9])(?:\.[0-9]+(?![0-9]))?(?:[eE][+-]?[0-9]+(?![0-9]))?(?![A-Za-z_.]))  # 4 number
-    | ("(?:[^"\\\n]|\\["\\/bfnrt]|\\u[0-9a-fA-F]{4})*")             # 5 string
-    | (`[^`]*`)                                                     # 6 raw string
-    | (:=|==|!=|<=|>=|[\[\]{}(),;.+\-*/%&|<>=:])                    # 7 operator
+      ([A-Za-z_][A-Za-z_\d]*)                                       # 2 identifier
+    | ([:=!<>]=|[\[\]{}(),;.+\-*/%&|<>=:])                          # 3 operator
+    | ("(?:[^"\\\n]|\\["\\/bfnrt]|\\u[0-9a-fA-F]{4})*")             # 4 string
+    | ([0-9]+(?![0-9])(?:\.[0-9]+(?![0-9]))?(?:[eE][+-]?[0-9]+(?![0-9]))?(?![A-Za-z_.]))  # 5 number
+    | (\#[^\n]*)                                                    # 6 comment
+    | (`[^`]*`)                                                     # 7 raw string
     | ([\s\S])                                                      # 8 anything else
     | $)""",
     re.VERBOSE,
@@ -153,7 +157,7 @@ def number_value(text: str) -> int | float | Decimal | None:
 class Tokens:
     """The tokens of one text, as parallel lists indexed by token number."""
 
-    __slots__ = ("kinds", "texts", "starts", "gaps", "values", "comments", "text", "_line_starts")
+    __slots__ = ("kinds", "texts", "starts", "gaps", "values", "comments", "text", "_lines", "_line_starts")
 
     def __init__(self, text: str) -> None:
         self.text = text
@@ -166,19 +170,26 @@ class Tokens:
         self.values: dict[int, object] = {}
         #: (offset, text after '#') of every comment, in order
         self.comments: list[tuple[int, str]] = []
+        self._lines: list[str] | None = None
         self._line_starts: list[int] | None = None
+
+    def lines(self) -> list[str]:
+        """The lines of the text (split at each newline, '\r' kept)."""
+        if self._lines is None:
+            self._lines = self.text.split("\n")
+        return self._lines
+
+    def line_starts(self) -> list[int]:
+        """The offset of the first character of every line, and one past the end."""
+        if self._line_starts is None:
+            # line i starts after the i lines before it and their i newlines
+            lengths_before = accumulate(map(len, self.lines()), initial=0)
+            self._line_starts = list(map(add, lengths_before, count()))
+        return self._line_starts
 
     def row_col(self, offset: int) -> tuple[int, int]:
         """1-based row and column of a character offset."""
-        starts = self._line_starts
-        if starts is None:
-            starts = [0]
-            text = self.text
-            i = text.find("\n")
-            while i >= 0:
-                starts.append(i + 1)
-                i = text.find("\n", i + 1)
-            self._line_starts = starts
+        starts = self.line_starts()
         row = bisect.bisect_right(starts, offset)
         return row, offset - starts[row - 1] + 1
 
@@ -207,55 +218,71 @@ class _Lexer:
         values, comments = toks.values, toks.comments
         base = BASE_KEYWORDS
         braces = self.braces
+        # Tokens with NUL, a stray BOM or a lone surrogate go to slow_token
+        # for OPA's message; one search tells whether any token can have one.
+        check_chars = "\x00" in text or (not text.isascii() and _BAD_CHARS.search(text) is not None)
         pos = 1 if text.startswith("\ufeff") else 0  # a leading byte-order mark is skipped
         gap = 0
         while True:
             special = -1  # a token for slow_token
             resume = -1  # where to go on after a template string piece
+            # Matches are contiguous: each starts where the previous one ended,
+            # so token offsets follow from the lengths (cheaper than asking).
+            end = pos
             for m in _MAIN.finditer(text, pos):
-                g: int = m.lastindex  # type: ignore[assignment]
-                if m.end(1) > m.start(1):
-                    gap = 2 if gap == 2 or "\n" in m.group(1) else max(gap, 1)
-                if g == 1:  # trailing whitespace
-                    continue
-                start = m.start(g)
-                if g == 3:
-                    word = m.group(3)
+                ws, word, op, string, number, comment, raw, other = m.groups()
+                if ws:
+                    gap = 2 if gap == 2 or "\n" in ws else 1
+                start = end + len(ws)
+                if word is not None:
                     kinds.append(word if word in base else IDENT)
                     texts.append(word)
-                elif g == 7:
-                    op = m.group(7)
+                    end = start + len(word)
+                elif op is not None:
+                    end = start + len(op)
                     if braces and (op == "{" or op == "}"):
-                        resume = self.brace(op, start, gap, m.end())
+                        resume = self.brace(op, start, gap, end)
                         gap = 0
-                        if resume == m.end():
+                        if resume == end:
                             continue
                         break
                     kinds.append(op)
                     texts.append(op)
-                elif g == 2:
-                    body = m.group(2)
-                    if _bad_char_message(body) is not None:
-                        special = start
-                        break
-                    comments.append((start, body[1:].rstrip("\r")))
-                    gap = max(gap, 1)
-                    continue
-                elif g == 4:
-                    kinds.append(NUMBER)
-                    texts.append(m.group(4))
-                elif g == 5 or g == 6:
-                    lit = m.group(g)
-                    value = decode_json_string(lit) if g == 5 else lit[1:-1]
-                    if value is None or _bad_char_message(lit) is not None:
+                elif string is not None:
+                    value = decode_json_string(string) if "\\" in string else string[1:-1]
+                    if value is None or (check_chars and _bad_char_message(string) is not None):
                         special = start
                         break
                     values[len(kinds)] = value
                     kinds.append(STRING)
-                    texts.append(lit)
-                else:  # 8: anything else
+                    texts.append(string)
+                    end = start + len(string)
+                elif number is not None:
+                    kinds.append(NUMBER)
+                    texts.append(number)
+                    end = start + len(number)
+                elif comment is not None:
+                    if check_chars and _bad_char_message(comment) is not None:
+                        special = start
+                        break
+                    comments.append((start, comment[1:].rstrip("\r")))
+                    end = start + len(comment)
+                    if not gap:
+                        gap = 1
+                    continue
+                elif raw is not None:
+                    if check_chars and _bad_char_message(raw) is not None:
+                        special = start
+                        break
+                    values[len(kinds)] = raw[1:-1]
+                    kinds.append(STRING)
+                    texts.append(raw)
+                    end = start + len(raw)
+                elif other is not None:  # anything else
                     special = start
                     break
+                else:  # the end of the text
+                    continue
                 starts.append(start)
                 gaps.append(gap)
                 gap = 0

@@ -13,7 +13,8 @@ from __future__ import annotations
 from typing import Callable
 
 from . import ast
-from .safety import ROOTS, ArityFn, ref_outputs, stmt_vars
+from .ast import Array, Assign, Call, Every, Object, Ref, Scalar, SetTerm, SomeIn, SomeVars, Unify, Var
+from .safety import ArityFn, ref_outputs, stmt_vars
 
 _PURE_CALLS = frozenset({"equal", "neq", "lt", "lte", "gt", "gte", "internal.member_2", "internal.member_3"})
 
@@ -22,55 +23,64 @@ PureDataRef = Callable[[ast.Ref], bool]
 
 
 def _pure_term(t: ast.Term | None, data_ok: PureDataRef) -> bool:
-    if t is None or isinstance(t, ast.Scalar):
+    # By exact node class (AST nodes are never subclassed), most frequent first.
+    if t is None or type(t) is Scalar:
         return True
-    if isinstance(t, ast.Var):
+    if type(t) is Var:
         return t.name != "data"
-    if isinstance(t, ast.Ref):
+    if type(t) is Ref:
         head = t.head
-        if not isinstance(head, ast.Var):
+        if type(head) is not Var:
             return False
         # data refs may evaluate rules (which can fail): only those the
         # compiler knows to be constants or base data count as pure.
         if head.name == "data" and not data_ok(t):
             return False
-        return all(_pure_term(p, data_ok) for p in t.path)
-    if isinstance(t, (ast.Array, ast.SetTerm)):
-        return all(_pure_term(x, data_ok) for x in t.items)
-    if isinstance(t, ast.Object):
-        return all(_pure_term(k, data_ok) and _pure_term(v, data_ok) for k, v in t.items)
-    if isinstance(t, ast.Call):
-        return t.op in _PURE_CALLS and all(_pure_term(a, data_ok) for a in t.args)
+        return _all_pure(t.path, data_ok)
+    if type(t) is Call:
+        return t.op in _PURE_CALLS and _all_pure(t.args, data_ok)
+    if type(t) is Array or type(t) is SetTerm:
+        return _all_pure(t.items, data_ok)
+    if type(t) is Object:
+        for k, v in t.items:
+            if not (_pure_term(k, data_ok) and _pure_term(v, data_ok)):
+                return False
+        return True
     return False
+
+
+def _all_pure(terms: tuple[ast.Term, ...], data_ok: PureDataRef) -> bool:
+    for t in terms:
+        if type(t) is not Scalar and not _pure_term(t, data_ok):
+            return False
+    return True
 
 
 def _pure_expr(e: ast.Expr, data_ok: PureDataRef) -> bool:
     if e.negated or e.with_mods:
         return False
     s = e.statement
-    if isinstance(s, (ast.Assign, ast.Unify)):
+    if type(s) is Assign or type(s) is Unify:
         return _pure_term(s.lhs, data_ok) and _pure_term(s.rhs, data_ok)
-    if isinstance(s, ast.SomeIn):
+    if type(s) is SomeIn:
         return _pure_term(s.key, data_ok) and _pure_term(s.value, data_ok) and _pure_term(s.collection, data_ok)
-    if isinstance(s, ast.SomeVars):
+    if type(s) is SomeVars:
         return True
-    if isinstance(s, ast.Every):
+    if type(s) is Every:
         return False
-    return _pure_term(s, data_ok)
+    return _pure_term(s, data_ok)  # type: ignore[arg-type]
 
 
 def _iterates(e: ast.Expr, bound: set[str], arity: ArityFn) -> bool:
     s = e.statement
-    if isinstance(s, ast.SomeIn):
+    if type(s) is SomeIn:
         return True
-    terms: list[ast.Term] = []
-    if isinstance(s, (ast.Assign, ast.Unify)):
-        terms = [s.lhs, s.rhs]
-    elif not isinstance(s, (ast.SomeVars, ast.Every)):
-        terms = [s]
     out: set[str] = set()
-    for t in terms:
-        ref_outputs(t, bound, out, arity)
+    if type(s) is Assign or type(s) is Unify:
+        ref_outputs(s.lhs, bound, out, arity)
+        ref_outputs(s.rhs, bound, out, arity)
+    elif type(s) is not SomeVars and type(s) is not Every:
+        ref_outputs(s, bound, out, arity)  # type: ignore[arg-type]
     return bool(out)
 
 
@@ -83,13 +93,13 @@ def hoist_checks(ordered: tuple[ast.Expr, ...], bound: set[str], arity: ArityFn,
     movable: list[bool] = []
     now = set(bound)
     for e in ordered:
-        names = {v for v in stmt_vars(e.statement, set()) if v not in ROOTS}
+        names = stmt_vars(e.statement, set())
         pure = _pure_expr(e, data_ok)
         # Only variables can be bound by iteration: without any, nothing iterates.
-        iterates = bool(names) and _iterates(e, now, arity)
+        hoistable = pure and not (names and _iterates(e, now, arity))
         new = names - now
         now |= names
-        if pure and not iterates:
+        if hoistable:
             k = len(out)
             while k > 0 and movable[k - 1] and not (binds[k - 1] & names):
                 k -= 1

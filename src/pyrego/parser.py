@@ -30,7 +30,7 @@ from .errors import Location, RegoParseError
 from .lexer import ALL_KEYWORDS, BASE_KEYWORDS, EOF, FUTURE_KEYWORDS, IDENT, LOGICAL_KEYWORDS
 from .parser_logic import LogicParser
 from .parser_meta import Statement, attach_annotations, parse_annotation_blocks
-from .parser_terms import FatalParseError, value_name
+from .parser_terms import FatalParseError, memo_key, value_name
 
 __all__ = ["parse_module", "parse_query", "parse_term"]
 
@@ -105,9 +105,7 @@ class Parser(LogicParser):
 
     def set_future(self, keywords: set[str]) -> None:
         if keywords != self.future:
-            self.future = set(keywords)
-            self.cache.clear()  # memoised terms were parsed with other keywords
-            self.kind = self.kind_at(self.pos)
+            self.use_keywords(set(keywords))
 
     # ------------------------------------------------------------ modules
 
@@ -165,9 +163,10 @@ class Parser(LogicParser):
                 while r is not None:
                     self.check_v1(r)
                     r = r.else_
-        annotations = attach_annotations(
-            parse_annotation_blocks(self.comment_positions(), self.file, self.source_line), placed, self.source_line
-        )
+        annotations: tuple[ast.Annotation, ...] = ()
+        if any("METADATA" in text for _, text in self.toks.comments):  # (else there are no blocks)
+            blocks = parse_annotation_blocks(self.comment_positions(), self.file, self.source_line)
+            annotations = attach_annotations(blocks, placed, self.source_line)
         return ast.Module(
             first.ref,
             tuple(imports),
@@ -239,15 +238,12 @@ class Parser(LogicParser):
         # The path is read with no future keywords, so that
         # `import future.keywords.in` works where `in` is already a keyword.
         saved = self.future
-        self.future = set()
-        self.cache.clear()
+        self.use_keywords(set())
         self.kind = IDENT
         try:
             term = self.parse_term()
         finally:
-            self.future = saved
-            self.cache.clear()
-            self.kind = self.kind_at(self.pos)
+            self.use_keywords(saved)
         if isinstance(term, ast.Var):
             term = ast.Ref(term, (), term.location)
         if not isinstance(term, ast.Ref) or not isinstance(term.head, ast.Var):
@@ -392,25 +388,29 @@ class Parser(LogicParser):
         """After `if`: one expression, or a braced body. `{ x }` is a body, not
         a set literal (a set is always true, so that reading is useless)."""
         state = self.save()
-        err: RegoParseError | None = None
-        try:
-            expr = self.parse_literal()
-            if not isinstance(expr.statement, ast.SetTerm) or expr.negated:
-                return (expr,)
-        except FatalParseError:
-            raise
-        except RegoParseError as e:
-            # As OPA: an error after a first term that parsed (and is no set)
-            # stands; only a failed `{` reading falls back to a braced body.
-            hit = self.cache.get(state)
-            if hit is not None and hit[1] is None and not isinstance(hit[0], ast.SetTerm):
-                raise
-            # Dropping the traceback keeps this frame out of a reference cycle
-            # (frames -> err -> traceback -> frames) left for the cyclic GC.
-            err = e.with_traceback(None)
-        self.restore(state)
         if self.kind != "{":
-            raise err if err is not None else self.illegal()
+            expr = self.parse_literal()
+            if isinstance(expr.statement, ast.SetTerm) and not expr.negated:
+                self.restore(state)
+                raise self.illegal()
+            return (expr,)
+        # Braces: as OPA, try them as a one-expression body first (a set or
+        # object term, possibly the start of a longer expression), unless
+        # that reading certainly fails.
+        if self.logic or self.not_body or not self.braces_hold_no_collection():
+            try:
+                expr = self.parse_literal()
+                if not isinstance(expr.statement, ast.SetTerm) or expr.negated:
+                    return (expr,)
+            except FatalParseError:
+                raise
+            except RegoParseError:
+                # As OPA: an error after a first term that parsed (and is no
+                # set) stands; only a failed `{` reading falls back to a body.
+                hit = self.cache.get(memo_key(*state))
+                if hit is not None and hit[1] is None and not isinstance(hit[0], ast.SetTerm):
+                    raise
+            self.restore(state)
         self.advance()
         body = self.parse_body("}")
         self.advance()

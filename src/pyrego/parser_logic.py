@@ -45,10 +45,12 @@ class LogicParser(TermParser):
         self.not_body = False
         #: ids of the expressions standing for and/or/not (rule heads reject them)
         self.logical_ids: set[int] = set()
+        #: whether `and`/`or` are keywords
+        self.logic = "and" in self.future or "or" in self.future
 
-    @property
-    def logic(self) -> bool:
-        return "and" in self.future or "or" in self.future
+    def use_keywords(self, keywords: set[str]) -> None:
+        super().use_keywords(keywords)
+        self.logic = "and" in keywords or "or" in keywords
 
     # ------------------------------------------------------------ desugaring
 
@@ -80,7 +82,7 @@ class LogicParser(TermParser):
 
     def parse_literal(self) -> ast.Expr:
         if not self.logic and not self.not_body:
-            return super().parse_literal()
+            return TermParser.parse_literal(self)
         k = self.kind
         if k in KEYWORD_KINDS and self.next_is_ref():
             self.kind = "ident"  # `not.x`, `or[0]`: a keyword as a ref head

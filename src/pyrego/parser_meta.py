@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import yaml
 
@@ -23,8 +23,7 @@ from .errors import Location, RegoParseError
 SCOPES = ("rule", "document", "package", "subpackages")
 
 
-@dataclass(frozen=True)
-class Statement:
+class Statement(NamedTuple):
     """What an annotation can attach to: kind (package/import/rule) and row."""
 
     kind: str

@@ -31,12 +31,10 @@ from .lexer import (
     TMPLC,
     TOKEN_NAMES,
     number_value,
-    tokenize,
 )
+from .parser_tokens import MAX_DEPTH, FatalParseError, TokenCursor, memo_key
 
-#: Nesting limit (terms within terms, bodies within bodies, else chains):
-#: deeper input is a parse error instead of a Python RecursionError.
-MAX_DEPTH = 1000
+__all__ = ["MAX_DEPTH", "FatalParseError", "TermParser", "memo_key", "value_name"]
 
 ROOTS = ("data", "input")
 
@@ -61,9 +59,10 @@ _BINARY: dict[str, tuple[int, str]] = {
 MEMBER_2 = "internal.member_2"
 MEMBER_3 = "internal.member_3"
 
-
-class FatalParseError(RegoParseError):
-    """A parse error no backtracking may swallow (nesting too deep)."""
+# Tokens that are a whole term by themselves unless a '.', '[' or '(' follows
+# right after them (see TermParser.is_lone_token).
+_LONE_TERM_KINDS = frozenset({IDENT, STRING, "null", "true", "false"})
+_TERM_SUFFIXES = frozenset({".", "[", "("})
 
 
 def value_name(t: object) -> str:
@@ -97,138 +96,8 @@ def _op_name(ref: ast.Ref) -> str:
     return "<term>"
 
 
-class TermParser:
-    """Parser state and the term/expression/body grammar. See module docs."""
-
-    def __init__(self, text: str, filename: str, future: set[str]) -> None:
-        self.file = filename
-        self.text = text
-        toks = tokenize(text)
-        self.toks = toks
-        self.kinds = toks.kinds
-        self.texts = toks.texts
-        self.values = toks.values
-        #: 0: token right after the previous one; 1: after spaces; 2: after a newline
-        self.gaps = toks.gaps
-        self.n = len(self.kinds)
-        #: future keywords (in, if, contains, every) currently reserved
-        self.future = set(future)
-        self.wild = 0
-        self.depth = 0
-        self.cache: dict[tuple[int, str], tuple[ast.Term | None, RegoParseError | None, int, str]] = {}
-        self._locs: dict[int, Location] = {}
-        self._lines: list[str] | None = None
-        self.pos = 0
-        self.kind = self.kind_at(0)
-        if self.kind == ILLEGAL and self.values.get(0) is not None:
-            raise self.lex_error(0)
-
-    # ------------------------------------------------------------ tokens
-
-    def kind_at(self, p: int) -> str:
-        k = self.kinds[p]
-        if k == IDENT and self.texts[p] in self.future:
-            return self.texts[p]
-        return k
-
-    def advance(self) -> None:
-        p = self.pos + 1
-        if p >= self.n:
-            p = self.n - 1
-        self.pos = p
-        k = self.kinds[p]
-        if k == IDENT:
-            if self.texts[p] in self.future:
-                k = self.texts[p]
-        elif k == ILLEGAL and self.values.get(p) is not None:
-            # OPA's scanner reports these as soon as it reads them; a bare
-            # illegal character only when the parser trips over it.
-            raise self.lex_error(p)
-        self.kind = k
-
-    def save(self) -> tuple[int, str]:
-        return self.pos, self.kind
-
-    def restore(self, state: tuple[int, str]) -> None:
-        self.pos, self.kind = state
-
-    def next_is_ref(self) -> bool:
-        """Whether the next token is a '.' or '[' right after the current one
-        (a keyword used as a ref head, like ``input.in`` or ``not.x``)."""
-        p = self.pos + 1
-        return p < self.n and (self.kinds[p] == "." or self.kinds[p] == "[") and not self.gaps[p]
-
-    def next_is_call(self) -> bool:
-        p = self.pos + 1
-        return p < self.n and self.kinds[p] == "(" and not self.gaps[p]
-
-    def keyword_as_ident(self) -> None:
-        # OPA's scanAheadRef: a keyword directly followed by '.' or '[' is a var.
-        if self.kind in KEYWORD_KINDS and self.next_is_ref():
-            self.kind = IDENT
-
-    def loc(self, p: int | None = None) -> Location:
-        if p is None:
-            p = self.pos
-        loc = self._locs.get(p)
-        if loc is None:
-            start = self.toks.starts[p]
-            row, col = self.toks.row_col(start)
-            k = self.kinds[p]
-            if k == EOF and col > 1:
-                col -= 1  # OPA reports EOF at the last character
-            elif (k == TMPLC or k == ILLEGAL) and self.text[start : start + 1] == "\n":
-                row, col = row + 1, 1  # OPA puts a token starting at a newline on the next line
-            loc = Location(self.file, row, col)
-            self._locs[p] = loc
-        return loc
-
-    def comment_positions(self) -> list[tuple[int, int, str]]:
-        """(row, col, text) of every comment."""
-        row_col = self.toks.row_col
-        return [(*row_col(offset), text) for offset, text in self.toks.comments]
-
-    # ------------------------------------------------------------ errors
-
-    def source_line(self, row: int) -> str | None:
-        if self._lines is None:
-            self._lines = self.text.split("\n")
-        if 1 <= row <= len(self._lines):
-            return self._lines[row - 1].rstrip("\r")
-        return None
-
-    def error_at(self, loc: Location, message: str) -> RegoParseError:
-        return RegoParseError(message, loc, source_line=self.source_line(loc.row))
-
-    def error(self, message: str) -> RegoParseError:
-        return self.error_at(self.loc(), message)
-
-    def lex_error(self, p: int) -> RegoParseError:
-        msg = self.values.get(p)
-        return self.error_at(self.loc(p), msg if isinstance(msg, str) else "illegal token")
-
-    def token_description(self) -> str:
-        k = self.kind
-        if k in KEYWORD_KINDS:
-            return f"{k} keyword"
-        if k == TMPL or k == TMPLC:
-            value = self.values.get(self.pos)
-            is_end = isinstance(value, tuple) and value[1]
-            return "template-string-end token" if is_end else "template-string-part token"
-        return f"{TOKEN_NAMES.get(k, k)} token"
-
-    def illegal(self, note: str = "") -> RegoParseError:
-        """OPA's "unexpected X token[: note]" error at the current token."""
-        if self.kind == ILLEGAL:
-            return self.lex_error(self.pos)
-        desc = self.token_description()
-        return self.error(f"unexpected {desc}: {note}" if note else f"unexpected {desc}")
-
-    def enter(self) -> None:
-        self.depth += 1
-        if self.depth > MAX_DEPTH:
-            loc = self.loc()
-            raise FatalParseError("max parsing recursion depth exceeded", loc, source_line=self.source_line(loc.row))
+class TermParser(TokenCursor):
+    """The term/expression/body grammar. See module docs."""
 
     # ------------------------------------------------------------ terms
 
@@ -242,7 +111,11 @@ class TermParser:
 
     def parse_term(self) -> ast.Term:
         """One term, with any ref/call suffix; no infix operators."""
-        key = (self.pos, self.kind)
+        pos = self.pos
+        kind = self.kind
+        if kind in _LONE_TERM_KINDS and self.depth < MAX_DEPTH and self.is_lone_token(pos, kind):
+            return self.lone_term(pos, kind)
+        key = pos + pos + (kind == IDENT)  # memo_key(pos, kind), inlined
         hit = self.cache.get(key)
         if hit is not None:
             term, err, self.pos, self.kind = hit
@@ -261,6 +134,39 @@ class TermParser:
         finally:
             self.depth -= 1
         self.cache[key] = (term, None, self.pos, self.kind)
+        return term
+
+    def is_lone_token(self, pos: int, kind: str) -> bool:
+        """Whether the token at ``pos``, read as ``kind``, is a whole term by
+        itself that parse_term reads without the memo (with lone_term):
+        reading it again costs less than the memo would, and gives an equal
+        term. Not a wildcard (`_` gets a fresh name at each reading, the memo
+        keeps the first), not before an illegal token (whose error advancing
+        raises) or a '.', '[' or '(' right after it (a ref or call)."""
+        if kind not in _LONE_TERM_KINDS or (kind == IDENT and self.texts[pos] == "_"):
+            return False
+        after = self.kinds[pos + 1]
+        return after != ILLEGAL and (after not in _TERM_SUFFIXES or self.gaps[pos + 1] != 0)
+
+    def lone_term(self, pos: int, kind: str) -> ast.Term:
+        """The term of a lone token (see is_lone_token), as _term reads it."""
+        term: ast.Term
+        if kind == IDENT:
+            name = self.texts[pos]
+            term = ast.Var(name, self.loc(pos))
+            if name in ROOTS:
+                term = ast.Ref(term, (), term.location)
+        elif kind == STRING:
+            term = ast.Scalar(self.values[pos], self.loc(pos))  # type: ignore[arg-type]
+        else:
+            term = ast.Scalar(None if kind == "null" else kind == "true", self.loc(pos))
+        # advance(), knowing that the next token is no illegal one
+        pos += 1
+        self.pos = pos
+        k = self.kinds[pos]
+        if k == IDENT and self.texts[pos] in self.future:
+            k = self.texts[pos]
+        self.kind = k
         return term
 
     def _term(self) -> ast.Term:
@@ -357,26 +263,19 @@ class TermParser:
         loc = head.location
         path: list[ast.Term] = []
         gaps = self.gaps
+        kinds = self.kinds
         while True:
             k = self.kind
             if k == ".":
-                dot = self.pos
-                self.advance()
-                if gaps[self.pos]:
-                    after = self.toks.starts[dot] + 1
-                    if self.text[after : after + 1] == "#":  # OPA skips a comment here
-                        nl = self.text.find("\n", after)
-                        after = nl if nl >= 0 else len(self.text)
-                    row, col = self.toks.row_col(after)
-                    if self.text[after : after + 1] == "\n":
-                        row, col = row + 1, 1  # OPA puts a newline token on the next line
-                    raise self.error_at(
-                        Location(self.file, row, col), "unexpected whitespace token: expected identifier"
-                    )
-                lk = self.kinds[self.pos]
-                if lk != IDENT and lk not in BASE_KEYWORDS:
+                name = self.pos + 1  # (a '.' is never the last token: eof is)
+                nk = kinds[name]
+                if gaps[name] or (nk != IDENT and nk not in BASE_KEYWORDS):
+                    self.advance()  # (raises for an illegal token)
+                    if gaps[self.pos]:
+                        raise self.dot_whitespace_error(name - 1)
                     raise self.illegal("expected identifier")
-                path.append(ast.Scalar(self.texts[self.pos], self.loc()))
+                path.append(ast.Scalar(self.texts[name], self.loc(name)))
+                self.pos = name
                 self.advance()
             elif k == "[":
                 self.advance()
@@ -394,6 +293,17 @@ class TermParser:
             if gaps[self.pos]:
                 break
         return ast.Ref(head, tuple(path), loc)
+
+    def dot_whitespace_error(self, dot: int) -> RegoParseError:
+        """The error for a ref's '.' followed by a space, newline or comment."""
+        after = self.starts[dot] + 1
+        if self.text[after : after + 1] == "#":  # OPA skips a comment here
+            nl = self.text.find("\n", after)
+            after = nl if nl >= 0 else len(self.text)
+        row, col = self.toks.row_col(after)
+        if self.text[after : after + 1] == "\n":
+            row, col = row + 1, 1  # OPA puts a newline token on the next line
+        return self.error_at(Location(self.file, row, col), "unexpected whitespace token: expected identifier")
 
     def parse_call(self, op: ast.Ref) -> ast.Term:
         loc = op.location
@@ -481,6 +391,39 @@ class TermParser:
         if k == ":":
             return self.parse_object(head, comprehension, loc)
         raise self.illegal("non-terminated set")
+
+    def braces_hold_no_collection(self) -> bool:
+        """Whether reading the `{` at the current token as a set or object
+        term certainly fails, as it does for a body like `{ x := 1 ... }`.
+
+        This replays parse_set_or_object up to where it gives up, with the
+        same (memoised) reads, minus its error: parse_if_body then skips a
+        reading whose failure it would only catch. False when unsure."""
+        state = self.save()
+        if memo_key(*state) in self.cache:
+            return False
+        self.enter()  # as parse_term does for the `{` term
+        try:
+            self.advance()
+            k = self.kind
+            if k == "}" or k == ",":
+                return False
+            start = self.save()
+            self.parse_term()
+            k = self.kind
+            if k == "|" or k == "}" or k == "," or k == ":":
+                return False
+            self.restore(start)
+            self.parse_term_in(False)
+            k = self.kind
+            return not (k == "}" or k == "," or k == ":")
+        except FatalParseError:
+            raise
+        except RegoParseError:
+            return True
+        finally:
+            self.depth -= 1
+            self.restore(state)
 
     def parse_set(self, start: tuple[int, str], head: ast.Term, comprehension: bool, loc: Location) -> ast.Term:
         k = self.kind
@@ -604,6 +547,9 @@ class TermParser:
         """A term with infix operators, ``in`` being loosest. With ``keyval``,
         ``k, v in xs`` is tried first (not inside lists, where ',' separates)."""
         lhs = self.parse_binary(1)
+        k = self.kind
+        if k != "," and k not in KEYWORD_KINDS:
+            return lhs  # no `in` (nor a keyword that could be a ref head) follows
         depth = self.depth  # a chain of `in`s nests like one of operators
         try:
             return self._term_in_chain(lhs, keyval)
@@ -646,16 +592,19 @@ class TermParser:
         long chains count against the nesting limit, as in OPA."""
         lhs = self.parse_term()
         binary = _BINARY
+        op = binary.get(self.kind)
+        if op is None or op[0] < min_prec:
+            return lhs
         depth = self.depth
         try:
             while True:
-                op = binary.get(self.kind)
-                if op is None or op[0] < min_prec:
-                    return lhs
                 self.enter()
                 self.advance()
                 rhs = self.parse_binary(op[0] + 1)
                 lhs = ast.Call(op[1], (lhs, rhs), lhs.location)
+                op = binary.get(self.kind)
+                if op is None or op[0] < min_prec:
+                    return lhs
         finally:
             self.depth = depth
 
@@ -688,11 +637,11 @@ class TermParser:
     def parse_literal(self) -> ast.Expr:
         loc = self.loc()
         k = self.kind
+        negated = False
         if k in KEYWORD_KINDS and self.next_is_ref():
             self.kind = IDENT
-            return self.parse_literal_expr(False, loc)
-        negated = False
-        if k == "not":
+            k = IDENT
+        elif k == "not":
             self.advance()
             negated = True
             k = self.kind
@@ -704,9 +653,6 @@ class TermParser:
             if negated:
                 raise self.illegal("illegal negation of 'every'")
             return self.parse_every(loc)
-        return self.parse_literal_expr(negated, loc)
-
-    def parse_literal_expr(self, negated: bool, loc: Location) -> ast.Expr:
         stmt = self.parse_expr()
         withs = self.parse_with() if self.kind == "with" else ()
         return ast.Expr(stmt, negated, withs, loc)
@@ -781,20 +727,29 @@ class TermParser:
 
     def member_parsed(self, start: tuple[int, str]) -> bool:
         """Whether `x in y` / `k, v in y` parsed from ``start`` before a failure
-        (judged from the memoised terms)."""
-        hit = self.cache.get(start)
-        if hit is None or hit[1] is not None:
+        (judged from the terms read)."""
+        p = self.term_end(*start)
+        if p is None:
             return False
-        p = hit[2]
         if self.kinds[p] == ",":
-            nxt = self.cache.get((p + 1, self.kind_at(p + 1)))
-            if nxt is None or nxt[1] is not None:
+            p = self.term_end(p + 1, self.kind_at(p + 1))
+            if p is None:
                 return False
-            p = nxt[2]
         if self.kind_at(p) != "in":
             return False
-        rhs = self.cache.get((p + 1, self.kind_at(p + 1)))
-        return rhs is not None and rhs[1] is None
+        return self.term_end(p + 1, self.kind_at(p + 1)) is not None
+
+    def term_end(self, pos: int, kind: str) -> int | None:
+        """Where the term read at token ``pos`` as ``kind`` ended, if it was
+        read and parsed: from the memo, or right after a lone token (which
+        the memo leaves out; every caller asks about a term its parse did
+        read). None when it failed or was never read."""
+        if self.is_lone_token(pos, kind):
+            return pos + 1
+        hit = self.cache.get(memo_key(pos, kind))
+        if hit is None or hit[1] is not None:
+            return None
+        return hit[2]
 
     def parse_every(self, loc: Location) -> ast.Expr:
         self.advance()

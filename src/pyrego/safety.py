@@ -17,6 +17,24 @@ from __future__ import annotations
 from typing import Callable, Iterable
 
 from . import ast
+from .ast import (
+    Array,
+    ArrayCompr,
+    Assign,
+    Call,
+    Every,
+    Object,
+    ObjectCompr,
+    Ref,
+    Scalar,
+    SetCompr,
+    SetTerm,
+    SomeIn,
+    SomeVars,
+    TemplateString,
+    Unify,
+    Var,
+)
 from .errors import RegoUnsafeVarError
 
 ROOTS = frozenset({"data", "input"})
@@ -31,96 +49,171 @@ def is_wildcard(name: str) -> bool:
 
 
 # ---------------------------------------------------------------- variable collection
+#
+# These walks run for every term of every body, several times over: they
+# dispatch on the exact node class (AST nodes are never subclassed), most
+# frequent first, and handle the common leaves (scalars, variables) inline.
 
 
 def term_vars(term: ast.Term | None, out: set[str], *, closures: bool = False) -> set[str]:
     """All local variables in ``term``; closure (comprehension) bodies only when asked."""
-    if term is None:
-        return out
-    if isinstance(term, ast.Var):
-        name = term.name
-        if name not in ROOTS:
-            out.add(name)
-    elif isinstance(term, ast.Ref):
-        term_vars(term.head, out, closures=closures)
-        for p in term.path:
-            term_vars(p, out, closures=closures)
-    elif isinstance(term, (ast.Array, ast.SetTerm)):
-        for x in term.items:
-            term_vars(x, out, closures=closures)
-    elif isinstance(term, ast.Object):
+    if term is not None:
+        if closures:
+            _all_vars(term, out)
+        else:
+            _vars(term, out)
+    return out
+
+
+def _vars(term: ast.Term, out: set[str]) -> None:
+    """Adds ``term``'s local variables to ``out``, not looking into closures."""
+    if type(term) is Scalar:
+        return
+    if type(term) is Var:
+        if term.name not in ROOTS:
+            out.add(term.name)
+    elif type(term) is Ref:
+        _vars(term.head, out)
+        _vars_of_each(term.path, out)
+    elif type(term) is Call:
+        _vars_of_each(term.args, out)
+    elif type(term) is Array or type(term) is SetTerm:
+        _vars_of_each(term.items, out)
+    elif type(term) is Object:
         for k, v in term.items:
-            term_vars(k, out, closures=closures)
-            term_vars(v, out, closures=closures)
-    elif isinstance(term, ast.Call):
-        for a in term.args:
-            term_vars(a, out, closures=closures)
-    elif isinstance(term, ast.TemplateString):
+            _vars(k, out)
+            _vars(v, out)
+    elif type(term) is TemplateString:
         for part in term.parts:
             if not isinstance(part, str):
-                term_vars(part, out, closures=closures)
-    elif closures and (isinstance(term, (ast.ArrayCompr, ast.SetCompr))):
-        term_vars(term.term, out, closures=True)
+                _vars(part, out)
+
+
+def _vars_of_each(terms: tuple[ast.Term, ...], out: set[str]) -> None:
+    for t in terms:
+        if type(t) is Scalar:
+            continue
+        if type(t) is Var:
+            if t.name not in ROOTS:
+                out.add(t.name)
+        else:
+            _vars(t, out)
+
+
+def _all_vars(term: ast.Term, out: set[str]) -> None:
+    """Adds ``term``'s local variables to ``out``, closure bodies included."""
+    if type(term) is Scalar:
+        return
+    if type(term) is Var:
+        if term.name not in ROOTS:
+            out.add(term.name)
+    elif type(term) is Ref:
+        _all_vars(term.head, out)
+        _all_vars_of_each(term.path, out)
+    elif type(term) is Call:
+        _all_vars_of_each(term.args, out)
+    elif type(term) is Array or type(term) is SetTerm:
+        _all_vars_of_each(term.items, out)
+    elif type(term) is Object:
+        for k, v in term.items:
+            _all_vars(k, out)
+            _all_vars(v, out)
+    elif type(term) is TemplateString:
+        for part in term.parts:
+            if not isinstance(part, str):
+                _all_vars(part, out)
+    elif type(term) is ArrayCompr or type(term) is SetCompr:
+        _all_vars(term.term, out)
         body_vars(term.body, out)
-    elif closures and isinstance(term, ast.ObjectCompr):
-        term_vars(term.key, out, closures=True)
-        term_vars(term.value, out, closures=True)
+    elif type(term) is ObjectCompr:
+        _all_vars(term.key, out)
+        _all_vars(term.value, out)
         body_vars(term.body, out)
-    return out
+
+
+def _all_vars_of_each(terms: tuple[ast.Term, ...], out: set[str]) -> None:
+    for t in terms:
+        if type(t) is Scalar:
+            continue
+        if type(t) is Var:
+            if t.name not in ROOTS:
+                out.add(t.name)
+        else:
+            _all_vars(t, out)
 
 
 def body_vars(body: ast.Body, out: set[str]) -> set[str]:
     """Every variable in a body, closures included."""
     for e in body:
-        stmt_vars(e.statement, out, closures=True)
+        _stmt_all_vars(e.statement, out)
         for w in e.with_mods:
-            term_vars(w.value, out, closures=True)
+            _all_vars(w.value, out)
     return out
 
 
 def stmt_vars(stmt: ast.Statement, out: set[str], *, closures: bool = False) -> set[str]:
-    if isinstance(stmt, (ast.Assign, ast.Unify)):
-        term_vars(stmt.lhs, out, closures=closures)
-        term_vars(stmt.rhs, out, closures=closures)
-    elif isinstance(stmt, ast.SomeVars):
+    if closures:
+        _stmt_all_vars(stmt, out)
+        return out
+    if type(stmt) is Assign or type(stmt) is Unify:
+        _vars(stmt.lhs, out)
+        _vars(stmt.rhs, out)
+    elif type(stmt) is SomeVars:
         pass
-    elif isinstance(stmt, ast.SomeIn):
-        term_vars(stmt.key, out, closures=closures)
-        term_vars(stmt.value, out, closures=closures)
-        term_vars(stmt.collection, out, closures=closures)
-    elif isinstance(stmt, ast.Every):
-        term_vars(stmt.domain, out, closures=closures)
-        if closures:
-            body_vars(stmt.body, out)
-            if stmt.key is not None:
-                out.add(stmt.key.name)
-            out.add(stmt.value.name)
+    elif type(stmt) is SomeIn:
+        if stmt.key is not None:
+            _vars(stmt.key, out)
+        _vars(stmt.value, out)
+        _vars(stmt.collection, out)
+    elif type(stmt) is Every:
+        _vars(stmt.domain, out)
     else:
-        term_vars(stmt, out, closures=closures)
+        _vars(stmt, out)  # type: ignore[arg-type]
     return out
+
+
+def _stmt_all_vars(stmt: ast.Statement, out: set[str]) -> None:
+    if type(stmt) is Assign or type(stmt) is Unify:
+        _all_vars(stmt.lhs, out)
+        _all_vars(stmt.rhs, out)
+    elif type(stmt) is SomeVars:
+        pass
+    elif type(stmt) is SomeIn:
+        if stmt.key is not None:
+            _all_vars(stmt.key, out)
+        _all_vars(stmt.value, out)
+        _all_vars(stmt.collection, out)
+    elif type(stmt) is Every:
+        _all_vars(stmt.domain, out)
+        body_vars(stmt.body, out)
+        if stmt.key is not None:
+            out.add(stmt.key.name)
+        out.add(stmt.value.name)
+    else:
+        _all_vars(stmt, out)  # type: ignore[arg-type]
 
 
 def closures_in(term: ast.Term | None, out: list[ast.Term]) -> list[ast.Term]:
     """Comprehensions directly inside ``term`` (not nested in other closures)."""
-    if term is None:
+    if term is None or type(term) is Scalar or type(term) is Var:
         return out
-    if isinstance(term, (ast.ArrayCompr, ast.SetCompr)) or isinstance(term, ast.ObjectCompr):
-        out.append(term)
-    elif isinstance(term, ast.Ref):
+    if type(term) is Ref:
         closures_in(term.head, out)
         for p in term.path:
             closures_in(p, out)
-    elif isinstance(term, (ast.Array, ast.SetTerm)):
+    elif type(term) is Call:
+        for a in term.args:
+            closures_in(a, out)
+    elif type(term) is ArrayCompr or type(term) is SetCompr or type(term) is ObjectCompr:
+        out.append(term)
+    elif type(term) is Array or type(term) is SetTerm:
         for x in term.items:
             closures_in(x, out)
-    elif isinstance(term, ast.Object):
+    elif type(term) is Object:
         for k, v in term.items:
             closures_in(k, out)
             closures_in(v, out)
-    elif isinstance(term, ast.Call):
-        for a in term.args:
-            closures_in(a, out)
-    elif isinstance(term, ast.TemplateString):
+    elif type(term) is TemplateString:
         for part in term.parts:
             if not isinstance(part, str):
                 closures_in(part, out)
@@ -128,15 +221,15 @@ def closures_in(term: ast.Term | None, out: list[ast.Term]) -> list[ast.Term]:
 
 
 def stmt_terms(stmt: ast.Statement) -> list[ast.Term]:
-    if isinstance(stmt, (ast.Assign, ast.Unify)):
+    if type(stmt) is Assign or type(stmt) is Unify:
         return [stmt.lhs, stmt.rhs]
-    if isinstance(stmt, ast.SomeVars):
+    if type(stmt) is SomeVars:
         return []
-    if isinstance(stmt, ast.SomeIn):
+    if type(stmt) is SomeIn:
         return [x for x in (stmt.key, stmt.value, stmt.collection) if x is not None]
-    if isinstance(stmt, ast.Every):
+    if type(stmt) is Every:
         return [stmt.domain]
-    return [stmt]
+    return [stmt]  # type: ignore[list-item]
 
 
 # ---------------------------------------------------------------- outputs
@@ -145,51 +238,61 @@ def stmt_terms(stmt: ast.Statement) -> list[ast.Term]:
 def ref_outputs(term: ast.Term | None, bound: set[str], out: set[str], arity: ArityFn) -> set[str]:
     """Variables bound by iterating refs (``input.a[i]``) and by call output
     arguments (``count(x, n)``) inside ``term``, outside closures."""
-    if term is None:
+    if term is None or type(term) is Scalar or type(term) is Var:
         return out
-    if isinstance(term, ast.Ref):
-        ref_outputs(term.head, bound, out, arity)
+    if type(term) is Ref:
         head = term.head
-        head_ok = not isinstance(head, ast.Var) or head.name in ROOTS or head.name in bound or head.name in out
+        if type(head) is Var:
+            name = head.name
+            head_ok = name in ROOTS or name in bound or name in out
+        else:
+            ref_outputs(head, bound, out, arity)
+            head_ok = True
         for p in term.path:
-            if isinstance(p, ast.Var):
+            if type(p) is Scalar:
+                continue
+            if type(p) is Var:
                 if head_ok and p.name not in bound:
                     out.add(p.name)
-            elif isinstance(p, (ast.Array, ast.Object)):
+            elif type(p) is Array or type(p) is Object:
                 # A pattern in a ref position is unified with each key.
                 if head_ok:
-                    out |= term_vars(p, set()) - bound
+                    out |= _vars_of(p) - bound
             else:
                 ref_outputs(p, bound, out, arity)
-    elif isinstance(term, (ast.Array, ast.SetTerm)):
+    elif type(term) is Call:
+        args = term.args
+        for a in args:
+            ref_outputs(a, bound, out, arity)
+        n = arity(term.op)
+        if n is not None and len(args) == n + 1:
+            # The extra argument receives the result: any pattern in it is bound.
+            if term_vars_ready(args[:-1], bound | out):
+                out |= _vars_of(args[-1]) - bound
+    elif type(term) is Array or type(term) is SetTerm:
         for x in term.items:
             ref_outputs(x, bound, out, arity)
-    elif isinstance(term, ast.Object):
+    elif type(term) is Object:
         for k, v in term.items:
             ref_outputs(k, bound, out, arity)
             ref_outputs(v, bound, out, arity)
-    elif isinstance(term, ast.Call):
-        args = term.args
-        n = arity(term.op)
-        for a in args:
-            ref_outputs(a, bound, out, arity)
-        if n is not None and len(args) == n + 1:
-            last = args[-1]
-            # The extra argument receives the result: any pattern in it is bound.
-            inner = set(bound) | out
-            if term_vars_ready(args[:-1], inner):
-                out |= term_vars(last, set()) - bound
-    elif isinstance(term, ast.TemplateString):
+    elif type(term) is TemplateString:
         for part in term.parts:
             if not isinstance(part, str):
                 ref_outputs(part, bound, out, arity)
     return out
 
 
+def _vars_of(term: ast.Term) -> set[str]:
+    out: set[str] = set()
+    _vars(term, out)
+    return out
+
+
 def term_vars_ready(terms: Iterable[ast.Term], bound: set[str]) -> bool:
     need: set[str] = set()
     for x in terms:
-        term_vars(x, need)
+        _vars(x, need)
     return need <= bound
 
 
@@ -214,66 +317,64 @@ def unify_outputs(a: ast.Term, b: ast.Term, bound: set[str], arity: ArityFn) -> 
 
 
 def _unify_step(a: ast.Term, b: ast.Term, known: set[str]) -> set[str]:
-    if isinstance(a, ast.Var) and a.name not in known and a.name not in ROOTS:
-        return {a.name} if term_vars(b, set()) <= known else set()
-    if isinstance(b, ast.Var) and b.name not in known and b.name not in ROOTS:
-        return {b.name} if term_vars(a, set()) <= known else set()
-    if isinstance(a, ast.Array) and isinstance(b, ast.Array):
+    if type(a) is Var and a.name not in known and a.name not in ROOTS:
+        return {a.name} if _vars_of(b) <= known else set()
+    if type(b) is Var and b.name not in known and b.name not in ROOTS:
+        return {b.name} if _vars_of(a) <= known else set()
+    a_composite = type(a) is Array or type(a) is Object
+    b_composite = type(b) is Array or type(b) is Object
+    if type(a) is Array and type(b) is Array:
         if len(a.items) != len(b.items):
             return set()
         out: set[str] = set()
         for x, y in zip(a.items, b.items):
             out |= _unify_step(x, y, known | out)
         return out
-    if isinstance(a, ast.Object) and isinstance(b, ast.Object):
+    if type(a) is Object and type(b) is Object:
         out = set()
         bkeys = dict(b.items)
         for k, v in a.items:
             if k in bkeys:
                 out |= _unify_step(v, bkeys[k], known | out)
         return out
-    composite = (ast.Array, ast.Object)
-    if isinstance(a, composite) and not isinstance(b, composite):
-        return _pattern_vars(a, known) if term_vars(b, set()) <= known else set()
-    if isinstance(b, composite) and not isinstance(a, composite):
-        return _pattern_vars(b, known) if term_vars(a, set()) <= known else set()
+    if a_composite and not b_composite:
+        return _pattern_vars(a, known) if _vars_of(b) <= known else set()
+    if b_composite and not a_composite:
+        return _pattern_vars(b, known) if _vars_of(a) <= known else set()
     return set()
 
 
 def _pattern_vars(pattern: ast.Term, known: set[str]) -> set[str]:
     """Unbound vars in a destructuring pattern (object keys must be ground)."""
-    if isinstance(pattern, ast.Var):
+    if type(pattern) is Var:
         return set() if pattern.name in known or pattern.name in ROOTS else {pattern.name}
-    if isinstance(pattern, ast.Array):
+    if type(pattern) is Array:
         out: set[str] = set()
         for x in pattern.items:
             out |= _pattern_vars(x, known)
         return out
-    if isinstance(pattern, ast.Object):
+    if type(pattern) is Object:
         out = set()
         for k, v in pattern.items:
-            if term_vars(k, set()) <= known:
+            if _vars_of(k) <= known:
                 out |= _pattern_vars(v, known)
         return out
     return set()
 
 
 def expr_needs_and_outputs(expr: ast.Expr, bound: set[str], outer: set[str], arity: ArityFn) -> tuple[set[str], set[str]]:
-    """(vars that must be bound before ``expr`` runs, vars it binds)."""
+    """(vars that must be bound before ``expr`` runs, vars it binds).
+
+    An ``every`` needs only its domain's variables here, not those its body
+    reads from outside (that body is checked on its own when generated)."""
     stmt = expr.statement
     needs: set[str] = set()
-    outs: set[str] = set()
     for w in expr.with_mods:
-        term_vars(w.value, needs)
+        _vars(w.value, needs)
     if expr.negated:
         # Wildcards inside `not` are local to it; named vars must be bound.
         needs |= {v for v in stmt_vars(stmt, set()) if not is_wildcard(v)}
-    elif isinstance(expr, ast.SomeVars):
-        pass
-    elif isinstance(expr, ast.Every):
-        term_vars(stmt.domain, needs)
-        outs = ref_outputs(stmt.domain, bound, set(), arity)
-        needs |= _every_captures(stmt, outer)
+        outs: set[str] = set()
     else:
         stmt_vars(stmt, needs)
         outs = _stmt_outputs(stmt, bound, arity)
@@ -286,32 +387,25 @@ def expr_needs_and_outputs(expr: ast.Expr, bound: set[str], outer: set[str], ari
 
 
 def _stmt_outputs(stmt: ast.Statement, bound: set[str], arity: ArityFn) -> set[str]:
-    if isinstance(stmt, (ast.Assign, ast.Unify)):
+    if type(stmt) is Assign or type(stmt) is Unify:
         return unify_outputs(stmt.lhs, stmt.rhs, bound, arity)
-    if isinstance(stmt, ast.SomeIn):
+    if type(stmt) is SomeIn:
         out = ref_outputs(stmt.collection, bound, set(), arity)
-        if term_vars(stmt.collection, set()) <= bound | out:
+        if _vars_of(stmt.collection) <= bound | out:
             out |= _pattern_vars(stmt.value, bound)
             if stmt.key is not None:
                 out |= _pattern_vars(stmt.key, bound)
         return out
-    if isinstance(stmt, (ast.SomeVars, ast.Every)):
+    if type(stmt) is SomeVars or type(stmt) is Every:
         return set()
-    return ref_outputs(stmt, bound, set(), arity)
+    return ref_outputs(stmt, bound, set(), arity)  # type: ignore[arg-type]
 
 
 def closure_captures(closure: ast.Term, outer: set[str]) -> set[str]:
     """Outer variables a comprehension reads (they must be bound first)."""
     inner: set[str] = set()
-    term_vars(closure, inner, closures=True)
+    _all_vars(closure, inner)
     return inner & outer
-
-
-def _every_captures(stmt: ast.Every, outer: set[str]) -> set[str]:
-    inner: set[str] = set()
-    body_vars(stmt.body, inner)
-    local = {stmt.value.name} | ({stmt.key.name} if stmt.key is not None else set())
-    return (inner - local) & outer
 
 
 # ---------------------------------------------------------------- ordering
@@ -334,9 +428,30 @@ def reorder_body(
     ``required`` variables that must be bound at the end (rule head vars).
     Returns the new body and the set of variables bound at its end.
     """
-    remaining = list(body)
-    ordered: list[ast.Expr] = []
     now = set(bound)
+    # Most bodies are already in a valid order: take expressions in source
+    # order while each is ready (what the general loop below would pick too).
+    ordered: list[ast.Expr] = []
+    for expr in body:
+        names = body_vars((expr,), set())
+        if names:
+            needs, outs = expr_needs_and_outputs(expr, now, outer, arity)
+            if not needs <= now:
+                break
+            now |= outs
+        ordered.append(expr)
+    if len(ordered) < len(body):
+        _reorder_rest(list(body[len(ordered) :]), ordered, now, outer, arity)
+    if required:
+        missing = sorted(v for v in required - now if not is_wildcard(v))
+        if missing:
+            raise RegoUnsafeVarError(f"var {missing[0].split('#')[0]} is unsafe", location)
+    return tuple(ordered), now
+
+
+def _reorder_rest(remaining: list[ast.Expr], ordered: list[ast.Expr], now: set[str], outer: set[str], arity: ArityFn) -> None:
+    """Appends ``remaining`` to ``ordered``, each time the first ready expression
+    in source order (OPA's strategy); updates ``now``."""
     # An expression's needs/outputs depend only on which of its own variables
     # are bound: remember them per expression until that changes.
     own: dict[int, set[str]] = {}
@@ -366,11 +481,6 @@ def reorder_body(
                 break
         else:
             _raise_unsafe(remaining, now, outer, arity)
-    if required:
-        missing = sorted(v for v in required - now if not is_wildcard(v))
-        if missing:
-            raise RegoUnsafeVarError(f"var {missing[0].split('#')[0]} is unsafe", location)
-    return tuple(ordered), now
 
 
 def _raise_unsafe(remaining: list[ast.Expr], now: set[str], outer: set[str], arity: ArityFn) -> None:

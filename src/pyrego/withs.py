@@ -81,9 +81,12 @@ def make_call_mock() -> Callable[..., Any]:
 
 def make_with(tree: CompiledTree, namespace: dict[str, Any]) -> Callable[..., EvalContext]:
     """The ``WITH(ctx, entries)`` helper for one compiled program."""
-    rule_nodes = [(n.path, n.id) for n in tree.nodes.values() if n.has_rules() and n.kind != "function"]
+    rule_nodes: list[tuple[tuple[str, ...], int]] | None = None  # listed on first use: most programs never use ``with``
 
     def with_(ctx: EvalContext, entries: tuple[tuple[str, Any, Any], ...]) -> EvalContext:
+        nonlocal rule_nodes
+        if rule_nodes is None:
+            rule_nodes = [(n.path, n.id) for n in tree.nodes.values() if n.has_rules() and n.kind != "function"]
         new = ctx.derive()
         for kind, path, value in entries:
             if kind == "input":

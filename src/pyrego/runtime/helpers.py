@@ -43,6 +43,20 @@ def rt_get(value: Any, key: Any) -> Any:
     return UNDEF
 
 
+def rt_dpath(value: Any, *keys: str) -> list[Any]:
+    """The compact form of consecutive literal-key lookups: each step's value (see codegen_tiers)."""
+    out = []
+    for key in keys:
+        value = rt_get(value, key)
+        out.append(value)
+    return out
+
+
+def rt_dinput(ctx: EvalContext, *keys: str) -> list[Any]:
+    """:func:`rt_dpath` from the input document, which comes first."""
+    return [ctx.input, *rt_dpath(ctx.input, *keys)]
+
+
 def rt_data_get(value: Any, key: Any) -> Any:
     """``rt_get`` for base data: an object key given as a number matches its string form."""
     got = rt_get(value, key)
@@ -316,8 +330,10 @@ HELPERS: dict[str, Any] = {
     "rt_obj_add_member": rt_obj_add_member,
     "rt_builtin_error": rt_builtin_error,
     "rt_call_builtin": rt_call_builtin,
-    # The compact form of a literal-key lookup (see codegen_tiers).
+    # The compact forms of literal-key lookups (see codegen_tiers).
     "rt_dget": rt_get,
+    "rt_dpath": rt_dpath,
+    "rt_dinput": rt_dinput,
     "rt_print": rt_print,
     "rt_check_deadline": rt_check_deadline,
     "rt_template": rt_template,
