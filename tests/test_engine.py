@@ -359,3 +359,23 @@ def test_add_extension_custom_builtin() -> None:
     with pytest.raises(pyrego.RegoTypeError):
         e.add_policy("y.rego", "package y\np := corp.user(1, 2, 3)\n")
         e.eval_rule("data.y.p")
+
+
+def test_compile_cache_size_decides_reuse() -> None:
+    policy = "package sized\nx := 1\n"
+    try:
+        pyrego.set_compile_cache_size(programs=1, modules=1)
+        a, b = pyrego.Engine(), pyrego.Engine()
+        for e in (a, b):
+            e.add_policy("sized.rego", policy)
+            assert e.eval_rule("data.sized.x") == 1
+        assert a._get_program() is b._get_program()  # reused
+        pyrego.set_compile_cache_size(programs=0, modules=0)
+        c = pyrego.Engine()
+        c.add_policy("sized.rego", policy)
+        assert c.eval_rule("data.sized.x") == 1
+        assert c._get_program() is not a._get_program()  # nothing kept
+        with pytest.raises(ValueError):
+            pyrego.set_compile_cache_size(programs=-1)
+    finally:
+        pyrego.set_compile_cache_size()

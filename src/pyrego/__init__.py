@@ -9,7 +9,7 @@
 True
 """
 
-from .engine import Engine, clear_compile_cache
+from .engine import Engine, clear_compile_cache, set_compile_cache_size
 from .errors import (
     DataError,
     EvalBuiltinError,
@@ -32,6 +32,7 @@ __version__ = "0.1.0"
 __all__ = [
     "Engine",
     "clear_compile_cache",
+    "set_compile_cache_size",
     "UNDEFINED",
     "Location",
     "RegoError",
