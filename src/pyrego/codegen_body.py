@@ -53,37 +53,6 @@ def ground_value(t: ast.Term) -> Any:
     raise TypeError("not ground")
 
 
-def _add_local_vars(t: ast.Term, out: set[str]) -> None:
-    """``safety.term_vars(t, out)``, quicker on the scalars, variables, refs
-    and calls that most terms are made of (others go to term_vars)."""
-    if type(t) is ast.Scalar:
-        return
-    if type(t) is ast.Var:
-        if t.name not in ROOTS:
-            out.add(t.name)
-    elif type(t) is ast.Ref:
-        _add_local_vars(t.head, out)
-        for p in t.path:
-            if type(p) is not ast.Scalar:
-                _add_local_vars(p, out)
-    elif type(t) is ast.Call:
-        for a in t.args:
-            _add_local_vars(a, out)
-    else:
-        term_vars(t, out)
-
-
-def _add_statement_vars(s: ast.Statement, out: set[str]) -> None:
-    """``safety.stmt_vars(s, out)``, quicker on calls and unifications."""
-    if type(s) is ast.Call:
-        _add_local_vars(s, out)
-    elif type(s) is ast.Assign or type(s) is ast.Unify:
-        _add_local_vars(s.lhs, out)
-        _add_local_vars(s.rhs, out)
-    else:
-        stmt_vars(s, out)
-
-
 class BodyEmitter:
     """Writes the code of one Python function."""
 
@@ -197,7 +166,7 @@ class BodyEmitter:
         outer = self.outer | self.bound
         all_inner: set[str] = set()
         for e in body:
-            _add_statement_vars(e.statement, all_inner)
+            stmt_vars(e.statement, all_inner)
         saved_outer = self.outer
         self.outer = outer | all_inner
         ordered, _ = reorder_body(body, set(self.bound), self.outer, self.gen.arity, required=required, location=location)
