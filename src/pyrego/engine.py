@@ -21,7 +21,7 @@ import threading
 import time
 from collections import OrderedDict
 from contextlib import contextmanager
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Generic, Iterator, TypeVar
 
 from . import ast
 from .codegen import Program, generate_program
@@ -32,29 +32,51 @@ from .runtime.context import EvalConfig, EvalContext
 from .runtime.convert import from_python, loads, to_json_value, to_python
 from .runtime.values import UNDEF
 
-# Compiled programs kept for engines built on the same policies. Kept small by
-# default: every cached program is a few hundred objects the cyclic GC must
-# scan again and again; with 128 entries, engines built for never-seen policies
-# spent a sixth of their time in the collector. See set_compile_cache_size.
-_CACHE_SIZE = 32
 _WITH_WORD = re.compile(r"\bwith\b")
-_program_cache: OrderedDict[Any, Program] = OrderedDict()
 _cache_lock = threading.Lock()
+_T = TypeVar("_T")
 
 
-def _cached_program(key: Any, build: Callable[[], Program]) -> Program:
-    with _cache_lock:
-        prog = _program_cache.get(key)
-        if prog is not None:
-            _program_cache.move_to_end(key)
-            return prog
-    with _gc_paused():
-        prog = build()
-    with _cache_lock:
-        _program_cache[key] = prog
-        while len(_program_cache) > _CACHE_SIZE:
-            _program_cache.popitem(last=False)
-    return prog
+class _BuildCache(Generic[_T]):
+    """A least-recently-used cache of things built from policy text.
+
+    Builds run outside the lock (two threads may build the same thing; the
+    last one is kept) and with the cyclic GC paused (see _gc_paused)."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self.entries: OrderedDict[Any, _T] = OrderedDict()
+
+    def get_or_build(self, key: Any, build: Callable[[], _T]) -> _T:
+        with _cache_lock:
+            value = self.entries.get(key)
+            if value is not None:
+                self.entries.move_to_end(key)
+                return value
+        with _gc_paused():
+            value = build()
+        with _cache_lock:
+            self.entries[key] = value
+            self._trim()
+        return value
+
+    def resize(self, size: int) -> None:
+        with _cache_lock:
+            self.size = size
+            self._trim()
+
+    def _trim(self) -> None:
+        while len(self.entries) > self.size:
+            self.entries.popitem(last=False)
+
+
+# Compiled programs kept for engines built on the same policies, and parsed
+# modules (ASTs are immutable). Kept small by default: every cached program is
+# a few hundred objects the cyclic GC must scan again and again; with 128
+# entries, engines built for never-seen policies spent a sixth of their time
+# in the collector. See set_compile_cache_size.
+_programs: _BuildCache[Program] = _BuildCache(32)
+_modules: _BuildCache[ast.Module] = _BuildCache(64)
 
 
 _gc_lock = threading.Lock()
@@ -87,25 +109,9 @@ def _gc_paused() -> Iterator[None]:
                 gc.enable()
 
 
-_parse_cache: OrderedDict[tuple[str, str, bool], ast.Module] = OrderedDict()
-_PARSE_CACHE_SIZE = 64
-
-
 def _parse_cached(text: str, path: str, rego_v1: bool) -> ast.Module:
-    """Parse a policy, reusing the AST of identical text (ASTs are immutable)."""
-    key = (path, text, rego_v1)
-    with _cache_lock:
-        module = _parse_cache.get(key)
-        if module is not None:
-            _parse_cache.move_to_end(key)
-            return module
-    with _gc_paused():
-        module = parse_module(text, path, rego_v1=rego_v1)
-    with _cache_lock:
-        _parse_cache[key] = module
-        while len(_parse_cache) > _PARSE_CACHE_SIZE:
-            _parse_cache.popitem(last=False)
-    return module
+    """Parse a policy, reusing the AST of identical text."""
+    return _modules.get_or_build((path, text, rego_v1), lambda: parse_module(text, path, rego_v1=rego_v1))
 
 
 def set_compile_cache_size(programs: int = 32, modules: int = 64) -> None:
@@ -117,22 +123,17 @@ def set_compile_cache_size(programs: int = 32, modules: int = 64) -> None:
     hold; lower them to save memory and garbage-collection time. Zero keeps
     nothing.
     """
-    global _CACHE_SIZE, _PARSE_CACHE_SIZE
     if programs < 0 or modules < 0:
         raise ValueError("cache sizes must not be negative")
-    with _cache_lock:
-        _CACHE_SIZE, _PARSE_CACHE_SIZE = programs, modules
-        while len(_program_cache) > _CACHE_SIZE:
-            _program_cache.popitem(last=False)
-        while len(_parse_cache) > _PARSE_CACHE_SIZE:
-            _parse_cache.popitem(last=False)
+    _programs.resize(programs)
+    _modules.resize(modules)
 
 
 def clear_compile_cache() -> None:
     """Forget every parsed and compiled policy (the next evaluation compiles afresh)."""
     with _cache_lock:
-        _program_cache.clear()
-        _parse_cache.clear()
+        _programs.entries.clear()
+        _modules.entries.clear()
 
 
 class _Query:
@@ -311,7 +312,7 @@ class Engine:
             all_mockable = frozenset(mockable | targets)
             return self._with_source(lambda: generate_program(tree, all_mockable))
 
-        return _cached_program(key, build)
+        return _programs.get_or_build(key, build)
 
     def _with_source(self, fn: Callable[[], Any]) -> Any:
         """Run ``fn``; give any RegoError the source line of its location."""
