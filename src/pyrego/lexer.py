@@ -223,6 +223,10 @@ class _Lexer:
         check_chars = "\x00" in text or (not text.isascii() and _BAD_CHARS.search(text) is not None)
         pos = 1 if text.startswith("\ufeff") else 0  # a leading byte-order mark is skipped
         gap = 0
+        if not check_chars:
+            pos, gap = self.common_tokens(pos)
+            if pos < 0:
+                return self.finish(gap > 0, gap > 1)
         while True:
             special = -1  # a token for slow_token
             resume = -1  # where to go on after a template string piece
@@ -295,6 +299,75 @@ class _Lexer:
                 pos = resume
             if pos < 0:
                 return self.finish(True, True)
+
+    def common_tokens(self, pos: int) -> tuple[int, int]:
+        """Lex from ``pos`` with one ``findall`` call, which hands back every
+        match's groups at once (no match objects, no method call per token),
+        up to the first token that needs more than the main regex: a template
+        string, a bad string literal, a stray character. Returns where that
+        token starts (-1 at the end of the text) and the gap before it.
+
+        Only for a text without the characters slow_token reports (NUL, a BOM
+        after the start, lone surrogates), and only up to the first template
+        string, so no brace here can belong to one. The per-match loop of
+        ``run`` does the rest: re-running findall after every template piece
+        would scan the rest of the text again each time."""
+        text = self.text
+        toks = self.toks
+        kinds, texts, starts, gaps = toks.kinds, toks.texts, toks.starts, toks.gaps
+        values, comments = toks.values, toks.comments
+        base = BASE_KEYWORDS
+        gap = 0
+        end = pos  # matches are contiguous: offsets follow from the lengths
+        # findall gives '' for a group that did not take part; only the
+        # whitespace group can match empty.
+        for ws, word, op, string, number, comment, raw, other in _MAIN.findall(text, pos):
+            if ws:
+                gap = 2 if gap == 2 or "\n" in ws else 1
+                end += len(ws)
+            start = end
+            if word:
+                kinds.append(word if word in base else IDENT)
+                texts.append(word)
+                end += len(word)
+            elif op:
+                kinds.append(op)
+                texts.append(op)
+                end += len(op)
+            elif string:
+                if "\\" in string:
+                    value = decode_json_string(string)
+                    if value is None:
+                        return start, gap
+                else:
+                    value = string[1:-1]
+                values[len(kinds)] = value
+                kinds.append(STRING)
+                texts.append(string)
+                end += len(string)
+            elif number:
+                kinds.append(NUMBER)
+                texts.append(number)
+                end += len(number)
+            elif comment:
+                comments.append((start, comment[1:].rstrip("\r")))
+                end += len(comment)
+                if not gap:
+                    gap = 1
+                continue
+            elif raw:
+                values[len(kinds)] = raw[1:-1]
+                kinds.append(STRING)
+                texts.append(raw)
+                end += len(raw)
+            elif other:
+                return start, gap
+            else:  # the end of the text
+                continue
+            starts.append(start)
+            gaps.append(gap)
+            gap = 0
+        return -1, gap
 
     def finish(self, ws: bool, nl: bool) -> Tokens:
         self.emit(EOF, "", len(self.text), 2 if nl else 1 if ws else 0)
