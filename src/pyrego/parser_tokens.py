@@ -18,6 +18,8 @@ from .lexer import EOF, IDENT, ILLEGAL, KEYWORD_KINDS, TMPL, TMPLC, TOKEN_NAMES,
 #: deeper input is a parse error instead of a Python RecursionError.
 MAX_DEPTH = 1000
 
+_new_tuple = tuple.__new__
+
 
 def memo_key(pos: int, kind: str) -> int:
     """The memo key of the term read at token ``pos`` as token kind ``kind``.
@@ -53,8 +55,9 @@ class TokenCursor:
         self.depth = 0
         #: memo_key -> (term or None, error or None, position and kind after it)
         self.cache: dict[int, tuple[ast.Term | None, RegoParseError | None, int, str]] = {}
-        self._locs: list[Location | None] = [None] * self.n
         self._line_starts: list[int] | None = None
+        #: the location of every token, once made (see make_loc)
+        self.locs = self.token_locations()
         self.pos = 0
         self.kind = self.kind_at(0)
         if self.kind == ILLEGAL and self.values.get(0) is not None:
@@ -110,26 +113,47 @@ class TokenCursor:
         if self.kind in KEYWORD_KINDS and self.next_is_ref():
             self.kind = IDENT
 
-    def loc(self, p: int | None = None) -> Location:
-        """The location of token ``p`` (default: the current one), made once."""
-        if p is None:
-            p = self.pos
-        loc = self._locs[p]
-        if loc is not None:
-            return loc
+    def token_locations(self) -> list[Location | None]:
+        """The locations of the tokens, made on first use (make_loc), except
+        those of the eof token and of any token that may start at a newline
+        (where OPA's position is not the token's offset): made now."""
+        locs: list[Location | None] = [None] * self.n
+        last = self.n - 1
+        locs[last] = self.odd_location(last)  # eof
+        kinds = self.kinds
+        if TMPLC in kinds or ILLEGAL in kinds:
+            for p, k in enumerate(kinds):
+                if k == TMPLC or k == ILLEGAL:
+                    locs[p] = self.odd_location(p)
+        return locs
+
+    def odd_location(self, p: int) -> Location:
         start = self.starts[p]
-        line_starts = self._line_starts
-        if line_starts is None:
-            line_starts = self._line_starts = self.toks.line_starts()
-        row = bisect_right(line_starts, start)
-        col = start - line_starts[row - 1] + 1
+        row, col = self.toks.row_col(start)
         k = self.kinds[p]
         if k == EOF and col > 1:
             col -= 1  # OPA reports EOF at the last character
         elif (k == TMPLC or k == ILLEGAL) and self.text[start : start + 1] == "\n":
             row, col = row + 1, 1  # OPA puts a token starting at a newline on the next line
-        loc = self._locs[p] = Location(self.file, row, col)
+        return Location(self.file, row, col)
+
+    def make_loc(self, p: int) -> Location:
+        """The location of token ``p``, made and kept on first use. Hot
+        callers write ``self.locs[p] or self.make_loc(p)``."""
+        start = self.starts[p]
+        line_starts = self._line_starts
+        if line_starts is None:
+            line_starts = self._line_starts = self.toks.line_starts()
+        row = bisect_right(line_starts, start)
+        # tuple.__new__ directly: a NamedTuple's own __new__ is a Python function
+        loc = self.locs[p] = _new_tuple(Location, (self.file, row, start - line_starts[row - 1] + 1))
         return loc
+
+    def loc(self, p: int | None = None) -> Location:
+        """The location of token ``p`` (default: the current one)."""
+        if p is None:
+            p = self.pos
+        return self.locs[p] or self.make_loc(p)
 
     def comment_positions(self) -> list[tuple[int, int, str]]:
         """(row, col, text) of every comment."""
