@@ -107,14 +107,35 @@ class TermParser(TokenCursor):
             # every wildcard is a distinct variable
             name = f"$wildcard{self.wild}"
             self.wild += 1
-        return ast.Var(name, self.loc())
+        pos = self.pos
+        return ast.Var(name, self.locs[pos] or self.make_loc(pos))
 
     def parse_term(self) -> ast.Term:
         """One term, with any ref/call suffix; no infix operators."""
         pos = self.pos
         kind = self.kind
-        if kind in _LONE_TERM_KINDS and self.depth < MAX_DEPTH and self.is_lone_token(pos, kind):
-            return self.lone_term(pos, kind)
+        if kind in _LONE_TERM_KINDS and self.depth < MAX_DEPTH and (kind != IDENT or self.texts[pos] != "_"):
+            # is_lone_token and lone_term, inlined: most terms are lone tokens
+            nxt = pos + 1
+            after = self.kinds[nxt]
+            if after != ILLEGAL and (after not in _TERM_SUFFIXES or self.gaps[nxt]):
+                loc = self.locs[pos] or self.make_loc(pos)
+                term: ast.Term
+                if kind == IDENT:
+                    name = self.texts[pos]
+                    term = ast.Var(name, loc)
+                    if name in ROOTS:
+                        term = ast.Ref(term, (), loc)
+                elif kind == STRING:
+                    term = ast.Scalar(self.values[pos], loc)  # type: ignore[arg-type]
+                else:
+                    term = ast.Scalar(None if kind == "null" else kind == "true", loc)
+                # advance(), knowing that the next token is no illegal one
+                self.pos = nxt
+                if after == IDENT and self.texts[nxt] in self.future:
+                    after = self.texts[nxt]
+                self.kind = after
+                return term
         key = pos + pos + (kind == IDENT)  # memo_key(pos, kind), inlined
         hit = self.cache.get(key)
         if hit is not None:
@@ -123,7 +144,9 @@ class TermParser(TokenCursor):
                 raise err.with_traceback(None)
             assert term is not None
             return term
-        self.enter()
+        self.depth += 1  # enter(), inlined
+        if self.depth > MAX_DEPTH:
+            raise self.too_deep()
         try:
             term = self._term()
         except FatalParseError:
@@ -138,36 +161,15 @@ class TermParser(TokenCursor):
 
     def is_lone_token(self, pos: int, kind: str) -> bool:
         """Whether the token at ``pos``, read as ``kind``, is a whole term by
-        itself that parse_term reads without the memo (with lone_term):
-        reading it again costs less than the memo would, and gives an equal
-        term. Not a wildcard (`_` gets a fresh name at each reading, the memo
+        itself that parse_term reads without the memo (the same test is
+        inlined there): reading it again costs less than the memo would, and
+        gives an equal term. Not a wildcard (`_` gets a fresh name at each reading, the memo
         keeps the first), not before an illegal token (whose error advancing
         raises) or a '.', '[' or '(' right after it (a ref or call)."""
         if kind not in _LONE_TERM_KINDS or (kind == IDENT and self.texts[pos] == "_"):
             return False
         after = self.kinds[pos + 1]
         return after != ILLEGAL and (after not in _TERM_SUFFIXES or self.gaps[pos + 1] != 0)
-
-    def lone_term(self, pos: int, kind: str) -> ast.Term:
-        """The term of a lone token (see is_lone_token), as _term reads it."""
-        term: ast.Term
-        if kind == IDENT:
-            name = self.texts[pos]
-            term = ast.Var(name, self.loc(pos))
-            if name in ROOTS:
-                term = ast.Ref(term, (), term.location)
-        elif kind == STRING:
-            term = ast.Scalar(self.values[pos], self.loc(pos))  # type: ignore[arg-type]
-        else:
-            term = ast.Scalar(None if kind == "null" else kind == "true", self.loc(pos))
-        # advance(), knowing that the next token is no illegal one
-        pos += 1
-        self.pos = pos
-        k = self.kinds[pos]
-        if k == IDENT and self.texts[pos] in self.future:
-            k = self.texts[pos]
-        self.kind = k
-        return term
 
     def _term(self) -> ast.Term:
         k = self.kind
@@ -177,6 +179,13 @@ class TermParser(TokenCursor):
         if k == IDENT or k == "contains" or ((k == "and" or k == "or") and self.next_is_call()):
             head = self.parse_var()
             self.advance()
+            # finish(head), inlined
+            k = self.kind
+            if (k == "." or k == "[" or k == "(") and not self.gaps[self.pos]:
+                return self.parse_ref(head)
+            if head.name in ROOTS:
+                return ast.Ref(head, (), head.location)
+            return head
         elif k == "[":
             head = self.parse_array()
             self.advance()  # past ']', as OPA does after the term (outside its backtracking)
@@ -264,6 +273,8 @@ class TermParser(TokenCursor):
         path: list[ast.Term] = []
         gaps = self.gaps
         kinds = self.kinds
+        texts = self.texts
+        locs = self.locs
         while True:
             k = self.kind
             if k == ".":
@@ -274,9 +285,18 @@ class TermParser(TokenCursor):
                     if gaps[self.pos]:
                         raise self.dot_whitespace_error(name - 1)
                     raise self.illegal("expected identifier")
-                path.append(ast.Scalar(self.texts[name], self.loc(name)))
-                self.pos = name
-                self.advance()
+                path.append(ast.Scalar(texts[name], locs[name] or self.make_loc(name)))
+                # advance() from the name (never the last token), inlined
+                p = name + 1
+                k = kinds[p]
+                if k == IDENT:
+                    if texts[p] in self.future:
+                        k = texts[p]
+                elif k == ILLEGAL:
+                    self.pos = name
+                    self.advance()  # raises the lexer's error, if it has one
+                self.pos = p
+                self.kind = k
             elif k == "[":
                 self.advance()
                 path.append(self.parse_term_in(True))
@@ -546,8 +566,12 @@ class TermParser(TokenCursor):
     def parse_term_in(self, keyval: bool) -> ast.Term:
         """A term with infix operators, ``in`` being loosest. With ``keyval``,
         ``k, v in xs`` is tried first (not inside lists, where ',' separates)."""
-        lhs = self.parse_binary(1)
+        lhs = self.parse_term()  # parse_binary(1), inlined
         k = self.kind
+        op = _BINARY.get(k)
+        if op is not None:
+            lhs = self.climb(lhs, op, 1)
+            k = self.kind
         if k != "," and k not in KEYWORD_KINDS:
             return lhs  # no `in` (nor a keyword that could be a ref head) follows
         depth = self.depth  # a chain of `in`s nests like one of operators
@@ -587,24 +611,36 @@ class TermParser(TokenCursor):
                 return lhs
 
     def parse_binary(self, min_prec: int) -> ast.Term:
-        """Precedence climbing over relations, ``|``, ``&``, ``+ -``, ``* / %``.
-        Each operator nests the result a level deeper (left-associative), so
-        long chains count against the nesting limit, as in OPA."""
+        """Precedence climbing over relations, ``|``, ``&``, ``+ -``, ``* / %``:
+        a term and the operators of at least ``min_prec`` after it."""
         lhs = self.parse_term()
-        binary = _BINARY
-        op = binary.get(self.kind)
+        op = _BINARY.get(self.kind)
         if op is None or op[0] < min_prec:
             return lhs
+        return self.climb(lhs, op, min_prec)
+
+    def climb(self, lhs: ast.Term, op: tuple[int, str], min_prec: int) -> ast.Term:
+        """``lhs`` followed by the operator ``op`` (the current token) and more
+        of at least ``min_prec``. Each operator nests the result a level
+        deeper (left-associative), so long chains count against the nesting
+        limit, as in OPA. A right operand is climbed further only when a
+        tighter operator follows it (as parse_binary(prec + 1) would)."""
+        binary = _BINARY
         depth = self.depth
         try:
             while True:
                 self.enter()
                 self.advance()
-                rhs = self.parse_binary(op[0] + 1)
+                prec = op[0]
+                rhs = self.parse_term()
+                nxt = binary.get(self.kind)
+                if nxt is not None and nxt[0] > prec:
+                    rhs = self.climb(rhs, nxt, prec + 1)
+                    nxt = binary.get(self.kind)
                 lhs = ast.Call(op[1], (lhs, rhs), lhs.location)
-                op = binary.get(self.kind)
-                if op is None or op[0] < min_prec:
+                if nxt is None or nxt[0] < min_prec:
                     return lhs
+                op = nxt
         finally:
             self.depth = depth
 
@@ -635,7 +671,8 @@ class TermParser(TokenCursor):
                 raise self.illegal(f"expected \\n or ; or {TOKEN_NAMES.get(end, end)}")
 
     def parse_literal(self) -> ast.Expr:
-        loc = self.loc()
+        pos = self.pos
+        loc = self.locs[pos] or self.make_loc(pos)
         k = self.kind
         negated = False
         if k in KEYWORD_KINDS and self.next_is_ref():
@@ -653,8 +690,18 @@ class TermParser(TokenCursor):
             if negated:
                 raise self.illegal("illegal negation of 'every'")
             return self.parse_every(loc)
-        stmt = self.parse_expr()
-        withs = self.parse_with() if self.kind == "with" else ()
+        # parse_expr(), inlined
+        stmt: ast.Statement = self.parse_term_in(True)
+        k = self.kind
+        if k == ":=":
+            self.advance()
+            stmt = ast.Assign(stmt, self.parse_term_in(True), stmt.location)
+            k = self.kind
+        elif k == "=":
+            self.advance()
+            stmt = ast.Unify(stmt, self.parse_term_in(True), stmt.location)
+            k = self.kind
+        withs = self.parse_with() if k == "with" else ()
         return ast.Expr(stmt, negated, withs, loc)
 
     def parse_expr(self) -> ast.Statement:

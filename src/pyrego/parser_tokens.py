@@ -198,5 +198,8 @@ class TokenCursor:
     def enter(self) -> None:
         self.depth += 1
         if self.depth > MAX_DEPTH:
-            loc = self.loc()
-            raise FatalParseError("max parsing recursion depth exceeded", loc, source_line=self.source_line(loc.row))
+            raise self.too_deep()
+
+    def too_deep(self) -> FatalParseError:
+        loc = self.loc()
+        return FatalParseError("max parsing recursion depth exceeded", loc, source_line=self.source_line(loc.row))
