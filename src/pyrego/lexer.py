@@ -77,19 +77,22 @@ TOKEN_NAMES = {
 # with errors, templates, stray characters) matches the last group and is
 # handled by _Lexer.slow_token so its errors match OPA's scanner. The
 # alternatives start with distinct characters, so their order only matters
-# for speed: the commonest first.
+# for speed: the commonest first. Identifiers and operators share a group:
+# the kind of either is its text (operators, keywords) or else "ident".
 _MAIN = re.compile(
     r"""([ \t\r\n]*)(?:
-      ([A-Za-z_][A-Za-z_\d]*)                                       # 2 identifier
-    | ([:=!<>]=|[\[\]{}(),;.+\-*/%&|<>=:])                          # 3 operator
-    | ("(?:[^"\\\n]|\\["\\/bfnrt]|\\u[0-9a-fA-F]{4})*")             # 4 string
-    | ([0-9]+(?![0-9])(?:\.[0-9]+(?![0-9]))?(?:[eE][+-]?[0-9]+(?![0-9]))?(?![A-Za-z_.]))  # 5 number
-    | (\#[^\n]*)                                                    # 6 comment
-    | (`[^`]*`)                                                     # 7 raw string
-    | ([\s\S])                                                      # 8 anything else
+      ([A-Za-z_][A-Za-z_\d]*|[:=!<>]=|[\[\]{}(),;.+\-*/%&|<>=:])  # 2 identifier or operator
+    | ("(?:[^"\\\n]|\\["\\/bfnrt]|\\u[0-9a-fA-F]{4})*")             # 3 string
+    | ([0-9]+(?![0-9])(?:\.[0-9]+(?![0-9]))?(?:[eE][+-]?[0-9]+(?![0-9]))?(?![A-Za-z_.]))  # 4 number
+    | (\#[^\n]*)                                                    # 5 comment
+    | (`[^`]*`)                                                     # 6 raw string
+    | ([\s\S])                                                      # 7 anything else
     | $)""",
     re.VERBOSE,
 )
+# The operators _MAIN matches; they and the keywords are their own token kinds.
+_OPERATORS = ":= == != <= >= [ ] { } ( ) , ; . + - * / % & | < > = :".split()
+_PLAIN_KINDS = frozenset(_OPERATORS) | BASE_KEYWORDS
 _IDENT_TAIL = re.compile(r"[A-Za-z_\d]*")
 _STRING_BODY = re.compile(r'[^"\\\n]*')
 _TMPL_BODY = re.compile(r'[^"{\\\n]*')
@@ -216,7 +219,7 @@ class _Lexer:
         toks = self.toks
         kinds, texts, starts, gaps = toks.kinds, toks.texts, toks.starts, toks.gaps
         values, comments = toks.values, toks.comments
-        base = BASE_KEYWORDS
+        plain_kinds = _PLAIN_KINDS
         braces = self.braces
         # Tokens with NUL, a stray BOM or a lone surrogate go to slow_token
         # for OPA's message; one search tells whether any token can have one.
@@ -234,24 +237,20 @@ class _Lexer:
             # so token offsets follow from the lengths (cheaper than asking).
             end = pos
             for m in _MAIN.finditer(text, pos):
-                ws, word, op, string, number, comment, raw, other = m.groups()
+                ws, plain, string, number, comment, raw, other = m.groups()
                 if ws:
                     gap = 2 if gap == 2 or "\n" in ws else 1
                 start = end + len(ws)
-                if word is not None:
-                    kinds.append(word if word in base else IDENT)
-                    texts.append(word)
-                    end = start + len(word)
-                elif op is not None:
-                    end = start + len(op)
-                    if braces and (op == "{" or op == "}"):
-                        resume = self.brace(op, start, gap, end)
+                if plain is not None:
+                    end = start + len(plain)
+                    if braces and (plain == "{" or plain == "}"):
+                        resume = self.brace(plain, start, gap, end)
                         gap = 0
                         if resume == end:
                             continue
                         break
-                    kinds.append(op)
-                    texts.append(op)
+                    kinds.append(plain if plain in plain_kinds else IDENT)
+                    texts.append(plain)
                 elif string is not None:
                     value = decode_json_string(string) if "\\" in string else string[1:-1]
                     if value is None or (check_chars and _bad_char_message(string) is not None):
@@ -312,28 +311,23 @@ class _Lexer:
         string, so no brace here can belong to one. The per-match loop of
         ``run`` does the rest: re-running findall after every template piece
         would scan the rest of the text again each time."""
-        text = self.text
         toks = self.toks
         kinds, texts, starts, gaps = toks.kinds, toks.texts, toks.starts, toks.gaps
-        values, comments = toks.values, toks.comments
-        base = BASE_KEYWORDS
+        values = toks.values
+        plain_kinds = _PLAIN_KINDS
         gap = 0
         end = pos  # matches are contiguous: offsets follow from the lengths
         # findall gives '' for a group that did not take part; only the
         # whitespace group can match empty.
-        for ws, word, op, string, number, comment, raw, other in _MAIN.findall(text, pos):
+        for ws, plain, string, number, comment, raw, other in _MAIN.findall(self.text, pos):
             if ws:
                 gap = 2 if gap == 2 or "\n" in ws else 1
                 end += len(ws)
             start = end
-            if word:
-                kinds.append(word if word in base else IDENT)
-                texts.append(word)
-                end += len(word)
-            elif op:
-                kinds.append(op)
-                texts.append(op)
-                end += len(op)
+            if plain:
+                kinds.append(plain if plain in plain_kinds else IDENT)
+                texts.append(plain)
+                end += len(plain)
             elif string:
                 if "\\" in string:
                     value = decode_json_string(string)
@@ -350,7 +344,7 @@ class _Lexer:
                 texts.append(number)
                 end += len(number)
             elif comment:
-                comments.append((start, comment[1:].rstrip("\r")))
+                toks.comments.append((start, comment[1:].rstrip("\r")))
                 end += len(comment)
                 if not gap:
                     gap = 1
