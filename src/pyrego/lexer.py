@@ -321,7 +321,9 @@ class _Lexer:
         # whitespace group can match empty.
         for ws, plain, string, number, comment, raw, other in _MAIN.findall(self.text, pos):
             if ws:
-                gap = 2 if gap == 2 or "\n" in ws else 1
+                # (a comment runs to the end of its line: whitespace after
+                # it has a newline, so this never loses a gap of 2)
+                gap = 2 if "\n" in ws else 1
                 end += len(ws)
             start = end
             if plain:

@@ -177,15 +177,22 @@ class TermParser(TokenCursor):
         # `contains` is a var outside rule heads (the builtin), and so are the
         # `and`/`or` keywords right before '(': the set builtins `and(a, b)`.
         if k == IDENT or k == "contains" or ((k == "and" or k == "or") and self.next_is_call()):
-            head = self.parse_var()
-            self.advance()
-            # finish(head), inlined
-            k = self.kind
-            if (k == "." or k == "[" or k == "(") and not self.gaps[self.pos]:
-                return self.parse_ref(head)
-            if head.name in ROOTS:
-                return ast.Ref(head, (), head.location)
-            return head
+            var = self.parse_var()
+            # advance() (a name is never the last token: eof is) and finish(var), inlined
+            p = self.pos + 1
+            k = self.kinds[p]
+            if k == IDENT:
+                if self.texts[p] in self.future:
+                    k = self.texts[p]
+            elif k == ILLEGAL:
+                self.advance()  # raises the lexer's error, if it has one
+            self.pos = p
+            self.kind = k
+            if (k == "." or k == "[" or k == "(") and not self.gaps[p]:
+                return self.parse_ref(var)
+            if var.name in ROOTS:
+                return ast.Ref(var, (), var.location)
+            return var
         elif k == "[":
             head = self.parse_array()
             self.advance()  # past ']', as OPA does after the term (outside its backtracking)
@@ -572,8 +579,12 @@ class TermParser(TokenCursor):
         if op is not None:
             lhs = self.climb(lhs, op, 1)
             k = self.kind
-        if k != "," and k not in KEYWORD_KINDS:
-            return lhs  # no `in` (nor a keyword that could be a ref head) follows
+        if k != "in" and (k != "," or not keyval):
+            # no `in` follows (nor `, v in`): all _term_in_chain would do is
+            # read a keyword before '.' or '[' as a name
+            if k in KEYWORD_KINDS:
+                self.keyword_as_ident()
+            return lhs
         depth = self.depth  # a chain of `in`s nests like one of operators
         try:
             return self._term_in_chain(lhs, keyval)
@@ -626,11 +637,23 @@ class TermParser(TokenCursor):
         limit, as in OPA. A right operand is climbed further only when a
         tighter operator follows it (as parse_binary(prec + 1) would)."""
         binary = _BINARY
+        kinds = self.kinds
         depth = self.depth
         try:
             while True:
-                self.enter()
-                self.advance()
+                self.depth += 1  # enter(), inlined
+                if self.depth > MAX_DEPTH:
+                    raise self.too_deep()
+                # advance() (an operator is never the last token), inlined
+                p = self.pos + 1
+                k = kinds[p]
+                if k == IDENT:
+                    if self.texts[p] in self.future:
+                        k = self.texts[p]
+                elif k == ILLEGAL:
+                    self.advance()  # raises the lexer's error, if it has one
+                self.pos = p
+                self.kind = k
                 prec = op[0]
                 rhs = self.parse_term()
                 nxt = binary.get(self.kind)
