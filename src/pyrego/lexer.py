@@ -73,26 +73,33 @@ TOKEN_NAMES = {
     ">=": "gte",
 }
 
-# Whitespace, then one common token. Anything unusual (bad numbers, strings
-# with errors, templates, stray characters) matches the last group and is
-# handled by _Lexer.slow_token so its errors match OPA's scanner. The
-# alternatives start with distinct characters, so their order only matters
-# for speed: the commonest first. Identifiers and operators share a group:
-# the kind of either is its text (operators, keywords) or else "ident".
+# Whitespace, then one token: an identifier or operator (group 2: their kind
+# is their text (operators, keywords) or else "ident"), or (group 3) a string,
+# number, comment or raw string, or else any one character. That character
+# and anything else unusual (bad numbers, strings with errors, templates,
+# stray characters) go to _Lexer.slow_token, so that errors match OPA's
+# scanner. Few groups make findall cheap: each is a substring per match.
+# The alternatives start with distinct characters, so their order only
+# matters for speed: the commonest first.
 _MAIN = re.compile(
     r"""([ \t\r\n]*)(?:
       ([A-Za-z_][A-Za-z_\d]*|[:=!<>]=|[\[\]{}(),;.+\-*/%&|<>=:])  # 2 identifier or operator
-    | ("(?:[^"\\\n]|\\["\\/bfnrt]|\\u[0-9a-fA-F]{4})*")             # 3 string
-    | ([0-9]+(?![0-9])(?:\.[0-9]+(?![0-9]))?(?:[eE][+-]?[0-9]+(?![0-9]))?(?![A-Za-z_.]))  # 4 number
-    | (\#[^\n]*)                                                    # 5 comment
-    | (`[^`]*`)                                                     # 6 raw string
-    | ([\s\S])                                                      # 7 anything else
+    | ("(?:[^"\\\n]|\\["\\/bfnrt]|\\u[0-9a-fA-F]{4})*"             # 3 string
+      |[0-9]+(?![0-9])(?:\.[0-9]+(?![0-9]))?(?:[eE][+-]?[0-9]+(?![0-9]))?(?![A-Za-z_.])  # number
+      |\#[^\n]*                                                    # comment
+      |`[^`]*`                                                      # raw string
+      |[\s\S])                                                      # anything else
     | $)""",
     re.VERBOSE,
 )
 # The operators _MAIN matches; they and the keywords are their own token kinds.
 _OPERATORS = ":= == != <= >= [ ] { } ( ) , ; . + - * / % & | < > = :".split()
 _PLAIN_KINDS = frozenset(_OPERATORS) | BASE_KEYWORDS
+# What follows a lone digit that _MAIN's number pattern rejects (as in "1a",
+# "12", "1."): then group 3 holds just that digit, for slow_token.
+_NUMBER_TAIL = frozenset("0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_.")
+#: rest_kind's kind for a comment (no token)
+_COMMENT = "comment"
 _IDENT_TAIL = re.compile(r"[A-Za-z_\d]*")
 _STRING_BODY = re.compile(r'[^"\\\n]*')
 _TMPL_BODY = re.compile(r'[^"{\\\n]*')
@@ -218,7 +225,6 @@ class _Lexer:
         text = self.text
         toks = self.toks
         kinds, texts, starts, gaps = toks.kinds, toks.texts, toks.starts, toks.gaps
-        values, comments = toks.values, toks.comments
         plain_kinds = _PLAIN_KINDS
         braces = self.braces
         # Tokens with NUL, a stray BOM or a lone surrogate go to slow_token
@@ -237,7 +243,7 @@ class _Lexer:
             # so token offsets follow from the lengths (cheaper than asking).
             end = pos
             for m in _MAIN.finditer(text, pos):
-                ws, plain, string, number, comment, raw, other = m.groups()
+                ws, plain, rest = m.groups()
                 if ws:
                     gap = 2 if gap == 2 or "\n" in ws else 1
                 start = end + len(ws)
@@ -251,39 +257,18 @@ class _Lexer:
                         break
                     kinds.append(plain if plain in plain_kinds else IDENT)
                     texts.append(plain)
-                elif string is not None:
-                    value = decode_json_string(string) if "\\" in string else string[1:-1]
-                    if value is None or (check_chars and _bad_char_message(string) is not None):
+                elif rest is not None:
+                    kind = self.rest_kind(rest, start, check_chars)
+                    if kind is None:
                         special = start
                         break
-                    values[len(kinds)] = value
-                    kinds.append(STRING)
-                    texts.append(string)
-                    end = start + len(string)
-                elif number is not None:
-                    kinds.append(NUMBER)
-                    texts.append(number)
-                    end = start + len(number)
-                elif comment is not None:
-                    if check_chars and _bad_char_message(comment) is not None:
-                        special = start
-                        break
-                    comments.append((start, comment[1:].rstrip("\r")))
-                    end = start + len(comment)
-                    if not gap:
-                        gap = 1
-                    continue
-                elif raw is not None:
-                    if check_chars and _bad_char_message(raw) is not None:
-                        special = start
-                        break
-                    values[len(kinds)] = raw[1:-1]
-                    kinds.append(STRING)
-                    texts.append(raw)
-                    end = start + len(raw)
-                elif other is not None:  # anything else
-                    special = start
-                    break
+                    end = start + len(rest)
+                    if kind is _COMMENT:
+                        if not gap:
+                            gap = 1
+                        continue
+                    kinds.append(kind)
+                    texts.append(rest)
                 else:  # the end of the text
                     continue
                 starts.append(start)
@@ -319,7 +304,7 @@ class _Lexer:
         end = pos  # matches are contiguous: offsets follow from the lengths
         # findall gives '' for a group that did not take part; only the
         # whitespace group can match empty.
-        for ws, plain, string, number, comment, raw, other in _MAIN.findall(self.text, pos):
+        for ws, plain, rest in _MAIN.findall(self.text, pos):
             if ws:
                 # (a comment runs to the end of its line: whitespace after
                 # it has a newline, so this never loses a gap of 2)
@@ -330,40 +315,56 @@ class _Lexer:
                 kinds.append(plain if plain in plain_kinds else IDENT)
                 texts.append(plain)
                 end += len(plain)
-            elif string:
-                if "\\" in string:
-                    value = decode_json_string(string)
-                    if value is None:
-                        return start, gap
+            elif rest:
+                if rest[0] == '"' and "\\" not in rest and len(rest) > 1:  # a string without escapes
+                    values[len(kinds)] = rest[1:-1]
+                    kinds.append(STRING)
                 else:
-                    value = string[1:-1]
-                values[len(kinds)] = value
-                kinds.append(STRING)
-                texts.append(string)
-                end += len(string)
-            elif number:
-                kinds.append(NUMBER)
-                texts.append(number)
-                end += len(number)
-            elif comment:
-                toks.comments.append((start, comment[1:].rstrip("\r")))
-                end += len(comment)
-                if not gap:
-                    gap = 1
-                continue
-            elif raw:
-                values[len(kinds)] = raw[1:-1]
-                kinds.append(STRING)
-                texts.append(raw)
-                end += len(raw)
-            elif other:
-                return start, gap
+                    kind = self.rest_kind(rest, start, False)
+                    if kind is None:
+                        return start, gap
+                    if kind is _COMMENT:
+                        end += len(rest)
+                        if not gap:
+                            gap = 1
+                        continue
+                    kinds.append(kind)
+                texts.append(rest)
+                end += len(rest)
             else:  # the end of the text
                 continue
             starts.append(start)
             gaps.append(gap)
             gap = 0
         return -1, gap
+
+    def rest_kind(self, rest: str, start: int, check_chars: bool) -> str | None:
+        """The kind of a token in _MAIN's group 3 at offset ``start``: STRING
+        (its value recorded), NUMBER, or _COMMENT (the comment recorded, no
+        token). None for what slow_token must lex: a lone character the
+        other patterns rejected, or a bad string or comment."""
+        c = rest[0]
+        if check_chars and (c == '"' or c == "#" or c == "`") and _bad_char_message(rest) is not None:
+            return None
+        if c == '"':
+            value = (decode_json_string(rest) if "\\" in rest else rest[1:-1]) if len(rest) > 1 else None
+            if value is None:
+                return None
+            self.toks.values[len(self.toks.kinds)] = value
+            return STRING
+        if c == "#":
+            self.toks.comments.append((start, rest[1:].rstrip("\r")))
+            return _COMMENT
+        if c == "`":
+            if len(rest) == 1:
+                return None
+            self.toks.values[len(self.toks.kinds)] = rest[1:-1]
+            return STRING
+        if "0" <= c <= "9":
+            if len(rest) == 1 and self.text[start + 1 : start + 2] in _NUMBER_TAIL:
+                return None
+            return NUMBER
+        return None
 
     def finish(self, ws: bool, nl: bool) -> Tokens:
         self.emit(EOF, "", len(self.text), 2 if nl else 1 if ws else 0)
