@@ -120,22 +120,22 @@ class TermParser(TokenCursor):
             after = self.kinds[nxt]
             if after != ILLEGAL and (after not in _TERM_SUFFIXES or self.gaps[nxt]):
                 loc = self.locs[pos] or self.make_loc(pos)
-                term: ast.Term
+                lone: ast.Term
                 if kind == IDENT:
                     name = self.texts[pos]
-                    term = ast.Var(name, loc)
+                    lone = ast.Var(name, loc)
                     if name in ROOTS:
-                        term = ast.Ref(term, (), loc)
+                        lone = ast.Ref(lone, (), loc)
                 elif kind == STRING:
-                    term = ast.Scalar(self.values[pos], loc)  # type: ignore[arg-type]
+                    lone = ast.Scalar(self.values[pos], loc)  # type: ignore[arg-type]
                 else:
-                    term = ast.Scalar(None if kind == "null" else kind == "true", loc)
+                    lone = ast.Scalar(None if kind == "null" else kind == "true", loc)
                 # advance(), knowing that the next token is no illegal one
                 self.pos = nxt
                 if after == IDENT and self.texts[nxt] in self.future:
                     after = self.texts[nxt]
                 self.kind = after
-                return term
+                return lone
         key = pos + pos + (kind == IDENT)  # memo_key(pos, kind), inlined
         hit = self.cache.get(key)
         if hit is not None:
@@ -714,15 +714,16 @@ class TermParser(TokenCursor):
                 raise self.illegal("illegal negation of 'every'")
             return self.parse_every(loc)
         # parse_expr(), inlined
-        stmt: ast.Statement = self.parse_term_in(True)
+        lhs = self.parse_term_in(True)
+        stmt: ast.Statement = lhs
         k = self.kind
         if k == ":=":
             self.advance()
-            stmt = ast.Assign(stmt, self.parse_term_in(True), stmt.location)
+            stmt = ast.Assign(lhs, self.parse_term_in(True), lhs.location)
             k = self.kind
         elif k == "=":
             self.advance()
-            stmt = ast.Unify(stmt, self.parse_term_in(True), stmt.location)
+            stmt = ast.Unify(lhs, self.parse_term_in(True), lhs.location)
             k = self.kind
         withs = self.parse_with() if k == "with" else ()
         return ast.Expr(stmt, negated, withs, loc)
