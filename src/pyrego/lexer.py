@@ -310,12 +310,16 @@ class _Lexer:
                 # it has a newline, so this never loses a gap of 2)
                 gap = 2 if "\n" in ws else 1
                 end += len(ws)
-            start = end
-            if plain:
+            if plain:  # (the commonest case, complete here)
                 kinds.append(plain if plain in plain_kinds else IDENT)
                 texts.append(plain)
+                starts.append(end)
+                gaps.append(gap)
+                gap = 0
                 end += len(plain)
-            elif rest:
+                continue
+            start = end
+            if rest:
                 if rest[0] == '"' and "\\" not in rest and len(rest) > 1:  # a string without escapes
                     values[len(kinds)] = rest[1:-1]
                     kinds.append(STRING)
