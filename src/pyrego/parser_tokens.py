@@ -9,6 +9,8 @@ and :mod:`pyrego.parser`.
 from __future__ import annotations
 
 from bisect import bisect_right
+from itertools import repeat
+from operator import sub
 
 from . import ast
 from .errors import Location, RegoParseError
@@ -55,7 +57,10 @@ class TokenCursor:
         self.depth = 0
         #: memo_key -> (term or None, error or None, position and kind after it)
         self.cache: dict[int, tuple[ast.Term | None, RegoParseError | None, int, str]] = {}
-        self._line_starts: list[int] | None = None
+        #: the offset of each line's first character (and one past the end)
+        self.line_starts = toks.line_starts()
+        #: for make_loc: a token's column is its offset less line_bases[row]
+        self.line_bases = [0, *map(sub, self.line_starts, repeat(1))]
         #: the location of every token, once made (see make_loc)
         self.locs = self.token_locations()
         self.pos = 0
@@ -141,12 +146,9 @@ class TokenCursor:
         """The location of token ``p``, made and kept on first use. Hot
         callers write ``self.locs[p] or self.make_loc(p)``."""
         start = self.starts[p]
-        line_starts = self._line_starts
-        if line_starts is None:
-            line_starts = self._line_starts = self.toks.line_starts()
-        row = bisect_right(line_starts, start)
+        row = bisect_right(self.line_starts, start)
         # tuple.__new__ directly: a NamedTuple's own __new__ is a Python function
-        loc = self.locs[p] = _new_tuple(Location, (self.file, row, start - line_starts[row - 1] + 1))
+        loc = self.locs[p] = _new_tuple(Location, (self.file, row, start - self.line_bases[row]))
         return loc
 
     def loc(self, p: int | None = None) -> Location:
