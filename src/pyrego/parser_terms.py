@@ -285,16 +285,22 @@ class TermParser(TokenCursor):
         while True:
             k = self.kind
             if k == ".":
-                name = self.pos + 1  # (a '.' is never the last token: eof is)
-                nk = kinds[name]
-                if gaps[name] or (nk != IDENT and nk not in BASE_KEYWORDS):
-                    self.advance()  # (raises for an illegal token)
-                    if gaps[self.pos]:
-                        raise self.dot_whitespace_error(name - 1)
-                    raise self.illegal("expected identifier")
-                path.append(ast.Scalar(texts[name], locs[name] or self.make_loc(name)))
-                # advance() from the name (never the last token), inlined
-                p = name + 1
+                p = self.pos
+                while True:  # `.name` after `.name`, with no space between
+                    name = p + 1  # (a '.' is never the last token: eof is)
+                    nk = kinds[name]
+                    if gaps[name] or (nk != IDENT and nk not in BASE_KEYWORDS):
+                        self.pos = p
+                        self.kind = "."
+                        self.advance()  # (raises for an illegal token)
+                        if gaps[self.pos]:
+                            raise self.dot_whitespace_error(name - 1)
+                        raise self.illegal("expected identifier")
+                    path.append(ast.Scalar(texts[name], locs[name] or self.make_loc(name)))
+                    p = name + 1
+                    if kinds[p] != "." or gaps[p]:
+                        break
+                # advance() from the last name (never the last token), inlined
                 k = kinds[p]
                 if k == IDENT:
                     if texts[p] in self.future:
