@@ -447,9 +447,15 @@ class TermParser(TokenCursor):
             if k == "|" or k == "}" or k == "," or k == ":":
                 return False
             self.restore(start)
-            self.parse_term_in(False)
+            depth = self.depth
+            term = self.parse_term_in(False)
             k = self.kind
-            return not (k == "}" or k == "," or k == ":")
+            if k == "}" or k == "," or k == ":":
+                return False
+            # The body's first expression starts with this same reading:
+            # parse_literal takes it from here instead of reading it again.
+            self.body_head = (start[0], start[1], depth, term, self.pos, k)
+            return True
         except FatalParseError:
             raise
         except RegoParseError:
@@ -720,7 +726,11 @@ class TermParser(TokenCursor):
                 raise self.illegal("illegal negation of 'every'")
             return self.parse_every(loc)
         # parse_expr(), inlined
-        lhs = self.parse_term_in(True)
+        head = self.body_head
+        if head is None:
+            lhs = self.parse_term_in(True)
+        else:
+            lhs = self.body_head_term(head)
         stmt: ast.Statement = lhs
         k = self.kind
         if k == ":=":
@@ -733,6 +743,20 @@ class TermParser(TokenCursor):
             k = self.kind
         withs = self.parse_with() if k == "with" else ()
         return ast.Expr(stmt, negated, withs, loc)
+
+    def body_head_term(self, head: tuple[int, str, int, ast.Term, int, str]) -> ast.Term:
+        """parse_term_in(True) for a body's first expression, which
+        braces_hold_no_collection read just before as parse_term_in(False),
+        with the same tokens, keywords and nesting depth. That is the same
+        term: the two readings differ only where ',' follows the first term,
+        and then braces_hold_no_collection keeps nothing."""
+        self.body_head = None
+        pos, kind, depth, term, end, end_kind = head
+        if pos != self.pos or kind != self.kind or depth != self.depth:
+            return self.parse_term_in(True)
+        self.pos = end
+        self.kind = end_kind
+        return term
 
     def parse_expr(self) -> ast.Statement:
         lhs = self.parse_term_in(True)

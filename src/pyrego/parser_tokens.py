@@ -63,6 +63,8 @@ class TokenCursor:
         self.line_bases = [0, *map(sub, self.line_starts, repeat(1))]
         #: the location of every token, once made (see make_loc)
         self.locs = self.token_locations()
+        #: a body's first term, read ahead (see braces_hold_no_collection)
+        self.body_head: tuple[int, str, int, ast.Term, int, str] | None = None
         self.pos = 0
         self.kind = self.kind_at(0)
         if self.kind == ILLEGAL and self.values.get(0) is not None:
@@ -74,6 +76,7 @@ class TokenCursor:
         """Reserve these future keywords from now on."""
         self.future = keywords
         self.cache.clear()  # memoised terms were read with other keywords
+        self.body_head = None
         self.kind = self.kind_at(self.pos)
 
     def kind_at(self, p: int) -> str:
