@@ -13,7 +13,8 @@ rule and finally a bare body (which OPA then reinterprets as a rule, e.g.
 v0, where ``if``/``contains``/``in``/``every`` are plain names until imported
 from ``future.keywords`` (or with ``import rego.v1``) and rules need no ``if``.
 OPA 1.20's opt-in ``and``/``or``/body-``not`` keywords are in
-:mod:`pyrego.parser_logic`; terms and expressions in :mod:`pyrego.parser_terms`;
+:mod:`pyrego.parser_logic`; terms in :mod:`pyrego.parser_terms`, expressions in
+:mod:`pyrego.parser_exprs`;
 ``# METADATA`` annotations in :mod:`pyrego.parser_meta`.
 
 Every failure raises :class:`~pyrego.errors.RegoParseError` carrying the

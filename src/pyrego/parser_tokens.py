@@ -2,8 +2,8 @@
 
 :class:`TokenCursor` holds the parse position, the reserved future keywords,
 the term memo, token locations and the error helpers; the grammar on top of it
-is in :mod:`pyrego.parser_terms` (terms and expressions), :mod:`pyrego.parser_logic`
-and :mod:`pyrego.parser`.
+is in :mod:`pyrego.parser_terms` (terms), :mod:`pyrego.parser_exprs`
+(expressions), :mod:`pyrego.parser_logic` and :mod:`pyrego.parser`.
 """
 
 from __future__ import annotations
