@@ -96,7 +96,7 @@ _MAIN = re.compile(
 _OPERATORS = ":= == != <= >= [ ] { } ( ) , ; . + - * / % & | < > = :".split()
 _PLAIN_KINDS = frozenset(_OPERATORS) | BASE_KEYWORDS
 # What follows a lone digit that _MAIN's number pattern rejects (as in "1a",
-# "12", "1."): then group 3 holds just that digit, for slow_token.
+# "12a", "1."): then group 3 holds just that digit, for slow_token.
 _NUMBER_TAIL = frozenset("0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_.")
 #: rest_kind's kind for a comment (no token)
 _COMMENT = "comment"
