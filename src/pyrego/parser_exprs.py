@@ -168,21 +168,22 @@ class ExprParser(TermParser):
         loc = self.locs[pos] or self.make_loc(pos)
         k = self.kind
         negated = False
-        if k in KEYWORD_KINDS and self.next_is_ref():
-            self.kind = IDENT
-            k = IDENT
-        elif k == "not":
-            self.advance()
-            negated = True
-            k = self.kind
-        if k == "some":
-            if negated:
-                raise self.illegal("illegal negation of 'some'")
-            return self.parse_some(loc)
-        if k == "every":
-            if negated:
-                raise self.illegal("illegal negation of 'every'")
-            return self.parse_every(loc)
+        if k in KEYWORD_KINDS:  # (most expressions start with a name: skip all this)
+            if self.next_is_ref():
+                self.kind = IDENT
+                k = IDENT
+            elif k == "not":
+                self.advance()
+                negated = True
+                k = self.kind
+            if k == "some":
+                if negated:
+                    raise self.illegal("illegal negation of 'some'")
+                return self.parse_some(loc)
+            if k == "every":
+                if negated:
+                    raise self.illegal("illegal negation of 'every'")
+                return self.parse_every(loc)
         # parse_expr(), inlined
         head = self.body_head
         if head is None:
