@@ -109,6 +109,29 @@ def test_number_errors() -> None:
     assert error(parse_term, "1e99999").message == "number too big"
 
 
+def test_one_digit_numbers_next_to_other_tokens() -> None:
+    # A lone digit is a number unless a name character or '.' follows it
+    # (then the lexer's slow path reports OPA's error for the literal).
+    assert [e.statement for e in parse_query("x := 1\ny := [2,3]")] == [
+        ast.Assign(V("x"), S(1)),
+        ast.Assign(V("y"), ast.Array((S(2), S(3)))),
+    ]
+    assert term("4+5") == call("plus", S(4), S(5))
+    assert error(parse_term, "1a").message == "illegal number format"
+    assert error(parse_term, "7_").message == "illegal number format"
+    assert error(parse_term, "1.x").message == "expected fraction"
+    assert error(parse_term, "12a").message == "illegal number format"
+
+
+def test_braced_body_first_expression_read_once_is_the_same() -> None:
+    # The first expression of `if { ... }` is read ahead to tell a body from
+    # a set; the body takes that reading: it must equal a fresh one.
+    for expr in ['input.a.b == "x"', "x in [1, 2]", "f(input.x) > 1 + 2 * 3", "_ = input.y", "k, v in input.m"]:
+        first = parse_module(f"package p\np if {{\n\t{expr}\n\tinput.z\n}}\n", "f.rego").rules[0].body[0]
+        second = parse_module(f"package p\np if {{\n\tinput.z\n\t{expr}\n}}\n", "f.rego").rules[0].body[1]
+        assert repr(first).replace("row=3", "row=X") == repr(second).replace("row=4", "row=X")
+
+
 def test_string_escapes() -> None:
     assert term(r'"a\n\t\"\\\/b"') == S('a\n\t"\\/b')
     assert term(r'"\u00e9\ud83d\ude00"') == S("é😀")

@@ -73,23 +73,33 @@ TOKEN_NAMES = {
     ">=": "gte",
 }
 
-# Whitespace, then one common token. Anything unusual (bad numbers, strings
-# with errors, templates, stray characters) matches the last group and is
-# handled by _Lexer.slow_token so its errors match OPA's scanner. The
-# alternatives start with distinct characters, so their order only matters
-# for speed: the commonest first.
+# Whitespace, then one token: an identifier or operator (group 2: their kind
+# is their text (operators, keywords) or else "ident"), or (group 3) a string,
+# number, comment or raw string, or else any one character. That character
+# and anything else unusual (bad numbers, strings with errors, templates,
+# stray characters) go to _Lexer.slow_token, so that errors match OPA's
+# scanner. Few groups make findall cheap: each is a substring per match.
+# The alternatives start with distinct characters, so their order only
+# matters for speed: the commonest first.
 _MAIN = re.compile(
     r"""([ \t\r\n]*)(?:
-      ([A-Za-z_][A-Za-z_\d]*)                                       # 2 identifier
-    | ([:=!<>]=|[\[\]{}(),;.+\-*/%&|<>=:])                          # 3 operator
-    | ("(?:[^"\\\n]|\\["\\/bfnrt]|\\u[0-9a-fA-F]{4})*")             # 4 string
-    | ([0-9]+(?![0-9])(?:\.[0-9]+(?![0-9]))?(?:[eE][+-]?[0-9]+(?![0-9]))?(?![A-Za-z_.]))  # 5 number
-    | (\#[^\n]*)                                                    # 6 comment
-    | (`[^`]*`)                                                     # 7 raw string
-    | ([\s\S])                                                      # 8 anything else
+      ([A-Za-z_][A-Za-z_\d]*|[:=!<>]=|[\[\]{}(),;.+\-*/%&|<>=:])  # 2 identifier or operator
+    | ("(?:[^"\\\n]|\\["\\/bfnrt]|\\u[0-9a-fA-F]{4})*"             # 3 string
+      |[0-9]+(?![0-9])(?:\.[0-9]+(?![0-9]))?(?:[eE][+-]?[0-9]+(?![0-9]))?(?![A-Za-z_.])  # number
+      |\#[^\n]*                                                    # comment
+      |`[^`]*`                                                      # raw string
+      |[\s\S])                                                      # anything else
     | $)""",
     re.VERBOSE,
 )
+# The operators _MAIN matches; they and the keywords are their own token kinds.
+_OPERATORS = ":= == != <= >= [ ] { } ( ) , ; . + - * / % & | < > = :".split()
+_PLAIN_KINDS = frozenset(_OPERATORS) | BASE_KEYWORDS
+# What follows a lone digit that _MAIN's number pattern rejects (as in "1a",
+# "12a", "1."): then group 3 holds just that digit, for slow_token.
+_NUMBER_TAIL = frozenset("0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_.")
+#: rest_kind's kind for a comment (no token)
+_COMMENT = "comment"
 _IDENT_TAIL = re.compile(r"[A-Za-z_\d]*")
 _STRING_BODY = re.compile(r'[^"\\\n]*')
 _TMPL_BODY = re.compile(r'[^"{\\\n]*')
@@ -215,14 +225,17 @@ class _Lexer:
         text = self.text
         toks = self.toks
         kinds, texts, starts, gaps = toks.kinds, toks.texts, toks.starts, toks.gaps
-        values, comments = toks.values, toks.comments
-        base = BASE_KEYWORDS
+        plain_kinds = _PLAIN_KINDS
         braces = self.braces
         # Tokens with NUL, a stray BOM or a lone surrogate go to slow_token
         # for OPA's message; one search tells whether any token can have one.
         check_chars = "\x00" in text or (not text.isascii() and _BAD_CHARS.search(text) is not None)
         pos = 1 if text.startswith("\ufeff") else 0  # a leading byte-order mark is skipped
         gap = 0
+        if not check_chars:
+            pos, gap = self.common_tokens(pos)
+            if pos < 0:
+                return self.finish(gap > 0, gap > 1)
         while True:
             special = -1  # a token for slow_token
             resume = -1  # where to go on after a template string piece
@@ -230,57 +243,32 @@ class _Lexer:
             # so token offsets follow from the lengths (cheaper than asking).
             end = pos
             for m in _MAIN.finditer(text, pos):
-                ws, word, op, string, number, comment, raw, other = m.groups()
+                ws, plain, rest = m.groups()
                 if ws:
                     gap = 2 if gap == 2 or "\n" in ws else 1
                 start = end + len(ws)
-                if word is not None:
-                    kinds.append(word if word in base else IDENT)
-                    texts.append(word)
-                    end = start + len(word)
-                elif op is not None:
-                    end = start + len(op)
-                    if braces and (op == "{" or op == "}"):
-                        resume = self.brace(op, start, gap, end)
+                if plain is not None:
+                    end = start + len(plain)
+                    if braces and (plain == "{" or plain == "}"):
+                        resume = self.brace(plain, start, gap, end)
                         gap = 0
                         if resume == end:
                             continue
                         break
-                    kinds.append(op)
-                    texts.append(op)
-                elif string is not None:
-                    value = decode_json_string(string) if "\\" in string else string[1:-1]
-                    if value is None or (check_chars and _bad_char_message(string) is not None):
+                    kinds.append(plain if plain in plain_kinds else IDENT)
+                    texts.append(plain)
+                elif rest is not None:
+                    kind = self.rest_kind(rest, start, check_chars)
+                    if kind is None:
                         special = start
                         break
-                    values[len(kinds)] = value
-                    kinds.append(STRING)
-                    texts.append(string)
-                    end = start + len(string)
-                elif number is not None:
-                    kinds.append(NUMBER)
-                    texts.append(number)
-                    end = start + len(number)
-                elif comment is not None:
-                    if check_chars and _bad_char_message(comment) is not None:
-                        special = start
-                        break
-                    comments.append((start, comment[1:].rstrip("\r")))
-                    end = start + len(comment)
-                    if not gap:
-                        gap = 1
-                    continue
-                elif raw is not None:
-                    if check_chars and _bad_char_message(raw) is not None:
-                        special = start
-                        break
-                    values[len(kinds)] = raw[1:-1]
-                    kinds.append(STRING)
-                    texts.append(raw)
-                    end = start + len(raw)
-                elif other is not None:  # anything else
-                    special = start
-                    break
+                    end = start + len(rest)
+                    if kind is _COMMENT:
+                        if not gap:
+                            gap = 1
+                        continue
+                    kinds.append(kind)
+                    texts.append(rest)
                 else:  # the end of the text
                     continue
                 starts.append(start)
@@ -295,6 +283,92 @@ class _Lexer:
                 pos = resume
             if pos < 0:
                 return self.finish(True, True)
+
+    def common_tokens(self, pos: int) -> tuple[int, int]:
+        """Lex from ``pos`` with one ``findall`` call, which hands back every
+        match's groups at once (no match objects, no method call per token),
+        up to the first token that needs more than the main regex: a template
+        string, a bad string literal, a stray character. Returns where that
+        token starts (-1 at the end of the text) and the gap before it.
+
+        Only for a text without the characters slow_token reports (NUL, a BOM
+        after the start, lone surrogates), and only up to the first template
+        string, so no brace here can belong to one. The per-match loop of
+        ``run`` does the rest: re-running findall after every template piece
+        would scan the rest of the text again each time."""
+        toks = self.toks
+        kinds, texts, starts, gaps = toks.kinds, toks.texts, toks.starts, toks.gaps
+        values = toks.values
+        plain_kinds = _PLAIN_KINDS
+        gap = 0
+        end = pos  # matches are contiguous: offsets follow from the lengths
+        # findall gives '' for a group that did not take part; only the
+        # whitespace group can match empty.
+        for ws, plain, rest in _MAIN.findall(self.text, pos):
+            if ws:
+                # (a comment runs to the end of its line: whitespace after
+                # it has a newline, so this never loses a gap of 2)
+                gap = 2 if "\n" in ws else 1
+                end += len(ws)
+            if plain:  # (the commonest case, complete here)
+                kinds.append(plain if plain in plain_kinds else IDENT)
+                texts.append(plain)
+                starts.append(end)
+                gaps.append(gap)
+                gap = 0
+                end += len(plain)
+                continue
+            start = end
+            if rest:
+                if rest[0] == '"' and "\\" not in rest and len(rest) > 1:  # a string without escapes
+                    values[len(kinds)] = rest[1:-1]
+                    kinds.append(STRING)
+                else:
+                    kind = self.rest_kind(rest, start, False)
+                    if kind is None:
+                        return start, gap
+                    if kind is _COMMENT:
+                        end += len(rest)
+                        if not gap:
+                            gap = 1
+                        continue
+                    kinds.append(kind)
+                texts.append(rest)
+                end += len(rest)
+            else:  # the end of the text
+                continue
+            starts.append(start)
+            gaps.append(gap)
+            gap = 0
+        return -1, gap
+
+    def rest_kind(self, rest: str, start: int, check_chars: bool) -> str | None:
+        """The kind of a token in _MAIN's group 3 at offset ``start``: STRING
+        (its value recorded), NUMBER, or _COMMENT (the comment recorded, no
+        token). None for what slow_token must lex: a lone character the
+        other patterns rejected, or a bad string or comment."""
+        c = rest[0]
+        if check_chars and (c == '"' or c == "#" or c == "`") and _bad_char_message(rest) is not None:
+            return None
+        if c == '"':
+            value = (decode_json_string(rest) if "\\" in rest else rest[1:-1]) if len(rest) > 1 else None
+            if value is None:
+                return None
+            self.toks.values[len(self.toks.kinds)] = value
+            return STRING
+        if c == "#":
+            self.toks.comments.append((start, rest[1:].rstrip("\r")))
+            return _COMMENT
+        if c == "`":
+            if len(rest) == 1:
+                return None
+            self.toks.values[len(self.toks.kinds)] = rest[1:-1]
+            return STRING
+        if "0" <= c <= "9":
+            if len(rest) == 1 and self.text[start + 1 : start + 2] in _NUMBER_TAIL:
+                return None
+            return NUMBER
+        return None
 
     def finish(self, ws: bool, nl: bool) -> Tokens:
         self.emit(EOF, "", len(self.text), 2 if nl else 1 if ws else 0)

@@ -13,7 +13,8 @@ rule and finally a bare body (which OPA then reinterprets as a rule, e.g.
 v0, where ``if``/``contains``/``in``/``every`` are plain names until imported
 from ``future.keywords`` (or with ``import rego.v1``) and rules need no ``if``.
 OPA 1.20's opt-in ``and``/``or``/body-``not`` keywords are in
-:mod:`pyrego.parser_logic`; terms and expressions in :mod:`pyrego.parser_terms`;
+:mod:`pyrego.parser_logic`; terms in :mod:`pyrego.parser_terms`, expressions in
+:mod:`pyrego.parser_exprs`;
 ``# METADATA`` annotations in :mod:`pyrego.parser_meta`.
 
 Every failure raises :class:`~pyrego.errors.RegoParseError` carrying the
@@ -48,7 +49,7 @@ _IMPORT_ROOTS = ("data", "input", "future", "rego")
 _RECURSION_LIMIT = 20000
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class _Head:
     """A rule head while it is being built (OPA's Head, with its parse flags)."""
 
@@ -67,7 +68,7 @@ class _Head:
         return ast.ref_to_string(ast.Ref(self.var, tuple(self.path), self.location))
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class _Rule:
     head: _Head
     location: Location
@@ -77,19 +78,19 @@ class _Rule:
     else_: _Rule | None = None
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class _Package:
     ref: ast.Ref
     location: Location
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class _BodyStmt:
     body: ast.Body
     location: Location
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class _Rules:
     rules: list[_Rule] = field(default_factory=list)
 
@@ -143,18 +144,13 @@ class Parser(LogicParser):
             raise self.error_at(_stmt_location(first), "package expected")
         imports: list[ast.Import] = []
         rules: list[_Rule] = []
-        placed: list[Statement] = [Statement("package", first.location.row)]
         for st in stmts[1:]:
             if isinstance(st, ast.Import):
                 imports.append(st)
-                placed.append(Statement("import", st.location.row))
             elif isinstance(st, _Rules):
                 rules.extend(st.rules)
-                placed.extend(Statement("rule", r.location.row) for r in st.rules)
             elif isinstance(st, _BodyStmt):
-                rule = self.rule_from_body(st.body, st.location)
-                rules.append(rule)
-                placed.append(Statement("rule", rule.location.row))
+                rules.append(self.rule_from_body(st.body, st.location))
             else:
                 raise self.error_at(st.location, "unexpected package")
         if self.v1_checks:
@@ -166,7 +162,7 @@ class Parser(LogicParser):
         annotations: tuple[ast.Annotation, ...] = ()
         if any("METADATA" in text for _, text in self.toks.comments):  # (else there are no blocks)
             blocks = parse_annotation_blocks(self.comment_positions(), self.file, self.source_line)
-            annotations = attach_annotations(blocks, placed, self.source_line)
+            annotations = attach_annotations(blocks, _placed(first, stmts), self.source_line)
         return ast.Module(
             first.ref,
             tuple(imports),
@@ -630,6 +626,20 @@ def is_ground(t: object) -> bool:
     if isinstance(t, ast.TemplateString):
         return all(isinstance(p, str) or is_ground(p) for p in t.parts)
     return False  # comprehensions always bind variables
+
+
+def _placed(first: _Package, stmts: list[_Package | ast.Import | _Rules | _BodyStmt]) -> list[Statement]:
+    """What annotations may attach to, in order (only wanted when there are
+    METADATA comments). A body statement's rule has the statement's location."""
+    placed = [Statement("package", first.location.row)]
+    for st in stmts[1:]:
+        if isinstance(st, ast.Import):
+            placed.append(Statement("import", st.location.row))
+        elif isinstance(st, _Rules):
+            placed.extend(Statement("rule", r.location.row) for r in st.rules)
+        else:
+            placed.append(Statement("rule", _stmt_location(st).row))
+    return placed
 
 
 def _stmt_location(st: _Package | ast.Import | _Rules | _BodyStmt) -> Location:

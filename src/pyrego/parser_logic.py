@@ -31,13 +31,14 @@ import dataclasses
 from . import ast
 from .errors import Location, RegoParseError
 from .lexer import EOF, ILLEGAL, KEYWORD_KINDS, TMPL, TMPLC
-from .parser_terms import FatalParseError, TermParser, value_name
+from .parser_exprs import ExprParser
+from .parser_terms import FatalParseError, value_name
 
 _LOGICAL = ("and", "or")
 
 
-class LogicParser(TermParser):
-    """TermParser plus the logical keywords (when imported)."""
+class LogicParser(ExprParser):
+    """ExprParser plus the logical keywords (when imported)."""
 
     def __init__(self, text: str, filename: str, future: set[str]) -> None:
         super().__init__(text, filename, future)
@@ -82,7 +83,7 @@ class LogicParser(TermParser):
 
     def parse_literal(self) -> ast.Expr:
         if not self.logic and not self.not_body:
-            return TermParser.parse_literal(self)
+            return ExprParser.parse_literal(self)
         k = self.kind
         if k in KEYWORD_KINDS and self.next_is_ref():
             self.kind = "ident"  # `not.x`, `or[0]`: a keyword as a ref head

@@ -1,4 +1,5 @@
-"""Terms, expressions and bodies: the lower half of the Rego parser.
+"""Terms: the lower half of the Rego parser (expressions and bodies are in
+:mod:`pyrego.parser_exprs`).
 
 :class:`TermParser` follows OPA's recursive-descent parser (``v1/ast/parser.go``)
 closely, including its backtracking: comprehensions are tried before plain
@@ -24,12 +25,10 @@ from .lexer import (
     EOF,
     IDENT,
     ILLEGAL,
-    KEYWORD_KINDS,
     NUMBER,
     STRING,
     TMPL,
     TMPLC,
-    TOKEN_NAMES,
     number_value,
 )
 from .parser_tokens import MAX_DEPTH, FatalParseError, TokenCursor, memo_key
@@ -38,26 +37,6 @@ __all__ = ["MAX_DEPTH", "FatalParseError", "TermParser", "memo_key", "value_name
 
 ROOTS = ("data", "input")
 
-# Infix operators: token -> (precedence, builtin name). Lowest binds loosest;
-# all are left-associative. ``in`` sits below all of these (parse_term_in).
-_BINARY: dict[str, tuple[int, str]] = {
-    "==": (1, "equal"),
-    "!=": (1, "neq"),
-    "<": (1, "lt"),
-    "<=": (1, "lte"),
-    ">": (1, "gt"),
-    ">=": (1, "gte"),
-    "|": (2, "or"),
-    "&": (3, "and"),
-    "+": (4, "plus"),
-    "-": (4, "minus"),
-    "*": (5, "mul"),
-    "/": (5, "div"),
-    "%": (5, "rem"),
-}
-
-MEMBER_2 = "internal.member_2"
-MEMBER_3 = "internal.member_3"
 
 # Tokens that are a whole term by themselves unless a '.', '[' or '(' follows
 # right after them (see TermParser.is_lone_token).
@@ -97,7 +76,7 @@ def _op_name(ref: ast.Ref) -> str:
 
 
 class TermParser(TokenCursor):
-    """The term/expression/body grammar. See module docs."""
+    """The term grammar. See module docs."""
 
     # ------------------------------------------------------------ terms
 
@@ -107,14 +86,35 @@ class TermParser(TokenCursor):
             # every wildcard is a distinct variable
             name = f"$wildcard{self.wild}"
             self.wild += 1
-        return ast.Var(name, self.loc())
+        pos = self.pos
+        return ast.Var(name, self.locs[pos] or self.make_loc(pos))
 
     def parse_term(self) -> ast.Term:
         """One term, with any ref/call suffix; no infix operators."""
         pos = self.pos
         kind = self.kind
-        if kind in _LONE_TERM_KINDS and self.depth < MAX_DEPTH and self.is_lone_token(pos, kind):
-            return self.lone_term(pos, kind)
+        if kind in _LONE_TERM_KINDS and self.depth < MAX_DEPTH and (kind != IDENT or self.texts[pos] != "_"):
+            # is_lone_token and lone_term, inlined: most terms are lone tokens
+            nxt = pos + 1
+            after = self.kinds[nxt]
+            if after != ILLEGAL and (after not in _TERM_SUFFIXES or self.gaps[nxt]):
+                loc = self.locs[pos] or self.make_loc(pos)
+                lone: ast.Term
+                if kind == IDENT:
+                    name = self.texts[pos]
+                    lone = ast.Var(name, loc)
+                    if name in ROOTS:
+                        lone = ast.Ref(lone, (), loc)
+                elif kind == STRING:
+                    lone = ast.Scalar(self.values[pos], loc)  # type: ignore[arg-type]
+                else:
+                    lone = ast.Scalar(None if kind == "null" else kind == "true", loc)
+                # advance(), knowing that the next token is no illegal one
+                self.pos = nxt
+                if after == IDENT and self.texts[nxt] in self.future:
+                    after = self.texts[nxt]
+                self.kind = after
+                return lone
         key = pos + pos + (kind == IDENT)  # memo_key(pos, kind), inlined
         hit = self.cache.get(key)
         if hit is not None:
@@ -123,7 +123,9 @@ class TermParser(TokenCursor):
                 raise err.with_traceback(None)
             assert term is not None
             return term
-        self.enter()
+        self.depth += 1  # enter(), inlined
+        if self.depth > MAX_DEPTH:
+            raise self.too_deep()
         try:
             term = self._term()
         except FatalParseError:
@@ -138,9 +140,9 @@ class TermParser(TokenCursor):
 
     def is_lone_token(self, pos: int, kind: str) -> bool:
         """Whether the token at ``pos``, read as ``kind``, is a whole term by
-        itself that parse_term reads without the memo (with lone_term):
-        reading it again costs less than the memo would, and gives an equal
-        term. Not a wildcard (`_` gets a fresh name at each reading, the memo
+        itself that parse_term reads without the memo (the same test is
+        inlined there): reading it again costs less than the memo would, and
+        gives an equal term. Not a wildcard (`_` gets a fresh name at each reading, the memo
         keeps the first), not before an illegal token (whose error advancing
         raises) or a '.', '[' or '(' right after it (a ref or call)."""
         if kind not in _LONE_TERM_KINDS or (kind == IDENT and self.texts[pos] == "_"):
@@ -148,35 +150,28 @@ class TermParser(TokenCursor):
         after = self.kinds[pos + 1]
         return after != ILLEGAL and (after not in _TERM_SUFFIXES or self.gaps[pos + 1] != 0)
 
-    def lone_term(self, pos: int, kind: str) -> ast.Term:
-        """The term of a lone token (see is_lone_token), as _term reads it."""
-        term: ast.Term
-        if kind == IDENT:
-            name = self.texts[pos]
-            term = ast.Var(name, self.loc(pos))
-            if name in ROOTS:
-                term = ast.Ref(term, (), term.location)
-        elif kind == STRING:
-            term = ast.Scalar(self.values[pos], self.loc(pos))  # type: ignore[arg-type]
-        else:
-            term = ast.Scalar(None if kind == "null" else kind == "true", self.loc(pos))
-        # advance(), knowing that the next token is no illegal one
-        pos += 1
-        self.pos = pos
-        k = self.kinds[pos]
-        if k == IDENT and self.texts[pos] in self.future:
-            k = self.texts[pos]
-        self.kind = k
-        return term
-
     def _term(self) -> ast.Term:
         k = self.kind
         head: ast.Term
         # `contains` is a var outside rule heads (the builtin), and so are the
         # `and`/`or` keywords right before '(': the set builtins `and(a, b)`.
         if k == IDENT or k == "contains" or ((k == "and" or k == "or") and self.next_is_call()):
-            head = self.parse_var()
-            self.advance()
+            var = self.parse_var()
+            # advance() (a name is never the last token: eof is) and finish(var), inlined
+            p = self.pos + 1
+            k = self.kinds[p]
+            if k == IDENT:
+                if self.texts[p] in self.future:
+                    k = self.texts[p]
+            elif k == ILLEGAL:
+                self.advance()  # raises the lexer's error, if it has one
+            self.pos = p
+            self.kind = k
+            if (k == "." or k == "[" or k == "(") and not self.gaps[p]:
+                return self.parse_ref(var)
+            if var.name in ROOTS:
+                return ast.Ref(var, (), var.location)
+            return var
         elif k == "[":
             head = self.parse_array()
             self.advance()  # past ']', as OPA does after the term (outside its backtracking)
@@ -264,19 +259,36 @@ class TermParser(TokenCursor):
         path: list[ast.Term] = []
         gaps = self.gaps
         kinds = self.kinds
+        texts = self.texts
+        locs = self.locs
         while True:
             k = self.kind
             if k == ".":
-                name = self.pos + 1  # (a '.' is never the last token: eof is)
-                nk = kinds[name]
-                if gaps[name] or (nk != IDENT and nk not in BASE_KEYWORDS):
-                    self.advance()  # (raises for an illegal token)
-                    if gaps[self.pos]:
-                        raise self.dot_whitespace_error(name - 1)
-                    raise self.illegal("expected identifier")
-                path.append(ast.Scalar(self.texts[name], self.loc(name)))
-                self.pos = name
-                self.advance()
+                p = self.pos
+                while True:  # `.name` after `.name`, with no space between
+                    name = p + 1  # (a '.' is never the last token: eof is)
+                    nk = kinds[name]
+                    if gaps[name] or (nk != IDENT and nk not in BASE_KEYWORDS):
+                        self.pos = p
+                        self.kind = "."
+                        self.advance()  # (raises for an illegal token)
+                        if gaps[self.pos]:
+                            raise self.dot_whitespace_error(name - 1)
+                        raise self.illegal("expected identifier")
+                    path.append(ast.Scalar(texts[name], locs[name] or self.make_loc(name)))
+                    p = name + 1
+                    if kinds[p] != "." or gaps[p]:
+                        break
+                # advance() from the last name (never the last token), inlined
+                k = kinds[p]
+                if k == IDENT:
+                    if texts[p] in self.future:
+                        k = texts[p]
+                elif k == ILLEGAL:
+                    self.pos = name
+                    self.advance()  # raises the lexer's error, if it has one
+                self.pos = p
+                self.kind = k
             elif k == "[":
                 self.advance()
                 path.append(self.parse_term_in(True))
@@ -414,9 +426,15 @@ class TermParser(TokenCursor):
             if k == "|" or k == "}" or k == "," or k == ":":
                 return False
             self.restore(start)
-            self.parse_term_in(False)
+            depth = self.depth
+            term = self.parse_term_in(False)
             k = self.kind
-            return not (k == "}" or k == "," or k == ":")
+            if k == "}" or k == "," or k == ":":
+                return False
+            # The body's first expression starts with this same reading:
+            # parse_literal takes it from here instead of reading it again.
+            self.body_head = (start[0], start[1], depth, term, self.pos, k)
+            return True
         except FatalParseError:
             raise
         except RegoParseError:
@@ -541,239 +559,16 @@ class TermParser(TokenCursor):
                 raise self.illegal("expected template string")
         return ast.TemplateString(tuple(parts), bool(raw), loc)
 
-    # ------------------------------------------------------------ infix terms
+    # ------------------------------------------------------------ the expression layer
+
+    # Terms hold expressions and bodies (brackets, comprehensions, template
+    # strings); the layer above, pyrego.parser_exprs.ExprParser, reads them.
 
     def parse_term_in(self, keyval: bool) -> ast.Term:
-        """A term with infix operators, ``in`` being loosest. With ``keyval``,
-        ``k, v in xs`` is tried first (not inside lists, where ',' separates)."""
-        lhs = self.parse_binary(1)
-        k = self.kind
-        if k != "," and k not in KEYWORD_KINDS:
-            return lhs  # no `in` (nor a keyword that could be a ref head) follows
-        depth = self.depth  # a chain of `in`s nests like one of operators
-        try:
-            return self._term_in_chain(lhs, keyval)
-        finally:
-            self.depth = depth
-
-    def _term_in_chain(self, lhs: ast.Term, keyval: bool) -> ast.Term:
-        while True:
-            if keyval and self.kind == ",":
-                state = self.save()
-                try:
-                    self.advance()
-                    mhs = self.parse_binary(1)
-                    if self.kind == "in":
-                        self.advance()
-                        rhs = self.parse_binary(1)
-                        lhs = ast.Call(MEMBER_3, (lhs, mhs, rhs), lhs.location)
-                        self.enter()
-                        if self.kind == "in":
-                            continue
-                        return lhs
-                except FatalParseError:
-                    raise
-                except RegoParseError:
-                    pass
-                self.restore(state)
-            self.keyword_as_ident()
-            if self.kind != "in":
-                return lhs
-            self.advance()
-            rhs = self.parse_binary(1)
-            lhs = ast.Call(MEMBER_2, (lhs, rhs), lhs.location)
-            self.enter()
-            if self.kind != "in":
-                return lhs
-
-    def parse_binary(self, min_prec: int) -> ast.Term:
-        """Precedence climbing over relations, ``|``, ``&``, ``+ -``, ``* / %``.
-        Each operator nests the result a level deeper (left-associative), so
-        long chains count against the nesting limit, as in OPA."""
-        lhs = self.parse_term()
-        binary = _BINARY
-        op = binary.get(self.kind)
-        if op is None or op[0] < min_prec:
-            return lhs
-        depth = self.depth
-        try:
-            while True:
-                self.enter()
-                self.advance()
-                rhs = self.parse_binary(op[0] + 1)
-                lhs = ast.Call(op[1], (lhs, rhs), lhs.location)
-                op = binary.get(self.kind)
-                if op is None or op[0] < min_prec:
-                    return lhs
-        finally:
-            self.depth = depth
-
-    # ------------------------------------------------------------ expressions
+        raise NotImplementedError
 
     def parse_body(self, end: str) -> ast.Body:
-        self.enter()
-        try:
-            return self.parse_query(False, end)
-        finally:
-            self.depth -= 1
-
-    def parse_query(self, require_semi: bool, end: str) -> ast.Body:
-        """Expressions separated by ';' or newlines, up to ``end`` (not consumed).
-        With ``require_semi`` (top level), a newline ends the body."""
-        if self.kind == end:
-            raise self.error("found empty body")
-        body: list[ast.Expr] = []
-        while True:
-            body.append(self.parse_literal())
-            k = self.kind
-            if k == ";":
-                self.advance()
-                continue
-            if k == end or require_semi:
-                return tuple(body)
-            if self.gaps[self.pos] != 2:
-                raise self.illegal(f"expected \\n or ; or {TOKEN_NAMES.get(end, end)}")
+        raise NotImplementedError
 
     def parse_literal(self) -> ast.Expr:
-        loc = self.loc()
-        k = self.kind
-        negated = False
-        if k in KEYWORD_KINDS and self.next_is_ref():
-            self.kind = IDENT
-            k = IDENT
-        elif k == "not":
-            self.advance()
-            negated = True
-            k = self.kind
-        if k == "some":
-            if negated:
-                raise self.illegal("illegal negation of 'some'")
-            return self.parse_some(loc)
-        if k == "every":
-            if negated:
-                raise self.illegal("illegal negation of 'every'")
-            return self.parse_every(loc)
-        stmt = self.parse_expr()
-        withs = self.parse_with() if self.kind == "with" else ()
-        return ast.Expr(stmt, negated, withs, loc)
-
-    def parse_expr(self) -> ast.Statement:
-        lhs = self.parse_term_in(True)
-        k = self.kind
-        if k == ":=":
-            self.advance()
-            return ast.Assign(lhs, self.parse_term_in(True), lhs.location)
-        if k == "=":
-            self.advance()
-            return ast.Unify(lhs, self.parse_term_in(True), lhs.location)
-        return lhs
-
-    def parse_with(self) -> tuple[ast.With, ...]:
-        withs: list[ast.With] = []
-        while True:
-            loc = self.loc()
-            self.advance()
-            if self.kind != IDENT:
-                raise self.illegal("expected ident")  # sic: OPA's wording here
-            target = self.parse_term()
-            if isinstance(target, ast.Var):
-                target = ast.Ref(target, (), target.location)
-            elif not isinstance(target, ast.Ref):
-                raise self.illegal("expected with target path")
-            if self.kind != "as":
-                raise self.illegal("expected as keyword")
-            self.advance()
-            withs.append(ast.With(target, self.parse_term_in(True), loc))
-            if self.kind != "with":
-                return tuple(withs)
-
-    def parse_some(self, loc: Location) -> ast.Expr:
-        state = self.save()
-        self.advance()
-        first = self.save()
-        term: ast.Term | None
-        try:
-            term = self.parse_term_in(True)
-        except FatalParseError:
-            raise
-        except RegoParseError:
-            # OPA keeps what parsed before the error: when that is already
-            # `x in xs` the error stands, else it falls back to `some x, y`.
-            if self.member_parsed(first):
-                raise
-            term = None
-        if isinstance(term, ast.Call):
-            if term.op == MEMBER_2 or term.op == MEMBER_3:
-                if len(term.args) != (2 if term.op == MEMBER_2 else 3):
-                    raise self.illegal("illegal domain")
-                if term.op == MEMBER_2:
-                    stmt = ast.SomeIn(None, term.args[0], term.args[1], loc)
-                else:
-                    stmt = ast.SomeIn(term.args[0], term.args[1], term.args[2], loc)
-                withs = self.parse_with() if self.kind == "with" else ()
-                return ast.Expr(stmt, False, withs, loc)
-            raise self.illegal("expected `x in xs` or `x, y in xs` expression")
-        self.restore(state)
-        names: list[ast.Var] = []
-        while True:
-            self.advance()
-            if self.kind != IDENT:
-                raise self.illegal("expected var")
-            names.append(self.parse_var())
-            self.advance()
-            if self.kind != ",":
-                break
-        return ast.Expr(ast.SomeVars(tuple(names), loc), False, (), loc)
-
-    def member_parsed(self, start: tuple[int, str]) -> bool:
-        """Whether `x in y` / `k, v in y` parsed from ``start`` before a failure
-        (judged from the terms read)."""
-        p = self.term_end(*start)
-        if p is None:
-            return False
-        if self.kinds[p] == ",":
-            p = self.term_end(p + 1, self.kind_at(p + 1))
-            if p is None:
-                return False
-        if self.kind_at(p) != "in":
-            return False
-        return self.term_end(p + 1, self.kind_at(p + 1)) is not None
-
-    def term_end(self, pos: int, kind: str) -> int | None:
-        """Where the term read at token ``pos`` as ``kind`` ended, if it was
-        read and parsed: from the memo, or right after a lone token (which
-        the memo leaves out; every caller asks about a term its parse did
-        read). None when it failed or was never read."""
-        if self.is_lone_token(pos, kind):
-            return pos + 1
-        hit = self.cache.get(memo_key(pos, kind))
-        if hit is None or hit[1] is not None:
-            return None
-        return hit[2]
-
-    def parse_every(self, loc: Location) -> ast.Expr:
-        self.advance()
-        term = self.parse_term_in(True)
-        if not isinstance(term, ast.Call) or term.op not in (MEMBER_2, MEMBER_3):
-            raise self.illegal("expected `x[, y] in xs { ... }` expression")
-        key: ast.Term | None = None
-        if term.op == MEMBER_2:
-            if len(term.args) != 2:
-                raise self.illegal("illegal domain")
-            value, domain = term.args
-        else:
-            if len(term.args) != 3:
-                raise self.illegal("illegal domain")
-            key, value, domain = term.args
-            if not isinstance(key, ast.Var):
-                raise self.illegal("expected key to be a variable")
-        if not isinstance(value, ast.Var):
-            raise self.illegal("expected value to be a variable")
-        if self.kind != "{":
-            raise self.illegal("missing body")
-        self.advance()
-        body = self.parse_body("}")
-        self.advance()
-        stmt = ast.Every(key, value, domain, body, loc)  # type: ignore[arg-type]
-        withs = self.parse_with() if self.kind == "with" else ()
-        return ast.Expr(stmt, False, withs, loc)
+        raise NotImplementedError

@@ -2,13 +2,15 @@
 
 :class:`TokenCursor` holds the parse position, the reserved future keywords,
 the term memo, token locations and the error helpers; the grammar on top of it
-is in :mod:`pyrego.parser_terms` (terms and expressions), :mod:`pyrego.parser_logic`
-and :mod:`pyrego.parser`.
+is in :mod:`pyrego.parser_terms` (terms), :mod:`pyrego.parser_exprs`
+(expressions), :mod:`pyrego.parser_logic` and :mod:`pyrego.parser`.
 """
 
 from __future__ import annotations
 
 from bisect import bisect_right
+from itertools import repeat
+from operator import sub
 
 from . import ast
 from .errors import Location, RegoParseError
@@ -17,6 +19,8 @@ from .lexer import EOF, IDENT, ILLEGAL, KEYWORD_KINDS, TMPL, TMPLC, TOKEN_NAMES,
 #: Nesting limit (terms within terms, bodies within bodies, else chains):
 #: deeper input is a parse error instead of a Python RecursionError.
 MAX_DEPTH = 1000
+
+_new_tuple = tuple.__new__
 
 
 def memo_key(pos: int, kind: str) -> int:
@@ -53,8 +57,14 @@ class TokenCursor:
         self.depth = 0
         #: memo_key -> (term or None, error or None, position and kind after it)
         self.cache: dict[int, tuple[ast.Term | None, RegoParseError | None, int, str]] = {}
-        self._locs: list[Location | None] = [None] * self.n
-        self._line_starts: list[int] | None = None
+        #: the offset of each line's first character (and one past the end)
+        self.line_starts = toks.line_starts()
+        #: for make_loc: a token's column is its offset less line_bases[row]
+        self.line_bases = [0, *map(sub, self.line_starts, repeat(1))]
+        #: the location of every token, once made (see make_loc)
+        self.locs = self.token_locations()
+        #: a body's first term, read ahead (see braces_hold_no_collection)
+        self.body_head: tuple[int, str, int, ast.Term, int, str] | None = None
         self.pos = 0
         self.kind = self.kind_at(0)
         if self.kind == ILLEGAL and self.values.get(0) is not None:
@@ -66,6 +76,7 @@ class TokenCursor:
         """Reserve these future keywords from now on."""
         self.future = keywords
         self.cache.clear()  # memoised terms were read with other keywords
+        self.body_head = None
         self.kind = self.kind_at(self.pos)
 
     def kind_at(self, p: int) -> str:
@@ -110,26 +121,44 @@ class TokenCursor:
         if self.kind in KEYWORD_KINDS and self.next_is_ref():
             self.kind = IDENT
 
-    def loc(self, p: int | None = None) -> Location:
-        """The location of token ``p`` (default: the current one), made once."""
-        if p is None:
-            p = self.pos
-        loc = self._locs[p]
-        if loc is not None:
-            return loc
+    def token_locations(self) -> list[Location | None]:
+        """The locations of the tokens, made on first use (make_loc), except
+        those of the eof token and of any token that may start at a newline
+        (where OPA's position is not the token's offset): made now."""
+        locs: list[Location | None] = [None] * self.n
+        last = self.n - 1
+        locs[last] = self.odd_location(last)  # eof
+        kinds = self.kinds
+        if TMPLC in kinds or ILLEGAL in kinds:
+            for p, k in enumerate(kinds):
+                if k == TMPLC or k == ILLEGAL:
+                    locs[p] = self.odd_location(p)
+        return locs
+
+    def odd_location(self, p: int) -> Location:
         start = self.starts[p]
-        line_starts = self._line_starts
-        if line_starts is None:
-            line_starts = self._line_starts = self.toks.line_starts()
-        row = bisect_right(line_starts, start)
-        col = start - line_starts[row - 1] + 1
+        row, col = self.toks.row_col(start)
         k = self.kinds[p]
         if k == EOF and col > 1:
             col -= 1  # OPA reports EOF at the last character
         elif (k == TMPLC or k == ILLEGAL) and self.text[start : start + 1] == "\n":
             row, col = row + 1, 1  # OPA puts a token starting at a newline on the next line
-        loc = self._locs[p] = Location(self.file, row, col)
+        return Location(self.file, row, col)
+
+    def make_loc(self, p: int) -> Location:
+        """The location of token ``p``, made and kept on first use. Hot
+        callers write ``self.locs[p] or self.make_loc(p)``."""
+        start = self.starts[p]
+        row = bisect_right(self.line_starts, start)
+        # tuple.__new__ directly: a NamedTuple's own __new__ is a Python function
+        loc = self.locs[p] = _new_tuple(Location, (self.file, row, start - self.line_bases[row]))
         return loc
+
+    def loc(self, p: int | None = None) -> Location:
+        """The location of token ``p`` (default: the current one)."""
+        if p is None:
+            p = self.pos
+        return self.locs[p] or self.make_loc(p)
 
     def comment_positions(self) -> list[tuple[int, int, str]]:
         """(row, col, text) of every comment."""
@@ -174,5 +203,8 @@ class TokenCursor:
     def enter(self) -> None:
         self.depth += 1
         if self.depth > MAX_DEPTH:
-            loc = self.loc()
-            raise FatalParseError("max parsing recursion depth exceeded", loc, source_line=self.source_line(loc.row))
+            raise self.too_deep()
+
+    def too_deep(self) -> FatalParseError:
+        loc = self.loc()
+        return FatalParseError("max parsing recursion depth exceeded", loc, source_line=self.source_line(loc.row))
