@@ -21,7 +21,7 @@ from typing import Any, Callable
 from . import ast
 from .builtins.registry import Builtin
 from .codegen_body import BodyEmitter, ground_value, is_ground
-from .codegen_tiers import TICK_LINE, RuleWrapper, fast_lines, make_tick
+from .codegen_tiers import TICK_LINE, BuiltinSite, RuleWrapper, fast_lines, make_tick
 from .compiler import (
     COMPLETE,
     FUNCTION,
@@ -33,7 +33,7 @@ from .compiler import (
     iter_rule_chain,
 )
 from .errors import Location, RegoCompileError
-from .runtime.helpers import HELPERS, rt_call_builtin
+from .runtime.helpers import HELPERS, builtin_call, rt_call_builtin
 from .runtime.values import UNDEF, freeze
 from .safety import body_vars, term_vars
 from .withs import make_call_mock, make_with, rt_const_fn, rt_node_child, rt_path
@@ -99,6 +99,9 @@ class ModuleGen:
         self._consts: dict[Any, str] = {}
         self._locs: dict[Location, str] = {}
         self._builtins: dict[str, str] = {}
+        # Builtin call sites (``C<n>``), by builtin name and call location.
+        self._site_names: dict[tuple[str, Location], str] = {}
+        self.builtin_sites: dict[str, BuiltinSite] = {}
         self._materialize_needed: set[int] = set()
         self._materialized: set[int] = set()
         self._member_sets: dict[Any, tuple[str, bool]] = {}
@@ -170,6 +173,20 @@ class ModuleGen:
             g = self._builtins[name] = self.fresh("B")
             self.namespace[g] = b.fn
         return g
+
+    def builtin_site(self, name: str, location: Location) -> str:
+        """``C<n>``: the compact form's caller of builtin ``name`` at ``location``
+        (``C<n>(ctx, *args)``); codegen_tiers writes the fast form's inline
+        ``try`` from its :class:`BuiltinSite`."""
+        key = (name, location)
+        site = self._site_names.get(key)
+        if site is None:
+            b = self.tree.builtin(name)
+            assert b is not None
+            site = self._site_names[key] = self.fresh("C")
+            self.namespace[site] = builtin_call(b.fn, name, location, b.needs_context)
+            self.builtin_sites[site] = BuiltinSite(self.builtin_global(name), self.literal(name), self.loc(location), b.needs_context)
+        return site
 
     def builtin_caller(self, name: str) -> str:
         """A ``(ctx, *args)`` callable for builtin ``name`` (used by mocks)."""
@@ -603,7 +620,7 @@ class ModuleGen:
         self.lines.extend(em.lines)
         # A query is compiled once per program and text, and run for every
         # evaluation of it: its code takes the fast form at once.
-        self.exec_lines(fast_lines(self.lines[start:]), "<pyrego query>")
+        self.exec_lines(fast_lines(self.lines[start:], self.builtin_sites), "<pyrego query>")
         return self.namespace[fname]  # type: ignore[no-any-return]
 
     # -- assembly ---------------------------------------------------------------------
@@ -648,7 +665,7 @@ class ModuleGen:
 
     def _fast_chunk(self, name: str) -> list[str]:
         wrapper = self.wrappers.get(name)
-        return fast_lines(self.chunks[name]) + (wrapper.fast_lines() if wrapper is not None else [])
+        return fast_lines(self.chunks[name], self.builtin_sites) + (wrapper.fast_lines() if wrapper is not None else [])
 
     def load(self, name: str, chunk: list[str] | None = None) -> Callable[..., Any]:
         """Compile ``name``'s code if it is still a stand-in; return the real function.

@@ -746,9 +746,9 @@ class BodyEmitter:
         else:
             b = gen.builtin(op)
             assert b is not None
-            fn = gen.builtin_global(op)
-            call_args = ([self.ctx] if b.needs_context else []) + vals
             if b.relation:
+                fn = gen.builtin_global(op)
+                call_args = ([self.ctx] if b.needs_context else []) + vals
                 it = self.tmp("it")
                 self.w("try:")
                 self.w(f"    {it} = list({fn}({', '.join(call_args)}))")
@@ -757,8 +757,8 @@ class BodyEmitter:
                 self.open_loop(f"for {res} in {it}:")
             else:
                 # Compact form; codegen_tiers expands it to an inline try for hot code.
-                where = gen.loc(t.location)
-                self.w(f"{res} = rt_call_builtin({self.ctx}, {fn}, {gen.literal(op)}, {where}{''.join(', ' + a for a in call_args)})")
+                site = gen.builtin_site(op, t.location)
+                self.w(f"{res} = {site}({self.ctx}{''.join(', ' + a for a in vals)})")
                 self.result_check(res, check or out_arg is not None)
         if out_arg is not None:
             self.unify_value(out_arg, res, t.location)
