@@ -111,6 +111,11 @@ class ModuleGen:
         # the document function itself where it is a wrapper (codegen_tiers).
         self.chunks: dict[str, list[str]] = {}
         self.wrappers: dict[str, RuleWrapper] = {}
+        # The rule node of each chunk, to write its code again in the
+        # canonical shapes that the fast form expands (see _fast_chunk).
+        self._chunk_nodes: dict[str, RuleNode] = {}
+        # Rules' code is written in the compact form (codegen_lines).
+        self.compact = True
         # The document function of each rule path.
         self.rule_functions: dict[tuple[str, ...], str] = {}
         # Compact code is compiled until the program is hot (see codegen_tiers).
@@ -257,7 +262,7 @@ class ModuleGen:
                         em.w(em.fail)
                         return "UNDEF"
                     v = em.tmp()
-                    em.w(f"{v} = R{cur.id}({em.ctx})")
+                    em.assign(v, f"R{cur.id}({em.ctx})")
                     return em.walk_path(v, path[i:], check=check) if i < len(path) else self._check(em, v, check)
                 continue
             if isinstance(p, ast.Scalar):
@@ -270,11 +275,11 @@ class ModuleGen:
             # A computed key: evaluate only the child it names.
             key = em.term(path[i])
             v = em.tmp()
-            em.w(f"{v} = rt_node_child({em.ctx}, {self.children_map(cur)}, {key}, {self.const(cur.path)})")
+            em.assign(v, f"rt_node_child({em.ctx}, {self.children_map(cur)}, {key}, {self.const(cur.path)})")
             return em.walk_path(v, path[i + 1 :], check=check) if i + 1 < len(path) else self._check(em, v, check)
         self._materialize_needed.add(cur.id)
         v = em.tmp()
-        em.w(f"{v} = N{cur.id}({em.ctx})")
+        em.assign(v, f"N{cur.id}({em.ctx})")
         return em.walk_path(v, path[i:], check=check)
 
     def _base_data(self, em: BodyEmitter, path: tuple[ast.Term, ...], check: bool) -> str:
@@ -347,6 +352,7 @@ class ModuleGen:
                 # rules that are never evaluated.
                 name = f"F{node.id}" if node.kind == FUNCTION else f"R{node.id}"
                 self.chunks[name] = self.lines[start:]
+                self._chunk_nodes[name] = node
                 del self.lines[start:]
                 if wrapper is not None:
                     self.wrappers[name] = wrapper
@@ -479,6 +485,7 @@ class ModuleGen:
             em.unify_value(a, p, rule.location)
         v = em.term(rule.head.value)
         em.w(f"return {v}")
+        em.finish()
         self.lines.append(f"def {name}(ctx{''.join(', ' + p for p in params)}):")
         self.lines.extend(em.lines)
         self.lines.append("    return UNDEF")
@@ -500,6 +507,7 @@ class ModuleGen:
             self.branch(em, node, branch, once=once)
             if kind in (COMPLETE, FUNCTION) and branch.else_ is not None and em.uses_r:
                 em.w("if r is not UNDEF: return r")
+        em.finish()
         if kind in (COMPLETE, FUNCTION):
             # `r` only exists where a branch may find a value inside a loop.
             if em.uses_r:
@@ -601,6 +609,7 @@ class ModuleGen:
         """Compile a resolved query into a generator of (bindings, expression values)."""
         fname = self.fresh("Q")
         em = BodyEmitter(self)
+        em.compact = False  # compiled in the fast form at once
         n = len(body)
         record = {i: f"e{i}" for i in range(n)}
         for i in range(n):
@@ -665,7 +674,23 @@ class ModuleGen:
 
     def _fast_chunk(self, name: str) -> list[str]:
         wrapper = self.wrappers.get(name)
-        return fast_lines(self.chunks[name], self.builtin_sites) + (wrapper.fast_lines() if wrapper is not None else [])
+        return fast_lines(self._canonical_chunk(name), self.builtin_sites) + (wrapper.fast_lines() if wrapper is not None else [])
+
+    def _canonical_chunk(self, name: str) -> list[str]:
+        """``name``'s code written again, in the canonical shapes (the chunk
+        is compact): the same rule, so the same operations, names and
+        constants, one statement for each."""
+        node = self._chunk_nodes.get(name)
+        if node is None:
+            return []
+        start = len(self.lines)
+        self.compact = False
+        try:
+            self.rule_node(node)
+            return self.lines[start:]
+        finally:
+            self.compact = True
+            del self.lines[start:]
 
     def load(self, name: str, chunk: list[str] | None = None) -> Callable[..., Any]:
         """Compile ``name``'s code if it is still a stand-in; return the real function.

@@ -15,12 +15,14 @@ type test; a ``try`` around the builtin call; a ``def`` for each wrapper), and
 code loaded after that is compiled in the fast form straight away.
 
 Both forms perform the same operations in the same order; they differ only in
-Python call overhead. The fast form is derived from the compact one line by
-line: the code generator writes each compact statement on a line of its own,
-in exactly the shapes matched below, and user text only ever appears inside
-``repr`` literals, so it cannot start a line or take part in a match. A
-wrapper's ``def`` is written from its fields: generated names, numbers, and
-literals the code generator made.
+Python call overhead. The compact form also has fewer statements: a test
+takes in the assignment and the tests before it (see codegen_lines). The
+fast form is derived from the rule's code written again in the canonical
+shapes, one statement a line, line by line: the code generator writes each
+compact statement on a line of its own, in exactly the shapes matched below,
+and user text only ever appears inside ``repr`` literals, so it cannot start
+a line or take part in a match. A wrapper's ``def`` is written from its
+fields: generated names, numbers, and literals the code generator made.
 """
 
 from __future__ import annotations
