@@ -607,6 +607,11 @@ class ModuleGen:
 
     def query(self, body: ast.Body, names: dict[str, str]) -> Callable[..., Any]:
         """Compile a resolved query into a generator of (bindings, expression values)."""
+        # Not while a rule's code is written again for the fast form (_canonical_chunk).
+        with _LOAD_LOCK:
+            return self._query(body, names)
+
+    def _query(self, body: ast.Body, names: dict[str, str]) -> Callable[..., Any]:
         fname = self.fresh("Q")
         em = BodyEmitter(self)
         em.compact = False  # compiled in the fast form at once
@@ -683,14 +688,15 @@ class ModuleGen:
         node = self._chunk_nodes.get(name)
         if node is None:
             return []
-        start = len(self.lines)
-        self.compact = False
-        try:
-            self.rule_node(node)
-            return self.lines[start:]
-        finally:
-            self.compact = True
-            del self.lines[start:]
+        with _LOAD_LOCK:
+            saved, self.lines = self.lines, []
+            self.compact = False
+            try:
+                self.rule_node(node)
+                return self.lines
+            finally:
+                self.lines = saved
+                self.compact = True
 
     def load(self, name: str, chunk: list[str] | None = None) -> Callable[..., Any]:
         """Compile ``name``'s code if it is still a stand-in; return the real function.
