@@ -160,14 +160,13 @@ class BodyEmitter(LineWriter):
     def body(self, body: ast.Body, *, required: set[str] | None = None, location: ast.Location | None = None, record: dict[int, str] | None = None) -> None:
         """Emit ``body`` (reordered for safety); on return we are at the innermost level."""
         outer = self.outer | self.bound
-        all_inner: set[str] = set()
-        for e in body:
-            stmt_vars(e.statement, all_inner)
+        # Each expression's variables, walked once here for hoist_checks too.
+        own_vars = {id(e): stmt_vars(e.statement, set()) for e in body}
         saved_outer = self.outer
-        self.outer = outer | all_inner
+        self.outer = outer.union(*own_vars.values())
         ordered, _ = reorder_body(body, set(self.bound), self.outer, self.gen.arity, required=required, location=location)
         if record is None:
-            ordered = tuple(hoist_checks(ordered, self.bound, self.gen.arity, self.gen.pure_data_ref))
+            ordered = tuple(hoist_checks(ordered, self.bound, self.gen.arity, self.gen.pure_data_ref, own_vars))
         if record is None:
             for e in ordered:
                 self.expr(e)
