@@ -44,12 +44,28 @@ def test_the_canonical_shapes_have_a_statement_each() -> None:
 
 def test_the_compact_form_folds_and_joins_tests() -> None:
     assert _written(True) == [
-        "    if (rt_dget(t0, 'a')) != 'x' or not rt_member(t0, (R3(ctx))) or (t3 := C4(ctx, t0)) is UNDEF or t3 is False"
-        " or rt_eq(t5, (rt_dget(t0, 'b'))): return UNDEF",
+        "    if rt_dget(t0, 'a') != 'x' or not rt_member(t0, R3(ctx)) or (t3 := C4(ctx, t0)) is UNDEF or t3 is False"
+        " or rt_eq(t5, rt_dget(t0, 'b')): return UNDEF",
         "    t6 = rt_get(t0, 1)",
         "    if f(g(t0), t6): return UNDEF",
         "    return t6",
     ]
+
+
+def test_a_return_after_a_test_that_returns_undefined_takes_it_in() -> None:
+    w = LineWriter(1, True)
+    w.assign("t1", "ctx.input")
+    w.guard("t1 is UNDEF")
+    w.assign("t2", "rt_dget(t1, 'a')")
+    w.guard("t2 is UNDEF")
+    w.returns("t2")
+    w.finish()
+    assert w.lines == ["    return UNDEF if (t1 := ctx.input) is UNDEF or (t2 := rt_dget(t1, 'a')) is UNDEF else t2"]
+    w = LineWriter(2, True)
+    w.fail = "continue"
+    w.guard("a")
+    w.returns("True")
+    assert w.lines == ["        if a: continue", "        return True"]
 
 
 def test_tests_join_only_at_one_level_with_one_failure() -> None:

@@ -588,7 +588,7 @@ class ModuleGen:
             v = em.term(head.value)
             stable = em.loops == base_loops or not (term_vars(head.value, set()) - _arg_vars(head))
             if stable:
-                em.w(f"return {v}")
+                em.returns(v)
             else:
                 msg = conflict_message(node)
                 em.uses_r = True

@@ -38,15 +38,16 @@ class LineWriter:
         # value, the test before it).
         self._test: tuple[int, str, str] | None = None
         self._assignment: tuple[int, str, str, tuple[int, str, str] | None] | None = None
-        # Names folded into tests as ``(name := value)``: (line, offset, name).
-        self._folds: list[tuple[int, int, str]] = []
+        # Names folded into tests as ``(name := value)``: (line, offset, name, value).
+        self._folds: list[tuple[int, int, str, str]] = []
 
     def w(self, code: str) -> None:
         self.lines.append("    " * self.indent + code)
         self._test = self._assignment = None
 
     def assign(self, name: str, value: str) -> None:
-        """``name = value``: ``name`` a generated name, ``value`` an expression."""
+        """``name = value``: ``name`` a generated name, ``value`` a call or an
+        attribute (a primary expression: it can take the place of ``name``)."""
         test = self._test
         self.lines.append(f"{'    ' * self.indent}{name} = {value}")
         self._test = None
@@ -81,11 +82,27 @@ class LineWriter:
                 at += len(test[2]) + 4
         lines.append(f"{'    ' * indent}if {cond}: {fail}")
         if at >= 0:
-            self._folds.append((len(lines) - 1, 4 * indent + 3 + at, name))
+            self._folds.append((len(lines) - 1, 4 * indent + 3 + at, name, value))
         # A condition holding a conditional expression could not take ``or``
         # after it; generated conditions have none, but make sure.
         self._test = (indent, fail, cond) if " if " not in cond else None
         self._assignment = None
+
+    def returns(self, value: str) -> None:
+        """``return value``; in the compact form, after a test that returns
+        UNDEF at the same level, one ``return UNDEF if <cond> else value``."""
+        test = self._test
+        if test is None or test[0] != self.indent or test[1] != "return UNDEF":
+            self.w(f"return {value}")
+            return
+        line = self.lines.pop()
+        pad = "    " * self.indent
+        self.lines.append(f"{pad}return UNDEF if {test[2]} else {value}")
+        # The condition now starts further into its line.
+        index = len(self.lines) - 1
+        self._folds = [(i, at + 13 if i == index else at, name, value) for i, at, name, value in self._folds]
+        assert line == f"{pad}if {test[2]}: return UNDEF"
+        self._test = self._assignment = None
 
     def finish(self) -> None:
         """Call once the function's lines are written: a name folded into a
@@ -96,13 +113,13 @@ class LineWriter:
         text = "\n".join(self.lines)
         lines = self.lines
         # Last first: dropping a name from a line moves what follows it there.
-        for index, at, name in reversed(folds):
+        for index, at, name, value in reversed(folds):
             # Only in ``(name := value)`` itself: that test was its one use
             # (literals can only add to the count).
             if text.count(name) == 1:
                 line = lines[index]
-                # ``(name := value)`` becomes ``(value)``.
-                lines[index] = line[: at + 1] + line[at + len(name) + 5 :]
+                plain = value if value[-1] == ")" else f"({value})"
+                lines[index] = line[:at] + plain + line[at + len(name) + len(value) + 6 :]
         self._folds = []
 
 
