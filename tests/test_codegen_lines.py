@@ -101,6 +101,14 @@ allow if {
     n > 1
     startswith(input.p, "/")
     input.q != "t2 := rt_dget(t1, 'x')"
+    not input.a in {"y", "z"}
+    not to_number(input.s) > 5
+    not any_big
+}
+
+any_big if {
+    some v in input.vs
+    v > 5
 }
 """
 
@@ -113,6 +121,8 @@ allow if {
         {"a": "y", "s": "oops", "p": "/a"},
         {"a": "x", "s": "2", "p": 3, "q": "y"},
         {"a": "x", "s": "2", "p": "/", "q": "t2 := rt_dget(t1, 'x')"},
+        {"a": "x", "s": "9", "p": "/a", "q": "y"},
+        {"a": "x", "s": "2", "p": "/a", "q": "y", "vs": [1, 7]},
     ],
 )
 @pytest.mark.parametrize("strict", [False, True])

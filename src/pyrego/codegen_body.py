@@ -494,18 +494,23 @@ class BodyEmitter(LineWriter):
 
     def negation(self, e: ast.Expr) -> None:
         flag = self.tmp("n")
+        before = self.last_test()
         self.w(f"{flag} = True")
+        start = len(self.lines) - 1
         st = self.state()
         self.begin_once()
         inner = ast.Expr(e.statement, False, (), e.location)
         # Only wildcards may be bound inside a negation; order them locally.
         self.body((inner,))
-        self.w(f"{flag} = False")
-        self.w("break")
+        # Compact code: a negated test is that test's condition negated.
+        lone = self.lone_test(start, before)
+        if lone is None:
+            self.w(f"{flag} = False")
+            self.w("break")
         ctx = self.ctx
         self.restore(st)
         self.ctx = ctx
-        self.guard(f"not {flag}")
+        self.guard(f"not {flag}" if lone is None else f"not ({lone})")
 
     def with_mods(self, e: ast.Expr) -> None:
         entries = []

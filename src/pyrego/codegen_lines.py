@@ -104,6 +104,23 @@ class LineWriter:
         assert line == f"{pad}if {test[2]}: return UNDEF"
         self._test = self._assignment = None
 
+    def lone_test(self, start: int, before: tuple[int, str, str] | None) -> str | None:
+        """In the compact form, where the lines from ``start`` on are a flag's
+        assignment, a block's header and one test: remove them and return the
+        test's condition (names folded into it keep their ``:=``). ``before``:
+        what :meth:`last_test` said before ``start``."""
+        test = self._test
+        if not self.compact or test is None or len(self.lines) != start + 3:
+            return None
+        del self.lines[start:]
+        self._folds = [fold for fold in self._folds if fold[0] < start]
+        self._test, self._assignment = before, None
+        return test[2]
+
+    def last_test(self) -> tuple[int, str, str] | None:
+        """The test on the last line written, if it is one (for :meth:`lone_test`)."""
+        return self._test
+
     def finish(self) -> None:
         """Call once the function's lines are written: a name folded into a
         test that is used nowhere else loses its ``:=``."""
