@@ -30,7 +30,7 @@ from __future__ import annotations
 import re
 from ast import literal_eval
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Callable, NamedTuple
 
 from .runtime.helpers import MISS, rt_conflict
 from .runtime.values import UNDEF, equal
@@ -48,8 +48,7 @@ _DEADLINE = re.compile(r"( *)rt_check_deadline\((\w+)\)")
 _DPATH = re.compile(r"( *)(\w+(?:, \w+)+) = (rt_dpath|rt_dinput)\((\w+), (.+)\)")
 
 
-@dataclass(frozen=True, slots=True)
-class BuiltinSite:
+class BuiltinSite(NamedTuple):
     """One builtin call site (``C<n>``): the names of the builtin's function
     (``B<n>``) and location (``L<n>``), and its name as a literal."""
 
