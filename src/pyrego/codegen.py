@@ -686,8 +686,8 @@ class ModuleGen:
         is compact): the same rule, so the same operations, names and
         constants, one statement for each."""
         node = self._chunk_nodes.get(name)
-        if node is None:
-            return []
+        if node is None or not self.chunks.get(name):
+            return []  # a wrapper's constant, say: no code of its own
         with _LOAD_LOCK:
             saved, self.lines = self.lines, []
             self.compact = False
