@@ -8,7 +8,7 @@ import pytest
 
 import pyrego
 from pyrego import codegen_tiers
-from pyrego.codegen_tiers import PROMOTE_AFTER, TICK_LINE, fast_lines
+from pyrego.codegen_tiers import PROMOTE_AFTER, TICK_LINE, BuiltinSite, fast_lines
 
 POLICY = """package tiers
 
@@ -41,11 +41,16 @@ def test_fast_lines_expands_the_compact_statements() -> None:
         "    c = ctx.cache",
         TICK_LINE,
         "    t2 = rt_dget(t1, 'request')",
-        "        r8 = rt_call_builtin(ctx, B1, 'startswith', L2, t7, v6)",
-        "    r11 = rt_call_builtin(ctx, B3, 'time.now_ns', L4, ctx)",
-        "    r12 = rt_call_builtin(c3, B4, 'count', None, t2)",
+        "        r8 = C5(ctx, t7, v6)",
+        "    r11 = C6(ctx)",
+        "    r12 = C7(c3, t2)",
     ]
-    assert fast_lines(compact) == [
+    sites = {
+        "C5": BuiltinSite("B1", "'startswith'", "L2", False),
+        "C6": BuiltinSite("B3", "'time.now_ns'", "L4", True),
+        "C7": BuiltinSite("B4", "'count'", "None", False),
+    }
+    assert fast_lines(compact, sites) == [
         "def D2_0(ctx):",
         "    c = ctx.cache",
         "    t2 = t1.get('request', UNDEF) if type(t1) is dict else rt_get(t1, 'request')",
@@ -71,7 +76,7 @@ def test_fast_lines_expands_lookup_runs_and_deadline_checks() -> None:
         "        t7 = rt_dinput(ctx)",
         "        rt_check_deadline(w4)",
     ]
-    assert fast_lines(compact) == [
+    assert fast_lines(compact, {}) == [
         "    t1 = ctx.input",
         "    t2 = t1.get('request', UNDEF) if type(t1) is dict else rt_get(t1, 'request')",
         "    t3 = t2.get('user', UNDEF) if type(t2) is dict else rt_get(t2, 'user')",
@@ -83,8 +88,8 @@ def test_fast_lines_expands_lookup_runs_and_deadline_checks() -> None:
 
 
 def test_a_literal_naming_a_helper_does_not_keep_a_line_compact() -> None:
-    line = "    r3 = rt_call_builtin(ctx, B1, 'concat', L2, 'x = rt_dget(a, b)', t2)"
-    assert fast_lines([line]) == [
+    line = "    r3 = C3(ctx, 'x = rt_dget(a, b)', t2)"
+    assert fast_lines([line], {"C3": BuiltinSite("B1", "'concat'", "L2", False)}) == [
         "    try:",
         "        r3 = B1('x = rt_dget(a, b)', t2)",
         "    except (BuiltinError, BuiltinHalt) as exc:",
@@ -94,7 +99,7 @@ def test_a_literal_naming_a_helper_does_not_keep_a_line_compact() -> None:
 
 def test_fast_lines_keeps_keys_that_hold_parentheses_and_quotes() -> None:
     line = """    t5 = rt_dget(t4, "it's (a) key)")"""
-    assert fast_lines([line]) == [
+    assert fast_lines([line], {}) == [
         """    t5 = t4.get("it's (a) key)", UNDEF) if type(t4) is dict else rt_get(t4, "it's (a) key)")"""
     ]
 
@@ -102,10 +107,11 @@ def test_fast_lines_keeps_keys_that_hold_parentheses_and_quotes() -> None:
 def test_policy_text_never_takes_part_in_the_expansion() -> None:
     # Strings that look like compact statements stay inside their literals.
     e = _engine()
-    e.add_policy("trick.rego", 'package trick\nx := "a = rt_dget(b, \'c\')"\ny := "\\n    r1 = rt_call_builtin(ctx, B1, \'f\', L1)"\n')
+    e.add_policy("trick.rego", 'package trick\nx := "a = rt_dget(b, \'c\')"\ny := "\\n    r1 = C1(ctx, B1)"\nz := concat("\\n    r2 = C1(ctx)", ["a"])\n')
     for _ in range(PROMOTE_AFTER + 2):
         assert e.eval_rule("data.trick.x") == "a = rt_dget(b, 'c')"
-        assert e.eval_rule("data.trick.y") == "\n    r1 = rt_call_builtin(ctx, B1, 'f', L1)"
+        assert e.eval_rule("data.trick.y") == "\n    r1 = C1(ctx, B1)"
+        assert e.eval_rule("data.trick.z") == "a"
 
 
 def _allow_code(e: pyrego.Engine) -> object:
@@ -131,7 +137,7 @@ def test_a_hot_program_is_recompiled_in_the_fast_form_with_the_same_results() ->
     # The functions were replaced by the fast form's.
     assert compact_fn is not None and namespace["D2_0"] is not compact_fn
     assert "rt_dget" not in namespace["D2_0"].__code__.co_names
-    assert "rt_call_builtin" not in namespace["D2_0"].__code__.co_names
+    assert not [name for name in namespace["D2_0"].__code__.co_names if name.startswith("C")]
     # A fresh engine on the same policy shares the hot program.
     e2 = pyrego.Engine()
     e2.add_policy("tiers.rego", POLICY)

@@ -21,7 +21,7 @@ from typing import Any, Callable
 from . import ast
 from .builtins.registry import Builtin
 from .codegen_body import BodyEmitter, ground_value, is_ground
-from .codegen_tiers import TICK_LINE, RuleWrapper, fast_lines, make_tick
+from .codegen_tiers import TICK_LINE, BuiltinSite, RuleWrapper, fast_lines, make_tick
 from .compiler import (
     COMPLETE,
     FUNCTION,
@@ -33,7 +33,7 @@ from .compiler import (
     iter_rule_chain,
 )
 from .errors import Location, RegoCompileError
-from .runtime.helpers import HELPERS, rt_call_builtin
+from .runtime.helpers import HELPERS, builtin_call, rt_call_builtin
 from .runtime.values import UNDEF, freeze
 from .safety import body_vars, term_vars
 from .withs import make_call_mock, make_with, rt_const_fn, rt_node_child, rt_path
@@ -99,6 +99,9 @@ class ModuleGen:
         self._consts: dict[Any, str] = {}
         self._locs: dict[Location, str] = {}
         self._builtins: dict[str, str] = {}
+        # Builtin call sites (``C<n>``), by builtin name and call location.
+        self._site_names: dict[tuple[str, Location], str] = {}
+        self.builtin_sites: dict[str, BuiltinSite] = {}
         self._materialize_needed: set[int] = set()
         self._materialized: set[int] = set()
         self._member_sets: dict[Any, tuple[str, bool]] = {}
@@ -108,6 +111,11 @@ class ModuleGen:
         # the document function itself where it is a wrapper (codegen_tiers).
         self.chunks: dict[str, list[str]] = {}
         self.wrappers: dict[str, RuleWrapper] = {}
+        # The rule node of each chunk, to write its code again in the
+        # canonical shapes that the fast form expands (see _fast_chunk).
+        self._chunk_nodes: dict[str, RuleNode] = {}
+        # Rules' code is written in the compact form (codegen_lines).
+        self.compact = True
         # The document function of each rule path.
         self.rule_functions: dict[tuple[str, ...], str] = {}
         # Compact code is compiled until the program is hot (see codegen_tiers).
@@ -170,6 +178,20 @@ class ModuleGen:
             g = self._builtins[name] = self.fresh("B")
             self.namespace[g] = b.fn
         return g
+
+    def builtin_site(self, name: str, location: Location) -> str:
+        """``C<n>``: the compact form's caller of builtin ``name`` at ``location``
+        (``C<n>(ctx, *args)``); codegen_tiers writes the fast form's inline
+        ``try`` from its :class:`BuiltinSite`."""
+        key = (name, location)
+        site = self._site_names.get(key)
+        if site is None:
+            b = self.tree.builtin(name)
+            assert b is not None
+            site = self._site_names[key] = self.fresh("C")
+            self.namespace[site] = builtin_call(b.fn, name, location, b.needs_context)
+            self.builtin_sites[site] = BuiltinSite(self.builtin_global(name), self.literal(name), self.loc(location), b.needs_context)
+        return site
 
     def builtin_caller(self, name: str) -> str:
         """A ``(ctx, *args)`` callable for builtin ``name`` (used by mocks)."""
@@ -240,7 +262,7 @@ class ModuleGen:
                         em.w(em.fail)
                         return "UNDEF"
                     v = em.tmp()
-                    em.w(f"{v} = R{cur.id}({em.ctx})")
+                    em.assign(v, f"R{cur.id}({em.ctx})")
                     return em.walk_path(v, path[i:], check=check) if i < len(path) else self._check(em, v, check)
                 continue
             if isinstance(p, ast.Scalar):
@@ -253,11 +275,11 @@ class ModuleGen:
             # A computed key: evaluate only the child it names.
             key = em.term(path[i])
             v = em.tmp()
-            em.w(f"{v} = rt_node_child({em.ctx}, {self.children_map(cur)}, {key}, {self.const(cur.path)})")
+            em.assign(v, f"rt_node_child({em.ctx}, {self.children_map(cur)}, {key}, {self.const(cur.path)})")
             return em.walk_path(v, path[i + 1 :], check=check) if i + 1 < len(path) else self._check(em, v, check)
         self._materialize_needed.add(cur.id)
         v = em.tmp()
-        em.w(f"{v} = N{cur.id}({em.ctx})")
+        em.assign(v, f"N{cur.id}({em.ctx})")
         return em.walk_path(v, path[i:], check=check)
 
     def _base_data(self, em: BodyEmitter, path: tuple[ast.Term, ...], check: bool) -> str:
@@ -330,6 +352,7 @@ class ModuleGen:
                 # rules that are never evaluated.
                 name = f"F{node.id}" if node.kind == FUNCTION else f"R{node.id}"
                 self.chunks[name] = self.lines[start:]
+                self._chunk_nodes[name] = node
                 del self.lines[start:]
                 if wrapper is not None:
                     self.wrappers[name] = wrapper
@@ -462,6 +485,7 @@ class ModuleGen:
             em.unify_value(a, p, rule.location)
         v = em.term(rule.head.value)
         em.w(f"return {v}")
+        em.finish()
         self.lines.append(f"def {name}(ctx{''.join(', ' + p for p in params)}):")
         self.lines.extend(em.lines)
         self.lines.append("    return UNDEF")
@@ -483,6 +507,7 @@ class ModuleGen:
             self.branch(em, node, branch, once=once)
             if kind in (COMPLETE, FUNCTION) and branch.else_ is not None and em.uses_r:
                 em.w("if r is not UNDEF: return r")
+        em.finish()
         if kind in (COMPLETE, FUNCTION):
             # `r` only exists where a branch may find a value inside a loop.
             if em.uses_r:
@@ -563,7 +588,7 @@ class ModuleGen:
             v = em.term(head.value)
             stable = em.loops == base_loops or not (term_vars(head.value, set()) - _arg_vars(head))
             if stable:
-                em.w(f"return {v}")
+                em.returns(v)
             else:
                 msg = conflict_message(node)
                 em.uses_r = True
@@ -582,8 +607,14 @@ class ModuleGen:
 
     def query(self, body: ast.Body, names: dict[str, str]) -> Callable[..., Any]:
         """Compile a resolved query into a generator of (bindings, expression values)."""
+        # Not while a rule's code is written again for the fast form (_canonical_chunk).
+        with _LOAD_LOCK:
+            return self._query(body, names)
+
+    def _query(self, body: ast.Body, names: dict[str, str]) -> Callable[..., Any]:
         fname = self.fresh("Q")
         em = BodyEmitter(self)
+        em.compact = False  # compiled in the fast form at once
         n = len(body)
         record = {i: f"e{i}" for i in range(n)}
         for i in range(n):
@@ -603,7 +634,7 @@ class ModuleGen:
         self.lines.extend(em.lines)
         # A query is compiled once per program and text, and run for every
         # evaluation of it: its code takes the fast form at once.
-        self.exec_lines(fast_lines(self.lines[start:]), "<pyrego query>")
+        self.exec_lines(fast_lines(self.lines[start:], self.builtin_sites), "<pyrego query>")
         return self.namespace[fname]  # type: ignore[no-any-return]
 
     # -- assembly ---------------------------------------------------------------------
@@ -648,7 +679,24 @@ class ModuleGen:
 
     def _fast_chunk(self, name: str) -> list[str]:
         wrapper = self.wrappers.get(name)
-        return fast_lines(self.chunks[name]) + (wrapper.fast_lines() if wrapper is not None else [])
+        return fast_lines(self._canonical_chunk(name), self.builtin_sites) + (wrapper.fast_lines() if wrapper is not None else [])
+
+    def _canonical_chunk(self, name: str) -> list[str]:
+        """``name``'s code written again, in the canonical shapes (the chunk
+        is compact): the same rule, so the same operations, names and
+        constants, one statement for each."""
+        node = self._chunk_nodes.get(name)
+        if node is None or not self.chunks.get(name):
+            return []  # a wrapper's constant, say: no code of its own
+        with _LOAD_LOCK:
+            saved, self.lines = self.lines, []
+            self.compact = False
+            try:
+                self.rule_node(node)
+                return self.lines
+            finally:
+                self.lines = saved
+                self.compact = True
 
     def load(self, name: str, chunk: list[str] | None = None) -> Callable[..., Any]:
         """Compile ``name``'s code if it is still a stand-in; return the real function.

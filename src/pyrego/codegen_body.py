@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from . import ast
+from .codegen_lines import LineWriter
 from .compiler import FuncRef
 from .errors import RegoCompileError, RegoTypeError, RegoUnsafeVarError
 from .optimize import hoist_checks
@@ -53,14 +54,12 @@ def ground_value(t: ast.Term) -> Any:
     raise TypeError("not ground")
 
 
-class BodyEmitter:
-    """Writes the code of one Python function."""
+class BodyEmitter(LineWriter):
+    """Writes the code of one Python function (in the compact form where ``gen.compact``)."""
 
     def __init__(self, gen: ModuleGen, indent: int = 1) -> None:
+        super().__init__(indent, gen.compact)
         self.gen = gen
-        self.lines: list[str] = []
-        self.indent = indent
-        self.fail = "return UNDEF"
         self.ctx = "ctx"
         self.vars: dict[str, str] = {}
         self.bound: set[str] = set()
@@ -88,9 +87,6 @@ class BodyEmitter:
 
     # -- writing -----------------------------------------------------------
 
-    def w(self, code: str) -> None:
-        self.lines.append("    " * self.indent + code)
-
     def tmp(self, prefix: str = "t") -> str:
         self._tmp += 1
         return f"{prefix}{self._tmp}"
@@ -116,7 +112,7 @@ class BodyEmitter:
     def check_defined(self, v: str) -> None:
         """Fail when ``v`` is UNDEF (unless that was tested on this path already)."""
         if v not in self.checked:
-            self.w(f"if {v} is UNDEF: {self.fail}")
+            self.guard(f"{v} is UNDEF")
             self.checked.add(v)
 
     def state(self) -> tuple[Any, ...]:
@@ -164,14 +160,13 @@ class BodyEmitter:
     def body(self, body: ast.Body, *, required: set[str] | None = None, location: ast.Location | None = None, record: dict[int, str] | None = None) -> None:
         """Emit ``body`` (reordered for safety); on return we are at the innermost level."""
         outer = self.outer | self.bound
-        all_inner: set[str] = set()
-        for e in body:
-            stmt_vars(e.statement, all_inner)
+        # Each expression's variables, walked once here for hoist_checks too.
+        own_vars = {id(e): stmt_vars(e.statement, set()) for e in body}
         saved_outer = self.outer
-        self.outer = outer | all_inner
+        self.outer = outer.union(*own_vars.values())
         ordered, _ = reorder_body(body, set(self.bound), self.outer, self.gen.arity, required=required, location=location)
         if record is None:
-            ordered = tuple(hoist_checks(ordered, self.bound, self.gen.arity, self.gen.pure_data_ref))
+            ordered = tuple(hoist_checks(ordered, self.bound, self.gen.arity, self.gen.pure_data_ref, own_vars))
         if record is None:
             for e in ordered:
                 self.expr(e)
@@ -232,16 +227,16 @@ class BodyEmitter:
                 if all_str:
                     # UNDEF is no string: this test fails on it too.
                     x = self.term(t.args[0], check=False)
-                    self.w(f"if type({x}) is not str or {x} not in {name}: {self.fail}")
+                    self.guard(f"type({x}) is not str or {x} not in {name}")
                     self.checked.add(x)
                 else:
                     x = self.term(t.args[0])
-                    self.w(f"if freeze({x}) not in {name}: {self.fail}")
+                    self.guard(f"freeze({x}) not in {name}")
                 return
             x = self.term(t.args[0])
             # rt_member is false for an UNDEF collection: no test of its own.
             coll = self.term(coll_t, check=False)
-            self.w(f"if not rt_member({x}, {coll}): {self.fail}")
+            self.guard(f"not rt_member({x}, {coll})")
             self.checked.add(coll)
             return
         if isinstance(t, ast.Scalar):
@@ -253,14 +248,14 @@ class BodyEmitter:
         if record_as:
             v = self.term(t)
             self.w(f"{record_as} = {v}")
-            self.w(f"if {v} is False: {self.fail}")
+            self.guard(f"{v} is False")
             return
         v = self.term(t, check=False)
         if v in self.unchecked and v not in self.checked:
-            self.w(f"if {v} is UNDEF or {v} is False: {self.fail}")
+            self.guard(f"{v} is UNDEF or {v} is False")
             self.checked.add(v)
         else:
-            self.w(f"if {v} is False: {self.fail}")
+            self.guard(f"{v} is False")
 
     def terms_in_order(self, terms: tuple[ast.Term, ...] | list[ast.Term]) -> list[str]:
         """Compile ``terms``; ones that bind variables by iteration go first."""
@@ -281,11 +276,11 @@ class BodyEmitter:
         if op in ("==", "!="):
             cond = self.eq_expr(x, a, y, b)
             if op == "==":
-                self.w(f"if not ({cond}): {self.fail}")
+                self.guard(f"not ({cond})")
             else:
-                self.w(f"if {cond}: {self.fail}")
+                self.guard(f"{cond}")
             return
-        self.w(f"if not {_CMP_HELPER[op]}({x}, {y}): {self.fail}")
+        self.guard(f"not {_CMP_HELPER[op]}({x}, {y})")
 
     @staticmethod
     def _literal_operand(a: ast.Term, b: ast.Term) -> tuple[Any, ast.Term] | None:
@@ -308,11 +303,11 @@ class BodyEmitter:
         lit, other = operands
         v = self.term(other, check=False)
         if isinstance(lit, str):
-            self.w(f"if {v} != {self.gen.literal(lit)}: {self.fail}")
+            self.guard(f"{v} != {self.gen.literal(lit)}")
         elif lit is True or lit is False or lit is None:
-            self.w(f"if {v} is not {lit!r}: {self.fail}")
+            self.guard(f"{v} is not {lit!r}")
         else:
-            self.w(f"if not (type({v}) is not bool and {v} == {self.gen.literal(lit)}): {self.fail}")
+            self.guard(f"not (type({v}) is not bool and {v} == {self.gen.literal(lit)})")
         self.checked.add(v)
         return True
 
@@ -332,7 +327,7 @@ class BodyEmitter:
             cond = f"(type({v}) is not bool and {v} == {self.gen.literal(lit)})"
         if v in self.unchecked and v not in self.checked:
             cond = f"{v} is UNDEF or {cond}"
-        self.w(f"if {cond}: {self.fail}")
+        self.guard(f"{cond}")
         self.checked.add(v)
         return True
 
@@ -389,7 +384,7 @@ class BodyEmitter:
             return
         x = self.term(a)
         y = self.term(b)
-        self.w(f"if not ({self.eq_expr(x, a, y, b)}): {self.fail}")
+        self.guard(f"not ({self.eq_expr(x, a, y, b)})")
 
     def _iterable_only(self, t: ast.Term) -> bool:
         """True when ``t``'s unbound vars are all bound by iterating its refs."""
@@ -421,13 +416,13 @@ class BodyEmitter:
         """Destructure the Python value expression ``value`` against ``pattern``."""
         if isinstance(pattern, ast.Var) and pattern.name not in ROOTS:
             if pattern.name in self.bound:
-                self.w(f"if not rt_eq({self.vars[pattern.name]}, {value}): {self.fail}")
+                self.guard(f"not rt_eq({self.vars[pattern.name]}, {value})")
             else:
                 self.bind(pattern.name, value)
             return
         if not self.has_unbound(pattern):
             y = self.term(pattern)
-            self.w(f"if not ({self.eq_expr(value, ast.Var('$v'), y, pattern)}): {self.fail}")
+            self.guard(f"not ({self.eq_expr(value, ast.Var('$v'), y, pattern)})")
             return
         if not value.isidentifier():
             t = self.tmp()
@@ -435,13 +430,13 @@ class BodyEmitter:
             value = t
         if isinstance(pattern, ast.Array):
             n = len(pattern.items)
-            self.w(f"if not rt_is_array({value}) or len({value}) != {n}: {self.fail}")
+            self.guard(f"not rt_is_array({value}) or len({value}) != {n}")
             for i, item in enumerate(pattern.items):
                 self.unify_value(item, f"{value}[{i}]", location)
             return
         if isinstance(pattern, ast.Object):
             n = len(pattern.items)
-            self.w(f"if type({value}) is not dict or len({value}) != {n}: {self.fail}")
+            self.guard(f"type({value}) is not dict or len({value}) != {n}")
             for k, v in pattern.items:
                 if self.has_unbound(k):
                     raise RegoCompileError("object keys in patterns must be ground", location)
@@ -449,7 +444,7 @@ class BodyEmitter:
                 kt = self.tmp()
                 key_expr = key if isinstance(k, ast.Scalar) and isinstance(k.value, str) else f"freeze({key})"
                 self.w(f"{kt} = {value}.get({key_expr}, UNDEF)")
-                self.w(f"if {kt} is UNDEF: {self.fail}")
+                self.guard(f"{kt} is UNDEF")
                 self.unify_value(v, kt, location)
             return
         raise RegoUnsafeVarError(f"var {sorted(term_vars(pattern, set()) - self.bound)[0]} is unsafe", location)
@@ -495,22 +490,27 @@ class BodyEmitter:
         self.w(f"    {ok} = False")
         self.w("    break")
         self.restore(st)
-        self.w(f"if not {ok}: {self.fail}")
+        self.guard(f"not {ok}")
 
     def negation(self, e: ast.Expr) -> None:
         flag = self.tmp("n")
+        before = self.last_test()
         self.w(f"{flag} = True")
+        start = len(self.lines) - 1
         st = self.state()
         self.begin_once()
         inner = ast.Expr(e.statement, False, (), e.location)
         # Only wildcards may be bound inside a negation; order them locally.
         self.body((inner,))
-        self.w(f"{flag} = False")
-        self.w("break")
+        # Compact code: a negated test is that test's condition negated.
+        lone = self.lone_test(start, before)
+        if lone is None:
+            self.w(f"{flag} = False")
+            self.w("break")
         ctx = self.ctx
         self.restore(st)
         self.ctx = ctx
-        self.w(f"if not {flag}: {self.fail}")
+        self.guard(f"not {flag}" if lone is None else f"not ({lone})")
 
     def with_mods(self, e: ast.Expr) -> None:
         entries = []
@@ -565,8 +565,8 @@ class BodyEmitter:
         if isinstance(t, ast.Var):
             if t.name == "input":
                 v = self.tmp()
-                self.w(f"{v} = {self.ctx}.input")
-                self.w(f"if {v} is UNDEF: {self.fail}")
+                self.assign(v, f"{self.ctx}.input")
+                self.guard(f"{v} is UNDEF")
                 return v
             if t.name == "data":
                 return self.gen.data_ref(self, ())
@@ -676,7 +676,7 @@ class BodyEmitter:
                 self.unify_value(p, k, p.location)
             else:
                 key = self.term(p)
-                self.w(f"{nxt} = {getter}({cur}, {key})")
+                self.assign(nxt, f"{getter}({cur}, {key})")
             cur = run_base = nxt
         if run or input_ctx is not None:
             self.write_lookups(run_base, run, input_ctx)
@@ -694,9 +694,9 @@ class BodyEmitter:
             if run:
                 self.w(f"{base}, {names[:-2]} = rt_dinput({input_ctx}{keys})")
             else:
-                self.w(f"{base} = {input_ctx}.input")
+                self.assign(base, f"{input_ctx}.input")
         elif len(run) == 1:
-            self.w(f"{run[0][0]} = rt_dget({base}{keys})")
+            self.assign(run[0][0], f"rt_dget({base}{keys})")
         else:
             self.w(f"{names[:-2]} = rt_dpath({base}{keys})")
 
@@ -734,21 +734,21 @@ class BodyEmitter:
         vals = self.terms_in_order(args)
         res = self.tmp("r")
         if op == "internal.member_2":
-            self.w(f"{res} = rt_member({vals[0]}, {vals[1]})")
+            self.assign(res, f"rt_member({vals[0]}, {vals[1]})")
         elif op == "internal.member_3":
-            self.w(f"{res} = rt_member3({vals[0]}, {vals[1]}, {vals[2]})")
+            self.assign(res, f"rt_member3({vals[0]}, {vals[1]}, {vals[2]})")
         elif op in gen.mockable:
-            self.w(f"{res} = CALL_MOCK({self.ctx}, {gen.literal(op)}, {gen.default_callable(op)}, ({''.join(v + ', ' for v in vals)}))")
+            self.assign(res, f"CALL_MOCK({self.ctx}, {gen.literal(op)}, {gen.default_callable(op)}, ({''.join(v + ', ' for v in vals)}))")
             self.result_check(res, check or out_arg is not None)
         elif node is not None:
-            self.w(f"{res} = {gen.function_name(node)}({self.ctx}{''.join(', ' + v for v in vals)})")
+            self.assign(res, f"{gen.function_name(node)}({self.ctx}{''.join(', ' + v for v in vals)})")
             self.result_check(res, check or out_arg is not None)
         else:
             b = gen.builtin(op)
             assert b is not None
-            fn = gen.builtin_global(op)
-            call_args = ([self.ctx] if b.needs_context else []) + vals
             if b.relation:
+                fn = gen.builtin_global(op)
+                call_args = ([self.ctx] if b.needs_context else []) + vals
                 it = self.tmp("it")
                 self.w("try:")
                 self.w(f"    {it} = list({fn}({', '.join(call_args)}))")
@@ -757,8 +757,8 @@ class BodyEmitter:
                 self.open_loop(f"for {res} in {it}:")
             else:
                 # Compact form; codegen_tiers expands it to an inline try for hot code.
-                where = gen.loc(t.location)
-                self.w(f"{res} = rt_call_builtin({self.ctx}, {fn}, {gen.literal(op)}, {where}{''.join(', ' + a for a in call_args)})")
+                site = gen.builtin_site(op, t.location)
+                self.assign(res, f"{site}({self.ctx}{''.join(', ' + a for a in vals)})")
                 self.result_check(res, check or out_arg is not None)
         if out_arg is not None:
             self.unify_value(out_arg, res, t.location)

@@ -4,7 +4,8 @@ Python's :func:`compile` takes time in proportion to the source it is given,
 and a policy evaluated once (a fresh engine, a one-off scan) pays that time in
 full. So a rule's code is first compiled in a compact form, where literal-key
 lookups and builtin calls go through helper functions
-(``rt_dget(x, 'k')``, ``rt_call_builtin(ctx, B1, 'op', L2, ...)``) and loops
+(``rt_dget(x, 'k')``; ``C3(ctx, ...)``, a caller bound to one call site's
+builtin, name and location: a :class:`BuiltinSite`) and loops
 call ``rt_check_deadline(ctx)`` unconditionally; the functions that memoise
 documents (``R<id>``) and run functions (``F<id>``) are closures built from a
 :class:`RuleWrapper`, with no source at all. Once a program's rules have been
@@ -14,12 +15,14 @@ type test; a ``try`` around the builtin call; a ``def`` for each wrapper), and
 code loaded after that is compiled in the fast form straight away.
 
 Both forms perform the same operations in the same order; they differ only in
-Python call overhead. The fast form is derived from the compact one line by
-line: the code generator writes each compact statement on a line of its own,
-in exactly the shapes matched below, and user text only ever appears inside
-``repr`` literals, so it cannot start a line or take part in a match. A
-wrapper's ``def`` is written from its fields: generated names, numbers, and
-literals the code generator made.
+Python call overhead. The compact form also has fewer statements: a test
+takes in the assignment and the tests before it (see codegen_lines). The
+fast form is derived from the rule's code written again in the canonical
+shapes, one statement a line, line by line: the code generator writes each
+compact statement on a line of its own, in exactly the shapes matched below,
+and user text only ever appears inside ``repr`` literals, so it cannot start
+a line or take part in a match. A wrapper's ``def`` is written from its
+fields: generated names, numbers, and literals the code generator made.
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ from __future__ import annotations
 import re
 from ast import literal_eval
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Callable, NamedTuple
 
 from .runtime.helpers import MISS, rt_conflict
 from .runtime.values import UNDEF, equal
@@ -40,9 +43,19 @@ PROMOTE_AFTER = 32
 TICK_LINE = "    TICK()"
 
 _DGET = re.compile(r"( *)(\w+) = rt_dget\((\w+), (.+)\)")
-_BUILTIN_CALL = re.compile(r"( *)(\w+) = rt_call_builtin\((\w+), (\w+), ('[\w.]+'), (\w+)((?:, .+)?)\)")
+_SITE_CALL = re.compile(r"( *)(\w+) = (C\d+)\((\w+)((?:, .+)?)\)")
 _DEADLINE = re.compile(r"( *)rt_check_deadline\((\w+)\)")
 _DPATH = re.compile(r"( *)(\w+(?:, \w+)+) = (rt_dpath|rt_dinput)\((\w+), (.+)\)")
+
+
+class BuiltinSite(NamedTuple):
+    """One builtin call site (``C<n>``): the names of the builtin's function
+    (``B<n>``) and location (``L<n>``), and its name as a literal."""
+
+    fn: str
+    name: str
+    where: str
+    needs_context: bool
 
 
 @dataclass(slots=True)
@@ -270,13 +283,14 @@ def _expand_lookups(m: re.Match[str]) -> list[str]:
     return out
 
 
-def _expand_builtin_call(m: re.Match[str]) -> list[str]:
-    indent, res, ctx, fn, op, where, args = m.groups()
+def _expand_builtin_call(indent: str, res: str, site: BuiltinSite, ctx: str, args: str) -> list[str]:
+    if site.needs_context:
+        args = f"{ctx}{args}"
     return [
         f"{indent}try:",
-        f"{indent}    {res} = {fn}({args[2:]})",
+        f"{indent}    {res} = {site.fn}({args.removeprefix(', ')})",
         f"{indent}except (BuiltinError, BuiltinHalt) as exc:",
-        f"{indent}    {res} = rt_builtin_error({ctx}, exc, {op}, {where})",
+        f"{indent}    {res} = rt_builtin_error({ctx}, exc, {site.name}, {site.where})",
     ]
 
 
@@ -290,17 +304,22 @@ _EXPANSIONS: list[tuple[str, re.Pattern[str], Callable[[re.Match[str]], list[str
     ("rt_dget(", _DGET, _expand_lookup),
     ("rt_dpath(", _DPATH, _expand_lookups),
     ("rt_dinput(", _DPATH, _expand_lookups),
-    ("rt_call_builtin(", _BUILTIN_CALL, _expand_builtin_call),
     ("rt_check_deadline(", _DEADLINE, _expand_deadline),
 ]
 
 
-def fast_lines(lines: list[str]) -> list[str]:
-    """The fast form of compact generated ``lines``."""
+def fast_lines(lines: list[str], sites: dict[str, BuiltinSite]) -> list[str]:
+    """The fast form of compact generated ``lines`` (``sites``: their builtin call sites)."""
     out: list[str] = []
     for line in lines:
         if line == TICK_LINE:
             continue
+        if " = C" in line:
+            m = _SITE_CALL.fullmatch(line)
+            if m is not None:
+                indent, res, name, ctx, args = m.groups()
+                out += _expand_builtin_call(indent, res, sites[name], ctx, args)
+                continue
         if "rt_" in line:
             # A literal holding a helper's name only makes the line fail to
             # match some shape below, never match one.
@@ -330,4 +349,4 @@ def make_tick(promote: Callable[[], None]) -> Callable[[], None]:
     return tick
 
 
-__all__ = ["PROMOTE_AFTER", "TICK_LINE", "RuleWrapper", "fast_lines", "make_tick"]
+__all__ = ["PROMOTE_AFTER", "TICK_LINE", "BuiltinSite", "RuleWrapper", "fast_lines", "make_tick"]

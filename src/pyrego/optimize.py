@@ -84,8 +84,13 @@ def _iterates(e: ast.Expr, bound: set[str], arity: ArityFn) -> bool:
     return bool(out)
 
 
-def hoist_checks(ordered: tuple[ast.Expr, ...], bound: set[str], arity: ArityFn, data_ok: PureDataRef) -> list[ast.Expr]:
-    """Move pure, non-iterating checks ahead of the pure loops they do not depend on."""
+def hoist_checks(
+    ordered: tuple[ast.Expr, ...], bound: set[str], arity: ArityFn, data_ok: PureDataRef, own_vars: dict[int, set[str]] | None = None
+) -> list[ast.Expr]:
+    """Move pure, non-iterating checks ahead of the pure loops they do not depend on.
+
+    ``own_vars``: each expression's variables (``stmt_vars``) by ``id``, where
+    the caller has them already (read, never changed)."""
     if len(ordered) < 2:
         return list(ordered)
     out: list[ast.Expr] = []
@@ -93,7 +98,7 @@ def hoist_checks(ordered: tuple[ast.Expr, ...], bound: set[str], arity: ArityFn,
     movable: list[bool] = []
     now = set(bound)
     for e in ordered:
-        names = stmt_vars(e.statement, set())
+        names = own_vars[id(e)] if own_vars is not None else stmt_vars(e.statement, set())
         pure = _pure_expr(e, data_ok)
         # Only variables can be bound by iteration: without any, nothing iterates.
         hoistable = pure and not (names and _iterates(e, now, arity))

@@ -264,6 +264,29 @@ def rt_call_builtin(ctx: EvalContext, fn: Callable[..., Any], name: str, locatio
         return rt_builtin_error(ctx, exc, name, location)
 
 
+def builtin_call(fn: Callable[..., Any], name: str, location: Location | None, needs_context: bool) -> Callable[..., Any]:
+    """The compact form's call of builtin ``fn`` at one call site, ``C<n>(ctx, *args)``:
+    what :func:`rt_call_builtin` does, with the builtin, its name and the
+    call's location bound here instead of written at each call (see codegen_tiers)."""
+    if needs_context:
+
+        def call_with_context(ctx: EvalContext, *args: Any) -> Any:
+            try:
+                return fn(ctx, *args)
+            except (BuiltinError, BuiltinHalt) as exc:
+                return rt_builtin_error(ctx, exc, name, location)
+
+        return call_with_context
+
+    def call(ctx: EvalContext, *args: Any) -> Any:
+        try:
+            return fn(*args)
+        except (BuiltinError, BuiltinHalt) as exc:
+            return rt_builtin_error(ctx, exc, name, location)
+
+    return call
+
+
 def rt_print(ctx: EvalContext, args: list[Any]) -> bool:
     """``print(...)``: undefined arguments print as ``<undefined>``; always true."""
     parts = []
