@@ -8,8 +8,8 @@ Method names follow regorus's Python binding, so code can switch engines::
     engine.eval_rule("data.authz.allow")      # -> True / pyrego.UNDEFINED / ...
     engine.eval_query("data.authz.allow = x")  # OPA's result shape
 
-Policies are compiled to Python once (and cached by content hash for the
-process); an evaluation is one call into the generated code, reading the
+Policies are compiled to Python once (and cached for the process, keyed by
+the policy texts); an evaluation is one call into the generated code, reading the
 caller's input and data in place.
 """
 

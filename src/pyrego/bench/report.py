@@ -251,7 +251,7 @@ def analysis(results: dict[str, Any]) -> list[str]:
         out.append(
             f"pyrego's compile cache makes a fresh engine {mine_w / mine_c:.1f}x faster when the policy text was seen "
             "before (warm) than when it was not (cold): a cold engine parses, compiles, generates and compiles Python; a warm "
-            "one parses and finds the compiled code by content hash."
+            "one finds the parsed modules and the compiled code in its caches, keyed by the policy texts."
         )
     scaling = []
     for e in engines:
