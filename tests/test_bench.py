@@ -54,7 +54,8 @@ def test_quick_run_writes_report_json_and_plots(tmp_path: Path) -> None:
     assert set(data["aci"]["load"]["pyrego"]) == {"cold", "warm"}
     stages = data["init"]["pyrego_stages"]["seed"]
     assert set(stages) == set(STAGES) | {"total"}
-    assert all(stages[s]["n"] >= 9 and stages[s]["median_s"] > 0 for s in STAGES)
+    # Python's compile() may not run at all: rules run as closures until hot.
+    assert all(stages[s]["n"] >= 9 and (stages[s]["median_s"] > 0 or s == "py_compile") for s in STAGES)
     assert set(data["init"]["fresh"]["pyrego"]) == {"warm", "cold"}
 
     report = (tmp_path / "report.md").read_text()

@@ -18,8 +18,9 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from . import ast
+from . import ast, closures
 from .builtins.registry import Builtin
+from .closures import plan_definition
 from .codegen_body import BodyEmitter, ground_value, is_ground
 from .codegen_tiers import TICK_LINE, BuiltinSite, RuleWrapper, fast_lines, make_tick
 from .compiler import (
@@ -123,6 +124,11 @@ class ModuleGen:
         self._compact_loaded: list[str] = []
         self._pending_tables: list[str] = []
         self._n = 0
+        # Complete rules' definitions run as closures until the program is
+        # hot (see closures); the nodes that have some, whose code is written
+        # only when it is compiled (or shown).
+        self.closures = closures.ENABLED
+        self._closure_nodes: set[int] = set()
 
     # -- names and tables -----------------------------------------------------
 
@@ -401,7 +407,7 @@ class ModuleGen:
             assert value is not None
             literal = self._value_literal(value)
             return RuleWrapper("complete", node.id, constant=literal, constant_value=self._literal_value(literal, value))
-        defs = tuple(self.definition(node, rule, i) for i, rule in enumerate(node.rules))
+        defs = tuple(self.definition_or_closure(node, rule, i) for i, rule in enumerate(node.rules))
         if node.kind in (PARTIAL_SET, PARTIAL_OBJECT):
             if node.default is None and not (node.kind == PARTIAL_OBJECT and self._rules_below_children(node)):
                 return RuleWrapper("set" if node.kind == PARTIAL_SET else "object", node.id, defs)
@@ -491,6 +497,18 @@ class ModuleGen:
         self.lines.append("    return UNDEF")
         self.lines.append("")
         return name
+
+    def definition_or_closure(self, node: RuleNode, rule: ast.Rule, index: int) -> str:
+        """``D<id>_<n>``: a closure until the program is hot where the rule's
+        shape allows (see closures), else generated code."""
+        if self.closures and node.kind == COMPLETE:
+            fn = plan_definition(self, node, rule, conflict_message(node))
+            if fn is not None:
+                name = f"D{node.id}_{index}"
+                self.namespace[name] = fn
+                self._closure_nodes.add(node.id)
+                return name
+        return self.definition(node, rule, index)
 
     def definition(self, node: RuleNode, rule: ast.Rule, index: int) -> str:
         """One rule (with its else chain) as a function ``D<id>_<n>``."""
@@ -656,7 +674,8 @@ class ModuleGen:
         code compiled at build."""
         lines = []
         for name, chunk in self.chunks.items():
-            lines += chunk
+            node = self._chunk_nodes.get(name)
+            lines += self._canonical_chunk(name, compact=True) if node is not None and node.id in self._closure_nodes else chunk
             wrapper = self.wrappers.get(name)
             if wrapper is not None:
                 lines.append(wrapper.describe())
@@ -681,22 +700,25 @@ class ModuleGen:
         wrapper = self.wrappers.get(name)
         return fast_lines(self._canonical_chunk(name), self.builtin_sites) + (wrapper.fast_lines() if wrapper is not None else [])
 
-    def _canonical_chunk(self, name: str) -> list[str]:
+    def _canonical_chunk(self, name: str, compact: bool = False) -> list[str]:
         """``name``'s code written again, in the canonical shapes (the chunk
-        is compact): the same rule, so the same operations, names and
-        constants, one statement for each."""
+        is compact; ``compact``: in the compact form, to show it): the same
+        rule, so the same operations, names and constants, one statement for
+        each. Definitions that ran as closures get their code here."""
         node = self._chunk_nodes.get(name)
-        if node is None or not self.chunks.get(name):
+        if node is None or not (self.chunks.get(name) or node.id in self._closure_nodes):
             return []  # a wrapper's constant, say: no code of its own
         with _LOAD_LOCK:
             saved, self.lines = self.lines, []
-            self.compact = False
+            saved_closures, self.closures = self.closures, False
+            self.compact = compact
             try:
                 self.rule_node(node)
                 return self.lines
             finally:
                 self.lines = saved
                 self.compact = True
+                self.closures = saved_closures
 
     def load(self, name: str, chunk: list[str] | None = None) -> Callable[..., Any]:
         """Compile ``name``'s code if it is still a stand-in; return the real function.

@@ -55,9 +55,13 @@ class _BuildCache(Generic[_T]):
                 return value
         with _gc_paused():
             value = build()
-        with _cache_lock:
-            self.entries[key] = value
-            self._trim()
+            # Evicted while the collector is still paused: its count of new
+            # objects then drops by what the eviction frees before it can
+            # start a collection (a large program's objects would trigger
+            # one at the first allocation, scanning every young object).
+            with _cache_lock:
+                self.entries[key] = value
+                self._trim()
         return value
 
     def resize(self, size: int) -> None:

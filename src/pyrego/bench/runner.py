@@ -608,7 +608,7 @@ STAGES = ("parse", "compile", "codegen", "py_compile", "first_eval")
 STAGE_TITLES = {
     "parse": "parse (lexer + parser)",
     "compile": "compile (rule tree, safety, checks)",
-    "codegen": "code generation (Python source)",
+    "codegen": "code generation (closures; Python source for other rules)",
     "py_compile": "Python compile() + exec",
     "first_eval": "first evaluation",
 }

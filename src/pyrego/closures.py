@@ -1,0 +1,688 @@
+"""Rule definitions as closures, for a program's first evaluations.
+
+A fresh engine often evaluates a policy it has never seen once or a few times
+(a one-off check, a scan, an engine per request). For such an evaluation,
+writing a rule's Python source and compiling it with :func:`compile` costs
+more than the evaluation itself. So the definitions of a complete rule, in the
+shapes handled here, first run as closures put together straight from the
+checked AST: no source text, nothing for Python's compiler. When the program
+turns hot (``codegen_tiers.PROMOTE_AFTER`` rule computations), their code is
+generated and compiled in the fast form like any other rule's.
+
+The closures take the generated code's steps, in its order, with its runtime
+helpers: the body as ``reorder_body`` orders it; a call's operands ranked as
+``BodyEmitter.terms_in_order`` ranks them (those that iterate first); lookups
+with ``rt_get`` (``rt_data_get`` for non-string keys of base data); builtins
+through the same call-site callers (``C<n>``); a deadline check on every
+iteration. Whatever else a rule holds (``with``, ``else``, ``every``,
+comprehensions, patterns, output arguments, dynamic keys into rule documents,
+mocked or relation builtins, ``print``, metadata) leaves the rule to the code
+generator, which also raises every compile error: a definition is planned
+here only where the generator's own checks pass.
+
+Protocol: a *step* is ``step(ctx, env) -> result``; ``env`` is the list of
+one evaluation's variable and operand slots. A step returns UNDEF to let the
+search go on, anything else to end it with that result. Steps are composed
+while planning, from the end of a body back to its start, so nothing is
+allocated per evaluation but ``env``.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Callable, NamedTuple
+
+from . import ast
+from .codegen_body import COMPARE_OPS, ground_value, is_ground
+from .compiler import COMPLETE, FUNCTION, RuleNode
+from .errors import RegoError
+from .runtime.helpers import (
+    rt_check_deadline,
+    rt_conflict,
+    rt_data_get,
+    rt_ge,
+    rt_get,
+    rt_gt,
+    rt_items,
+    rt_le,
+    rt_lt,
+    rt_member,
+    rt_member3,
+    rt_ne,
+    rt_object,
+    rt_set,
+    rt_values,
+)
+from .runtime.values import UNDEF, equal, freeze
+from .safety import ROOTS, ref_outputs, reorder_body, stmt_vars, term_vars
+
+if TYPE_CHECKING:
+    from .codegen import ModuleGen
+
+#: Whether complete rules' definitions run as closures before their code is
+#: compiled (a switch for tests, which run every case both ways).
+ENABLED = True
+
+Step = Callable[[Any, list[Any]], Any]
+_TESTS: dict[str, Callable[[Any, Any], bool]] = {"equal": equal, "neq": rt_ne, "lt": rt_lt, "lte": rt_le, "gt": rt_gt, "gte": rt_ge}
+_FOUND = object()  # the result of a negation's inner body when it has a solution
+
+
+class _Unsupported(Exception):
+    """A shape left to the code generator."""
+
+
+class _Operand(NamedTuple):
+    """A term's producer: ``value(ctx, env)`` (UNDEF when undefined), or, for a
+    term that binds variables by iterating, ``make(k)``: a step that stores
+    each of the term's defined values in ``env[slot]`` and runs step ``k``."""
+
+    value: Callable[[Any, list[Any]], Any] | None
+    make: Callable[[Step], Step] | None
+    slot: int
+
+
+def plan_definition(gen: ModuleGen, node: RuleNode, rule: ast.Rule, conflict: str) -> Callable[[Any], Any] | None:
+    """``D<id>_<n>`` of a complete rule as a closure; None where the code generator must write it.
+
+    ``conflict``: the error message when one definition gives two values."""
+    if node.kind != COMPLETE or rule.else_ is not None or rule.head.value is None or rule.head.key is not None or rule.head.args:
+        return None
+    try:
+        return _Planner(gen).definition(rule, conflict)
+    except (_Unsupported, RegoError, RecursionError):
+        return None
+
+
+def _value_step(value: Callable[[Any, list[Any]], Any], slot: int, nxt: Step) -> Step:
+    def step(ctx: Any, env: list[Any]) -> Any:
+        v = value(ctx, env)
+        if v is UNDEF:
+            return UNDEF
+        env[slot] = v
+        return nxt(ctx, env)
+
+    return step
+
+
+class _Planner:
+    def __init__(self, gen: ModuleGen) -> None:
+        self.gen = gen
+        self.ns = gen.namespace
+        self.slots: dict[str, int] = {}  # variable -> slot
+        self.bound: set[str] = set()
+        self.nslots = 0
+        self.loops = 0
+
+    def slot(self) -> int:
+        self.nslots += 1
+        return self.nslots - 1
+
+    def bind(self, name: str) -> int:
+        s = self.slots.get(name)
+        if s is None:
+            s = self.slots[name] = self.slot()
+        self.bound.add(name)
+        return s
+
+    # -- rules and bodies ------------------------------------------------------------
+
+    def definition(self, rule: ast.Rule, conflict: str) -> Callable[[Any], Any]:
+        head = rule.head
+        value_t = head.value
+        assert value_t is not None
+        result = self.slot()
+        required = term_vars(value_t, set())
+        builders = self.body(rule.body, required, head.location)
+        value = self.operand(value_t)
+        if value.make is not None:
+            raise _Unsupported("an iterating head value")
+        read = value.value
+        assert read is not None
+        where = rule.location
+        stable = self.loops == 0 or not required
+        if stable:
+
+            def last(ctx: Any, env: list[Any]) -> Any:
+                return read(ctx, env)  # the first solution's value ends the search
+        else:
+
+            def last(ctx: Any, env: list[Any]) -> Any:
+                v = read(ctx, env)
+                if v is not UNDEF:
+                    r = env[result]
+                    if r is UNDEF:
+                        env[result] = v
+                    elif not equal(r, v):
+                        rt_conflict(conflict, where)
+                return UNDEF  # every solution must agree: search on
+
+        first = self.chain(builders, last)
+        n = self.nslots
+
+        if stable:
+
+            def definition(ctx: Any) -> Any:
+                return first(ctx, [UNDEF] * n)
+        else:
+
+            def definition(ctx: Any) -> Any:
+                env = [UNDEF] * n
+                first(ctx, env)
+                return env[result]
+
+        return definition
+
+    @staticmethod
+    def chain(builders: list[Callable[[Step], Step]], last: Step) -> Step:
+        step = last
+        for build in reversed(builders):
+            step = build(step)
+        return step
+
+    def body(self, body: ast.Body, required: set[str] | None, location: ast.Location | None) -> list[Callable[[Step], Step]]:
+        outer = set().union(*(stmt_vars(e.statement, set()) for e in body)) | self.bound
+        ordered, _ = reorder_body(body, set(self.bound), outer, self.gen.arity, required=required, location=location)
+        return [b for e in ordered for b in self.expr(e)]
+
+    def expr(self, e: ast.Expr) -> list[Callable[[Step], Step]]:
+        if e.with_mods:
+            raise _Unsupported("with")
+        if e.negated:
+            return [self.negation(e)]
+        s = e.statement
+        if isinstance(s, (ast.Assign, ast.Unify)):
+            return [self.unify(s.lhs, s.rhs)]
+        if isinstance(s, ast.SomeVars):
+            return []
+        if isinstance(s, ast.SomeIn):
+            return [self.some_in(s)]
+        if isinstance(s, ast.Every):
+            raise _Unsupported("every")
+        return [self.term_statement(s)]
+
+    def negation(self, e: ast.Expr) -> Callable[[Step], Step]:
+        saved = set(self.bound), self.loops
+        inner_builders = self.expr(ast.Expr(e.statement, False, (), e.location))
+        self.bound, self.loops = saved
+
+        def found(ctx: Any, env: list[Any]) -> Any:
+            return _FOUND
+
+        inner = self.chain(inner_builders, found)
+
+        def build(nxt: Step) -> Step:
+            def step(ctx: Any, env: list[Any]) -> Any:
+                if inner(ctx, env) is _FOUND:
+                    return UNDEF
+                return nxt(ctx, env)
+
+            return step
+
+        return build
+
+    # -- statements -------------------------------------------------------------------
+
+    def term_statement(self, t: ast.Term) -> Callable[[Step], Step]:
+        if isinstance(t, ast.Call) and t.op in COMPARE_OPS and len(t.args) == 2:
+            test = _TESTS[t.op]
+            order = self.ranked(t.args)
+            operands = self.operands(t.args, order)
+
+            def build_compare(nxt: Step) -> Step:
+                def compare(ctx: Any, env: list[Any], x: Any, y: Any) -> Any:
+                    return nxt(ctx, env) if test(x, y) else UNDEF
+
+                return self.gather2(operands, compare, order)
+
+            return build_compare
+        if isinstance(t, ast.Call) and t.op == "internal.member_2" and len(t.args) == 2 and not self.has_unbound(t.args[0]):
+            const = self.gen.const_member_set(t.args[1])
+            if const is not None:
+                members: frozenset[Any] = self.ns[const[0]]
+                all_str = const[1]
+                x = self.operand(t.args[0])
+                read = x.value
+                assert read is not None
+
+                def build_const_member(nxt: Step) -> Step:
+                    def member(ctx: Any, env: list[Any]) -> Any:
+                        v = read(ctx, env)
+                        if all_str:
+                            if type(v) is not str or v not in members:
+                                return UNDEF
+                        elif v is UNDEF or freeze(v) not in members:
+                            return UNDEF
+                        return nxt(ctx, env)
+
+                    return member
+
+                return build_const_member
+            operands = self.operands(t.args, [0, 1])
+
+            def build_member(nxt: Step) -> Step:
+                def member(ctx: Any, env: list[Any], x: Any, coll: Any) -> Any:
+                    return nxt(ctx, env) if rt_member(x, coll) else UNDEF
+
+                return self.gather2(operands, member)
+
+            return build_member
+        if isinstance(t, ast.Scalar):
+            if t.value is False:
+                return lambda nxt: _fail
+            return lambda nxt: nxt
+        operand = self.operand(t)
+
+        def build_truthy(nxt: Step) -> Step:
+            def truthy(ctx: Any, env: list[Any], v: Any) -> Any:
+                return UNDEF if v is False else nxt(ctx, env)
+
+            return self.gather1(operand, truthy)
+
+        return build_truthy
+
+    def unify(self, a: ast.Term, b: ast.Term) -> Callable[[Step], Step]:
+        for target, source in ((a, b), (b, a)):
+            if self.is_unbound(target):
+                if self.has_unbound(source) and not self.iterable_only(source):
+                    raise _Unsupported("unsafe")
+                operand = self.operand(source)
+                assert isinstance(target, ast.Var)
+                slot = self.bind(target.name)
+
+                def build_bind(nxt: Step, operand: _Operand = operand, slot: int = slot) -> Step:
+                    def bind(ctx: Any, env: list[Any], v: Any) -> Any:
+                        env[slot] = v
+                        return nxt(ctx, env)
+
+                    return self.gather1(operand, bind)
+
+                return build_bind
+        if self.has_unbound(a) or self.has_unbound(b):
+            raise _Unsupported("a pattern")
+        operands = self.operands((a, b), [0, 1])
+
+        def build_equal(nxt: Step) -> Step:
+            def same(ctx: Any, env: list[Any], x: Any, y: Any) -> Any:
+                return nxt(ctx, env) if equal(x, y) else UNDEF
+
+            return self.gather2(operands, same)
+
+        return build_equal
+
+    def some_in(self, s: ast.SomeIn) -> Callable[[Step], Step]:
+        coll = self.operand(s.collection)
+        self.loops += 1
+        key = self.pattern(s.key) if s.key is not None else None
+        value = self.pattern(s.value)
+
+        def build(nxt: Step) -> Step:
+            def loop(ctx: Any, env: list[Any], c: Any) -> Any:
+                if key is None:
+                    for v in rt_values(c):
+                        rt_check_deadline(ctx)
+                        if value(ctx, env, v):
+                            r = nxt(ctx, env)
+                            if r is not UNDEF:
+                                return r
+                else:
+                    for k, v in rt_items(c):
+                        rt_check_deadline(ctx)
+                        if key(ctx, env, k) and value(ctx, env, v):
+                            r = nxt(ctx, env)
+                            if r is not UNDEF:
+                                return r
+                return UNDEF
+
+            return self.gather1(coll, loop)
+
+        return build
+
+    def pattern(self, p: ast.Term) -> Callable[[Any, list[Any], Any], bool]:
+        """``match(ctx, env, v)``: bind or test ``p`` against each iterated value."""
+        if isinstance(p, ast.Var) and p.name not in ROOTS:
+            if p.name not in self.bound:
+                slot = self.bind(p.name)
+
+                def bind(ctx: Any, env: list[Any], v: Any) -> bool:
+                    env[slot] = v
+                    return True
+
+                return bind
+            bound_slot = self.slots[p.name]
+            return lambda ctx, env, v: equal(env[bound_slot], v)
+        if self.has_unbound(p):
+            raise _Unsupported("a pattern")
+        operand = self.operand(p)
+        read = operand.value
+        if read is None:
+            raise _Unsupported("an iterating pattern")
+
+        def same(ctx: Any, env: list[Any], v: Any) -> bool:
+            y = read(ctx, env)
+            return y is not UNDEF and equal(v, y)
+
+        return same
+
+    # -- operands ---------------------------------------------------------------------
+
+    def is_unbound(self, t: ast.Term) -> bool:
+        return isinstance(t, ast.Var) and t.name not in ROOTS and t.name not in self.bound
+
+    def has_unbound(self, t: ast.Term) -> bool:
+        # Scalars, variables and refs (most terms) are answered without a set.
+        tt = type(t)
+        if tt is ast.Scalar:
+            return False
+        if tt is ast.Var:
+            return t.name not in self.bound and t.name not in ROOTS  # type: ignore[union-attr]
+        if tt is ast.Ref:
+            return self.has_unbound(t.head) or any(self.has_unbound(p) for p in t.path)  # type: ignore[union-attr]
+        return bool(term_vars(t, set()) - self.bound)
+
+    def iterable_only(self, t: ast.Term) -> bool:
+        return term_vars(t, set()) - self.bound <= ref_outputs(t, self.bound, set(), self.gen.arity)
+
+    def ranked(self, terms: tuple[ast.Term, ...]) -> list[int]:
+        """Evaluation order of ``terms``: those that bind variables by iterating first."""
+        iterating = [i for i, t in enumerate(terms) if self.has_unbound(t)]
+        if not iterating:
+            return list(range(len(terms)))
+        if not all(self.iterable_only(terms[i]) for i in iterating):
+            raise _Unsupported("unsafe")
+        return iterating + [i for i in range(len(terms)) if i not in iterating]
+
+    def operands(self, terms: tuple[ast.Term, ...], order: list[int]) -> list[_Operand]:
+        """Plan ``terms`` in evaluation ``order``; returned by position."""
+        out: list[_Operand | None] = [None] * len(terms)
+        for i in order:
+            out[i] = self.operand(terms[i])
+        return out  # type: ignore[return-value]
+
+    def gather1(self, operand: _Operand, finish: Callable[[Any, list[Any], Any], Any]) -> Step:
+        """A step: evaluate ``operand`` (each value, where it iterates), then ``finish(ctx, env, v)``."""
+        read = operand.value
+        if read is not None:
+
+            def step(ctx: Any, env: list[Any]) -> Any:
+                v = read(ctx, env)
+                return UNDEF if v is UNDEF else finish(ctx, env, v)
+
+            return step
+        assert operand.make is not None
+        slot = operand.slot
+        return operand.make(lambda ctx, env: finish(ctx, env, env[slot]))
+
+    def gather2(self, operands: list[_Operand], finish: Callable[[Any, list[Any], Any, Any], Any], order: list[int] | None = None) -> Step:
+        a, b = operands
+        ra, rb = a.value, b.value
+        if ra is not None and rb is not None:
+
+            def step(ctx: Any, env: list[Any]) -> Any:
+                x = ra(ctx, env)
+                if x is UNDEF:
+                    return UNDEF
+                y = rb(ctx, env)
+                return UNDEF if y is UNDEF else finish(ctx, env, x, y)
+
+            return step
+        return self.gather(operands, order or [0, 1], lambda ctx, env, vals: finish(ctx, env, vals[0], vals[1]))
+
+    def gather(self, operands: list[_Operand], order: list[int], finish: Callable[[Any, list[Any], list[Any]], Any]) -> Step:
+        """A step: evaluate ``operands`` in ``order`` into slots, then ``finish(ctx, env, values)``."""
+        slots = [op.slot if op.make is not None else self.slot() for op in operands]
+
+        def last(ctx: Any, env: list[Any]) -> Any:
+            return finish(ctx, env, [env[s] for s in slots])
+
+        step: Step = last
+        for i in reversed(order):
+            op = operands[i]
+            if op.make is not None:
+                step = op.make(step)
+            else:
+                assert op.value is not None
+                step = _value_step(op.value, slots[i], step)
+        return step
+
+    def operand(self, t: ast.Term) -> _Operand:
+        tt = type(t)
+        if tt is ast.Ref:
+            return self.ref(t)  # type: ignore[arg-type]
+        if tt is ast.Scalar:
+            v = t.value  # type: ignore[union-attr]
+            return _Operand(lambda ctx, env: v, None, -1)
+        if isinstance(t, ast.Var):
+            if t.name == "input":
+                return _Operand(lambda ctx, env: ctx.input, None, -1)
+            if t.name in ROOTS or t.name not in self.bound:
+                raise _Unsupported("data or an unbound variable")
+            slot = self.slots[t.name]
+            return _Operand(lambda ctx, env: env[slot], None, -1)
+        if is_ground(t):
+            const = ground_value(t)
+            return _Operand(lambda ctx, env: const, None, -1)
+        if isinstance(t, ast.Call):
+            return self.call(t)
+        if isinstance(t, ast.Array):
+            return self.composite(list(t.items), list)
+        if isinstance(t, ast.SetTerm):
+            return self.composite(list(t.items), rt_set)
+        if isinstance(t, ast.Object):
+            flat = [x for kv in t.items for x in kv]
+            if all(isinstance(k, ast.Scalar) and isinstance(k.value, str) for k, _ in t.items) and len({k.value for k, _ in t.items}) == len(t.items):  # type: ignore[union-attr]
+                return self.composite(flat, lambda vals: dict(zip(vals[::2], vals[1::2])))
+            where = t.location
+            return self.composite(flat, lambda vals: rt_object(zip(vals[::2], vals[1::2]), where))
+        raise _Unsupported(type(t).__name__)
+
+    def composite(self, items: list[ast.Term], build: Callable[[list[Any]], Any]) -> _Operand:
+        # Items in written order (as the generated code evaluates them).
+        operands = [self.operand(x) for x in items]
+        return self.computed(operands, list(range(len(items))), lambda ctx, vals: build(vals))
+
+    def computed(self, operands: list[_Operand], order: list[int], compute: Callable[[Any, list[Any]], Any]) -> _Operand:
+        """The operand ``compute(ctx, values of operands)``; it iterates where an operand does."""
+        if all(op.make is None for op in operands):
+            reads = [op.value for op in operands]
+
+            def value(ctx: Any, env: list[Any]) -> Any:
+                vals = []
+                for read in reads:
+                    v = read(ctx, env)  # type: ignore[misc]
+                    if v is UNDEF:
+                        return UNDEF
+                    vals.append(v)
+                return compute(ctx, vals)
+
+            return _Operand(value, None, -1)
+        out = self.slot()
+
+        def make(k: Step) -> Step:
+            def finish(ctx: Any, env: list[Any], vals: list[Any]) -> Any:
+                v = compute(ctx, vals)
+                if v is UNDEF:
+                    return UNDEF
+                env[out] = v
+                return k(ctx, env)
+
+            return self.gather(operands, order, finish)
+
+        return _Operand(None, make, out)
+
+    def call(self, t: ast.Call) -> _Operand:
+        op = t.op
+        gen = self.gen
+        if op in COMPARE_OPS and len(t.args) == 2:
+            test = _TESTS[op]
+            return self.computed(self.operands(t.args, order := self.ranked(t.args)), order, lambda ctx, vals: test(vals[0], vals[1]))
+        arity = gen.arity(op)
+        if arity is None or len(t.args) != arity or op in gen.mockable or op in ("print", "internal.print") or op.startswith("rego.metadata."):
+            raise _Unsupported(op)
+        order = self.ranked(t.args)
+        operands = self.operands(t.args, order)
+        if op == "internal.member_2":
+            return self.computed(operands, order, lambda ctx, vals: rt_member(vals[0], vals[1]))
+        if op == "internal.member_3":
+            return self.computed(operands, order, lambda ctx, vals: rt_member3(vals[0], vals[1], vals[2]))
+        ns = self.ns
+        node = gen.tree.functions.get(op)
+        if node is not None:
+            name = gen.function_name(node)
+            return self.computed(operands, order, lambda ctx, vals: ns[name](ctx, *vals))
+        b = gen.builtin(op)
+        if b is None or b.relation:
+            raise _Unsupported(op)
+        caller = ns[gen.builtin_site(op, t.location)]
+        return self.computed(operands, order, lambda ctx, vals: caller(ctx, *vals))
+
+    # -- references ---------------------------------------------------------------------
+
+    def ref(self, t: ast.Ref) -> _Operand:
+        head, path = t.head, t.path
+        if isinstance(head, ast.Var) and head.name == "data":
+            return self.data_ref(path)
+        base = self.operand(head)
+        if base.make is not None:
+            raise _Unsupported("an iterating ref head")
+        return self.walk(base.value, path, rt_get)  # type: ignore[arg-type]
+
+    def data_ref(self, path: tuple[ast.Term, ...]) -> _Operand:
+        """``data.<path>`` as ModuleGen.data_ref reads it: a rule's document, then a path into it; or base data."""
+        gen = self.gen
+        cur = gen.tree.root
+        i = 0
+        while i < len(path):
+            p = path[i]
+            if isinstance(p, ast.Scalar) and isinstance(p.value, str) and p.value in cur.children:
+                cur = cur.children[p.value]
+                i += 1
+                nxt = path[i] if i < len(path) else None
+                if (
+                    cur.has_rules()
+                    and isinstance(nxt, ast.Scalar)
+                    and isinstance(nxt.value, str)
+                    and nxt.value in cur.children
+                    and gen._has_rules_below(cur.children[nxt.value])
+                ):
+                    continue
+                if cur.has_rules():
+                    if cur.kind == FUNCTION:
+                        return _Operand(lambda ctx, env: UNDEF, None, -1)
+                    return self.walk(_document(self.ns, f"R{cur.id}"), path[i:], rt_get)
+                continue
+            if isinstance(p, ast.Scalar):
+                break
+            if gen._has_rules_below(cur):
+                raise _Unsupported("a dynamic key into rule documents")
+            break
+        else:
+            if gen._has_rules_below(cur):
+                raise _Unsupported("a document holding rules")
+        return self.walk(lambda ctx, env: ctx.data, path, rt_data_get)
+
+    def walk(self, base: Callable[[Any, list[Any]], Any], path: tuple[ast.Term, ...], getter: Callable[[Any, Any], Any]) -> _Operand:
+        """``base`` looked up along ``path``; an unbound variable in it iterates."""
+        # Each step: (key read or None, iterated variable's slot or None, key constant).
+        steps: list[tuple[Any, int | None]] = []
+        for p in path:
+            if isinstance(p, ast.Scalar):
+                key = p.value
+                steps.append(((lambda ctx, env, key=key: key), None) if not isinstance(key, str) else (key, None))
+            elif self.is_unbound(p):
+                assert isinstance(p, ast.Var)
+                self.loops += 1
+                steps.append((None, self.bind(p.name)))
+            else:
+                if self.has_unbound(p):
+                    raise _Unsupported("a pattern in a ref")
+                operand = self.operand(p)
+                steps.append((operand.value, None))
+        if all(s is None for _, s in steps):
+            return _Operand(self._lookups(base, steps, getter), None, -1)
+        out = self.slot()
+
+        def make(k: Step) -> Step:
+            def stored(ctx: Any, env: list[Any], v: Any) -> Any:
+                if v is UNDEF:
+                    return UNDEF
+                env[out] = v
+                return k(ctx, env)
+
+            walk: Callable[[Any, list[Any], Any], Any] = stored
+            for key, slot in reversed(steps):
+                walk = self._walk_step(key, slot, getter, walk)
+
+            def start(ctx: Any, env: list[Any]) -> Any:
+                return walk(ctx, env, base(ctx, env))
+
+            return start
+
+        return _Operand(None, make, out)
+
+    @staticmethod
+    def _lookups(base: Callable[[Any, list[Any]], Any], steps: list[tuple[Any, int | None]], getter: Callable[[Any, Any], Any]) -> Callable[[Any, list[Any]], Any]:
+        keys = [k for k, _ in steps]
+        if all(type(k) is str for k in keys):
+            if len(keys) == 1:
+                key = keys[0]
+                return lambda ctx, env: rt_get(base(ctx, env), key)
+
+            def literal_path(ctx: Any, env: list[Any]) -> Any:
+                cur = base(ctx, env)
+                for key in keys:
+                    cur = rt_get(cur, key)
+                return cur
+
+            return literal_path
+
+        def path_value(ctx: Any, env: list[Any]) -> Any:
+            cur = base(ctx, env)
+            for key in keys:
+                if type(key) is str:
+                    cur = rt_get(cur, key)
+                else:
+                    kv = key(ctx, env)
+                    if kv is UNDEF:
+                        return UNDEF
+                    cur = getter(cur, kv)
+            return cur
+
+        return path_value
+
+    @staticmethod
+    def _walk_step(key: Any, slot: int | None, getter: Callable[[Any, Any], Any], nxt: Callable[[Any, list[Any], Any], Any]) -> Callable[[Any, list[Any], Any], Any]:
+        if slot is not None:
+
+            def iterate(ctx: Any, env: list[Any], cur: Any) -> Any:
+                for k, v in rt_items(cur):
+                    rt_check_deadline(ctx)
+                    env[slot] = k
+                    r = nxt(ctx, env, v)
+                    if r is not UNDEF:
+                        return r
+                return UNDEF
+
+            return iterate
+        if type(key) is str:
+            return lambda ctx, env, cur: nxt(ctx, env, rt_get(cur, key))
+
+        def lookup(ctx: Any, env: list[Any], cur: Any) -> Any:
+            kv = key(ctx, env)
+            if kv is UNDEF:
+                return UNDEF
+            return nxt(ctx, env, getter(cur, kv))
+
+        return lookup
+
+
+def _document(ns: dict[str, Any], name: str) -> Callable[[Any, list[Any]], Any]:
+    """The value of the rule document ``name`` (looked up each time: a hot
+    program's code replaces the function)."""
+    return lambda ctx, env: ns[name](ctx)
+
+
+def _fail(ctx: Any, env: list[Any]) -> Any:
+    return UNDEF
+
+
+__all__ = ["plan_definition"]
