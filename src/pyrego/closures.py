@@ -24,7 +24,10 @@ Protocol: a *step* is ``step(ctx, env) -> result``; ``env`` is the list of
 one evaluation's variable and operand slots. A step returns UNDEF to let the
 search go on, anything else to end it with that result. Steps are composed
 while planning, from the end of a body back to its start, so nothing is
-allocated per evaluation but ``env``.
+allocated per evaluation but ``env``. The functions made here take what
+they use as default arguments, not as closure cells: one tuple per function
+instead of a cell per name, so fewer objects to make, free and scan for the
+cyclic collector (a program is kept in a cache after its engine is gone).
 """
 
 from __future__ import annotations
@@ -63,6 +66,7 @@ if TYPE_CHECKING:
 ENABLED = True
 
 Step = Callable[[Any, list[Any]], Any]
+Compute = Callable[[Any, list[Any]], Any]  # (ctx, operand values) -> value
 _TESTS: dict[str, Callable[[Any, Any], bool]] = {"equal": equal, "neq": rt_ne, "lt": rt_lt, "lte": rt_le, "gt": rt_gt, "gte": rt_ge}
 _FOUND = object()  # the result of a negation's inner body when it has a solution
 
@@ -94,7 +98,7 @@ def plan_definition(gen: ModuleGen, node: RuleNode, rule: ast.Rule, conflict: st
 
 
 def _value_step(value: Callable[[Any, list[Any]], Any], slot: int, nxt: Step) -> Step:
-    def step(ctx: Any, env: list[Any]) -> Any:
+    def step(ctx: Any, env: list[Any], value: Any = value, slot: int = slot, nxt: Step = nxt) -> Any:
         v = value(ctx, env)
         if v is UNDEF:
             return UNDEF
@@ -140,13 +144,16 @@ class _Planner:
         assert read is not None
         where = rule.location
         stable = self.loops == 0 or not required
+        last: Step
         if stable:
 
-            def last(ctx: Any, env: list[Any]) -> Any:
+            def first_value(ctx: Any, env: list[Any], read: Any = read) -> Any:
                 return read(ctx, env)  # the first solution's value ends the search
+
+            last = first_value
         else:
 
-            def last(ctx: Any, env: list[Any]) -> Any:
+            def every_value(ctx: Any, env: list[Any], read: Any = read, result: int = result, conflict: str = conflict, where: Any = where) -> Any:
                 v = read(ctx, env)
                 if v is not UNDEF:
                     r = env[result]
@@ -156,21 +163,23 @@ class _Planner:
                         rt_conflict(conflict, where)
                 return UNDEF  # every solution must agree: search on
 
+            last = every_value
         first = self.chain(builders, last)
         n = self.nslots
 
         if stable:
 
-            def definition(ctx: Any) -> Any:
+            def first_solution(ctx: Any, first: Step = first, n: int = n) -> Any:
                 return first(ctx, [UNDEF] * n)
-        else:
 
-            def definition(ctx: Any) -> Any:
-                env = [UNDEF] * n
-                first(ctx, env)
-                return env[result]
+            return first_solution
 
-        return definition
+        def all_solutions(ctx: Any, first: Step = first, n: int = n, result: int = result) -> Any:
+            env = [UNDEF] * n
+            first(ctx, env)
+            return env[result]
+
+        return all_solutions
 
     @staticmethod
     def chain(builders: list[Callable[[Step], Step]], last: Step) -> Step:
@@ -211,7 +220,7 @@ class _Planner:
         inner = self.chain(inner_builders, found)
 
         def build(nxt: Step) -> Step:
-            def step(ctx: Any, env: list[Any]) -> Any:
+            def step(ctx: Any, env: list[Any], inner: Step = inner, nxt: Step = nxt) -> Any:
                 if inner(ctx, env) is _FOUND:
                     return UNDEF
                 return nxt(ctx, env)
@@ -229,7 +238,7 @@ class _Planner:
             operands = self.operands(t.args, order)
 
             def build_compare(nxt: Step) -> Step:
-                def compare(ctx: Any, env: list[Any], x: Any, y: Any) -> Any:
+                def compare(ctx: Any, env: list[Any], x: Any, y: Any, test: Any = test, nxt: Step = nxt) -> Any:
                     return nxt(ctx, env) if test(x, y) else UNDEF
 
                 return self.gather2(operands, compare, order)
@@ -245,7 +254,7 @@ class _Planner:
                 assert read is not None
 
                 def build_const_member(nxt: Step) -> Step:
-                    def member(ctx: Any, env: list[Any]) -> Any:
+                    def member(ctx: Any, env: list[Any], read: Any = read, all_str: bool = all_str, members: Any = members, nxt: Step = nxt) -> Any:
                         v = read(ctx, env)
                         if all_str:
                             if type(v) is not str or v not in members:
@@ -260,7 +269,7 @@ class _Planner:
             operands = self.operands(t.args, [0, 1])
 
             def build_member(nxt: Step) -> Step:
-                def member(ctx: Any, env: list[Any], x: Any, coll: Any) -> Any:
+                def member(ctx: Any, env: list[Any], x: Any, coll: Any, nxt: Step = nxt) -> Any:
                     return nxt(ctx, env) if rt_member(x, coll) else UNDEF
 
                 return self.gather2(operands, member)
@@ -273,7 +282,7 @@ class _Planner:
         operand = self.operand(t)
 
         def build_truthy(nxt: Step) -> Step:
-            def truthy(ctx: Any, env: list[Any], v: Any) -> Any:
+            def truthy(ctx: Any, env: list[Any], v: Any, nxt: Step = nxt) -> Any:
                 return UNDEF if v is False else nxt(ctx, env)
 
             return self.gather1(operand, truthy)
@@ -290,7 +299,7 @@ class _Planner:
                 slot = self.bind(target.name)
 
                 def build_bind(nxt: Step, operand: _Operand = operand, slot: int = slot) -> Step:
-                    def bind(ctx: Any, env: list[Any], v: Any) -> Any:
+                    def bind(ctx: Any, env: list[Any], v: Any, slot: int = slot, nxt: Step = nxt) -> Any:
                         env[slot] = v
                         return nxt(ctx, env)
 
@@ -302,7 +311,7 @@ class _Planner:
         operands = self.operands((a, b), [0, 1])
 
         def build_equal(nxt: Step) -> Step:
-            def same(ctx: Any, env: list[Any], x: Any, y: Any) -> Any:
+            def same(ctx: Any, env: list[Any], x: Any, y: Any, nxt: Step = nxt) -> Any:
                 return nxt(ctx, env) if equal(x, y) else UNDEF
 
             return self.gather2(operands, same)
@@ -316,7 +325,7 @@ class _Planner:
         value = self.pattern(s.value)
 
         def build(nxt: Step) -> Step:
-            def loop(ctx: Any, env: list[Any], c: Any) -> Any:
+            def loop(ctx: Any, env: list[Any], c: Any, key: Any = key, value: Any = value, nxt: Step = nxt) -> Any:
                 if key is None:
                     for v in rt_values(c):
                         rt_check_deadline(ctx)
@@ -343,13 +352,17 @@ class _Planner:
             if p.name not in self.bound:
                 slot = self.bind(p.name)
 
-                def bind(ctx: Any, env: list[Any], v: Any) -> bool:
+                def bind(ctx: Any, env: list[Any], v: Any, slot: int = slot) -> bool:
                     env[slot] = v
                     return True
 
                 return bind
             bound_slot = self.slots[p.name]
-            return lambda ctx, env, v: equal(env[bound_slot], v)
+
+            def equal_bound(ctx: Any, env: list[Any], v: Any, s: int = bound_slot) -> bool:
+                return equal(env[s], v)
+
+            return equal_bound
         if self.has_unbound(p):
             raise _Unsupported("a pattern")
         operand = self.operand(p)
@@ -357,7 +370,7 @@ class _Planner:
         if read is None:
             raise _Unsupported("an iterating pattern")
 
-        def same(ctx: Any, env: list[Any], v: Any) -> bool:
+        def same(ctx: Any, env: list[Any], v: Any, read: Any = read) -> bool:
             y = read(ctx, env)
             return y is not UNDEF and equal(v, y)
 
@@ -403,21 +416,25 @@ class _Planner:
         read = operand.value
         if read is not None:
 
-            def step(ctx: Any, env: list[Any]) -> Any:
+            def step(ctx: Any, env: list[Any], read: Any = read, finish: Any = finish) -> Any:
                 v = read(ctx, env)
                 return UNDEF if v is UNDEF else finish(ctx, env, v)
 
             return step
         assert operand.make is not None
         slot = operand.slot
-        return operand.make(lambda ctx, env: finish(ctx, env, env[slot]))
+
+        def stored(ctx: Any, env: list[Any], f: Any = finish, s: int = slot) -> Any:
+            return f(ctx, env, env[s])
+
+        return operand.make(stored)
 
     def gather2(self, operands: list[_Operand], finish: Callable[[Any, list[Any], Any, Any], Any], order: list[int] | None = None) -> Step:
         a, b = operands
         ra, rb = a.value, b.value
         if ra is not None and rb is not None:
 
-            def step(ctx: Any, env: list[Any]) -> Any:
+            def step(ctx: Any, env: list[Any], ra: Any = ra, rb: Any = rb, finish: Any = finish) -> Any:
                 x = ra(ctx, env)
                 if x is UNDEF:
                     return UNDEF
@@ -425,13 +442,17 @@ class _Planner:
                 return UNDEF if y is UNDEF else finish(ctx, env, x, y)
 
             return step
-        return self.gather(operands, order or [0, 1], lambda ctx, env, vals: finish(ctx, env, vals[0], vals[1]))
+
+        def both(ctx: Any, env: list[Any], vals: list[Any], f: Any = finish) -> Any:
+            return f(ctx, env, vals[0], vals[1])
+
+        return self.gather(operands, order or [0, 1], both)
 
     def gather(self, operands: list[_Operand], order: list[int], finish: Callable[[Any, list[Any], list[Any]], Any]) -> Step:
         """A step: evaluate ``operands`` in ``order`` into slots, then ``finish(ctx, env, values)``."""
         slots = [op.slot if op.make is not None else self.slot() for op in operands]
 
-        def last(ctx: Any, env: list[Any]) -> Any:
+        def last(ctx: Any, env: list[Any], finish: Any = finish, slots: list[int] = slots) -> Any:
             return finish(ctx, env, [env[s] for s in slots])
 
         step: Step = last
@@ -450,42 +471,42 @@ class _Planner:
             return self.ref(t)  # type: ignore[arg-type]
         if tt is ast.Scalar:
             v = t.value  # type: ignore[union-attr]
-            return _Operand(lambda ctx, env: v, None, -1)
+            return _Operand(_constant(v), None, -1)
         if isinstance(t, ast.Var):
             if t.name == "input":
                 return _Operand(lambda ctx, env: ctx.input, None, -1)
             if t.name in ROOTS or t.name not in self.bound:
                 raise _Unsupported("data or an unbound variable")
             slot = self.slots[t.name]
-            return _Operand(lambda ctx, env: env[slot], None, -1)
+            return _Operand(_variable(slot), None, -1)
         if is_ground(t):
             const = ground_value(t)
-            return _Operand(lambda ctx, env: const, None, -1)
+            return _Operand(_constant(const), None, -1)
         if isinstance(t, ast.Call):
             return self.call(t)
         if isinstance(t, ast.Array):
-            return self.composite(list(t.items), list)
+            return self.composite(list(t.items), _built(list))
         if isinstance(t, ast.SetTerm):
-            return self.composite(list(t.items), rt_set)
+            return self.composite(list(t.items), _built(rt_set))
         if isinstance(t, ast.Object):
             flat = [x for kv in t.items for x in kv]
             if all(isinstance(k, ast.Scalar) and isinstance(k.value, str) for k, _ in t.items) and len({k.value for k, _ in t.items}) == len(t.items):  # type: ignore[union-attr]
-                return self.composite(flat, lambda vals: dict(zip(vals[::2], vals[1::2])))
+                return self.composite(flat, _built(_pairs))
             where = t.location
-            return self.composite(flat, lambda vals: rt_object(zip(vals[::2], vals[1::2]), where))
+            return self.composite(flat, _object(where))
         raise _Unsupported(type(t).__name__)
 
-    def composite(self, items: list[ast.Term], build: Callable[[list[Any]], Any]) -> _Operand:
+    def composite(self, items: list[ast.Term], compute: Compute) -> _Operand:
         # Items in written order (as the generated code evaluates them).
         operands = [self.operand(x) for x in items]
-        return self.computed(operands, list(range(len(items))), lambda ctx, vals: build(vals))
+        return self.computed(operands, list(range(len(items))), compute)
 
     def computed(self, operands: list[_Operand], order: list[int], compute: Callable[[Any, list[Any]], Any]) -> _Operand:
         """The operand ``compute(ctx, values of operands)``; it iterates where an operand does."""
         if all(op.make is None for op in operands):
             reads = [op.value for op in operands]
 
-            def value(ctx: Any, env: list[Any]) -> Any:
+            def value(ctx: Any, env: list[Any], reads: Any = reads, compute: Any = compute) -> Any:
                 vals = []
                 for read in reads:
                     v = read(ctx, env)  # type: ignore[misc]
@@ -498,7 +519,7 @@ class _Planner:
         out = self.slot()
 
         def make(k: Step) -> Step:
-            def finish(ctx: Any, env: list[Any], vals: list[Any]) -> Any:
+            def finish(ctx: Any, env: list[Any], vals: list[Any], k: Step = k, compute: Any = compute, out: int = out) -> Any:
                 v = compute(ctx, vals)
                 if v is UNDEF:
                     return UNDEF
@@ -514,7 +535,7 @@ class _Planner:
         gen = self.gen
         if op in COMPARE_OPS and len(t.args) == 2:
             test = _TESTS[op]
-            return self.computed(self.operands(t.args, order := self.ranked(t.args)), order, lambda ctx, vals: test(vals[0], vals[1]))
+            return self.computed(self.operands(t.args, order := self.ranked(t.args)), order, _tested(test))
         arity = gen.arity(op)
         if arity is None or len(t.args) != arity or op in gen.mockable or op in ("print", "internal.print") or op.startswith("rego.metadata."):
             raise _Unsupported(op)
@@ -528,12 +549,12 @@ class _Planner:
         node = gen.tree.functions.get(op)
         if node is not None:
             name = gen.function_name(node)
-            return self.computed(operands, order, lambda ctx, vals: ns[name](ctx, *vals))
+            return self.computed(operands, order, _function_call(ns, name))
         b = gen.builtin(op)
         if b is None or b.relation:
             raise _Unsupported(op)
         caller = ns[gen.builtin_site(op, t.location)]
-        return self.computed(operands, order, lambda ctx, vals: caller(ctx, *vals))
+        return self.computed(operands, order, _builtin_call(caller))
 
     # -- references ---------------------------------------------------------------------
 
@@ -602,7 +623,7 @@ class _Planner:
         out = self.slot()
 
         def make(k: Step) -> Step:
-            def stored(ctx: Any, env: list[Any], v: Any) -> Any:
+            def stored(ctx: Any, env: list[Any], v: Any, k: Step = k, out: int = out) -> Any:
                 if v is UNDEF:
                     return UNDEF
                 env[out] = v
@@ -612,7 +633,7 @@ class _Planner:
             for key, slot in reversed(steps):
                 walk = self._walk_step(key, slot, getter, walk)
 
-            def start(ctx: Any, env: list[Any]) -> Any:
+            def start(ctx: Any, env: list[Any], walk: Any = walk, base: Any = base) -> Any:
                 return walk(ctx, env, base(ctx, env))
 
             return start
@@ -625,9 +646,13 @@ class _Planner:
         if all(type(k) is str for k in keys):
             if len(keys) == 1:
                 key = keys[0]
-                return lambda ctx, env: rt_get(base(ctx, env), key)
 
-            def literal_path(ctx: Any, env: list[Any]) -> Any:
+                def one_key(ctx: Any, env: list[Any], base: Any = base, key: str = key) -> Any:
+                    return rt_get(base(ctx, env), key)
+
+                return one_key
+
+            def literal_path(ctx: Any, env: list[Any], base: Any = base, keys: list[Any] = keys) -> Any:
                 cur = base(ctx, env)
                 for key in keys:
                     cur = rt_get(cur, key)
@@ -635,7 +660,7 @@ class _Planner:
 
             return literal_path
 
-        def path_value(ctx: Any, env: list[Any]) -> Any:
+        def path_value(ctx: Any, env: list[Any], base: Any = base, keys: list[Any] = keys, getter: Any = getter) -> Any:
             cur = base(ctx, env)
             for key in keys:
                 if type(key) is str:
@@ -653,7 +678,7 @@ class _Planner:
     def _walk_step(key: Any, slot: int | None, getter: Callable[[Any, Any], Any], nxt: Callable[[Any, list[Any], Any], Any]) -> Callable[[Any, list[Any], Any], Any]:
         if slot is not None:
 
-            def iterate(ctx: Any, env: list[Any], cur: Any) -> Any:
+            def iterate(ctx: Any, env: list[Any], cur: Any, slot: int = slot, nxt: Any = nxt) -> Any:
                 for k, v in rt_items(cur):
                     rt_check_deadline(ctx)
                     env[slot] = k
@@ -664,9 +689,13 @@ class _Planner:
 
             return iterate
         if type(key) is str:
-            return lambda ctx, env, cur: nxt(ctx, env, rt_get(cur, key))
 
-        def lookup(ctx: Any, env: list[Any], cur: Any) -> Any:
+            def literal_key(ctx: Any, env: list[Any], cur: Any, nxt: Any = nxt, key: str = key) -> Any:
+                return nxt(ctx, env, rt_get(cur, key))
+
+            return literal_key
+
+        def lookup(ctx: Any, env: list[Any], cur: Any, key: Any = key, getter: Any = getter, nxt: Any = nxt) -> Any:
             kv = key(ctx, env)
             if kv is UNDEF:
                 return UNDEF
@@ -678,7 +707,65 @@ class _Planner:
 def _document(ns: dict[str, Any], name: str) -> Callable[[Any, list[Any]], Any]:
     """The value of the rule document ``name`` (looked up each time: a hot
     program's code replaces the function)."""
-    return lambda ctx, env: ns[name](ctx)
+
+    def document(ctx: Any, env: list[Any], ns: dict[str, Any] = ns, name: str = name) -> Any:
+        return ns[name](ctx)
+
+    return document
+
+
+def _constant(value: Any) -> Callable[[Any, list[Any]], Any]:
+    def constant(ctx: Any, env: list[Any], value: Any = value) -> Any:
+        return value
+
+    return constant
+
+
+def _variable(slot: int) -> Callable[[Any, list[Any]], Any]:
+    def variable(ctx: Any, env: list[Any], slot: int = slot) -> Any:
+        return env[slot]
+
+    return variable
+
+
+# What ``computed`` operands compute from their operands' values.
+def _pairs(vals: list[Any]) -> dict[Any, Any]:
+    return dict(zip(vals[::2], vals[1::2]))
+
+
+def _object(where: Any) -> Compute:
+    def obj(ctx: Any, vals: list[Any], where: Any = where) -> Any:
+        return rt_object(zip(vals[::2], vals[1::2]), where)
+
+    return obj
+
+
+def _built(build: Callable[[list[Any]], Any]) -> Compute:
+    def built(ctx: Any, vals: list[Any], build: Callable[[list[Any]], Any] = build) -> Any:
+        return build(vals)
+
+    return built
+
+
+def _tested(test: Callable[[Any, Any], bool]) -> Compute:
+    def tested(ctx: Any, vals: list[Any], test: Callable[[Any, Any], bool] = test) -> Any:
+        return test(vals[0], vals[1])
+
+    return tested
+
+
+def _function_call(ns: dict[str, Any], name: str) -> Compute:
+    def function_call(ctx: Any, vals: list[Any], ns: dict[str, Any] = ns, name: str = name) -> Any:
+        return ns[name](ctx, *vals)
+
+    return function_call
+
+
+def _builtin_call(caller: Callable[..., Any]) -> Compute:
+    def builtin_call(ctx: Any, vals: list[Any], caller: Callable[..., Any] = caller) -> Any:
+        return caller(ctx, *vals)
+
+    return builtin_call
 
 
 def _fail(ctx: Any, env: list[Any]) -> Any:
