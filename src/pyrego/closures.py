@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any, Callable, NamedTuple
 
 from . import ast
 from .codegen_body import COMPARE_OPS, ground_value, is_ground
-from .compiler import COMPLETE, FUNCTION, RuleNode
+from .compiler import COMPLETE, FUNCTION, PARTIAL_OBJECT, PARTIAL_SET, RuleNode, iter_rule_chain, rule_suffix
 from .errors import RegoError
 from .runtime.helpers import (
     rt_check_deadline,
@@ -46,14 +46,18 @@ from .runtime.helpers import (
     rt_get,
     rt_gt,
     rt_items,
+    rt_items_sorted,
     rt_le,
     rt_lt,
     rt_member,
     rt_member3,
     rt_ne,
+    rt_obj_put,
+    rt_obj_put_path,
     rt_object,
     rt_set,
     rt_values,
+    rt_values_sorted,
 )
 from .runtime.values import UNDEF, equal, freeze
 from .safety import ROOTS, ref_outputs, reorder_body, stmt_vars, term_vars
@@ -85,16 +89,24 @@ class _Operand(NamedTuple):
     slot: int
 
 
-def plan_definition(gen: ModuleGen, node: RuleNode, rule: ast.Rule, conflict: str) -> Callable[[Any], Any] | None:
-    """``D<id>_<n>`` of a complete rule as a closure; None where the code generator must write it.
+def plan_definition(gen: ModuleGen, node: RuleNode, rule: ast.Rule, conflict: str) -> Callable[..., Any] | None:
+    """``D<id>_<n>`` as a closure; None where the code generator must write it.
 
-    ``conflict``: the error message when one definition gives two values."""
-    if node.kind != COMPLETE or rule.else_ is not None or rule.head.value is None or rule.head.key is not None or rule.head.args:
+    A complete rule's definition (with its ``else`` chain) takes ``ctx`` and
+    returns a value or UNDEF; a partial set's or object's takes ``(ctx, acc)``
+    and adds to ``acc``. ``conflict``: the error message when one definition
+    gives two values."""
+    head = rule.head
+    if head.args:
         return None
     try:
-        return _Planner(gen).definition(rule, conflict)
+        if node.kind == COMPLETE and head.key is None:
+            return _Planner(gen).complete(iter_rule_chain(rule), conflict)
+        if node.kind in (PARTIAL_SET, PARTIAL_OBJECT) and rule.else_ is None:
+            return _Planner(gen).partial(node.kind, rule)
     except (_Unsupported, RegoError, RecursionError):
-        return None
+        pass
+    return None
 
 
 def _value_step(value: Callable[[Any, list[Any]], Any], slot: int, nxt: Step) -> Step:
@@ -116,6 +128,11 @@ class _Planner:
         self.bound: set[str] = set()
         self.nslots = 0
         self.loops = 0
+        # As BodyEmitter: iterate in OPA's sorted order inside array
+        # comprehensions (where order shows); every variable visible from
+        # enclosing scopes (for reorder_body's closure captures).
+        self.ordered = False
+        self.outer: set[str] = set()
 
     def slot(self) -> int:
         self.nslots += 1
@@ -130,56 +147,130 @@ class _Planner:
 
     # -- rules and bodies ------------------------------------------------------------
 
-    def definition(self, rule: ast.Rule, conflict: str) -> Callable[[Any], Any]:
+    def complete(self, chain: list[ast.Rule], conflict: str) -> Callable[[Any], Any]:
+        """A complete rule's definition: the value of its first branch that has one."""
+        runs = [self.branch(rule, conflict) for rule in chain]
+        n = self.nslots
+        if len(runs) == 1:
+            run = runs[0]
+
+            def definition(ctx: Any, run: Step = run, n: int = n) -> Any:
+                return run(ctx, [UNDEF] * n)
+
+            return definition
+
+        def with_else(ctx: Any, runs: list[Step] = runs, n: int = n) -> Any:
+            env = [UNDEF] * n
+            for run in runs:
+                v = run(ctx, env)
+                if v is not UNDEF:
+                    return v
+            return UNDEF
+
+        return with_else
+
+    def branch(self, rule: ast.Rule, conflict: str) -> Step:
+        """One branch of a complete rule: ``run(ctx, env)``, its value or UNDEF."""
+        self.bound, self.loops = set(), 0
         head = rule.head
         value_t = head.value
-        assert value_t is not None
+        if value_t is None:
+            raise _Unsupported("a rule without a value")
         result = self.slot()
-        required = term_vars(value_t, set())
+        required = self.head_vars(rule)
         builders = self.body(rule.body, required, head.location)
-        value = self.operand(value_t)
-        if value.make is not None:
-            raise _Unsupported("an iterating head value")
-        read = value.value
-        assert read is not None
+        read = self.head_value(value_t)
         where = rule.location
-        stable = self.loops == 0 or not required
-        last: Step
-        if stable:
+        if self.loops == 0 or not term_vars(value_t, set()):
+            # The first solution's value ends the search.
+            return self.chain(builders, read)
 
-            def first_value(ctx: Any, env: list[Any], read: Any = read) -> Any:
-                return read(ctx, env)  # the first solution's value ends the search
+        def every_value(ctx: Any, env: list[Any], read: Any = read, result: int = result, conflict: str = conflict, where: Any = where) -> Any:
+            v = read(ctx, env)
+            if v is not UNDEF:
+                r = env[result]
+                if r is UNDEF:
+                    env[result] = v
+                elif not equal(r, v):
+                    rt_conflict(conflict, where)
+            return UNDEF  # every solution must agree: search on
 
-            last = first_value
-        else:
+        first = self.chain(builders, every_value)
 
-            def every_value(ctx: Any, env: list[Any], read: Any = read, result: int = result, conflict: str = conflict, where: Any = where) -> Any:
-                v = read(ctx, env)
-                if v is not UNDEF:
-                    r = env[result]
-                    if r is UNDEF:
-                        env[result] = v
-                    elif not equal(r, v):
-                        rt_conflict(conflict, where)
-                return UNDEF  # every solution must agree: search on
-
-            last = every_value
-        first = self.chain(builders, last)
-        n = self.nslots
-
-        if stable:
-
-            def first_solution(ctx: Any, first: Step = first, n: int = n) -> Any:
-                return first(ctx, [UNDEF] * n)
-
-            return first_solution
-
-        def all_solutions(ctx: Any, first: Step = first, n: int = n, result: int = result) -> Any:
-            env = [UNDEF] * n
+        def all_solutions(ctx: Any, env: list[Any], first: Step = first, result: int = result) -> Any:
+            env[result] = UNDEF
             first(ctx, env)
             return env[result]
 
         return all_solutions
+
+    def partial(self, kind: str, rule: ast.Rule) -> Callable[[Any, Any], None]:
+        """A partial set's or object's definition: adds each solution's key (and value) to ``acc``."""
+        head = rule.head
+        acc = self.slot()
+        builders = self.body(rule.body, self.head_vars(rule), head.location)
+        last: Step
+        if kind == PARTIAL_SET:
+            if head.key is None:
+                raise _Unsupported("a set rule without a key")
+            key = self.head_value(head.key)
+
+            def add(ctx: Any, env: list[Any], key: Any = key, acc: int = acc) -> Any:
+                k = key(ctx, env)
+                if k is not UNDEF:
+                    env[acc].add(k if type(k) is str else freeze(k))
+                return UNDEF
+
+            last = add
+        else:
+            if head.value is None:
+                raise _Unsupported("sets at an object's leaves")
+            keys = [self.head_value(k) for k in rule_suffix(0, rule)]
+            value = self.head_value(head.value)
+            where = head.location
+
+            def put(ctx: Any, env: list[Any], keys: list[Any] = keys, value: Any = value, acc: int = acc, where: Any = where) -> Any:
+                ks = []
+                for key in keys:
+                    k = key(ctx, env)
+                    if k is UNDEF:
+                        return UNDEF
+                    ks.append(k)
+                v = value(ctx, env)
+                if v is UNDEF:
+                    return UNDEF
+                if len(ks) == 1:
+                    rt_obj_put(env[acc], ks[0], v, where)
+                else:
+                    rt_obj_put_path(env[acc], tuple(ks), v, where)
+                return UNDEF
+
+            last = put
+        first = self.chain(builders, last)
+        n = self.nslots
+
+        def definition(ctx: Any, into: Any, first: Step = first, n: int = n, acc: int = acc) -> None:
+            env = [UNDEF] * n
+            env[acc] = into
+            first(ctx, env)
+
+        return definition
+
+    @staticmethod
+    def head_vars(rule: ast.Rule) -> set[str]:
+        """The variables the head reads, which the body must bind."""
+        head = rule.head
+        required: set[str] = set()
+        for t in [head.key, head.value, *rule_suffix(0, rule)]:
+            if t is not None:
+                term_vars(t, required)
+        return required
+
+    def head_value(self, t: ast.Term) -> Callable[[Any, list[Any]], Any]:
+        operand = self.operand(t)
+        if operand.value is None:
+            raise _Unsupported("an iterating head term")
+        return operand.value
 
     @staticmethod
     def chain(builders: list[Callable[[Step], Step]], last: Step) -> Step:
@@ -189,9 +280,12 @@ class _Planner:
         return step
 
     def body(self, body: ast.Body, required: set[str] | None, location: ast.Location | None) -> list[Callable[[Step], Step]]:
-        outer = set().union(*(stmt_vars(e.statement, set()) for e in body)) | self.bound
-        ordered, _ = reorder_body(body, set(self.bound), outer, self.gen.arity, required=required, location=location)
-        return [b for e in ordered for b in self.expr(e)]
+        saved_outer = self.outer
+        self.outer = (self.outer | self.bound).union(*(stmt_vars(e.statement, set()) for e in body))
+        ordered, _ = reorder_body(body, set(self.bound), self.outer, self.gen.arity, required=required, location=location)
+        builders = [b for e in ordered for b in self.expr(e)]
+        self.outer = saved_outer
+        return builders
 
     def expr(self, e: ast.Expr) -> list[Callable[[Step], Step]]:
         if e.with_mods:
@@ -323,18 +417,19 @@ class _Planner:
         self.loops += 1
         key = self.pattern(s.key) if s.key is not None else None
         value = self.pattern(s.value)
+        values, items = (rt_values_sorted, rt_items_sorted) if self.ordered else (rt_values, rt_items)
 
         def build(nxt: Step) -> Step:
-            def loop(ctx: Any, env: list[Any], c: Any, key: Any = key, value: Any = value, nxt: Step = nxt) -> Any:
+            def loop(ctx: Any, env: list[Any], c: Any, key: Any = key, value: Any = value, nxt: Step = nxt, values: Any = values, items: Any = items) -> Any:
                 if key is None:
-                    for v in rt_values(c):
+                    for v in values(c):
                         rt_check_deadline(ctx)
                         if value(ctx, env, v):
                             r = nxt(ctx, env)
                             if r is not UNDEF:
                                 return r
                 else:
-                    for k, v in rt_items(c):
+                    for k, v in items(c):
                         rt_check_deadline(ctx)
                         if key(ctx, env, k) and value(ctx, env, v):
                             r = nxt(ctx, env)
@@ -494,7 +589,53 @@ class _Planner:
                 return self.composite(flat, _built(_pairs))
             where = t.location
             return self.composite(flat, _object(where))
+        if isinstance(t, (ast.ArrayCompr, ast.SetCompr, ast.ObjectCompr)):
+            return self.comprehension(t)
         raise _Unsupported(type(t).__name__)
+
+    def comprehension(self, t: ast.ArrayCompr | ast.SetCompr | ast.ObjectCompr) -> _Operand:
+        """A comprehension's value: its body's solutions collected (variables bound inside stay inside)."""
+        saved = set(self.bound), self.loops, self.ordered
+        self.ordered = self.ordered or isinstance(t, ast.ArrayCompr)
+        acc = self.slot()
+        builders = self.body(t.body, None, None)
+        last: Step
+        new: Callable[[], Any]
+        if isinstance(t, ast.ObjectCompr):
+            key, value, where = self.head_value(t.key), self.head_value(t.value), t.location
+
+            def put(ctx: Any, env: list[Any], key: Any = key, value: Any = value, acc: int = acc, where: Any = where) -> Any:
+                k = key(ctx, env)
+                if k is not UNDEF:
+                    v = value(ctx, env)
+                    if v is not UNDEF:
+                        rt_obj_put(env[acc], k, v, where)
+                return UNDEF
+
+            last, new = put, dict
+        else:
+            item = self.head_value(t.term)
+            array = isinstance(t, ast.ArrayCompr)
+
+            def add(ctx: Any, env: list[Any], item: Any = item, acc: int = acc, array: bool = array) -> Any:
+                v = item(ctx, env)
+                if v is not UNDEF:
+                    if array:
+                        env[acc].append(v)
+                    else:
+                        env[acc].add(freeze(v))
+                return UNDEF
+
+            last, new = add, list if array else set
+        first = self.chain(builders, last)
+        self.bound, self.loops, self.ordered = saved
+
+        def collect(ctx: Any, env: list[Any], first: Step = first, acc: int = acc, new: Any = new) -> Any:
+            env[acc] = new()
+            first(ctx, env)
+            return env[acc]
+
+        return _Operand(collect, None, -1)
 
     def composite(self, items: list[ast.Term], compute: Compute) -> _Operand:
         # Items in written order (as the generated code evaluates them).
@@ -603,16 +744,17 @@ class _Planner:
 
     def walk(self, base: Callable[[Any, list[Any]], Any], path: tuple[ast.Term, ...], getter: Callable[[Any, Any], Any]) -> _Operand:
         """``base`` looked up along ``path``; an unbound variable in it iterates."""
-        # Each step: (key read or None, iterated variable's slot or None, key constant).
+        # Each step: (a literal string key, or the key's read; or, to
+        # iterate, the items function), then the iterated variable's slot.
         steps: list[tuple[Any, int | None]] = []
         for p in path:
             if isinstance(p, ast.Scalar):
                 key = p.value
-                steps.append(((lambda ctx, env, key=key: key), None) if not isinstance(key, str) else (key, None))
+                steps.append((key, None) if isinstance(key, str) else (_constant(key), None))
             elif self.is_unbound(p):
                 assert isinstance(p, ast.Var)
                 self.loops += 1
-                steps.append((None, self.bind(p.name)))
+                steps.append((rt_items_sorted if self.ordered else rt_items, self.bind(p.name)))
             else:
                 if self.has_unbound(p):
                     raise _Unsupported("a pattern in a ref")
@@ -678,8 +820,8 @@ class _Planner:
     def _walk_step(key: Any, slot: int | None, getter: Callable[[Any, Any], Any], nxt: Callable[[Any, list[Any], Any], Any]) -> Callable[[Any, list[Any], Any], Any]:
         if slot is not None:
 
-            def iterate(ctx: Any, env: list[Any], cur: Any, slot: int = slot, nxt: Any = nxt) -> Any:
-                for k, v in rt_items(cur):
+            def iterate(ctx: Any, env: list[Any], cur: Any, items: Any = key, slot: int = slot, nxt: Any = nxt) -> Any:
+                for k, v in items(cur):
                     rt_check_deadline(ctx)
                     env[slot] = k
                     r = nxt(ctx, env, v)

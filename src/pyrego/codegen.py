@@ -501,7 +501,7 @@ class ModuleGen:
     def definition_or_closure(self, node: RuleNode, rule: ast.Rule, index: int) -> str:
         """``D<id>_<n>``: a closure until the program is hot where the rule's
         shape allows (see closures), else generated code."""
-        if self.closures and node.kind == COMPLETE:
+        if self.closures and node.kind != FUNCTION:
             fn = plan_definition(self, node, rule, conflict_message(node))
             if fn is not None:
                 name = f"D{node.id}_{index}"
