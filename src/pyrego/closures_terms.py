@@ -1,0 +1,490 @@
+"""Terms for the closures of :mod:`pyrego.closures`.
+
+Each term is planned into a producer (:class:`Operand`): a function of
+``(ctx, env)`` giving its value, or UNDEF when it is undefined; or, for a term
+that binds variables by iterating (``input.xs[i]``), a maker of steps that
+store each of its values in a slot and go on. Values are found exactly as
+the generated code finds them (BodyEmitter.term, ModuleGen.data_ref): the
+same runtime helpers, operands in the same order. The functions made here
+take what they use as default arguments (see :mod:`pyrego.closures`).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Callable, NamedTuple
+
+from . import ast
+from .codegen_body import COMPARE_OPS, ground_value, is_ground
+from .compiler import FUNCTION
+from .runtime.helpers import (
+    rt_check_deadline,
+    rt_data_get,
+    rt_ge,
+    rt_get,
+    rt_gt,
+    rt_items,
+    rt_items_sorted,
+    rt_le,
+    rt_lt,
+    rt_member,
+    rt_member3,
+    rt_ne,
+    rt_object,
+    rt_set,
+)
+from .runtime.values import UNDEF, equal
+from .safety import ROOTS, ref_outputs, term_vars
+
+if TYPE_CHECKING:
+    from .codegen import ModuleGen
+
+Step = Callable[[Any, list[Any]], Any]
+Compute = Callable[[Any, list[Any]], Any]  # (ctx, operand values) -> value
+TESTS: dict[str, Callable[[Any, Any], bool]] = {"equal": equal, "neq": rt_ne, "lt": rt_lt, "lte": rt_le, "gt": rt_gt, "gte": rt_ge}
+
+
+class Unsupported(Exception):
+    """A shape left to the code generator."""
+
+
+class Operand(NamedTuple):
+    """A term's producer: ``value(ctx, env)`` (UNDEF when undefined), or, for a
+    term that binds variables by iterating, ``make(k)``: a step that stores
+    each of the term's defined values in ``env[slot]`` and runs step ``k``."""
+
+    value: Callable[[Any, list[Any]], Any] | None
+    make: Callable[[Step], Step] | None
+    slot: int
+
+
+def value_step(value: Callable[[Any, list[Any]], Any], slot: int, nxt: Step) -> Step:
+    def step(ctx: Any, env: list[Any], value: Any = value, slot: int = slot, nxt: Step = nxt) -> Any:
+        v = value(ctx, env)
+        if v is UNDEF:
+            return UNDEF
+        env[slot] = v
+        return nxt(ctx, env)
+
+    return step
+
+
+class TermPlanner:
+    """Plans terms; :class:`pyrego.closures._Planner` adds rules, bodies and statements."""
+
+    def __init__(self, gen: ModuleGen) -> None:
+        self.gen = gen
+        self.ns = gen.namespace
+        self.slots: dict[str, int] = {}  # variable -> slot
+        self.bound: set[str] = set()
+        self.nslots = 0
+        self.loops = 0
+        # As BodyEmitter: iterate in OPA's sorted order inside array
+        # comprehensions (where order shows); every variable visible from
+        # enclosing scopes (for reorder_body's closure captures).
+        self.ordered = False
+        self.outer: set[str] = set()
+
+    def slot(self) -> int:
+        self.nslots += 1
+        return self.nslots - 1
+
+    def bind(self, name: str) -> int:
+        s = self.slots.get(name)
+        if s is None:
+            s = self.slots[name] = self.slot()
+        self.bound.add(name)
+        return s
+    def is_unbound(self, t: ast.Term) -> bool:
+        return isinstance(t, ast.Var) and t.name not in ROOTS and t.name not in self.bound
+
+    def has_unbound(self, t: ast.Term) -> bool:
+        # Scalars, variables and refs (most terms) are answered without a set.
+        tt = type(t)
+        if tt is ast.Scalar:
+            return False
+        if tt is ast.Var:
+            return t.name not in self.bound and t.name not in ROOTS  # type: ignore[union-attr]
+        if tt is ast.Ref:
+            return self.has_unbound(t.head) or any(self.has_unbound(p) for p in t.path)  # type: ignore[union-attr]
+        return bool(term_vars(t, set()) - self.bound)
+
+    def iterable_only(self, t: ast.Term) -> bool:
+        return term_vars(t, set()) - self.bound <= ref_outputs(t, self.bound, set(), self.gen.arity)
+
+    def ranked(self, terms: tuple[ast.Term, ...]) -> list[int]:
+        """Evaluation order of ``terms``: those that bind variables by iterating first."""
+        iterating = [i for i, t in enumerate(terms) if self.has_unbound(t)]
+        if not iterating:
+            return list(range(len(terms)))
+        if not all(self.iterable_only(terms[i]) for i in iterating):
+            raise Unsupported("unsafe")
+        return iterating + [i for i in range(len(terms)) if i not in iterating]
+
+    def operands(self, terms: tuple[ast.Term, ...], order: list[int]) -> list[Operand]:
+        """Plan ``terms`` in evaluation ``order``; returned by position."""
+        out: list[Operand | None] = [None] * len(terms)
+        for i in order:
+            out[i] = self.operand(terms[i])
+        return out  # type: ignore[return-value]
+
+    def gather1(self, operand: Operand, finish: Callable[[Any, list[Any], Any], Any]) -> Step:
+        """A step: evaluate ``operand`` (each value, where it iterates), then ``finish(ctx, env, v)``."""
+        read = operand.value
+        if read is not None:
+
+            def step(ctx: Any, env: list[Any], read: Any = read, finish: Any = finish) -> Any:
+                v = read(ctx, env)
+                return UNDEF if v is UNDEF else finish(ctx, env, v)
+
+            return step
+        assert operand.make is not None
+        slot = operand.slot
+
+        def stored(ctx: Any, env: list[Any], f: Any = finish, s: int = slot) -> Any:
+            return f(ctx, env, env[s])
+
+        return operand.make(stored)
+
+    def gather2(self, operands: list[Operand], finish: Callable[[Any, list[Any], Any, Any], Any], order: list[int] | None = None) -> Step:
+        a, b = operands
+        ra, rb = a.value, b.value
+        if ra is not None and rb is not None:
+
+            def step(ctx: Any, env: list[Any], ra: Any = ra, rb: Any = rb, finish: Any = finish) -> Any:
+                x = ra(ctx, env)
+                if x is UNDEF:
+                    return UNDEF
+                y = rb(ctx, env)
+                return UNDEF if y is UNDEF else finish(ctx, env, x, y)
+
+            return step
+
+        def both(ctx: Any, env: list[Any], vals: list[Any], f: Any = finish) -> Any:
+            return f(ctx, env, vals[0], vals[1])
+
+        return self.gather(operands, order or [0, 1], both)
+
+    def gather(self, operands: list[Operand], order: list[int], finish: Callable[[Any, list[Any], list[Any]], Any]) -> Step:
+        """A step: evaluate ``operands`` in ``order`` into slots, then ``finish(ctx, env, values)``."""
+        slots = [op.slot if op.make is not None else self.slot() for op in operands]
+
+        def last(ctx: Any, env: list[Any], finish: Any = finish, slots: list[int] = slots) -> Any:
+            return finish(ctx, env, [env[s] for s in slots])
+
+        step: Step = last
+        for i in reversed(order):
+            op = operands[i]
+            if op.make is not None:
+                step = op.make(step)
+            else:
+                assert op.value is not None
+                step = value_step(op.value, slots[i], step)
+        return step
+
+    def operand(self, t: ast.Term) -> Operand:
+        tt = type(t)
+        if tt is ast.Ref:
+            return self.ref(t)  # type: ignore[arg-type]
+        if tt is ast.Scalar:
+            v = t.value  # type: ignore[union-attr]
+            return Operand(constant(v), None, -1)
+        if isinstance(t, ast.Var):
+            if t.name == "input":
+                return Operand(lambda ctx, env: ctx.input, None, -1)
+            if t.name in ROOTS or t.name not in self.bound:
+                raise Unsupported("data or an unbound variable")
+            slot = self.slots[t.name]
+            return Operand(_variable(slot), None, -1)
+        if is_ground(t):
+            const = ground_value(t)
+            return Operand(constant(const), None, -1)
+        if isinstance(t, ast.Call):
+            return self.call(t)
+        if isinstance(t, ast.Array):
+            return self.composite(list(t.items), _built(list))
+        if isinstance(t, ast.SetTerm):
+            return self.composite(list(t.items), _built(rt_set))
+        if isinstance(t, ast.Object):
+            flat = [x for kv in t.items for x in kv]
+            if all(isinstance(k, ast.Scalar) and isinstance(k.value, str) for k, _ in t.items) and len({k.value for k, _ in t.items}) == len(t.items):  # type: ignore[union-attr]
+                return self.composite(flat, _built(_pairs))
+            where = t.location
+            return self.composite(flat, _object(where))
+        if isinstance(t, (ast.ArrayCompr, ast.SetCompr, ast.ObjectCompr)):
+            return self.comprehension(t)
+        raise Unsupported(type(t).__name__)
+
+    def composite(self, items: list[ast.Term], compute: Compute) -> Operand:
+        # Items in written order (as the generated code evaluates them).
+        operands = [self.operand(x) for x in items]
+        return self.computed(operands, list(range(len(items))), compute)
+
+    def computed(self, operands: list[Operand], order: list[int], compute: Callable[[Any, list[Any]], Any]) -> Operand:
+        """The operand ``compute(ctx, values of operands)``; it iterates where an operand does."""
+        if all(op.make is None for op in operands):
+            reads = [op.value for op in operands]
+
+            def value(ctx: Any, env: list[Any], reads: Any = reads, compute: Any = compute) -> Any:
+                vals = []
+                for read in reads:
+                    v = read(ctx, env)  # type: ignore[misc]
+                    if v is UNDEF:
+                        return UNDEF
+                    vals.append(v)
+                return compute(ctx, vals)
+
+            return Operand(value, None, -1)
+        out = self.slot()
+
+        def make(k: Step) -> Step:
+            def finish(ctx: Any, env: list[Any], vals: list[Any], k: Step = k, compute: Any = compute, out: int = out) -> Any:
+                v = compute(ctx, vals)
+                if v is UNDEF:
+                    return UNDEF
+                env[out] = v
+                return k(ctx, env)
+
+            return self.gather(operands, order, finish)
+
+        return Operand(None, make, out)
+
+    def call(self, t: ast.Call) -> Operand:
+        op = t.op
+        gen = self.gen
+        if op in COMPARE_OPS and len(t.args) == 2:
+            test = TESTS[op]
+            return self.computed(self.operands(t.args, order := self.ranked(t.args)), order, _tested(test))
+        arity = gen.arity(op)
+        if arity is None or len(t.args) != arity or op in gen.mockable or op in ("print", "internal.print") or op.startswith("rego.metadata."):
+            raise Unsupported(op)
+        order = self.ranked(t.args)
+        operands = self.operands(t.args, order)
+        if op == "internal.member_2":
+            return self.computed(operands, order, lambda ctx, vals: rt_member(vals[0], vals[1]))
+        if op == "internal.member_3":
+            return self.computed(operands, order, lambda ctx, vals: rt_member3(vals[0], vals[1], vals[2]))
+        ns = self.ns
+        node = gen.tree.functions.get(op)
+        if node is not None:
+            name = gen.function_name(node)
+            return self.computed(operands, order, _function_call(ns, name))
+        b = gen.builtin(op)
+        if b is None or b.relation:
+            raise Unsupported(op)
+        caller = ns[gen.builtin_site(op, t.location)]
+        return self.computed(operands, order, _builtin_call(caller))
+
+    # -- references ---------------------------------------------------------------------
+
+    def ref(self, t: ast.Ref) -> Operand:
+        head, path = t.head, t.path
+        if isinstance(head, ast.Var) and head.name == "data":
+            return self.data_ref(path)
+        base = self.operand(head)
+        if base.make is not None:
+            raise Unsupported("an iterating ref head")
+        return self.walk(base.value, path, rt_get)  # type: ignore[arg-type]
+
+    def data_ref(self, path: tuple[ast.Term, ...]) -> Operand:
+        """``data.<path>`` as ModuleGen.data_ref reads it: a rule's document, then a path into it; or base data."""
+        gen = self.gen
+        cur = gen.tree.root
+        i = 0
+        while i < len(path):
+            p = path[i]
+            if isinstance(p, ast.Scalar) and isinstance(p.value, str) and p.value in cur.children:
+                cur = cur.children[p.value]
+                i += 1
+                nxt = path[i] if i < len(path) else None
+                if (
+                    cur.has_rules()
+                    and isinstance(nxt, ast.Scalar)
+                    and isinstance(nxt.value, str)
+                    and nxt.value in cur.children
+                    and gen._has_rules_below(cur.children[nxt.value])
+                ):
+                    continue
+                if cur.has_rules():
+                    if cur.kind == FUNCTION:
+                        return Operand(lambda ctx, env: UNDEF, None, -1)
+                    return self.walk(document_of(self.ns, f"R{cur.id}"), path[i:], rt_get)
+                continue
+            if isinstance(p, ast.Scalar):
+                break
+            if gen._has_rules_below(cur):
+                raise Unsupported("a dynamic key into rule documents")
+            break
+        else:
+            if gen._has_rules_below(cur):
+                raise Unsupported("a document holding rules")
+        return self.walk(lambda ctx, env: ctx.data, path, rt_data_get)
+
+    def walk(self, base: Callable[[Any, list[Any]], Any], path: tuple[ast.Term, ...], getter: Callable[[Any, Any], Any]) -> Operand:
+        """``base`` looked up along ``path``; an unbound variable in it iterates."""
+        # Each step: (a literal string key, or the key's read; or, to
+        # iterate, the items function), then the iterated variable's slot.
+        steps: list[tuple[Any, int | None]] = []
+        for p in path:
+            if isinstance(p, ast.Scalar):
+                key = p.value
+                steps.append((key, None) if isinstance(key, str) else (constant(key), None))
+            elif self.is_unbound(p):
+                assert isinstance(p, ast.Var)
+                self.loops += 1
+                steps.append((rt_items_sorted if self.ordered else rt_items, self.bind(p.name)))
+            else:
+                if self.has_unbound(p):
+                    raise Unsupported("a pattern in a ref")
+                operand = self.operand(p)
+                steps.append((operand.value, None))
+        if all(s is None for _, s in steps):
+            return Operand(self._lookups(base, steps, getter), None, -1)
+        out = self.slot()
+
+        def make(k: Step) -> Step:
+            def stored(ctx: Any, env: list[Any], v: Any, k: Step = k, out: int = out) -> Any:
+                if v is UNDEF:
+                    return UNDEF
+                env[out] = v
+                return k(ctx, env)
+
+            walk: Callable[[Any, list[Any], Any], Any] = stored
+            for key, slot in reversed(steps):
+                walk = self._walk_step(key, slot, getter, walk)
+
+            def start(ctx: Any, env: list[Any], walk: Any = walk, base: Any = base) -> Any:
+                return walk(ctx, env, base(ctx, env))
+
+            return start
+
+        return Operand(None, make, out)
+
+    @staticmethod
+    def _lookups(base: Callable[[Any, list[Any]], Any], steps: list[tuple[Any, int | None]], getter: Callable[[Any, Any], Any]) -> Callable[[Any, list[Any]], Any]:
+        keys = [k for k, _ in steps]
+        if all(type(k) is str for k in keys):
+            if len(keys) == 1:
+                key = keys[0]
+
+                def one_key(ctx: Any, env: list[Any], base: Any = base, key: str = key) -> Any:
+                    return rt_get(base(ctx, env), key)
+
+                return one_key
+
+            def literal_path(ctx: Any, env: list[Any], base: Any = base, keys: list[Any] = keys) -> Any:
+                cur = base(ctx, env)
+                for key in keys:
+                    cur = rt_get(cur, key)
+                return cur
+
+            return literal_path
+
+        def path_value(ctx: Any, env: list[Any], base: Any = base, keys: list[Any] = keys, getter: Any = getter) -> Any:
+            cur = base(ctx, env)
+            for key in keys:
+                if type(key) is str:
+                    cur = rt_get(cur, key)
+                else:
+                    kv = key(ctx, env)
+                    if kv is UNDEF:
+                        return UNDEF
+                    cur = getter(cur, kv)
+            return cur
+
+        return path_value
+
+    @staticmethod
+    def _walk_step(key: Any, slot: int | None, getter: Callable[[Any, Any], Any], nxt: Callable[[Any, list[Any], Any], Any]) -> Callable[[Any, list[Any], Any], Any]:
+        if slot is not None:
+
+            def iterate(ctx: Any, env: list[Any], cur: Any, items: Any = key, slot: int = slot, nxt: Any = nxt) -> Any:
+                for k, v in items(cur):
+                    rt_check_deadline(ctx)
+                    env[slot] = k
+                    r = nxt(ctx, env, v)
+                    if r is not UNDEF:
+                        return r
+                return UNDEF
+
+            return iterate
+        if type(key) is str:
+
+            def literal_key(ctx: Any, env: list[Any], cur: Any, nxt: Any = nxt, key: str = key) -> Any:
+                return nxt(ctx, env, rt_get(cur, key))
+
+            return literal_key
+
+        def lookup(ctx: Any, env: list[Any], cur: Any, key: Any = key, getter: Any = getter, nxt: Any = nxt) -> Any:
+            kv = key(ctx, env)
+            if kv is UNDEF:
+                return UNDEF
+            return nxt(ctx, env, getter(cur, kv))
+
+        return lookup
+
+
+    def comprehension(self, t: ast.ArrayCompr | ast.SetCompr | ast.ObjectCompr) -> Operand:
+        raise NotImplementedError  # a body inside a term: planned by the subclass
+
+def document_of(ns: dict[str, Any], name: str) -> Callable[[Any, list[Any]], Any]:
+    """The value of the rule document ``name`` (looked up each time: a hot
+    program's code replaces the function)."""
+
+    def document(ctx: Any, env: list[Any], ns: dict[str, Any] = ns, name: str = name) -> Any:
+        return ns[name](ctx)
+
+    return document
+
+
+def constant(value: Any) -> Callable[[Any, list[Any]], Any]:
+    def constant(ctx: Any, env: list[Any], value: Any = value) -> Any:
+        return value
+
+    return constant
+
+
+def _variable(slot: int) -> Callable[[Any, list[Any]], Any]:
+    def variable(ctx: Any, env: list[Any], slot: int = slot) -> Any:
+        return env[slot]
+
+    return variable
+
+
+# What ``computed`` operands compute from their operands' values.
+def _pairs(vals: list[Any]) -> dict[Any, Any]:
+    return dict(zip(vals[::2], vals[1::2]))
+
+
+def _object(where: Any) -> Compute:
+    def obj(ctx: Any, vals: list[Any], where: Any = where) -> Any:
+        return rt_object(zip(vals[::2], vals[1::2]), where)
+
+    return obj
+
+
+def _built(build: Callable[[list[Any]], Any]) -> Compute:
+    def built(ctx: Any, vals: list[Any], build: Callable[[list[Any]], Any] = build) -> Any:
+        return build(vals)
+
+    return built
+
+
+def _tested(test: Callable[[Any, Any], bool]) -> Compute:
+    def tested(ctx: Any, vals: list[Any], test: Callable[[Any, Any], bool] = test) -> Any:
+        return test(vals[0], vals[1])
+
+    return tested
+
+
+def _function_call(ns: dict[str, Any], name: str) -> Compute:
+    def function_call(ctx: Any, vals: list[Any], ns: dict[str, Any] = ns, name: str = name) -> Any:
+        return ns[name](ctx, *vals)
+
+    return function_call
+
+
+def _builtin_call(caller: Callable[..., Any]) -> Compute:
+    def builtin_call(ctx: Any, vals: list[Any], caller: Callable[..., Any] = caller) -> Any:
+        return caller(ctx, *vals)
+
+    return builtin_call
