@@ -109,6 +109,21 @@ captured := [u | some u in input.users; u.name == input.key]
 n := count([x | x := input.xs[_]; x == 2])
 dup := {k: v | some v in input.xs; k := "same"}
 """,
+    "functions": """package t
+double(x) := x * 2
+pick(x, x) := "same"
+pick(x, y) := "diff" if x != y
+first_big(xs) := x if { some x in xs; x > 2 }
+size(1) := "one"
+size(n) := "many" if n > 1
+else := "few"
+label(x) := concat("-", [x, upper(x)]) if is_string(x)
+d := double(input.a)
+p := pick(input.a, input.b)
+f := first_big(input.xs)
+s := size(input.a)
+l := label(input.a)
+""",
     "defaults_and_else": """package t
 default allow := false
 allow if input.role == "admin"

@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Any, Callable
 from . import ast
 from .closures_terms import TESTS, Operand, Step, TermPlanner, Unsupported
 from .codegen_body import COMPARE_OPS
-from .compiler import COMPLETE, PARTIAL_OBJECT, PARTIAL_SET, RuleNode, iter_rule_chain, rule_suffix
+from .compiler import COMPLETE, FUNCTION, PARTIAL_OBJECT, PARTIAL_SET, RuleNode, iter_rule_chain, rule_suffix
 from .errors import RegoError
 from .runtime.helpers import (
     rt_check_deadline,
@@ -67,13 +67,15 @@ def plan_definition(gen: ModuleGen, node: RuleNode, rule: ast.Rule, conflict: st
     """``D<id>_<n>`` as a closure; None where the code generator must write it.
 
     A complete rule's definition (with its ``else`` chain) takes ``ctx`` and
-    returns a value or UNDEF; a partial set's or object's takes ``(ctx, acc)``
-    and adds to ``acc``. ``conflict``: the error message when one definition
-    gives two values."""
+    returns a value or UNDEF, a function's takes ``(ctx, *args)``; a partial
+    set's or object's takes ``(ctx, acc)`` and adds to ``acc``. ``conflict``:
+    the error message when one definition gives two values."""
     head = rule.head
-    if head.args:
-        return None
     try:
+        if node.kind == FUNCTION:
+            return _Planner(gen).complete(iter_rule_chain(rule), conflict, node.arity or 0)
+        if head.args:
+            return None
         if node.kind == COMPLETE and head.key is None:
             return _Planner(gen).complete(iter_rule_chain(rule), conflict)
         if node.kind in (PARTIAL_SET, PARTIAL_OBJECT) and rule.else_ is None:
@@ -88,10 +90,23 @@ class _Planner(TermPlanner):
 
     # -- rules and bodies ------------------------------------------------------------
 
-    def complete(self, chain: list[ast.Rule], conflict: str) -> Callable[[Any], Any]:
-        """A complete rule's definition: the value of its first branch that has one."""
-        runs = [self.branch(rule, conflict) for rule in chain]
+    def complete(self, chain: list[ast.Rule], conflict: str, arity: int = 0) -> Callable[..., Any]:
+        """A complete rule's or function's definition: the value of its first
+        branch that has one. A function's arguments are in its first slots."""
+        arg_slots = [self.slot() for _ in range(arity)]
+        runs = [self.branch(rule, conflict, arg_slots) for rule in chain]
         n = self.nslots
+        if arity:
+
+            def function(ctx: Any, *args: Any, runs: list[Step] = runs, rest: int = n - arity) -> Any:
+                env = [*args, *[UNDEF] * rest]
+                for run in runs:
+                    v = run(ctx, env)
+                    if v is not UNDEF:
+                        return v
+                return UNDEF
+
+            return function
         if len(runs) == 1:
             run = runs[0]
 
@@ -110,19 +125,24 @@ class _Planner(TermPlanner):
 
         return with_else
 
-    def branch(self, rule: ast.Rule, conflict: str) -> Step:
-        """One branch of a complete rule: ``run(ctx, env)``, its value or UNDEF."""
+    def branch(self, rule: ast.Rule, conflict: str, arg_slots: list[int]) -> Step:
+        """One branch of a complete rule or function: ``run(ctx, env)``, its value or UNDEF."""
         self.bound, self.loops = set(), 0
         head = rule.head
         value_t = head.value
         if value_t is None:
             raise Unsupported("a rule without a value")
+        # A function's arguments are matched against its head's, in order.
+        args = head.args or ()
+        matches = [(self.pattern(a), s) for a, s in zip(args, arg_slots)]
         result = self.slot()
         required = self.head_vars(rule)
         builders = self.body(rule.body, required, head.location)
+        if matches:
+            builders.insert(0, _matching(matches))
         read = self.head_value(value_t)
         where = rule.location
-        if self.loops == 0 or not term_vars(value_t, set()):
+        if self.loops == 0 or not (term_vars(value_t, set()) - {v for a in args for v in term_vars(a, set())}):
             # The first solution's value ends the search.
             return self.chain(builders, read)
 
@@ -457,6 +477,21 @@ class _Planner(TermPlanner):
             return env[acc]
 
         return Operand(collect, None, -1)
+
+def _matching(matches: list[tuple[Callable[[Any, list[Any], Any], bool], int]]) -> Callable[[Step], Step]:
+    """A builder: the step that matches a function's arguments (in their slots) against its head's."""
+
+    def build(nxt: Step) -> Step:
+        def match(ctx: Any, env: list[Any], matches: Any = matches, nxt: Step = nxt) -> Any:
+            for matched, slot in matches:
+                if not matched(ctx, env, env[slot]):
+                    return UNDEF
+            return nxt(ctx, env)
+
+        return match
+
+    return build
+
 
 def _fail(ctx: Any, env: list[Any]) -> Any:
     return UNDEF

@@ -501,7 +501,7 @@ class ModuleGen:
     def definition_or_closure(self, node: RuleNode, rule: ast.Rule, index: int) -> str:
         """``D<id>_<n>``: a closure until the program is hot where the rule's
         shape allows (see closures), else generated code."""
-        if self.closures and node.kind != FUNCTION:
+        if self.closures:
             fn = plan_definition(self, node, rule, conflict_message(node))
             if fn is not None:
                 name = f"D{node.id}_{index}"
@@ -615,7 +615,7 @@ class ModuleGen:
         em.restore(st)
 
     def function_node(self, node: RuleNode) -> RuleWrapper:
-        defs = tuple(self.definition(node, rule, i) for i, rule in enumerate(node.rules))
+        defs = tuple(self.definition_or_closure(node, rule, i) for i, rule in enumerate(node.rules))
         conflict = self.const(conflict_message(node))
         where = self.loc(node.rules[0].location if node.rules else Location("", 0, 0))
         default_fn = self.default_value(node) if node.default is not None else None
