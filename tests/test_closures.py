@@ -124,6 +124,13 @@ f := first_big(input.xs)
 s := size(input.a)
 l := label(input.a)
 """,
+    "every": """package t
+all_pos if { every x in input.xs { x > 0 } }
+all_keys if { every k, v in input.m { is_string(k); v != 0 } }
+nested if { every x in input.xs { every y in input.xs { x >= 0; y >= 0 } } }
+shadow := x if { x := input.a; every x in input.xs { x != 99 } }
+count_pos := n if { n := count([x | some x in input.xs; x > 0]); every x in input.xs { is_number(x) } }
+""",
     "defaults_and_else": """package t
 default allow := false
 allow if input.role == "admin"
@@ -249,12 +256,11 @@ def test_other_shapes_get_generated_code() -> None:
     e.add_policy(
         "t.rego",
         """package t
-allow if { every x in input.xs { x > 0 } }
 w if { input.a with input.a as 1 }
 """,
     )
-    e.set_input({"xs": [1]})
-    assert e.eval_rule("data.t.allow") is True
+    e.set_input({"a": 2})
+    assert e.eval_rule("data.t.w") is True
     gen = e._program.gen  # type: ignore[union-attr]
     assert not gen._closure_nodes
     assert gen.namespace["D2_0"].__code__.co_filename == "<pyrego policy>"

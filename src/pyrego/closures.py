@@ -261,18 +261,14 @@ class _Planner(TermPlanner):
         if isinstance(s, ast.SomeIn):
             return [self.some_in(s)]
         if isinstance(s, ast.Every):
-            raise Unsupported("every")
+            return [self.every(s)]
         return [self.term_statement(s)]
 
     def negation(self, e: ast.Expr) -> Callable[[Step], Step]:
         saved = set(self.bound), self.loops
         inner_builders = self.expr(ast.Expr(e.statement, False, (), e.location))
         self.bound, self.loops = saved
-
-        def found(ctx: Any, env: list[Any]) -> Any:
-            return _FOUND
-
-        inner = self.chain(inner_builders, found)
+        inner = self.chain(inner_builders, _found)
 
         def build(nxt: Step) -> Step:
             def step(ctx: Any, env: list[Any], inner: Step = inner, nxt: Step = nxt) -> Any:
@@ -281,6 +277,35 @@ class _Planner(TermPlanner):
                 return nxt(ctx, env)
 
             return step
+
+        return build
+
+    def every(self, s: ast.Every) -> Callable[[Step], Step]:
+        """``every k, v in xs { body }``: the body holds for each member (its variables stay inside)."""
+        domain = self.operand(s.domain)
+        items = rt_items_sorted if self.ordered else rt_items
+        saved = set(self.bound), self.loops, dict(self.slots)
+        # Fresh slots: the loop's variables shadow any of the same name outside.
+        for v in (s.key, s.value):
+            if v is not None:
+                self.slots.pop(v.name, None)
+        key = self.bind(s.key.name) if s.key is not None else None
+        value = self.bind(s.value.name)
+        inner = self.chain(self.body(s.body, None, None), _found)
+        self.bound, self.loops, self.slots = saved
+
+        def build(nxt: Step) -> Step:
+            def loop(ctx: Any, env: list[Any], d: Any, items: Any = items, key: Any = key, value: int = value, inner: Step = inner, nxt: Step = nxt) -> Any:
+                for k, v in items(d):
+                    rt_check_deadline(ctx)
+                    if key is not None:
+                        env[key] = k
+                    env[value] = v
+                    if inner(ctx, env) is not _FOUND:
+                        return UNDEF
+                return nxt(ctx, env)
+
+            return self.gather1(domain, loop)
 
         return build
 
@@ -491,6 +516,10 @@ def _matching(matches: list[tuple[Callable[[Any, list[Any], Any], bool], int]]) 
         return match
 
     return build
+
+
+def _found(ctx: Any, env: list[Any]) -> Any:
+    return _FOUND
 
 
 def _fail(ctx: Any, env: list[Any]) -> Any:
