@@ -96,18 +96,7 @@ class _Planner(TermPlanner):
         arg_slots = [self.slot() for _ in range(arity)]
         runs = [self.branch(rule, conflict, arg_slots) for rule in chain]
         n = self.nslots
-        if arity:
-
-            def function(ctx: Any, *args: Any, runs: list[Step] = runs, rest: int = n - arity) -> Any:
-                env = [*args, *[UNDEF] * rest]
-                for run in runs:
-                    v = run(ctx, env)
-                    if v is not UNDEF:
-                        return v
-                return UNDEF
-
-            return function
-        if len(runs) == 1:
+        if len(runs) == 1 and not arity:
             run = runs[0]
 
             def definition(ctx: Any, run: Step = run, n: int = n) -> Any:
@@ -115,15 +104,15 @@ class _Planner(TermPlanner):
 
             return definition
 
-        def with_else(ctx: Any, runs: list[Step] = runs, n: int = n) -> Any:
-            env = [UNDEF] * n
+        def first_defined(ctx: Any, *args: Any, runs: list[Step] = runs, rest: int = n - arity) -> Any:
+            env = [*args, *[UNDEF] * rest]
             for run in runs:
                 v = run(ctx, env)
                 if v is not UNDEF:
                     return v
             return UNDEF
 
-        return with_else
+        return first_defined
 
     def branch(self, rule: ast.Rule, conflict: str, arg_slots: list[int]) -> Step:
         """One branch of a complete rule or function: ``run(ctx, env)``, its value or UNDEF."""

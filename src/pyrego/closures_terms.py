@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING, Any, Callable, NamedTuple
 
 from . import ast
 from .codegen_body import COMPARE_OPS, ground_value, is_ground
-from .compiler import FUNCTION
 from .runtime.helpers import (
     rt_check_deadline,
     rt_data_get,
@@ -286,38 +285,15 @@ class TermPlanner:
         return self.walk(base.value, path, rt_get)  # type: ignore[arg-type]
 
     def data_ref(self, path: tuple[ast.Term, ...]) -> Operand:
-        """``data.<path>`` as ModuleGen.data_ref reads it: a rule's document, then a path into it; or base data."""
-        gen = self.gen
-        cur = gen.tree.root
-        i = 0
-        while i < len(path):
-            p = path[i]
-            if isinstance(p, ast.Scalar) and isinstance(p.value, str) and p.value in cur.children:
-                cur = cur.children[p.value]
-                i += 1
-                nxt = path[i] if i < len(path) else None
-                if (
-                    cur.has_rules()
-                    and isinstance(nxt, ast.Scalar)
-                    and isinstance(nxt.value, str)
-                    and nxt.value in cur.children
-                    and gen._has_rules_below(cur.children[nxt.value])
-                ):
-                    continue
-                if cur.has_rules():
-                    if cur.kind == FUNCTION:
-                        return Operand(lambda ctx, env: UNDEF, None, -1)
-                    return self.walk(document_of(self.ns, f"R{cur.id}"), path[i:], rt_get)
-                continue
-            if isinstance(p, ast.Scalar):
-                break
-            if gen._has_rules_below(cur):
-                raise Unsupported("a dynamic key into rule documents")
-            break
-        else:
-            if gen._has_rules_below(cur):
-                raise Unsupported("a document holding rules")
-        return self.walk(lambda ctx, env: ctx.data, path, rt_data_get)
+        """``data.<path>`` (see ModuleGen.data_target): a rule's document, then a path into it; or base data."""
+        kind, node, i = self.gen.data_target(path)
+        if kind == "function":
+            return Operand(constant(UNDEF), None, -1)
+        if kind == "rule":
+            return self.walk(document_of(self.ns, f"R{node.id}"), path[i:], rt_get)
+        if kind == "base":
+            return self.walk(_base_data, path, rt_data_get)
+        raise Unsupported("a document holding rules")
 
     def walk(self, base: Callable[[Any, list[Any]], Any], path: tuple[ast.Term, ...], getter: Callable[[Any, Any], Any]) -> Operand:
         """``base`` looked up along ``path``; an unbound variable in it iterates."""
@@ -434,6 +410,10 @@ def document_of(ns: dict[str, Any], name: str) -> Callable[[Any, list[Any]], Any
         return ns[name](ctx)
 
     return document
+
+
+def _base_data(ctx: Any, env: list[Any]) -> Any:
+    return ctx.data
 
 
 def constant(value: Any) -> Callable[[Any, list[Any]], Any]:

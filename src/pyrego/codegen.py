@@ -245,8 +245,11 @@ class ModuleGen:
 
     # -- data references ----------------------------------------------------------
 
-    def data_ref(self, em: BodyEmitter, path: tuple[ast.Term, ...], check: bool = True) -> str:
-        """The value at ``data.<path>`` (``check``: as for :meth:`BodyEmitter.term`)."""
+    def data_target(self, path: tuple[ast.Term, ...]) -> tuple[str, RuleNode, int]:
+        """Where ``data.<path>`` is read: ``("rule", node, i)``, the document of
+        the rules at ``node`` with ``path[i:]`` inside it (``"function"``: a
+        function's name, never a value); ``("base", node, 0)``, base data
+        only; ``("tree", node, i)``, a document holding rules, ``path[i:]`` below it."""
         cur = self.tree.root
         i = 0
         while i < len(path):
@@ -264,18 +267,26 @@ class ModuleGen:
                 ):
                     continue  # a deeper rule defines this part of the document
                 if cur.has_rules():
-                    if cur.kind == FUNCTION:
-                        em.w(em.fail)
-                        return "UNDEF"
-                    v = em.tmp()
-                    em.assign(v, f"R{cur.id}({em.ctx})")
-                    return em.walk_path(v, path[i:], check=check) if i < len(path) else self._check(em, v, check)
+                    return ("function" if cur.kind == FUNCTION else "rule"), cur, i
                 continue
             if isinstance(p, ast.Scalar):
-                # Below here there are no rules: plain base data.
-                return self._base_data(em, path, check)
+                return "base", cur, 0  # below here there are no rules: plain base data
             break
         if not self._has_rules_below(cur):
+            return "base", cur, 0
+        return "tree", cur, i
+
+    def data_ref(self, em: BodyEmitter, path: tuple[ast.Term, ...], check: bool = True) -> str:
+        """The value at ``data.<path>`` (``check``: as for :meth:`BodyEmitter.term`)."""
+        kind, cur, i = self.data_target(path)
+        if kind == "function":
+            em.w(em.fail)
+            return "UNDEF"
+        if kind == "rule":
+            v = em.tmp()
+            em.assign(v, f"R{cur.id}({em.ctx})")
+            return em.walk_path(v, path[i:], check=check) if i < len(path) else self._check(em, v, check)
+        if kind == "base":
             return self._base_data(em, path, check)
         if i < len(path) and not em.has_unbound(path[i]):
             # A computed key: evaluate only the child it names.
@@ -539,32 +550,6 @@ class ModuleGen:
         self.lines.extend(em.lines)
         self.lines.append("")
         return name
-
-    def metadata_value(self, op: str, rule: ast.Rule) -> Any:
-        """The constant value of ``rego.metadata.chain()`` / ``rule()`` inside ``rule``."""
-        from .builtins.rego import normalise_annotation
-
-        md = self.tree.metadata
-        own = md.rules.get(rule.location)
-        path = md.rule_paths.get(rule.location, ())
-        docs = md.documents.get(path, [])
-        if op == "rego.metadata.rule":
-            chosen = own or (docs[0] if docs else None)
-            return normalise_annotation(chosen) if chosen else {}
-        chain: list[Any] = []
-        entry: dict[Any, Any] = {"path": list(path)}
-        if own is not None:
-            entry["annotations"] = normalise_annotation(own)
-        chain.append(entry)
-        for a in docs:
-            chain.append({"path": list(path), "annotations": normalise_annotation(a)})
-        pkg = md.rule_packages.get(rule.location, ())
-        for a in md.packages.get(pkg, []):
-            chain.append({"path": list(pkg), "annotations": normalise_annotation(a)})
-        for i in range(len(pkg), -1, -1):
-            for a in md.subpackages.get(pkg[:i], []):
-                chain.append({"path": list(pkg[:i]), "annotations": normalise_annotation(a)})
-        return chain
 
     def branch(self, em: BodyEmitter, node: RuleNode, rule: ast.Rule, once: bool = True) -> None:
         head = rule.head

@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from . import ast
+from .builtins.rego import metadata_value
 from .codegen_lines import LineWriter
 from .compiler import FuncRef
 from .errors import RegoCompileError, RegoTypeError, RegoUnsafeVarError
@@ -714,7 +715,7 @@ class BodyEmitter(LineWriter):
             printed = [self.capture(a) for a in t.args]
             return f"rt_print({self.ctx}, [{', '.join(printed)}])"
         if op in ("rego.metadata.chain", "rego.metadata.rule") and self.rule is not None:
-            return self.gen.const(self.gen.metadata_value(op, self.rule))
+            return self.gen.const(metadata_value(self.gen.tree.metadata, op, self.rule))
         if op in COMPARE_OPS and len(t.args) == 2:
             x, y = self.terms_in_order(t.args)
             if COMPARE_OPS[op] == "==":

@@ -190,3 +190,28 @@ def module_json(module: ast.Module) -> dict[str, Any]:
     if module.annotations:
         out["annotations"] = [normalise_annotation(a) for a in module.annotations]
     return out
+
+
+def metadata_value(md: Any, op: str, rule: ast.Rule) -> Any:
+    """The constant value of ``rego.metadata.chain()`` / ``rule()`` inside
+    ``rule``, from the compiled tree's annotations ``md``."""
+    own = md.rules.get(rule.location)
+    path = md.rule_paths.get(rule.location, ())
+    docs = md.documents.get(path, [])
+    if op == "rego.metadata.rule":
+        chosen = own or (docs[0] if docs else None)
+        return normalise_annotation(chosen) if chosen else {}
+    chain: list[Any] = []
+    entry: dict[Any, Any] = {"path": list(path)}
+    if own is not None:
+        entry["annotations"] = normalise_annotation(own)
+    chain.append(entry)
+    for a in docs:
+        chain.append({"path": list(path), "annotations": normalise_annotation(a)})
+    pkg = md.rule_packages.get(rule.location, ())
+    for a in md.packages.get(pkg, []):
+        chain.append({"path": list(pkg), "annotations": normalise_annotation(a)})
+    for i in range(len(pkg), -1, -1):
+        for a in md.subpackages.get(pkg[:i], []):
+            chain.append({"path": list(pkg[:i]), "annotations": normalise_annotation(a)})
+    return chain
