@@ -3,7 +3,9 @@
 Every case is evaluated three ways, each in a program of its own: with the
 closures (the default), with generated code from the start, and with the fast
 form from the first rule computation on. Values, and errors with their codes,
-messages and locations, must be the same.
+messages and locations, must be the same. Hypothesis then mutates these
+policies and the fuzz corpus (tests/test_fuzz_engine.py): whatever a mutant
+does, it must do the same with and without closures.
 """
 
 from __future__ import annotations
@@ -11,9 +13,13 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 import pyrego
 from pyrego import closures, codegen_tiers
+from pyrego.conformance import CaseTimeout, run_with_timeout
+from test_fuzz_engine import CORPUS, FUZZ_SETTINGS, HARD_LIMIT_S, JSON_VALUES, QUERIES, mutated
 
 POLICIES: dict[str, str] = {
     "iterate_ref": """package t
@@ -281,3 +287,49 @@ def test_a_loop_in_a_closure_honours_the_time_limit() -> None:
     e.set_eval_timeout(0.2)
     with pytest.raises(pyrego.EvalError, match="timed out"):
         e.eval_rule("data.t.p")
+
+
+# -- mutated policies: closures and generated code agree on whatever they accept --------
+
+
+def _query_outcomes(text: str, inp: Any, queries: list[str]) -> list[Any]:
+    e = pyrego.Engine()
+    e.set_input(inp)
+    try:
+        e.add_policy("fuzz.rego", text)
+    except pyrego.RegoError as err:
+        return [("error", type(err).__name__, str(err))]
+    out: list[Any] = []
+    for q in queries:
+        try:
+            out.append(("value", e.eval_query_json(q)))
+        except pyrego.RegoError as err:
+            out.append(("error", type(err).__name__, str(err)))
+    out.append(("prints", e.take_prints()))
+    return out
+
+
+@FUZZ_SETTINGS
+@given(
+    text=mutated(CORPUS + [p.replace("package t", "package fuzz") for p in POLICIES.values()]),
+    inp=st.one_of(st.sampled_from(INPUTS), JSON_VALUES),
+)
+def test_mutated_policies_agree_with_and_without_closures(text: str, inp: Any) -> None:
+    queries = ["data.fuzz", *QUERIES[2:]]
+
+    def both() -> tuple[list[Any], list[Any]]:
+        outcomes = []
+        for use in (True, False):
+            closures.ENABLED = use
+            pyrego.clear_compile_cache()
+            outcomes.append(_query_outcomes(text, inp, queries))
+        return outcomes[0], outcomes[1]
+
+    try:
+        with_closures, generated = run_with_timeout(both, HARD_LIMIT_S * 2)
+    except CaseTimeout:
+        pytest.fail("hang: no answer in time")
+    finally:
+        closures.ENABLED = True
+        pyrego.clear_compile_cache()
+    assert with_closures == generated
