@@ -83,6 +83,39 @@ def test_conformance_fast_code(case: Case | None, known_failures: KnownFailureTr
     pytest.fail(f"{case.id} (fast code): {detail}\n(file {case.file})", pytrace=False)
 
 
+def _outcome(case: Case) -> tuple[object, ...]:
+    """What ``case`` gives: its result bindings in canonical form, or its error."""
+    import pyrego
+    from pyrego.conformance import DEFAULT_TIMEOUT, CaseTimeout, _evaluate, canonical, run_with_timeout
+
+    try:
+        return ("result", repr(canonical(run_with_timeout(lambda: _evaluate(case), DEFAULT_TIMEOUT))))
+    except pyrego.RegoError as err:
+        return ("error", type(err).__name__, str(err))
+    except CaseTimeout:
+        return ("timeout",)
+
+
+@pytest.mark.parametrize("case", CASES or [None], ids=[c.id for c in CASES] or ["conformance-cases-missing"])
+def test_conformance_closures_match_generated_code(case: Case | None, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every case, known failures included, gives exactly the same results or
+    error text whether rules run as closures (the default) or as generated code."""
+    if case is None:
+        pytest.skip(SKIP_REASON)
+    import pyrego
+    from pyrego import closures
+
+    pyrego.clear_compile_cache()
+    with_closures = _outcome(case)
+    monkeypatch.setattr(closures, "ENABLED", False)
+    pyrego.clear_compile_cache()
+    try:
+        generated = _outcome(case)
+    finally:
+        pyrego.clear_compile_cache()
+    assert with_closures == generated
+
+
 # ---------------------------------------------------------------- the harness itself
 
 
