@@ -3,9 +3,10 @@
 A fresh engine often evaluates a policy it has never seen once or a few times
 (a one-off check, a scan, an engine per request). For such an evaluation,
 writing a rule's Python source and compiling it with :func:`compile` costs
-more than the evaluation itself. So the definitions of a complete rule, in the
-shapes handled here, first run as closures put together straight from the
-checked AST: no source text, nothing for Python's compiler. When the program
+more than the evaluation itself. So the definitions of rules, functions and
+partial sets and objects, in the shapes handled here, first run as closures
+put together straight from the checked AST: no source text, nothing for
+Python's compiler. When the program
 turns hot (``codegen_tiers.PROMOTE_AFTER`` rule computations), their code is
 generated and compiled in the fast form like any other rule's.
 
@@ -14,11 +15,12 @@ helpers: the body as ``reorder_body`` orders it; a call's operands ranked as
 ``BodyEmitter.terms_in_order`` ranks them (those that iterate first); lookups
 with ``rt_get`` (``rt_data_get`` for non-string keys of base data); builtins
 through the same call-site callers (``C<n>``); a deadline check on every
-iteration. Whatever else a rule holds (``with``, ``else``, ``every``,
-comprehensions, patterns, output arguments, dynamic keys into rule documents,
-mocked or relation builtins, ``print``, metadata) leaves the rule to the code
-generator, which also raises every compile error: a definition is planned
-here only where the generator's own checks pass.
+iteration; sorted iteration inside array comprehensions. Whatever else a
+rule holds (``with``, patterns in unification or in a function's arguments,
+output arguments, dynamic keys into rule documents, mocked or relation
+builtins, ``print``, metadata) leaves the rule to the code generator, which
+also raises every compile error: a definition is planned here only where the
+generator's own checks pass.
 
 Protocol: a *step* is ``step(ctx, env) -> result``; ``env`` is the list of
 one evaluation's variable and operand slots. A step returns UNDEF to let the
@@ -56,7 +58,7 @@ from .safety import ROOTS, reorder_body, stmt_vars, term_vars
 if TYPE_CHECKING:
     from .codegen import ModuleGen
 
-#: Whether complete rules' definitions run as closures before their code is
+#: Whether rules' definitions run as closures before their code is
 #: compiled (a switch for tests, which run every case both ways).
 ENABLED = True
 

@@ -124,9 +124,9 @@ class ModuleGen:
         self._compact_loaded: list[str] = []
         self._pending_tables: list[str] = []
         self._n = 0
-        # Complete rules' definitions run as closures until the program is
-        # hot (see closures); the nodes that have some, whose code is written
-        # only when it is compiled (or shown).
+        # Rules' definitions run as closures until the program is hot, where
+        # their shape allows (see closures); the nodes that have some, whose
+        # code is written only when it is compiled (or shown).
         self.closures = closures.ENABLED
         self._closure_nodes: set[int] = set()
 
