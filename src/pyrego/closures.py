@@ -6,9 +6,9 @@ writing a rule's Python source and compiling it with :func:`compile` costs
 more than the evaluation itself. So the definitions of rules, functions and
 partial sets and objects, in the shapes handled here, first run as closures
 put together straight from the checked AST: no source text, nothing for
-Python's compiler. When the program
-turns hot (``codegen_tiers.PROMOTE_AFTER`` rule computations), their code is
-generated and compiled in the fast form like any other rule's.
+Python's compiler. When the program turns hot (``codegen_tiers.PROMOTE_AFTER``
+rule computations), their code is generated and compiled in the fast form
+like any other rule's.
 
 The closures take the generated code's steps, in its order, with its runtime
 helpers: the body as ``reorder_body`` orders it; a call's operands ranked as
@@ -493,6 +493,7 @@ class _Planner(TermPlanner):
             return env[acc]
 
         return Operand(collect, None, -1)
+
 
 def _matching(matches: list[tuple[Callable[[Any, list[Any], Any], bool], int]]) -> Callable[[Step], Step]:
     """A builder: the step that matches a function's arguments (in their slots) against its head's."""

@@ -32,7 +32,7 @@ from .runtime.helpers import (
     rt_set,
 )
 from .runtime.values import UNDEF, equal
-from .safety import ROOTS, ref_outputs, term_vars
+from .safety import ROOTS, has_unbound, iterable_only
 
 if TYPE_CHECKING:
     from .codegen import ModuleGen
@@ -93,22 +93,15 @@ class TermPlanner:
             s = self.slots[name] = self.slot()
         self.bound.add(name)
         return s
+
     def is_unbound(self, t: ast.Term) -> bool:
         return isinstance(t, ast.Var) and t.name not in ROOTS and t.name not in self.bound
 
     def has_unbound(self, t: ast.Term) -> bool:
-        # Scalars, variables and refs (most terms) are answered without a set.
-        tt = type(t)
-        if tt is ast.Scalar:
-            return False
-        if tt is ast.Var:
-            return t.name not in self.bound and t.name not in ROOTS  # type: ignore[union-attr]
-        if tt is ast.Ref:
-            return self.has_unbound(t.head) or any(self.has_unbound(p) for p in t.path)  # type: ignore[union-attr]
-        return bool(term_vars(t, set()) - self.bound)
+        return has_unbound(t, self.bound)
 
     def iterable_only(self, t: ast.Term) -> bool:
-        return term_vars(t, set()) - self.bound <= ref_outputs(t, self.bound, set(), self.gen.arity)
+        return iterable_only(t, self.bound, self.gen.arity)
 
     def ranked(self, terms: tuple[ast.Term, ...]) -> list[int]:
         """Evaluation order of ``terms``: those that bind variables by iterating first."""
@@ -398,9 +391,9 @@ class TermPlanner:
 
         return lookup
 
-
     def comprehension(self, t: ast.ArrayCompr | ast.SetCompr | ast.ObjectCompr) -> Operand:
         raise NotImplementedError  # a body inside a term: planned by the subclass
+
 
 def document_of(ns: dict[str, Any], name: str) -> Callable[[Any, list[Any]], Any]:
     """The value of the rule document ``name`` (looked up each time: a hot

@@ -20,7 +20,6 @@ from typing import Any, Callable
 
 from . import ast, closures
 from .builtins.registry import Builtin
-from .closures import plan_definition
 from .codegen_body import BodyEmitter, ground_value, is_ground
 from .codegen_tiers import TICK_LINE, BuiltinSite, RuleWrapper, fast_lines, make_tick
 from .compiler import (
@@ -513,7 +512,7 @@ class ModuleGen:
         """``D<id>_<n>``: a closure until the program is hot where the rule's
         shape allows (see closures), else generated code."""
         if self.closures:
-            fn = plan_definition(self, node, rule, conflict_message(node))
+            fn = closures.plan_definition(self, node, rule, conflict_message(node))
             if fn is not None:
                 name = f"D{node.id}_{index}"
                 self.namespace[name] = fn

@@ -20,7 +20,7 @@ from .compiler import FuncRef
 from .errors import RegoCompileError, RegoTypeError, RegoUnsafeVarError
 from .optimize import hoist_checks
 from .runtime.values import equal, freeze
-from .safety import ROOTS, ref_outputs, reorder_body, stmt_vars, term_vars
+from .safety import ROOTS, has_unbound, iterable_only, reorder_body, stmt_vars, term_vars
 
 if TYPE_CHECKING:
     from .codegen import ModuleGen
@@ -147,14 +147,7 @@ class BodyEmitter(LineWriter):
         return isinstance(t, ast.Var) and t.name not in ROOTS and t.name not in self.bound
 
     def has_unbound(self, t: ast.Term) -> bool:
-        # Scalars, variables and refs (most terms) are answered without a set.
-        if isinstance(t, ast.Scalar):
-            return False
-        if isinstance(t, ast.Var):
-            return t.name not in self.bound and t.name not in ROOTS
-        if isinstance(t, ast.Ref):
-            return self.has_unbound(t.head) or any(self.has_unbound(p) for p in t.path)
-        return bool(term_vars(t, set()) - self.bound)
+        return has_unbound(t, self.bound)
 
     # -- bodies ------------------------------------------------------------------
 
@@ -388,9 +381,7 @@ class BodyEmitter(LineWriter):
         self.guard(f"not ({self.eq_expr(x, a, y, b)})")
 
     def _iterable_only(self, t: ast.Term) -> bool:
-        """True when ``t``'s unbound vars are all bound by iterating its refs."""
-        outs = ref_outputs(t, self.bound, set(), self.gen.arity)
-        return term_vars(t, set()) - self.bound <= outs
+        return iterable_only(t, self.bound, self.gen.arity)
 
     def _unify_pairs(self, pairs: list[tuple[ast.Term, ast.Term]], location: ast.Location) -> None:
         pending = list(pairs)

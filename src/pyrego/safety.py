@@ -283,6 +283,23 @@ def ref_outputs(term: ast.Term | None, bound: set[str], out: set[str], arity: Ar
     return out
 
 
+def has_unbound(term: ast.Term, bound: set[str]) -> bool:
+    """Whether ``term`` holds a local variable not in ``bound``."""
+    # Scalars, variables and refs (most terms) are answered without a set.
+    if type(term) is Scalar:
+        return False
+    if type(term) is Var:
+        return term.name not in bound and term.name not in ROOTS
+    if type(term) is Ref:
+        return has_unbound(term.head, bound) or any(has_unbound(p, bound) for p in term.path)
+    return bool(term_vars(term, set()) - bound)
+
+
+def iterable_only(term: ast.Term, bound: set[str], arity: ArityFn) -> bool:
+    """Whether ``term``'s variables not in ``bound`` are all bound by iterating its refs."""
+    return term_vars(term, set()) - bound <= ref_outputs(term, bound, set(), arity)
+
+
 def _vars_of(term: ast.Term) -> set[str]:
     out: set[str] = set()
     _vars(term, out)
