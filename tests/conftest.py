@@ -4,11 +4,14 @@ known to fail): those that now pass, and how many still fail."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+import pyrego
+from pyrego import closures, codegen_tiers
 from pyrego.conformance import find_shared_dir
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -50,6 +53,24 @@ def oracle() -> Any:
         return get_oracle()
     except OracleUnavailable as exc:
         pytest.skip(f"OPA oracle unavailable: {exc}")
+
+
+#: pyrego's three ways of running a rule: closures planned from the checked
+#: rules (a cold program), compact generated code (closures off), and the
+#: fast generated code a hot program is recompiled into.
+EXECUTION_FORMS = ("closures", "compact", "fast")
+
+
+@pytest.fixture(params=EXECUTION_FORMS)
+def execution_form(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """Runs the test once per execution form (with an empty compile cache each time)."""
+    form = request.param
+    monkeypatch.setattr(closures, "ENABLED", form == "closures")
+    if form == "fast":
+        monkeypatch.setattr(codegen_tiers, "PROMOTE_AFTER", 1)
+    pyrego.clear_compile_cache()
+    yield form
+    pyrego.clear_compile_cache()
 
 
 @pytest.fixture

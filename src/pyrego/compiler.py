@@ -131,11 +131,16 @@ class _Scope:
 class _Resolver:
     """Resolves one module's names against its package and imports."""
 
-    def __init__(self, module: ast.Module, pkg: tuple[str, ...], counter: itertools.count[int]) -> None:
+    def __init__(
+        self,
+        module: ast.Module,
+        pkg: tuple[str, ...],
+        counter: itertools.count[int],
+        package_rules: frozenset[str] | set[str] = frozenset(),
+    ) -> None:
         self.module = module
         self.pkg = pkg
         self.counter = counter
-        self.rule_names = {r.head.ref.head.name for r in module.rules if isinstance(r.head.ref.head, ast.Var)}
         # Every call and every ref rooted at data in what was resolved: the
         # compiler checks the calls and finds rule dependencies from these
         # instead of walking the resolved rules again.
@@ -156,6 +161,10 @@ class _Resolver:
             else:
                 alias = head.name
             self.imports[alias] = imp.path
+        # Every rule of the package is visible by its first name from each of
+        # the package's modules, whichever file defines it; an import of the
+        # same name takes precedence over a rule (as in OPA).
+        self.rule_names = set(package_rules) - self.imports.keys()
 
     def fresh(self, name: str) -> str:
         return f"{name}#{next(self.counter)}"
@@ -264,14 +273,13 @@ class _Resolver:
         target = w.target
         head = target.head
         if isinstance(head, ast.Var) and head.name not in ROOTS:
-            # A function (user or builtin) or a rule named relative to the package.
-            name = head.name
-            for p in target.path:
-                if isinstance(p, ast.Scalar):
-                    name += "." + str(p.value)
-            op = self.resolve_op(name, w.location)
-            parts = op.split(".")
-            target = ast.Ref(ast.Var(parts[0], target.location), tuple(ast.Scalar(p, target.location) for p in parts[1:]), target.location)
+            # A rule or function named relative to the package, or through an
+            # import: the target becomes absolute, its path terms kept as they
+            # are (a key may hold a dot: ``data["a.b"].x``). Other names are
+            # builtins.
+            base = self.global_ref(head.name, target.location)
+            if base is not None:
+                target = ast.Ref(base.head, base.path + target.path, target.location)
         builtin_name = self.builtin_ref(w.value)
         if builtin_name is not None and scope.lookup(builtin_name.split(".")[0]) is None:
             return ast.With(target, FuncRef(builtin_name, w.value.location), w.location)  # type: ignore[arg-type]
@@ -483,9 +491,13 @@ def compile_modules(modules: list[ast.Module], extensions: dict[str, Builtin] | 
     metadata = Metadata()
     # Node id -> the calls and data refs in its rules, as the resolver found them.
     uses: dict[int, _Uses] = {}
-    for module in modules:
-        pkg = package_path(module)
-        resolver = _Resolver(module, pkg, counter)
+    packages = [package_path(module) for module in modules]
+    package_rules: dict[tuple[str, ...], set[str]] = {}
+    for module, pkg in zip(modules, packages):
+        names = package_rules.setdefault(pkg, set())
+        names.update([r.head.ref.head.name for r in module.rules if isinstance(r.head.ref.head, ast.Var)])
+    for module, pkg in zip(modules, packages):
+        resolver = _Resolver(module, pkg, counter, package_rules[pkg])
         node_at(pkg)
         for raw in module.rules:
             resolver.calls, resolver.data_refs = [], []
