@@ -42,6 +42,7 @@ from .codegen_body import COMPARE_OPS
 from .compiler import COMPLETE, FUNCTION, PARTIAL_OBJECT, PARTIAL_SET, RuleNode, iter_rule_chain, rule_suffix
 from .errors import RegoError
 from .runtime.helpers import (
+    COLLECTION_TYPES,
     rt_check_deadline,
     rt_conflict,
     rt_items,
@@ -287,6 +288,8 @@ class _Planner(TermPlanner):
 
         def build(nxt: Step) -> Step:
             def loop(ctx: Any, env: list[Any], d: Any, items: Any = items, key: Any = key, value: int = value, inner: Step = inner, nxt: Step = nxt) -> Any:
+                if type(d) not in COLLECTION_TYPES:
+                    return UNDEF  # a domain that is not a collection: undefined, not true
                 for k, v in items(d):
                     rt_check_deadline(ctx)
                     if key is not None:

@@ -457,7 +457,10 @@ class BodyEmitter(LineWriter):
             self.unify_value(s.value, v, s.location)
 
     def every(self, s: ast.Every) -> None:
-        dom = self.term(s.domain)
+        dom = self.tmp("d")
+        self.w(f"{dom} = {self.term(s.domain)}")
+        # A domain that is not a collection makes `every` undefined, not true.
+        self.guard(f"type({dom}) not in COLLECTION_TYPES")
         ok = self.tmp("ev")
         self.w(f"{ok} = True")
         st = self.state()

@@ -325,8 +325,12 @@ def rt_is_array(v: Any) -> bool:
     return t is list or t is tuple
 
 
+# The types a Rego collection has in Python (``every`` needs one as its domain).
+COLLECTION_TYPES = frozenset((dict, list, tuple, set, frozenset))
+
 HELPERS: dict[str, Any] = {
     "UNDEF": UNDEF,
+    "COLLECTION_TYPES": COLLECTION_TYPES,
     "MISS": MISS,
     "ONCE": ONCE,
     "freeze": freeze,
