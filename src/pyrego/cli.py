@@ -27,106 +27,31 @@ import argparse
 import dataclasses
 import json
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from decimal import Decimal
 from pathlib import Path
 from typing import Any, TextIO
 
-from .errors import DataError, RegoError
-
-DATA_EXTENSIONS = (".json", ".yaml", ".yml")
-POLICY_EXTENSIONS = (".rego",)
+from .errors import RegoError
+from .loader import LoadError, data_document, iter_files, read_document, read_policy, split_prefix
 
 
 class UsageError(Exception):
     """A command-line mistake that is not a Rego error (exit status 2)."""
 
 
-class LoadError(Exception):
-    """A file named on the command line cannot be read (exit status 1)."""
-
-
 # ---------------------------------------------------------------- loading files
-
-
-def split_prefix(arg: str) -> tuple[list[str], str]:
-    """Split OPA's ``a.b:path`` syntax into (``["a", "b"]``, ``path``).
-
-    An argument naming an existing file, or a URL-like ``x://``, is never
-    split.
-    """
-    if Path(arg).exists() or "://" in arg:
-        return [], arg
-    head, sep, rest = arg.partition(":")
-    if sep and head:
-        return head.split("."), rest
-    return [], arg
-
-
-def iter_load_targets(path: Path, prefix: Sequence[str]) -> Iterator[tuple[Path, list[str]]]:
-    """Yield (file, data path) pairs for ``-d path``, walking folders recursively.
-
-    Files directly under ``path`` keep ``prefix``; files in a sub-folder get
-    the sub-folder names appended, as OPA's loader does. Only files with a
-    known extension are taken from folders.
-    """
-    if not path.exists():
-        raise LoadError(f"{path}: no such file or directory")
-    if path.is_file():
-        yield path, list(prefix)
-        return
-    for child in sorted(path.iterdir()):
-        if child.is_dir():
-            yield from iter_load_targets(child, [*prefix, child.name])
-        elif child.suffix in DATA_EXTENSIONS + POLICY_EXTENSIONS:
-            yield child, list(prefix)
-
-
-def read_document(path: Path) -> Any:
-    """Parse a JSON or YAML file (by extension; other names are tried as JSON, then YAML)."""
-    from .runtime.convert import loads
-
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise DataError(f"{path}: {exc}") from None
-    if path.suffix == ".json":
-        return loads(text, what=f"JSON in {path}")
-    if path.suffix not in (".yaml", ".yml"):
-        try:
-            return loads(text, what=f"JSON in {path}")
-        except DataError:
-            pass
-    from .conformance import load_yaml
-
-    try:
-        return load_yaml(text)
-    except Exception as exc:  # noqa: BLE001 - yaml raises many kinds
-        raise DataError(f"{path}: error converting YAML to JSON: {exc}") from None
-
-
-def _nest(prefix: Sequence[str], doc: Any) -> Any:
-    for key in reversed(prefix):
-        doc = {key: doc}
-    return doc
 
 
 def load_data_args(engine: Any, args: Sequence[str]) -> None:
     """Load every ``-d`` argument into ``engine`` (policies and data)."""
     for arg in args:
         prefix, raw = split_prefix(arg)
-        for file, dpath in iter_load_targets(Path(raw), prefix):
-            if file.suffix in POLICY_EXTENSIONS:
-                try:
-                    text = file.read_text(encoding="utf-8")
-                except (OSError, UnicodeDecodeError) as exc:
-                    raise LoadError(f"{file}: {exc}") from None
-                engine.add_policy(str(file), text)
-            elif file.suffix in DATA_EXTENSIONS or file.is_file():
-                doc = read_document(file)
-                if not dpath and not isinstance(doc, dict):
-                    raise DataError(f"{file}: bad document type: the root of a data file must be an object")
-                engine.add_data(_nest(dpath, doc))
+        for file in iter_files(Path(raw), prefix):
+            if file.is_policy:
+                engine.add_policy(file.name, read_policy(file))
+            else:
+                engine.add_data(data_document(file))
 
 
 # ---------------------------------------------------------------- output
@@ -297,6 +222,8 @@ def cmd_eval(ns: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
             engine.set_input(loads(sys.stdin.read(), what="JSON input"))
         result = engine.eval_query(ns.query)
+    except LoadError:
+        raise  # a path that cannot be read: a message, not a policy error
     except RegoError as exc:
         print(format_errors([exc], fmt), file=out if fmt == "json" else err)
         return 1

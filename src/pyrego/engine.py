@@ -16,17 +16,20 @@ caller's input and data in place.
 from __future__ import annotations
 
 import gc
+import os
 import re
 import threading
 import time
 from collections import OrderedDict
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any, Callable, Generic, Iterator, TypeVar
 
 from . import ast
 from .codegen import Program, generate_program
 from .compiler import CompiledTree, compile_modules, resolve_query
 from .errors import DataError, EvalError, EvalRecursionError, Location, RegoCompileError, RegoError, RegoParseError
+from .loader import data_document, iter_files, read_policy
 from .parser import parse_module, parse_query, parse_term
 from .runtime.context import EvalConfig, EvalContext
 from .runtime.convert import from_python, loads, to_json_value, to_python
@@ -248,6 +251,33 @@ class Engine:
         except (OSError, UnicodeDecodeError) as exc:
             raise RegoParseError(f"cannot read policy: {exc}", Location(path, 1, 1)) from None
         return self.add_policy(path, text)
+
+    def add_policies_from_dir(self, path: str | os.PathLike[str], *, recursive: bool = True) -> list[str]:
+        """Load a policy repository as ``opa eval -d DIR`` does; returns the module names added.
+
+        Every ``.rego`` file under ``path`` becomes a module named by its path
+        relative to ``path`` (``lib/k8s.rego``: errors show that name), and
+        every ``.json``/``.yaml``/``.yml`` file is merged into ``data`` at the
+        path of the folders that hold it (``users/data.json`` sets
+        ``data.users``; a file directly in ``path`` merges at the root).
+        ``recursive=False`` takes only the files directly in ``path``. A file
+        that cannot be read or parsed, or data that clashes, raises before
+        anything is added: the engine is left as it was. A module name already
+        added is replaced, as with :meth:`add_policy`.
+        """
+        root = Path(path)
+        policies: dict[str, tuple[str, ast.Module]] = {}
+        data = self._data
+        for file in iter_files(root, recursive=recursive, relative_to=root if root.is_dir() else root.parent):
+            if file.is_policy:
+                text = read_policy(file)
+                policies[file.name] = (text, _parse_cached(text, file.name, not self._rego_v0))
+            else:
+                data = _merge(data, from_python(data_document(file)), ())
+        self._policies.update(policies)
+        self._data = data
+        self._invalidate()
+        return list(policies)
 
     def get_packages(self) -> list[str]:
         """The packages of all added policies, sorted."""
