@@ -43,12 +43,16 @@ _T = TypeVar("_T")
 class _BuildCache(Generic[_T]):
     """A least-recently-used cache of things built from policy text.
 
-    Builds run outside the lock (two threads may build the same thing; the
-    last one is kept) and with the cyclic GC paused (see _gc_paused)."""
+    Builds run outside the cache lock, with the cyclic GC paused (see
+    _gc_paused). Threads that want the same key at once wait for the first
+    one's build instead of building it again: each engine then shares one
+    program, and a thread never evaluates code that another thread's
+    duplicate build has made the cache drop."""
 
     def __init__(self, size: int) -> None:
         self.size = size
         self.entries: OrderedDict[Any, _T] = OrderedDict()
+        self._building: dict[Any, threading.Lock] = {}
 
     def get_or_build(self, key: Any, build: Callable[[], _T]) -> _T:
         with _cache_lock:
@@ -56,15 +60,28 @@ class _BuildCache(Generic[_T]):
             if value is not None:
                 self.entries.move_to_end(key)
                 return value
-        with _gc_paused():
-            value = build()
-            # Evicted while the collector is still paused: its count of new
-            # objects then drops by what the eviction frees before it can
-            # start a collection (a large program's objects would trigger
-            # one at the first allocation, scanning every young object).
+            key_lock = self._building.get(key)
+            if key_lock is None:
+                key_lock = self._building[key] = threading.Lock()
+        with key_lock:
             with _cache_lock:
-                self.entries[key] = value
-                self._trim()
+                value = self.entries.get(key)
+                if value is not None:
+                    return value  # built by the thread this one waited for
+            try:
+                with _gc_paused():
+                    value = build()
+                    # Evicted while the collector is still paused: its count of new
+                    # objects then drops by what the eviction frees before it can
+                    # start a collection (a large program's objects would trigger
+                    # one at the first allocation, scanning every young object).
+                    with _cache_lock:
+                        self.entries[key] = value
+                        self._trim()
+            finally:
+                with _cache_lock:
+                    if self._building.get(key) is key_lock:
+                        del self._building[key]
         return value
 
     def resize(self, size: int) -> None:
@@ -143,13 +160,19 @@ def clear_compile_cache() -> None:
         _modules.entries.clear()
 
 
-class _Query:
-    __slots__ = ("fn", "texts", "locations", "names")
+#: ``input`` not given to an evaluation call: the engine's own input is used.
+_NO_INPUT: Any = object()
 
-    def __init__(self, fn: Callable[..., Any], texts: list[str], locations: list[Location]) -> None:
+
+class _Query:
+    __slots__ = ("fn", "texts", "locations", "program")
+
+    def __init__(self, fn: Callable[..., Any], texts: list[str], locations: list[Location], program: Program) -> None:
         self.fn = fn
         self.texts = texts
         self.locations = locations
+        # Keeps the program (and so the namespace fn runs in) alive while the query can run.
+        self.program = program
 
 
 class Engine:
@@ -162,7 +185,9 @@ class Engine:
         self._rego_v0 = False
         self._strict = False
         self._program: Program | None = None
-        self._rule_fns: dict[str, tuple[dict[str, Any], str] | None] = {}
+        # Each entry holds its program: a program lives while anything that
+        # runs its code can still reach it (see Program.__del__).
+        self._rule_fns: dict[str, tuple[Program, str] | None] = {}
         self._queries: dict[str, _Query] = {}
         self._prints: list[str] = []
         self._gather_prints = True
@@ -172,7 +197,13 @@ class Engine:
         self._extensions: dict[str, Any] = {}
         self._extension_ids: dict[str, tuple[int, int]] = {}
         self._config: EvalConfig | None = None
-        self._spare: EvalContext | None = None
+        # The last evaluation's context, for the next one to reuse. A list
+        # taken from with pop(): one thread at a time can have a context.
+        self._spare: list[EvalContext] = []
+        # Changes to the policies and the program built from them (not taken
+        # when evaluating a compiled program: the hot path has no lock).
+        self._lock = threading.Lock()
+        self._version = 0
 
     # -- configuration -------------------------------------------------------
 
@@ -288,9 +319,13 @@ class Engine:
         return [{"path": p, "text": t} for p, (t, _) in self._policies.items()]
 
     def _invalidate(self) -> None:
-        self._program = None
-        self._rule_fns = {}
-        self._queries = {}
+        # Under the lock, with a new version: a program compiled by another
+        # thread from the policies before this change is not kept (_get_program).
+        with self._lock:
+            self._version += 1
+            self._program = None
+            self._rule_fns = {}
+            self._queries = {}
 
     # -- data and input ---------------------------------------------------------------
 
@@ -327,16 +362,21 @@ class Engine:
     def _get_program(self) -> Program:
         prog = self._program
         if prog is None:
-            prog = self._program = self._compile(self._extra_mockable)
+            version = self._version
+            prog = self._compile(self._extra_mockable)
+            with self._lock:
+                if self._version == version:
+                    self._program = prog
         return prog
 
     def _compile(self, mockable: frozenset[str]) -> Program:
         # The texts themselves are the key: exact (no digest can collide), and
         # cheap, since a str caches its hash and equal texts are often one object.
-        paths = sorted(self._policies)
-        sources = tuple((path, self._policies[path][0], self._policies[path][1].rego_v1) for path in paths)
+        policies = dict(self._policies)  # one snapshot, though other threads add policies
+        paths = sorted(policies)
+        sources = tuple((path, policies[path][0], policies[path][1].rego_v1) for path in paths)
         key = (sources, tuple(sorted(mockable)), tuple(sorted(self._extension_ids.items())))
-        modules = [self._policies[p][1] for p in paths]
+        modules = [policies[p][1] for p in paths]
 
         def build() -> Program:
             tree = self._with_source(lambda: compile_modules(modules, self._extensions))
@@ -372,39 +412,49 @@ class Engine:
 
     # -- evaluation ----------------------------------------------------------------------
 
-    def _context(self) -> EvalContext:
+    def _context(self, input: Any = _NO_INPUT) -> EvalContext:
         config = self._config
         if config is None:
             hook = self._prints.append if self._gather_prints else None
             config = self._config = EvalConfig(self._strict, hook, self._options)
         deadline = time.monotonic() + self._timeout if self._timeout is not None else None
-        return EvalContext.fast(self._input, self._data, config, deadline)
+        return EvalContext.fast(self._input if input is _NO_INPUT else input, self._data, config, deadline)
 
-    def eval_rule(self, path: str) -> Any:
-        """The value of the rule (or document) at ``path``, or ``pyrego.UNDEFINED``."""
+    def eval_rule(self, path: str, *, input: Any = _NO_INPUT) -> Any:
+        """The value of the rule (or document) at ``path``, or ``pyrego.UNDEFINED``.
+
+        ``input``: the input document for this call only (nothing is stored);
+        the way to share one engine between threads. Without it, the input
+        last given to :meth:`set_input` is used."""
+        rule_fns = self._rule_fns
         try:
-            entry = self._rule_fns[path]
+            entry = rule_fns[path]
         except KeyError:
-            entry = self._rule_fns[path] = self._resolve_rule(path)
+            # Into the table taken before: if policies change meanwhile, the
+            # entry goes with the table they replaced.
+            entry = rule_fns[path] = self._resolve_rule(path)
         if entry is None:
-            return self._eval_rule_by_query(path)
+            return self._eval_rule_by_query(path, input)
         # Looked up by name each time: a hot program's code is recompiled
         # in its fast form (codegen_tiers), which replaces the function.
-        namespace, name = entry
-        fn = namespace[name]
+        program, name = entry
+        fn = program.namespace[name]
         # Reuse the last evaluation's context when no other call holds it
-        # (making one is a large part of a small policy's cost).
-        ctx = self._spare
+        # (making one is a large part of a small policy's cost). pop() takes
+        # it atomically: two threads never share one.
+        try:
+            ctx = self._spare.pop()
+        except IndexError:
+            ctx = None
         if ctx is not None and ctx.cfg is self._config:
-            self._spare = None
-            ctx.input = self._input
+            ctx.input = self._input if input is _NO_INPUT else input
             ctx.data = self._data
             ctx.cache = {}
             ctx.q = None
             ctx.functions = None
             ctx.deadline = time.monotonic() + self._timeout if self._timeout is not None else None
         else:
-            ctx = self._context()
+            ctx = self._context(input)
         try:
             value = fn(ctx)
         except RegoError as err:
@@ -414,13 +464,14 @@ class Engine:
             raise EvalRecursionError("evaluation exceeded the maximum depth") from None
         except Exception as exc:  # a bug must still surface as a pyrego error
             raise EvalError(f"internal error: {type(exc).__name__}: {exc}", code="eval_internal_error") from exc
-        self._spare = ctx
+        if not self._spare:
+            self._spare.append(ctx)
         t = type(value)
         if t is bool or t is str or t is int or t is float or value is None or value is UNDEF:
             return value
         return to_python(value)
 
-    def _resolve_rule(self, path: str) -> tuple[dict[str, Any], str] | None:
+    def _resolve_rule(self, path: str) -> tuple[Program, str] | None:
         prog = self._get_program()
         parts = _split_path(path)
         if parts is None:
@@ -429,19 +480,21 @@ class Engine:
         if name is None:
             return None
         prog.function(name)  # compiled now, so that evaluations find the real function
-        return prog.namespace, name
+        return prog, name
 
-    def _eval_rule_by_query(self, path: str) -> Any:
-        solutions = self._run_query(f"__rule_value__ = {path}", bind=True)
+    def _eval_rule_by_query(self, path: str, input: Any) -> Any:
+        solutions = list(self._execute(self._compile_query(f"__rule_value__ = {path}"), input))
         for bindings, _ in solutions:
             return to_python(bindings["__rule_value__"])
         return UNDEF
 
-    def eval_query(self, query: str) -> dict[str, Any]:
-        """Evaluate ``query`` and return OPA's result shape (values as JSON-ready Python)."""
+    def eval_query(self, query: str, *, input: Any = _NO_INPUT) -> dict[str, Any]:
+        """Evaluate ``query`` and return OPA's result shape (values as JSON-ready Python).
+
+        ``input``: the input document for this call only, as for :meth:`eval_rule`."""
         q = self._compile_query(query)
         results = []
-        for bindings, values in self._execute(q):
+        for bindings, values in self._execute(q, input):
             exprs = [
                 {"value": to_json_value(v), "text": text, "location": {"row": loc.row, "col": loc.col}}
                 for v, text, loc in zip(values, q.texts, q.locations)
@@ -449,20 +502,18 @@ class Engine:
             results.append({"expressions": exprs, "bindings": {k: to_json_value(v) for k, v in bindings.items()}})
         return {"result": results}
 
-    def eval_query_json(self, query: str) -> str:
+    def eval_query_json(self, query: str, *, input: Any = _NO_INPUT) -> str:
         """:meth:`eval_query` as JSON text (sets as sorted arrays, as ``opa eval`` prints)."""
         from .runtime.convert import dumps
 
-        return dumps(self.eval_query(query))
-
-    def _run_query(self, query: str, bind: bool = False) -> list[tuple[dict[str, Any], tuple[Any, ...]]]:
-        return list(self._execute(self._compile_query(query)))
+        return dumps(self.eval_query(query, input=input))
 
     def _run_query_body(self, body: ast.Body, text: str, bind: bool = False) -> list[tuple[dict[str, Any], tuple[Any, ...]]]:
         return list(self._execute(self._compile_body(body, [text] * len(body))))
 
     def _compile_query(self, query: str) -> _Query:
-        q = self._queries.get(query)
+        queries = self._queries
+        q = queries.get(query)
         if q is None:
             # Compiled queries are shared by every engine on the same program.
             prog = self._get_program()
@@ -472,8 +523,8 @@ class Engine:
                 body = parse_query(query, "query", rego_v1=not self._rego_v0)
                 texts = _expr_texts(query, body)
                 q = self._compile_body(body, texts)
-                self._get_program().queries[key] = q
-            self._queries[query] = q
+                q.program.queries[key] = q  # the program it was compiled for
+            queries[query] = q
         return q
 
     def _compile_body(self, body: ast.Body, texts: list[str]) -> _Query:
@@ -489,10 +540,10 @@ class Engine:
         assert gen is not None
         with _cache_lock:
             fn = gen.query(resolved, names)
-        return _Query(fn, texts, [e.location for e in body])
+        return _Query(fn, texts, [e.location for e in body], prog)
 
-    def _execute(self, q: _Query) -> list[tuple[dict[str, Any], tuple[Any, ...]]]:
-        ctx = self._context()
+    def _execute(self, q: _Query, input: Any = _NO_INPUT) -> list[tuple[dict[str, Any], tuple[Any, ...]]]:
+        ctx = self._context(input)
         try:
             return list(q.fn(ctx))
         except RegoError as err:
@@ -520,7 +571,8 @@ class Engine:
         new._queries = dict(self._queries)
         new._prints = []
         new._config = None
-        new._spare = None
+        new._spare = []
+        new._lock = threading.Lock()
         return new
 
     @property

@@ -20,6 +20,7 @@ Builtins that need the evaluation (``time.now_ns`` is fixed per query,
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 from typing import Any, Callable, TypeVar
 
@@ -108,21 +109,36 @@ def lookup(name: str) -> Builtin | None:
 
 
 _loaded = False
+_loading = False
+_load_lock = threading.RLock()
 
 
 def _load_all() -> None:
-    global _loaded
+    """Import every category module once; other threads wait until all are in.
+
+    The flag is set only after the imports: a thread that saw it set early
+    would look up builtins that were not registered yet. A module that looks
+    a builtin up while it is imported re-enters here on the same thread
+    (the lock is re-entrant) and returns at once."""
+    global _loaded, _loading
     if _loaded:
         return
-    _loaded = True
-    import importlib
-    import pkgutil
+    with _load_lock:
+        if _loaded or _loading:
+            return
+        _loading = True
+        try:
+            import importlib
+            import pkgutil
 
-    from .. import builtins as package
+            from .. import builtins as package
 
-    for info in pkgutil.iter_modules(package.__path__):
-        if info.name not in ("registry",):
-            importlib.import_module(f"{package.__name__}.{info.name}")
+            for info in pkgutil.iter_modules(package.__path__):
+                if info.name not in ("registry",):
+                    importlib.import_module(f"{package.__name__}.{info.name}")
+            _loaded = True
+        finally:
+            _loading = False
 
 
 def all_builtins() -> dict[str, Builtin]:

@@ -1,0 +1,186 @@
+"""Many threads on one engine, and on fresh engines at once.
+
+Every test runs its threads with a tiny switch interval, so that the
+interpreter changes threads between almost any two bytecodes: the races
+these guard against (a half-loaded builtin registry, two builds of one
+program, two evaluations sharing one context) then show in every run.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import pytest
+
+import pyrego
+
+POLICY = """package authz
+
+default allow := false
+
+allow if {
+    some role in input.roles
+    role == "admin"
+    count(input.roles) > 0
+}
+
+names contains n if some n in input.roles
+
+double(x) := x * 2
+
+level := double(count(names))
+"""
+
+
+@contextmanager
+def _switching_often() -> Iterator[None]:
+    before = sys.getswitchinterval()
+    sys.setswitchinterval(1e-5)
+    try:
+        yield
+    finally:
+        sys.setswitchinterval(before)
+
+
+def _run_threads(n: int, work: Callable[[int], None]) -> list[str]:
+    """Runs ``work(i)`` in ``n`` threads at once; returns the exceptions they raised."""
+    errors: list[str] = []
+    start = threading.Barrier(n)
+
+    def run(i: int) -> None:
+        start.wait()
+        try:
+            work(i)
+        except BaseException as exc:  # noqa: BLE001 - every failure is a finding
+            errors.append(f"{type(exc).__name__}: {exc}")
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(n)]
+    with _switching_often():
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    return errors
+
+
+def test_builtins_load_once_for_threads_in_a_fresh_process() -> None:
+    # A fresh interpreter: the registry must not be loaded before the threads start.
+    script = textwrap.dedent(
+        """
+        import sys, threading
+        sys.setswitchinterval(1e-5)
+        import pyrego
+        errors = []
+        barrier = threading.Barrier(8)
+        def go(i):
+            barrier.wait()
+            try:
+                e = pyrego.Engine()
+                e.add_policy(f"p{i}.rego", f"package p\\nr := count([1, 2]) + {i}")
+                assert e.eval_rule("data.p.r") == 2 + i
+            except Exception as exc:
+                errors.append(repr(exc))
+        threads = [threading.Thread(target=go, args=(i,)) for i in range(8)]
+        for t in threads: t.start()
+        for t in threads: t.join()
+        print(len(errors), errors[:1])
+        """
+    )
+    for _ in range(3):
+        out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+        assert out.returncode == 0, out.stderr
+        assert out.stdout.startswith("0 "), out.stdout
+
+
+@pytest.mark.parametrize("trial", range(6))
+def test_one_fresh_engine_shared_during_its_first_compile(trial: int) -> None:
+    pyrego.clear_compile_cache()
+    engine = pyrego.Engine()
+    engine.add_policy(f"authz{trial}.rego", POLICY + f"\nmarker := {trial}")
+
+    def work(i: int) -> None:
+        for k in range(15):
+            admin = (i + k) % 2 == 0
+            inp = {"roles": ["admin"] if admin else ["user", "dev"]}
+            assert engine.eval_rule("data.authz.allow", input=inp) is admin
+            level = engine.eval_query("x := data.authz.level", input=inp)["result"][0]["bindings"]["x"]
+            assert level == (2 if admin else 4)
+
+    assert _run_threads(16, work) == []
+    # And the engine still works afterwards.
+    assert engine.eval_rule("data.authz.allow", input={"roles": ["admin"]}) is True
+    assert engine.eval_rule("data.authz.marker") == trial
+
+
+def test_per_call_input_never_leaks_between_threads() -> None:
+    engine = pyrego.Engine()
+    engine.add_policy("authz.rego", POLICY)
+    engine.set_input({"roles": ["admin"]})  # the engine's own input must not be used
+    wrong: list[Any] = []
+
+    def work(i: int) -> None:
+        for k in range(300):
+            admin = (i * 7 + k) % 3 == 0
+            inp = {"roles": ["admin", "x"] if admin else ["guest"]}
+            if engine.eval_rule("data.authz.allow", input=inp) is not admin:
+                wrong.append((i, k))
+
+    assert _run_threads(8, work) == []
+    assert wrong == []
+    assert engine.eval_rule("data.authz.allow") is True  # its own input, untouched
+
+
+def test_per_call_input_through_queries_and_json() -> None:
+    engine = pyrego.Engine()
+    engine.add_policy("authz.rego", POLICY)
+
+    def work(i: int) -> None:
+        for k in range(100):
+            n = 1 + (i + k) % 4
+            inp = {"roles": [f"r{j}" for j in range(n)]}
+            res = engine.eval_query("x := data.authz.level", input=inp)
+            assert res["result"][0]["bindings"]["x"] == 2 * n
+            names = json.loads(engine.eval_query_json("data.authz.names", input=inp))["result"][0]["expressions"][0]["value"]
+            assert names == [f"r{j}" for j in range(n)]
+
+    assert _run_threads(8, work) == []
+
+
+def test_adding_policies_while_other_threads_evaluate() -> None:
+    engine = pyrego.Engine()
+    engine.add_policy("authz.rego", POLICY)
+    stop = threading.Event()
+
+    def work(i: int) -> None:
+        if i == 0:
+            for k in range(20):
+                engine.add_policy(f"extra{k}.rego", f"package extra{k}\nv := {k}")
+            stop.set()
+            return
+        while not stop.is_set():
+            assert engine.eval_rule("data.authz.allow", input={"roles": ["admin"]}) is True
+
+    assert _run_threads(6, work) == []
+    assert engine.eval_rule("data.extra19.v") == 19
+    assert engine.eval_rule("data.authz.allow", input={"roles": ["user"]}) is False
+
+
+def test_clones_on_many_threads_share_compiled_code() -> None:
+    base = pyrego.Engine()
+    base.add_policy("authz.rego", POLICY)
+
+    def work(i: int) -> None:
+        engine = base.clone()
+        for k in range(50):
+            admin = (i + k) % 2 == 0
+            engine.set_input({"roles": ["admin"] if admin else []})
+            assert engine.eval_rule("data.authz.allow") is admin
+
+    assert _run_threads(8, work) == []
