@@ -188,6 +188,68 @@ HAND_WRITTEN: list[DiffCase] = [
     DiffCase("v1-contains-iteration", "x := count(data.t.s)", _mod("package t\ns contains [a, b] if { some a in [1, 2]; some b in [\"x\", \"y\"] }")),
     DiffCase("numbers-range", "x := [numbers.range(1, 4), numbers.range(3, 1)]"),
     DiffCase("walk", "x := [p | walk({\"a\": [1, {\"b\": 2}]}, [p, _])]"),
+    DiffCase("import-input-alone", "x := data.t.p", _mod("package t\nimport input\np := input.a"), input={"a": 1}),
+    DiffCase("import-input-as", "x := data.t.p", _mod("package t\nimport input as i\np := [i.a, input.a]"), input={"a": 1}),
+    DiffCase("import-data-alone", "x := data.t.p", _mod("package t\nimport data\np := data.t.q\nq := 2")),
+    DiffCase("import-data-as", "x := data.t.p", _mod("package t\nimport data as d\np := d.t.q\nq := 2")),
+    *[
+        DiffCase(
+            f"rego-v1-and-future-keywords{kw or '-all'}-{order}",
+            "x := data.t.s",
+            _mod("package t\n" + "\n".join(imports[::step]) + "\ns contains v if { some v in input.xs; every y in [v] { y > 0 } }"),
+            input={"xs": [2, 1]},
+        )
+        for kw in ("", ".in", ".if", ".contains", ".every")
+        for imports in [("import rego.v1", f"import future.keywords{kw}")]
+        for order, step in (("rego-first", 1), ("future-first", -1))
+    ],
+    DiffCase(
+        "ref-head-function-quoted-key",
+        'x := data.t.fruit["color.name"]("a", "b")',
+        _mod('package t\nfruit["color.name"](f, c) := name if { name := concat(".", [f, c]) }'),
+    ),
+    DiffCase(
+        "ref-head-function-quoted-key-local",
+        "x := data.t.p",
+        _mod('package t\nfruit["color.name"](f, c) := concat(".", [f, c])\nfruit["x y"].z(a) := a + 1\np := [fruit["color.name"]("a", "b"), fruit["x y"].z(1)]'),
+    ),
+    DiffCase(
+        "ref-head-function-quoted-key-imported",
+        "x := data.u.p",
+        {
+            "t.rego": 'package t\nfruit["color.name"](f, c) := concat(".", [f, c])',
+            "u.rego": 'package u\nimport data.t.fruit\nimport data.t\np := [fruit["color.name"]("a", "b"), t.fruit["color.name"]("c", "d")]',
+        },
+    ),
+    DiffCase(
+        "ref-head-function-quoted-key-with",
+        "x := data.t.p",
+        _mod('package t\nfruit["color.name"](f, c) := concat(".", [f, c])\ng(x, y) := "g"\np := v if { v := fruit["color.name"]("a", "b") with fruit["color.name"] as g }'),
+    ),
+    DiffCase("template-with-input", "x := data.t.p", _mod('package t\np := $"Hello {input.name with input as {\"name\": \"world\"}}!"'), input={"name": "you"}),
+    DiffCase("template-with-undefined", "x := data.t.p", _mod('package t\np := $"{input.name with input as {}}"'), input={"name": "you"}),
+    DiffCase(
+        "template-with-several",
+        "x := data.t.p",
+        _mod('package t\np := $"{input.a with input.a as 2 with input.b as 3}{input.b with input.b as 4}{input.b}"'),
+        input={"a": 0, "b": 1},
+    ),
+    DiffCase("template-with-data", "x := data.t.p", _mod('package t\nq := input.b\np := $"{q with data.t.q as 5} {q}"'), input={"b": 1}),
+    DiffCase(
+        "template-with-in-body",
+        "x := data.t.p",
+        _mod('package t\np := [s | some i in [1, 2]; y := {"n": i}; s := $"{input.n with input as y}"]'),
+    ),
+    DiffCase(
+        "template-with-function",
+        "x := data.t.p",
+        _mod('package t\nf(x) := x + 1\ng(x) := x * 10\np := s if { s := $"{f(1) with f as g} {f(1)} {count([1]) with count as 7}" }'),
+    ),
+    DiffCase("template-with-in-query", 'x := $"{input.n == 3 with input as {\"n\": 3}}"'),
+    DiffCase("parse-duration-long-units", 'x := [time.parse_duration_ns(d) | some d in ["1d2h", "1w", "1y", "1.5d", "-1.5d", "+1d", "0.3d", "1w1d2h3m4s5ms6us7ns", ".5y", "292y"]]'),
+    DiffCase("parse-duration-long-unit-overflow", 'x := time.parse_duration_ns("106752d")'),
+    DiffCase("parse-duration-long-unit-bad", 'x := time.parse_duration_ns("1dd")'),
+    DiffCase("parse-duration-long-unit-unknown", 'x := time.parse_duration_ns("1x2d")'),
 ]
 
 

@@ -197,6 +197,15 @@ def test_refs_and_calls() -> None:
     assert isinstance(c, ast.Call) and c.op == "data.lib.f" and c.args == (V("x"), S(1))
     assert c.op_ref == ref("data", "lib", "f")
     assert term("count([])") == call("count", ast.Array(()))
+    # A call is named by its ref's parts joined with dots, as the functions
+    # it calls are, however the parts are written.
+    c = term('data.p.fruit["color.name"](1)')
+    assert isinstance(c, ast.Call) and c.op == "data.p.fruit.color.name"
+    assert c.op_ref == ref("data", "p", "fruit", "color.name")
+    c = term('fruit["x y"].z(1)')
+    assert isinstance(c, ast.Call) and c.op == "fruit.x y.z"
+    c = term('object["get"]({}, "a", 1)')
+    assert isinstance(c, ast.Call) and c.op == "object.get"
     # whitespace ends a ref: `a [0]` is not `a[0]`
     assert len(parse_query("x\n[0]")) == 2
 
@@ -316,6 +325,30 @@ def test_template_strings() -> None:
     assert error(parse_term, '$"{x := 1}"').message == "unexpected assignment (':=') in template-string expression"
     assert error(parse_term, '$"{not x}"').message == "unexpected negation ('not') in template-string expression"
     assert error(parse_term, '$"{x"').message == "non-terminated string"
+    assert error(parse_term, '$"{some x in y}"').message == "unexpected 'some' in template-string expression"
+
+
+def test_template_string_with_modifiers() -> None:
+    # `{t with ...}` is the first (only) element of `[v | v := t with ...]`:
+    # the modifiers apply to that expression alone, undefined stays undefined.
+    t = term('$"Hello {input.name with input as {"name": "world"}}!"')
+    assert isinstance(t, ast.TemplateString) and t.parts[0] == "Hello " and t.parts[2] == "!"
+    part = t.parts[1]
+    assert isinstance(part, ast.Ref) and part.path == (S(0),)
+    compr = part.head
+    assert isinstance(compr, ast.ArrayCompr) and isinstance(compr.term, ast.Var)
+    (e,) = compr.body
+    assert e.statement == ast.Assign(compr.term, ref("input", "name"))
+    assert [(w.target, w.value) for w in e.with_mods] == [(ref("input"), ast.Object(((S("name"), S("world")),)))]
+    assert compr.term.name.startswith("$")  # never a name the policy can use
+    t = term('$"{f(1) with f as g with input.a as 2} {x}"')
+    assert isinstance(t, ast.TemplateString) and len(t.parts) == 3 and t.parts[2] == V("x")
+    part = t.parts[0]
+    assert isinstance(part, ast.Ref) and isinstance(part.head, ast.ArrayCompr)
+    assert len(part.head.body[0].with_mods) == 2
+    t = term('$`raw {input.n == 3 with input as {"n": 3}}`')
+    assert isinstance(t, ast.TemplateString) and t.raw
+    assert error(parse_term, '$"{x with input}"').message == "unexpected } token: expected as keyword"
     assert error(parse_term, '$"a\\q"').message == "illegal escape sequence"
 
 
@@ -353,6 +386,29 @@ def test_package_and_imports() -> None:
     assert len(m.imports) == 7
     assert m.imports[1].location.row == 3
     assert module("package p").package == ref("data", "p")
+    # `import input` / `import data` alone are allowed and change nothing
+    for text in ("import input", "import data", "import input as x", "import data as d"):
+        for v1 in (True, False):
+            m = module(f"package p\n{text}\np = 1", rego_v1=v1)
+            assert len(m.imports) == 1 and len(m.rules) == 1
+    assert module("package p\nimport input").imports[0].path == ast.Ref(V("input"), ())
+
+
+@pytest.mark.parametrize("v1", [True, False], ids=["v1", "v0"])
+@pytest.mark.parametrize("first", [True, False], ids=["rego-first", "future-first"])
+@pytest.mark.parametrize("kw", ["", ".in", ".if", ".contains", ".every"])
+def test_rego_v1_import_with_future_keywords(kw: str, first: bool, v1: bool) -> None:
+    imports = ["import rego.v1", f"import future.keywords{kw}"]
+    if not first:
+        imports.reverse()
+    text = "package p\n" + "\n".join(imports) + "\nr contains x if { some x in [1]; every y in [x] { y == 1 } }"
+    m = module(text, rego_v1=v1)
+    assert m.rego_v1 and len(m.imports) == 2
+    (r,) = m.rules
+    assert r.head.key == V("x")
+    # ... and the v1 rules stay on in v0 whichever import came last
+    err = error(parse_module, "\n".join(text.splitlines()[:3]) + "\np { true }", rego_v1=v1)
+    assert err.message == "`if` keyword is required before rule body"
 
 
 def test_package_and_import_errors() -> None:

@@ -17,6 +17,7 @@ to defeat the backtracking.
 from __future__ import annotations
 
 from decimal import Decimal, InvalidOperation
+from typing import cast
 
 from . import ast
 from .errors import Location, RegoParseError
@@ -70,9 +71,20 @@ def value_name(t: object) -> str:
 
 
 def _op_name(ref: ast.Ref) -> str:
-    if isinstance(ref.head, ast.Var):
-        return ast.ref_to_string(ref)
-    return "<term>"
+    """The name a call is looked up by: its ref's parts joined with dots.
+
+    Functions are named by joining their paths that way, however a key was
+    written, so ``fruit["color.name"](x)`` must be ``fruit.color.name`` to
+    find the function ``fruit["color.name"](x) := ...``.
+    """
+    if not isinstance(ref.head, ast.Var):
+        return "<term>"
+    parts = [ref.head.name]
+    for p in ref.path:
+        if not (isinstance(p, ast.Scalar) and isinstance(p.value, str)):
+            return ast.ref_to_string(ref)
+        parts.append(p.value)
+    return ".".join(parts)
 
 
 class TermParser(TokenCursor):
@@ -547,17 +559,30 @@ class TermParser(TokenCursor):
                 bad = "unexpected 'every' in template-string expression"
             elif isinstance(stmt, (ast.SomeVars, ast.SomeIn)):
                 bad = "unexpected 'some' in template-string expression"
-            elif expr.with_mods:
-                bad = "unexpected 'with' in template-string expression"
             if bad is not None:
                 raise self.error_at(expr.location, bad)
-            parts.append(stmt)  # type: ignore[arg-type]
+            value = cast(ast.Term, stmt)  # the statements that are not terms were refused above
+            parts.append(self.template_with(value, expr) if expr.with_mods else value)
             if self.kind != "}":
                 raise self.error("expected } to end template string expression")
             self.advance()
             if self.kind != TMPLC:
                 raise self.illegal("expected template string")
         return ast.TemplateString(tuple(parts), bool(raw), loc)
+
+    def template_with(self, value: ast.Term, expr: ast.Expr) -> ast.Term:
+        """``{t with ...}`` in a template string: ``[v | v := t with ...][0]``.
+
+        The modifiers apply to that expression alone, as they would to a body
+        expression; an undefined value leaves the element out, so the part is
+        undefined (``<undefined>``) as a plain part would be. ``v`` is named
+        like a wildcard, so no variable of the policy can be it.
+        """
+        loc = expr.location
+        var = ast.Var(f"$wildcard{self.wild}", loc)
+        self.wild += 1
+        body = (ast.Expr(ast.Assign(var, value, loc), False, expr.with_mods, loc),)
+        return ast.Ref(ast.ArrayCompr(var, body, loc), (ast.Scalar(0, loc),), loc)
 
     # ------------------------------------------------------------ the expression layer
 

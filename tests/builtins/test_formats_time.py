@@ -128,6 +128,68 @@ def test_parse_duration_errors(text: str, message: str) -> None:
     assert str(error("time.parse_duration_ns", text)) == message
 
 
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        ("1d2h", 93600000000000),
+        ("1d", 86400000000000),
+        ("1w", 604800000000000),
+        ("1y", 31536000000000000),
+        ("1.5d", 129600000000000),
+        ("-1.5d", -129600000000000),
+        ("+1d", 86400000000000),
+        ("1h1d", 90000000000000),
+        ("1w1d", 691200000000000),
+        ("1d1d1d", 259200000000000),
+        ("2d3h4m5s6ms7us8ns", 183845006007008),
+        ("1d1\u00b5s", 86400000001000),
+        ("1d0.3s", 86400300000000),
+        (".5d", 43200000000000),
+        ("5.d", 432000000000000),
+        ("0d", 0),
+        # The d/w/y part becomes float64 hours before Go's rules apply.
+        ("0.3d", 25919999999999),
+        ("0.0000001y", 3153599999),
+        ("1.0000000001y", 31536000003153600),
+        ("106751.99116730063d", 9223372036854774000),
+        ("106751d", 9223286400000000000),
+        ("292y", 9208512000000000000),
+        ("-292y", -9208512000000000000),
+    ],
+)
+def test_parse_duration_long_units(text: str, want: int) -> None:
+    assert call("time.parse_duration_ns", text) == want
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("106752d", 'time: invalid duration "106752d"'),
+        ("293y", 'time: invalid duration "293y"'),
+        ("1d9223372036854775807ns", 'time: invalid duration "1d9223372036854775807ns"'),
+        ("1dd", 'time: invalid duration "1dd"'),
+        ("1day", 'time: invalid duration "1day"'),
+        ("1d2", 'time: invalid duration "1d2"'),
+        ("1d-1h", 'time: invalid duration "1d-1h"'),
+        ("1.2.3d", 'time: invalid duration "1.2.3d"'),
+        ("1d ", 'time: invalid duration "1d "'),
+        ("1D2d", 'time: invalid duration "1D2d"'),
+        ("1" * 400 + "d", 'time: invalid duration "' + "1" * 400 + 'd"'),
+        ("1x2d", 'time: unknown unit "x" in duration "1x2d"'),
+        ("1e3d", 'time: unknown unit "e" in duration "1e3d"'),
+        # Without d, w or y the text is Go's, and so are the messages.
+        ("1mo", 'time: unknown unit "mo" in duration "1mo"'),
+        ("1D", 'time: unknown unit "D" in duration "1D"'),
+        # strconv.Quote on the d/w/y path, Go's time quoting on the other.
+        ("1\u00e92d", 'time: invalid duration "1\u00e92d"'),
+        ("1\x01d", 'time: invalid duration "1\\x01d"'),
+        ("1\u00e9", 'time: unknown unit "\\xc3\\xa9" in duration "1\\xc3\\xa9"'),
+    ],
+)
+def test_parse_duration_long_unit_errors(text: str, message: str) -> None:
+    assert str(error("time.parse_duration_ns", text)) == message
+
+
 def test_date_clock_weekday() -> None:
     assert call("time.date", 1518177600000000000) == [2018, 2, 9]
     assert call("time.clock", [1518177600000000000, "America/New_York"]) == [7, 0, 0]

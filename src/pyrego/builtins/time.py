@@ -25,7 +25,7 @@ from .time_layout import (
 from .time_layout import (
     format_time as _format,
 )
-from .time_parse import TimeError, parse_duration, parse_time
+from .time_parse import TimeError, parse_rego_duration, parse_time
 
 _NS = 1_000_000_000
 _MIN_NS = -(1 << 63)
@@ -168,7 +168,7 @@ def time_parse_rfc3339_ns(value: Any) -> int:
 @builtin("time.parse_duration_ns", 1)
 def time_parse_duration_ns(duration: Any) -> int:
     try:
-        return parse_duration(_string(duration, 1))
+        return parse_rego_duration(_string(duration, 1))
     except TimeError as e:
         raise BuiltinError(str(e)) from None
 

@@ -1,4 +1,4 @@
-"""Go's ``time.Parse`` and ``time.ParseDuration``, with Go's error texts.
+"""Go's ``time.Parse`` and ``time.ParseDuration`` (with OPA's d/w/y units), with Go's error texts.
 
 Works with the layout elements of :mod:`time_layout`; results are
 (unix seconds, nanoseconds) pairs of ints.
@@ -6,6 +6,11 @@ Works with the layout elements of :mod:`time_layout`; results are
 
 from __future__ import annotations
 
+import math
+import re
+from decimal import Decimal
+
+from ._goutil import go_quote
 from .time_layout import (
     _DAY,
     _DAYS_BEFORE,
@@ -411,10 +416,16 @@ _UNITS = {
 }  # fmt: skip
 
 
-def parse_duration(orig: str) -> int:
-    """Go's ``time.ParseDuration`` in nanoseconds (fractions via float64, as Go)."""
+def parse_duration(orig: str, quoted: str | None = None) -> int:
+    """Go's ``time.ParseDuration`` in nanoseconds (fractions via float64, as Go).
+
+    Error messages name the duration as ``quoted`` when given (the text the
+    user wrote, when ``orig`` is a rewriting of it), else as ``orig``.
+    """
     s = orig
-    bad = TimeError("time: invalid duration " + go_time_quote(orig))
+    if quoted is None:
+        quoted = go_time_quote(orig)
+    bad = TimeError("time: invalid duration " + quoted)
     neg = False
     if s[:1] in ("-", "+"):
         neg = s[0] == "-"
@@ -461,11 +472,11 @@ def parse_duration(orig: str) -> int:
         while i < len(s) and not (s[i] == "." or "0" <= s[i] <= "9"):
             i += 1
         if i == 0:
-            raise TimeError("time: missing unit in duration " + go_time_quote(orig))
+            raise TimeError("time: missing unit in duration " + quoted)
         u, s = s[:i], s[i:]
         unit = _UNITS.get(u)
         if unit is None:
-            raise TimeError("time: unknown unit " + go_time_quote(u) + " in duration " + go_time_quote(orig))
+            raise TimeError("time: unknown unit " + go_time_quote(u) + " in duration " + quoted)
         if v > (1 << 63) // unit:
             raise bad
         v *= unit
@@ -481,3 +492,50 @@ def parse_duration(orig: str) -> int:
     if d > (1 << 63) - 1:
         raise bad
     return d
+
+
+# OPA's time.parse_duration_ns also takes days, weeks and (365-day) years.
+_LONG_UNIT_HOURS = {"d": 24, "w": 168, "y": 8760}
+# One segment of such a duration: digits and dots, then a unit; a unit OPA
+# does not know still parses here and is reported as unknown afterwards.
+_LONG_SEGMENT = re.compile(r"([0-9.]+)(ms|us|\u00b5s|ns|[a-z])")
+
+
+def parse_rego_duration(orig: str) -> int:
+    """``time.parse_duration_ns``: Go's durations plus the units d, w and y.
+
+    Text without those letters is Go's syntax. Otherwise OPA rewrites each
+    d/w/y segment into hours (the float64 product, in its shortest decimal
+    form) and parses the result with Go's rules, so fractions round as that
+    two-step conversion does and overflow is Go's "invalid duration". Text
+    that does not split into segments (one sign, then number-unit pairs) is
+    invalid too. Messages on this path quote as strconv.Quote does.
+    """
+    if not any(c in orig for c in "dwy"):
+        return parse_duration(orig)
+    quoted = go_quote(orig)
+    bad = TimeError("time: invalid duration " + quoted)
+    sign = orig[:1] if orig[:1] in ("-", "+") else ""
+    body = orig[len(sign) :]
+    if not body:
+        raise bad
+    parts = [sign]
+    pos = 0
+    while pos < len(body):
+        m = _LONG_SEGMENT.match(body, pos)
+        if m is None:
+            raise bad
+        digits, unit = m.groups()
+        pos = m.end()
+        hours = _LONG_UNIT_HOURS.get(unit)
+        if hours is None:
+            parts.append(digits + unit)
+            continue
+        try:
+            value = float(digits) * hours
+        except ValueError:
+            raise bad from None
+        if not math.isfinite(value):
+            raise bad
+        parts.append(format(Decimal(repr(value)), "f") + "h")
+    return parse_duration("".join(parts), quoted)
