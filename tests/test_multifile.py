@@ -218,10 +218,9 @@ def _pyrego(case: Case) -> Any:
     engine.set_strict_builtin_errors(True)
     engine.set_rego_v0(case.v0)
     try:
-        for name, text in case.modules.items():
-            engine.add_policy(name, text)
         if case.data is not None:
             engine.add_data(case.data)
+        engine.add_policies(case.modules)
         if case.input is not None:
             engine.set_input(case.input)
         results = engine.eval_query(case.query)["result"]

@@ -11,11 +11,13 @@ True
 
 from .engine import Engine, clear_compile_cache, set_compile_cache_size
 from .errors import (
+    ArgumentError,
     DataError,
     EvalBuiltinError,
     EvalCancelError,
     EvalConflictError,
     EvalError,
+    EvalRecursionError,
     EvalTypeError,
     Location,
     RegoCompileError,
@@ -46,6 +48,8 @@ __all__ = [
     "EvalTypeError",
     "EvalBuiltinError",
     "EvalCancelError",
+    "EvalRecursionError",
+    "ArgumentError",
     "DataError",
     "__version__",
 ]

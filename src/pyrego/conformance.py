@@ -378,10 +378,10 @@ def _evaluate(case: Case) -> list[dict[str, Any]]:
 
     engine = pyrego.Engine()
     engine.set_strict_builtin_errors(case.strict_error)
-    for i, module in enumerate(case.modules):
-        engine.add_policy(f"test-{i}.rego", module)
+    # Data first, then every module in one compilation, as OPA loads a case.
     if case.data is not None:
         engine.add_data(case.data)
+    engine.add_policies({f"test-{i}.rego": module for i, module in enumerate(case.modules)})
     if case.input_term is not None:
         engine.set_input_term(case.input_term)
     elif case.input_given:

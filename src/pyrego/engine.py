@@ -16,6 +16,7 @@ caller's input and data in place.
 from __future__ import annotations
 
 import gc
+import json
 import os
 import re
 import threading
@@ -23,12 +24,22 @@ import time
 from collections import OrderedDict
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Callable, Generic, Iterator, TypeVar
+from typing import Any, Callable, Generic, Iterator, Mapping, TypeVar
 
 from . import ast
 from .codegen import Program, generate_program
+from .codegen_body import ground_value
 from .compiler import CompiledTree, compile_modules, resolve_query
-from .errors import DataError, EvalError, EvalRecursionError, Location, RegoCompileError, RegoError, RegoParseError
+from .errors import (
+    ArgumentError,
+    DataError,
+    EvalError,
+    EvalRecursionError,
+    Location,
+    RegoCompileError,
+    RegoError,
+    RegoParseError,
+)
 from .loader import data_document, iter_files, read_policy
 from .parser import parse_module, parse_query, parse_term
 from .runtime.context import EvalConfig, EvalContext
@@ -187,7 +198,7 @@ class Engine:
         self._program: Program | None = None
         # Each entry holds its program: a program lives while anything that
         # runs its code can still reach it (see Program.__del__).
-        self._rule_fns: dict[str, tuple[Program, str] | None] = {}
+        self._rule_fns: dict[str, tuple[Program, str] | str] = {}
         self._queries: dict[str, _Query] = {}
         self._prints: list[str] = []
         self._gather_prints = True
@@ -225,8 +236,9 @@ class Engine:
         """Limit each evaluation to ``seconds`` of wall time (None: no limit).
 
         An evaluation past its limit raises :class:`pyrego.EvalCancelError`."""
-        if seconds is not None and seconds <= 0:
-            raise ValueError("timeout must be positive")
+        if seconds is not None:
+            if type(seconds) not in (int, float) or not seconds > 0 or seconds == float("inf"):
+                raise ArgumentError(f"timeout must be a positive number of seconds, not {seconds!r}")
         self._timeout = seconds
 
     def add_extension(self, name: str, arity: int, fn: Callable[..., Any]) -> None:
@@ -268,11 +280,31 @@ class Engine:
     # -- policies ----------------------------------------------------------------
 
     def add_policy(self, path: str, text: str) -> str:
-        """Add (or replace) the policy file ``path``; returns its package, e.g. ``data.authz``."""
+        """Add (or replace) the policy file ``path``; returns its package, e.g. ``data.authz``.
+
+        The policies are compiled together now: a parse or compile error (an
+        unsafe variable, an undefined function, a rule that conflicts with
+        base data, ...) is raised here, and the engine is left exactly as it
+        was. Modules that need each other (one calls a function the other
+        defines) are added together with :meth:`add_policies`."""
+        if type(path) is not str or type(text) is not str:
+            raise ArgumentError("add_policy takes a path and a policy text (both strings)")
         module = _parse_cached(text, path, not self._rego_v0)
-        self._policies[path] = (text, module)
-        self._invalidate()
+        self._install({**self._policies, path: (text, module)}, self._data)
         return _package_name(module)
+
+    def add_policies(self, policies: Mapping[str, str]) -> list[str]:
+        """Add (or replace) several policy files at once (``{path: text}``); returns their packages.
+
+        One compilation for all of them, with the same guarantee as
+        :meth:`add_policy`: on any error nothing is added."""
+        parsed: dict[str, tuple[str, ast.Module]] = {}
+        for path, text in policies.items():
+            if type(path) is not str or type(text) is not str:
+                raise ArgumentError("add_policies takes a mapping of paths to policy texts (strings)")
+            parsed[path] = (text, _parse_cached(text, path, not self._rego_v0))
+        self._install({**self._policies, **parsed}, self._data)
+        return [_package_name(m) for _, m in parsed.values()]
 
     def add_policy_from_file(self, path: str) -> str:
         """Read and add the policy file at ``path``."""
@@ -305,9 +337,7 @@ class Engine:
                 policies[file.name] = (text, _parse_cached(text, file.name, not self._rego_v0))
             else:
                 data = _merge(data, from_python(data_document(file)), ())
-        self._policies.update(policies)
-        self._data = data
-        self._invalidate()
+        self._install({**self._policies, **policies}, data)
         return list(policies)
 
     def get_packages(self) -> list[str]:
@@ -317,6 +347,19 @@ class Engine:
     def get_policies(self) -> list[dict[str, str]]:
         """Every added policy as ``{"path": ..., "text": ...}``."""
         return [{"path": p, "text": t} for p, (t, _) in self._policies.items()]
+
+    def _install(self, policies: dict[str, tuple[str, ast.Module]], data: dict[Any, Any]) -> None:
+        """Compile ``policies`` against ``data`` and make both the engine's; on an error, change nothing."""
+        program = self._compile(self._extra_mockable, policies) if policies else None
+        if program is not None:
+            self._with_source(lambda: _check_data_conflicts(program.tree, data), policies)
+        with self._lock:
+            self._version += 1
+            self._policies = policies
+            self._data = data
+            self._program = program
+            self._rule_fns = {}
+            self._queries = {}
 
     def _invalidate(self) -> None:
         # Under the lock, with a new version: a program compiled by another
@@ -334,7 +377,12 @@ class Engine:
         data = from_python(data)
         if type(data) is not dict:
             raise DataError("data must be an object")
-        self._data = _merge(self._data, data, ())
+        merged = _merge(self._data, data, ())
+        if self._policies:
+            # A rule where the new data has a document is refused, as in OPA.
+            tree = self._get_program().tree
+            self._with_source(lambda: _check_data_conflicts(tree, merged))
+        self._data = merged
 
     def add_data_json(self, text: str) -> None:
         self.add_data(loads(text, what="data JSON"))
@@ -350,12 +398,17 @@ class Engine:
         self._input = loads(text, what="input JSON")
 
     def set_input_term(self, text: str) -> None:
-        """Use a Rego term (which may contain sets) as ``input``."""
+        """Use a constant Rego term (which may contain sets) as ``input``.
+
+        Only constants: a ref, call, variable or comprehension anywhere in the
+        term is refused (nothing is evaluated)."""
+        if type(text) is not str:
+            raise ArgumentError(f"input term must be a string, not {type(text).__name__}")
         term = parse_term(text, "input")
-        solutions = self._run_query_body((ast.Expr(ast.Assign(ast.Var("__input_term__"), term, term.location), location=term.location),), "input", bind=True)
-        if not solutions:
-            raise DataError("input term is undefined")
-        self._input = solutions[0][0]["__input_term__"]
+        bad = _first_non_constant(term)
+        if bad is not None:
+            raise ArgumentError("input term must be a constant", getattr(bad, "location", None))
+        self._input = ground_value(term)
 
     # -- compilation -------------------------------------------------------------------
 
@@ -369,40 +422,41 @@ class Engine:
                     self._program = prog
         return prog
 
-    def _compile(self, mockable: frozenset[str]) -> Program:
+    def _compile(self, mockable: frozenset[str], policies: dict[str, tuple[str, ast.Module]] | None = None) -> Program:
         # The texts themselves are the key: exact (no digest can collide), and
         # cheap, since a str caches its hash and equal texts are often one object.
-        policies = dict(self._policies)  # one snapshot, though other threads add policies
+        if policies is None:
+            policies = self._policies
         paths = sorted(policies)
         sources = tuple((path, policies[path][0], policies[path][1].rego_v1) for path in paths)
         key = (sources, tuple(sorted(mockable)), tuple(sorted(self._extension_ids.items())))
         modules = [policies[p][1] for p in paths]
 
         def build() -> Program:
-            tree = self._with_source(lambda: compile_modules(modules, self._extensions))
+            tree = self._with_source(lambda: compile_modules(modules, self._extensions), policies)
             # `with f as g` can only appear in text that has the word "with".
             any_with = any("with" in text and _WITH_WORD.search(text) is not None for _, text, _ in sources)
             targets = _with_function_targets(tree) if any_with else frozenset()
             all_mockable = frozenset(mockable | targets)
-            return self._with_source(lambda: generate_program(tree, all_mockable))
+            return self._with_source(lambda: generate_program(tree, all_mockable), policies)
 
         return _programs.get_or_build(key, build)
 
-    def _with_source(self, fn: Callable[[], Any]) -> Any:
-        """Run ``fn``; give any RegoError the source line of its location."""
+    def _with_source(self, fn: Callable[[], Any], policies: dict[str, tuple[str, ast.Module]] | None = None) -> Any:
+        """Run ``fn``; give any RegoError the source line of its location (in ``policies``, by default the engine's)."""
         try:
             return fn()
         except RegoError as err:
-            self._attach_source(err)
+            self._attach_source(err, policies)
             raise
         except RecursionError:
             raise RegoCompileError("policy too deeply nested to compile") from None
 
-    def _attach_source(self, err: RegoError) -> None:
+    def _attach_source(self, err: RegoError, policies: dict[str, tuple[str, ast.Module]] | None = None) -> None:
         loc = err.location
         if loc is None or err.source_line is not None:
             return
-        entry = self._policies.get(loc.file)
+        entry = (self._policies if policies is None else policies).get(loc.file)
         if entry is None:
             return
         lines = entry[0].splitlines()
@@ -429,12 +483,13 @@ class Engine:
         rule_fns = self._rule_fns
         try:
             entry = rule_fns[path]
-        except KeyError:
+        except (KeyError, TypeError):  # TypeError: a path that is not even hashable
             # Into the table taken before: if policies change meanwhile, the
             # entry goes with the table they replaced.
-            entry = rule_fns[path] = self._resolve_rule(path)
-        if entry is None:
-            return self._eval_rule_by_query(path, input)
+            entry = self._resolve_rule(path)
+            rule_fns[path] = entry
+        if isinstance(entry, str):
+            return self._eval_rule_by_query(entry, input)
         # Looked up by name each time: a hot program's code is recompiled
         # in its fast form (codegen_tiers), which replaces the function.
         program, name = entry
@@ -471,19 +526,20 @@ class Engine:
             return value
         return to_python(value)
 
-    def _resolve_rule(self, path: str) -> tuple[Program, str] | None:
+    def _resolve_rule(self, path: str) -> tuple[Program, str] | str:
+        """The rule function for ``path``, or the text of a query reading it."""
+        parts = rule_path(path)
         prog = self._get_program()
-        parts = _split_path(path)
-        if parts is None:
-            return None
-        name = prog.rule_functions.get(parts)
+        name = prog.rule_functions.get(parts)  # type: ignore[arg-type]
         if name is None:
-            return None
+            # Base data, part of a document, or no rule at all: a query built
+            # from the checked parts, never from the caller's text.
+            return "__rule_value__ = data" + "".join(f"[{json.dumps(p)}]" for p in parts)
         prog.function(name)  # compiled now, so that evaluations find the real function
         return prog, name
 
-    def _eval_rule_by_query(self, path: str, input: Any) -> Any:
-        solutions = list(self._execute(self._compile_query(f"__rule_value__ = {path}"), input))
+    def _eval_rule_by_query(self, query: str, input: Any) -> Any:
+        solutions = list(self._execute(self._compile_query(query), input))
         for bindings, _ in solutions:
             return to_python(bindings["__rule_value__"])
         return UNDEF
@@ -607,11 +663,72 @@ def _package_name(module: ast.Module) -> str:
     return ast.ref_to_string(module.package)
 
 
-def _split_path(path: str) -> tuple[str, ...] | None:
-    parts = path.strip().split(".")
-    if not parts or parts[0] != "data" or not all(p.isidentifier() for p in parts[1:]):
+def _first_non_constant(t: ast.Term) -> ast.Term | None:
+    """The first part of ``t`` that is not a constant (a ref, call, variable, comprehension...)."""
+    if type(t) is ast.Scalar:
         return None
-    return tuple(parts[1:])
+    if type(t) is ast.Array or type(t) is ast.SetTerm:
+        items: list[ast.Term] = list(t.items)
+    elif type(t) is ast.Object:
+        items = [x for pair in t.items for x in pair]
+    else:
+        return t
+    for item in items:
+        bad = _first_non_constant(item)
+        if bad is not None:
+            return bad
+    return None
+
+
+def rule_path(path: Any) -> tuple[str | int, ...]:
+    """The keys of a rule path under ``data`` (``data.a.b``, ``a["b-c"]``, ``data.xs[0]``).
+
+    Only a ref of string and integer keys is a path: anything else (a query,
+    ``with``, a call, a variable key) is refused, so ``eval_rule`` evaluates
+    nothing but a document. Without ``data.`` in front, the path starts
+    under ``data``."""
+    if type(path) is not str:
+        raise ArgumentError(f"rule path must be a string, not {type(path).__name__}")
+    try:
+        term = parse_term(path, "path")
+    except RegoParseError as err:
+        raise ArgumentError(f"invalid rule path {path!r}: {err.message}", err.location) from None
+    keys: tuple[ast.Term, ...] = ()
+    if type(term) is ast.Var:
+        head = term
+    elif type(term) is ast.Ref and type(term.head) is ast.Var:
+        head, keys = term.head, term.path
+    else:
+        raise ArgumentError(f"invalid rule path {path!r}: not a reference", getattr(term, "location", None))
+    parts: list[str | int] = [] if head.name == "data" else [head.name]
+    if head.name in ("input", "future", "rego") or head.name.startswith("$"):
+        raise ArgumentError(f"invalid rule path {path!r}: a rule path is under data", head.location)
+    for key in keys:
+        value = key.value if type(key) is ast.Scalar else None
+        if type(value) is not str and type(value) is not int:
+            raise ArgumentError(f"invalid rule path {path!r}: keys must be strings or integers", getattr(key, "location", None))
+        parts.append(value)
+    return tuple(parts)
+
+
+def _check_data_conflicts(tree: CompiledTree, data: dict[Any, Any]) -> None:
+    """Refuse a rule whose path holds base data, or lies under a base value that is not an object (OPA's check)."""
+    for node in tree.nodes.values():
+        if not node.has_rules():
+            continue
+        doc: Any = data
+        for key in node.path:
+            if type(doc) is not dict:
+                break  # under a scalar or array: a conflict
+            doc = doc.get(key, UNDEF)
+            if doc is UNDEF:
+                break
+        else:
+            doc = None  # base data at the rule's own path
+        if doc is not UNDEF:
+            rule = node.rules[0] if node.rules else node.default
+            where = rule.location if rule is not None else None
+            raise RegoCompileError(f"conflicting rule for data path {'/'.join(node.path)} found", where)
 
 
 def _merge(a: dict[Any, Any], b: dict[Any, Any], path: tuple[str, ...]) -> dict[Any, Any]:

@@ -163,6 +163,12 @@ class EvalRecursionError(EvalError):
     code = "eval_recursion_error"
 
 
+class ArgumentError(RegoError, ValueError):
+    """An API call got an argument of the wrong kind (a rule path that is not a ref, a timeout that is not a number)."""
+
+    code = "rego_argument_error"
+
+
 class DataError(RegoError):
     """Bad data or input documents (malformed JSON/YAML, conflicting merges)."""
 
@@ -172,6 +178,7 @@ class DataError(RegoError):
 __all__ = [
     "Location",
     "RegoError",
+    "ArgumentError",
     "RegoParseError",
     "RegoCompileError",
     "RegoUnsafeVarError",

@@ -200,10 +200,9 @@ class PyregoAdapter(Adapter):
         e = pyrego.Engine()
         if ps.v0:
             e.set_rego_v0(True)
-        for path, text in modules if modules is not None else ps.modules:
-            e.add_policy(path, text)
         if ps.data is not None:
             e.add_data(ps.data)
+        e.add_policies(dict(modules if modules is not None else ps.modules))
         return _PyregoPrepared(e)
 
     def begin_cold(self) -> None:
@@ -223,10 +222,9 @@ class PyregoAdapter(Adapter):
             e = engine_cls()
             if v0:
                 e.set_rego_v0(True)
-            for path, text in ps.with_suffix(suffix()) if cold else mods:
-                e.add_policy(path, text)
             if data is not None:
                 e.add_data(data)
+            e.add_policies(dict(ps.with_suffix(suffix()) if cold else mods))
             if json_input:
                 e.set_input_json(value)
             else:
