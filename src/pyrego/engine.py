@@ -19,6 +19,7 @@ import gc
 import json
 import os
 import re
+import sys
 import threading
 import time
 from collections import OrderedDict
@@ -47,6 +48,15 @@ from .runtime.convert import from_python, loads, to_json_value, to_python
 from .runtime.values import UNDEF
 
 _WITH_WORD = re.compile(r"\bwith\b")
+
+#: The Python recursion limit pyrego needs: a rule chain 1,000 deep, a body of
+#: 600 expressions and values nested 1,000 deep (all of which OPA takes) each
+#: need a few Python frames per level. Raised at import when lower; since
+#: Python 3.11 calls between Python functions use no C stack, this does not
+#: risk the C stack, and C-level recursion stays well inside 8 MB at this depth.
+RECURSION_LIMIT = 4000
+if sys.getrecursionlimit() < RECURSION_LIMIT:
+    sys.setrecursionlimit(RECURSION_LIMIT)
 _cache_lock = threading.Lock()
 _T = TypeVar("_T")
 
@@ -374,10 +384,13 @@ class Engine:
 
     def add_data(self, data: Any) -> None:
         """Deep-merge ``data`` (an object) into the base documents; a clash is a DataError."""
-        data = from_python(data)
-        if type(data) is not dict:
-            raise DataError("data must be an object")
-        merged = _merge(self._data, data, ())
+        try:
+            data = from_python(data)
+            if type(data) is not dict:
+                raise DataError("data must be an object")
+            merged = _merge(self._data, data, ())
+        except RecursionError:
+            raise DataError("data nested too deeply") from None
         if self._policies:
             # A rule where the new data has a document is refused, as in OPA.
             tree = self._get_program().tree
@@ -524,7 +537,10 @@ class Engine:
         t = type(value)
         if t is bool or t is str or t is int or t is float or value is None or value is UNDEF:
             return value
-        return to_python(value)
+        try:
+            return to_python(value)
+        except RecursionError:
+            raise _too_deep() from None
 
     def _resolve_rule(self, path: str) -> tuple[Program, str] | str:
         """The rule function for ``path``, or the text of a query reading it."""
@@ -550,19 +566,26 @@ class Engine:
         ``input``: the input document for this call only, as for :meth:`eval_rule`."""
         q = self._compile_query(query)
         results = []
-        for bindings, values in self._execute(q, input):
-            exprs = [
-                {"value": to_json_value(v), "text": text, "location": {"row": loc.row, "col": loc.col}}
-                for v, text, loc in zip(values, q.texts, q.locations)
-            ]
-            results.append({"expressions": exprs, "bindings": {k: to_json_value(v) for k, v in bindings.items()}})
+        try:
+            for bindings, values in self._execute(q, input):
+                exprs = [
+                    {"value": to_json_value(v), "text": text, "location": {"row": loc.row, "col": loc.col}}
+                    for v, text, loc in zip(values, q.texts, q.locations)
+                ]
+                results.append({"expressions": exprs, "bindings": {k: to_json_value(v) for k, v in bindings.items()}})
+        except RecursionError:
+            raise _too_deep() from None
         return {"result": results}
 
     def eval_query_json(self, query: str, *, input: Any = _NO_INPUT) -> str:
         """:meth:`eval_query` as JSON text (sets as sorted arrays, as ``opa eval`` prints)."""
         from .runtime.convert import dumps
 
-        return dumps(self.eval_query(query, input=input))
+        result = self.eval_query(query, input=input)
+        try:
+            return dumps(result)
+        except RecursionError:
+            raise _too_deep() from None
 
     def _run_query_body(self, body: ast.Body, text: str, bind: bool = False) -> list[tuple[dict[str, Any], tuple[Any, ...]]]:
         return list(self._execute(self._compile_body(body, [text] * len(body))))
@@ -711,6 +734,10 @@ def rule_path(path: Any) -> tuple[str | int, ...]:
     return tuple(parts)
 
 
+def _too_deep() -> EvalRecursionError:
+    return EvalRecursionError("value nested too deeply to convert")
+
+
 def _check_data_conflicts(tree: CompiledTree, data: dict[Any, Any]) -> None:
     """Refuse a rule whose path holds base data, or lies under a base value that is not an object (OPA's check)."""
     for node in tree.nodes.values():
@@ -760,14 +787,20 @@ def _expr_texts(query: str, body: ast.Body) -> list[str]:
 
 
 def _with_function_targets(tree: CompiledTree) -> frozenset[str]:
-    out: set[str] = set()
+    """The functions that ``with`` replaces anywhere in the rules: bodies and
+    heads (a head's value or key may hold a comprehension with a ``with``)."""
+    from .compiler import rule_terms
+
+    finder = _WithTargets(tree)
     for node in tree.nodes.values():
         for rule in node.rules + ([node.default] if node.default else []):
             r: ast.Rule | None = rule
             while r is not None:
-                out |= _body_with_function_targets(r.body, tree)
+                finder.visit_body(r.body)
+                for term in rule_terms(r):
+                    finder.visit_term(term)
                 r = r.else_
-    return frozenset(out)
+    return frozenset(finder.out)
 
 
 def _body_with_function_targets(body: ast.Body, tree: CompiledTree) -> frozenset[str]:
@@ -787,15 +820,14 @@ class _WithTargets:
         self.out: set[str] = set()
 
     def visit_body(self, b: ast.Body) -> None:
-        from .builtins.registry import lookup
-
         for e in b:
             for w in e.with_mods:
                 t = w.target
                 if isinstance(t.head, ast.Var) and t.head.name != "input":
                     name = ".".join([t.head.name] + [str(p.value) for p in t.path if isinstance(p, ast.Scalar)])
-                    if name in self.tree.functions or (t.head.name != "data" and lookup(name) is not None):
+                    if name in self.tree.functions or (t.head.name != "data" and self.tree.builtin(name) is not None):
                         self.out.add(name)
+                self.visit_term(w.value)
             s = e.statement
             if isinstance(s, ast.Every):
                 self.visit_body(s.body)
@@ -803,8 +835,13 @@ class _WithTargets:
                 self.visit_term(term)
 
     def visit_term(self, t: Any) -> None:
-        if isinstance(t, (ast.ArrayCompr, ast.SetCompr, ast.ObjectCompr)):
+        if isinstance(t, (ast.ArrayCompr, ast.SetCompr)):
             self.visit_body(t.body)
+            self.visit_term(t.term)
+        elif isinstance(t, ast.ObjectCompr):
+            self.visit_body(t.body)
+            self.visit_term(t.key)
+            self.visit_term(t.value)
         elif isinstance(t, ast.Call):
             for a in t.args:
                 self.visit_term(a)
@@ -819,6 +856,11 @@ class _WithTargets:
             self.visit_term(t.head)
             for p in t.path:
                 self.visit_term(p)
+        elif isinstance(t, ast.TemplateString):
+            # ``{f(1) with f as g}`` is a comprehension among the parts.
+            for part in t.parts:
+                if not isinstance(part, str):
+                    self.visit_term(part)
 
 
 def _terms(s: ast.Statement) -> list[Any]:

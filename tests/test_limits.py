@@ -1,0 +1,90 @@
+"""Deep values and deep programs: what OPA takes, pyrego takes, the same on every
+evaluation and in every execution form; past pyrego's limits, a clean RegoError.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+import pyrego
+
+
+def _nested(depth: int) -> list[Any]:
+    root: list[Any] = []
+    cur = root
+    for _ in range(depth):
+        nxt: list[Any] = []
+        cur.append(nxt)
+        cur = nxt
+    return root
+
+
+def _engine() -> pyrego.Engine:
+    engine = pyrego.Engine()
+    engine.add_policy("p.rego", "package p\nr := input\nt := json.marshal(input)\nsame := input == input")
+    return engine
+
+
+def _entry_points(value: Any, depth: int) -> dict[str, Callable[[], Any]]:
+    engine = _engine()
+    return {
+        "eval_rule": lambda: engine.eval_rule("data.p.r", input=value),
+        "eval_query": lambda: engine.eval_query("x := input", input=value),
+        "eval_query_json": lambda: engine.eval_query_json("x := input", input=value),
+        "json.marshal": lambda: engine.eval_rule("data.p.t", input=value),
+        "equality": lambda: engine.eval_rule("data.p.same", input=value),
+        "add_data": lambda: pyrego.Engine().add_data({"d": value}),
+        "set_input_json": lambda: engine.set_input_json("[" * depth + "]" * depth),
+    }
+
+
+@pytest.mark.parametrize("name", list(_entry_points([], 0)))
+def test_values_nested_1000_deep_work(name: str) -> None:
+    # OPA evaluates and prints values nested this deep.
+    value = _nested(1000)
+    result = _entry_points(value, 1000)[name]()
+    if name == "eval_rule":
+        assert result == value
+    if name == "eval_query_json":
+        assert result.count("[") == 1001 + 2  # the value, and the result and expressions arrays
+
+
+@pytest.mark.parametrize("name", list(_entry_points([], 0)))
+def test_values_nested_too_deep_are_a_rego_error(name: str) -> None:
+    value = _nested(50_000)
+    try:
+        _entry_points(value, 50_000)[name]()
+    except pyrego.RegoError as err:
+        assert err.code in ("eval_recursion_error", "rego_data_error")
+    # Succeeding is fine too; a raw RecursionError (or any other exception) is not.
+
+
+
+
+def test_a_600_expression_body_gives_one_answer_on_every_evaluation(execution_form: str) -> None:
+    body = "\n".join(f"  x{i} := input.n + {i}" for i in range(600))
+    engine = pyrego.Engine()
+    engine.add_policy("p.rego", f"package p\nr if {{\n{body}\n  x599 == 600\n}}")
+    answers = {engine.eval_rule("data.p.r", input={"n": 1}) for _ in range(40)}
+    assert answers == {True}
+
+
+@pytest.mark.parametrize("length", [300, 1000])
+def test_a_long_rule_chain_evaluates_from_the_first_time(length: int, execution_form: str) -> None:
+    rules = "\n".join(f"r{i} := r{i + 1} + 1" for i in range(length))
+    engine = pyrego.Engine()
+    engine.add_policy("p.rego", f"package p\n{rules}\nr{length} := 0")
+    assert [engine.eval_rule("data.p.r0") for _ in range(3)] == [length] * 3
+
+
+def test_a_chain_too_long_is_a_rego_error() -> None:
+    rules = "\n".join(f"r{i} := r{i + 1} + 1" for i in range(20_000))
+    engine = pyrego.Engine()
+    try:
+        engine.add_policy("p.rego", f"package p\n{rules}\nr20000 := 0")
+        engine.eval_rule("data.p.r0")
+    except pyrego.RegoError as err:
+        assert err.code in ("eval_recursion_error", "rego_compile_error")
