@@ -88,3 +88,38 @@ def test_a_chain_too_long_is_a_rego_error() -> None:
         engine.eval_rule("data.p.r0")
     except pyrego.RegoError as err:
         assert err.code in ("eval_recursion_error", "rego_compile_error")
+
+
+def _peak_memory(fn: Callable[[], Any]) -> tuple[Any, int]:
+    import tracemalloc
+
+    tracemalloc.start()
+    try:
+        result = fn()
+        return result, tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def test_a_long_ref_in_a_query_compiles_in_linear_memory() -> None:
+    # Every prefix of the ref used to be kept as a key of its own: 3.7 GB for this one.
+    depth = 30_000
+    doc: dict[str, Any] = {"b": 7}
+    for _ in range(depth - 1):
+        doc = {"b": doc}
+    engine = pyrego.Engine()
+    result, peak = _peak_memory(lambda: engine.eval_query("x := input" + ".b" * depth, input=doc))
+    assert result["result"][0]["bindings"] == {"x": 7}
+    assert peak < 300 * 2**20
+
+
+def test_a_long_ref_in_a_rule_compiles_in_linear_memory(execution_form: str) -> None:
+    depth = 20_000
+    doc: dict[str, Any] = {"b": "end"}
+    for _ in range(depth - 1):
+        doc = {"b": doc}
+    engine = pyrego.Engine()
+    engine.add_policy("p.rego", "package p\nr := input" + ".b" * depth)
+    result, peak = _peak_memory(lambda: [engine.eval_rule("data.p.r", input=doc) for _ in range(3)])
+    assert result == ["end"] * 3
+    assert peak < 300 * 2**20

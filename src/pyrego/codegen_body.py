@@ -16,11 +16,12 @@ from typing import TYPE_CHECKING, Any
 from . import ast
 from .builtins.rego import metadata_value
 from .codegen_lines import LineWriter
-from .compiler import FuncRef
+from .compiler import FuncRef, RuleNode
 from .errors import RegoCompileError, RegoTypeError, RegoUnsafeVarError
 from .optimize import hoist_checks
 from .runtime.values import equal, freeze
 from .safety import ROOTS, has_unbound, iterable_only, reorder_body, stmt_vars, term_vars
+from .with_checks import with_targets
 
 if TYPE_CHECKING:
     from .codegen import ModuleGen
@@ -70,14 +71,19 @@ class BodyEmitter(LineWriter):
         self.outer: set[str] = set()
         # Queries of one expression without iteration report its value as is.
         self.capture_values = False
+        # Whether this emitter writes a query (whose compiler, unlike a
+        # module's, keeps ``==`` a call: see pyrego.rewrite).
+        self.in_query = False
         # Iterate sets and objects in OPA's sorted order (where order is observable).
         self.ordered = False
         # Lookups already computed on this code path: (base, key, ...) -> temp.
         # Input and bound variables never change during an evaluation, so a
         # repeated ``input.user.x`` reuses the earlier lookup.
         self.cse: dict[tuple[str, ...], str] = {}
-        # The rule being compiled (for rego.metadata.*), None in queries.
+        # The rule being compiled (for rego.metadata.*) and its document,
+        # None in queries.
         self.rule: ast.Rule | None = None
+        self.node: RuleNode | None = None
         # Whether a rule definition's code assigns its result variable ``r``.
         self.uses_r = False
         # Python names known not to be UNDEF on this code path (their test
@@ -158,7 +164,11 @@ class BodyEmitter(LineWriter):
         own_vars = {id(e): stmt_vars(e.statement, set()) for e in body}
         saved_outer = self.outer
         self.outer = outer.union(*own_vars.values())
-        ordered, _ = reorder_body(body, set(self.bound), self.outer, self.gen.arity, required=required, location=location)
+        self.in_query = self.in_query or record is not None
+        ordered, _ = reorder_body(body, set(self.bound), self.outer, self.gen.arity, required=required, location=location, equality_unifies=not self.in_query)
+        for e in ordered if len(ordered) != len(body) else ():
+            # Expressions made for a negation's operands (pyrego.rewrite).
+            own_vars.setdefault(id(e), stmt_vars(e.statement, set()))
         if record is None:
             ordered = tuple(hoist_checks(ordered, self.bound, self.gen.arity, self.gen.pure_data_ref, own_vars))
         if record is None:
@@ -167,7 +177,8 @@ class BodyEmitter(LineWriter):
         else:
             index = {id(e): i for i, e in enumerate(body)}
             for e in ordered:
-                self.expr(e, record_as=record.get(index[id(e)]))
+                # Those made for a negation record nothing (a negation's own record is True, as preset).
+                self.expr(e, record_as=record.get(index.get(id(e), -1)))
         self.outer = saved_outer
 
     def expr(self, e: ast.Expr, record_as: str | None = None) -> None:
@@ -209,7 +220,7 @@ class BodyEmitter(LineWriter):
             else:
                 self.w(f"{record_as} = {self.term(t)}")
             return
-        if isinstance(t, ast.Call) and t.op in COMPARE_OPS and len(t.args) == 2 and record_as is None:
+        if isinstance(t, ast.Call) and t.op in COMPARE_OPS and len(t.args) == 2 and record_as is None and not self.mocked_compare(t.op, True):
             a, b = t.args
             self.compare(COMPARE_OPS[t.op], a, b)
             return
@@ -250,6 +261,12 @@ class BodyEmitter(LineWriter):
             self.checked.add(v)
         else:
             self.guard(f"{v} is False")
+
+    def mocked_compare(self, op: str, statement: bool) -> bool:
+        """Whether a comparison may be replaced by ``with``: OPA turns an
+        expression that is only ``a == b`` into unification, which no
+        ``with`` replaces."""
+        return op in self.gen.mockable and not (statement and op == "equal")
 
     def terms_in_order(self, terms: tuple[ast.Term, ...] | list[ast.Term]) -> list[str]:
         """Compile ``terms``; ones that bind variables by iteration go first."""
@@ -509,33 +526,17 @@ class BodyEmitter(LineWriter):
 
     def with_mods(self, e: ast.Expr) -> None:
         entries = []
-        for w in e.with_mods:
-            target = w.target
-            head = target.head.name if isinstance(target.head, ast.Var) else ""
-            path = []
-            for p in target.path:
-                if not (isinstance(p, ast.Scalar) and isinstance(p.value, str)):
-                    raise RegoCompileError("with target must be a ref of strings", w.location)
-                path.append(p.value)
-            if head == "input":
-                kind = "input"
-            elif head == "data":
-                op = ".".join(["data"] + path)
-                kind = "func" if op in self.gen.tree.functions else "data"
+        for t in with_targets(self.gen, e, self.node):
+            if t.kind == "func":
+                entries.append(f"('func', {self.gen.literal(t.name)}, {self.function_replacement(t.mod.value)})")
+                continue
+            value = self.term(t.mod.value)
+            if t.kind == "bad":
+                self.w(f"rt_conflict('bad document path', {self.gen.loc(t.mod.location)})")
             else:
-                kind = "func"
-                op = ".".join([head] + path)
-                if self.gen.builtin(op) is None:
-                    raise RegoCompileError(f"with target {op} is not a function, input or data", w.location)
-            if kind == "func":
-                name = ".".join([head] + path)
-                replacement = self.function_replacement(w.value)
-                entries.append(f"('func', {self.gen.literal(name)}, {replacement})")
-            else:
-                value = self.term(w.value)
-                entries.append(f"({kind!r}, {self.gen.const(tuple(path))}, {value})")
+                entries.append(f"({t.kind!r}, {self.gen.const(t.path)}, {value})")
         wctx = self.tmp("w")
-        self.w(f"{wctx} = WITH({self.ctx}, ({', '.join(entries)},))")
+        self.w(f"{wctx} = WITH({self.ctx}, ({''.join(x + ', ' for x in entries)}))")
         self.ctx = wctx
 
     def function_replacement(self, term: ast.Term) -> str:
@@ -642,7 +643,9 @@ class BodyEmitter(LineWriter):
         run_base, run = base, []
         for p in path:
             if cse_key is not None and isinstance(p, ast.Scalar) and isinstance(p.value, str):
-                cse_key = cse_key + (p.value,)
+                # Keyed by the name holding the prefix's value and this key: a
+                # key of the whole prefix would make long refs quadratic.
+                cse_key = (cur, p.value)
                 known = self.cse.get(cse_key)
                 if known is not None:
                     cur = run_base = known
@@ -710,7 +713,7 @@ class BodyEmitter(LineWriter):
             return f"rt_print({self.ctx}, [{', '.join(printed)}])"
         if op in ("rego.metadata.chain", "rego.metadata.rule") and self.rule is not None:
             return self.gen.const(metadata_value(self.gen.tree.metadata, op, self.rule))
-        if op in COMPARE_OPS and len(t.args) == 2:
+        if op in COMPARE_OPS and len(t.args) == 2 and not self.mocked_compare(op, False):
             x, y = self.terms_in_order(t.args)
             if COMPARE_OPS[op] == "==":
                 return f"({self.eq_expr(x, t.args[0], y, t.args[1])})"

@@ -255,6 +255,10 @@ def _function_closure(
 # -- the fast form ---------------------------------------------------------------------------
 
 
+#: The longest run of literal-key lookups the fast form writes out inline.
+_LONGEST_INLINE_RUN = 32
+
+
 def _inline_lookup(indent: str, res: str, cur: str, key: str) -> str:
     return f"{indent}{res} = {cur}.get({key}, UNDEF) if type({cur}) is dict else rt_get({cur}, {key})"
 
@@ -270,6 +274,10 @@ def _expand_lookups(m: re.Match[str]) -> list[str]:
     as code) and written again with ``repr``."""
     indent, targets, helper, base, keys_source = m.groups()
     names = targets.split(", ")
+    if len(names) > _LONGEST_INLINE_RUN:
+        # A long run stays one helper call: a line per lookup would cost
+        # Python's compile() more than the lookups ever save.
+        return [m.group(0)]
     keys = literal_eval(f"({keys_source},)")
     out = []
     if helper == "rt_dinput":
