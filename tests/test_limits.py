@@ -123,3 +123,11 @@ def test_a_long_ref_in_a_rule_compiles_in_linear_memory(execution_form: str) -> 
     result, peak = _peak_memory(lambda: [engine.eval_rule("data.p.r", input=doc) for _ in range(3)])
     assert result == ["end"] * 3
     assert peak < 300 * 2**20
+
+
+def test_a_5000_expression_body_gives_one_answer_on_every_evaluation(execution_form: str) -> None:
+    # Past the 32nd evaluation too, where a hot program is recompiled.
+    body = "\n".join(f"  x{i} := input.n + {i}" for i in range(5000))
+    engine = pyrego.Engine()
+    engine.add_policy("p.rego", f"package p\nr if {{\n{body}\n  x4999 == 5000\n}}")
+    assert {engine.eval_rule("data.p.r", input={"n": 1}) for _ in range(34)} == {True}

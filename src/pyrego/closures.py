@@ -63,6 +63,10 @@ if TYPE_CHECKING:
 #: compiled (a switch for tests, which run every case both ways).
 ENABLED = True
 
+#: Bodies longer than this get generated code: each expression of a closure
+#: body is a nested call, so a body of thousands would run out of stack.
+LONGEST_BODY = 200
+
 _FOUND = object()  # the result of a negation's inner body when it has a solution
 
 
@@ -74,6 +78,8 @@ def plan_definition(gen: ModuleGen, node: RuleNode, rule: ast.Rule, conflict: st
     set's or object's takes ``(ctx, acc)`` and adds to ``acc``. ``conflict``:
     the error message when one definition gives two values."""
     head = rule.head
+    if sum(len(r.body) for r in iter_rule_chain(rule)) > LONGEST_BODY:
+        return None
     try:
         if node.kind == FUNCTION:
             return _Planner(gen).complete(iter_rule_chain(rule), conflict, node.arity or 0)
@@ -306,7 +312,7 @@ class _Planner(TermPlanner):
     # -- statements -------------------------------------------------------------------
 
     def term_statement(self, t: ast.Term) -> Callable[[Step], Step]:
-        if isinstance(t, ast.Call) and t.op in COMPARE_OPS and len(t.args) == 2:
+        if isinstance(t, ast.Call) and t.op in COMPARE_OPS and len(t.args) == 2 and (t.op == "equal" or t.op not in self.gen.mockable):
             test = TESTS[t.op]
             order = self.ranked(t.args)
             operands = self.operands(t.args, order)

@@ -40,6 +40,10 @@ from .withs import make_call_mock, make_with, rt_const_fn, rt_node_child, rt_pat
 
 _LOAD_LOCK = threading.RLock()
 
+#: The most characters of compact code a rule may have to be recompiled in
+#: the fast form (the largest rules of the benchmark policies have a few thousand).
+LARGEST_PROMOTED_CHUNK = 60_000
+
 # What every program's namespace starts with (copied, never shared).
 _BASE_NAMESPACE: dict[str, Any] = {
     **HELPERS,
@@ -128,6 +132,8 @@ class ModuleGen:
         # code is written only when it is compiled (or shown).
         self.closures = closures.ENABLED
         self._closure_nodes: set[int] = set()
+        # Rule id -> the rules it reads, for ``with`` targets (with_checks).
+        self.with_dependencies: dict[int, set[int]] | None = None
 
     # -- names and tables -----------------------------------------------------
 
@@ -554,6 +560,7 @@ class ModuleGen:
         head = rule.head
         kind = node.kind
         em.rule = rule
+        em.node = node
         st = em.state()
         if once:
             em.begin_once()
@@ -644,7 +651,7 @@ class ModuleGen:
     def build(self) -> Program:
         self.generate()
         program = Program(self.namespace, self.tree, self.rule_functions, mockable=self.mockable, gen=self)
-        self.namespace["WITH"] = make_with(self.tree, self.namespace)
+        self.namespace["WITH"] = make_with(self.tree)
         self.namespace["CALL_MOCK"] = make_call_mock()
         self.namespace["TICK"] = make_tick(self.promote)
         for name, chunk in self.chunks.items():
@@ -736,7 +743,10 @@ class ModuleGen:
             if self.hot:
                 return
             self.hot = True
-            lines = [line for n in self._compact_loaded for line in self._fast_chunk(n)]
+            # A huge chunk stays compact: its fast form would cost Python's
+            # compile() seconds on the caller's path and gain little.
+            names = [n for n in self._compact_loaded if sum(map(len, self.chunks.get(n) or ())) <= LARGEST_PROMOTED_CHUNK]
+            lines = [line for n in names for line in self._fast_chunk(n)]
             self._compact_loaded = []
             if not lines:
                 return

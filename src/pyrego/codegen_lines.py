@@ -21,6 +21,11 @@ import re
 #: opening of calls, names as earlier arguments. (Generated conditions hold
 #: policy text only inside literals, which this cannot match across.)
 _EVALUATED_FIRST = re.compile(r"(?:not |\(|\w+\(|\w+, )*")
+_NAME = re.compile(r"[A-Za-z_]\w*")
+
+#: Tests joined into one condition at most (``if a or b or ...``): a body of
+#: thousands of tests must not become one line that grows with each test.
+_MOST_JOINED_TESTS = 16
 
 
 
@@ -75,7 +80,7 @@ class LineWriter:
                 lines.pop()
                 cond = f"{cond[:at]}({name} := {value}){cond[end:]}"
                 test = before
-        if test is not None and test[0] == indent and test[1] == fail:
+        if test is not None and test[0] == indent and test[1] == fail and test[2].count(" or ") < _MOST_JOINED_TESTS:
             lines.pop()
             cond = f"{test[2]} or {cond}"
             if at >= 0:
@@ -127,13 +132,17 @@ class LineWriter:
         folds = self._folds
         if not folds:
             return
-        text = "\n".join(self.lines)
+        # Every name's uses, counted once for all folds (a count per fold
+        # would make long bodies quadratic).
+        uses: dict[str, int] = {}
+        for word in _NAME.findall("\n".join(self.lines)):
+            uses[word] = uses.get(word, 0) + 1
         lines = self.lines
         # Last first: dropping a name from a line moves what follows it there.
         for index, at, name, value in reversed(folds):
             # Only in ``(name := value)`` itself: that test was its one use
             # (literals can only add to the count).
-            if text.count(name) == 1:
+            if uses.get(name, 0) == 1:
                 line = lines[index]
                 plain = value if value[-1] == ")" else f"({value})"
                 lines[index] = line[:at] + plain + line[at + len(name) + len(value) + 6 :]

@@ -36,6 +36,7 @@ from .ast import (
     Var,
 )
 from .errors import RegoUnsafeVarError
+from .rewrite import bind_negated_operands, split_negated_calls
 
 ROOTS = frozenset({"data", "input"})
 
@@ -322,15 +323,35 @@ def unify_outputs(a: ast.Term, b: ast.Term, bound: set[str], arity: ArityFn) -> 
     out: set[str] = set()
     ref_outputs(a, bound, out, arity)
     ref_outputs(b, bound, out, arity)
+    # ``bound`` grows with the body: read through it, never copy it (a copy
+    # per statement made long bodies quadratic).
+    known = _Known(bound, out)
     changed = True
     while changed:
         changed = False
-        known = bound | out
-        new = _unify_step(a, b, known)
+        new = _unify_step(a, b, known)  # type: ignore[arg-type]
         if not new <= known:
             out |= new
             changed = True
     return out
+
+
+class _Known:
+    """The union of two sets of names, for membership and subset tests, without copying them."""
+
+    __slots__ = ("big", "small")
+
+    def __init__(self, big: set[str], small: set[str]) -> None:
+        self.big, self.small = big, small
+
+    def __contains__(self, name: object) -> bool:
+        return name in self.small or name in self.big
+
+    def __ge__(self, other: set[str]) -> bool:  # ``other <= known``
+        return all(name in self for name in other)
+
+    def __or__(self, more: set[str]) -> _Known:
+        return _Known(self.big, self.small | more)
 
 
 def _unify_step(a: ast.Term, b: ast.Term, known: set[str]) -> set[str]:
@@ -389,8 +410,10 @@ def expr_needs_and_outputs(expr: ast.Expr, bound: set[str], outer: set[str], ari
     for w in expr.with_mods:
         _vars(w.value, needs)
     if expr.negated:
-        # Wildcards inside `not` are local to it; named vars must be bound.
-        needs |= {v for v in stmt_vars(stmt, set()) if not is_wildcard(v)}
+        # Every variable of a negated expression must be bound before it,
+        # wildcards too (OPA: "var _ is unsafe"); one in a call nested in it
+        # was moved out of it by split_negated_calls.
+        stmt_vars(stmt, needs)
         outs: set[str] = set()
     else:
         stmt_vars(stmt, needs)
@@ -436,6 +459,8 @@ def reorder_body(
     *,
     required: set[str] | None = None,
     location: ast.Location | None = None,
+    equality_unifies: bool = True,
+    bind_operands: bool = True,
 ) -> tuple[ast.Body, set[str]]:
     """Order ``body`` so each expression's inputs are bound first.
 
@@ -444,7 +469,14 @@ def reorder_body(
     (used to tell captured variables from local ones in closures);
     ``required`` variables that must be bound at the end (rule head vars).
     Returns the new body and the set of variables bound at its end.
+
+    Negated expressions come back with the parts OPA evaluates before the
+    negation as expressions of their own, made before ordering and after
+    it as OPA's stages make them (:mod:`pyrego.rewrite`);
+    ``equality_unifies`` is False for a query's bodies, where ``==`` stays a
+    call; without ``bind_operands`` the caller makes those after ordering.
     """
+    body = split_negated_calls(body)
     now = set(bound)
     # Most bodies are already in a valid order: take expressions in source
     # order while each is ready (what the general loop below would pick too).
@@ -463,6 +495,8 @@ def reorder_body(
         missing = sorted(v for v in required - now if not is_wildcard(v))
         if missing:
             raise RegoUnsafeVarError(f"var {missing[0].split('#')[0]} is unsafe", location)
+    if bind_operands:
+        return bind_negated_operands(tuple(ordered), equality_unifies=equality_unifies), now
     return tuple(ordered), now
 
 
