@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from decimal import Decimal
 from typing import Any
 
 import pytest
@@ -39,7 +40,7 @@ def error(name: str, *args: Any) -> BuiltinError:
         ("1e-3", 0.001),
         ('"10"', 10),
         ("3.3333333333333333m", 0.0033333333),
-        ("1000000000000m", 1000000000.0),  # OPA: 1000000000.0000000208 (m is the float64 0.001)
+        ("1000000000000m", Decimal("1000000000.0000000208")),  # m is the float64 0.001
     ],
 )
 def test_units_parse(text: str, want: Any) -> None:

@@ -1,9 +1,10 @@
 """Aggregates: count, sum, product, max, min, sort, all, any.
 
 ``count`` of a string counts code points. ``sum``/``product`` stay exact on
-integers of any size and do decimal arithmetic when a float is involved, so
-``sum([0.1, 0.2]) == 0.3`` as in OPA. ``max``/``min`` of an empty collection
-are undefined. ``sort`` and ``max``/``min`` use OPA's total order.
+integers of any size and otherwise accumulate in OPA's binary floats, so
+``sum([0.1, 0.2]) == 0.3`` as in OPA (see :mod:`pyrego.runtime.numbers`).
+``max``/``min`` of an empty collection are undefined. ``sort`` and
+``max``/``min`` use OPA's total order.
 """
 
 from __future__ import annotations
@@ -11,14 +12,10 @@ from __future__ import annotations
 import decimal
 from typing import Any
 
-from ..runtime.numbers import exact_number, from_decimal, to_decimal
+from ..runtime.numbers import product, total
 from ..runtime.values import TRUE_KEY, UNDEF, compare, sort_key, sorted_values, thaw
 from .registry import builtin
 from .types import elem_err, type_err
-
-# Wide enough that sums and products of float inputs are exact before the
-# single rounding back to a float.
-_CTX = decimal.Context(prec=200, Emax=999999, Emin=-999999)
 
 
 @builtin("count", 1)
@@ -53,11 +50,12 @@ def _check_numbers(coll: Any, values: Any) -> bool:
     return all_int
 
 
-def _aggregate_result(total: decimal.Decimal, values: Any) -> int | float | decimal.Decimal:
-    """``total`` as int/float, or kept exact when a ``Decimal`` went into it."""
-    if any(type(v) is decimal.Decimal for v in values):
-        return exact_number(total)
-    return from_decimal(total)
+def _in_order(x: Any, values: Any) -> Any:
+    """A set's members in OPA's order (sorted), which float sums depend on."""
+    t = type(x)
+    if t is frozenset or t is set:
+        return sorted(values, key=sort_key)
+    return values
 
 
 @builtin("sum", 1)
@@ -65,10 +63,7 @@ def agg_sum(x: Any) -> int | float | decimal.Decimal:
     values = _members(x)
     if _check_numbers(x, values):
         return sum(values)
-    total = decimal.Decimal(0)
-    for v in values:
-        total = _CTX.add(total, to_decimal(v))
-    return _aggregate_result(total, values)
+    return total(_in_order(x, values))
 
 
 @builtin("product", 1)
@@ -79,10 +74,7 @@ def agg_product(x: Any) -> int | float | decimal.Decimal:
         for v in values:
             result *= v
         return result
-    total = decimal.Decimal(1)
-    for v in values:
-        total = _CTX.multiply(total, to_decimal(v))
-    return _aggregate_result(total, values)
+    return product(_in_order(x, values))
 
 
 @builtin("max", 1)

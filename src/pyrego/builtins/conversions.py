@@ -7,7 +7,7 @@ import re
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
-from ..runtime.numbers import parse_number
+from ..runtime.numbers import parse_number, truncate
 from ..runtime.values import make_set, sort_key, thaw
 from .registry import BuiltinError, builtin
 from .sprintf import go_quote
@@ -27,7 +27,7 @@ def _parse_float_error(text: str, why: str) -> BuiltinError:
     return BuiltinError(f"strconv.ParseFloat: parsing {go_quote(text)}: {why}")
 
 
-def _parse_go_float(text: str) -> int | float:
+def _parse_go_float(text: str) -> int | float | Decimal:
     """A number from text that Go's ParseFloat accepts; ints stay exact."""
     if _DECIMAL.fullmatch(text):
         clean = text.replace("_", "")
@@ -58,12 +58,17 @@ def to_number(x: Any) -> int | float | Decimal:
     if t is int or t is float or t is Decimal:
         return x  # type: ignore[no-any-return]
     if t is str:
+        n: int | float | Decimal
         if _INT_TEXT.fullmatch(x):
-            return int(x)
-        word = x.lstrip("+-").lower()
-        if word in ("inf", "infinity", "nan"):
-            raise type_err(1, x, "valid number string")
-        return _parse_go_float(x)
+            n = int(x)
+        else:
+            word = x.lstrip("+-").lower()
+            if word in ("inf", "infinity", "nan"):
+                raise type_err(1, x, "valid number string")
+            n = _parse_go_float(x)
+        if not n and x.startswith("-"):
+            return -0.0  # OPA keeps the text: "-0" stays a negative zero
+        return n
     if t is bool:
         return 1 if x else 0
     if x is None:
@@ -76,14 +81,13 @@ _BASES = {2: "b", 8: "o", 10: "d", 16: "x"}
 
 @builtin("format_int", 2)
 def format_int(x: Any, base: Any) -> str:
-    exact = x if type(x) is Decimal else None
-    n = num_operand(x, 1)
+    num_operand(x, 1)
     num_operand(base, 2)
     spec = _BASES.get(base) if type(base) is int else None
     if spec is None:
         raise operand_msg(2, "must be one of {2, 8, 10, 16}")
-    i = int(exact) if exact is not None else n if type(n) is int else math.trunc(n)
-    return format(i, spec)
+    # A number that is not an int goes through OPA's 64-bit float first.
+    return format(truncate(x), spec)
 
 
 # ---------------------------------------------------------------- deprecated casts

@@ -10,6 +10,7 @@ from __future__ import annotations
 import binascii
 import json
 import re
+from decimal import Decimal
 from typing import Any
 
 from ..runtime.convert import to_json_value
@@ -164,7 +165,7 @@ def _emit(v: Any, indent: str | None, nl: str, out: list[str]) -> None:
         out.append("null")
     elif t is bool:
         out.append("true" if v else "false")
-    elif t is int or t is float:
+    elif t is int or t is float or t is Decimal:
         out.append(format_number(v))
     elif t is list:
         if not v:

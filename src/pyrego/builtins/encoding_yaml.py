@@ -437,4 +437,6 @@ def _to_plain(v: Any) -> Any:
         return [_to_plain(x) for x in v]
     if t is dict:
         return {valid_utf8(k): _to_plain(x) for k, x in v.items()}
+    if t is Decimal:
+        return float(v)  # OPA's YAML goes through JSON into a float64
     return v

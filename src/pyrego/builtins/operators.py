@@ -1,26 +1,23 @@
 """Operators: comparison, arithmetic, set ``&``/``|`` and membership (``in``).
 
 Comparison uses OPA's total order across types (null < boolean < number <
-string < array < object < set). Arithmetic keeps integers exact and does
-decimal arithmetic otherwise (see :mod:`pyrego.runtime.numbers`); ``-`` is
-also set difference. ``x in coll`` looks at the values of arrays, sets and
-objects; ``k, v in coll`` checks a key (index) and its value. Membership in
-anything that is not a collection is ``false``, not an error.
+string < array < object < set). Arithmetic gives OPA's exact answers: integers
+stay exact, other numbers go through OPA's float pipeline (see
+:mod:`pyrego.runtime.numbers`); ``-`` is also set difference. ``x in coll``
+looks at the values of arrays, sets and objects; ``k, v in coll`` checks a
+key (index) and its value. Membership in anything that is not a collection
+is ``false``, not an error.
 """
 
 from __future__ import annotations
 
-import math
-from decimal import ROUND_HALF_UP, Decimal
+from decimal import Decimal
 from typing import Any
 
 from ..runtime import numbers
 from ..runtime.values import compare, equal, freeze
 from .registry import BuiltinError, builtin
 from .types import type_err
-
-# Room to round any literal Decimal to an integer.
-_ROUND_CONTEXT = numbers.decimal.Context(prec=40000, Emax=999999, Emin=-999999)
 
 # ---------------------------------------------------------------- comparison
 
@@ -41,12 +38,21 @@ def op_neq(a: Any, b: Any) -> bool:
 
 
 def _ordered(a: Any, b: Any) -> bool:
-    """True when Python's own ordering of a and b is OPA's (numbers, or two strings)."""
+    """True when Python's own ordering of a and b is OPA's (numbers, or two strings).
+
+    Not for a float and a ``Decimal``: Python compares the float's binary value,
+    OPA the decimal it spells (0.1 < 0.10000000000000000002 in Rego)."""
     ta = type(a)
     tb = type(b)
     if ta is str:
         return tb is str
-    return (ta is int or ta is float or ta is Decimal) and (tb is int or tb is float or tb is Decimal)
+    if ta is int:
+        return tb is int or tb is float or tb is Decimal
+    if ta is float:
+        return tb is float or tb is int
+    if ta is Decimal:
+        return tb is Decimal or tb is int
+    return False
 
 
 @builtin("lt", 2)
@@ -90,29 +96,12 @@ def _numbers(a: Any, b: Any) -> None:
         raise type_err(2, b, "number")
 
 
-def _result(x: int | float | Decimal) -> int | float | Decimal:
-    """An integral float result is an int, as OPA prints it."""
-    if type(x) is float and x.is_integer():
-        return _exact_int(x)
-    return x
-
-
-def _exact_int(x: float) -> int:
-    """The integer an integral float's shortest text denotes (1e+300 is 10**300)."""
-    if abs(x) < 9007199254740992.0:  # 2**53: the float is the integer exactly
-        return int(x)
-    return int(Decimal(repr(x)))
-
-
 @builtin("plus", 2)
 def plus(a: Any, b: Any) -> int | float | Decimal:
     if type(a) is int and type(b) is int:
         return a + b  # type: ignore[no-any-return]
     _numbers(a, b)
-    try:
-        return _result(numbers.add(a, b))
-    except numbers.ArithmeticError_ as exc:
-        raise BuiltinError(str(exc))
+    return numbers.add(a, b)
 
 
 @builtin("minus", 2)
@@ -124,10 +113,7 @@ def minus(a: Any, b: Any) -> Any:
     a_num = ta is int or ta is float or ta is Decimal
     b_num = tb is int or tb is float or tb is Decimal
     if a_num and b_num:
-        try:
-            return _result(numbers.sub(a, b))
-        except numbers.ArithmeticError_ as exc:
-            raise BuiltinError(str(exc))
+        return numbers.sub(a, b)
     a_set = ta is frozenset or ta is set
     b_set = tb is frozenset or tb is set
     if a_set and b_set:
@@ -144,17 +130,14 @@ def mul(a: Any, b: Any) -> int | float | Decimal:
     if type(a) is int and type(b) is int:
         return a * b  # type: ignore[no-any-return]
     _numbers(a, b)
-    try:
-        return _result(numbers.mul(a, b))
-    except numbers.ArithmeticError_ as exc:
-        raise BuiltinError(str(exc))
+    return numbers.mul(a, b)
 
 
 @builtin("div", 2)
 def div(a: Any, b: Any) -> int | float | Decimal:
     _numbers(a, b)
     try:
-        return _result(numbers.div(a, b))
+        return numbers.div(a, b)
     except numbers.ArithmeticError_ as exc:
         raise BuiltinError(str(exc))
 
@@ -175,41 +158,38 @@ def _number(x: Any) -> int | float | Decimal:
     return x  # type: ignore[no-any-return]
 
 
+# Ints in this range come back exact from abs/round/ceil/floor (as from OPA's
+# float path), without the call into numbers.
+_SMALL = 1 << 62
+
+
 @builtin("abs", 1)
 def op_abs(x: Any) -> int | float | Decimal:
-    n: Any = _number(x)
-    return _result(abs(n))
+    if type(x) is int and -_SMALL < x < _SMALL:
+        return abs(x)
+    return numbers.absolute(_number(x))
 
 
 @builtin("round", 1)
 def op_round(x: Any) -> int:
-    n = _number(x)
-    if type(n) is Decimal:
-        return int(n.quantize(Decimal(1), rounding=ROUND_HALF_UP, context=_ROUND_CONTEXT))
-    if type(n) is not float:
-        return n  # type: ignore[return-value]
-    if n.is_integer():
-        return _exact_int(n)
-    # Half away from zero, on the decimal the float denotes (|n| < 2**52 here).
-    return int(Decimal(repr(n)).quantize(Decimal(1), rounding=ROUND_HALF_UP))
+    if type(x) is int and -_SMALL < x < _SMALL:
+        return x
+    return numbers.round_half_away(_number(x))
 
 
 @builtin("ceil", 1)
 def op_ceil(x: Any) -> int:
-    # Note: OPA v1.20 returns 1 for ceil of a number in (-1, 0) and 0 for its
-    # floor (it loses the sign of zero); we follow the documented behaviour.
-    n = _number(x)
-    if type(n) is float and n.is_integer():
-        return _exact_int(n)
-    return math.ceil(n)
+    if type(x) is int and -_SMALL < x < _SMALL:
+        return x
+    # As in OPA v1.20, a number in (-1, 0) has ceil 1 and floor 0.
+    return numbers.ceil(_number(x))
 
 
 @builtin("floor", 1)
 def op_floor(x: Any) -> int:
-    n = _number(x)
-    if type(n) is float and n.is_integer():
-        return _exact_int(n)
-    return math.floor(n)
+    if type(x) is int and -_SMALL < x < _SMALL:
+        return x
+    return numbers.floor(_number(x))
 
 
 # ---------------------------------------------------------------- set operators

@@ -14,6 +14,7 @@ verb, and Go's error notes (``%!d(string=x)``, ``%!d(MISSING)``,
 from __future__ import annotations
 
 import re
+from decimal import Decimal
 from functools import lru_cache
 from typing import Any
 
@@ -78,7 +79,7 @@ def format_value(value: Any) -> str:
         return "null"
     if t is int:
         return str(value)
-    if t is float:
+    if t is float or t is Decimal:
         return format_number(value)
     if t is list or t is tuple:
         return "[" + ", ".join(format_value(v) for v in value) + "]"
@@ -112,6 +113,11 @@ def _go_arg(value: Any) -> _GoArg:
         if value.is_integer() and INT64_MIN <= value < INT64_MAX:
             return ("int64", int(value))
         return ("float64", value)
+    if t is Decimal:
+        # OPA hands Go's fmt a number that is not an integer as a float64,
+        # or as its text when no float64 holds it (1e-400).
+        f = float(value)
+        return ("float64", f) if f and f - f == 0 else ("string", format_number(value))
     if t is str:
         return ("string", value)
     return ("string", format_value(value))

@@ -8,9 +8,11 @@ with 10 decimals when not whole) and rounded where OPA's is
 from __future__ import annotations
 
 import re
+from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
+from ..runtime import bigfloat
 from ..runtime.numbers import parse_number
 from .registry import BuiltinError, builtin, operand_error
 
@@ -80,7 +82,7 @@ def _string(x: Any) -> str:
 
 
 @builtin("units.parse", 1)
-def units_parse(x: Any) -> int | float:
+def units_parse(x: Any) -> int | float | Decimal:
     s = _string(x).replace('"', "")
     if " " in s:
         raise BuiltinError("units.parse: spaces not allowed in resource strings")
@@ -115,27 +117,6 @@ def _float_string(q: Fraction, digits: int) -> str:
     return f"{sign}{text[:-digits]}.{text[-digits:]}"
 
 
-def _round_mantissa(q: Fraction, bits: int = 64) -> Fraction:
-    """Round ``q`` to a binary float with a ``bits``-bit mantissa (to nearest even)."""
-    if q == 0:
-        return q
-    sign = -1 if q < 0 else 1
-    a = abs(q)
-    # exponent e with 2**(e-1) <= a < 2**e
-    e = a.numerator.bit_length() - a.denominator.bit_length()
-    while Fraction(2) ** e <= a:
-        e += 1
-    while Fraction(2) ** (e - 1) > a:
-        e -= 1
-    shift = bits - e
-    scaled = a * (Fraction(2) ** shift)
-    m, rem = divmod(scaled.numerator, scaled.denominator)
-    twice = 2 * rem
-    if twice > scaled.denominator or (twice == scaled.denominator and m & 1):
-        m += 1
-    return sign * Fraction(m) / (Fraction(2) ** shift)
-
-
 @builtin("units.parse_bytes", 1)
 def units_parse_bytes(x: Any) -> int:
     s = _string(x).lower().replace('"', "")
@@ -152,6 +133,6 @@ def units_parse_bytes(x: Any) -> int:
         raise BuiltinError(f"units.parse_bytes: byte unit {unit} not recognized")
     if not _NUMBER.fullmatch(num):
         raise BuiltinError("units.parse_bytes: could not parse byte amount to a number")
-    # big.Float with 64-bit precision: the amount and the product are rounded.
-    total = _round_mantissa(_round_mantissa(Fraction(num)) * factor)
-    return int(total)  # truncates toward zero, like big.Float.Int
+    # OPA reads the amount into a 64-bit float, multiplies there, and truncates.
+    amount = bigfloat.parse_text(num)
+    return bigfloat.trunc(bigfloat.mul(amount, bigfloat.BigFloat(False, factor, 0, bigfloat.PREC)))

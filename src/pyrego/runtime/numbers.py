@@ -1,25 +1,35 @@
-"""Rego numbers: arbitrary-precision integers and decimal arithmetic.
+"""Rego numbers: arbitrary-precision integers and OPA's float arithmetic.
 
-OPA computes with arbitrary-precision decimals, so ``0.1 + 0.2 == 0.3`` holds
-in Rego. Numbers are stored as ``int`` (exact, any size) or ``float``; any
-arithmetic that involves a float is done in :mod:`decimal` on the float's
-shortest repr, and the result is turned back into an ``int`` when integral
-or the nearest ``float`` otherwise.
+Numbers are stored as ``int`` (exact, any size), ``float``, or ``Decimal``.
+A ``float`` stands for the decimal its shortest ``repr`` spells (``0.1`` is
+one tenth, as in JSON text); a number that no float spells exactly
+(``0.1234567890123456789``, ``1e-400``, ``1/3``) is a ``Decimal``.
 
-A number literal that no float holds exactly (``0.1234567890123456789``,
-``1e-400``) is a ``Decimal``. Arithmetic with a ``Decimal`` operand gives an
-``int`` when integral, a ``float`` when a float holds the result exactly, and
-otherwise keeps the ``Decimal`` (an inexact quotient becomes a ``float``).
+Arithmetic gives OPA's exact answers. While both operands are integers,
+``+ - * %`` are exact on ints of any size and ``/`` is exact when the
+divisor divides a dividend that fits OPA's small-int path. Everything else
+goes through OPA's 64-bit-mantissa binary floats and back to the shortest
+decimal (:mod:`pyrego.runtime.bigfloat`): ``1/3`` is
+``0.33333333333333333334``, ``1/3*3`` is ``1`` and ``0.1 + 0.2`` is ``0.3``.
+A zero quotient or product with a negative sign is ``-0.0`` (OPA's ``-0``).
 """
 
 from __future__ import annotations
 
 import decimal
+import math
 from decimal import Decimal
 from typing import Any
 
+from . import bigfloat
+
 # Enough digits for exact results on any float input and on large ints.
 _CONTEXT = decimal.Context(prec=100, Emax=999999, Emin=-999999)
+
+# Integers below these bounds come out of OPA's 64-bit floats unchanged, so
+# the int shortcuts below give the same answers as OPA's float path there.
+_DIV_LIMIT = 1 << 64
+_ROUND_LIMIT = 1 << 63
 
 
 class ArithmeticError_(Exception):
@@ -30,6 +40,7 @@ Number = int | float | Decimal
 
 
 def to_decimal(x: int | float | Decimal) -> Decimal:
+    """The decimal a number stands for (a float's is its shortest repr)."""
     if type(x) is int:
         return Decimal(x)
     if type(x) is Decimal:
@@ -68,74 +79,199 @@ def literal_number(d: Decimal) -> int | float | Decimal:
     return d.normalize(_CONTEXT)
 
 
+def as_int(x: int | float | Decimal) -> int | None:
+    """The integer a number is, or None when it has a fraction (``1e300`` is
+    ``10**300``, the decimal its repr spells)."""
+    t = type(x)
+    if t is int:
+        return x  # type: ignore[return-value]
+    if t is float:
+        if not x.is_integer():  # type: ignore[union-attr]
+            return None
+        if -9007199254740992.0 < x < 9007199254740992.0:  # type: ignore[operator]
+            return int(x)
+        return int(Decimal(repr(x)))
+    d: Decimal = x  # type: ignore[assignment]
+    if d.as_tuple().exponent >= 0 or d == d.to_integral_value(context=_CONTEXT):  # type: ignore[operator]
+        return int(d)
+    return None
+
+
 def normalize(x: int | float | Decimal) -> int | float | Decimal:
-    """An integral float becomes an int (used when a number must print as OPA does)."""
-    if type(x) is float and x.is_integer():
-        return int(x)
-    if type(x) is Decimal:
-        return exact_number(x)
-    return x
+    """An integral number becomes an int (used when a number must print as OPA does)."""
+    if type(x) is int:
+        return x
+    i = as_int(x)
+    return x if i is None else i
+
+
+def compare(a: Number, b: Number) -> int:
+    """-1, 0 or 1 as the numbers compare in OPA: by the decimals they spell
+    (Python would compare a float's binary value with a ``Decimal``)."""
+    x = to_decimal(a)
+    y = to_decimal(b)
+    return -1 if x < y else (1 if x > y else 0)
+
+
+# Results of float-path operations on nonzero int/float operands: policies
+# repeat the same computations, and each one costs microseconds. (Zeros and
+# Decimals are left out: -0.0 == 0.0 and Decimal("0.10") == Decimal("0.1")
+# as keys, but OPA can tell them apart.)
+_RESULTS: dict[tuple[Any, ...], Number] = {}
+_RESULTS_SIZE = 4096
+
+
+def _float_op(op: Any, a: Number, b: Number) -> Number:
+    ta = type(a)
+    tb = type(b)
+    if ta is Decimal or tb is Decimal or not a or not b:
+        return bigfloat.to_number(op(bigfloat.from_number(a), bigfloat.from_number(b)))
+    key = (op, ta, a, tb, b)
+    r = _RESULTS.get(key)
+    if r is None:
+        if len(_RESULTS) >= _RESULTS_SIZE:
+            _RESULTS.clear()
+        r = _RESULTS[key] = bigfloat.to_number(op(bigfloat.from_number(a), bigfloat.from_number(b)))
+    return r
 
 
 def add(a: Number, b: Number) -> Number:
+    """``a + b`` as OPA computes it."""
     if type(a) is int and type(b) is int:
         return a + b
-    if type(a) is Decimal or type(b) is Decimal:
-        return exact_number(_CONTEXT.add(to_decimal(a), to_decimal(b)))
-    return from_decimal(_CONTEXT.add(to_decimal(a), to_decimal(b)))
+    ia = as_int(a)
+    ib = as_int(b)
+    if ia is not None and ib is not None:
+        return ia + ib
+    return _float_op(bigfloat.add, a, b)
 
 
 def sub(a: Number, b: Number) -> Number:
+    """``a - b`` as OPA computes it."""
     if type(a) is int and type(b) is int:
         return a - b
-    if type(a) is Decimal or type(b) is Decimal:
-        return exact_number(_CONTEXT.subtract(to_decimal(a), to_decimal(b)))
-    return from_decimal(_CONTEXT.subtract(to_decimal(a), to_decimal(b)))
+    ia = as_int(a)
+    ib = as_int(b)
+    if ia is not None and ib is not None:
+        return ia - ib
+    return _float_op(bigfloat.sub, a, b)
 
 
 def mul(a: Number, b: Number) -> Number:
+    """``a * b`` as OPA computes it."""
     if type(a) is int and type(b) is int:
         return a * b
-    if type(a) is Decimal or type(b) is Decimal:
-        return exact_number(_CONTEXT.multiply(to_decimal(a), to_decimal(b)))
-    return from_decimal(_CONTEXT.multiply(to_decimal(a), to_decimal(b)))
+    ia = as_int(a)
+    ib = as_int(b)
+    if ia is not None and ib is not None:
+        return ia * ib
+    return _float_op(bigfloat.mul, a, b)
 
 
 def div(a: Number, b: Number) -> Number:
-    if b == 0:
-        raise ArithmeticError_("divide by zero")
-    if type(a) is int and type(b) is int and a % b == 0:
+    """``a / b`` as OPA computes it: an int when the divisor divides a nonzero
+    int below 2**64, else a float quotient (so ``0 / -5`` is ``-0.0``)."""
+    # (A divisor of such a dividend is below 2**64 too.)
+    if type(a) is int and type(b) is int and b and a and not a % b and -_DIV_LIMIT < a < _DIV_LIMIT:
         return a // b
-    if type(a) is Decimal or type(b) is Decimal:
-        return _div_decimal(to_decimal(a), to_decimal(b))
-    return from_decimal(_CONTEXT.divide(to_decimal(a), to_decimal(b)))
-
-
-def _div_decimal(a: Decimal, b: Decimal) -> Number:
-    ctx = _CONTEXT.copy()
-    ctx.clear_flags()
-    q = ctx.divide(a, b)
-    if not ctx.flags[decimal.Inexact]:
-        return exact_number(q)
-    # An inexact quotient is a float, as for float operands; one beyond the
-    # float range keeps 17 significant digits.
-    f = float(q)
-    if f and f - f == 0:
-        return f
-    return decimal.Context(prec=17, Emax=999999, Emin=-999999).plus(q).normalize(_CONTEXT)
+    if not b:
+        raise ArithmeticError_("divide by zero")
+    return _float_op(bigfloat.quo, a, b)
 
 
 def rem(a: Number, b: Number) -> Number:
     """``%``: OPA requires integers and truncates toward zero, like Go."""
     if type(a) is not int or type(b) is not int:
-        a_n, b_n = normalize(a), normalize(b)
-        if type(a_n) is not int or type(b_n) is not int:
+        ia = as_int(a)
+        ib = as_int(b)
+        if ia is None or ib is None:
             raise ArithmeticError_("modulo on floating-point number")
-        a, b = a_n, b_n
+        a, b = ia, ib
     if b == 0:
         raise ArithmeticError_("modulo by zero")
     r = abs(a) % abs(b)
     return -r if a < 0 else r
+
+
+def absolute(x: Number) -> Number:
+    """``abs``: beyond 64 bits an integer keeps only its shortest 64-bit digits, as in OPA."""
+    i = as_int(x)
+    if i is not None and -_DIV_LIMIT < i < _DIV_LIMIT:
+        return abs(i)
+    if i is None and type(x) is float:
+        return abs(x)  # the float's repr digits are already OPA's
+    return bigfloat.to_number(bigfloat.absolute(bigfloat.from_number(x)))
+
+
+def _float_path(x: Number) -> bigfloat.BigFloat | None:
+    """None for an int that round/ceil/floor leave alone, else the operand as OPA's float."""
+    i = as_int(x)
+    if i is not None and -_ROUND_LIMIT < i < _ROUND_LIMIT:
+        return None
+    return bigfloat.from_number(x)
+
+
+def round_half_away(x: Number) -> int:
+    """``round``: half away from zero, after adding ±0.5 in OPA's 64-bit float."""
+    f = _float_path(x)
+    if f is None:
+        return as_int(x)  # type: ignore[return-value]
+    return bigfloat.trunc(bigfloat.add(f, bigfloat.BigFloat(f.neg, 1, -1, 53)))
+
+
+def ceil(x: Number) -> int:
+    """``ceil`` as OPA computes it, including ``ceil(-0.5) == 1``."""
+    f = _float_path(x)
+    if f is None:
+        return as_int(x)  # type: ignore[return-value]
+    i = bigfloat.trunc(f)
+    # OPA steps up from the truncated value unless it is negative, so a
+    # number in (-1, 0) (truncated to +0) gets 1.
+    return i if i < 0 or f.is_int() else i + 1
+
+
+def floor(x: Number) -> int:
+    """``floor`` as OPA computes it, including ``floor(-0.5) == 0``."""
+    f = _float_path(x)
+    if f is None:
+        return as_int(x)  # type: ignore[return-value]
+    i = bigfloat.trunc(f)
+    return i if i >= 0 or f.is_int() else i - 1
+
+
+def truncate(x: Number) -> int:
+    """The integer part OPA takes of a number (``format_int``): exact for an
+    int, through the 64-bit float otherwise."""
+    if type(x) is int:
+        return x
+    return bigfloat.trunc(bigfloat.from_number(x))
+
+
+def total(values: Any) -> Number:
+    """``sum``: exact when every value is an integer, else accumulated left to
+    right in OPA's 64-bit float."""
+    ints = [as_int(v) for v in values]
+    if None not in ints:
+        return sum(ints)  # type: ignore[arg-type]
+    acc = bigfloat.BigFloat(False, 0, 0, 0)
+    for v in values:
+        acc = bigfloat.add(acc, bigfloat.from_number(v))
+    return bigfloat.to_number(acc)
+
+
+def product(values: Any) -> Number:
+    """``product``: exact when every value is an integer, else accumulated in
+    a float that OPA starts at 1 with a 53-bit mantissa (and keeps there)."""
+    ints = [as_int(v) for v in values]
+    if None not in ints:
+        result = 1
+        for i in ints:
+            result *= i  # type: ignore[operator]
+        return result
+    acc = bigfloat.BigFloat(False, 1, 0, 53)
+    for v in values:
+        acc = bigfloat.mul(acc, bigfloat.from_number(v), 53)
+    return bigfloat.to_number(acc)
 
 
 def format_number(x: int | float | Decimal) -> str:
@@ -149,41 +285,42 @@ def format_number(x: int | float | Decimal) -> str:
         return _format_decimal(x)
     assert isinstance(x, float)
     if x.is_integer() and abs(x) < 1e21:
+        if not x and math.copysign(1.0, x) < 0:
+            return "-0"  # OPA's negative zero quotient or product
         return str(int(x))
-    text = repr(x)
-    if "e" in text:
-        mant, exp = text.split("e")
-        sign = "-" if exp.startswith("-") else "+"
-        return f"{mant}e{sign}{exp.lstrip('+-').lstrip('0') or '0'}"
-    return text
+    # repr's exponent form is OPA's for computed results (1.5e-07, 1e+22);
+    # plain digits up to 1e16 keep the text of typical literals and input.
+    return repr(x)
 
 
 def _format_decimal(d: Decimal) -> str:
-    """Exact decimal text: plain digits for moderate exponents, else ``1.5e-400``."""
+    """Exact decimal text in the form OPA gives arithmetic results: plain
+    digits for exponents -4 to 5, else ``3.3333333333333333334e-06``."""
     n = normalize(d)
     if type(n) is not Decimal:
         return format_number(n)
     n = n.normalize(_CONTEXT)
     adjusted = n.adjusted()
-    if -5 <= adjusted < 21:
+    if -4 <= adjusted < 6:
         return format(n, "f")
     sign, digits, _ = n.as_tuple()
     text = "".join(map(str, digits))
     mant = text[0] + ("." + text[1:] if len(text) > 1 else "")
-    return f"{'-' if sign else ''}{mant}e{'-' if adjusted < 0 else '+'}{abs(adjusted)}"
+    return f"{'-' if sign else ''}{mant}e{'-' if adjusted < 0 else '+'}{abs(adjusted):02d}"
 
 
-def parse_number(text: str) -> int | float:
-    """A JSON/Rego number literal: ints stay exact, integral exponents become ints."""
+def parse_number(text: str) -> int | float | Decimal:
+    """A JSON/Rego number's text: ints stay exact (integral exponents too),
+    others are the float that spells the same decimal, else the exact ``Decimal``."""
     if len(text) < 4000:
         try:
             return int(text)
         except ValueError:
             pass
     d = Decimal(text)
-    if d.is_finite() and d == d.to_integral_value(context=_CONTEXT) and d.adjusted() < 100000:
-        return int(d)
-    return float(text)
+    if d.is_finite() and d == d.to_integral_value(context=_CONTEXT):
+        return int(d) if d.adjusted() < 100000 else d
+    return literal_number(d)
 
 
 def coerce(x: Any) -> Any:

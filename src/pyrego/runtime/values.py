@@ -31,6 +31,8 @@ from decimal import Decimal
 from functools import cmp_to_key
 from typing import Any, Iterator
 
+from .numbers import compare as compare_numbers
+
 
 class _Undefined:
     """The result of an undefined expression or rule. Falsy; distinct from None."""
@@ -245,6 +247,9 @@ def compare(a: Any, b: Any) -> int:
     if ra != rb:
         return -1 if ra < rb else 1
     if ra == 2 or ra == 3 or ra == 1:
+        if ta is not tb and ra == 2 and (ta is Decimal or tb is Decimal):
+            # By the decimals they spell, not a float's binary value.
+            return compare_numbers(a, b)
         return -1 if a < b else (1 if a > b else 0)
     if ra == 0:
         return 0
