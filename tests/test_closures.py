@@ -39,7 +39,7 @@ s := v if { some k, v in input.m; k == input.key }
     "negation": """package t
 deny if input.x == 1
 allow if { not deny; not input.y == "no" }
-none if { not input.xs[_] == 3 }
+none if { not 3 in input.xs }
 """,
     "conflict": """package t
 v := x if { some x in input.xs }

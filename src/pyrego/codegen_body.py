@@ -19,6 +19,7 @@ from .codegen_lines import LineWriter
 from .compiler import FuncRef, RuleNode
 from .errors import RegoCompileError, RegoTypeError, RegoUnsafeVarError
 from .optimize import hoist_checks
+from .rewrite import bind_negated_operands
 from .runtime.values import equal, freeze
 from .safety import ROOTS, has_unbound, iterable_only, reorder_body, stmt_vars, term_vars
 from .with_checks import with_targets
@@ -71,9 +72,7 @@ class BodyEmitter(LineWriter):
         self.outer: set[str] = set()
         # Queries of one expression without iteration report its value as is.
         self.capture_values = False
-        # Whether this emitter writes a query (whose compiler, unlike a
-        # module's, keeps ``==`` a call: see pyrego.rewrite).
-        self.in_query = False
+        self.in_query = False  # a query's bodies keep `==` a call (pyrego.rewrite)
         # Iterate sets and objects in OPA's sorted order (where order is observable).
         self.ordered = False
         # Lookups already computed on this code path: (base, key, ...) -> temp.
@@ -165,12 +164,13 @@ class BodyEmitter(LineWriter):
         saved_outer = self.outer
         self.outer = outer.union(*own_vars.values())
         self.in_query = self.in_query or record is not None
-        ordered, _ = reorder_body(body, set(self.bound), self.outer, self.gen.arity, required=required, location=location, equality_unifies=not self.in_query)
-        for e in ordered if len(ordered) != len(body) else ():
-            # Expressions made for a negation's operands (pyrego.rewrite).
+        ordered, _ = reorder_body(body, set(self.bound), self.outer, self.gen.arity, required=required, location=location, bind_operands=False)
+        for e in ordered if len(ordered) != len(body) else ():  # made for negations' nested calls
             own_vars.setdefault(id(e), stmt_vars(e.statement, set()))
         if record is None:
             ordered = tuple(hoist_checks(ordered, self.bound, self.gen.arity, self.gen.pure_data_ref, own_vars))
+        # After hoist_checks, which would move these lookups ahead of cheaper checks.
+        ordered = bind_negated_operands(ordered, equality_unifies=not self.in_query)
         if record is None:
             for e in ordered:
                 self.expr(e)

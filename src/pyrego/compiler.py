@@ -65,6 +65,9 @@ class RuleNode:
     default: ast.Rule | None = None
     children: dict[str, RuleNode] = field(default_factory=dict)
     arity: int | None = None
+    # A module's package: its document exists (an empty object at least)
+    # even when no rule defines anything in it, as in OPA.
+    is_package: bool = False
 
     @property
     def name(self) -> str:
@@ -235,7 +238,9 @@ class _Resolver:
         assigned: set[str] = set()
         out = []
         for e, lhs_vars in zip(body, declares):
-            if lhs_vars is not None and not e.negated:
+            if lhs_vars is not None and e.negated:
+                raise RegoCompileError("cannot assign vars inside negated expression", e.location)
+            if lhs_vars is not None:
                 for v in lhs_vars:
                     if v.startswith("$"):
                         continue
@@ -498,7 +503,7 @@ def compile_modules(modules: list[ast.Module], extensions: dict[str, Builtin] | 
         names.update([r.head.ref.head.name for r in module.rules if isinstance(r.head.ref.head, ast.Var)])
     for module, pkg in zip(modules, packages):
         resolver = _Resolver(module, pkg, counter, package_rules[pkg])
-        node_at(pkg)
+        node_at(pkg).is_package = True
         for raw in module.rules:
             resolver.calls, resolver.data_refs = [], []
             rule = resolver.rule(raw)

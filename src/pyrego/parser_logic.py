@@ -16,7 +16,8 @@ variables and keeps its own:
 - ``A or B``   -> ``({true | A} | {true | B})[true]``
 - ``A and B``  -> ``({true | A} & {true | B})[true]``
 - ``not BODY`` -> ``not [true | BODY][0]`` (plain ``not x`` when that is the
-  same thing: one expression holding no nested call)
+  same thing: one expression with no part that classic ``not`` evaluates
+  before the negation, see :mod:`pyrego.rewrite`)
 
 Each yields one result at most, as OPA's do (no evaluation branching).
 Differences from OPA: both operands are evaluated (OPA short-circuits, which
@@ -33,6 +34,7 @@ from .errors import Location, RegoParseError
 from .lexer import EOF, ILLEGAL, KEYWORD_KINDS, TMPL, TMPLC
 from .parser_exprs import ExprParser
 from .parser_terms import FatalParseError, value_name
+from .rewrite import negation_is_whole
 
 _LOGICAL = ("and", "or")
 
@@ -71,7 +73,7 @@ class LogicParser(ExprParser):
                 and not inner.with_mods
                 and not isinstance(stmt, (ast.Assign, ast.Unify, ast.SomeVars, ast.SomeIn, ast.Every))
                 and id(inner) not in self.logical_ids
-                and not _nested_call(stmt)
+                and negation_is_whole(stmt)
             ):
                 return ast.Expr(stmt, True, (), loc)  # plain negation means the same
         zero = ast.Scalar(0, loc)
@@ -342,22 +344,3 @@ def _expr(x: ast.Expr | ast.Body) -> ast.Expr:
     assert not isinstance(x, tuple)
     return x
 
-
-def _nested_call(t: object) -> bool:
-    """Whether a statement holds a call below its top level, which OPA's
-    classic `not` would evaluate outside the negation."""
-    if isinstance(t, ast.Call):
-        return any(_has_call(a) for a in t.args)
-    return _has_call(t)
-
-
-def _has_call(t: object) -> bool:
-    if isinstance(t, (ast.Call, ast.TemplateString)):
-        return True
-    if isinstance(t, ast.Ref):
-        return _has_call(t.head) or any(_has_call(p) for p in t.path)
-    if isinstance(t, (ast.Array, ast.SetTerm)):
-        return any(_has_call(x) for x in t.items)
-    if isinstance(t, ast.Object):
-        return any(_has_call(k) or _has_call(v) for k, v in t.items)
-    return False  # scalars, vars; comprehensions are closures, always defined

@@ -1,0 +1,77 @@
+"""Small programs with the answer OPA v1.20.2 gives, written down beside them.
+
+A :class:`Case` is run by pyrego (:func:`check_pyrego`, in whichever execution
+form the ``execution_form`` fixture set) and by OPA itself
+(:func:`check_oracle`, with the ``oracle`` fixture), so a written answer is
+both what pyrego must give and a checked fact about OPA.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import pyrego
+from pyrego.conformance import canonical
+
+
+@dataclass
+class Case:
+    id: str
+    modules: dict[str, str]
+    query: str
+    want: Any  # the bindings of the query's one result, or "undefined", or an error code
+    input: Any = None
+    data: Any = None
+    v0: bool = False
+    extra: dict[str, Any] = field(default_factory=dict)
+    # Text the error message holds (in pyrego and in OPA), for error cases.
+    message: str | None = None
+
+
+def pyrego_answer(case: Case) -> Any:
+    """The bindings of the query's one result, "undefined", or the error raised."""
+    engine = pyrego.Engine()
+    engine.set_strict_builtin_errors(True)
+    engine.set_rego_v0(case.v0)
+    try:
+        if case.data is not None:
+            engine.add_data(case.data)
+        engine.add_policies(case.modules)
+        if case.input is not None:
+            engine.set_input(case.input)
+        results = engine.eval_query(case.query)["result"]
+    except pyrego.RegoError as err:
+        return err
+    if not results:
+        return "undefined"
+    assert len(results) == 1
+    return canonical(results[0]["bindings"])
+
+
+def check_pyrego(case: Case) -> None:
+    """pyrego gives the written answer (twice: the second evaluation may run
+    code the first one made hot)."""
+    want = case.want if isinstance(case.want, str) else canonical(case.want)
+    for _ in range(2):
+        got = pyrego_answer(case)
+        if isinstance(got, pyrego.RegoError):
+            assert got.code == want, str(got)
+            if case.message is not None:
+                assert case.message in str(got)
+        else:
+            assert got == want
+
+
+def check_oracle(case: Case, oracle: Any) -> None:
+    """OPA gives the written answer."""
+    got = oracle.evaluate(case.modules, case.query, input=case.input, data=case.data)
+    if got.is_error:
+        assert case.want == got.error_code, got.error_message
+        if case.message is not None:
+            assert case.message in got.error_message
+    elif not got.bindings:
+        assert case.want == "undefined"
+    else:
+        assert len(got.bindings) == 1
+        assert canonical(got.bindings[0]) == canonical(case.want)
