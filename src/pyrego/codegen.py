@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from . import ast, closures
+from .bounded import BoundedDict
 from .builtins.registry import Builtin
 from .codegen_body import BodyEmitter, ground_value, is_ground
 from .codegen_tiers import TICK_LINE, BuiltinSite, RuleWrapper, fast_lines, make_tick
@@ -39,6 +40,9 @@ from .safety import body_vars, term_vars
 from .withs import make_call_mock, make_with, rt_const_fn, rt_node_child, rt_path
 
 _LOAD_LOCK = threading.RLock()
+
+#: Compiled queries a program keeps for the engines that share it.
+QUERIES_KEPT = 256
 
 #: The most characters of compact code a rule may have to be recompiled in
 #: the fast form (the largest rules of the benchmark policies have a few thousand).
@@ -69,8 +73,8 @@ class Program:
     rule_functions: dict[tuple[str, ...], str] = field(default_factory=dict)
     mockable: frozenset[str] = frozenset()
     gen: ModuleGen | None = None
-    # Compiled queries, by (query text, v0 flag).
-    queries: dict[Any, Any] = field(default_factory=dict)
+    # Compiled queries, by (query text, v0 flag), the ones used last.
+    queries: BoundedDict[Any, Any] = field(default_factory=lambda: BoundedDict(QUERIES_KEPT))
 
     def __del__(self) -> None:
         # The generated functions and their globals (this namespace) refer to each
@@ -357,7 +361,9 @@ class ModuleGen:
     def _has_rules_below(self, node: RuleNode) -> bool:
         known = self._rules_below.get(node.id)
         if known is None:
-            known = self._rules_below[node.id] = node.has_rules() or any(self._has_rules_below(c) for c in node.children.values())
+            known = self._rules_below[node.id] = (
+                node.has_rules() or node.is_package or any(self._has_rules_below(c) for c in node.children.values())
+            )
         return known
 
     # -- rules -------------------------------------------------------------------------
@@ -396,6 +402,9 @@ class ModuleGen:
             f"    r = c.get({-node.id - 1}, MISS)",
             "    if r is not MISS: return r",
             f"    base = rt_path(ctx.data, {self.const(node.path)})",
+            # Base data that is not an object can only be here with no rule
+            # below (a rule would have been refused): an empty package's document.
+            "    if base is not UNDEF and type(base) is not dict: return base",
             "    r = dict(base) if type(base) is dict else {}",
         ]
         for name, child in sorted(node.children.items()):
@@ -644,7 +653,10 @@ class ModuleGen:
         # A query is compiled once per program and text, and run for every
         # evaluation of it: its code takes the fast form at once.
         self.exec_lines(fast_lines(self.lines[start:], self.builtin_sites), "<pyrego query>")
-        return self.namespace[fname]  # type: ignore[no-any-return]
+        # Neither the query's text nor its name stays with the program: the
+        # engines keep the function while they use it (a bounded number).
+        del self.lines[start:]
+        return self.namespace.pop(fname)  # type: ignore[no-any-return]
 
     # -- assembly ---------------------------------------------------------------------
 

@@ -22,12 +22,13 @@ import re
 import sys
 import threading
 import time
-from collections import OrderedDict
+from collections import OrderedDict, deque
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Callable, Generic, Iterator, Mapping, TypeVar
 
 from . import ast
+from .bounded import BoundedDict
 from .codegen import Program, generate_program
 from .codegen_body import ground_value
 from .compiler import CompiledTree, compile_modules, resolve_query
@@ -48,6 +49,7 @@ from .runtime.convert import from_python, loads, to_json_value, to_python
 from .runtime.values import UNDEF
 
 _WITH_WORD = re.compile(r"\bwith\b")
+_EXTENSION_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
 
 #: The Python recursion limit pyrego needs: a rule chain 1,000 deep, a body of
 #: 600 expressions and values nested 1,000 deep (all of which OPA takes) each
@@ -185,6 +187,11 @@ def clear_compile_cache() -> None:
 _NO_INPUT: Any = object()
 
 
+#: Compiled queries an engine keeps, and a program keeps for the engines that share it.
+QUERIES_KEPT = 256
+#: Lines of print() output an engine keeps until take_prints() (older ones are dropped).
+PRINTS_KEPT = 10_000
+
 class _Query:
     __slots__ = ("fn", "texts", "locations", "program")
 
@@ -209,8 +216,9 @@ class Engine:
         # Each entry holds its program: a program lives while anything that
         # runs its code can still reach it (see Program.__del__).
         self._rule_fns: dict[str, tuple[Program, str] | str] = {}
-        self._queries: dict[str, _Query] = {}
-        self._prints: list[str] = []
+        self._queries: BoundedDict[str, _Query] = BoundedDict(QUERIES_KEPT)
+        # print() output not taken yet; the oldest lines go past PRINTS_KEPT.
+        self._prints: deque[str] = deque(maxlen=PRINTS_KEPT)
         self._gather_prints = True
         self._extra_mockable: frozenset[str] = frozenset()
         self._options: dict[str, Any] = {}
@@ -260,14 +268,21 @@ class Engine:
         with ``eval_builtin_error`` under strict builtin errors.
         """
         from .builtins.registry import Builtin, lookup
+        from .lexer import KEYWORD_KINDS
 
-        parts = name.split(".")
-        if not name or not all(p.isidentifier() for p in parts) or parts[0] in ("data", "input"):
-            raise ValueError(f"invalid extension name {name!r}")
+        # A name a policy can call: ASCII identifiers joined by dots, the
+        # first not a keyword, a root document or a wildcard.
+        if type(name) is not str or _EXTENSION_NAME.fullmatch(name) is None:
+            raise ArgumentError(f"invalid extension name {name!r}")
+        first = name.split(".")[0]
+        if first in KEYWORD_KINDS or first in ("data", "input", "_"):
+            raise ArgumentError(f"invalid extension name {name!r}: {first} cannot start a call")
         if lookup(name) is not None:
-            raise ValueError(f"{name} is a builtin")
-        if not isinstance(arity, int) or isinstance(arity, bool) or arity < 0:
-            raise ValueError("arity must be a non-negative integer")
+            raise ArgumentError(f"{name} is a builtin")
+        if type(arity) is not int or arity < 0:
+            raise ArgumentError("arity must be a non-negative integer")
+        if not callable(fn):
+            raise ArgumentError("an extension must be callable")
         self._extensions = {**self._extensions, name: Builtin(name, _extension_call(fn), arity, nondeterministic=True)}
         self._extension_ids = {**self._extension_ids, name: (arity, id(fn))}
         self._invalidate()
@@ -369,7 +384,7 @@ class Engine:
             self._data = data
             self._program = program
             self._rule_fns = {}
-            self._queries = {}
+            self._queries = BoundedDict(QUERIES_KEPT)
 
     def _invalidate(self) -> None:
         # Under the lock, with a new version: a program compiled by another
@@ -378,7 +393,7 @@ class Engine:
             self._version += 1
             self._program = None
             self._rule_fns = {}
-            self._queries = {}
+            self._queries = BoundedDict(QUERIES_KEPT)
 
     # -- data and input ---------------------------------------------------------------
 
@@ -635,8 +650,10 @@ class Engine:
 
     def take_prints(self) -> list[str]:
         """The output of ``print`` calls since the last call, in order."""
-        out = list(self._prints)
-        self._prints.clear()
+        out = []
+        prints = self._prints
+        while prints:  # popleft: lines other threads print meanwhile are kept or taken, never lost
+            out.append(prints.popleft())
         return out
 
     # -- copies ---------------------------------------------------------------------------
@@ -647,8 +664,8 @@ class Engine:
         new.__dict__.update(self.__dict__)
         new._policies = dict(self._policies)
         new._rule_fns = dict(self._rule_fns)
-        new._queries = dict(self._queries)
-        new._prints = []
+        new._queries = self._queries.copy()
+        new._prints = deque(maxlen=PRINTS_KEPT)
         new._config = None
         new._spare = []
         new._lock = threading.Lock()

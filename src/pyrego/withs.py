@@ -6,6 +6,11 @@ caller's objects are never mutated), rule documents under a replaced data path
 are pre-seeded in the new context's memo cache (so the rules see the
 replacement), and replaced functions are looked up by calls that the compiler
 marked as mockable.
+
+Replaced rule documents stay in force in every context derived from the one
+that replaced them (a nested ``with``, the body of a function replacement),
+as in OPA: a derived context starts its memo cache from them (see
+:func:`derive`).
 """
 
 from __future__ import annotations
@@ -63,15 +68,32 @@ def rt_const_fn(value: Any) -> Callable[..., Any]:
     return const
 
 
+# The key in a context's memo cache of the rule documents replaced by ``with``
+# (rule id -> value). Rule ids are ints, so a string key never collides.
+REPLACED = "with"
+
+
+def derive(ctx: EvalContext) -> EvalContext:
+    """A context for a ``with`` expression or a function replacement: a fresh
+    memo cache, holding the rule documents replaced in ``ctx``."""
+    new = ctx.derive()
+    replaced = ctx.cache.get(REPLACED)
+    if replaced is not None:
+        new.cache.update(replaced)
+        new.cache[REPLACED] = replaced
+    return new
+
+
 def make_call_mock() -> Callable[..., Any]:
     def call_mock(ctx: EvalContext, name: str, default: Callable[..., Any], args: tuple[Any, ...]) -> Any:
         funcs = ctx.functions
         if funcs:
             replacement = funcs.get(name)
             if replacement is not None:
-                # A replacement runs with no mocks in force: inside it, the
-                # replaced function (and any other) is the original, as in OPA.
-                plain = ctx.derive()
+                # A replacement runs with no function mocks in force: inside
+                # it, the replaced function (and any other) is the original,
+                # as in OPA; replaced input, data and rules still hold.
+                plain = derive(ctx)
                 plain.functions = None
                 return replacement(plain, *args)
         return default(ctx, *args)
@@ -79,7 +101,7 @@ def make_call_mock() -> Callable[..., Any]:
     return call_mock
 
 
-def make_with(tree: CompiledTree, namespace: dict[str, Any]) -> Callable[..., EvalContext]:
+def make_with(tree: CompiledTree) -> Callable[..., EvalContext]:
     """The ``WITH(ctx, entries)`` helper for one compiled program."""
     rule_nodes: list[tuple[tuple[str, ...], int]] | None = None  # listed on first use: most programs never use ``with``
 
@@ -87,7 +109,8 @@ def make_with(tree: CompiledTree, namespace: dict[str, Any]) -> Callable[..., Ev
         nonlocal rule_nodes
         if rule_nodes is None:
             rule_nodes = [(n.path, n.id) for n in tree.nodes.values() if n.has_rules() and n.kind != "function"]
-        new = ctx.derive()
+        new = derive(ctx)
+        replaced: dict[int, Any] | None = None
         for kind, path, value in entries:
             if kind == "input":
                 new.input = patch(new.input, path, value)
@@ -97,16 +120,18 @@ def make_with(tree: CompiledTree, namespace: dict[str, Any]) -> Callable[..., Ev
                 new.functions = funcs
             else:
                 new.data = patch(new.data, path, value)
+                if replaced is None:
+                    # Copied: the context this one derives from keeps its own.
+                    replaced = dict(new.cache.get(REPLACED) or ())
                 n = len(path)
+                # A path inside a rule's document is refused at compile time
+                # (with_checks): only documents at or below the path change.
                 for node_path, nid in rule_nodes:
                     if node_path[:n] == path:
-                        new.cache[nid] = rt_path(value, node_path[n:]) if type(value) is dict or n == len(node_path) else UNDEF
-                    elif path[: len(node_path)] == node_path:
-                        current = namespace[f"R{nid}"](new)
-                        new.cache[nid] = patch(current if current is not UNDEF else {}, path[len(node_path) :], value)
-                # Documents built from replaced parts must be rebuilt.
-                for key in [k for k in new.cache if type(k) is int and k < 0]:
-                    del new.cache[key]
+                        doc = rt_path(value, node_path[n:]) if type(value) is dict or n == len(node_path) else UNDEF
+                        new.cache[nid] = replaced[nid] = doc
+        if replaced is not None:
+            new.cache[REPLACED] = replaced
         return new
 
     return with_
