@@ -183,3 +183,23 @@ def test_add_policy_arguments_must_be_strings() -> None:
         engine.add_policy("p.rego", None)  # type: ignore[arg-type]
     with pytest.raises(pyrego.ArgumentError):
         engine.add_policies({"p.rego": 5})  # type: ignore[dict-item]
+
+
+@pytest.mark.parametrize(
+    "name", ["if", "some", "not", "with", "else", "every", "in", "contains", "true", "null", "default", "_", "data", "input", "ñame", "a..b", "", "x y", "1x", "count"]
+)
+def test_extension_names_that_cannot_be_called_are_refused(name: str) -> None:
+    engine = pyrego.Engine()
+    with pytest.raises(pyrego.ArgumentError):
+        engine.add_extension(name, 1, lambda x: x)
+
+
+def test_extension_names_policies_can_call() -> None:
+    engine = pyrego.Engine()
+    engine.add_extension("ok_1", 1, lambda x: x + 1)
+    engine.add_extension("my.ext.if", 1, lambda x: x * 2)  # only the first part is a keyword to avoid
+    engine.add_policy("p.rego", "package p\nr := [ok_1(1), my.ext.if(2)]")
+    assert engine.eval_rule("data.p.r") == [2, 4]
+    for bad_arity in (-1, True, 1.0):
+        with pytest.raises(pyrego.ArgumentError):
+            engine.add_extension("other", bad_arity, lambda x: x)  # type: ignore[arg-type]

@@ -131,3 +131,31 @@ def test_a_5000_expression_body_gives_one_answer_on_every_evaluation(execution_f
     engine = pyrego.Engine()
     engine.add_policy("p.rego", f"package p\nr if {{\n{body}\n  x4999 == 5000\n}}")
     assert {engine.eval_rule("data.p.r", input={"n": 1}) for _ in range(34)} == {True}
+
+
+def test_compiled_queries_are_bounded() -> None:
+    from pyrego.engine import QUERIES_KEPT
+
+    engine = pyrego.Engine()
+    engine.add_policy("p.rego", "package p\nq := 1")
+    for i in range(QUERIES_KEPT + 300):
+        assert engine.eval_query(f"x := {i} + data.p.q")["result"][0]["bindings"]["x"] == i + 1
+    program = engine._get_program()
+    assert len(program.queries) == QUERIES_KEPT
+    assert program.gen is not None and program.gen.lines == []  # no query source kept
+    assert not any(name.startswith("Q") for name in program.namespace)
+    # A query dropped from the bound is compiled again when asked.
+    assert engine.eval_query("x := 0 + data.p.q")["result"][0]["bindings"]["x"] == 1
+
+
+def test_print_output_is_bounded_when_never_taken() -> None:
+    from pyrego.engine import PRINTS_KEPT
+
+    engine = pyrego.Engine()
+    engine.add_policy("p.rego", 'package p\nr if { print("line", input.i) }')
+    for i in range(PRINTS_KEPT + 500):
+        engine.eval_rule("data.p.r", input={"i": i})
+    lines = engine.take_prints()
+    assert len(lines) == PRINTS_KEPT
+    assert lines[-1] == f"line {PRINTS_KEPT + 499}"  # the newest are kept
+    assert engine.take_prints() == []
