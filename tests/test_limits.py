@@ -159,3 +159,33 @@ def test_print_output_is_bounded_when_never_taken() -> None:
     assert len(lines) == PRINTS_KEPT
     assert lines[-1] == f"line {PRINTS_KEPT + 499}"  # the newest are kept
     assert engine.take_prints() == []
+
+
+def test_a_cancelled_evaluation_says_where(execution_form: str) -> None:
+    policy = (
+        "package p\n"
+        "r := count([x | some x in numbers.range(1, 3000); some y in numbers.range(1, 3000); x == y])\n"
+        "t if { every x in input.xs { every y in input.xs { x != y + 100000 } } }\n"
+    )
+    engine = pyrego.Engine()
+    engine.add_policy("p.rego", policy)
+    engine.set_eval_timeout(0.2)
+    for rule, row in (("r", 2), ("t", 3)):
+        with pytest.raises(pyrego.EvalCancelError) as info:
+            engine.eval_rule(f"data.p.{rule}", input={"xs": list(range(3000))})
+        assert info.value.code == "eval_cancel_error"
+        assert info.value.location is not None
+        assert (info.value.location.file, info.value.location.row) == ("p.rego", row)
+
+
+def test_a_recursion_error_says_where() -> None:
+    rules = "\n".join(f"r{i} := r{i + 1} + 1" for i in range(9000))
+    engine = pyrego.Engine()
+    engine.add_policy("p.rego", f"package p\n{rules}\nr9000 := 0")
+    with pytest.raises(pyrego.RegoError) as info:
+        engine.eval_rule("data.p.r0")
+    assert info.value.code == "eval_recursion_error"
+    assert info.value.location is not None and info.value.location.file == "p.rego"
+    with pytest.raises(pyrego.RegoError) as info:
+        engine.eval_query("x := data.p.r0")
+    assert info.value.code == "eval_recursion_error" and info.value.location is not None

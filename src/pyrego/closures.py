@@ -292,12 +292,14 @@ class _Planner(TermPlanner):
         inner = self.chain(self.body(s.body, None, None), _found)
         self.bound, self.loops, self.slots = saved
 
+        where = s.location
+
         def build(nxt: Step) -> Step:
-            def loop(ctx: Any, env: list[Any], d: Any, items: Any = items, key: Any = key, value: int = value, inner: Step = inner, nxt: Step = nxt) -> Any:
+            def loop(ctx: Any, env: list[Any], d: Any, items: Any = items, key: Any = key, value: int = value, inner: Step = inner, nxt: Step = nxt, where: Any = where) -> Any:
                 if type(d) not in COLLECTION_TYPES:
                     return UNDEF  # a domain that is not a collection: undefined, not true
                 for k, v in items(d):
-                    rt_check_deadline(ctx)
+                    rt_check_deadline(ctx, where)
                     if key is not None:
                         env[key] = k
                     env[value] = v
@@ -404,19 +406,20 @@ class _Planner(TermPlanner):
         key = self.pattern(s.key) if s.key is not None else None
         value = self.pattern(s.value)
         values, items = (rt_values_sorted, rt_items_sorted) if self.ordered else (rt_values, rt_items)
+        where = s.location
 
         def build(nxt: Step) -> Step:
-            def loop(ctx: Any, env: list[Any], c: Any, key: Any = key, value: Any = value, nxt: Step = nxt, values: Any = values, items: Any = items) -> Any:
+            def loop(ctx: Any, env: list[Any], c: Any, key: Any = key, value: Any = value, nxt: Step = nxt, values: Any = values, items: Any = items, where: Any = where) -> Any:
                 if key is None:
                     for v in values(c):
-                        rt_check_deadline(ctx)
+                        rt_check_deadline(ctx, where)
                         if value(ctx, env, v):
                             r = nxt(ctx, env)
                             if r is not UNDEF:
                                 return r
                 else:
                     for k, v in items(c):
-                        rt_check_deadline(ctx)
+                        rt_check_deadline(ctx, where)
                         if key(ctx, env, k) and value(ctx, env, v):
                             r = nxt(ctx, env)
                             if r is not UNDEF:

@@ -292,21 +292,21 @@ class TermPlanner:
         """``base`` looked up along ``path``; an unbound variable in it iterates."""
         # Each step: (a literal string key, or the key's read; or, to
         # iterate, the items function), then the iterated variable's slot.
-        steps: list[tuple[Any, int | None]] = []
+        steps: list[tuple[Any, int | None, Any]] = []  # (key or items function, slot, where it iterates)
         for p in path:
             if isinstance(p, ast.Scalar):
                 key = p.value
-                steps.append((key, None) if isinstance(key, str) else (constant(key), None))
+                steps.append((key, None, None) if isinstance(key, str) else (constant(key), None, None))
             elif self.is_unbound(p):
                 assert isinstance(p, ast.Var)
                 self.loops += 1
-                steps.append((rt_items_sorted if self.ordered else rt_items, self.bind(p.name)))
+                steps.append((rt_items_sorted if self.ordered else rt_items, self.bind(p.name), p.location))
             else:
                 if self.has_unbound(p):
                     raise Unsupported("a pattern in a ref")
                 operand = self.operand(p)
-                steps.append((operand.value, None))
-        if all(s is None for _, s in steps):
+                steps.append((operand.value, None, None))
+        if all(s is None for _, s, _ in steps):
             return Operand(self._lookups(base, steps, getter), None, -1)
         out = self.slot()
 
@@ -318,8 +318,8 @@ class TermPlanner:
                 return k(ctx, env)
 
             walk: Callable[[Any, list[Any], Any], Any] = stored
-            for key, slot in reversed(steps):
-                walk = self._walk_step(key, slot, getter, walk)
+            for key, slot, where in reversed(steps):
+                walk = self._walk_step(key, slot, getter, walk, where)
 
             def start(ctx: Any, env: list[Any], walk: Any = walk, base: Any = base) -> Any:
                 return walk(ctx, env, base(ctx, env))
@@ -329,8 +329,8 @@ class TermPlanner:
         return Operand(None, make, out)
 
     @staticmethod
-    def _lookups(base: Callable[[Any, list[Any]], Any], steps: list[tuple[Any, int | None]], getter: Callable[[Any, Any], Any]) -> Callable[[Any, list[Any]], Any]:
-        keys = [k for k, _ in steps]
+    def _lookups(base: Callable[[Any, list[Any]], Any], steps: list[tuple[Any, int | None, Any]], getter: Callable[[Any, Any], Any]) -> Callable[[Any, list[Any]], Any]:
+        keys = [k for k, _, _ in steps]
         if all(type(k) is str for k in keys):
             if len(keys) == 1:
                 key = keys[0]
@@ -363,12 +363,14 @@ class TermPlanner:
         return path_value
 
     @staticmethod
-    def _walk_step(key: Any, slot: int | None, getter: Callable[[Any, Any], Any], nxt: Callable[[Any, list[Any], Any], Any]) -> Callable[[Any, list[Any], Any], Any]:
+    def _walk_step(
+        key: Any, slot: int | None, getter: Callable[[Any, Any], Any], nxt: Callable[[Any, list[Any], Any], Any], where: Any
+    ) -> Callable[[Any, list[Any], Any], Any]:
         if slot is not None:
 
-            def iterate(ctx: Any, env: list[Any], cur: Any, items: Any = key, slot: int = slot, nxt: Any = nxt) -> Any:
+            def iterate(ctx: Any, env: list[Any], cur: Any, items: Any = key, slot: int = slot, nxt: Any = nxt, where: Any = where) -> Any:
                 for k, v in items(cur):
-                    rt_check_deadline(ctx)
+                    rt_check_deadline(ctx, where)
                     env[slot] = k
                     r = nxt(ctx, env, v)
                     if r is not UNDEF:

@@ -64,6 +64,8 @@ class BodyEmitter(LineWriter):
         super().__init__(indent, gen.compact)
         self.gen = gen
         self.ctx = "ctx"
+        # The location constant of the expression being written (for deadline checks).
+        self.where = "None"
         self.vars: dict[str, str] = {}
         self.bound: set[str] = set()
         self.loops = 0
@@ -113,7 +115,7 @@ class BodyEmitter(LineWriter):
     def deadline_check(self) -> None:
         # Loops are where an evaluation can run long: honour the time limit there.
         # (Compact form; codegen_tiers tests ``ctx.deadline`` inline for hot code.)
-        self.w(f"rt_check_deadline({self.ctx})")
+        self.w(f"rt_check_deadline({self.ctx}, {self.where})")
 
     def check_defined(self, v: str) -> None:
         """Fail when ``v`` is UNDEF (unless that was tested on this path already)."""
@@ -183,6 +185,7 @@ class BodyEmitter(LineWriter):
 
     def expr(self, e: ast.Expr, record_as: str | None = None) -> None:
         saved_ctx = self.ctx
+        self.where = self.gen.loc(e.location)  # where a loop of this expression is cancelled
         if e.with_mods:
             self.with_mods(e)
         if e.negated:

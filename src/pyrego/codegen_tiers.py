@@ -44,7 +44,7 @@ TICK_LINE = "    TICK()"
 
 _DGET = re.compile(r"( *)(\w+) = rt_dget\((\w+), (.+)\)")
 _SITE_CALL = re.compile(r"( *)(\w+) = (C\d+)\((\w+)((?:, .+)?)\)")
-_DEADLINE = re.compile(r"( *)rt_check_deadline\((\w+)\)")
+_DEADLINE = re.compile(r"( *)rt_check_deadline\((\w+), (\w+)\)")
 _DPATH = re.compile(r"( *)(\w+(?:, \w+)+) = (rt_dpath|rt_dinput)\((\w+), (.+)\)")
 
 
@@ -303,8 +303,8 @@ def _expand_builtin_call(indent: str, res: str, site: BuiltinSite, ctx: str, arg
 
 
 def _expand_deadline(m: re.Match[str]) -> list[str]:
-    indent, ctx = m.groups()
-    return [f"{indent}if {ctx}.deadline is not None: rt_check_deadline({ctx})"]
+    indent, ctx, where = m.groups()
+    return [f"{indent}if {ctx}.deadline is not None: rt_check_deadline({ctx}, {where})"]
 
 
 #: The compact statements: the helper each one calls, its shape, its fast form.

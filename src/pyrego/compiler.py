@@ -757,14 +757,21 @@ def _check_recursion(tree: CompiledTree, uses: dict[int, _Uses]) -> None:
             _find_cycle(nid, graph, state, [], by_id)
 
 
-def _find_cycle(nid: int, graph: dict[int, set[int]], state: dict[int, int], stack: list[int], by_id: dict[int, RuleNode]) -> None:
-    """Depth-first search from ``nid``; raises on a rule that reaches itself.
+def _find_cycle(start: int, graph: dict[int, set[int]], state: dict[int, int], stack: list[int], by_id: dict[int, RuleNode]) -> None:
+    """Depth-first search from ``start``; raises on a rule that reaches itself.
 
-    A module-level function, not a closure: a recursive closure is a reference
-    cycle, and all it holds would wait for the cyclic garbage collector."""
-    state[nid] = 1
-    stack.append(nid)
-    for dep in sorted(graph.get(nid, ())):
+    A loop with an explicit stack, not recursion: a chain of thousands of
+    rules must not run out of Python's stack (and a module-level function,
+    not a closure, so that nothing it holds waits for the cyclic collector)."""
+    state[start] = 1
+    stack.append(start)
+    pending = [iter(sorted(graph.get(start, ())))]
+    while pending:
+        dep = next(pending[-1], None)
+        if dep is None:
+            pending.pop()
+            state[stack.pop()] = 2
+            continue
         if state.get(dep) == 1:
             cycle = stack[stack.index(dep) :] + [dep]
             names = " -> ".join(by_id[i].name for i in cycle)
@@ -772,9 +779,9 @@ def _find_cycle(nid: int, graph: dict[int, set[int]], state: dict[int, int], sta
             loc = first.rules[0].location if first.rules else None
             raise RegoRecursionError(f"rule {first.name} is recursive: {names}", loc)
         if state.get(dep) is None:
-            _find_cycle(dep, graph, state, stack, by_id)
-    stack.pop()
-    state[nid] = 2
+            state[dep] = 1
+            stack.append(dep)
+            pending.append(iter(sorted(graph.get(dep, ()))))
 
 
 def resolve_query(body: ast.Body, tree: CompiledTree) -> tuple[ast.Body, dict[str, str]]:

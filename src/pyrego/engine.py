@@ -478,7 +478,10 @@ class Engine:
             self._attach_source(err, policies)
             raise
         except RecursionError:
-            raise RegoCompileError("policy too deeply nested to compile") from None
+            # Which module went too deep is not known here: name the first one.
+            files = sorted(self._policies if policies is None else policies)
+            where = Location(files[0], 1, 1) if files else None
+            raise RegoCompileError("policy too deeply nested to compile", where) from None
 
     def _attach_source(self, err: RegoError, policies: dict[str, tuple[str, ast.Module]] | None = None) -> None:
         loc = err.location
@@ -544,7 +547,9 @@ class Engine:
             self._attach_source(err)
             raise
         except RecursionError:
-            raise EvalRecursionError("evaluation exceeded the maximum depth") from None
+            too_deep = EvalRecursionError("evaluation exceeded the maximum depth", _rule_location(program, name))
+            self._attach_source(too_deep)
+            raise too_deep from None
         except Exception as exc:  # a bug must still surface as a pyrego error
             raise EvalError(f"internal error: {type(exc).__name__}: {exc}", code="eval_internal_error") from exc
         if not self._spare:
@@ -644,7 +649,7 @@ class Engine:
             self._attach_source(err)
             raise
         except RecursionError:
-            raise EvalRecursionError("evaluation exceeded the maximum depth") from None
+            raise EvalRecursionError("evaluation exceeded the maximum depth", q.locations[0] if q.locations else None) from None
         except Exception as exc:
             raise EvalError(f"internal error: {type(exc).__name__}: {exc}", code="eval_internal_error") from exc
 
@@ -749,6 +754,17 @@ def rule_path(path: Any) -> tuple[str | int, ...]:
             raise ArgumentError(f"invalid rule path {path!r}: keys must be strings or integers", getattr(key, "location", None))
         parts.append(value)
     return tuple(parts)
+
+
+def _rule_location(program: Program, name: str) -> Location | None:
+    """Where the rule whose function is ``name`` is defined (its first definition)."""
+    for path, fn_name in program.rule_functions.items():
+        if fn_name == name:
+            node = program.tree.nodes.get(path)
+            if node is not None:
+                rule = node.rules[0] if node.rules else node.default
+                return rule.location if rule is not None else None
+    return None
 
 
 def _too_deep() -> EvalRecursionError:

@@ -314,10 +314,10 @@ def rt_template(parts: list[Any]) -> str:
     return "".join(out)
 
 
-def rt_check_deadline(ctx: EvalContext) -> None:
-    """End the evaluation cleanly once its time limit has passed."""
+def rt_check_deadline(ctx: EvalContext, where: Location | None = None) -> None:
+    """End the evaluation cleanly once its time limit has passed (``where``: the loop's expression)."""
     if ctx.deadline is not None and time.monotonic() > ctx.deadline:
-        raise EvalCancelError("evaluation timed out")
+        raise EvalCancelError("evaluation timed out", where)
 
 
 def rt_is_array(v: Any) -> bool:
