@@ -74,7 +74,7 @@ def test_fast_lines_expands_lookup_runs_and_deadline_checks() -> None:
         "    t1, t2, t3 = rt_dinput(ctx, 'request', 'user')",
         "        t5, t6 = rt_dpath(t3, 'a', \"it's, (b)\")",
         "        t7 = rt_dinput(ctx)",
-        "        rt_check_deadline(w4)",
+        "        rt_check_deadline(w4, L9)",
     ]
     assert fast_lines(compact, {}) == [
         "    t1 = ctx.input",
@@ -83,7 +83,7 @@ def test_fast_lines_expands_lookup_runs_and_deadline_checks() -> None:
         "        t5 = t3.get('a', UNDEF) if type(t3) is dict else rt_get(t3, 'a')",
         '''        t6 = t5.get("it's, (b)", UNDEF) if type(t5) is dict else rt_get(t5, "it's, (b)")''',
         "        t7 = rt_dinput(ctx)",  # not a shape the generator writes: left alone
-        "        if w4.deadline is not None: rt_check_deadline(w4)",
+        "        if w4.deadline is not None: rt_check_deadline(w4, L9)",
     ]
 
 
