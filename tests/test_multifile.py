@@ -149,6 +149,19 @@ CASES += [
     Case("functions-only-package", {"p.rego": "package p\nf(x) := 1"}, "x := data.p", {"x": {}}),
 ]
 
+# Base data is addressed by path: a string that reads as an integer indexes an array.
+CASES += [
+    Case(
+        "base-data-array-by-string-index",
+        {"p.rego": 'package p\nr := [data.a["00"], data.a["+1"], data.a["1"]]\ns := data.a["-0"]\nt := data.b.c["1"]\nw := data.a[" 1"]\nz := data.o["0"]'},
+        "x := data.p",
+        {"x": {"r": ["zero", "one", "one"], "s": "zero", "t": 6, "z": "obj"}},
+        data={"a": ["zero", "one"], "b": {"c": [5, 6]}, "o": {"0": "obj"}},
+    ),
+    Case("input-array-by-string-is-undefined", {"p.rego": 'package p\nr := input.xs["1"]'}, "x := data.p.r", "undefined", input={"xs": [1, 2]}),
+    Case("query-base-data-array-by-string", {}, 'x := data.a["1"]', {"x": "one"}, data={"a": ["zero", "one"]}),
+]
+
 # `every` over a domain that is not a collection is undefined, never true.
 EVERY_POLICY = 'package p\nallow if {{ every role in {dom} {{ role == "admin" }} }}\ndeny if {{ not allow }}'
 EVERY_DOMAINS = {

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Callable, NamedTuple
 from . import ast
 from .codegen_body import COMPARE_OPS, ground_value, is_ground
 from .runtime.helpers import (
+    INDEX_TEXT,
     rt_check_deadline,
     rt_data_get,
     rt_ge,
@@ -296,7 +297,9 @@ class TermPlanner:
         for p in path:
             if isinstance(p, ast.Scalar):
                 key = p.value
-                steps.append((key, None, None) if isinstance(key, str) else (constant(key), None, None))
+                # A string that reads as an index goes through the getter: base data's finds array items by it.
+                plain = isinstance(key, str) and not (getter is rt_data_get and INDEX_TEXT.fullmatch(key))
+                steps.append((key, None, None) if plain else (constant(key), None, None))
             elif self.is_unbound(p):
                 assert isinstance(p, ast.Var)
                 self.loops += 1

@@ -20,6 +20,7 @@ from .compiler import FuncRef, RuleNode
 from .errors import RegoCompileError, RegoTypeError, RegoUnsafeVarError
 from .optimize import hoist_checks
 from .rewrite import bind_negated_operands
+from .runtime.helpers import INDEX_TEXT
 from .runtime.values import equal, freeze
 from .safety import ROOTS, has_unbound, iterable_only, reorder_body, stmt_vars, term_vars
 from .with_checks import with_targets
@@ -656,7 +657,7 @@ class BodyEmitter(LineWriter):
             else:
                 cse_key = None
             nxt = self.tmp()
-            if isinstance(p, ast.Scalar) and isinstance(p.value, str):
+            if isinstance(p, ast.Scalar) and isinstance(p.value, str) and not (data_keys and INDEX_TEXT.fullmatch(p.value)):
                 run.append((nxt, self.gen.literal(p.value)))
                 if cse_key is not None:
                     self.cse[cse_key] = nxt

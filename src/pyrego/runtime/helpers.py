@@ -8,6 +8,7 @@ common cases and falls back to these.
 
 from __future__ import annotations
 
+import re
 import time
 from decimal import Decimal
 from typing import Any, Callable, Iterator
@@ -57,6 +58,10 @@ def rt_dinput(ctx: EvalContext, *keys: str) -> list[Any]:
     return [ctx.input, *rt_dpath(ctx.input, *keys)]
 
 
+#: A string key that base data reads as an array index (Go's strconv.Atoi).
+INDEX_TEXT = re.compile(r"[+-]?[0-9]{1,18}")
+
+
 def rt_data_get(value: Any, key: Any) -> Any:
     """``rt_get`` for base data: an object key given as a number matches its string form."""
     got = rt_get(value, key)
@@ -64,6 +69,11 @@ def rt_data_get(value: Any, key: Any) -> Any:
         from .numbers import format_number
 
         return value.get(format_number(key), UNDEF)
+    if got is UNDEF and type(value) is list and type(key) is str and INDEX_TEXT.fullmatch(key):
+        # Base data is a store addressed by path: a string segment indexes an
+        # array when it reads as an integer (data.a["0"], "+1", "00"), as in OPA.
+        index = int(key)
+        return value[index] if 0 <= index < len(value) else UNDEF
     return got
 
 
@@ -246,7 +256,10 @@ def rt_obj_add_member(acc: dict[Any, Any], keys: tuple[Any, ...], member: Any, l
 def rt_builtin_error(ctx: EvalContext, exc: Exception, name: str, location: Location | None) -> Any:
     """A builtin failed: undefined, or an error with strict builtin errors."""
     if isinstance(exc, BuiltinHalt):
-        raise EvalError(f"{name}: {exc}", location, code=exc.code)
+        # A builtin that stopped at the deadline ends the evaluation as the
+        # generated code's own deadline check does.
+        cls = EvalCancelError if exc.code == "eval_cancel_error" else EvalError
+        raise cls(f"{name}: {exc}", location, code=exc.code)
     code = getattr(exc, "code", "eval_builtin_error")
     message = f"{name}: {exc}"
     if ctx.strict:
