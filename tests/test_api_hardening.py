@@ -203,3 +203,19 @@ def test_extension_names_policies_can_call() -> None:
     for bad_arity in (-1, True, 1.0):
         with pytest.raises(pyrego.ArgumentError):
             engine.add_extension("other", bad_arity, lambda x: x)  # type: ignore[arg-type]
+
+
+def test_json_input_keeps_numbers_no_float_holds_and_replaces_lone_surrogates() -> None:
+    # As OPA reads JSON: 1e400 stays 1e400 (not infinity), 30 digits stay exact,
+    # and an unpaired surrogate escape becomes U+FFFD.
+    engine = pyrego.Engine()
+    engine.set_input_json(
+        '{"a": 1e400, "c": 1e-400, "d": 123456789012345678901234567890.5, "f": 2.5,'
+        ' "s": "\\ud800x", "t": "\\udc00", "u": "\\ud83d\\ude00", "\\ud800k": [" \\udfff"]}'
+    )
+    got = engine.eval_query("x := [input.a > 10, input.d - 123456789012345678901234567890, count(input.s), input.f]")
+    assert got["result"][0]["bindings"]["x"] == [True, 0.5, 2, 2.5]
+    text = engine.eval_query_json("x := input")
+    assert '"a":1' + "0" * 400 in text and '"c":1e-400' in text
+    doc = engine.eval_query("x := input")["result"][0]["bindings"]["x"]
+    assert (doc["s"], doc["t"], doc["u"], doc["\ufffdk"]) == ("\ufffdx", "\ufffd", "\U0001f600", [" \ufffd"])

@@ -162,6 +162,19 @@ CASES += [
     Case("query-base-data-array-by-string", {}, 'x := data.a["1"]', {"x": "one"}, data={"a": ["zero", "one"]}),
 ]
 
+# A head value built by a comprehension over a body variable differs per body
+# solution: two solutions giving two values are a conflict.
+_HEAD_COMPREHENSIONS = {
+    "array": "v := [x | true] if { some x in [1, 2] }",
+    "set": "v := {x | true} if { some x in [1, 2] }",
+    "count": "v := count([1 | x > 1]) if { some x in [1, 2] }",
+    "function": "f(a) := [x | true] if { some x in [a, 2] }\nv := f(1)",
+    "object-rule": 'o["k"] := [x | true] if { some x in [1, 2] }\nv := o',
+}
+for _name, _rule in _HEAD_COMPREHENSIONS.items():
+    CASES.append(Case(f"head-comprehension-conflict-{_name}", {"p.rego": f"package p\n{_rule}"}, "x := data.p.v", "eval_conflict_error"))
+CASES.append(Case("head-comprehension-one-value", {"p.rego": "package p\nv := [x | true] if { some x in [1, 1] }"}, "x := data.p.v", {"x": [1]}))
+
 # `every` over a domain that is not a collection is undefined, never true.
 EVERY_POLICY = 'package p\nallow if {{ every role in {dom} {{ role == "admin" }} }}\ndeny if {{ not allow }}'
 EVERY_DOMAINS = {

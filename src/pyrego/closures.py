@@ -140,7 +140,7 @@ class _Planner(TermPlanner):
             builders.insert(0, _matching(matches))
         read = self.head_value(value_t)
         where = rule.location
-        if self.loops == 0 or not (term_vars(value_t, set()) - {v for a in args for v in term_vars(a, set())}):
+        if self.loops == 0 or not (term_vars(value_t, set(), closures=True) - {v for a in args for v in term_vars(a, set())}):
             # The first solution's value ends the search.
             return self.chain(builders, read)
 

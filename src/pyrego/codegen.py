@@ -604,7 +604,7 @@ class ModuleGen:
         else:
             assert head.value is not None
             v = em.term(head.value)
-            stable = em.loops == base_loops or not (term_vars(head.value, set()) - _arg_vars(head))
+            stable = em.loops == base_loops or not (term_vars(head.value, set(), closures=True) - _arg_vars(head))
             if stable:
                 em.returns(v)
             else:

@@ -9,7 +9,7 @@ from decimal import Decimal
 from typing import Any
 
 from ..errors import DataError
-from .numbers import format_number
+from .numbers import exact_number, format_number
 from .values import BoolKey, _CompositeKey, sort_key, thaw
 
 
@@ -89,11 +89,60 @@ def _join(open_: str, close: str, parts: list[str], indent: int | None, level: i
 
 
 def loads(text: str | bytes, *, what: str = "JSON") -> Any:
-    """Parse JSON text into a Rego value (big integers stay exact)."""
+    """Parse JSON text into a Rego value, as OPA reads JSON.
+
+    Big integers and numbers no float holds (``1e400``, 30 digits) stay
+    exact; a lone surrogate escape (``"\\ud800"``) becomes U+FFFD."""
     try:
-        return json.loads(text, parse_constant=_reject_constant)
+        value = json.loads(text, parse_constant=_reject_constant, parse_float=_parse_float)
     except (ValueError, RecursionError) as exc:
         raise DataError(f"malformed {what}: {exc}") from None
+    escaped = text if isinstance(text, str) else text.decode("utf-8", errors="replace")
+    if "\\ud" in escaped or "\\uD" in escaped:
+        value = _replace_lone_surrogates(value)
+    return value
+
+
+def _parse_float(text: str) -> Any:
+    f = float(text)
+    if repr(f) == text:
+        return f  # the usual case: the text is the float's own
+    if f - f != 0 or (not f and any(c in "123456789" for c in text.partition("e")[0].partition("E")[0])):
+        # Past the float range (1e400) or below it (1e-400): the exact number.
+        return exact_number(Decimal(text))
+    from .numbers import literal_number
+
+    return literal_number(Decimal(text)) if "." in text or "e" in text or "E" in text else f
+
+
+def _replace_lone_surrogates(value: Any) -> Any:
+    """``value`` with each unpaired surrogate in its strings made U+FFFD (a loop: values may be deep)."""
+
+    def fix(s: str) -> str:
+        return s.encode("utf-16", "surrogatepass").decode("utf-16", "replace") if _LONE_SURROGATE.search(s) else s
+
+    root = [value]
+    stack: list[Any] = [root]
+    while stack:
+        container = stack.pop()
+        if type(container) is list:
+            for i, v in enumerate(container):
+                if type(v) is str:
+                    container[i] = fix(v)
+                elif type(v) is list or type(v) is dict:
+                    stack.append(v)
+        else:
+            for k in list(container):
+                v = container[k]
+                if type(v) is str:
+                    v = fix(v)
+                elif type(v) is list or type(v) is dict:
+                    stack.append(v)
+                nk = fix(k)
+                if nk is not k:
+                    del container[k]
+                container[nk] = v
+    return root[0]
 
 
 def _reject_constant(name: str) -> Any:
