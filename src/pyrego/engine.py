@@ -215,7 +215,8 @@ class Engine:
         self._program: Program | None = None
         # Each entry holds its program: a program lives while anything that
         # runs its code can still reach it (see Program.__del__).
-        self._rule_fns: dict[str, tuple[Program, str] | str] = {}
+        # (namespace, function name, program), or (None, query text, None).
+        self._rule_fns: dict[str, tuple[Any, str, Program | None]] = {}
         self._queries: BoundedDict[str, _Query] = BoundedDict(QUERIES_KEPT)
         # print() output not taken yet; the oldest lines go past PRINTS_KEPT.
         self._prints: deque[str] = deque(maxlen=PRINTS_KEPT)
@@ -226,9 +227,8 @@ class Engine:
         self._extensions: dict[str, Any] = {}
         self._extension_ids: dict[str, tuple[int, int]] = {}
         self._config: EvalConfig | None = None
-        # The last evaluation's context, for the next one to reuse. A list
-        # taken from with pop(): one thread at a time can have a context.
-        self._spare: list[EvalContext] = []
+        # The last evaluation's context, for the next one to reuse.
+        self._spare: EvalContext | None = None
         # Changes to the policies and the program built from them (not taken
         # when evaluating a compiled program: the hot path has no lock).
         self._lock = threading.Lock()
@@ -519,19 +519,19 @@ class Engine:
             # entry goes with the table they replaced.
             entry = self._resolve_rule(path)
             rule_fns[path] = entry
-        if isinstance(entry, str):
-            return self._eval_rule_by_query(entry, input)
+        namespace, name, program = entry
+        if namespace is None:
+            return self._eval_rule_by_query(name, input)
         # Looked up by name each time: a hot program's code is recompiled
         # in its fast form (codegen_tiers), which replaces the function.
-        program, name = entry
-        fn = program.namespace[name]
+        fn = namespace[name]
         # Reuse the last evaluation's context when no other call holds it
-        # (making one is a large part of a small policy's cost). pop() takes
-        # it atomically: two threads never share one.
-        try:
-            ctx = self._spare.pop()
-        except IndexError:
-            ctx = None
+        # (making one is a large part of a small policy's cost). Read and
+        # cleared with nothing between: the interpreter switches threads only
+        # at calls and backward jumps, so two threads never take the same one
+        # (tests/test_threads.py checks it with a 10 us switch interval).
+        ctx = self._spare
+        self._spare = None
         if ctx is not None and ctx.cfg is self._config:
             ctx.input = self._input if input is _NO_INPUT else input
             ctx.data = self._data
@@ -547,13 +547,12 @@ class Engine:
             self._attach_source(err)
             raise
         except RecursionError:
-            too_deep = EvalRecursionError("evaluation exceeded the maximum depth", _rule_location(program, name))
+            too_deep = EvalRecursionError("evaluation exceeded the maximum depth", _rule_location(program, name) if program else None)
             self._attach_source(too_deep)
             raise too_deep from None
         except Exception as exc:  # a bug must still surface as a pyrego error
             raise EvalError(f"internal error: {type(exc).__name__}: {exc}", code="eval_internal_error") from exc
-        if not self._spare:
-            self._spare.append(ctx)
+        self._spare = ctx
         t = type(value)
         if t is bool or t is str or t is int or t is float or value is None or value is UNDEF:
             return value
@@ -562,17 +561,17 @@ class Engine:
         except RecursionError:
             raise _too_deep() from None
 
-    def _resolve_rule(self, path: str) -> tuple[Program, str] | str:
-        """The rule function for ``path``, or the text of a query reading it."""
+    def _resolve_rule(self, path: str) -> tuple[Any, str, Program | None]:
+        """The rule function for ``path`` (its namespace, name and program), or the text of a query reading it."""
         parts = rule_path(path)
         prog = self._get_program()
         name = prog.rule_functions.get(parts)  # type: ignore[arg-type]
         if name is None:
             # Base data, part of a document, or no rule at all: a query built
             # from the checked parts, never from the caller's text.
-            return "__rule_value__ = data" + "".join(f"[{json.dumps(p)}]" for p in parts)
+            return None, "__rule_value__ = data" + "".join(f"[{json.dumps(p)}]" for p in parts), None
         prog.function(name)  # compiled now, so that evaluations find the real function
-        return prog, name
+        return prog.namespace, name, prog
 
     def _eval_rule_by_query(self, query: str, input: Any) -> Any:
         solutions = list(self._execute(self._compile_query(query), input))
@@ -672,7 +671,7 @@ class Engine:
         new._queries = self._queries.copy()
         new._prints = deque(maxlen=PRINTS_KEPT)
         new._config = None
-        new._spare = []
+        new._spare = None
         new._lock = threading.Lock()
         return new
 
