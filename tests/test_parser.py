@@ -800,7 +800,7 @@ def test_metadata_annotations() -> None:
     )
     a, b, c = m.annotations
     assert a.scope == "package" and a.data["title"] == "The package"
-    assert a.data["custom"] == {"on": "yes", "when": "2020-01-01"}  # YAML 1.2 scalars, like OPA's yaml.v3
+    assert a.data["custom"] == {"on": "yes", "when": "2020-01-01T00:00:00Z"}  # YAML 1.2 scalars; dates as OPA gives them
     assert (a.location.row, a.location.col) == (1, 1)
     assert b.scope == "document" and b.data["entrypoint"] is True
     assert c.scope == "rule" and c.data == {"description": "q"} and c.location.row == 14

@@ -177,8 +177,10 @@ _CaseLoader.add_constructor("tag:yaml.org,2002:float", _construct_float)  # type
 
 
 def load_yaml(text: str) -> Any:
-    """Parse YAML text with the conformance loader."""
-    return yaml.load(text, Loader=_CaseLoader)  # noqa: S506 - a SafeLoader subclass
+    """Parse YAML text with the conformance loader (aliases checked, see yaml_safe)."""
+    from .yaml_safe import load
+
+    return load(text, _CaseLoader)
 
 
 # ---------------------------------------------------------------- cases

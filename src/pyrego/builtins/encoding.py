@@ -13,10 +13,12 @@ import re
 from decimal import Decimal
 from typing import Any
 
+from ..runtime.context import EvalContext
 from ..runtime.convert import to_json_value
 from ..runtime.numbers import format_number, parse_number
 from ._goutil import from_bytes, go_quote, quote_char, to_bytes, valid_utf8
 from .jwk import Base64Error, go_b64decode
+from .limits import MAX_STRING, Deadline, check_string_size
 from .registry import BuiltinError, OperandTypeError, builtin, operand_error
 
 # ---------------------------------------------------------------- base64
@@ -151,13 +153,23 @@ def _go_json_string(s: str) -> str:
 
 def go_json_dumps(value: Any, indent: str | None = None, prefix: str = "") -> str:
     """Go's ``json.Marshal`` / ``json.MarshalIndent`` of a Rego value (OPA's ``ast.JSON``
-    first: sets become sorted arrays, object keys strings, keys sorted)."""
+    first: sets become sorted arrays, object keys strings, keys sorted).
+
+    Indented, each line repeats the prefix and the indent once per level: a
+    deep value or a long indent multiplies the text, so the whitespace is
+    counted against :data:`~.limits.MAX_STRING` as it is laid out."""
     parts: list[str] = []
-    _emit(to_json_value(value), indent, "\n" + prefix, parts)
+    _emit(to_json_value(value), indent, "\n" + prefix, parts, [MAX_STRING] if indent is not None else None)
     return "".join(parts)
 
 
-def _emit(v: Any, indent: str | None, nl: str, out: list[str]) -> None:
+def _spend(budget: list[int], lines: int, width: int) -> None:
+    budget[0] -= lines * width
+    if budget[0] < 0:
+        check_string_size(MAX_STRING + 1, "the indented JSON text")
+
+
+def _emit(v: Any, indent: str | None, nl: str, out: list[str], budget: list[int] | None = None) -> None:
     t = type(v)
     if t is str:
         out.append(_go_json_string(v))
@@ -172,12 +184,15 @@ def _emit(v: Any, indent: str | None, nl: str, out: list[str]) -> None:
             out.append("[]")
             return
         out.append("[")
-        inner = nl + indent if indent is not None else ""
+        inner = ""
+        if indent is not None:
+            _spend(budget, len(v) + 1, len(nl) + len(indent))  # type: ignore[arg-type]
+            inner = nl + indent
         for i, x in enumerate(v):
             if i:
                 out.append(",")
             out.append(inner)
-            _emit(x, indent, inner if indent is not None else nl, out)
+            _emit(x, indent, inner if indent is not None else nl, out, budget)
         if indent is not None:
             out.append(nl)
         out.append("]")
@@ -186,7 +201,10 @@ def _emit(v: Any, indent: str | None, nl: str, out: list[str]) -> None:
             out.append("{}")
             return
         out.append("{")
-        inner = nl + indent if indent is not None else ""
+        inner = ""
+        if indent is not None:
+            _spend(budget, len(v) + 1, len(nl) + len(indent))  # type: ignore[arg-type]
+            inner = nl + indent
         sep = ": " if indent is not None else ":"
         for i, k in enumerate(sorted(v, key=lambda k: to_bytes(k))):
             if i:
@@ -194,7 +212,7 @@ def _emit(v: Any, indent: str | None, nl: str, out: list[str]) -> None:
             out.append(inner)
             out.append(_go_json_string(k))
             out.append(sep)
-            _emit(v[k], indent, inner if indent is not None else nl, out)
+            _emit(v[k], indent, inner if indent is not None else nl, out, budget)
         if indent is not None:
             out.append(nl)
         out.append("}")
@@ -238,6 +256,7 @@ def json_marshal_with_options(x: Any, opts: Any) -> str:
     pretty = implicit_pretty if explicit is None else explicit
     if not pretty:
         return go_json_dumps(x)
+
     # MarshalIndent does not prefix the first line; OPA adds it.
     return prefix + go_json_dumps(x, indent, prefix)
 
@@ -250,9 +269,10 @@ def _reject(c: str) -> Any:
     raise ValueError(c)
 
 
-def go_json_loads(text: str) -> Any:
+def go_json_loads(text: str, deadline: Deadline | None = None) -> Any:
     """Parse JSON as OPA's ``util.UnmarshalJSON`` does (Go's decoder, then one
-    more token must not follow); errors carry Go's messages."""
+    more token must not follow); errors carry Go's messages. A large text is
+    parsed with ``deadline`` counting its numbers (one Python call each)."""
     s = text
     i = 0
     n = len(s)
@@ -260,8 +280,9 @@ def go_json_loads(text: str) -> Any:
         i += 1
     if i == n:
         raise BuiltinError("EOF")
+    decoder = _DECODER if deadline is None or n < _LARGE else _counting_decoder(deadline)
     try:
-        value, end = _DECODER.raw_decode(s, i)
+        value, end = decoder.raw_decode(s, i)
     except (ValueError, RecursionError):
         raise BuiltinError(_scan_error(s, i)) from None
     if end < n and s[end] in ".eE" and type(value) in (int, float):
@@ -271,6 +292,17 @@ def go_json_loads(text: str) -> Any:
     if end < n:
         _check_trailing(s, end)
     return _fix_strings(value) if _needs_fix(s) else value
+
+
+_LARGE = 1 << 20  # characters of JSON text worth counting
+
+
+def _counting_decoder(deadline: Deadline) -> json.JSONDecoder:
+    def number(text: str) -> Any:
+        deadline.tick()
+        return parse_number(text)
+
+    return json.JSONDecoder(parse_float=number, parse_int=number, parse_constant=_reject)
 
 
 def _needs_fix(s: str) -> bool:
@@ -462,9 +494,10 @@ class _Scanner:
         return self.b[self.i]
 
 
-@builtin("json.unmarshal", 1)
-def json_unmarshal(x: Any) -> Any:
-    return go_json_loads(_string(x))
+@builtin("json.unmarshal", 1, cancellable=True)
+def json_unmarshal(ctx: EvalContext, x: Any) -> Any:
+    text = _string(x)
+    return go_json_loads(text, Deadline(ctx) if len(text) >= _LARGE else None)
 
 
 @builtin("json.is_valid", 1)

@@ -5,6 +5,11 @@ scalars: ``yes``/``on``/``y`` are booleans, ``017`` is octal, timestamps stay
 strings) plus a conversion to JSON (map keys become strings). PyYAML parses
 the text (libyaml when available, whose error texts go-yaml shares); scalar
 resolution and the JSON conversion follow go-yaml here, not PyYAML.
+
+Documents whose aliases expand too much fail as in Go (see
+:mod:`pyrego.yaml_safe`); decoding counts its nodes against the evaluation's
+deadline; integers that do not fit 64 bits are read as Go reads them (a
+float64, else a string), never parsed in full.
 """
 
 from __future__ import annotations
@@ -20,8 +25,11 @@ from typing import Any
 import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
+from ..runtime.context import EvalContext
 from ..runtime.convert import to_json_value
-from ._goutil import format_float_g, from_bytes, go_quote, valid_utf8
+from ..yaml_safe import AliasingError, check_aliasing
+from ._goutil import format_float_g, from_bytes, go_quote, int_to_decimal, valid_utf8
+from .limits import Deadline
 from .registry import BuiltinError, builtin, operand_error
 
 _Loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -55,6 +63,7 @@ _TS_RX = re.compile(
 )
 _INT64 = 1 << 63
 _UINT64 = 1 << 64
+_MAX_DIGITS = {2: 64, 8: 22, 10: 20, 16: 16}
 
 
 def _go_parse_int(text: str) -> int | None:
@@ -69,6 +78,9 @@ def _go_parse_int(text: str) -> int | None:
         digits = body[2:] if kind in "xob" else body[1:]
     else:
         base, digits = 10, body
+    digits = digits.lstrip("0")
+    if len(digits) > _MAX_DIGITS[base]:
+        return None  # too large for 64 bits (and too long for int() to read)
     v = sign * int(digits or "0", base)
     if -_INT64 <= v < _INT64:
         return v
@@ -117,7 +129,7 @@ def _resolve(text: str) -> tuple[bool, Any]:
             f = float(plain)
             if not math.isinf(f):
                 return False, f
-        if plain.startswith(("0b", "-0b")):
+        if plain.startswith(("0b", "-0b")) and len(plain) <= 67:
             try:
                 v = int(plain.replace("0b", ""), 2)
                 if -_INT64 <= v < _UINT64:
@@ -188,13 +200,15 @@ def _scalar(node: ScalarNode) -> Any:
     raise _YamlError(f"cannot decode !!str `{text}` as a {tag.replace('tag:yaml.org,2002:', '!!')}")
 
 
-def _convert(node: Node, depth: int = 0) -> Any:
+def _convert(node: Node, depth: int = 0, deadline: Deadline | None = None) -> Any:
     if depth > 10000:
         raise _YamlError("exceeded max depth of 10000")
     if isinstance(node, ScalarNode):
         return _scalar(node)
+    if deadline is not None:
+        deadline.tick(len(node.value) + 1)
     if isinstance(node, SequenceNode):
-        return [_convert(n, depth + 1) for n in node.value]
+        return [_convert(n, depth + 1, deadline) for n in node.value]
     assert isinstance(node, MappingNode)
     out: dict[Any, Any] = {}
     for k, v in node.value:
@@ -203,7 +217,7 @@ def _convert(node: Node, depth: int = 0) -> Any:
             continue
         if not isinstance(k, ScalarNode):
             raise _YamlError(f"invalid map key: {_go_repr(_convert(k, depth + 1))}")
-        out[_key(_scalar(k), v, depth)] = _convert(v, depth + 1)
+        out[_key(_scalar(k), v, depth)] = _convert(v, depth + 1, deadline)
     return out
 
 
@@ -289,13 +303,14 @@ def _yaml_error(e: yaml.YAMLError) -> str:
     return f"yaml: {where}{problem}"
 
 
-def _documents(text: str, first_only: bool) -> list[Any]:
+def _documents(text: str, first_only: bool, deadline: Deadline) -> list[Any]:
     loader = _GoLoader(text)
     docs: list[Any] = []
     try:
         while loader.check_node():
             node = loader.get_node()
-            docs.append(None if node is None else _check_json(_convert(node)))
+            check_aliasing(node, text, deadline.tick)
+            docs.append(None if node is None else _check_json(_convert(node, 0, deadline)))
             if first_only:
                 break
         if not docs:
@@ -305,25 +320,27 @@ def _documents(text: str, first_only: bool) -> list[Any]:
     return docs
 
 
-@builtin("yaml.unmarshal", 1)
-def yaml_unmarshal(x: Any) -> Any:
+@builtin("yaml.unmarshal", 1, cancellable=True)
+def yaml_unmarshal(ctx: EvalContext, x: Any) -> Any:
     if type(x) is not str:
         raise operand_error(1, x, "string")
     try:
-        return _documents(valid_utf8(x), first_only=True)[0]
+        return _documents(valid_utf8(x), True, Deadline(ctx))[0]
+    except AliasingError as e:
+        raise BuiltinError(f"yaml: {e}") from None
     except yaml.YAMLError as e:
         raise BuiltinError(_yaml_error(e)) from None
     except (_YamlError, RecursionError) as e:
         raise BuiltinError(f"yaml: {e}" if not str(e).startswith(("json:", "unsupported")) else str(e)) from None
 
 
-@builtin("yaml.is_valid", 1)
-def yaml_is_valid(x: Any) -> bool:
+@builtin("yaml.is_valid", 1, cancellable=True)
+def yaml_is_valid(ctx: EvalContext, x: Any) -> bool:
     if type(x) is not str:
         return False
     # Every document must parse (newer OPA: content after the first one counts too).
     try:
-        _documents(valid_utf8(x), first_only=False)
+        _documents(valid_utf8(x), False, Deadline(ctx))
     except (yaml.YAMLError, _YamlError, RecursionError):
         return False
     return True
@@ -409,7 +426,10 @@ def _node(v: Any) -> Node:
     if t is int:
         if -_INT64 <= v < _UINT64:
             return ScalarNode(_INT, str(v))
-        return ScalarNode(_FLOAT, format_float_g(float(v)))
+        if v.bit_length() <= 1024:
+            return ScalarNode(_FLOAT, format_float_g(float(v)))
+        # Beyond float64, Go's YAML reads the JSON digits as a string: all of them.
+        return ScalarNode(_STR, int_to_decimal(v))
     if t is float:
         if v.is_integer() and abs(v) < 2**63:
             return ScalarNode(_INT, str(int(v)))

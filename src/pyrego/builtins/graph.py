@@ -2,6 +2,9 @@
 
 A graph is an object from node to an array or set of neighbours; nodes may
 be any value (object keys and set members are frozen, see ``values``).
+
+Both stop at the evaluation's deadline: a graph can have exponentially many
+paths.
 """
 
 from __future__ import annotations
@@ -9,7 +12,9 @@ from __future__ import annotations
 from collections import deque
 from typing import Any
 
+from ..runtime.context import EvalContext
 from ..runtime.values import ArrayKey, freeze
+from .limits import Deadline
 from .registry import OperandTypeError, builtin, operand_error
 
 
@@ -41,32 +46,38 @@ def _type(x: Any) -> str:
 _MISSING = object()
 
 
-@builtin("graph.reachable", 2)
-def graph_reachable(graph: Any, initial: Any) -> frozenset[Any]:
+@builtin("graph.reachable", 2, cancellable=True)
+def graph_reachable(ctx: EvalContext, graph: Any, initial: Any) -> frozenset[Any]:
     queue = deque(_operands(graph, initial))
     reached: set[Any] = set()
+    deadline = Deadline(ctx) if len(graph) > 64 else None
     while queue:
         node = queue.popleft()
         edges = graph.get(node, _MISSING)
         if edges is _MISSING:
             continue  # not in the graph: not reached
-        for neighbor in _vertices(edges):
+        neighbors = _vertices(edges)
+        if deadline is not None:
+            deadline.tick(len(neighbors) + 1)
+        for neighbor in neighbors:
             if neighbor not in reached:
                 queue.append(neighbor)
         reached.add(node)
     return frozenset(reached)
 
 
-@builtin("graph.reachable_paths", 2)
-def graph_reachable_paths(graph: Any, initial: Any) -> frozenset[Any]:
+@builtin("graph.reachable_paths", 2, cancellable=True)
+def graph_reachable_paths(ctx: EvalContext, graph: Any, initial: Any) -> frozenset[Any]:
     roots = _operands(graph, initial)
     paths: set[Any] = set()
+    deadline = Deadline(ctx)
 
     def build(start: Any, first: Any) -> None:
         # depth-first over (node, path so far, nodes on the path), without recursion
         stack: list[tuple[Any, tuple[Any, ...], frozenset[Any]]] = [(start, (first,), frozenset([first]))]
         while stack:
             root, path, reached = stack.pop()
+            deadline.tick(len(path) + 1)
             edges = graph.get(root, _MISSING)
             if edges is _MISSING:
                 paths.add(ArrayKey(path))  # a node outside the graph ends the path before it

@@ -1,4 +1,12 @@
-"""``http.send``: a real HTTP(S) client with OPA's request options, caching and errors."""
+"""``http.send``: a real HTTP(S) client with OPA's request options, caching and errors.
+
+A request's timeout covers the whole exchange (connecting, the headers and
+the body), as Go's ``Client.Timeout`` does, and is cut to the time left
+before the evaluation's deadline: a request stopped by that deadline ends
+the evaluation with ``eval_cancel_error`` (whatever ``raise_error`` says),
+and is not cached. YAML bodies are read with the alias limit of
+:mod:`pyrego.yaml_safe`.
+"""
 
 from __future__ import annotations
 
@@ -18,7 +26,7 @@ from urllib.parse import urljoin, urlsplit
 from ..runtime.numbers import parse_number
 from ..runtime.values import freeze, thaw
 from .jwk import go_json_marshal, pem_blocks
-from .registry import BuiltinError, OperandTypeError, builtin, operand_error
+from .registry import BuiltinCancel, BuiltinError, OperandTypeError, builtin, operand_error
 
 ALLOWED_KEYS = (
     "method",
@@ -461,7 +469,7 @@ class _Request:
                 conn.putheader("Content-Length", str(len(body)))
             conn.endheaders(body or None)
             resp = conn.getresponse()
-            data = resp.read()
+            data = _read_body(conn, resp, deadline, method, url)
             headers: dict[str, list[str]] = {}
             for name, value in resp.getheaders():
                 lname = name.lower()
@@ -505,6 +513,39 @@ def _is_json(headers: dict[str, list[str]]) -> bool:
     return major == "application" and (minor == "json" or minor.endswith("+json"))
 
 
+def _read_body(
+    conn: http.client.HTTPConnection, resp: http.client.HTTPResponse, deadline: float | None, method: str, url: str
+) -> bytes:
+    """The response body, read before ``deadline`` (a socket timeout alone
+    restarts with every chunk a slow server sends)."""
+    if deadline is None:
+        return resp.read()
+    chunks: list[bytes] = []
+    while True:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise NetworkError(
+                method,
+                url,
+                "context deadline exceeded (Client.Timeout or context cancellation while reading body)",
+                timeout=True,
+            )
+        if conn.sock is not None:
+            conn.sock.settimeout(left)
+        try:
+            chunk = resp.read1(1 << 16)
+        except TimeoutError:
+            raise NetworkError(
+                method,
+                url,
+                "context deadline exceeded (Client.Timeout or context cancellation while reading body)",
+                timeout=True,
+            ) from None
+        if not chunk:
+            return b"".join(chunks)
+        chunks.append(chunk)
+
+
 def _decode_body(data: bytes, as_json: bool, as_yaml: bool) -> Any:
     text = data.decode("utf-8", "replace")
     if as_json:
@@ -514,9 +555,9 @@ def _decode_body(data: bytes, as_json: bool, as_yaml: bool) -> Any:
             return None
     if as_yaml:
         try:
-            import yaml
+            from ..yaml_safe import load
 
-            return _yaml_value(yaml.safe_load(text))
+            return _yaml_value(load(text))
         except Exception:
             return None
     return None
@@ -619,19 +660,30 @@ def _send(ctx: Any, req: dict[Any, Any]) -> dict[str, Any]:
             result = _response(s_status, s_reason, s_headers, s_data, force_json, force_yaml)
             cache[key] = ("ok", result)
             return result
+    eval_deadline = ctx.deadline if ctx is not None else None
     try:
         request = _Request(req, allow)
         retries = _retries(req)
         attempt = 0
         while True:
             deadline = time.monotonic() + request.timeout if request.timeout > 0 else None
+            cut = eval_deadline is not None and (deadline is None or eval_deadline <= deadline)
+            if cut:
+                deadline = eval_deadline
+                if time.monotonic() >= eval_deadline:  # type: ignore[operator]
+                    raise BuiltinCancel(f"{request.method} {request.url}: evaluation timed out")
             try:
                 status, reason, headers, data = request.execute(deadline)
                 break
-            except NetworkError:
+            except NetworkError as exc:
+                if cut and (exc.timeout or time.monotonic() >= eval_deadline):  # type: ignore[operator]
+                    raise BuiltinCancel(f"{request.method} {request.url}: evaluation timed out") from None
                 if attempt >= retries:
                     raise
-                time.sleep(min(0.1 * (1.6**attempt), 60.0))
+                pause = min(0.1 * (1.6**attempt), 60.0)
+                if eval_deadline is not None and time.monotonic() + pause >= eval_deadline:
+                    raise BuiltinCancel(f"{request.method} {request.url}: evaluation timed out") from None
+                time.sleep(pause)
                 attempt += 1
     except (NetworkError, BuiltinError) as exc:
         cache[key] = ("err", exc)

@@ -4,6 +4,11 @@ Go keeps IPv4 addresses inside IPv6 as ``::ffff:a.b.c.d`` and treats such
 "v4-mapped" addresses and networks as IPv4 when comparing (``To4``). Here a
 network is normalised the same way: ``(first address, bits, prefix)`` with
 bits 32 for IPv4 (v4-mapped included) and 128 for other IPv6.
+
+``net.cidr_expand`` stops at the evaluation's deadline, as OPA's does, and
+refuses networks of more than :data:`~.limits.MAX_CIDR_EXPAND` addresses;
+``net.cidr_merge`` and ``net.cidr_contains_matches`` stop at the deadline.
+``net.lookup_ip_addr`` waits for the resolver no longer than the time left.
 """
 
 from __future__ import annotations
@@ -11,14 +16,15 @@ from __future__ import annotations
 import functools
 import ipaddress
 import socket
+import threading
 from typing import Any
 
 from ..runtime.context import EvalContext
 from ..runtime.values import freeze, make_set, thaw
-from .registry import BuiltinError, builtin, operand_error
+from .limits import MAX_CIDR_EXPAND, Deadline
+from .registry import BuiltinCancel, BuiltinError, builtin, operand_error
 
 _V4_MAPPED = 0xFFFF << 32
-_EXPAND_LIMIT = 1 << 24  # addresses; a larger expansion would exhaust memory
 
 
 class _Net:
@@ -141,15 +147,25 @@ def net_cidr_is_valid(x: Any) -> bool:
     return True
 
 
-@builtin("net.cidr_expand", 1)
-def net_cidr_expand(x: Any) -> frozenset[Any]:
+@builtin("net.cidr_expand", 1, cancellable=True)
+def net_cidr_expand(ctx: EvalContext, x: Any) -> frozenset[Any]:
     if type(x) is not str:
         raise operand_error(1, x, "string")
     n = parse_cidr(x)
     size = 1 << (n.bits - n.prefix)
-    if size > _EXPAND_LIMIT:
-        raise BuiltinError(f"{x} has too many addresses to expand ({size})")
-    return frozenset(_ip_string(v, n.bits) for v in range(n.first, n.first + size))
+    if size > MAX_CIDR_EXPAND:
+        raise BuiltinError(f"{x} has {size} addresses, more than the limit of {MAX_CIDR_EXPAND} to expand")
+    deadline = Deadline(ctx, "timed out before generating all IP addresses")
+    out: set[str] = set()
+    step = 1 << 12
+    for start in range(n.first, n.first + size, step):
+        deadline.tick(step)
+        stop = min(start + step, n.first + size)
+        if n.bits == 32:
+            out.update(f"{v >> 24}.{v >> 16 & 255}.{v >> 8 & 255}.{v & 255}" for v in range(start, stop))
+        else:
+            out.update(_ip_string(v, 128) for v in range(start, stop))
+    return frozenset(out)
 
 
 def _match_items(operand: int, x: Any) -> list[tuple[Any, Any]]:
@@ -174,14 +190,16 @@ def _match_items(operand: int, x: Any) -> list[tuple[Any, Any]]:
     return []
 
 
-@builtin("net.cidr_contains_matches", 2)
-def net_cidr_contains_matches(cidrs: Any, cidrs_or_ips: Any) -> frozenset[Any]:
+@builtin("net.cidr_contains_matches", 2, cancellable=True)
+def net_cidr_contains_matches(ctx: EvalContext, cidrs: Any, cidrs_or_ips: Any) -> frozenset[Any]:
     left = _match_items(1, cidrs)
     right = _match_items(2, cidrs_or_ips)
     out = set()
     nets: dict[Any, _Net] = {}
+    deadline = Deadline(ctx)
     for c1, i1 in left:
         key = freeze(c1)
+        deadline.tick(len(right) + 1)
         for c2, i2 in right:
             n1 = nets.get(key)
             if n1 is None:
@@ -242,8 +260,8 @@ def _range_to_cidrs(first: int, last: int) -> list[str]:
     return out
 
 
-@builtin("net.cidr_merge", 1)
-def net_cidr_merge(x: Any) -> frozenset[Any]:
+@builtin("net.cidr_merge", 1, cancellable=True)
+def net_cidr_merge(ctx: EvalContext, x: Any) -> frozenset[Any]:
     t = type(x)
     if t is list:
         items = x
@@ -251,25 +269,59 @@ def net_cidr_merge(x: Any) -> frozenset[Any]:
         items = [thaw(k) for k in x]
     else:
         raise BuiltinError("operand must be an array")
-    ranges = [_merge_item(v) for v in items]
+    deadline = Deadline(ctx)
+    ranges = []
+    for v in items:
+        deadline.tick(16)  # parsing a network is the costly step
+        ranges.append(_merge_item(v))
     ranges.sort(key=lambda r: (r.last, r.first))
     # merge right to left, as OPA does: a range that touches or overlaps the
-    # previous one (in order of last address) absorbs it
-    i = len(ranges) - 1
-    while i > 0:
-        cur, prev = ranges[i], ranges[i - 1]
-        before = cur.first if cur.first in (0, _V4_MAPPED) else cur.first - 1
-        if before <= prev.last:
-            ranges[i - 1] = _Range(min(prev.first, cur.first), cur.last, None)
-            del ranges[i]
-        i -= 1
+    # previous one (in order of last address) absorbs it (collected on a
+    # stack: deleting from the list would make this quadratic)
+    merged: list[_Range] = []
+    if ranges:
+        cur = ranges[-1]
+        for prev in reversed(ranges[:-1]):
+            before = cur.first if cur.first in (0, _V4_MAPPED) else cur.first - 1
+            if before <= prev.last:
+                cur = _Range(min(prev.first, cur.first), cur.last, None)
+            else:
+                merged.append(cur)
+                cur = prev
+        merged.append(cur)
+        merged.reverse()
     out: list[str] = []
-    for r in ranges:
+    for r in merged:
+        deadline.tick()
         out.extend([r.text] if r.text is not None else _range_to_cidrs(r.first, r.last))
     return make_set(out)
 
 
 # ---------------------------------------------------------------- lookup
+
+
+def _resolve(ctx: EvalContext, name: str) -> list[Any]:
+    """``getaddrinfo``, given up at the evaluation's deadline (the resolver
+    itself cannot be interrupted: it finishes in a thread of its own)."""
+    if ctx.deadline is None:
+        return socket.getaddrinfo(name, None, proto=socket.IPPROTO_TCP)
+    left = Deadline(ctx, f"lookup {name}: evaluation timed out").seconds_left()
+    box: dict[str, Any] = {}
+
+    def lookup() -> None:
+        try:
+            box["infos"] = socket.getaddrinfo(name, None, proto=socket.IPPROTO_TCP)
+        except BaseException as e:  # noqa: BLE001 - handed to the caller
+            box["error"] = e
+
+    worker = threading.Thread(target=lookup, daemon=True)
+    worker.start()
+    worker.join(left)
+    if worker.is_alive():
+        raise BuiltinCancel(f"lookup {name}: evaluation timed out")
+    if "error" in box:
+        raise box["error"]
+    return box["infos"]  # type: ignore[no-any-return]
 
 
 @builtin("net.lookup_ip_addr", 1, needs_context=True, nondeterministic=True)
@@ -284,7 +336,7 @@ def net_lookup_ip_addr(ctx: EvalContext, name: Any) -> frozenset[Any]:
     if hit is not None:
         return hit  # type: ignore[no-any-return]
     try:
-        infos = socket.getaddrinfo(name, None, proto=socket.IPPROTO_TCP)
+        infos = _resolve(ctx, name)
     except (socket.gaierror, UnicodeError) as e:
         if isinstance(e, socket.gaierror) and e.errno in (socket.EAI_NONAME, getattr(socket, "EAI_NODATA", -5)):
             raise BuiltinError(f"lookup {name}: no such host") from None

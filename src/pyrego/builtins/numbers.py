@@ -1,7 +1,9 @@
 """Number builtins: numbers.range, numbers.range_step, bits.*, rand.intn.
 
 Integers are exact at any size (Python ints behave like Go's big.Int here,
-two's complement included for the bitwise operations).
+two's complement included for the bitwise operations). ``bits.lsh`` refuses
+results of more than :data:`~.limits.MAX_INT_BITS` bits (OPA has no limit:
+``bits.lsh(1, 1e10)`` would take over a gigabyte).
 """
 
 from __future__ import annotations
@@ -11,7 +13,8 @@ import time
 from typing import Any
 
 from ..runtime.context import EvalContext
-from .registry import BuiltinError, BuiltinHalt, builtin
+from .limits import check_int_bits
+from .registry import BuiltinCancel, BuiltinError, builtin
 from .types import bigint_operand, int_operand, operand_msg, str_operand
 
 _CHUNK = 1 << 20
@@ -35,7 +38,7 @@ def _range(ctx: EvalContext, start: int, stop: int, step: int) -> list[int]:
     deadline = ctx.deadline
     for i in range(0, len(values), _CHUNK):
         if deadline is not None and time.monotonic() > deadline:
-            raise BuiltinHalt("timed out before generating all numbers in range", "eval_cancel_error")
+            raise BuiltinCancel("timed out before generating all numbers in range")
         out.extend(values[i : i + _CHUNK])
     return out
 
@@ -89,7 +92,10 @@ def _shift(b: Any) -> int:
 @builtin("bits.lsh", 2)
 def bits_lsh(a: Any, b: Any) -> int:
     x = bigint_operand(a, 1)
-    return x << _shift(b)
+    n = _shift(b)
+    if x and n > 64:
+        check_int_bits(x.bit_length() + n, "the result")
+    return x << n
 
 
 @builtin("bits.rsh", 2)

@@ -4,13 +4,18 @@ object.union, object.union_n, object.subset.
 Objects hold frozen keys (see :mod:`pyrego.runtime.values`), so every key
 that comes from an argument is frozen before it is looked up. Results are new
 dicts; arguments are never changed (nested values may be shared).
+
+``object.union_n`` and ``object.subset`` (whose array case compares every
+offset) stop at the evaluation's deadline.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from ..runtime.context import EvalContext
 from ..runtime.values import equal, freeze
+from .limits import TICK, Deadline
 from .registry import OperandTypeError, builtin
 from .types import arr_operand, elem_err, obj_operand, type_err
 
@@ -104,27 +109,54 @@ def object_union(a: Any, b: Any) -> dict[Any, Any]:
     return _merge(obj_operand(a, 1), obj_operand(b, 2))
 
 
-@builtin("object.union_n", 1)
-def object_union_n(objs: Any) -> dict[Any, Any]:
+def _merge_into(out: dict[Any, Any], b: dict[Any, Any], owned: dict[int, Any], deadline: Deadline | None) -> None:
+    """:func:`_merge` in place: ``out`` and the nested objects in ``owned``
+    were made here and may change; any other object is copied first."""
+    if deadline is not None:
+        deadline.tick(len(b) + 1)
+    for k, v in b.items():
+        old = out.get(k, _MISSING)
+        if type(old) is dict and type(v) is dict:
+            if id(old) not in owned:
+                old = out[k] = dict(old)
+                owned[id(old)] = old
+            _merge_into(old, v, owned, deadline)
+        else:
+            out[k] = v
+
+
+@builtin("object.union_n", 1, cancellable=True)
+def object_union_n(ctx: EvalContext, objs: Any) -> dict[Any, Any]:
     arr = arr_operand(objs, 1)
     for o in arr:
         if type(o) is not dict:
             raise elem_err(1, arr, o, "object")
-    result: dict[Any, Any] = {}
+    if len(arr) <= 64:
+        result: dict[Any, Any] = {}
+        for o in arr:
+            result = _merge(result, o)
+        return result
+    # One result merged in place: a new object per step would be quadratic.
+    result = {}
+    owned: dict[int, Any] = {}
+    deadline = Deadline(ctx) if len(arr) > 64 else None
     for o in arr:
-        result = _merge(result, o)
+        _merge_into(result, o, owned, deadline)
     return result
 
 
 # ---------------------------------------------------------------- object.subset
 
 
-def _array_subset(sup: Any, sub: Any) -> bool:
+def _array_subset(sup: Any, sub: Any, ctx: EvalContext) -> bool:
     """``sub`` appears as a contiguous run inside ``sup``."""
     n, m = len(sup), len(sub)
     if m > n:
         return False
+    deadline = Deadline(ctx) if (n - m) * m > TICK else None
     for start in range(n - m + 1):
+        if deadline is not None:
+            deadline.tick(m)
         for j in range(m):
             if not equal(sup[start + j], sub[j]):
                 break
@@ -133,7 +165,7 @@ def _array_subset(sup: Any, sub: Any) -> bool:
     return False
 
 
-def _object_subset(sup: dict[Any, Any], sub: dict[Any, Any]) -> bool:
+def _object_subset(sup: dict[Any, Any], sub: dict[Any, Any], ctx: EvalContext) -> bool:
     for k, sv in sub.items():
         pv = sup.get(k, _MISSING)
         if pv is _MISSING:
@@ -142,34 +174,34 @@ def _object_subset(sup: dict[Any, Any], sub: dict[Any, Any]) -> bool:
             continue
         tp, ts = type(pv), type(sv)
         if tp is dict and ts is dict:
-            if not _object_subset(pv, sv):
+            if not _object_subset(pv, sv, ctx):
                 return False
         elif (tp is frozenset or tp is set) and (ts is frozenset or ts is set):
             if not sv <= pv:
                 return False
         elif (tp is list or tp is tuple) and (ts is list or ts is tuple):
-            if not _array_subset(pv, sv):
+            if not _array_subset(pv, sv, ctx):
                 return False
         else:
             return False
     return True
 
 
-@builtin("object.subset", 2)
-def object_subset(sup: Any, sub: Any) -> bool:
+@builtin("object.subset", 2, cancellable=True)
+def object_subset(ctx: EvalContext, sup: Any, sub: Any) -> bool:
     """Whether ``sub`` is contained in ``sup``: recursively for objects, as a
     subset for sets, as a contiguous run for arrays, and for an array and a
     set, whether every member of the set occurs in the array."""
     tp, ts = type(sup), type(sub)
     if tp is dict and ts is dict:
-        return _object_subset(sup, sub)
+        return _object_subset(sup, sub, ctx)
     sup_set = tp is frozenset or tp is set
     sub_set = ts is frozenset or ts is set
     if sup_set and sub_set:
         return sub <= sup  # type: ignore[no-any-return]
     sup_arr = tp is list or tp is tuple
     if sup_arr and (ts is list or ts is tuple):
-        return _array_subset(sup, sub)
+        return _array_subset(sup, sub, ctx)
     if sup_arr and sub_set:
         return sub <= {freeze(v) for v in sup}  # type: ignore[no-any-return]
     raise OperandTypeError("both arguments object.subset must be of the same type or array and set")

@@ -4,6 +4,10 @@ OPA uses Go's ``regexp`` (RE2 syntax, linear time). google-re2 gives the same
 engine; matching runs on the UTF-8 bytes, as in Go, so offsets and the
 "empty match right after a match" rules are Go's. Compile errors carry Go's
 texts (``error parsing regexp: missing closing ]: `[a```).
+
+Each match is one RE2 call, so the builtins that loop over matches
+(``regex.find_n``, ``regex.find_all_string_submatch_n``, ``regex.split``,
+``regex.replace``) and ``regex.globs_match`` stop at the evaluation's deadline.
 """
 
 from __future__ import annotations
@@ -13,7 +17,9 @@ from typing import Any
 
 from re2 import _re2  # type: ignore[import-untyped]
 
+from ..runtime.context import EvalContext
 from ._goutil import from_bytes, to_bytes
+from .limits import MAX_STRING, TICK, Deadline, check, check_string_size
 from .regex_glob import globs_match
 from .registry import BuiltinError, OperandTypeError, builtin, operand_error
 
@@ -117,7 +123,7 @@ def _rune_width(b: bytes, pos: int) -> int:
     return 1
 
 
-def find_all(r: _Regexp, b: bytes, n: int) -> list[list[tuple[int, int]]]:
+def find_all(r: _Regexp, b: bytes, n: int, ctx: EvalContext | None = None) -> list[list[tuple[int, int]]]:
     """Go's ``allMatches``: up to ``n`` (all when negative) matches as span lists;
     an empty match right after the previous match is skipped."""
     if n < 0:
@@ -132,6 +138,8 @@ def find_all(r: _Regexp, b: bytes, n: int) -> list[list[tuple[int, int]]]:
         start, stop = spans[0]
         if start < 0:
             break
+        if ctx is not None and not len(out) % TICK:
+            check(ctx)
         accept = True
         if stop == pos:
             if start == prev_end:
@@ -173,8 +181,8 @@ def regex_is_valid(pattern: Any) -> bool:
     return True
 
 
-@builtin("regex.split", 2)
-def regex_split(pattern: Any, value: Any) -> list[str]:
+@builtin("regex.split", 2, cancellable=True)
+def regex_split(ctx: EvalContext, pattern: Any, value: Any) -> list[str]:
     r = compile_regex(_string(pattern, 1))
     b = to_bytes(_string(value, 2))
     if not b:
@@ -182,7 +190,7 @@ def regex_split(pattern: Any, value: Any) -> list[str]:
     parts: list[str] = []
     beg = 0
     end = 0
-    for spans in find_all(r, b, -1):
+    for spans in find_all(r, b, -1, ctx):
         end = spans[0][0]
         if spans[0][1] != 0:
             parts.append(from_bytes(b[beg:end]))
@@ -192,22 +200,23 @@ def regex_split(pattern: Any, value: Any) -> list[str]:
     return parts
 
 
-@builtin("regex.find_n", 3)
-def regex_find_n(pattern: Any, value: Any, number: Any) -> list[str]:
+@builtin("regex.find_n", 3, cancellable=True)
+def regex_find_n(ctx: EvalContext, pattern: Any, value: Any, number: Any) -> list[str]:
     p = _string(pattern, 1)
     b = to_bytes(_string(value, 2))
     n = _int(number, 3)
     r = compile_regex(p)
-    return [from_bytes(b[s[0][0] : s[0][1]]) for s in find_all(r, b, n)]
+    return [from_bytes(b[s[0][0] : s[0][1]]) for s in find_all(r, b, n, ctx)]
 
 
-@builtin("regex.find_all_string_submatch_n", 3)
-def regex_find_all_string_submatch_n(pattern: Any, value: Any, number: Any) -> list[list[str]]:
+@builtin("regex.find_all_string_submatch_n", 3, cancellable=True)
+def regex_find_all_string_submatch_n(ctx: EvalContext, pattern: Any, value: Any, number: Any) -> list[list[str]]:
     p = _string(pattern, 1)
     b = to_bytes(_string(value, 2))
     n = _int(number, 3)
     r = compile_regex(p)
-    return [[from_bytes(b[x:y]) if x >= 0 else "" for x, y in spans] for spans in find_all(r, b, n)]
+    matches = find_all(r, b, n, ctx)
+    return [[from_bytes(b[x:y]) if x >= 0 else "" for x, y in spans] for spans in matches]
 
 
 def _expand(template: bytes, r: _Regexp, src: bytes, spans: list[tuple[int, int]]) -> bytes:
@@ -260,8 +269,8 @@ def _extract(t: bytes) -> tuple[bytes | None, int, bytes]:
     return nb, num, rest
 
 
-@builtin("regex.replace", 3)
-def regex_replace(base: Any, pattern: Any, value: Any) -> str:
+@builtin("regex.replace", 3, cancellable=True)
+def regex_replace(ctx: EvalContext, base: Any, pattern: Any, value: Any) -> str:
     s = _string(base, 1)
     p = _string(pattern, 2)
     v = _string(value, 3)
@@ -274,11 +283,17 @@ def regex_replace(base: Any, pattern: Any, value: Any) -> str:
     search = 0
     n = len(src)
     match = r.re.Match
+    matches = 0
     while search <= n:
         spans = match(_UNANCHORED, src, search, n)
         a0, a1 = spans[0]
         if a0 < 0:
             break
+        matches += 1
+        if not matches % TICK:
+            check(ctx)
+        if len(out) > MAX_STRING:
+            check_string_size(len(out), "the result")
         out += src[last_end:a0]
         # no replacement for an empty match right after the previous match
         if a1 > last_end or a0 == 0:
@@ -368,6 +383,6 @@ def regex_template_match(template: Any, value: Any, delim_start: Any, delim_end:
     return r.re.Match(_UNANCHORED, b, 0, len(b))[0][0] >= 0  # type: ignore[no-any-return]
 
 
-@builtin("regex.globs_match", 2)
-def regex_globs_match(glob1: Any, glob2: Any) -> bool:
-    return globs_match(_string(glob1, 1), _string(glob2, 2))
+@builtin("regex.globs_match", 2, cancellable=True)
+def regex_globs_match(ctx: EvalContext, glob1: Any, glob2: Any) -> bool:
+    return globs_match(_string(glob1, 1), _string(glob2, 2), Deadline(ctx))

@@ -4,11 +4,21 @@ OPA delegates to github.com/yashtewari/glob-intersection. Its globs know
 characters, ``.`` (any character), ``[...]`` sets with ranges, and the flags
 ``+`` and ``*`` on the preceding token; ``\\`` escapes. This is the same
 (greedy, not always complete) algorithm, so answers agree with OPA's.
+
+A set is kept as sorted, disjoint ranges of code points (``[\x00-\U0010ffff]``
+is one range, not a million characters), and the search, which can take
+exponential time on some pairs of globs, counts its steps against the
+evaluation's deadline.
 """
 
 from __future__ import annotations
 
+import bisect
+
+from .limits import Deadline
 from .registry import BuiltinError
+
+_Ranges = tuple[tuple[int, int], ...]
 
 _CHAR, _DOT, _SET = 0, 1, 2
 _NONE, _PLUS, _STAR = 0, 1, 2
@@ -17,7 +27,7 @@ _NONE, _PLUS, _STAR = 0, 1, 2
 class _Token:
     __slots__ = ("kind", "flag", "rune", "runes")
 
-    def __init__(self, kind: int, rune: str = "", runes: frozenset[str] = frozenset()) -> None:
+    def __init__(self, kind: int, rune: str = "", runes: _Ranges = ()) -> None:
         self.kind = kind
         self.flag = _NONE
         self.rune = rune
@@ -33,6 +43,36 @@ class _Token:
         return True
 
 
+def _in_ranges(c: str, ranges: _Ranges) -> bool:
+    code = ord(c)
+    i = bisect.bisect_right(ranges, (code, 0x110000)) - 1
+    return i >= 0 and ranges[i][0] <= code <= ranges[i][1]
+
+
+def _ranges_meet(a: _Ranges, b: _Ranges) -> bool:
+    i = j = 0
+    while i < len(a) and j < len(b):
+        if a[i][1] < b[j][0]:
+            i += 1
+        elif b[j][1] < a[i][0]:
+            j += 1
+        else:
+            return True
+    return False
+
+
+def _normal_ranges(ranges: list[tuple[int, int]]) -> _Ranges:
+    """Sorted, with overlapping and adjacent ranges joined."""
+    out: list[tuple[int, int]] = []
+    for lo, hi in sorted(ranges):
+        if out and lo <= out[-1][1] + 1:
+            if hi > out[-1][1]:
+                out[-1] = (out[-1][0], hi)
+        else:
+            out.append((lo, hi))
+    return tuple(out)
+
+
 def _match(a: _Token, b: _Token) -> bool:
     if a.kind > b.kind:
         a, b = b, a
@@ -41,10 +81,10 @@ def _match(a: _Token, b: _Token) -> bool:
             return a.rune == b.rune
         if b.kind == _DOT:
             return True
-        return a.rune in b.runes
+        return _in_ranges(a.rune, b.runes)
     if a.kind == _DOT:
         return True
-    return not a.runes.isdisjoint(b.runes)
+    return _ranges_meet(a.runes, b.runes)
 
 
 class _Invalid(Exception):
@@ -90,7 +130,7 @@ def _tokenize(s: str) -> list[_Token]:
 
 
 def _tokenize_set(i: int, s: str) -> tuple[int, _Token]:
-    runes: set[str] = set()
+    runes: list[tuple[int, int]] = []
     prev = ""
     prev_exists = False
     complete = False
@@ -100,7 +140,7 @@ def _tokenize_set(i: int, s: str) -> tuple[int, _Token]:
             break
         i, r, escaped = nr
         if escaped:
-            runes.add(r)
+            runes.append((ord(r), ord(r)))
             prev, prev_exists = r, True
         elif r == "-":
             if not prev_exists:
@@ -114,16 +154,16 @@ def _tokenize_set(i: int, s: str) -> tuple[int, _Token]:
                 raise _Invalid(i, "range character '-' cannot be followed by a special symbol")
             if r < prev:
                 raise _Invalid(i, f"range is out of order: '{r}' comes before '{prev}' in Unicode")
-            runes.update(chr(x) for x in range(ord(prev), ord(r) + 1))
+            runes.append((ord(prev), ord(r)))
             prev_exists = False
         elif r == "]":
             complete = True
         else:
-            runes.add(r)
+            runes.append((ord(r), ord(r)))
             prev, prev_exists = r, True
     if not complete:
         raise _Invalid(i, "found [ without matching ]")
-    return i, _Token(_SET, runes=frozenset(runes))
+    return i, _Token(_SET, runes=_normal_ranges(runes))
 
 
 def _simplify(tokens: list[_Token]) -> list[_Token]:
@@ -161,7 +201,8 @@ def _trim(g1: list[_Token], g2: list[_Token]) -> tuple[list[_Token], list[_Token
     return g1[left : r1 + 1], g2[left : r2 + 1]
 
 
-def _normal(g1: list[_Token], g2: list[_Token]) -> bool:
+def _normal(g1: list[_Token], g2: list[_Token], dl: Deadline) -> bool:
+    dl.tick()
     i = 0
     n = min(len(g1), len(g2))
     while i < n:
@@ -169,34 +210,34 @@ def _normal(g1: list[_Token], g2: list[_Token]) -> bool:
             if not _match(g1[i], g2[i]):
                 return False
         else:
-            return _special(g1[i:], g2[i:])
+            return _special(g1[i:], g2[i:], dl)
         i += 1
     return i == len(g1) and i == len(g2)
 
 
-def _special(g1: list[_Token], g2: list[_Token]) -> bool:
+def _special(g1: list[_Token], g2: list[_Token], dl: Deadline) -> bool:
     if g1[0].flag != _NONE:
-        return _plus(g1, g2) if g1[0].flag == _PLUS else _star(g1, g2)
-    return _plus(g2, g1) if g2[0].flag == _PLUS else _star(g2, g1)
+        return _plus(g1, g2, dl) if g1[0].flag == _PLUS else _star(g1, g2, dl)
+    return _plus(g2, g1, dl) if g2[0].flag == _PLUS else _star(g2, g1, dl)
 
 
-def _plus(plussed: list[_Token], other: list[_Token]) -> bool:
+def _plus(plussed: list[_Token], other: list[_Token], dl: Deadline) -> bool:
     if not other:
         # Go indexes other[0] and panics; OPA reports no intersection then
         raise IndexError
     if not _match(plussed[0], other[0]):
         return False
-    if _star(plussed, other[1:]):
+    if _star(plussed, other[1:], dl):
         return True
-    return other[0].flag != _NONE and _normal(plussed[1:], other)
+    return other[0].flag != _NONE and _normal(plussed[1:], other, dl)
 
 
-def _star(starred: list[_Token], other: list[_Token]) -> bool:
+def _star(starred: list[_Token], other: list[_Token], dl: Deadline) -> bool:
     star = starred[0]
     nxt = starred[1] if len(starred) > 1 else None
     for i, t in enumerate(other):
         if nxt is not None and _match(t, nxt):
-            if _normal(starred[1:], other[i:]):
+            if _normal(starred[1:], other[i:], dl):
                 return True
             if not _match(t, star):
                 return False
@@ -212,14 +253,14 @@ def _parse(glob: str) -> list[_Token]:
         raise BuiltinError(f"input:{glob}, pos:{e.pos}, {e.msg}: the input provided is invalid") from None
 
 
-def globs_match(a: str, b: str) -> bool:
+def globs_match(a: str, b: str, deadline: Deadline | None = None) -> bool:
     g1 = _parse(a)
     g2 = _parse(b)
     trimmed = _trim(g1, g2)
     if trimmed is None:
         return False
     try:
-        return _normal(*trimmed)
+        return _normal(*trimmed, deadline or Deadline(None))
     except IndexError:
         return False
     except RecursionError:

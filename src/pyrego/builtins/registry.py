@@ -16,6 +16,12 @@ Builtins that need the evaluation (``time.now_ns`` is fixed per query,
 ``rand.intn`` is stable per query, ``print`` writes to the engine's output,
 ``http.send`` caches) are registered with ``needs_context=True`` and take the
 :class:`~pyrego.runtime.context.EvalContext` as their first argument.
+
+Builtins whose work grows with their input are registered with
+``cancellable=True``: they take the context too, for the evaluation's
+deadline (see :mod:`.limits`), and raise :class:`BuiltinCancel` once it has
+passed. Called with their arguments alone (outside an evaluation), they run
+without a deadline.
 """
 
 from __future__ import annotations
@@ -47,6 +53,14 @@ class BuiltinHalt(Exception):
     def __init__(self, message: str, code: str = "eval_builtin_error") -> None:
         super().__init__(message)
         self.code = code
+
+
+class BuiltinCancel(BuiltinHalt):
+    """The evaluation's deadline passed while a builtin worked: the evaluation
+    ends with :class:`pyrego.EvalCancelError`."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, "eval_cancel_error")
 
 
 def operand_error(position: int, value: Any, *expected: str) -> OperandTypeError:
@@ -90,16 +104,61 @@ def builtin(
     needs_context: bool = False,
     nondeterministic: bool = False,
     relation: bool = False,
+    cancellable: bool = False,
 ) -> Callable[[F], F]:
     """Register the decorated function as the builtin ``name``."""
 
     def register(fn: F) -> F:
         if name in REGISTRY:
             raise ValueError(f"builtin {name} registered twice")
-        REGISTRY[name] = Builtin(name, fn, arity, needs_context, nondeterministic, relation)
+        call: Callable[..., Any] = fn
+        if cancellable:
+            call = _context_optional(fn, arity)
+        REGISTRY[name] = Builtin(name, call, arity, needs_context or cancellable, nondeterministic, relation)
         return fn
 
     return register
+
+
+_NO_ARG = object()
+
+
+def _context_optional(fn: Callable[..., Any], arity: int) -> Callable[..., Any]:
+    """``fn(ctx, *args)`` that may also be called as ``fn(*args)``, without a
+    deadline. A fixed signature per arity keeps the evaluation's call cheap."""
+
+    def plain() -> Any:
+        from ..runtime.context import EvalContext
+
+        return EvalContext()
+
+    call: Callable[..., Any]
+    if arity == 1:
+
+        def call(a: Any, b: Any = _NO_ARG) -> Any:
+            return fn(plain(), a) if b is _NO_ARG else fn(a, b)
+
+    elif arity == 2:
+
+        def call(a: Any, b: Any, c: Any = _NO_ARG) -> Any:
+            return fn(plain(), a, b) if c is _NO_ARG else fn(a, b, c)
+
+    elif arity == 3:
+
+        def call(a: Any, b: Any, c: Any, d: Any = _NO_ARG) -> Any:
+            return fn(plain(), a, b, c) if d is _NO_ARG else fn(a, b, c, d)
+
+    else:
+
+        def call(*args: Any) -> Any:
+            return fn(plain(), *args) if len(args) == arity else fn(*args)
+
+    call.__module__ = fn.__module__
+    call.__name__ = fn.__name__
+    call.__qualname__ = fn.__qualname__
+    call.__doc__ = fn.__doc__
+    call.__wrapped__ = fn  # type: ignore[union-attr]
+    return call
 
 
 def lookup(name: str) -> Builtin | None:

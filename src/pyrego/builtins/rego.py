@@ -9,11 +9,12 @@ any rule (a query) sees.
 
 from __future__ import annotations
 
+import math
 import re
 from typing import Any
 
 from .. import ast
-from ..errors import RegoError
+from ..errors import RegoCompileError, RegoError
 from .registry import BuiltinError, builtin, operand_error
 
 
@@ -194,7 +195,34 @@ def module_json(module: ast.Module) -> dict[str, Any]:
 
 def metadata_value(md: Any, op: str, rule: ast.Rule) -> Any:
     """The constant value of ``rego.metadata.chain()`` / ``rule()`` inside
-    ``rule``, from the compiled tree's annotations ``md``."""
+    ``rule``, from the compiled tree's annotations ``md``.
+
+    An annotation holding ``.nan`` or ``.inf`` is refused here: OPA keeps such
+    a number but cannot compare, print or return it (every use but a few
+    ends in an internal error), and pyrego has no number that behaves so."""
+    value = _metadata_value(md, op, rule)
+    bad = _non_finite(value)
+    if bad is not None:
+        raise RegoCompileError(f'{op}: json: invalid number literal "{bad}"', rule.location)
+    return value
+
+
+def _non_finite(v: Any) -> str | None:
+    t = type(v)
+    if t is float and not math.isfinite(v):
+        return "NaN" if math.isnan(v) else ("+Inf" if v > 0 else "-Inf")
+    if t is dict:
+        v = v.values()
+    elif t is not list:
+        return None
+    for x in v:
+        bad = _non_finite(x)
+        if bad is not None:
+            return bad
+    return None
+
+
+def _metadata_value(md: Any, op: str, rule: ast.Rule) -> Any:
     own = md.rules.get(rule.location)
     path = md.rule_paths.get(rule.location, ())
     docs = md.documents.get(path, [])

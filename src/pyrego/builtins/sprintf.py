@@ -9,6 +9,10 @@ re-implements the part of ``fmt`` those types reach: flags ``+ - # 0 space``,
 width and precision (also ``*``), explicit argument indexes ``%[n]d``, every
 verb, and Go's error notes (``%!d(string=x)``, ``%!d(MISSING)``,
 ``%!(EXTRA ...)``, ``%!(NOVERB)``, ``%!d(BADINDEX)``).
+
+Integers print in full at any size up to :data:`~.limits.MAX_INT_BITS`, and
+the padding that widths and precisions add counts against
+:data:`~.limits.MAX_STRING` (Go allows 10**7 per verb).
 """
 
 from __future__ import annotations
@@ -20,6 +24,8 @@ from typing import Any
 
 from ..runtime.numbers import format_number
 from ..runtime.values import freeze, sort_key, thaw
+from ._goutil import int_to_decimal
+from .limits import MAX_STRING, check_string_size
 from .registry import builtin
 from .sprintf_float import format_float, sharp_float
 from .types import INT64_MAX, INT64_MIN, type_err
@@ -78,7 +84,7 @@ def format_value(value: Any) -> str:
     if value is None:
         return "null"
     if t is int:
-        return str(value)
+        return int_to_decimal(value)
     if t is float or t is Decimal:
         return format_number(value)
     if t is list or t is tuple:
@@ -167,12 +173,21 @@ class _Printer:
         self.arg: _GoArg | None = None
         self.reordered = False
         self.good_arg_num = True
+        self.grown = 0
+
+    def grow(self, n: int) -> None:
+        """Count ``n`` characters a width or precision adds (Go allows up to
+        10**7 per verb, so a short format could build gigabytes)."""
+        self.grown += n
+        if self.grown > MAX_STRING:
+            check_string_size(self.grown, "the formatted string")
 
     # -- padding
 
     def write_padding(self, n: int) -> None:
         if n <= 0:
             return
+        self.grow(n)
         f = self.f
         self.buf.append(("0" if f.zero and not f.minus else " ") * n)
 
@@ -350,6 +365,7 @@ class _Printer:
                 prec -= 1
         digits = _digits(u, base, upper)
         if len(digits) < prec:
+            self.grow(prec - len(digits))
             digits = "0" * (prec - len(digits)) + digits
         if f.sharp:
             if base == 2:
@@ -375,6 +391,7 @@ class _Printer:
         prec = 4
         if f.prec_present and f.prec > 4:
             prec = f.prec
+            self.grow(prec)
         text = "U+" + format(u, "X").rjust(prec, "0")
         if f.sharp and u <= 0x10FFFF and not 0xD800 <= u <= 0xDFFF and chr(u).isprintable():
             text += " '" + chr(u) + "'"
@@ -409,6 +426,7 @@ class _Printer:
                 zeros = f.prec - len(digits)
             elif digits == "0" and f.prec == 0:
                 return
+        self.grow(zeros)
         left = right = 0
         length = len(sign) + len(prefix) + zeros + len(digits)
         if f.wid_present and length < f.wid:
@@ -419,6 +437,7 @@ class _Printer:
                 zeros = d
             else:
                 left = d
+            self.grow(d)
         self.buf.append(" " * left + sign + prefix + "0" * zeros + digits + " " * right)
 
     # -- float64
@@ -437,6 +456,7 @@ class _Printer:
         f = self.f
         if f.prec_present:
             prec = f.prec
+            self.grow(prec)
         num = format_float(v, verb, prec)
         num = num if num[0] in "+-" else "+" + num
         if f.space and num[0] == "+" and not f.plus:
@@ -480,7 +500,7 @@ def _rune_char(v: int) -> str:
 
 def _digits(u: int, base: int, upper: bool) -> str:
     if base == 10:
-        return str(u)
+        return int_to_decimal(u)
     spec = {2: "b", 8: "o", 16: "X" if upper else "x"}[base]
     return format(u, spec)
 

@@ -5,6 +5,11 @@ Python's own indexing fits. Case mapping follows Go's per-character mapping
 (no context, no expansion: ``upper("ß") == "ß"``). ``trim_space`` trims the
 characters Go's ``unicode.IsSpace`` names, which differ a little from
 Python's ``str.isspace``.
+
+Strings a builtin builds (``replace``, ``strings.replace_n``, ``concat``) are
+refused beyond :data:`~.limits.MAX_STRING` characters; ``indexof_n`` and
+``strings.replace_n`` (a callback per match) stop at the evaluation's
+deadline.
 """
 
 from __future__ import annotations
@@ -13,7 +18,9 @@ import re
 from functools import lru_cache
 from typing import Any
 
+from ..runtime.context import EvalContext
 from ..runtime.values import sorted_values, thaw, type_name
+from .limits import MAX_STRING, TICK, Deadline, check, check_string_size
 from .registry import BuiltinError, BuiltinHalt, builtin
 from .sprintf import format_value
 from .types import elem_err, int_operand, obj_operand, operand_msg, str_operand, type_err
@@ -57,18 +64,26 @@ def indexof(s: Any, sub: Any) -> int:
     return text.find(search)
 
 
-@builtin("indexof_n", 2)
-def indexof_n(s: Any, sub: Any) -> list[int]:
+@builtin("indexof_n", 2, cancellable=True)
+def indexof_n(ctx: EvalContext, s: Any, sub: Any) -> list[int]:
     """Every index where ``sub`` starts, overlapping matches included."""
     text = str_operand(s, 1)
     search = str_operand(sub, 2)
     if not search:
         raise BuiltinError("empty search character")
     out = []
-    i = text.find(search)
+    find = text.find
+    i = find(search)
+    if len(text) <= TICK:
+        while i >= 0:
+            out.append(i)
+            i = find(search, i + 1)
+        return out
     while i >= 0:
         out.append(i)
-        i = text.find(search, i + 1)
+        if not len(out) % TICK:
+            check(ctx)
+        i = find(search, i + 1)
     return out
 
 
@@ -140,6 +155,9 @@ def concat(delim: Any, coll: Any) -> str:
     if items is not coll:
         # Sets join in sorted order, as OPA iterates them.
         items.sort()
+    if len(sep) > 16 and len(sep) * len(items) > MAX_STRING >> 4:
+        # A long separator repeated many times: count before building.
+        check_string_size(len(sep) * (len(items) - 1) + sum(map(len, items)), "the result")
     return sep.join(items)
 
 
@@ -231,11 +249,18 @@ def split_n(s: Any, delim: Any, n: Any) -> list[str]:
 @builtin("replace", 3)
 def replace(s: Any, old: Any, new: Any) -> str:
     text = str_operand(s, 1)
-    return text.replace(str_operand(old, 2), str_operand(new, 3))
+    o = str_operand(old, 2)
+    n = str_operand(new, 3)
+    if (len(text) + 1) * (len(n) + 1) > MAX_STRING and len(n) > len(o):
+        # It might grow past the limit: count the matches (an empty old
+        # string matches between every two characters, as in Go).
+        hits = len(text) + 1 if not o else text.count(o)
+        check_string_size(len(text) + hits * (len(n) - len(o)), "the result")
+    return text.replace(o, n)
 
 
-@builtin("strings.replace_n", 2)
-def replace_n(patterns: Any, s: Any) -> str:
+@builtin("strings.replace_n", 2, cancellable=True)
+def replace_n(ctx: EvalContext, patterns: Any, s: Any) -> str:
     """Replace every key of ``patterns`` by its value, in one left-to-right pass.
 
     At each position the first matching key in sorted order wins (Go's
@@ -247,18 +272,36 @@ def replace_n(patterns: Any, s: Any) -> str:
     if not table:
         return text
     pairs = []
+    longest = 0
     for k, v in table.items():
         if type(k) is not str:
             raise operand_msg(1, "non-string key found in pattern object")
         if type(v) is not str:
             raise operand_msg(1, "non-string value found in pattern object")
         pairs.append((k, v))
+        if len(v) > longest:
+            longest = len(v)
     pairs.sort()
     if len(pairs) == 1:
-        return text.replace(pairs[0][0], pairs[0][1])
+        return replace(text, pairs[0][0], pairs[0][1])  # type: ignore[no-any-return]
     mapping = dict(pairs)
     pattern = _alternation(tuple(k for k, _ in pairs))
-    return pattern.sub(lambda m: mapping[m.group(0)], text)
+    if len(text) <= TICK and (len(text) + 1) * longest <= MAX_STRING:
+        return pattern.sub(lambda m: mapping[m.group(0)], text)
+    # One call per match: count the result's size, and the time, as it is built.
+    deadline = Deadline(ctx)
+    size = len(text)
+
+    def substitute(m: re.Match[str]) -> str:
+        nonlocal size
+        v = mapping[m.group(0)]
+        size += len(v) - (m.end() - m.start())
+        if size > MAX_STRING:
+            check_string_size(size, "the result")
+        deadline.tick()
+        return v
+
+    return pattern.sub(substitute, text)
 
 
 @lru_cache(maxsize=256)

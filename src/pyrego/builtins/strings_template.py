@@ -14,6 +14,10 @@ string/number/bool/nil literals, and the functions ``and or not len index
 slice eq ne lt le gt ge print printf println html js urlquery``. ``define``,
 ``template`` and ``block`` are not supported (an error, as an undefined
 template is in Go).
+
+``range`` over a number and nested ranges can repeat a template's text
+without end: rendering counts its steps against the evaluation's deadline
+and its text against :data:`~.limits.MAX_STRING`.
 """
 
 from __future__ import annotations
@@ -22,6 +26,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..runtime.context import EvalContext
+from .limits import MAX_STRING, TICK, check, check_string_size
 from .registry import BuiltinError, builtin
 from .strings_template_values import (
     ARITY,
@@ -407,9 +413,18 @@ def _unquote(tok: str, line: int) -> str:
 
 
 class _State:
-    def __init__(self, data: Any) -> None:
+    def __init__(self, data: Any, ctx: EvalContext | None = None) -> None:
         self.out: list[str] = []
         self.vars: list[tuple[str, Any]] = [("$", data)]
+        self.ctx = ctx
+        self.size = 0  # characters written
+        self.steps = 0  # nodes executed
+
+    def write(self, text: str) -> None:
+        self.out.append(text)
+        self.size += len(text)
+        if self.size > MAX_STRING:
+            check_string_size(self.size, "the rendered text")
 
     def lookup(self, name: str) -> Any:
         for n, v in reversed(self.vars):
@@ -534,14 +549,17 @@ def _call(st: _State, name: str, operands: list[_Operand], dot: Any, final: Any,
 
 def _execute(st: _State, nodes: list[_Node], dot: Any) -> None:
     for node in nodes:
+        st.steps += 1
+        if not st.steps % TICK and st.ctx is not None:
+            check(st.ctx)
         k = node.kind
         if k == "text":
-            st.out.append(node.text)
+            st.write(node.text)
         elif k == "action":
             assert node.pipe is not None
             value = _eval_pipe(st, node.pipe, dot)
             if not node.pipe.decls:
-                st.out.append(go_print(value))
+                st.write(go_print(value))
         elif k == "if" or k == "with":
             assert node.pipe is not None
             mark = len(st.vars)
@@ -571,17 +589,21 @@ def _exec_range(st: _State, node: _Node, dot: Any) -> None:
     finally:
         pipe.decls = decls
     t = type(value)
+    pairs: Any
     if t is list:
-        pairs: list[tuple[Any, Any]] = list(enumerate(value))
+        pairs = list(enumerate(value))
     elif t is dict:
         pairs = [(k, value[k]) for k in sorted(value)]
     elif value is None or value is NO_VALUE:
         pairs = []
     elif t is int:
-        pairs = [(i, i) for i in range(value)]
+        if len(decls) > 1:
+            last = pipe.cmds[-1].args[-1]  # Go names the last argument
+            raise at(ExecError(f"can't use {go_print(value)} to iterate over more than one variable"), last.pos, last.text)
+        pairs = zip(range(value), range(value)) if value > 0 else []  # lazily: it may be huge
     else:
         raise at(ExecError(f"range can't iterate over {go_print(value)}"), pipe.pos, pipe.text)
-    if not pairs:
+    if pairs == []:
         _execute(st, node.orelse, dot)
         return
     for key, elem in pairs:
@@ -602,10 +624,10 @@ def _exec_range(st: _State, node: _Node, dot: Any) -> None:
     del st.vars[mark:]
 
 
-def render(template: str, data: Any) -> str:
+def render(template: str, data: Any, ctx: EvalContext | None = None) -> str:
     """Render a Go template over Go JSON values; raise TemplateError on failure."""
     nodes = _Parser(template).parse()
-    st = _State(data)
+    st = _State(data, ctx)
     try:
         _execute(st, nodes, data)
     except (_Break, _Continue):
@@ -624,11 +646,11 @@ def render(template: str, data: Any) -> str:
     return "".join(st.out).replace("<no value>", "<undefined>")
 
 
-@builtin("strings.render_template", 2)
-def render_template(template: Any, variables: Any) -> str:
+@builtin("strings.render_template", 2, cancellable=True)
+def render_template(ctx: EvalContext, template: Any, variables: Any) -> str:
     text = str_operand(template, 1)
     data = to_go(obj_operand(variables, 2))
     try:
-        return render(text, data)
+        return render(text, data, ctx)
     except TemplateError as exc:
         raise BuiltinError(str(exc))

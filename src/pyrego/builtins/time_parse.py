@@ -133,9 +133,9 @@ def _atoi(s: str) -> int:
     i = 0
     while i < len(s) and "0" <= s[i] <= "9":
         i += 1
-    if i == 0 and s or i != len(s):
+    if i == 0 and s or i != len(s) or len(s.lstrip("0")) > 19:
         raise _Bad
-    x = int(s) if s else 0
+    x = int(s.lstrip("0") or "0") if s else 0
     if x >= 1 << 63:
         raise _Bad
     return -x if neg else x
@@ -442,7 +442,9 @@ def parse_duration(orig: str, quoted: str | None = None) -> int:
         while i < len(s) and "0" <= s[i] <= "9":
             i += 1
         pre = i > 0
-        v = int(s[:i]) if pre else 0
+        if len(s[:i].lstrip("0")) > 19:
+            raise bad  # overflows int64 (and is too long for int() to read)
+        v = int(s[:i].lstrip("0") or "0") if pre else 0
         if v > 1 << 63:
             raise bad
         s = s[i:]

@@ -3,13 +3,19 @@
 The document itself comes first (path ``[]``), then each child in turn,
 depth first: array elements by index, object members in key order (OPA's
 order), set members in sorted order with the member itself as the path step.
+
+Each pair's path is a new array, so the output grows with the document's
+size times its depth: the walk counts every path step against the
+evaluation's deadline.
 """
 
 from __future__ import annotations
 
 from typing import Any, Iterator
 
+from ..runtime.context import EvalContext
 from ..runtime.values import sort_key, thaw
+from .limits import TICK, check
 from .registry import builtin
 
 
@@ -29,19 +35,32 @@ def _children(value: Any) -> list[tuple[Any, Any]] | None:
     return None
 
 
-def walk_pairs(value: Any) -> Iterator[list[Any]]:
+def walk_pairs(value: Any, ctx: EvalContext | None = None) -> Iterator[list[Any]]:
     """Yield ``[path, value]`` for ``value`` and everything inside it."""
     # An explicit stack keeps deep documents clear of Python's recursion limit.
     stack: list[tuple[list[Any], Any]] = [([], value)]
+    work = 0  # path steps made since the deadline was last checked
     while stack:
         path, node = stack.pop()
+        work += len(path) + 1
+        if work > TICK and ctx is not None:
+            work = 0
+            check(ctx)
         yield [path, node]
         children = _children(node)
         if children:
+            if len(children) > TICK and ctx is not None:
+                # a wide node: check the deadline as its paths are made too
+                for i in range(len(children) - 1, -1, -1):
+                    if not i % TICK:
+                        check(ctx)
+                    step, child = children[i]
+                    stack.append(([*path, step], child))
+                continue
             for step, child in reversed(children):
                 stack.append(([*path, step], child))
 
 
-@builtin("walk", 1, relation=True)
-def walk(x: Any) -> Iterator[list[Any]]:
-    return walk_pairs(x)
+@builtin("walk", 1, relation=True, cancellable=True)
+def walk(ctx: EvalContext, x: Any) -> Iterator[list[Any]]:
+    return walk_pairs(x, ctx)
