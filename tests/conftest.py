@@ -5,6 +5,7 @@ known to fail): those that now pass, and how many still fail."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -59,6 +60,26 @@ def oracle() -> Any:
 #: rules (a cold program), compact generated code (closures off), and the
 #: fast generated code a hot program is recompiled into.
 EXECUTION_FORMS = ("closures", "compact", "fast")
+
+
+@contextmanager
+def in_form(form: str, *, stay_cold: bool = False) -> Iterator[None]:
+    """Programs compiled and run inside the block use ``form``, from an empty
+    compile cache. ``stay_cold``: the closures and compact forms never turn
+    hot (for runs of many evaluations of one program)."""
+    assert form in EXECUTION_FORMS
+    saved = closures.ENABLED, codegen_tiers.PROMOTE_AFTER
+    closures.ENABLED = form == "closures"
+    if form == "fast":
+        codegen_tiers.PROMOTE_AFTER = 1
+    elif stay_cold:
+        codegen_tiers.PROMOTE_AFTER = 10**9
+    pyrego.clear_compile_cache()
+    try:
+        yield
+    finally:
+        closures.ENABLED, codegen_tiers.PROMOTE_AFTER = saved
+        pyrego.clear_compile_cache()
 
 
 @pytest.fixture(params=EXECUTION_FORMS)

@@ -39,9 +39,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import pyrego
-from conftest import EXECUTION_FORMS
+from conftest import EXECUTION_FORMS, in_form
 from opa_oracle import Oracle, OracleResult
-from pyrego import closures, codegen_tiers
 from test_differential import _multiset, _show
 
 EXAMPLES = int(os.environ.get("PYREGO_FUZZ_EXAMPLES", "80"))
@@ -501,21 +500,6 @@ def programs(draw: st.DrawFn) -> Program:
     return Program({m.path: m.text() for m in mods}, queries)
 
 
-@contextmanager
-def execution_form(form: str) -> Iterator[None]:
-    """pyrego's ``form`` (see the ``execution_form`` fixture in conftest), with an empty compile cache."""
-    saved = closures.ENABLED, codegen_tiers.PROMOTE_AFTER
-    closures.ENABLED = form == "closures"
-    if form == "fast":
-        codegen_tiers.PROMOTE_AFTER = 1
-    pyrego.clear_compile_cache()
-    try:
-        yield
-    finally:
-        closures.ENABLED, codegen_tiers.PROMOTE_AFTER = saved
-        pyrego.clear_compile_cache()
-
-
 def pyrego_answers(prog: Program, inp: dict[str, Any]) -> list[tuple[list[dict[str, Any]] | None, str | None, str]]:
     """(bindings, error code, error message) for each query, from one engine (OPA runs with strict builtin errors)."""
     engine = pyrego.Engine()
@@ -557,7 +541,7 @@ def mismatches(oracle: Oracle, prog: Program, inp: dict[str, Any]) -> list[str]:
     wants = [oracle.evaluate(prog.modules, query, input=inp) for query in prog.queries]
     out = []
     for form in EXECUTION_FORMS:
-        with execution_form(form):
+        with in_form(form):
             answers = pyrego_answers(prog, inp)
         for query, want, got in zip(prog.queries, wants, answers):
             problem = difference(want, *got)

@@ -26,8 +26,6 @@ import json
 import re
 import subprocess
 import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -36,17 +34,12 @@ import pytest
 import yaml
 
 import pyrego
-from conftest import EXECUTION_FORMS
-from pyrego import closures, codegen_tiers
+from conftest import EXECUTION_FORMS, in_form
 from pyrego.conformance import canonical
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 REPOS_DIR = Path(__file__).resolve().parent / "repos"
 DATA_SUFFIXES = (".json", ".yaml", ".yml")
-
-# A whole repository's tests run in one program: the cold forms (closures,
-# compact code) must not turn hot along the way.
-NEVER = 10**9
 
 _PACKAGE_RX = re.compile(r"^package\s+([\w.]+)", re.M)
 # A test is a rule (not a function) whose name starts with test_.
@@ -104,20 +97,6 @@ ALL_TESTS: list[TestRule] = [t for repo in repositories() for t in rego_tests(re
 # ---------------------------------------------------------------- pyrego
 
 
-@contextmanager
-def in_form(form: str) -> Iterator[None]:
-    """Make programs compiled and run inside the block use ``form`` (one of conftest's EXECUTION_FORMS)."""
-    assert form in EXECUTION_FORMS
-    saved = closures.ENABLED, codegen_tiers.PROMOTE_AFTER
-    closures.ENABLED, codegen_tiers.PROMOTE_AFTER = form == "closures", 1 if form == "fast" else NEVER
-    pyrego.clear_compile_cache()
-    try:
-        yield
-    finally:
-        closures.ENABLED, codegen_tiers.PROMOTE_AFTER = saved
-        pyrego.clear_compile_cache()
-
-
 def load_engine(repo: Path) -> pyrego.Engine:
     engine = pyrego.Engine()
     engine.set_rego_v0(is_v0(repo))
@@ -149,7 +128,7 @@ def pyrego_outcomes(repo: Path, form: str) -> dict[str, tuple[Outcome, str]]:
     key = (repo.name, form)
     if key not in _PYREGO:
         results: dict[str, tuple[Outcome, str]] = {}
-        with in_form(form):
+        with in_form(form, stay_cold=True):  # one program for all of a repository's tests: the cold forms must not turn hot
             try:
                 engine: pyrego.Engine | None = load_engine(repo)
                 load_error: tuple[Outcome, str] | None = None
