@@ -486,6 +486,7 @@ BIG = "bits.lsh(1, 20000)"  # 6,021 decimal digits: more than Python prints by d
         f'r := sprintf("%v", [[{BIG}]])',
         f'r := sprintf("%x", [{BIG}])',
         f"r := yaml.marshal({BIG})",
+        f"r := json.marshal([{BIG}, -3])",
         "r := yaml.marshal(bits.lsh(1, 70))",
         'r := yaml.unmarshal(concat("", ["a: ", concat("", ["9" | numbers.range(1, 5000)[_]])]))',
         'r := time.parse_duration_ns(concat("", [concat("", ["9" | numbers.range(1, 5000)[_]]), "s"]))',

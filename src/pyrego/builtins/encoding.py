@@ -16,7 +16,7 @@ from typing import Any
 from ..runtime.context import EvalContext
 from ..runtime.convert import to_json_value
 from ..runtime.numbers import format_number, parse_number
-from ._goutil import from_bytes, go_quote, quote_char, to_bytes, valid_utf8
+from ._goutil import from_bytes, go_quote, int_to_decimal, quote_char, to_bytes, valid_utf8
 from .jwk import Base64Error, go_b64decode
 from .limits import MAX_STRING, Deadline, check_string_size
 from .registry import BuiltinError, OperandTypeError, builtin, operand_error
@@ -177,7 +177,9 @@ def _emit(v: Any, indent: str | None, nl: str, out: list[str], budget: list[int]
         out.append("null")
     elif t is bool:
         out.append("true" if v else "false")
-    elif t is int or t is float or t is Decimal:
+    elif t is int:
+        out.append(int_to_decimal(v))  # any size, as Go prints a big.Int
+    elif t is float or t is Decimal:
         out.append(format_number(v))
     elif t is list:
         if not v:
