@@ -498,9 +498,6 @@ def test_huge_numbers_give_opas_answer(oracle: Any, policy: str) -> None:
     assert _ours(policy) == _opa(oracle, policy)
 
 
-@pytest.mark.xfail(
-    reason="format_int lives in builtins/conversions.py (int_to_decimal in _goutil prints any int)", strict=False
-)
 def test_format_int_of_a_huge_int(oracle: Any) -> None:
     policy = f"r := format_int({BIG}, 10)"
     assert _ours(policy) == _opa(oracle, policy)

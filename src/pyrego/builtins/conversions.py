@@ -9,6 +9,7 @@ from typing import Any
 
 from ..runtime.numbers import parse_number, truncate
 from ..runtime.values import make_set, sort_key, thaw
+from ._goutil import int_to_decimal
 from .registry import BuiltinError, builtin
 from .sprintf import go_quote
 from .types import num_operand, operand_msg, type_err
@@ -60,6 +61,9 @@ def to_number(x: Any) -> int | float | Decimal:
     if t is str:
         n: int | float | Decimal
         if _INT_TEXT.fullmatch(x):
+            if len(x) > 4000:
+                # Past what Go's ParseFloat reads (and Python's int() takes): OPA's error.
+                raise _parse_float_error(x, "value out of range")
             n = int(x)
         else:
             word = x.lstrip("+-").lower()
@@ -87,7 +91,10 @@ def format_int(x: Any, base: Any) -> str:
     if spec is None:
         raise operand_msg(2, "must be one of {2, 8, 10, 16}")
     # A number that is not an int goes through OPA's 64-bit float first.
-    return format(truncate(x), spec)
+    n = truncate(x)
+    if spec == "d":
+        return int_to_decimal(n)  # any size, as Go prints a big.Int
+    return format(n, spec)
 
 
 # ---------------------------------------------------------------- deprecated casts
