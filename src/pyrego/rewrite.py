@@ -38,6 +38,8 @@ expressions whole keeps their generated code as it is.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from . import ast
 from .ast import (
     Array,
@@ -84,26 +86,10 @@ class _Hoister:
         template strings are left whole: their parts are not operands)."""
         if type(t) is Call:
             return self.bind(Call(t.op, self.calls_in_each(t.args), t.location, t.op_ref))
-        if type(t) is Ref:
-            head = self.calls_in(t.head)
-            path = self.calls_in_each(t.path)
-            return t if head is t.head and path is t.path else Ref(head, path, t.location)
-        if type(t) is Array:
-            items = self.calls_in_each(t.items)
-            return t if items is t.items else Array(items, t.location)
-        if type(t) is SetTerm:
-            items = self.calls_in_each(t.items)
-            return t if items is t.items else SetTerm(items, t.location)
-        if type(t) is Object:
-            pairs = tuple([(self.calls_in(k), self.calls_in(v)) for k, v in t.items])
-            if all(k is ok and v is ov for (k, v), (ok, ov) in zip(pairs, t.items)):
-                return t
-            return Object(pairs, t.location)
-        return t
+        return _map_parts(t, self.calls_in)
 
     def calls_in_each(self, terms: tuple[ast.Term, ...]) -> tuple[ast.Term, ...]:
-        new = tuple([self.calls_in(x) for x in terms])
-        return terms if all(a is b for a, b in zip(new, terms)) else new
+        return _map_each(terms, self.calls_in)
 
     # -- RewriteDynamicTerms: refs and comprehensions ----------------------------------
 
@@ -119,26 +105,37 @@ class _Hoister:
 
     def inside(self, t: ast.Term) -> ast.Term:
         """``t`` with the refs and comprehensions nested in it bound first, not ``t`` itself."""
-        if type(t) is Ref:
-            head = t.head if type(t.head) is Var else self.operand(t.head)
-            path = self.operands(t.path)
-            return t if head is t.head and path is t.path else Ref(head, path, t.location)
-        if type(t) is Array:
-            items = self.operands(t.items)
-            return t if items is t.items else Array(items, t.location)
-        if type(t) is SetTerm:
-            items = self.operands(t.items)
-            return t if items is t.items else SetTerm(items, t.location)
-        if type(t) is Object:
-            pairs = tuple([(self.operand(k), self.operand(v)) for k, v in t.items])
-            if all(k is ok and v is ov for (k, v), (ok, ov) in zip(pairs, t.items)):
-                return t
-            return Object(pairs, t.location)
-        return t
+        return _map_parts(t, self.operand)
 
     def operands(self, terms: tuple[ast.Term, ...]) -> tuple[ast.Term, ...]:
-        new = tuple([x if type(x) is Scalar else self.operand(x) for x in terms])
-        return terms if all(a is b for a, b in zip(new, terms)) else new
+        return _map_each(terms, self.operand)
+
+
+def _map_parts(t: ast.Term, each: Callable[[ast.Term], ast.Term]) -> ast.Term:
+    """``t`` with ``each`` applied to its parts: a ref's keys (and a head that is
+    not a variable), a collection's items, an object's keys and values; ``t``
+    itself when no part changed. Other terms are returned as they are."""
+    if type(t) is Ref:
+        head = t.head if type(t.head) is Var else each(t.head)
+        path = _map_each(t.path, each)
+        return t if head is t.head and path is t.path else Ref(head, path, t.location)
+    if type(t) is Array:
+        items = _map_each(t.items, each)
+        return t if items is t.items else Array(items, t.location)
+    if type(t) is SetTerm:
+        items = _map_each(t.items, each)
+        return t if items is t.items else SetTerm(items, t.location)
+    if type(t) is Object:
+        pairs = tuple([(each(k), each(v)) for k, v in t.items])
+        if all(k is ok and v is ov for (k, v), (ok, ov) in zip(pairs, t.items)):
+            return t
+        return Object(pairs, t.location)
+    return t
+
+
+def _map_each(terms: tuple[ast.Term, ...], each: Callable[[ast.Term], ast.Term]) -> tuple[ast.Term, ...]:
+    new = tuple([x if type(x) is Scalar else each(x) for x in terms])
+    return terms if all(a is b for a, b in zip(new, terms)) else new
 
 
 def _with_statement(e: ast.Expr, stmt: ast.Statement) -> ast.Expr:
