@@ -1,0 +1,77 @@
+"""The ``pyrego`` command line.
+
+One module per subcommand (``eval_cmd``, ``parse_cmd``, ...), each with a
+``register(subparsers)`` function; :data:`COMMANDS` lists them in the order
+``pyrego --help`` shows them. Output and error rendering shared by all of them
+is in :mod:`pyrego.cli.output`.
+
+Errors are printed as OPA prints them: a JSON ``{"errors": [...]}`` object in
+``json`` format, ``N error(s) occurred: file:row:col: code: message`` with a
+caret line otherwise; the exit status is 1 (2 for usage errors).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+from ..loader import LoadError
+from .eval_cmd import load_data_args
+from .output import UsageError, format_errors, format_result
+
+__all__ = ["COMMANDS", "UsageError", "build_parser", "format_errors", "format_result", "load_data_args", "main"]
+
+#: Subcommand modules (relative to this package), in help order.
+COMMANDS: tuple[str, ...] = ("eval_cmd", "parse_cmd", "version_cmd")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of the ``pyrego`` command."""
+    ap = argparse.ArgumentParser(
+        prog="pyrego", description="A Rego policy engine that compiles policies to Python.", allow_abbrev=False
+    )
+    sub = ap.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    sub.required = True
+    for name in COMMANDS:
+        importlib.import_module(f"{__name__}.{name}").register(sub)
+    # `pyrego bench ...` hands its arguments to the benchmark runner (see main()).
+    sub.add_parser("bench", help="run the benchmark suite (pyrego bench --help)", add_help=False)
+    return ap
+
+
+class _Parser(argparse.ArgumentParser):
+    """Subcommand parser: no abbreviated long options (``--strict`` never means ``--strict-builtin-errors``)."""
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        kwargs.setdefault("allow_abbrev", False)
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the ``pyrego`` command with ``argv`` (default ``sys.argv[1:]``); return the exit status."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    if args[:1] == ["bench"]:
+        from ..bench.cli import main as bench_main
+
+        return bench_main(args[1:])
+    ap = build_parser()
+    try:
+        ns = ap.parse_args(args)
+    except SystemExit as exc:
+        return int(exc.code) if isinstance(exc.code, int) else 2
+    try:
+        return int(ns.func(ns, sys.stdout, sys.stderr))
+    except UsageError as exc:
+        print(f"pyrego {ns.command}: {exc}", file=sys.stderr)
+        return 2
+    except LoadError as exc:
+        print(f"pyrego {ns.command}: {exc}", file=sys.stderr)
+        return 1
+    except BrokenPipeError:
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

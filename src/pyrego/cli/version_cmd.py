@@ -1,0 +1,31 @@
+"""``pyrego version``."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any, TextIO
+
+
+def package_version() -> str:
+    """The installed pyrego version."""
+    try:
+        from importlib.metadata import version
+
+        return version("pyrego")
+    except Exception:  # noqa: BLE001 - not installed as a distribution
+        return getattr(sys.modules.get("pyrego"), "__version__", "unknown")
+
+
+def cmd_version(ns: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """``pyrego version``."""
+    print(f"pyrego {package_version()}", file=out)
+    print("Rego version: v1 (v0 with --v0-compatible)", file=out)
+    print(f"Python: {sys.version.split()[0]}", file=out)
+    return 0
+
+
+def register(sub: Any) -> None:
+    """Add ``version`` to the subcommand parsers ``sub``."""
+    ve = sub.add_parser("version", help="print the version")
+    ve.set_defaults(func=cmd_version)
