@@ -33,6 +33,7 @@ from .compiler import (
     _ground_prefix,
     iter_rule_chain,
 )
+from .disk_cache import compile_source
 from .errors import Location, RegoCompileError
 from .runtime.helpers import HELPERS, builtin_call, rt_call_builtin
 from .runtime.values import UNDEF, freeze
@@ -770,7 +771,7 @@ class ModuleGen:
     def exec_lines(self, lines: list[str], filename: str = "<pyrego policy>") -> None:
         source = "\n".join(lines) + "\n"
         try:
-            code = compile(source, filename, "exec")
+            code = compile_source(source, filename)  # compile(), or the on-disk cache
         except (SyntaxError, RecursionError, MemoryError, ValueError) as exc:
             # Python limits nesting (loops, indentation); such policies are too deep to compile.
             raise RegoCompileError(f"policy too deeply nested to compile ({type(exc).__name__}: {exc})") from None

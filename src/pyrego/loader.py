@@ -12,6 +12,7 @@ Used by :meth:`pyrego.Engine.add_policies_from_dir` and ``pyrego eval -d``.
 
 from __future__ import annotations
 
+import fnmatch
 import os
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -41,25 +42,41 @@ class LoadedFile:
         return self.path.suffix in POLICY_EXTENSIONS
 
 
-def iter_files(path: Path, prefix: Sequence[str] = (), *, recursive: bool = True, relative_to: Path | None = None) -> Iterator[LoadedFile]:
+def iter_files(
+    path: Path,
+    prefix: Sequence[str] = (),
+    *,
+    recursive: bool = True,
+    relative_to: Path | None = None,
+    ignore: Sequence[str] = (),
+) -> Iterator[LoadedFile]:
     """The policy and data files under ``path``, sorted by path.
 
     A file named directly is yielded whatever its extension (read as data
     unless it is a ``.rego`` file); from folders only files with a known
     extension are taken. ``relative_to`` names files relative to that folder
-    (otherwise they are named as found, ``path`` included).
+    (otherwise they are named as found, ``path`` included). ``ignore``: glob
+    patterns of file and folder names to leave out (``opa test --ignore``).
     """
     if not path.exists():
         raise LoadError(f"{path}: no such file or directory")
+    if _ignored(path.name, ignore):
+        return
     if path.is_file():
         yield LoadedFile(path, _name(path, relative_to), tuple(prefix))
         return
     for child in sorted(path.iterdir()):
+        if _ignored(child.name, ignore):
+            continue
         if child.is_dir():
             if recursive:
-                yield from iter_files(child, [*prefix, child.name], recursive=True, relative_to=relative_to)
+                yield from iter_files(child, [*prefix, child.name], recursive=True, relative_to=relative_to, ignore=ignore)
         elif child.suffix in DATA_EXTENSIONS + POLICY_EXTENSIONS:
             yield LoadedFile(child, _name(child, relative_to), tuple(prefix))
+
+
+def _ignored(name: str, patterns: Sequence[str]) -> bool:
+    return any(fnmatch.fnmatchcase(name, p) for p in patterns)
 
 
 def _name(path: Path, relative_to: Path | None) -> str:

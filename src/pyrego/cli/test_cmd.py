@@ -1,0 +1,164 @@
+"""``pyrego test PATH...``: run the policies' ``test_`` rules, as ``opa test`` does.
+
+Paths (files or folders) are loaded as ``pyrego eval -d`` loads them. Flags
+as ``opa test``'s: ``-v`` (every test, grouped by file, and a FAILURES
+section), ``-r/--run REGEX``, ``-f/--format pretty|json|gobench``,
+``--timeout`` (per test, a Go duration: ``5s``, ``250ms``), ``--var-values``
+(the failed expression and its variables), ``--bench`` (``--benchmem`` is
+accepted; pyrego does not count allocations), ``--fail-on-empty``,
+``-z/--exit-zero-on-skipped``, ``--ignore GLOB``, ``--v0-compatible``,
+``-m/--max-errors``, ``--count``; ``-p/--parallel`` is accepted, tests run one
+after another. ``--no-cache`` skips the on-disk cache of parsed policies.
+
+Exit status as OPA's: 0 when every test passed, 2 when one failed, erred or
+was skipped (skips allowed with ``-z``), 1 when the policies do not load or
+compile or (``--fail-on-empty``) no test ran; 2 for usage errors.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any, TextIO
+
+from .output import UsageError, format_errors
+
+if TYPE_CHECKING:
+    from ..testing import TestResult
+
+_DURATION_PART = re.compile(r"(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h)")
+_UNIT_SECONDS = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "μs": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0, "h": 3600.0}
+
+
+def parse_go_duration(text: str) -> float:
+    """Seconds in a Go duration string (``1m30s``, ``250ms``, ``0``); ValueError if it is not one."""
+    s = text.strip()
+    sign = 1.0
+    if s[:1] in "+-" and s:
+        sign = -1.0 if s[0] == "-" else 1.0
+        s = s[1:]
+    if s == "0":
+        return 0.0
+    pos, total = 0, 0.0
+    while pos < len(s):
+        m = _DURATION_PART.match(s, pos)
+        if m is None:
+            raise ValueError(f'time: invalid duration "{text}"')
+        total += float(m.group(1)) * _UNIT_SECONDS[m.group(2)]
+        pos = m.end()
+    if not s:
+        raise ValueError(f'time: invalid duration "{text}"')
+    return sign * total
+
+
+def cmd_test(ns: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """``pyrego test``: run the tests and report them; returns OPA's exit status."""
+    from .. import disk_cache
+    from ..testing import LoadFailure, RunOptions, TestSuite, features
+    from ..testing.reporters import JSONReporter, PrettyReporter
+    from ..testing.runner import compile_filter
+
+    fmt: str = ns.format
+    if fmt == "gobench" and not ns.bench:
+        print("cannot use output format gobench without running benchmarks (--bench)", file=err)
+        return 0
+    if not 0 <= ns.threshold <= 100:
+        print("Code coverage threshold must be between 0 and 100", file=err)
+        return 1
+    coverage = bool(ns.coverage or ns.threshold > 0)
+    if coverage and ns.bench:
+        print("coverage reporting is not supported when benchmarking tests", file=err)
+        return 1
+    if coverage and not features.coverage_available():
+        raise UsageError("--coverage and --threshold are not available: this pyrego has no coverage support yet")
+    if ns.explain is not None and not features.trace_available():
+        raise UsageError("--explain is not available: this pyrego has no evaluation trace yet")
+    try:
+        timeout = parse_go_duration(ns.timeout) if ns.timeout is not None else None
+    except ValueError as exc:
+        raise UsageError(f'invalid argument "{ns.timeout}" for "--timeout" flag: {exc}') from None
+    if timeout is None or timeout == 0:
+        timeout = 30.0 if ns.bench else 5.0
+
+    if ns.no_cache:
+        disk_cache.disable()
+    else:
+        disk_cache.enable_default()
+    ignore = [p for arg in ns.ignore or [] for p in arg.split(",") if p]
+    try:
+        suite = TestSuite.load(
+            ns.paths, ignore=ignore, v0_compatible=bool(ns.v0_compatible), max_errors=ns.max_errors
+        )
+    except LoadFailure as exc:
+        print(format_errors(exc.errors, "pretty"), file=err)
+        return 1
+    options = RunOptions(
+        run=ns.run,
+        timeout=timeout if timeout > 0 else None,
+        explain_failures=bool(ns.var_values or ns.verbose),
+        bench=bool(ns.bench),
+        coverage=coverage,
+    )
+    if ns.run:
+        try:
+            compile_filter(ns.run)
+        except ValueError as exc:
+            print(str(exc), file=err)
+            return 1
+
+    status = 0
+    for _ in range(max(ns.count, 1)):
+        ran = False
+
+        def stream() -> Iterator[TestResult]:
+            nonlocal ran, status
+            for result in suite.run(options):
+                ran = True
+                if not result.passed and not (result.skip and ns.exit_zero_on_skipped):
+                    status = 2
+                yield result
+
+        if fmt == "json":
+            JSONReporter(out).report(stream())
+        else:
+            reporter = PrettyReporter(
+                out, verbose=ns.verbose, var_values=ns.var_values, benchmark=ns.bench, gobench=fmt == "gobench"
+            )
+            reporter.report(stream())
+        if not ran and ns.fail_on_empty:
+            print("no tests were run", file=err)
+            return 1
+        if status:
+            return status
+    return status
+
+
+def register(sub: Any) -> None:
+    """Add ``test`` to the subcommand parsers ``sub``."""
+    t = sub.add_parser("test", help="run Rego tests", description="Execute Rego test cases (like opa test).")
+    t.add_argument("paths", nargs="+", metavar="PATH", help="policy or data file, or folder")
+    t.add_argument("-v", "--verbose", action="store_true", help="set verbose reporting mode")
+    t.add_argument("-r", "--run", metavar="REGEX", help="run only test cases matching the regular expression")
+    t.add_argument(
+        "-f", "--format", choices=("pretty", "json", "gobench"), default="pretty", help="output format (default pretty)"
+    )
+    t.add_argument("--timeout", metavar="DURATION", help="set test timeout (default 5s, 30s when benchmarking)")
+    t.add_argument("--var-values", action="store_true", help="show local variable values in test output")
+    t.add_argument("--fail-on-empty", action="store_true", help="fail when no test was run")
+    t.add_argument("-z", "--exit-zero-on-skipped", action="store_true", help="skipped tests return status 0")
+    t.add_argument("--bench", action="store_true", help="benchmark the unit tests")
+    t.add_argument("--benchmem", action="store_true", help="accepted for compatibility (no allocation figures)")
+    t.add_argument("--count", type=int, default=1, help="number of times to repeat each test (default 1)")
+    t.add_argument(
+        "--explain", choices=("fails", "full", "notes", "debug"), help="enable query explanations (needs the trace)"
+    )
+    t.add_argument("-c", "--coverage", action="store_true", help="report coverage")
+    t.add_argument("--threshold", type=float, default=0.0, help="coverage threshold: exit 2 below this percentage")
+    t.add_argument("--ignore", action="append", metavar="GLOB", help="file and folder names to ignore (repeatable)")
+    t.add_argument("-m", "--max-errors", type=int, default=10, help="parse errors to report before stopping (default 10)")
+    t.add_argument("-p", "--parallel", type=int, default=0, help="accepted for compatibility: tests run one at a time")
+    t.add_argument("--v0-compatible", action="store_true", help="parse policies with Rego v0 syntax")
+    t.add_argument("--v1-compatible", action="store_true", help="parse policies with Rego v1 syntax (the default)")
+    t.add_argument("--no-cache", action="store_true", help="do not read or write the on-disk cache of parsed policies")
+    t.set_defaults(func=cmd_test)
