@@ -1,0 +1,7 @@
+package v0pol
+
+deny[msg] {
+	input.kind == "Pod"
+	not input.labels.team
+	msg := "pods need a team label"
+}
