@@ -564,3 +564,65 @@ def test_lone_surrogates_in_json_unmarshal(oracle: Any) -> None:
 def test_negative_zero_marshals_as_opa(oracle: Any) -> None:
     for policy in ["r := json.marshal(-0.0)", "r := json.marshal(input.x)"]:
         assert _ours(policy, {"x": -0.0}) == _opa(oracle, policy, {"x": -0.0})
+
+
+# ---------------------------------------------------------------- integer products, units, non-finite numbers, regex size
+
+
+def test_chained_big_integer_squarings_end_within_the_limit() -> None:
+    # 18 squarings of a 3,000-bit number would need 786 million bits; the
+    # multiplication past the integer size limit is refused before it starts.
+    steps = "\n".join(f"a{i + 1} := a{i} * a{i}" for i in range(18))
+    policy = "a0 := bits.lsh(7, 3000) + 1\n" + steps + "\nr := a18 > 0"
+    e = _engine(policy, strict=True, timeout=1.0)
+    _, err, took = _bounded(lambda: e.eval_rule("data.p.r"), 4.0)
+    assert isinstance(err, RegoError) and err.code == "eval_builtin_error", repr(err)
+    assert "the product would have more than the limit of 4194304 bits" in err.message
+    assert took < 2.0
+    lenient = _engine(policy, strict=False, timeout=1.0)
+    value, err, _ = _bounded(lambda: lenient.eval_rule("data.p.r"), 4.0)
+    assert err is None and value is pyrego.UNDEFINED
+
+
+def test_product_of_huge_integers_is_refused_before_it_starts() -> None:
+    policy = "big := bits.lsh(3, 2000000)\nr := product([big, big, big])"
+    err = _error(policy)
+    assert err.code == "eval_builtin_error" and "product: the product would have more than" in err.message
+
+
+def test_products_below_the_limit_stay_exact(oracle: Any) -> None:
+    policy = "r := json.marshal([(12345678901234567890 * 98765432109876543210) * 3, product([2, 3, 12345678901234567890123])])"
+    assert _ours(policy) == _opa(oracle, policy)
+
+
+def test_units_parse_of_an_amount_past_python_digit_limit(oracle: Any) -> None:
+    # 5,000 digits: past Python's default int-to-str limit, an exact integer in OPA.
+    policy = 'r := json.marshal(units.parse(concat("", [s | some _ in numbers.range(1, 5000); s := "9"])))'
+    ours = _ours(policy)
+    assert ours == _opa(oracle, policy)
+    assert ours[1] == "9" * 5000
+
+
+@pytest.mark.parametrize("bad", [float("nan"), float("inf"), float("-inf")])
+def test_non_finite_python_floats_in_input_are_a_builtin_error(bad: float) -> None:
+    # Rego numbers are finite (JSON has no NaN); a Python caller can still pass one.
+    e = _engine("r := input.a + 1\ns := round(input.a)\nt := sum([input.a, 1])", strict=False, timeout=None)
+    for rule in ("r", "s", "t"):
+        assert e.eval_rule(f"data.p.{rule}", input={"a": bad}) is pyrego.UNDEFINED
+    strict = _engine("r := input.a * 2", strict=True, timeout=None)
+    with pytest.raises(RegoError) as info:
+        strict.eval_rule("data.p.r", input={"a": bad})
+    assert info.value.code == "eval_builtin_error"
+    assert "is not a number: Rego numbers are finite" in info.value.message
+    assert info.value.location is not None and info.value.location.row == 3
+
+
+def test_huge_regex_programs_are_refused_quickly() -> None:
+    # 20,000 repetitions of (a|b|c)*: RE2 took 20 s to search two characters.
+    e = _engine("r := regex.match(input.p, input.s)", strict=True, timeout=1.0)
+    _, err, took = _bounded(lambda: e.eval_rule("data.p.r", input={"p": "(a|b|c)*" * 20000, "s": "ab"}), 4.0)
+    assert isinstance(err, RegoError) and err.message.endswith("error parsing regexp: expression too large"), repr(err)
+    assert took < 1.0
+    # A large alternation of words stays allowed.
+    words = "|".join(f"word{i:05d}xyz" for i in range(3000))
+    assert e.eval_rule("data.p.r", input={"p": words, "s": "q" * 1000 + "word02999xyz"}) is True

@@ -12,9 +12,10 @@ from __future__ import annotations
 import decimal
 from typing import Any
 
-from ..runtime.numbers import product, total
+from ..runtime.numbers import ArithmeticError_, product, total
 from ..runtime.values import TRUE_KEY, UNDEF, compare, sort_key, sorted_values, thaw
-from .registry import builtin
+from . import limits
+from .registry import BuiltinError, builtin
 from .types import elem_err, type_err
 
 
@@ -72,9 +73,15 @@ def agg_product(x: Any) -> int | float | decimal.Decimal:
     if _check_numbers(x, values):
         result = 1
         for v in values:
+            # Stop before a multiplication too big to interrupt (see operators.mul).
+            if result.bit_length() + v.bit_length() > limits.MAX_INT_BITS:
+                limits.check_int_bits(result.bit_length() + v.bit_length(), "the product")
             result *= v
         return result
-    return product(_in_order(x, values))
+    try:
+        return product(_in_order(x, values))
+    except ArithmeticError_ as exc:
+        raise BuiltinError(str(exc)) from None
 
 
 @builtin("max", 1)

@@ -16,6 +16,7 @@ from typing import Any
 
 from ..runtime import numbers
 from ..runtime.values import compare, equal, freeze
+from . import limits
 from .registry import BuiltinError, builtin
 from .types import type_err
 
@@ -128,9 +129,16 @@ def minus(a: Any, b: Any) -> Any:
 @builtin("mul", 2)
 def mul(a: Any, b: Any) -> int | float | Decimal:
     if type(a) is int and type(b) is int:
+        # A product past the integer size limit would take seconds no deadline
+        # check can interrupt (one multiplication); refuse it before starting.
+        if a.bit_length() + b.bit_length() > limits.MAX_INT_BITS:
+            limits.check_int_bits(a.bit_length() + b.bit_length(), "the product")
         return a * b  # type: ignore[no-any-return]
     _numbers(a, b)
-    return numbers.mul(a, b)
+    try:
+        return numbers.mul(a, b)
+    except numbers.ArithmeticError_ as exc:
+        raise BuiltinError(str(exc))
 
 
 @builtin("div", 2)

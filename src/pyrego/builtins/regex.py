@@ -45,6 +45,13 @@ _ERROR_TEXT = {
 }
 
 _CACHE_MAX = 256
+
+#: The largest compiled program (RE2 instructions) pyrego runs. A search's cost
+#: in RE2 can grow with the square of the program size (about 0.6 s at this
+#: size for ``(a|b|c)*`` repeated 5,000 times) inside one uninterruptible call,
+#: so bigger patterns are refused as Go refuses patterns past its own, larger,
+#: limit. A 3,000-word alternation is about 12,000 instructions.
+MAX_PROGRAM_SIZE = 25_000
 _cache: dict[str, Any] = {}
 
 # \C (any byte) is RE2-only; Go rejects it.
@@ -85,10 +92,16 @@ def compile_regex(pattern: str) -> _Regexp:
                 compiled.error().decode("utf-8", "replace") if isinstance(compiled.error(), bytes) else compiled.error()
             )
         )
+    if compiled.ProgramSize() > MAX_PROGRAM_SIZE:
+        raise BuiltinError("error parsing regexp: expression too large")
     r = _Regexp(compiled)
     if len(_cache) >= _CACHE_MAX:
-        # drop the oldest entry (dicts keep insertion order)
-        del _cache[next(iter(_cache))]
+        # Drop the oldest entry (dicts keep insertion order); another thread
+        # may be dropping it at the same moment.
+        try:
+            del _cache[next(iter(_cache))]
+        except (KeyError, RuntimeError, StopIteration):
+            pass
     _cache[pattern] = r
     return r
 

@@ -100,7 +100,8 @@ def units_parse(x: Any) -> int | float | Decimal:
         raise BuiltinError(f"units.parse: unit {unit} not recognized")
     if not _NUMBER.fullmatch(num):
         raise BuiltinError("units.parse: could not parse amount to a number")
-    value = Fraction(num) * factor
+    # Through Decimal: Fraction(str) stops at Python's int-to-str digit limit.
+    value = Fraction(Decimal(num)) * factor
     if value.denominator == 1:
         return value.numerator
     return parse_number(_float_string(value, 10))
@@ -112,7 +113,7 @@ def _float_string(q: Fraction, digits: int) -> str:
     whole, rem = divmod(scaled.numerator, scaled.denominator)
     if 2 * rem >= scaled.denominator:
         whole += 1
-    text = str(whole).rjust(digits + 1, "0")
+    text = format(Decimal(whole), "f").rjust(digits + 1, "0")  # any number of digits
     sign = "-" if q < 0 else ""
     return f"{sign}{text[:-digits]}.{text[-digits:]}"
 

@@ -219,6 +219,10 @@ def from_number(x: int | float | Decimal) -> BigFloat:
             return BigFloat(str(x)[0] == "-", 0, 0, PREC)
         f = _FLOAT_CACHE.get(x)
         if f is None:
+            if x - x:  # NaN or an infinity: only a Python caller can pass one
+                from ..builtins.registry import BuiltinError
+
+                raise BuiltinError(f"{x!r} is not a number: Rego numbers are finite")
             if len(_FLOAT_CACHE) >= _CACHE_SIZE:
                 _FLOAT_CACHE.clear()
             f = _FLOAT_CACHE[x] = parse(*parse_float_repr(repr(x)))

@@ -38,6 +38,10 @@ class ArithmeticError_(Exception):
 
 Number = int | float | Decimal
 
+#: The largest integer product computed (the builtins' integer size limit):
+#: one bigger multiplication would run for seconds between deadline checks.
+MAX_PRODUCT_BITS = 1 << 22
+
 
 def to_decimal(x: int | float | Decimal) -> Decimal:
     """The decimal a number stands for (a float's is its shortest repr)."""
@@ -164,6 +168,8 @@ def mul(a: Number, b: Number) -> Number:
     ia = as_int(a)
     ib = as_int(b)
     if ia is not None and ib is not None:
+        if ia.bit_length() + ib.bit_length() > MAX_PRODUCT_BITS:
+            raise ArithmeticError_(f"the product would have more than the limit of {MAX_PRODUCT_BITS} bits")
         return ia * ib
     return _float_op(bigfloat.mul, a, b)
 
@@ -266,6 +272,8 @@ def product(values: Any) -> Number:
     if None not in ints:
         result = 1
         for i in ints:
+            if result.bit_length() + i.bit_length() > MAX_PRODUCT_BITS:  # type: ignore[union-attr]
+                raise ArithmeticError_(f"the product would have more than the limit of {MAX_PRODUCT_BITS} bits")
             result *= i  # type: ignore[operator]
         return result
     acc = bigfloat.BigFloat(False, 1, 0, 53)
