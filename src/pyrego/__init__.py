@@ -27,6 +27,7 @@ from .errors import (
     RegoTypeError,
     RegoUnsafeVarError,
 )
+from .formatter import format_module
 from .runtime.values import UNDEFINED
 
 __version__ = "0.1.0"
@@ -51,5 +52,6 @@ __all__ = [
     "EvalRecursionError",
     "ArgumentError",
     "DataError",
+    "format_module",
     "__version__",
 ]

@@ -1,0 +1,60 @@
+"""``format_module``: policy text in, ``opa fmt``'s canonical text out."""
+
+from __future__ import annotations
+
+from ..errors import Location, RegoError, RegoTypeError
+from ..lexer import tokenize
+from ..parser import parse_module
+from .convert import Converter
+from .imports import Version, prepare
+from .source import SourceIndex
+from .v1_checks import check_v1_compatible
+from .writer import Writer
+
+__all__ = ["format_module", "FormatErrors"]
+
+
+class FormatErrors(RegoError):
+    """Several errors at once (OPA reports all the problems it finds)."""
+
+    code = "rego_format_error"
+
+    def __init__(self, errors: list[RegoError]) -> None:
+        self.errors = errors
+        first = errors[0]
+        super().__init__(first.message, first.location, code=first.code, source_line=first.source_line)
+
+
+def format_module(text: str, path: str = "", *, rego_v1: bool = True, v0_to_v1: bool = False) -> str:
+    """Format a Rego module as ``opa fmt`` does.
+
+    ``rego_v1`` (the default) reads and writes Rego v1; ``rego_v1=False``
+    reads and writes v0 (``opa fmt --v0-compatible``); ``v0_to_v1`` reads v0
+    and writes code valid in v0 and v1 (``opa fmt --v0-v1``: ``if`` and
+    ``contains``, ``:=``, ``import rego.v1`` in place of ``future.keywords``
+    imports).
+
+    Raises :class:`~pyrego.errors.RegoParseError` for text that does not
+    parse, and other :class:`~pyrego.errors.RegoError` s for problems OPA's
+    formatter reports (v0 code that cannot be written as v1, operators
+    called with the wrong number of arguments).
+    """
+    parse_v1 = rego_v1 and not v0_to_v1
+    module = parse_module(text, path, rego_v1=parse_v1)
+    version = Version("v0v1" if v0_to_v1 else "v1" if rego_v1 else "v0")
+    if version.v1_output and not parse_v1:
+        errors = check_v1_compatible(module, text)
+        if errors:
+            raise errors[0] if len(errors) == 1 else FormatErrors(errors)
+    index = SourceIndex(text, tokenize(text))
+    tree = Converter(index).module(module)
+    opts = prepare(tree, version)
+    writer = Writer(opts)
+    writer.write_module(tree)
+    if writer.errors:
+        errs: list[RegoError] = []
+        for loc, message, have in writer.errors:
+            location = Location(path, loc.row, loc.col)
+            errs.append(RegoTypeError(f"{message}\n\thave: ({','.join(have)})", location))
+        raise errs[0] if len(errs) == 1 else FormatErrors(errs)
+    return writer.text()
