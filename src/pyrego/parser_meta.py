@@ -255,7 +255,8 @@ def parse_annotation_blocks(
     prev_row = -1
     for row, col, text in comments:
         if current is not None:
-            if row == prev_row + 1 and col == 1:
+            # (a METADATA line right below a block starts the next block, as in OPA)
+            if row == prev_row + 1 and col == 1 and not text.strip().startswith("METADATA"):
                 current.lines.append(text[1:] if text.startswith(" ") else text)
                 current.rows.append(row)
                 prev_row = row
