@@ -99,6 +99,9 @@ class Program:
 class ModuleGen:
     """Generates the Python module for a rule tree (and, later, for queries)."""
 
+    #: The writer of function bodies (the instrumented program has its own: pyrego.instrument_codegen).
+    emitter: type[BodyEmitter] = BodyEmitter
+
     def __init__(self, tree: CompiledTree, mockable: frozenset[str] = frozenset()) -> None:
         self.tree = tree
         self.mockable = mockable
@@ -504,7 +507,7 @@ class ModuleGen:
         assert node.default is not None
         rule = node.default
         name = f"DF{node.id}"
-        em = BodyEmitter(self)
+        em = self.emitter(self)
         args = rule.head.args or ()
         params = [f"a{i}" for i in range(len(args))]
         em.w("for _ in ONCE:")
@@ -539,7 +542,7 @@ class ModuleGen:
     def definition(self, node: RuleNode, rule: ast.Rule, index: int) -> str:
         """One rule (with its else chain) as a function ``D<id>_<n>``."""
         name = f"D{node.id}_{index}"
-        em = BodyEmitter(self)
+        em = self.emitter(self)
         kind = node.kind
         params = ["ctx"]
         if kind in (PARTIAL_SET, PARTIAL_OBJECT):
@@ -632,7 +635,7 @@ class ModuleGen:
 
     def _query(self, body: ast.Body, names: dict[str, str]) -> Callable[..., Any]:
         fname = self.fresh("Q")
-        em = BodyEmitter(self)
+        em = self.emitter(self)
         em.compact = False  # compiled in the fast form at once
         n = len(body)
         record = {i: f"e{i}" for i in range(n)}

@@ -61,6 +61,10 @@ def ground_value(t: ast.Term) -> Any:
 class BodyEmitter(LineWriter):
     """Writes the code of one Python function (in the compact form where ``gen.compact``)."""
 
+    #: Whether cheap tests move ahead of costlier expressions (off where each
+    #: expression must run in OPA's order: the instrumented program).
+    hoist = True
+
     def __init__(self, gen: ModuleGen, indent: int = 1) -> None:
         super().__init__(indent, gen.compact)
         self.gen = gen
@@ -170,7 +174,7 @@ class BodyEmitter(LineWriter):
         ordered, _ = reorder_body(body, set(self.bound), self.outer, self.gen.arity, required=required, location=location, bind_operands=False)
         for e in ordered if len(ordered) != len(body) else ():  # made for negations' nested calls
             own_vars.setdefault(id(e), stmt_vars(e.statement, set()))
-        if record is None:
+        if record is None and self.hoist:
             ordered = tuple(hoist_checks(ordered, self.bound, self.gen.arity, self.gen.pure_data_ref, own_vars))
         # After hoist_checks, which would move these lookups ahead of cheaper checks.
         ordered = bind_negated_operands(ordered, equality_unifies=not self.in_query)

@@ -42,6 +42,7 @@ from .errors import (
     RegoError,
     RegoParseError,
 )
+from .instrument import InstrumentationMixin
 from .loader import data_document, iter_files, read_policy
 from .parser import parse_module, parse_query, parse_term
 from .runtime.context import EvalConfig, EvalContext
@@ -203,7 +204,7 @@ class _Query:
         self.program = program
 
 
-class Engine:
+class Engine(InstrumentationMixin):
     """A Rego engine: policies, data and input in; decisions out."""
 
     def __init__(self) -> None:
@@ -673,6 +674,7 @@ class Engine:
         new._config = None
         new._spare = None
         new._lock = threading.Lock()
+        self._instrumentation_after_clone(new)
         return new
 
     @property

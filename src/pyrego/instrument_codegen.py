@@ -1,0 +1,394 @@
+"""The instrumented program: the policies' code with a report at each step.
+
+Coverage, traces and profiles are made by evaluating a second program,
+generated from the same checked rule tree by :class:`InstrumentedGen`; the
+normal program is not touched (an engine with coverage off runs exactly the
+code it ran before, and pays nothing). The instrumented program is cached
+apart from the normal one (its cache key says so) and differs from it in
+that
+
+* rule bodies are compiled in the form OPA evaluates
+  (:mod:`pyrego.opa_form`), in OPA's order (no cheap tests hoisted ahead),
+  and each expression starts with ``EV(ctx, <piece>)``; a failing test
+  reports ``FL``, an iterating expression ``Redo`` per further solution,
+  a rule body its ``Enter`` and, when it succeeds, ``XT`` (its head: OPA's
+  coverage marks a head covered when the rule exits);
+* the document and function wrappers ask OPA's rule index
+  (:mod:`pyrego.rule_index`) which definitions and ``else`` branches to
+  evaluate, in which order, and whether the first value ends the search,
+  and report a default rule when they take it;
+* constant rules, closures and the fast form are not used (every rule is
+  generated code in the canonical form, which nothing recompiles).
+
+What is reported goes to the evaluation's :class:`~pyrego.instrument_runtime.Recorder`.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Callable
+
+from . import ast
+from .codegen import ModuleGen, Program, conflict_message
+from .codegen_body import BodyEmitter, ground_value, is_ground
+from .compiler import COMPLETE, FUNCTION, PARTIAL_OBJECT, PARTIAL_SET, CompiledTree, RuleNode, iter_rule_chain
+from .errors import Location
+from .instrument_runtime import NAMESPACE, resolve_ref
+from .opa_form import OpaForm, PieceTable
+from .rule_index import IndexedRule, RuleIndex, head_value
+from .runtime.helpers import MISS, rt_conflict
+from .runtime.values import UNDEF, equal
+from .safety import reorder_body, stmt_vars
+from .spans import SourceSpans
+
+_LOOP = re.compile(r"for (.*?) in (.*):")
+
+
+class _Branch:
+    """The rule branch whose top-level body is about to be written."""
+
+    __slots__ = ("node", "chain", "branch", "rule_pid", "head_pid")
+
+    def __init__(self, node: RuleNode, chain: int, branch: int, rule_pid: int, head_pid: int) -> None:
+        self.node = node
+        self.chain = chain
+        self.branch = branch
+        self.rule_pid = rule_pid
+        self.head_pid = head_pid
+
+
+class InstrumentedEmitter(BodyEmitter):
+    """Writes a function body with a report at each expression."""
+
+    hoist = False
+    gen: InstrumentedGen
+
+    def __init__(self, gen: ModuleGen, indent: int = 1) -> None:
+        super().__init__(gen, indent)
+        self.piece = -1  # the expression being written (for its failures)
+        self._close_query: list[int] = []  # indents at which a subquery's block ends
+
+    def body(
+        self,
+        body: ast.Body,
+        *,
+        required: set[str] | None = None,
+        location: ast.Location | None = None,
+        record: dict[int, str] | None = None,
+    ) -> None:
+        gen = self.gen
+        branch, gen.branch_info = gen.branch_info, None
+        if record is not None:  # a query: its expressions as written
+            super().body(body, required=required, location=location, record=record)
+            return
+        ctx = self.ctx
+        if branch is not None:
+            self.w(f"if not IXA({ctx}, {branch.node.id}, {branch.branch}): {self.fail}")
+            self.w(f"EN({ctx}, {branch.rule_pid})")
+        form = gen.opa
+        split = form.split(body)
+        own = set(self.outer | self.bound).union(*[stmt_vars(e.statement, set()) for e in split])
+        ordered, _ = reorder_body(split, set(self.bound), own, gen.arity, required=required, location=location, bind_operands=False)
+        final = form.bind(ordered)
+        if branch is not None:
+            gen.branch_bodies[(branch.node.id, branch.chain, branch.branch)] = final
+        super().body(final, required=required, location=location)
+        if branch is not None:
+            self.w(f"XT({self.ctx}, {branch.head_pid})")
+
+    def expr(self, e: ast.Expr, record_as: str | None = None) -> None:
+        pid = self.gen.opa.table.of(e)
+        if pid is None and type(e.statement) is not ast.SomeVars:
+            pid = self.gen.opa.expr_piece(e)
+        saved = self.piece
+        if pid is not None:
+            self.w(f"EV({self.ctx}, {pid})")
+            self.piece = pid
+        super().expr(e, record_as)
+        self.piece = saved
+
+    def guard(self, cond: str) -> None:
+        if self._close_query and self._close_query[-1] == self.indent:
+            # The first test after a negation's block: its subquery has ended.
+            self._close_query.pop()
+            self.w(f"QX({self.ctx})")
+        if self.piece >= 0:
+            self.lines.append(f"{'    ' * self.indent}if {cond}: FL({self.ctx}, {self.piece}); {self.fail}")
+            return
+        super().guard(cond)
+
+    def open_loop(self, header: str) -> None:
+        m = _LOOP.fullmatch(header)
+        if m is not None and self.piece >= 0:
+            header = f"for {m.group(1)} in RI({self.ctx}, {self.piece}, {m.group(2)}):"
+        super().open_loop(header)
+
+    def negation(self, e: ast.Expr) -> None:
+        self.w(f"QE({self.ctx})")
+        self._close_query.append(self.indent)
+        super().negation(e)
+        if self._close_query and self._close_query[-1] == self.indent:  # (no test was written)
+            self._close_query.pop()
+            self.w(f"QX({self.ctx})")
+
+    def comprehension(self, t: ast.ArrayCompr | ast.SetCompr | ast.ObjectCompr) -> str:
+        self.w(f"QE({self.ctx})")
+        saved = self.piece
+        out = super().comprehension(t)
+        self.piece = saved
+        self.w(f"QX({self.ctx})")
+        return out
+
+    def call(self, t: ast.Call, check: bool = True) -> str:
+        if t.op == "trace" and len(t.args) in (1, 2) and self.piece >= 0:
+            msg = self.term(t.args[0])
+            res = self.tmp("r")
+            self.assign(res, f"NT({self.ctx}, {self.piece}, {msg})")
+            if len(t.args) == 2:
+                self.unify_value(t.args[1], res, t.location)
+                return "True"
+            self.result_check(res, check)
+            return res
+        return super().call(t, check)
+
+
+class InstrumentedWrapper:
+    """The instrumented ``R<id>``/``F<id>``: definitions chosen by the rule index."""
+
+    def __init__(
+        self,
+        gen: InstrumentedGen,
+        node: RuleNode,
+        defs: tuple[str, ...],
+        index: RuleIndex,
+        default: tuple[str | None, Any, tuple[int, int, int] | None],
+    ) -> None:
+        self.kind = node.kind or COMPLETE
+        self.node_id = node.id
+        self.path = node.name
+        self.defs = defs
+        self.index = index
+        self.default_fn, self.default_value, self.default_pieces = default
+        self.conflict = conflict_message(node)
+        first = node.rules[0] if node.rules else node.default
+        self.where = first.location if first is not None else None
+
+    @property
+    def name(self) -> str:
+        return f"F{self.node_id}" if self.kind == FUNCTION else f"R{self.node_id}"
+
+    def describe(self) -> str:
+        return f"# {self.name}: instrumented {self.kind}, definitions {', '.join(self.defs) or 'none'}"
+
+    def compact(self, namespace: dict[str, Any]) -> Callable[..., Any]:
+        defs = tuple(namespace[d] for d in self.defs)
+        default_fn = namespace[self.default_fn] if self.default_fn is not None else None
+        run = _Run(self, defs, default_fn)
+        if self.kind == FUNCTION:
+            return run.function
+        if self.kind in (PARTIAL_SET, PARTIAL_OBJECT):
+            return run.partial
+        return run.complete
+
+
+class _Run:
+    """The wrappers' steps at run time (methods, not nested closures: no reference cycles)."""
+
+    def __init__(self, w: InstrumentedWrapper, defs: tuple[Callable[..., Any], ...], default_fn: Callable[..., Any] | None) -> None:
+        self.w = w
+        self.defs = defs
+        self.default_fn = default_fn
+        self.key = w.node_id
+
+    def _chosen(self, ctx: Any, args: tuple[Any, ...]) -> Any:
+        res = self.w.index.lookup(lambda ref: resolve_ref(ctx, ref, args))
+        ctx.cfg.recorder.index(self.w.path, res.count(), res.early_exit)
+        return res
+
+    def _values(self, ctx: Any, args: tuple[Any, ...]) -> Any:
+        rec = ctx.cfg.recorder
+        res = self._chosen(ctx, args)
+        r = UNDEF
+        for chain, branches in res.rules:
+            rec.allow(self.key, branches)
+            rec.push()
+            try:
+                x = self.defs[chain](ctx, *args)
+            finally:
+                rec.pop()
+            if x is not UNDEF:
+                if r is UNDEF:
+                    r = x
+                elif not equal(r, x):
+                    rt_conflict(self.w.conflict, self.w.where)
+                if res.early_exit:
+                    break
+        if r is UNDEF and (self.default_fn is not None or self.w.default_value is not UNDEF):
+            pieces = self.w.default_pieces
+            if pieces is not None:
+                rec.default_rule(*pieces)
+            r = self.default_fn(ctx, *args) if self.default_fn is not None else self.w.default_value
+        return r
+
+    def complete(self, ctx: Any) -> Any:
+        c = ctx.cache
+        r = c.get(self.key, MISS)
+        if r is not MISS:
+            return r
+        r = self._values(ctx, ())
+        c[self.key] = r
+        return r
+
+    def function(self, ctx: Any, *args: Any) -> Any:
+        return self._values(ctx, args)
+
+    def partial(self, ctx: Any) -> Any:
+        c = ctx.cache
+        r = c.get(self.key, MISS)
+        if r is not MISS:
+            return r
+        rec = ctx.cfg.recorder
+        res = self._chosen(ctx, ())
+        acc: Any = set() if self.w.kind == PARTIAL_SET else {}
+        for chain, branches in res.rules:
+            rec.allow(self.key, branches)
+            rec.push()
+            try:
+                self.defs[chain](ctx, acc)
+            finally:
+                rec.pop()
+        c[self.key] = acc
+        return acc
+
+
+class InstrumentedGen(ModuleGen):
+    """Generates the instrumented program (see the module docs)."""
+
+    emitter = InstrumentedEmitter
+
+    def __init__(self, tree: CompiledTree, mockable: frozenset[str], texts: dict[str, str]) -> None:
+        super().__init__(tree, mockable)
+        self.closures = False
+        self.compact = False
+        self.namespace.update(NAMESPACE)
+        self._texts = texts
+        self._spans: dict[str, SourceSpans | None] = {}
+        self.opa = OpaForm(PieceTable(), self.spans)
+        self.branch_info: _Branch | None = None
+        self.branch_bodies: dict[tuple[int, int, int], ast.Body] = {}
+        self._chain = 0
+        self._branch_no = 0
+        # Each branch's form (its head's calls moved into its body), by the branch's identity.
+        self._forms: dict[int, ast.Rule] = {}
+
+    @property
+    def table(self) -> PieceTable:
+        return self.opa.table
+
+    def spans(self, file: str) -> SourceSpans | None:
+        """The ranges of the module ``file`` (None for a query or an unknown file)."""
+        if file not in self._spans:
+            text = self._texts.get(file)
+            self._spans[file] = SourceSpans(file, text) if text is not None else None
+        return self._spans[file]
+
+    def promote(self) -> None:
+        """The instrumented program keeps its canonical code (never the fast form)."""
+
+    # -- rules --------------------------------------------------------------------------------
+
+    def rule_node(self, node: RuleNode) -> InstrumentedWrapper | None:  # type: ignore[override]
+        defs = tuple(self.definition(node, rule, i) for i, rule in enumerate(node.rules))
+        if node.kind in (PARTIAL_SET, PARTIAL_OBJECT) and (
+            node.default is not None or (node.kind == PARTIAL_OBJECT and self._rules_below_children(node))
+        ):
+            self.partial_rule_def(node, list(defs))  # (rare shapes: no rule index)
+            return None
+        default = self._default(node)
+        return InstrumentedWrapper(self, node, defs, self._index(node), default)
+
+    def _default(self, node: RuleNode) -> tuple[str | None, Any, tuple[int, int, int] | None]:
+        rule = node.default
+        if rule is None:
+            return None, UNDEF, None
+        value = rule.head.value
+        fn, literal = None, UNDEF
+        if node.kind == FUNCTION or value is None or not is_ground(value):
+            fn = self.default_value(node)
+        else:
+            literal = ground_value(value)
+        rule_pid, head_pid = self._rule_pieces(node, rule)
+        true_pid = self.table.of(self.opa.true_piece(rule))
+        assert true_pid is not None
+        return fn, literal, (rule_pid, true_pid, head_pid)
+
+    def _index(self, node: RuleNode) -> RuleIndex:
+        rules = []
+        for chain, rule in enumerate(node.rules):
+            for branch, r in enumerate(iter_rule_chain(rule)):
+                body = self.branch_bodies.get((node.id, chain, branch), ())
+                has, ground, value = head_value(self._forms.get(id(r), r))
+                rules.append(
+                    IndexedRule(
+                        chain, branch, body, tuple(r.head.args or ()), node.kind in (COMPLETE, FUNCTION), has, ground, value
+                    )
+                )
+        return RuleIndex(rules, self._is_virtual)
+
+    def _is_virtual(self, path: tuple[str, ...]) -> bool:
+        """Whether ``data.<path>`` reaches a document defined by rules (OPA does not index those)."""
+        cur = self.tree.root
+        for key in path:
+            if cur.has_rules():
+                return True
+            nxt = cur.children.get(key)
+            if nxt is None:
+                return False
+            cur = nxt
+        return self._has_rules_below(cur)
+
+    def definition(self, node: RuleNode, rule: ast.Rule, index: int) -> str:
+        self._chain, self._branch_no = index, 0
+        return super().definition(node, rule, index)
+
+    def branch(self, em: BodyEmitter, node: RuleNode, rule: ast.Rule, once: bool = True) -> None:
+        form = self.opa.rule(rule, else_branch=self._branch_no > 0)
+        self._forms[id(rule)] = form
+        rule_pid, head_pid = self._rule_pieces(node, rule)
+        self.branch_info = _Branch(node, self._chain, self._branch_no, rule_pid, head_pid)
+        self._branch_no += 1
+        try:
+            super().branch(em, node, form, once)
+        finally:
+            self.branch_info = None
+
+    def _rule_pieces(self, node: RuleNode, rule: ast.Rule) -> tuple[int, int]:
+        """The pieces of a rule's ``Enter`` (at the rule) and ``Exit`` (its head's range)."""
+        spans = self.spans(rule.head.location.file)
+        span = spans.head(rule) if spans is not None else None
+        rule_pid = self.opa.piece("rule", rule.location, span, node.name)
+        head_pid = self.opa.piece("head", rule.head.location, span, node.name)
+        # Enter and Exit show the document's name, not the head's text.
+        self.table.pieces[rule_pid] = self.table.pieces[rule_pid]._replace(text=node.name)
+        self.table.pieces[head_pid] = self.table.pieces[head_pid]._replace(text=node.name)
+        return rule_pid, head_pid
+
+
+def generate_instrumented(tree: CompiledTree, mockable: frozenset[str], texts: dict[str, str]) -> Program:
+    """Generate and load the instrumented program of ``tree`` (``texts``: module file -> policy text)."""
+    gen = InstrumentedGen(tree, mockable, texts)
+    return gen.build()
+
+
+def piece_table(program: Program) -> PieceTable:
+    gen = program.gen
+    assert isinstance(gen, InstrumentedGen)
+    return gen.table
+
+
+def rule_location(node: RuleNode) -> Location | None:
+    rule = node.rules[0] if node.rules else node.default
+    return rule.location if rule is not None else None
+
+
+__all__ = ["InstrumentedGen", "generate_instrumented", "piece_table"]
