@@ -468,15 +468,51 @@ def test_bench_lines() -> None:
     assert p.returncode == 0 and "without running benchmarks" in p.stderr
 
 
-def test_coverage_and_explain_flags() -> None:
+def test_explain_flag() -> None:
     from pyrego.testing import features
 
-    if not features.coverage_available():
-        p = pyrego_test("--coverage", rel(CASES / "v0"), "--v0-compatible")
-        assert p.returncode == 2 and "not available" in p.stderr
     if not features.trace_available():
         p = pyrego_test("--explain", "fails", rel(CASES / "v0"), "--v0-compatible")
         assert p.returncode == 2 and "not available" in p.stderr
+
+
+def test_coverage_report_agrees_with_opa(oracle: Any) -> None:
+    from pyrego.testing import features
+
+    root = CASES / "coverage"
+    if not features.coverage_available():
+        p = pyrego_test("--coverage", rel(root))
+        assert p.returncode == 2 and "not available" in p.stderr
+        return
+    # One test: the run's coverage is that of evaluating the one test rule in OPA.
+    engine = oracle._exact()
+    try:
+        for path in sorted(root.glob("*.rego")):
+            engine.add_policy(rel(path), path.read_text(encoding="utf-8"))
+        engine.eval_query("data.cov_test.test_admin", None, coverage=True)
+        want = json.loads(json.dumps(engine.last_coverage, default=float))
+    finally:
+        engine.close()
+    p = pyrego_test("--coverage", rel(root))
+    assert p.returncode == 0, p.stderr
+    assert json.loads(p.stdout) == want
+    assert p.stdout.endswith('\n  "coverage": 40\n}\n')  # Go writes a whole float without a fraction
+    # Below the threshold: OPA's message, exit 2; -v lists the lines not covered.
+    p = pyrego_test("--threshold", "50", rel(root))
+    assert (p.returncode, p.stdout, p.stderr) == (2, "", "Code coverage threshold not met: got 40.00 instead of 50.00\n")
+    p = pyrego_test("--threshold", "50", "-v", rel(root))
+    f = rel(root / "policy.rego")
+    assert p.stderr == (
+        "Code coverage threshold not met: got 40.00 instead of 50.00\nLines not covered:\n"
+        f"\t{f}:5\n\t{f}:11-13\n\t{f}:16-17\n"
+    )
+    assert pyrego_test("--threshold", "40", rel(root)).returncode == 0
+    # A failed test: reported, and the run fails (exit 1).
+    p = pyrego_test("--coverage", rel(CASES / "outcomes"))
+    assert p.returncode == 1
+
+
+def test_threshold_must_be_a_percentage() -> None:
     p = pyrego_test("--threshold", "101", rel(CASES / "v0"))
     assert p.returncode == 1 and "between 0 and 100" in p.stderr
 

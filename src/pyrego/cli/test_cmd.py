@@ -107,6 +107,11 @@ def cmd_test(ns: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             print(str(exc), file=err)
             return 1
 
+    if coverage:
+        from ..testing.coverage_report import CoverageReporter
+
+        suite.engine.set_enable_coverage(True)
+
     status = 0
     for _ in range(max(ns.count, 1)):
         ran = False
@@ -119,7 +124,11 @@ def cmd_test(ns: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                     status = 2
                 yield result
 
-        if fmt == "json":
+        if coverage:
+            failed = CoverageReporter(out, err, suite.engine, threshold=ns.threshold, verbose=ns.verbose).report(stream())
+            if failed:
+                return failed
+        elif fmt == "json":
             JSONReporter(out).report(stream())
         else:
             reporter = PrettyReporter(

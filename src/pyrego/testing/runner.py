@@ -229,11 +229,9 @@ def _rule_ref(path: tuple[str, ...]) -> str:
 
 
 def _document(engine: Any, path: tuple[str, ...]) -> Any:
-    """The test's document as the engine holds it (object keys not converted)."""
-    query = engine._compile_query(f"{_DOC_VAR} = {_rule_ref(path)}")
-    for bindings, _ in engine._execute(query):
-        return bindings[_DOC_VAR]
-    return UNDEF
+    """The test's document as OPA's runner sees it: JSON (object keys as text)."""
+    rows = engine.eval_query(f"{_DOC_VAR} = {_rule_ref(path)}")["result"]
+    return rows[0]["bindings"][_DOC_VAR] if rows else UNDEF
 
 
 _DOC_VAR = "__pyrego_test_doc__"
