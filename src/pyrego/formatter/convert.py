@@ -177,7 +177,11 @@ class Converter:
         if value is not None and value_generated:
             value.loc = loc
         args = [self.term(a) for a in h.args] if h.args is not None else None
-        return Head(loc, ref, key, value, args, h.assign, value_generated)
+        # OPA marks the implied `true` by giving it the head's own location, which
+        # it does for rules written without a body (`f(x)`, `a.b.c`) and for
+        # `p[x] if ...`, not for values the head parser adds (`p if ...`).
+        implied = value_generated and (not rule.body or (len(h.ref.path) == 1 and h.args is None))
+        return Head(loc, ref, key, value, args, h.assign, implied)
 
     def partial_object_key(self, rule: ast.Rule, head_last: int) -> Term | None:
         """OPA keeps ``p[k] = v``'s ``k`` as the rule's key: always in v0's

@@ -141,8 +141,8 @@ class Head:
     value: Term | None = None
     args: list[Term] | None = None
     assign: bool = False
-    #: the value is the `true` the parser supplied (OPA: same location as the head)
-    value_generated: bool = False
+    #: the value is an implied `true` that is not written (OPA: it has the head's location)
+    implied_value: bool = False
     name: str = ""
 
 

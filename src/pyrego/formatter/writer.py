@@ -233,7 +233,7 @@ class Writer(TermWriter):
         if value is not None and (head.key is not None or not _is_true(value) or expanded_const or is_default):
             # in v1 a constant ref head keeps its value: a.b.c := true
             v1_ref_const = self.opts.rego_v1 and expanded_const and head.key is None and not head.args
-            if head.value_generated and head.name != "else" and _is_true(value) and not v1_ref_const:
+            if head.implied_value and head.name != "else" and _is_true(value) and not v1_ref_const:
                 return comments  # `f(1)`: the implied true is not written
             self.write(" := " if head.assign or self.opts.rego_v1 else " = ")
             comments = self.write_term(value, comments)

@@ -1,0 +1,387 @@
+"""``pyrego fmt`` / :func:`pyrego.format_module`: OPA's canonical formatting.
+
+Three kinds of checks:
+
+- expected files: ``tests/fmt_cases/<mode>/NAME.rego`` formats to
+  ``NAME.rego.formatted`` byte for byte (mode ``v1``, ``v0`` or ``v0_to_v1``),
+  and an expected file is its own formatting;
+- properties over every module of the repository's policy corpora and of
+  OPA's conformance suite: formatting is idempotent and keeps the AST (the
+  module parsed from the output equals the module parsed from the input,
+  locations aside, up to the changes OPA's formatter makes on purpose);
+- the command line: stdin, folders, ``-l``, ``-d``, ``-w``, ``--fail``,
+  ``--v0-compatible``, ``--v0-v1`` and error output.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import subprocess
+import sys
+from collections.abc import Iterator
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import pyrego
+from conftest import SHARED_DIR
+from pyrego import ast
+from pyrego.errors import Location, RegoError, RegoParseError, RegoTypeError
+from pyrego.formatter import FormatErrors, format_module
+from pyrego.parser import parse_module
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
+CASES = HERE / "fmt_cases"
+MODES: dict[str, dict[str, bool]] = {
+    "v1": {"rego_v1": True},
+    "v0": {"rego_v1": False},
+    "v0_to_v1": {"rego_v1": False, "v0_to_v1": True},
+}
+# what a formatted file is read back as
+OUTPUT_V1 = {"v1": True, "v0": False, "v0_to_v1": True}
+
+
+# ---------------------------------------------------------------- expected files
+
+
+def _case_files() -> list[tuple[str, Path]]:
+    return [(mode, p) for mode in MODES for p in sorted((CASES / mode).glob("*.rego"))]
+
+
+CASE_FILES = _case_files()
+
+
+def test_case_files_present() -> None:
+    assert len(CASE_FILES) >= 18
+    for _, path in CASE_FILES:
+        assert Path(str(path) + ".formatted").is_file(), path
+
+
+@pytest.mark.parametrize(("mode", "path"), CASE_FILES, ids=[f"{m}/{p.name}" for m, p in CASE_FILES])
+def test_expected_file(mode: str, path: Path) -> None:
+    expected = Path(str(path) + ".formatted").read_text(encoding="utf-8")
+    got = format_module(path.read_text(encoding="utf-8"), path.name, **MODES[mode])
+    assert got == expected
+    # the expected text is a fixed point, read in the output's version
+    assert format_module(expected, path.name, rego_v1=OUTPUT_V1[mode]) == expected
+
+
+# ---------------------------------------------------------------- single behaviours
+
+
+def fmt(text: str, **kw: bool) -> str:
+    return format_module(text, "t.rego", **kw)
+
+
+def test_public_api() -> None:
+    assert pyrego.format_module is format_module
+    assert "format_module" in pyrego.__all__
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        # `=` becomes `:=` in v1, an explicit `true` value is implied
+        ("package a\np = 1\nq = true if { input.x }\n", "package a\n\np := 1\nq if input.x\n"),
+        # a lone set term keeps its braces (it is not a body)
+        ("package a\np if { {1} }\n", "package a\n\np if {\n\t{1}\n}\n"),
+        # a leading set union in a braced `if` body is parenthesised
+        ("package a\np if {\n\t(input.a | input.b)\n\tinput.c\n}\n", "package a\n\np if {\n\t(input.a | input.b)\n\tinput.c\n}\n"),
+        # nested infix calls are parenthesised
+        ("package a\np := 1 + 2 * 3\n", "package a\n\np := 1 + (2 * 3)\n"),
+        # plus(x, y, z) is z = x + y
+        ("package a\np if { plus(1, 2, x) }\n", "package a\n\np if x = 1 + 2\n"),
+        # arguments spanning lines get one line each
+        ("package a\np := f(1,\n2)\n", "package a\n\np := f(\n\t1,\n\t2,\n)\n"),
+        # the comment on a rule's closing brace stays there
+        ("package a\np if {\n\tinput.x\n} # done\n", "package a\n\np if {\n\tinput.x\n} # done\n"),
+        # comments keep one blank line before them at most
+        ("package a\n\n\n\n# c\np := 1\n", "package a\n\n# c\np := 1\n"),
+        # trailing whitespace in comments goes
+        ("package a\n# c   \np := 1\n", "package a\n\n# c\np := 1\n"),
+        # duplicate set elements go, as in OPA's sets
+        ("package a\np := {1, 2, 1}\n", "package a\n\np := {1, 2}\n"),
+    ],
+)
+def test_small_cases(source: str, expected: str) -> None:
+    assert fmt(source) == expected
+
+
+def test_v0_output_keeps_v0_syntax() -> None:
+    src = "package a\n\np[x] { x := input.x }\nq = 1 { input.q }\n"
+    assert fmt(src, rego_v1=False) == "package a\n\np[x] {\n\tx := input.x\n}\n\nq = 1 {\n\tinput.q\n}\n"
+
+
+def test_v0_to_v1_adds_rego_v1_and_drops_future_imports() -> None:
+    src = "package a\n\nimport future.keywords.if\nimport future.keywords.in\n\np[x] { x := 1 }\n"
+    assert fmt(src, rego_v1=False, v0_to_v1=True) == "package a\n\nimport rego.v1\n\np contains x if x := 1\n"
+
+
+def test_v1_with_rego_v1_import_drops_future_imports() -> None:
+    src = "package a\n\nimport future.keywords.in\nimport rego.v1\n\np if 1 in [1]\n"
+    assert fmt(src) == "package a\n\nimport rego.v1\n\np if 1 in [1]\n"
+
+
+def test_v0_member_call_adds_future_import() -> None:
+    src = "package a\n\np { internal.member_2(1, [1]) }\n"
+    assert fmt(src, rego_v1=False) == "package a\n\nimport future.keywords.in\n\np {\n\t1 in [1]\n}\n"
+
+
+def test_parse_errors_raise() -> None:
+    with pytest.raises(RegoParseError) as info:
+        fmt("package a\np := \n")
+    assert info.value.location is not None and info.value.location.row == 3
+
+
+def test_v0_rules_rejected_in_v1() -> None:
+    with pytest.raises(RegoParseError, match="`if` keyword is required"):
+        fmt("package a\np { true }\n")
+
+
+def test_v0_to_v1_refuses_deprecated_builtins_and_keyword_names() -> None:
+    src = "package a\n\np { any([true]) }\n\nq := re_match(\"a\", \"b\")\n\nif { true }\n"
+    with pytest.raises(FormatErrors) as info:
+        fmt(src, rego_v1=False, v0_to_v1=True)
+    messages = [(e.code, e.location.row if e.location else 0, e.message) for e in info.value.errors]
+    assert messages == [
+        ("rego_parse_error", 7, "if keyword cannot be used for rule name"),
+        ("rego_type_error", 3, "deprecated built-in function calls in expression: any"),
+        ("rego_type_error", 5, "deprecated built-in function calls in expression: re_match"),
+    ]
+
+
+def test_operator_arity_mismatch_is_an_error() -> None:
+    with pytest.raises(RegoTypeError, match=r"plus: arity mismatch"):
+        fmt("package a\np := plus(1)\n")
+
+
+def test_groups_precedence_where_reading_back_would_change_it() -> None:
+    # OPA writes these operands bare, which would read back grouped otherwise
+    out = fmt("package a\np if {\n\tx == (a in b)\n\t(a in b) == x\n\ta in (b in c)\n}\n")
+    assert "\tx == (a in b)\n\t(a in b) == x\n\ta in (b in c)\n" in out
+
+
+# ---------------------------------------------------------------- properties over corpora
+
+
+def strip(node: Any) -> Any:
+    """An AST node as plain data, without locations, with the differences
+    OPA's formatter introduces on purpose evened out:
+
+    - wildcards are all ``_`` (their numbering is the parser's);
+    - a rule head's ``=``/``:=`` (v1 output always uses ``:=``);
+    - a body of just ``true`` is no body (``p if { true }`` is ``p := true``);
+    - ``future.keywords`` and ``rego.v1`` imports (added or dropped with the
+      Rego version) and the order of imports (sorted);
+    - a set or an object holds equal elements once (as OPA's do);
+    - a template string's constant parts are text.
+    """
+    if isinstance(node, Location):
+        return None
+    if isinstance(node, ast.Var):
+        return ("Var", "_" if node.name.startswith("$wildcard") else node.name)
+    if isinstance(node, ast.Scalar):
+        v = node.value
+        kind = "num" if isinstance(v, (int, float, Decimal)) and not isinstance(v, bool) else type(v).__name__
+        return ("Scalar", kind, Decimal(str(v)) if kind == "num" else v)
+    if isinstance(node, ast.RuleHead):
+        return ("RuleHead", strip(node.ref), strip(node.value), strip(node.key), strip(node.args))
+    if isinstance(node, ast.Rule):
+        body = node.body
+        if node.else_ is None and len(body) == 1 and _is_true_expr(body[0]):
+            body = ()
+        return ("Rule", strip(node.head), strip(body), node.default, strip(node.else_))
+    if isinstance(node, ast.Module):
+        imports = [strip(i) for i in node.imports if _import_root(i) not in ("future", "rego")]
+        return ("Module", strip(node.package), tuple(sorted(imports, key=repr)), strip(node.rules))
+    if isinstance(node, ast.SetTerm):
+        return ("Set", frozenset(strip(x) for x in node.items))
+    if isinstance(node, ast.Object):
+        return ("Object", tuple(sorted({repr(strip(k)): (strip(k), strip(v)) for k, v in node.items}.items())))
+    if isinstance(node, ast.TemplateString):
+        return ("Template", node.raw, _template_parts(node))
+    if dataclasses.is_dataclass(node) and not isinstance(node, type):
+        out: list[Any] = [type(node).__name__]
+        for f in dataclasses.fields(node):
+            if f.name in ("location", "module_file", "op_ref", "text", "file", "assign", "rego_v1"):
+                continue
+            out.append(strip(getattr(node, f.name)))
+        return tuple(out)
+    if isinstance(node, (list, tuple)):
+        return tuple(strip(x) for x in node)
+    if isinstance(node, dict):
+        return tuple(sorted((k, repr(v)) for k, v in node.items()))
+    return node
+
+
+def _is_true_expr(e: ast.Expr) -> bool:
+    return not e.negated and not e.with_mods and isinstance(e.statement, ast.Scalar) and e.statement.value is True
+
+
+def _import_root(imp: ast.Import) -> str:
+    return imp.path.head.name if isinstance(imp.path.head, ast.Var) else ""
+
+
+def _template_parts(t: ast.TemplateString) -> tuple[Any, ...]:
+    parts: list[Any] = []
+    for p in t.parts:
+        if isinstance(p, ast.Scalar) and not isinstance(p.value, (dict, list)):
+            v = p.value
+            p = v if isinstance(v, str) else "null" if v is None else str(v).lower() if isinstance(v, bool) else str(v)
+        if isinstance(p, str):
+            if parts and isinstance(parts[-1], str):
+                parts[-1] += p
+            else:
+                parts.append(p)
+        else:
+            parts.append(strip(p))
+    return tuple(parts)
+
+
+def check_module(text: str, name: str, mode: str) -> None:
+    """Formatting ``text`` in ``mode`` is idempotent and keeps its AST."""
+    kw = MODES[mode]
+    original = parse_module(text, name, rego_v1=kw["rego_v1"])
+    once = format_module(text, name, **kw)
+    out_v1 = OUTPUT_V1[mode]
+    twice = format_module(once, name, rego_v1=out_v1)
+    assert twice == once, f"{name}: formatting is not idempotent"
+    again = parse_module(once, name, rego_v1=out_v1)
+    assert strip(again) == strip(original), f"{name}: formatting changed the AST\n{once}"
+
+
+def _repo_modules() -> list[tuple[str, Path]]:
+    files: list[Path] = []
+    for folder in ("tests/repos", "examples", "benchmarks"):
+        files.extend(sorted((REPO / folder).rglob("*.rego")))
+    out = []
+    for f in files:
+        if "_v0" in str(f.relative_to(REPO)):
+            out += [("v0", f), ("v0_to_v1", f)]
+        else:
+            out.append(("v1", f))
+    return out
+
+
+REPO_MODULES = _repo_modules()
+
+
+def test_repo_corpus_size() -> None:
+    assert len(REPO_MODULES) >= 100
+
+
+@pytest.mark.parametrize(
+    ("mode", "path"), REPO_MODULES, ids=[f"{m}:{p.relative_to(REPO)}" for m, p in REPO_MODULES]
+)
+def test_repo_module_idempotent_and_ast_preserving(mode: str, path: Path) -> None:
+    check_module(path.read_text(encoding="utf-8"), str(path.relative_to(REPO)), mode)
+
+
+def _conformance_files() -> list[Path]:
+    if SHARED_DIR is None:
+        return []
+    root = SHARED_DIR / "opa-conformance" / "v1"
+    return sorted(root.rglob("*.yaml")) if root.is_dir() else []
+
+
+CONFORMANCE_FILES = _conformance_files()
+
+
+def _conformance_modules(path: Path) -> Iterator[tuple[str, str]]:
+    from pyrego.conformance import load_yaml
+
+    doc = load_yaml(path.read_text(encoding="utf-8")) or {}
+    for case in doc.get("cases") or []:
+        for i, module in enumerate(case.get("modules") or []):
+            yield f"{case.get('note', '')}#{i}", str(module)
+
+
+@pytest.mark.parametrize("path", CONFORMANCE_FILES or [None], ids=[p.stem for p in CONFORMANCE_FILES] or ["missing"])
+def test_conformance_modules_idempotent_and_ast_preserving(path: Path | None) -> None:
+    if path is None:
+        pytest.skip("OPA conformance cases not found (no ../shared/opa-conformance/v1)")
+    for name, module in _conformance_modules(path):
+        try:
+            parse_module(module, name)
+        except RegoError:
+            continue  # cases about modules that do not parse
+        check_module(module, name, "v1")
+
+
+# ---------------------------------------------------------------- the command line
+
+
+def run(*args: str, stdin: str | None = None, cwd: Path = REPO) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "pyrego", "fmt", *args],
+        cwd=cwd,
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+UNFORMATTED = "package a\np   :=   1\n"
+FORMATTED = "package a\n\np := 1\n"
+
+
+def test_cli_stdin_to_stdout() -> None:
+    p = run(stdin=UNFORMATTED)
+    assert (p.returncode, p.stdout) == (0, FORMATTED)
+    p = run("-", stdin=UNFORMATTED)
+    assert (p.returncode, p.stdout) == (0, FORMATTED)
+
+
+def test_cli_file_list_diff_write_fail(tmp_path: Path) -> None:
+    (tmp_path / "sub").mkdir()
+    bad = tmp_path / "sub" / "b.rego"
+    good = tmp_path / "a.rego"
+    bad.write_text(UNFORMATTED)
+    good.write_text(FORMATTED)
+    (tmp_path / "notes.txt").write_text("not rego")
+    p = run(str(tmp_path))  # folders are searched recursively
+    assert p.returncode == 0
+    assert p.stdout == FORMATTED + FORMATTED
+    p = run("-l", str(tmp_path))
+    assert (p.returncode, p.stdout) == (0, f"{bad}\n")
+    p = run("-l", "--fail", str(tmp_path))
+    assert (p.returncode, p.stdout) == (1, f"{bad}\n")
+    assert "unexpected diff" in p.stderr
+    p = run("-d", str(bad))
+    assert p.returncode == 0
+    assert p.stdout.startswith(f"--- {bad} (original)\n+++ {bad} (formatted)\n")
+    assert "-p   :=   1\n" in p.stdout and "+p := 1\n" in p.stdout
+    p = run("--fail", str(good))
+    assert (p.returncode, p.stdout) == (0, "")
+    p = run("-w", str(tmp_path))
+    assert p.returncode == 0 and p.stdout == ""
+    assert bad.read_text() == FORMATTED
+    p = run("-l", "--fail", str(tmp_path))
+    assert (p.returncode, p.stdout) == (0, "")
+
+
+def test_cli_versions(tmp_path: Path) -> None:
+    v0 = "package a\n\np[x] { x := 1 }\n"
+    p = run("--v0-compatible", stdin=v0)
+    assert (p.returncode, p.stdout) == (0, "package a\n\np[x] {\n\tx := 1\n}\n")
+    p = run("--v0-v1", stdin=v0)
+    assert (p.returncode, p.stdout) == (0, "package a\n\nimport rego.v1\n\np contains x if x := 1\n")
+    p = run(stdin=v0)  # v0 is not v1
+    assert p.returncode == 1
+    assert "rego_parse_error" in p.stderr
+
+
+def test_cli_parse_error_output(tmp_path: Path) -> None:
+    f = tmp_path / "broken.rego"
+    f.write_text("package a\n\np := \n")
+    p = run(str(f))
+    assert p.returncode == 1
+    assert p.stdout == ""
+    assert p.stderr.startswith(f"failed to format Rego source file: 1 error occurred: {f}:4:1: rego_parse_error: ")
+    p = run(stdin="package a\n\np := \n")
+    assert p.returncode == 1
+    assert p.stderr.startswith("1 error occurred: stdin:4:1: rego_parse_error: ")
