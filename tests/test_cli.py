@@ -81,7 +81,7 @@ def test_parse_error_json(tmp_path: Path) -> None:
     bad = tmp_path / "bad.rego"
     bad.write_text("package bad\n\nallow if {\n    input.x ==\n}\n")
     p = run("eval", "-d", str(bad), "data.bad.allow")
-    assert p.returncode == 1
+    assert p.returncode == 2
     doc = json.loads(p.stdout)
     (err,) = doc["errors"]
     assert err["code"] == "rego_parse_error"
@@ -94,7 +94,7 @@ def test_parse_error_text_has_location_and_caret(tmp_path: Path) -> None:
     bad = tmp_path / "bad.rego"
     bad.write_text("package bad\n\np := [1, 2\n")
     p = run("eval", "-f", "pretty", "-d", str(bad), "data.bad.p")
-    assert p.returncode == 1
+    assert p.returncode == 2
     text = p.stderr
     assert "rego_parse_error" in text
     assert f"{bad}:3:" in text or f"{bad}:4:" in text
@@ -157,7 +157,7 @@ def test_data_conflict_is_an_error(tmp_path: Path) -> None:
     (tmp_path / "one.json").write_text(json.dumps({"a": 1}))
     (tmp_path / "two.json").write_text(json.dumps({"a": 2}))
     p = run("eval", "-d", str(tmp_path / "one.json"), "-d", str(tmp_path / "two.json"), "data.a")
-    assert p.returncode == 1
+    assert p.returncode == 2
 
 
 def test_yaml_input(tmp_path: Path) -> None:
@@ -175,8 +175,11 @@ def test_stdin_input() -> None:
 
 def test_missing_file_is_an_error() -> None:
     p = run("eval", "-d", "/nonexistent/policy.rego", "data.x")
-    assert p.returncode == 1
-    assert "no such file" in p.stderr
+    assert p.returncode == 2
+    assert json.loads(p.stdout) == {"errors": [{"message": "stat /nonexistent/policy.rego: no such file or directory"}]}
+    p = run("eval", "-f", "pretty", "-i", "/nonexistent/input.json", "data.x")
+    assert p.returncode == 2
+    assert p.stderr.strip() == "open /nonexistent/input.json: no such file or directory"
 
 
 def test_usage_error_exit_code() -> None:
@@ -189,7 +192,7 @@ def test_conflict_error(tmp_path: Path) -> None:
     pol = tmp_path / "c.rego"
     pol.write_text("package c\n\np := 1 if true\n\np := 2 if true\n")
     p = run("eval", "-d", str(pol), "data.c.p")
-    assert p.returncode == 1
+    assert p.returncode == 2
     assert json.loads(p.stdout)["errors"][0]["code"] == "eval_conflict_error"
 
 
@@ -199,7 +202,7 @@ def test_strict_builtin_errors() -> None:
     assert p.returncode == 0, p.stdout + p.stderr
     assert json.loads(p.stdout) == {}
     p = run("eval", "--strict-builtin-errors", "-I", q, stdin='{"s": "not a number"}')
-    assert p.returncode == 1
+    assert p.returncode == 2
     assert json.loads(p.stdout)["errors"][0]["code"] == "eval_builtin_error"
 
 
@@ -210,7 +213,7 @@ def test_v0_compatible(tmp_path: Path) -> None:
     assert p.returncode == 0, p.stdout + p.stderr
     assert p.stdout.strip() == "true"
     p = run("eval", "-d", str(pol), "data.v0.allow")
-    assert p.returncode == 1  # v0 syntax is a parse error in v1 mode
+    assert p.returncode == 2  # v0 syntax is a parse error in v1 mode
     assert json.loads(p.stdout)["errors"][0]["code"] == "rego_parse_error"
 
 

@@ -107,5 +107,5 @@ def test_cli_errors_name_the_path_given(tmp_path: Path, capsys: pytest.CaptureFi
     root = _write(tmp_path, {"pkg/bad.rego": "package bad\np := {"})
     status = cli_main(["eval", "-d", str(root), "data"])
     out = json.loads(capsys.readouterr().out)
-    assert status == 1
+    assert status == 2
     assert out["errors"][0]["location"]["file"] == str(root / "pkg" / "bad.rego")

@@ -459,11 +459,17 @@ class CompiledTree:
     metadata: Metadata = field(default_factory=Metadata)
     # Builtins the embedding program added (Engine.add_extension), by name.
     extensions: dict[str, Builtin] = field(default_factory=dict)
+    # The builtins a capabilities file allows (Engine.set_capabilities); None: all.
+    allowed_builtins: frozenset[str] | None = None
 
     def builtin(self, op: str) -> Builtin | None:
         """The builtin (or extension) called ``op``."""
         ext = self.extensions.get(op)
-        return ext if ext is not None else lookup_builtin(op)
+        if ext is not None:
+            return ext
+        if self.allowed_builtins is not None and op not in self.allowed_builtins:
+            return None
+        return lookup_builtin(op)
 
     def arity(self, op: str) -> int | None:
         node = self.functions.get(op)
@@ -473,8 +479,12 @@ class CompiledTree:
         return b.arity if b is not None else None
 
 
-def compile_modules(modules: list[ast.Module], extensions: dict[str, Builtin] | None = None) -> CompiledTree:
-    """Merge, resolve and check ``modules``."""
+def compile_modules(
+    modules: list[ast.Module],
+    extensions: dict[str, Builtin] | None = None,
+    allowed_builtins: frozenset[str] | None = None,
+) -> CompiledTree:
+    """Merge, resolve and check ``modules`` (calling only ``allowed_builtins``, when given)."""
     counter = itertools.count()
     ids = itertools.count()
     root = RuleNode((), next(ids))
@@ -520,7 +530,7 @@ def compile_modules(modules: list[ast.Module], extensions: dict[str, Builtin] | 
             _collect_metadata(module, pkg, metadata)
 
     functions = {".".join(("data",) + n.path): n for n in nodes.values() if n.kind == FUNCTION}
-    tree = CompiledTree(root, nodes, functions, metadata, dict(extensions or {}))
+    tree = CompiledTree(root, nodes, functions, metadata, dict(extensions or {}), allowed_builtins)
     _check_calls(tree, [call for u in uses.values() for call in u.calls])
     _check_recursion(tree, uses)
     return tree
@@ -784,10 +794,18 @@ def _find_cycle(start: int, graph: dict[int, set[int]], state: dict[int, int], s
             pending.append(iter(sorted(graph.get(dep, ()))))
 
 
-def resolve_query(body: ast.Body, tree: CompiledTree) -> tuple[ast.Body, dict[str, str]]:
-    """Resolve a query's names; returns the body and {unique var name: user name}."""
-    module = ast.Module(ast.Ref(ast.Var("data"), ()), (), (), file="query")
-    resolver = _Resolver(module, (), itertools.count())
+def resolve_query(
+    body: ast.Body, tree: CompiledTree, context: ast.Module | None = None
+) -> tuple[ast.Body, dict[str, str]]:
+    """Resolve a query's names; returns the body and {unique var name: user name}.
+
+    ``context``: a module without rules whose package and imports the query
+    is resolved in (``opa eval --package p --import data.q``): the rules of
+    that package are visible by name, as from one of its modules."""
+    module = context if context is not None else ast.Module(ast.Ref(ast.Var("data"), ()), (), (), file="query")
+    pkg = package_path(module)
+    node = tree.nodes.get(pkg) if pkg else None
+    resolver = _Resolver(module, pkg, itertools.count(), set(node.children) if node is not None else frozenset())
     scope = resolver.make_scope(None, [], body, set())
     resolved = resolver.body(body, scope)
     try:

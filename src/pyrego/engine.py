@@ -23,6 +23,7 @@ import sys
 import threading
 import time
 from collections import OrderedDict, deque
+from collections.abc import Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Callable, Generic, Iterator, Mapping, TypeVar
@@ -193,6 +194,20 @@ QUERIES_KEPT = 256
 #: Lines of print() output an engine keeps until take_prints() (older ones are dropped).
 PRINTS_KEPT = 10_000
 
+def _query_context(package: str | None, imports: tuple[str, ...], rego_v0: bool) -> ast.Module | None:
+    """The package and imports a query is resolved in, parsed as a module header
+    (so they are checked as ``package``/``import`` lines are)."""
+    if package is None and not imports:
+        return None
+    header = f"package {package or '__query__'}\n" + "".join(f"import {i}\n" for i in imports)
+    if "\n" in (package or "") or any("\n" in i for i in imports):
+        raise ArgumentError("a query package or import must be one line")
+    module = parse_module(header, "query", rego_v1=not rego_v0)
+    if package is None:
+        module = ast.Module(ast.Ref(ast.Var("data"), ()), module.imports, (), file="query")
+    return module
+
+
 class _Query:
     __slots__ = ("fn", "texts", "locations", "program")
 
@@ -226,6 +241,7 @@ class Engine(InstrumentationMixin):
         self._options: dict[str, Any] = {}
         self._timeout: float | None = None
         self._extensions: dict[str, Any] = {}
+        self._allowed_builtins: frozenset[str] | None = None
         self._extension_ids: dict[str, tuple[int, int]] = {}
         self._config: EvalConfig | None = None
         # The last evaluation's context, for the next one to reuse.
@@ -286,6 +302,22 @@ class Engine(InstrumentationMixin):
             raise ArgumentError("an extension must be callable")
         self._extensions = {**self._extensions, name: Builtin(name, _extension_call(fn), arity, nondeterministic=True)}
         self._extension_ids = {**self._extension_ids, name: (arity, id(fn))}
+        self._invalidate()
+
+    def set_capabilities(self, capabilities: dict[str, Any] | None) -> None:
+        """Allow only the builtins an OPA capabilities document lists
+        (``{"builtins": [{"name": ...}, ...]}``, as ``opa capabilities`` prints
+        and ``--capabilities FILE`` reads); a policy calling another builtin
+        is refused with ``rego_type_error: undefined function``. ``None``
+        allows every builtin again. Extensions stay callable."""
+        if capabilities is None:
+            allowed = None
+        else:
+            try:
+                allowed = frozenset(str(b["name"]) for b in capabilities["builtins"])
+            except (KeyError, TypeError) as exc:
+                raise ArgumentError(f"capabilities: a builtins list of objects with names is required ({exc})") from None
+        self._allowed_builtins = allowed
         self._invalidate()
 
     def set_runtime(self, runtime: dict[str, Any] | None) -> None:
@@ -458,11 +490,11 @@ class Engine(InstrumentationMixin):
             policies = self._policies
         paths = sorted(policies)
         sources = tuple((path, policies[path][0], policies[path][1].rego_v1) for path in paths)
-        key = (sources, tuple(sorted(mockable)), tuple(sorted(self._extension_ids.items())))
+        key = (sources, tuple(sorted(mockable)), tuple(sorted(self._extension_ids.items())), self._allowed_builtins)
         modules = [policies[p][1] for p in paths]
 
         def build() -> Program:
-            tree = self._with_source(lambda: compile_modules(modules, self._extensions), policies)
+            tree = self._with_source(lambda: compile_modules(modules, self._extensions, self._allowed_builtins), policies)
             # `with f as g` can only appear in text that has the word "with".
             any_with = any("with" in text and _WITH_WORD.search(text) is not None for _, text, _ in sources)
             targets = _with_function_targets(tree) if any_with else frozenset()
@@ -580,11 +612,16 @@ class Engine(InstrumentationMixin):
             return to_python(bindings["__rule_value__"])
         return UNDEF
 
-    def eval_query(self, query: str, *, input: Any = _NO_INPUT) -> dict[str, Any]:
+    def eval_query(
+        self, query: str, *, input: Any = _NO_INPUT, package: str | None = None, imports: Sequence[str] = ()
+    ) -> dict[str, Any]:
         """Evaluate ``query`` and return OPA's result shape (values as JSON-ready Python).
 
-        ``input``: the input document for this call only, as for :meth:`eval_rule`."""
-        q = self._compile_query(query)
+        ``input``: the input document for this call only, as for :meth:`eval_rule`.
+        ``package`` (``"authz"``) and ``imports`` (``["data.lib.util"]``): resolve
+        the query's names as in a module of that package with those imports
+        (``opa eval --package --import``)."""
+        q = self._compile_query(query, package, tuple(imports))
         results = []
         try:
             for bindings, values in self._execute(q, input):
@@ -610,31 +647,33 @@ class Engine(InstrumentationMixin):
     def _run_query_body(self, body: ast.Body, text: str, bind: bool = False) -> list[tuple[dict[str, Any], tuple[Any, ...]]]:
         return list(self._execute(self._compile_body(body, [text] * len(body))))
 
-    def _compile_query(self, query: str) -> _Query:
+    def _compile_query(self, query: str, package: str | None = None, imports: tuple[str, ...] = ()) -> _Query:
         queries = self._queries
-        q = queries.get(query)
+        local_key: Any = query if package is None and not imports else (query, package, imports)
+        q = queries.get(local_key)
         if q is None:
             # Compiled queries are shared by every engine on the same program.
             prog = self._get_program()
-            key = (query, self._rego_v0)
+            key = (query, self._rego_v0, package, imports)
             q = prog.queries.get(key)
             if q is None:
+                context = _query_context(package, imports, self._rego_v0)
                 body = parse_query(query, "query", rego_v1=not self._rego_v0)
                 texts = _expr_texts(query, body)
-                q = self._compile_body(body, texts)
+                q = self._compile_body(body, texts, context)
                 q.program.queries[key] = q  # the program it was compiled for
-            queries[query] = q
+            queries[local_key] = q
         return q
 
-    def _compile_body(self, body: ast.Body, texts: list[str]) -> _Query:
+    def _compile_body(self, body: ast.Body, texts: list[str], context: ast.Module | None = None) -> _Query:
         prog = self._get_program()
-        resolved, names = resolve_query(body, prog.tree)
+        resolved, names = resolve_query(body, prog.tree, context)
         targets = _body_with_function_targets(resolved, prog.tree)
         if not targets <= prog.mockable:
             self._extra_mockable = self._extra_mockable | targets
             self._invalidate()
             prog = self._get_program()
-            resolved, names = resolve_query(body, prog.tree)
+            resolved, names = resolve_query(body, prog.tree, context)
         gen = prog.gen
         assert gen is not None
         with _cache_lock:

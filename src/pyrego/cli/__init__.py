@@ -49,6 +49,13 @@ class _Parser(argparse.ArgumentParser):
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
 
 
+def _subparser(ap: argparse.ArgumentParser, command: str) -> argparse.ArgumentParser:
+    for action in ap._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            return action.choices[command]  # type: ignore[no-any-return]
+    return ap
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``pyrego`` command with ``argv`` (default ``sys.argv[1:]``); return the exit status."""
     args = list(sys.argv[1:] if argv is None else argv)
@@ -58,7 +65,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return bench_main(args[1:])
     ap = build_parser()
     try:
-        ns = ap.parse_args(args)
+        ns, unknown = ap.parse_known_args(args)
+        if unknown:
+            # Told by the subcommand, with its own usage (not the top level's).
+            sub = _subparser(ap, ns.command)
+            flags = [a for a in unknown if a.startswith("-")]
+            sub.error(f"unknown flag: {flags[0]}" if flags else f"unexpected arguments: {' '.join(unknown)}")
     except SystemExit as exc:
         return int(exc.code) if isinstance(exc.code, int) else 2
     try:

@@ -7,15 +7,22 @@
   ``data.a.b``); a data file named directly is merged at the root. A
   ``prefix.path:`` in front (``-d users:people.json``) mounts the content
   under ``data.users``.
-- ``-i/--input FILE`` (JSON or YAML), ``-I/--stdin-input``.
-- ``-f/--format json|pretty|raw``; ``--v0-compatible``;
-  ``--strict-builtin-errors``; ``--fail`` (exit 1 when the result is
-  undefined or empty); ``--fail-defined`` (exit 1 when it is defined).
+- ``-i/--input FILE`` (JSON or YAML), ``-I/--stdin-input``; ``--stdin``
+  reads the query from standard input.
+- ``-f/--format json|values|bindings|pretty|raw|source|discard`` (OPA's
+  presentations); ``--package``, ``--import``: the package and imports the
+  query is resolved in; ``--timeout`` (a Go duration such as ``5s``);
+  ``--capabilities FILE`` (only the builtins that file lists);
+  ``--v0-compatible``; ``--strict-builtin-errors``; ``--fail`` (exit 1 when
+  the result is undefined or empty); ``--fail-defined`` (exit 1 when it is
+  defined); ``--fail-non-empty`` (exit 1 when it is not empty). Errors exit
+  with status 2, as in OPA.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -23,7 +30,10 @@ from typing import Any, TextIO
 
 from ..errors import RegoError
 from ..loader import LoadError, data_document, iter_files, read_document, read_policy, split_prefix
-from .output import UsageError, format_errors, format_result
+from .output import PlainError, UsageError, format_errors, format_result
+
+#: ``--format`` values, as ``opa eval`` names them.
+FORMATS = ("json", "values", "bindings", "pretty", "source", "raw", "discard")
 
 
 def load_data_args(engine: Any, args: Sequence[str]) -> None:
@@ -31,7 +41,11 @@ def load_data_args(engine: Any, args: Sequence[str]) -> None:
     policies: dict[str, str] = {}
     for arg in args:
         prefix, raw = split_prefix(arg)
-        for file in iter_files(Path(raw), prefix):
+        try:
+            files = list(iter_files(Path(raw), prefix))
+        except LoadError:
+            raise PlainError(f"stat {raw}: no such file or directory") from None
+        for file in files:
             if file.is_policy:
                 policies[file.name] = read_policy(file)
             else:
@@ -40,59 +54,143 @@ def load_data_args(engine: Any, args: Sequence[str]) -> None:
         engine.add_policies(policies)
 
 
+def _read_input(ns: argparse.Namespace) -> tuple[bool, Any]:
+    """(whether an input was given, the input document)."""
+    if ns.input is not None and ns.stdin_input:
+        raise UsageError("specify --input or --stdin-input, not both")
+    if ns.input is not None:
+        path = Path(ns.input)
+        if not path.exists():
+            raise PlainError(f"open {ns.input}: no such file or directory")
+        return True, read_document(path)
+    if ns.stdin_input:
+        from ..runtime.convert import loads
+
+        return True, loads(sys.stdin.read(), what="JSON input")
+    return False, None
+
+
+def _query_text(ns: argparse.Namespace) -> str:
+    if ns.stdin:
+        if ns.stdin_input:
+            raise UsageError("specify --stdin or --stdin-input, not both")
+        if ns.query is not None:
+            raise UsageError("specify a query argument or --stdin, not both")
+        return sys.stdin.read()
+    if ns.query is None:
+        raise UsageError("specify a query argument or --stdin")
+    return str(ns.query)
+
+
+def _timeout_seconds(text: str) -> float | None:
+    """A Go duration (``5s``, ``1m30s``, ``250ms``); ``0`` means no limit."""
+    from ..builtins.time_parse import TimeError, parse_duration
+
+    try:
+        ns = parse_duration(text)
+    except TimeError as exc:
+        raise UsageError(f"invalid argument {text!r} for --timeout: {exc}") from None
+    return ns / 1e9 if ns > 0 else None
+
+
+def _capabilities(path: str) -> dict[str, Any]:
+    try:
+        doc = json.loads(Path(path).read_text(encoding="utf-8"))
+    except OSError:
+        raise PlainError(f"open {path}: no such file or directory") from None
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise PlainError(f"{path}: invalid capabilities file: {exc}") from None
+    if not isinstance(doc, dict):
+        raise PlainError(f"{path}: invalid capabilities file: not an object")
+    return doc
+
+
 def cmd_eval(ns: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """``pyrego eval``: evaluate a query and print the result."""
     import pyrego
 
     fmt: str = ns.format
+    if fmt == "source":
+        raise UsageError("format source is the output of partial evaluation (--partial), which this command does not do")
     engine = pyrego.Engine()
+    errors_to = out if fmt == "json" else err
     try:
+        query = _query_text(ns)
         engine.set_rego_v0(bool(ns.v0_compatible))
         engine.set_strict_builtin_errors(bool(ns.strict_builtin_errors))
+        if ns.timeout is not None:
+            engine.set_eval_timeout(_timeout_seconds(ns.timeout))
+        if ns.capabilities is not None:
+            engine.set_capabilities(_capabilities(ns.capabilities))
         # As `opa eval` does, the command line reports its environment through opa.runtime().
         from ..builtins.misc import cli_runtime
 
         engine.set_runtime(cli_runtime())
         load_data_args(engine, ns.data or [])
-        if ns.input is not None and ns.stdin_input:
-            raise UsageError("specify --input or --stdin-input, not both")
-        if ns.input is not None:
-            engine.set_input(read_document(Path(ns.input)))
-        elif ns.stdin_input:
-            from ..runtime.convert import loads
-
-            engine.set_input(loads(sys.stdin.read(), what="JSON input"))
-        result = engine.eval_query(ns.query)
-    except LoadError:
-        raise  # a path that cannot be read: a message, not a policy error
-    except RegoError as exc:
-        print(format_errors([exc], fmt), file=out if fmt == "json" else err)
-        return 1
-    for line in engine.take_prints() if hasattr(engine, "take_prints") else []:
+        try:
+            given, document = _read_input(ns)
+        except (RegoError, PlainError) as exc:
+            # As opa eval: an input that cannot be read or parsed is told
+            # plainly on stderr, whatever the format.
+            print(exc.message if isinstance(exc, PlainError) else f"unable to parse input: {exc.message}", file=err)
+            return 2
+        if given:  # otherwise input stays undefined, as in OPA
+            engine.set_input(document)
+        result = engine.eval_query(query, package=ns.package, imports=tuple(ns.imports or ()))
+    except (RegoError, PlainError) as exc:
+        # opa eval's exit status for errors is 2 (1 is for --fail and --fail-defined).
+        print(format_errors([exc], fmt), file=errors_to)
+        return 2
+    for line in engine.take_prints():
         print(line, file=err)
     text = format_result(result, fmt)
     if text:
         print(text, file=out)
-    defined = bool(result.get("result"))
+    rows = result.get("result") or []
+    defined = bool(rows)
     if ns.fail and not defined:
         return 1
     if ns.fail_defined and defined:
         return 1
+    if ns.fail_non_empty and _non_empty(rows):
+        return 1
     return 0
+
+
+def _non_empty(rows: list[dict[str, Any]]) -> bool:
+    """OPA's ``--fail-non-empty``: some expression value is not an empty collection (or false)."""
+    for row in rows:
+        for e in row.get("expressions", []):
+            v = e.get("value")
+            if isinstance(v, (list, dict, set, frozenset, tuple)):
+                if v:
+                    return True
+            elif v is not False:
+                return True
+    return False
 
 
 def register(sub: Any) -> None:
     """Add ``eval`` to the subcommand parsers ``sub``."""
-    ev = sub.add_parser("eval", help="evaluate a Rego query", description="Evaluate a Rego query (like opa eval).")
-    ev.add_argument("query", help="the query, e.g. data.authz.allow")
+    ev = sub.add_parser(
+        "eval",
+        help="evaluate a Rego query",
+        description="Evaluate a Rego query and print the result (like opa eval).",
+        epilog="Example: pyrego eval -d policy.rego -i input.json 'data.authz.allow'",
+    )
+    ev.add_argument("query", nargs="?", help="the query, e.g. data.authz.allow (or --stdin)")
     ev.add_argument("-d", "--data", action="append", metavar="PATH", help="policy or data file, or folder (repeatable)")
     ev.add_argument("-i", "--input", metavar="FILE", help="input document (JSON or YAML)")
     ev.add_argument("-I", "--stdin-input", action="store_true", help="read the input document from stdin")
-    ev.add_argument(
-        "-f", "--format", choices=("json", "pretty", "raw"), default="json", help="output format (default json)"
-    )
+    ev.add_argument("--stdin", action="store_true", help="read the query from stdin")
+    ev.add_argument("-f", "--format", choices=FORMATS, default="json", help="output format (default json)")
+    ev.add_argument("--package", metavar="PKG", help="resolve the query in this package (e.g. authz)")
+    ev.add_argument("--import", dest="imports", action="append", metavar="IMPORT", help="import for the query (repeatable)")
+    ev.add_argument("--timeout", metavar="DURATION", help="evaluation time limit, e.g. 5s (0: none)")
+    ev.add_argument("--capabilities", metavar="FILE", help="allow only the builtins an OPA capabilities file lists")
     ev.add_argument("--v0-compatible", action="store_true", help="parse policies with Rego v0 syntax")
     ev.add_argument("--strict-builtin-errors", action="store_true", help="builtin errors end the evaluation")
     ev.add_argument("--fail", action="store_true", help="exit 1 when the result is undefined or empty")
     ev.add_argument("--fail-defined", action="store_true", help="exit 1 when the result is defined")
+    ev.add_argument("--fail-non-empty", action="store_true", help="exit 1 when the result is not empty")
     ev.set_defaults(func=cmd_eval)

@@ -96,36 +96,50 @@ def _raw_text(value: Any) -> str:
 
 
 def format_result(result: dict[str, Any], fmt: str) -> str:
-    """Render an ``eval_query`` result as ``opa eval`` does in format ``fmt``."""
+    """Render an ``eval_query`` result as ``opa eval`` does in format ``fmt``
+    (``json``, ``values``, ``bindings``, ``raw``, ``pretty``, ``discard``)."""
     doc = _clean_results(result)
     rows = doc.get("result", [])
     if fmt == "json":
         return _dumps(doc)
+    if fmt == "discard":
+        return _dumps(_Envelope(result="discarded")) if rows else _dumps(doc)
+    if fmt == "values":
+        # One JSON array of the expressions' values per result.
+        return "\n".join(_dumps([e["value"] for e in row["expressions"]]) for row in rows)
+    if fmt == "bindings":
+        return "\n".join(_dumps(row.get("bindings", {})) for row in rows)
     if fmt == "raw":
-        lines = []
-        for row in rows:
-            exprs = row["expressions"]
-            if len(exprs) == 1:
-                lines.append(_raw_text(exprs[0]["value"]))
-            else:
-                lines.append(_dumps([e["value"] for e in exprs], indent=None))
-        return "\n".join(lines)
-    # pretty
+        # Expressions of a result on one line, separated by spaces; strings as they are.
+        return "\n".join(" ".join(_raw_text(e["value"]) for e in row["expressions"]) for row in rows)
+    return _pretty(rows)
+
+
+def _pretty(rows: list[Any]) -> str:
+    """OPA's pretty output: one value as JSON, else a table of the variables
+    (sorted) and the expressions (in order; boolean ones only when nothing is bound)."""
     if not rows:
         return "undefined"
-    names = sorted({k for row in rows for k in row.get("bindings", {})})
-    if not names:
-        out = []
-        for row in rows:
-            exprs = row["expressions"]
-            value = exprs[0]["value"] if len(exprs) == 1 else [e["value"] for e in exprs]
-            out.append(_dumps(value))
-        return "\n".join(out)
-    table = [
-        [_dumps(row.get("bindings", {}).get(n), indent=None) if n in row.get("bindings", {}) else "" for n in names]
-        for row in rows
-    ]
-    return _ascii_table(names, table)
+    first = rows[0]
+    exprs = first["expressions"]
+    if len(rows) == 1 and not first.get("bindings"):
+        if len(exprs) == 1 or all(isinstance(e["value"], bool) for e in exprs):
+            return _dumps(exprs[0]["value"])
+    bound = first.get("bindings", {})
+    names = sorted(bound)
+    columns: list[tuple[str, Any]] = [(n, ("var", n)) for n in names]
+    for i, e in enumerate(exprs):
+        if not isinstance(e["value"], bool) or not bound:
+            columns.append((e["text"], ("expr", i)))
+
+    def cell(row: Any, key: tuple[str, Any]) -> str:
+        kind, k = key
+        if kind == "var":
+            return _dumps(row.get("bindings", {}).get(k), indent=None)
+        return _dumps(row["expressions"][k]["value"], indent=None)
+
+    table = [[cell(row, key) for _, key in columns] for row in rows]
+    return _ascii_table([h for h, _ in columns], table)
 
 
 def _ascii_table(header: list[str], rows: list[list[str]]) -> str:
@@ -139,7 +153,18 @@ def _ascii_table(header: list[str], rows: list[list[str]]) -> str:
     return "\n".join([sep, line(header, center=True), sep, *(line(r) for r in rows), sep])
 
 
-def format_errors(errors: Sequence[RegoError], fmt: str) -> str:
+class PlainError(Exception):
+    """An error without a Rego code, such as a file that cannot be read
+    (OPA prints these with only a message: ``stat x.rego: no such file or directory``)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+        self.code = ""
+        self.location = None
+
+
+def format_errors(errors: Sequence[RegoError | PlainError], fmt: str) -> str:
     """Render errors as ``opa eval`` does: JSON in ``json`` format, text otherwise."""
     if fmt == "json":
         return _dumps(_Envelope(errors=[_error_dict(e) for e in errors]))
@@ -148,7 +173,9 @@ def format_errors(errors: Sequence[RegoError], fmt: str) -> str:
     return head + "\n".join(str(e) for e in errors)
 
 
-def _error_dict(err: RegoError) -> dict[str, Any]:
+def _error_dict(err: RegoError | PlainError) -> dict[str, Any]:
+    if isinstance(err, PlainError):
+        return _Envelope(message=err.message)
     out = _Envelope(message=err.message, code=err.code)
     if err.location is not None:
         loc = err.location
