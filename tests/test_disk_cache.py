@@ -177,6 +177,18 @@ def test_command_line_flags(tmp_path: Path) -> None:
     assert len(packs(tmp_path / "cache")) == 1
 
 
+def test_eval_uses_the_cache(tmp_path: Path) -> None:
+    env = {**os.environ, "PYREGO_CACHE_DIR": str(tmp_path / "cache")}
+    args = [sys.executable, "-m", "pyrego", "eval", "-d", str(REPOS / "api_authz"), "-f", "raw", "data.lib.strings.words(\"a b  a\")"]
+    p = subprocess.run([*args, "--no-cache"], capture_output=True, text=True, env=env, timeout=300, cwd=REPO)
+    assert (p.returncode, p.stdout) == (0, '["a","b"]\n')
+    assert not (tmp_path / "cache").exists()
+    for _ in range(2):
+        p = subprocess.run(args, capture_output=True, text=True, env=env, timeout=300, cwd=REPO)
+        assert (p.returncode, p.stdout) == (0, '["a","b"]\n')
+    assert len(packs(tmp_path / "cache")) == 1
+
+
 def test_default_directory(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv("PYREGO_CACHE_DIR", str(tmp_path / "explicit"))
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))

@@ -16,7 +16,8 @@
   ``--v0-compatible``; ``--strict-builtin-errors``; ``--fail`` (exit 1 when
   the result is undefined or empty); ``--fail-defined`` (exit 1 when it is
   defined); ``--fail-non-empty`` (exit 1 when it is not empty). Errors exit
-  with status 2, as in OPA.
+  with status 2, as in OPA. ``--no-cache``: do not use the on-disk cache of
+  compiled code (:mod:`pyrego.disk_cache`).
 """
 
 from __future__ import annotations
@@ -51,6 +52,9 @@ def load_data_args(engine: Any, args: Sequence[str]) -> None:
             else:
                 engine.add_data(data_document(file))
     if policies:
+        from .. import disk_cache
+
+        disk_cache.use_context(policies, "eval")  # the code cache's pack for this policy set, when enabled
         engine.add_policies(policies)
 
 
@@ -126,6 +130,10 @@ def cmd_eval(ns: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         from ..builtins.misc import cli_runtime
 
         engine.set_runtime(cli_runtime())
+        if not ns.no_cache:
+            from .. import disk_cache
+
+            disk_cache.enable_default()
         load_data_args(engine, ns.data or [])
         try:
             given, document = _read_input(ns)
@@ -189,6 +197,7 @@ def register(sub: Any) -> None:
     ev.add_argument("--timeout", metavar="DURATION", help="evaluation time limit, e.g. 5s (0: none)")
     ev.add_argument("--capabilities", metavar="FILE", help="allow only the builtins an OPA capabilities file lists")
     ev.add_argument("--v0-compatible", action="store_true", help="parse policies with Rego v0 syntax")
+    ev.add_argument("--no-cache", action="store_true", help="do not read or write the on-disk cache of compiled policies")
     ev.add_argument("--strict-builtin-errors", action="store_true", help="builtin errors end the evaluation")
     ev.add_argument("--fail", action="store_true", help="exit 1 when the result is undefined or empty")
     ev.add_argument("--fail-defined", action="store_true", help="exit 1 when the result is defined")
