@@ -78,7 +78,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--quick", action="store_true", help="short periods and fewer repetitions (a smoke test)")
     p.add_argument("--allow-disagreement", action="store_true", help="time engines even when their results differ")
     p.add_argument("--shared", default=None, help="the shared folder holding bench/seed and bench/aci")
-    p.add_argument("--allow-inputs", default=None, help="folder of the allow-path inputs (default benchmarks/allow_inputs)")
+    p.add_argument("--allow-inputs", default=None, help="folder of the allow-path inputs (default: the copy shipped in the package)")
     p.add_argument("--no-plots", action="store_true", help="do not draw PNG plots")
     p.add_argument("--no-progress", action="store_true", help="no live progress bar (results are still printed)")
     return p

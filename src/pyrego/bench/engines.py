@@ -340,16 +340,26 @@ def load_opa_class() -> Any:
     if found is None and root is not None and not os.environ.get("PYREGO_NO_ORACLE_DOWNLOAD"):
         helper = root / "tests" / "opa_oracle.py"
         if helper.is_file():
-            spec = importlib.util.spec_from_file_location("_pyrego_bench_opa_oracle", helper)
+            name = "_pyrego_bench_opa_oracle"
+            spec = importlib.util.spec_from_file_location(name, helper)
             if spec is not None and spec.loader is not None:
                 mod = importlib.util.module_from_spec(spec)
-                spec.loader.exec_module(mod)
+                # Registered first: its dataclasses look their module up by name.
+                sys.modules[name] = mod
                 try:
+                    spec.loader.exec_module(mod)
                     found = Path(mod.download())
                 except Exception as exc:  # noqa: BLE001 - any failure means no OPA
-                    raise EngineUnavailable(f"OPA wheel download failed: {exc}") from None
+                    sys.modules.pop(name, None)
+                    raise EngineUnavailable(
+                        f"OPA wheel download failed: {exc} (run `python tests/opa_oracle.py` in the repository "
+                        "with network access, or leave opa out of --engines)"
+                    ) from None
     if found is None:
-        raise EngineUnavailable("OPA bindings not found (run `python tests/opa_oracle.py` to fetch them)")
+        raise EngineUnavailable(
+            "OPA bindings not found: run `python tests/opa_oracle.py` in a pyrego checkout to fetch them, "
+            "or set $PYREGO_OPA_ORACLE_DIR to a folder holding opa_bindings"
+        )
     os.environ[OPA_DIR_ENV] = str(found)
     if str(found) not in sys.path:
         sys.path.insert(0, str(found))

@@ -7,7 +7,7 @@ Three workloads, all read from disk so that worker processes can rebuild them:
     ``<shared>/bench/seed``, query ``data.bench.allow``, round-robin over
     policies and inputs.
 ``allow``
-    The same 9 policies with one input each (``benchmarks/allow_inputs``)
+    The same 9 policies with one input each (``allow_inputs`` in the shipped workload)
     written so that evaluation runs through a whole rule body and returns
     ``true`` (the seed inputs mostly fail on a rule's first line).
 ``aci``
@@ -117,18 +117,20 @@ def find_repo_root() -> Path | None:
     return None
 
 
+#: The workload shipped in the package (the seed and ACI policy sets and the
+#: allow-path inputs), so that ``pyrego bench`` runs from any directory.
+PACKAGED = Path(__file__).resolve().parent / "workload"
+
+
 def default_paths(shared: str | None = None, allow_inputs: str | None = None) -> Paths:
-    """Resolve the shared folder (``--shared``, ``$PYREGO_SHARED``, ``../shared``) and the allow inputs."""
+    """Resolve the workload folder (``--shared``, ``$PYREGO_SHARED``, ``../shared``,
+    else the copy shipped in the package) and the allow inputs."""
     shared_dir = Path(shared) if shared else find_shared_dir()
+    if shared_dir is None or not (shared_dir / "bench" / "seed").is_dir():
+        shared_dir = PACKAGED
     if allow_inputs is None:
-        env = os.environ.get("PYREGO_BENCH_ALLOW_INPUTS")
-        if env:
-            allow_inputs = env
-        else:
-            root = find_repo_root()
-            if root is not None and (root / "benchmarks" / "allow_inputs").is_dir():
-                allow_inputs = str(root / "benchmarks" / "allow_inputs")
-    return Paths(str(shared_dir.resolve()) if shared_dir else None, allow_inputs)
+        allow_inputs = os.environ.get("PYREGO_BENCH_ALLOW_INPUTS") or str(PACKAGED / "allow_inputs")
+    return Paths(str(shared_dir.resolve()), allow_inputs)
 
 
 def _read(path: Path) -> str:
