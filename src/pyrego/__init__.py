@@ -9,7 +9,8 @@
 True
 """
 
-from .engine import Engine, clear_compile_cache, set_compile_cache_size
+from .build_cache import clear_compile_cache, set_compile_cache_size
+from .engine import Engine
 from .errors import (
     ArgumentError,
     DataError,

@@ -1,0 +1,237 @@
+"""Helpers of :mod:`pyrego.engine`: rule paths, data merging and conflicts,
+extension calls, query texts and the functions ``with`` replaces."""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from . import ast
+from .codegen import Program
+from .compiler import CompiledTree
+from .errors import ArgumentError, DataError, EvalRecursionError, Location, RegoCompileError, RegoParseError
+from .parser import parse_term
+from .runtime.convert import from_python, to_python
+from .runtime.values import UNDEF
+
+
+def _extension_call(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Wrap a user's Python function as a builtin over Rego values."""
+    from .builtins.registry import BuiltinError
+
+    def call(*args: Any) -> Any:
+        try:
+            result = fn(*[to_python(a) for a in args])
+        except Exception as exc:  # the user's code: any failure is a builtin error
+            raise BuiltinError(f"{type(exc).__name__}: {exc}") from exc
+        if result is UNDEF:
+            return UNDEF
+        try:
+            return from_python(result)
+        except DataError as exc:
+            raise BuiltinError(f"result is not a Rego value: {exc.message}") from None
+
+    return call
+
+
+def _package_name(module: ast.Module) -> str:
+    return ast.ref_to_string(module.package)
+
+
+def _first_non_constant(t: ast.Term) -> ast.Term | None:
+    """The first part of ``t`` that is not a constant (a ref, call, variable, comprehension...)."""
+    if type(t) is ast.Scalar:
+        return None
+    if type(t) is ast.Array or type(t) is ast.SetTerm:
+        items: list[ast.Term] = list(t.items)
+    elif type(t) is ast.Object:
+        items = [x for pair in t.items for x in pair]
+    else:
+        return t
+    for item in items:
+        bad = _first_non_constant(item)
+        if bad is not None:
+            return bad
+    return None
+
+
+def rule_path(path: Any) -> tuple[str | int, ...]:
+    """The keys of a rule path under ``data`` (``data.a.b``, ``a["b-c"]``, ``data.xs[0]``).
+
+    Only a ref of string and integer keys is a path: anything else (a query,
+    ``with``, a call, a variable key) is refused, so ``eval_rule`` evaluates
+    nothing but a document. Without ``data.`` in front, the path starts
+    under ``data``."""
+    if type(path) is not str:
+        raise ArgumentError(f"rule path must be a string, not {type(path).__name__}")
+    try:
+        term = parse_term(path, "path")
+    except RegoParseError as err:
+        raise ArgumentError(f"invalid rule path {path!r}: {err.message}", err.location) from None
+    keys: tuple[ast.Term, ...] = ()
+    if type(term) is ast.Var:
+        head = term
+    elif type(term) is ast.Ref and type(term.head) is ast.Var:
+        head, keys = term.head, term.path
+    else:
+        raise ArgumentError(f"invalid rule path {path!r}: not a reference", getattr(term, "location", None))
+    parts: list[str | int] = [] if head.name == "data" else [head.name]
+    if head.name in ("input", "future", "rego") or head.name.startswith("$"):
+        raise ArgumentError(f"invalid rule path {path!r}: a rule path is under data", head.location)
+    for key in keys:
+        value = key.value if type(key) is ast.Scalar else None
+        if type(value) is not str and type(value) is not int:
+            raise ArgumentError(f"invalid rule path {path!r}: keys must be strings or integers", getattr(key, "location", None))
+        parts.append(value)
+    return tuple(parts)
+
+
+def _rule_location(program: Program, name: str) -> Location | None:
+    """Where the rule whose function is ``name`` is defined (its first definition)."""
+    for path, fn_name in program.rule_functions.items():
+        if fn_name == name:
+            node = program.tree.nodes.get(path)
+            if node is not None:
+                rule = node.rules[0] if node.rules else node.default
+                return rule.location if rule is not None else None
+    return None
+
+
+def _too_deep() -> EvalRecursionError:
+    return EvalRecursionError("value nested too deeply to convert")
+
+
+def _check_data_conflicts(tree: CompiledTree, data: dict[Any, Any]) -> None:
+    """Refuse a rule whose path holds base data, or lies under a base value that is not an object (OPA's check)."""
+    for node in tree.nodes.values():
+        if not node.has_rules():
+            continue
+        doc: Any = data
+        for key in node.path:
+            if type(doc) is not dict:
+                break  # under a scalar or array: a conflict
+            doc = doc.get(key, UNDEF)
+            if doc is UNDEF:
+                break
+        else:
+            doc = None  # base data at the rule's own path
+        if doc is not UNDEF:
+            rule = node.rules[0] if node.rules else node.default
+            where = rule.location if rule is not None else None
+            raise RegoCompileError(f"conflicting rule for data path {'/'.join(node.path)} found", where)
+
+
+def _merge(a: dict[Any, Any], b: dict[Any, Any], path: tuple[str, ...]) -> dict[Any, Any]:
+    out = dict(a)
+    for k, v in b.items():
+        if k in out:
+            old = out[k]
+            if type(old) is dict and type(v) is dict:
+                out[k] = _merge(old, v, path + (str(k),))
+                continue
+            raise DataError(f"merge error: conflicting data at data.{'.'.join(path + (str(k),))}")
+        out[k] = v
+    return out
+
+
+def _expr_texts(query: str, body: ast.Body) -> list[str]:
+    """The source text of each query expression (for OPA's ``expressions[].text``)."""
+    lines = query.splitlines() or [query]
+    starts = []
+    for e in body:
+        loc = e.location
+        offset = sum(len(line) + 1 for line in lines[: max(loc.row - 1, 0)]) + max(loc.col - 1, 0)
+        starts.append(offset)
+    texts = []
+    for i, s in enumerate(starts):
+        end = starts[i + 1] if i + 1 < len(starts) else len(query)
+        texts.append(query[s:end].strip().rstrip(";").strip())
+    return texts
+
+
+def _with_function_targets(tree: CompiledTree) -> frozenset[str]:
+    """The functions that ``with`` replaces anywhere in the rules: bodies and
+    heads (a head's value or key may hold a comprehension with a ``with``)."""
+    from .compiler import rule_terms
+
+    finder = _WithTargets(tree)
+    for node in tree.nodes.values():
+        for rule in node.rules + ([node.default] if node.default else []):
+            r: ast.Rule | None = rule
+            while r is not None:
+                finder.visit_body(r.body)
+                for term in rule_terms(r):
+                    finder.visit_term(term)
+                r = r.else_
+    return frozenset(finder.out)
+
+
+def _body_with_function_targets(body: ast.Body, tree: CompiledTree) -> frozenset[str]:
+    finder = _WithTargets(tree)
+    finder.visit_body(body)
+    return frozenset(finder.out)
+
+
+class _WithTargets:
+    """The functions (rules or builtins) that ``with`` replaces in a body.
+
+    Methods rather than nested recursive closures, which would be reference
+    cycles left for the cyclic garbage collector."""
+
+    def __init__(self, tree: CompiledTree) -> None:
+        self.tree = tree
+        self.out: set[str] = set()
+
+    def visit_body(self, b: ast.Body) -> None:
+        for e in b:
+            for w in e.with_mods:
+                t = w.target
+                if isinstance(t.head, ast.Var) and t.head.name != "input":
+                    name = ".".join([t.head.name] + [str(p.value) for p in t.path if isinstance(p, ast.Scalar)])
+                    if name in self.tree.functions or (t.head.name != "data" and self.tree.builtin(name) is not None):
+                        self.out.add(name)
+                self.visit_term(w.value)
+            s = e.statement
+            if isinstance(s, ast.Every):
+                self.visit_body(s.body)
+            for term in _terms(s):
+                self.visit_term(term)
+
+    def visit_term(self, t: Any) -> None:
+        if isinstance(t, (ast.ArrayCompr, ast.SetCompr)):
+            self.visit_body(t.body)
+            self.visit_term(t.term)
+        elif isinstance(t, ast.ObjectCompr):
+            self.visit_body(t.body)
+            self.visit_term(t.key)
+            self.visit_term(t.value)
+        elif isinstance(t, ast.Call):
+            for a in t.args:
+                self.visit_term(a)
+        elif isinstance(t, (ast.Array, ast.SetTerm)):
+            for x in t.items:
+                self.visit_term(x)
+        elif isinstance(t, ast.Object):
+            for k, v in t.items:
+                self.visit_term(k)
+                self.visit_term(v)
+        elif isinstance(t, ast.Ref):
+            self.visit_term(t.head)
+            for p in t.path:
+                self.visit_term(p)
+        elif isinstance(t, ast.TemplateString):
+            # ``{f(1) with f as g}`` is a comprehension among the parts.
+            for part in t.parts:
+                if not isinstance(part, str):
+                    self.visit_term(part)
+
+
+def _terms(s: ast.Statement) -> list[Any]:
+    if isinstance(s, (ast.Assign, ast.Unify)):
+        return [s.lhs, s.rhs]
+    if isinstance(s, ast.SomeIn):
+        return [s.key, s.value, s.collection]
+    if isinstance(s, ast.Every):
+        return [s.domain]
+    if isinstance(s, ast.SomeVars):
+        return []
+    return [s]
