@@ -18,7 +18,6 @@ compile or (``--fail-on-empty``) no test ran; 2 for usage errors.
 from __future__ import annotations
 
 import argparse
-import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, TextIO
 
@@ -26,30 +25,6 @@ from .output import UsageError, format_errors
 
 if TYPE_CHECKING:
     from ..testing import TestResult
-
-_DURATION_PART = re.compile(r"(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h)")
-_UNIT_SECONDS = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "μs": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0, "h": 3600.0}
-
-
-def parse_go_duration(text: str) -> float:
-    """Seconds in a Go duration string (``1m30s``, ``250ms``, ``0``); ValueError if it is not one."""
-    s = text.strip()
-    sign = 1.0
-    if s[:1] in "+-" and s:
-        sign = -1.0 if s[0] == "-" else 1.0
-        s = s[1:]
-    if s == "0":
-        return 0.0
-    pos, total = 0, 0.0
-    while pos < len(s):
-        m = _DURATION_PART.match(s, pos)
-        if m is None:
-            raise ValueError(f'time: invalid duration "{text}"')
-        total += float(m.group(1)) * _UNIT_SECONDS[m.group(2)]
-        pos = m.end()
-    if not s:
-        raise ValueError(f'time: invalid duration "{text}"')
-    return sign * total
 
 
 def cmd_test(ns: argparse.Namespace, out: TextIO, err: TextIO) -> int:
@@ -74,12 +49,16 @@ def cmd_test(ns: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         raise UsageError("--coverage and --threshold are not available: this pyrego has no coverage support yet")
     if ns.explain is not None and not features.trace_available():
         raise UsageError("--explain is not available: this pyrego has no evaluation trace yet")
-    try:
-        timeout = parse_go_duration(ns.timeout) if ns.timeout is not None else None
-    except ValueError as exc:
-        raise UsageError(f'invalid argument "{ns.timeout}" for "--timeout" flag: {exc}') from None
-    if timeout is None or timeout == 0:
-        timeout = 30.0 if ns.bench else 5.0
+    timeout = 0.0
+    if ns.timeout is not None:
+        from ..builtins.time_parse import TimeError, parse_duration  # Go's time.ParseDuration
+
+        try:
+            timeout = parse_duration(ns.timeout) / 1e9
+        except TimeError as exc:
+            raise UsageError(f'invalid argument "{ns.timeout}" for "--timeout" flag: {exc}') from None
+    if timeout == 0:
+        timeout = 30.0 if ns.bench else 5.0  # OPA's defaults
 
     if ns.no_cache:
         disk_cache.disable()
