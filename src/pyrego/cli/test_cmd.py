@@ -77,7 +77,6 @@ def cmd_test(ns: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         timeout=timeout if timeout > 0 else None,
         explain_failures=bool(ns.var_values or ns.verbose),
         bench=bool(ns.bench),
-        coverage=coverage,
     )
     if ns.run:
         try:

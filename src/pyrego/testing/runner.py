@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -39,8 +39,6 @@ class RunOptions:
     strict_builtin_errors: bool = False
     bench: bool = False
     bench_time: float = 1.0  # seconds to spend on each benchmark (Go's -benchtime)
-    coverage: bool = False
-    extra: dict[str, Any] = field(default_factory=dict)
 
 
 class TestSuite:
