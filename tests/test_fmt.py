@@ -298,6 +298,44 @@ def test_repo_module_idempotent_and_ast_preserving(mode: str, path: Path) -> Non
     check_module(path.read_text(encoding="utf-8"), str(path.relative_to(REPO)), mode)
 
 
+def _with_line_comments(text: str, every: int) -> str:
+    """``text`` with a comment at the end of every ``every``-th line (not in strings)."""
+    from pyrego.lexer import tokenize
+
+    toks = tokenize(text)
+    strings = [
+        (start, start + len(t))
+        for start, t, kind in zip(toks.starts, toks.texts, toks.kinds, strict=True)
+        if kind in ("string", "tmpl", "tmplc")
+    ]
+    out = []
+    offset = 0
+    for i, line in enumerate(text.split("\n")):
+        end = offset + len(line)
+        inside = any(a < end < b for a, b in strings)
+        if line.strip() and "#" not in line and not inside and i % every == 0:
+            line += f" # c{i}"
+        out.append(line)
+        offset = end + 1
+    return "\n".join(out)
+
+
+STRESS_MODULES = [(m, p, n) for m, p in REPO_MODULES if "tests/repos" in str(p) and m != "v0_to_v1" for n in (1, 2)]
+
+
+@pytest.mark.parametrize(
+    ("mode", "path", "every"),
+    STRESS_MODULES,
+    ids=[f"{m}:{p.relative_to(REPO)}:{n}" for m, p, n in STRESS_MODULES],
+)
+def test_trailing_comments_everywhere(mode: str, path: Path, every: int) -> None:
+    """Comments at the end of lines, inside collections, calls, `with`s and
+    heads, where OPA's printer must sometimes write code as it stands: the
+    result still parses to the same module and is stable."""
+    text = _with_line_comments(path.read_text(encoding="utf-8"), every)
+    check_module(text, str(path.relative_to(REPO)), mode)
+
+
 def _conformance_files() -> list[Path]:
     if SHARED_DIR is None:
         return []

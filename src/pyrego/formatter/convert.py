@@ -267,7 +267,12 @@ class Converter:
         else:
             terms = self.term(stmt)
         withs = [self.with_(w) for w in expr.with_mods]
-        return Expr(loc, terms, expr.negated, withs, self.terms_end_row(expr, first, last))
+        stmt_first = first + 1 if expr.negated else first
+        stmt_last = src.tok(expr.with_mods[0].location) - 1 if expr.with_mods else last
+        terms_loc = self.loc_at(
+            src_location(src, stmt_first, loc.file), src.starts[stmt_first], src.tok_end(stmt_last)
+        )
+        return Expr(loc, terms, expr.negated, withs, self.terms_end_row(expr, first, last), terms_loc)
 
     def terms_end_row(self, expr: ast.Expr, first: int, last: int) -> int:
         """The row where the expression's terms end, before any ``with``."""

@@ -131,6 +131,8 @@ class Expr:
     withs: list[With] = field(default_factory=list)
     #: the row where the expression's own terms end (before any `with`)
     terms_end_row: int = 0
+    #: the source of the expression's terms (after `not`, before any `with`)
+    terms_loc: Loc | None = None
 
 
 @dataclass(eq=False)

@@ -4,7 +4,7 @@ expressions (OPA's ``writeModule``, ``writeRule``, ``writeExpr`` ...)."""
 from __future__ import annotations
 
 from .nodes import GENERATED_FILE, Comment, Every, Expr, Head, Import, Module, Package, Rule, SomeDecl, Term, With
-from .writer_base import UnexpectedComment, closing_loc
+from .writer_base import UnexpectedComment, closing_loc, incomplete
 from .writer_terms import INFIX, TermWriter, is_union_call, needs_parens, term_string
 
 __all__ = ["Writer", "import_sort_key", "future_keyword"]
@@ -205,30 +205,47 @@ class Writer(TermWriter):
         return self.write_rule(else_, True, comments)
 
     def write_head(self, head: Head, is_default: bool, expanded_const: bool, comments: list[Comment]) -> list[Comment]:
+        mark, level, saved = len(self.buf), self.level, list(comments)
+        try:
+            return self._write_head(head, is_default, expanded_const, comments)
+        except UnexpectedComment as e:
+            if e.complete:
+                raise
+            # OPA would lose the rest of the head: write it as it stands
+            del self.buf[mark:]
+            self.level = level
+            raise UnexpectedComment(self.write_unformatted(head.loc, saved), complete=True) from None
+
+    def _write_head(self, head: Head, is_default: bool, expanded_const: bool, comments: list[Comment]) -> list[Comment]:
         ref = head.ref
         if self.opts.ref_heads or len(ref) == 1:
-            comments = self.write_ref(ref, comments)
+            try:
+                comments = self.write_ref(ref, comments)
+            except UnexpectedComment as e:
+                raise incomplete(e) from None
         else:
             # a comment inside the ref on the head's row: the head as written
             if comments and ref[1].loc.row == comments[0].loc.row:
                 return self.write_unformatted(head.loc, comments)
             self.write(term_string(ref[0]) + "[" + term_string(ref[1]) + "]")
-        if head.args:
-            self.write("(")
-            try:
-                args = list(head.args)
-                close = closing_loc("", "", "(", ")", head.loc)
-                comments = self.write_iterable(args, head.loc, close, comments, self.list_writer(False))  # type: ignore[arg-type]
-            finally:
-                self.write(")")
-        if head.key is not None:
-            if self.opts.contains and head.value is None:
-                self.write(" contains ")
-                comments = self.write_term(head.key, comments)
-            elif head.value is None:  # v0's p[x]
+        try:
+            if head.args:
+                self.write("(")
+                try:
+                    args = list(head.args)
+                    close = closing_loc("", "", "(", ")", head.loc)
+                    comments = self.write_iterable(args, head.loc, close, comments, self.list_writer(False))  # type: ignore[arg-type]
+                finally:
+                    self.write(")")
+            if head.key is not None and head.value is None and not self.opts.contains:  # v0's p[x]
                 self.write("[")
                 comments = self.write_term(head.key, comments)
                 self.write("]")
+        except UnexpectedComment as e:
+            raise incomplete(e) from None
+        if head.key is not None and head.value is None and self.opts.contains:
+            self.write(" contains ")
+            comments = self.write_term(head.key, comments)
         value = head.value
         if value is not None and (head.key is not None or not _is_true(value) or expanded_const or is_default):
             # in v1 a constant ref head keeps its value: a.b.c := true
@@ -282,11 +299,44 @@ class Writer(TermWriter):
         paren_terms = self.paren_expr is expr
         if paren_terms:
             self.paren_expr = None
-        comments = self.insert_comments(comments, expr.loc)
+        saved = list(comments)
+        failure: UnexpectedComment | None = None
+        try:
+            comments = self.insert_comments(comments, expr.loc)
+        except UnexpectedComment as e:
+            failure = incomplete(e)
         if not self.inline:
             self.start_line()
         if expr.negated:
             self.write("not ")
+        mark, level = len(self.buf), self.level
+        # a comment after text written as it stands must not swallow the `with`s
+        final_comments = self.write_comment_on_final_line
+        if expr.withs:
+            self.write_comment_on_final_line = False
+        try:
+            if failure is None:
+                saved = list(comments)
+                try:
+                    comments = self.write_expr_terms(expr, paren_terms, comments)
+                except UnexpectedComment as e:
+                    failure = e
+            if failure is not None and not failure.complete:
+                # OPA would leave the expression half written: write it as it stands
+                del self.buf[mark:]
+                self.level = level
+                assert expr.terms_loc is not None
+                comments = self.write_unformatted(expr.terms_loc, saved)
+            elif failure is not None:
+                comments = failure.comments
+        finally:
+            self.write_comment_on_final_line = final_comments
+        comments = self.write_withs(expr, comments)
+        if failure is not None:
+            raise UnexpectedComment(comments, complete=True)
+        return comments
+
+    def write_expr_terms(self, expr: Expr, paren_terms: bool, comments: list[Comment]) -> list[Comment]:
         if paren_terms:
             self.write("(")
         terms = expr.terms
@@ -300,12 +350,15 @@ class Writer(TermWriter):
             comments = self.write_term(terms, comments)
         if paren_terms:
             self.write(")")
+        return comments
+
+    def write_withs(self, expr: Expr, comments: list[Comment]) -> list[Comment]:
         if not expr.withs:
             return comments
         withs = list(expr.withs)
         last_row = expr.terms_end_row
         if withs[0].loc.row == last_row:  # a `with` on the expression's last line stays there
-            comments = self.write_with(withs[0], comments, False)
+            comments = self.write_with_safely(withs[0], comments, False)
             last_row = withs[0].loc.row
             withs = withs[1:]
         indented = False
@@ -319,7 +372,7 @@ class Writer(TermWriter):
                     self.end_line()
                     self.start_line()
                     last_row = w.loc.row
-                comments = self.write_with(w, comments, indent)
+                comments = self.write_with_safely(w, comments, indent)
         finally:
             if indented:
                 self.down()
@@ -335,18 +388,33 @@ class Writer(TermWriter):
             return self.write_function_call_plain(terms, comments)
         symbol, arity = infix
         n = len(terms) - 1
-        if n == arity:  # x != y
-            comments = self.write_operand(terms[1], comments, needs_parens(terms[1], name, False), False)
-            self.write(" " + symbol + " ")
-            return self.write_operand(terms[2], comments, needs_parens(terms[2], name, True), False)
-        if n == arity + 1:  # plus(x, y, z) is z = x + y
-            comments = self.write_term(terms[3], comments)
-            self.write(" = ")
-            comments = self.write_operand(terms[1], comments, needs_parens(terms[1], name, False), False)
+        try:
+            if n == arity:  # x != y
+                comments = self.write_operand(terms[1], comments, needs_parens(terms[1], name, False), False)
+            elif n == arity + 1:  # plus(x, y, z) is z = x + y
+                comments = self.write_term(terms[3], comments)
+                self.write(" = ")
+                comments = self.write_operand(terms[1], comments, needs_parens(terms[1], name, False), False)
+        except UnexpectedComment as e:
+            raise incomplete(e) from None
+        if n in (arity, arity + 1):
             self.write(" " + symbol + " ")
             return self.write_operand(terms[2], comments, needs_parens(terms[2], name, True), False)
         self.arity_error(terms[1:], name, op.loc)
         return self.write_function_call_plain(terms, comments)
+
+    def write_with_safely(self, w: With, comments: list[Comment], indented: bool) -> list[Comment]:
+        """A ``with``, or its source as it stands when a comment is in the way
+        (OPA would drop it)."""
+        mark, level, saved = len(self.buf), self.level, list(comments)
+        try:
+            return self.write_with(w, comments, indented)
+        except UnexpectedComment:
+            del self.buf[mark:]
+            self.level = level
+            if not indented:
+                self.write(" ")
+            return self.write_unformatted(w.loc, saved)
 
     def write_with(self, w: With, comments: list[Comment], indented: bool) -> list[Comment]:
         comments = self.insert_comments(comments, w.loc)
@@ -362,6 +430,12 @@ class Writer(TermWriter):
         return comments
 
     def write_some_decl(self, decl: SomeDecl, comments: list[Comment]) -> list[Comment]:
+        try:
+            return self._write_some_decl(decl, comments)
+        except UnexpectedComment as e:
+            raise incomplete(e) from None
+
+    def _write_some_decl(self, decl: SomeDecl, comments: list[Comment]) -> list[Comment]:
         comments = self.insert_comments(comments, decl.loc)
         self.write("some ")
         row = decl.loc.row
@@ -383,14 +457,17 @@ class Writer(TermWriter):
 
     def write_every(self, every: Every, comments: list[Comment]) -> list[Comment]:
         loc = every.loc
-        comments = self.insert_comments(comments, loc)
-        self.write("every ")
-        if every.key is not None:
-            comments = self.write_term(every.key, comments)
-            self.write(", ")
-        comments = self.write_term(every.value, comments)
-        self.write(" in ")
-        comments = self.write_term(every.domain, comments)
+        try:
+            comments = self.insert_comments(comments, loc)
+            self.write("every ")
+            if every.key is not None:
+                comments = self.write_term(every.key, comments)
+                self.write(", ")
+            comments = self.write_term(every.value, comments)
+            self.write(" in ")
+            comments = self.write_term(every.domain, comments)
+        except UnexpectedComment as e:
+            raise incomplete(e) from None
         self.write(" {")
         try:
             comments = self.write_comprehension_body("{", "}", every.body, loc, loc, comments)

@@ -16,7 +16,7 @@ from typing import Union
 
 from .nodes import GENERATED_FILE, NEGATIVE_ROW, Comment, Every, Expr, Loc, SomeDecl, Term
 
-__all__ = ["FmtOpts", "UnexpectedComment", "WriterBase", "Element", "EntryWriter"]
+__all__ = ["FmtOpts", "UnexpectedComment", "WriterBase", "Element", "EntryWriter", "incomplete"]
 
 #: What collections, argument lists and comprehension bodies are made of.
 Element = Union[Term, tuple[Term, Term], Expr]
@@ -25,11 +25,23 @@ EntryWriter = Callable[[Element, list[Comment]], list[Comment]]
 
 class UnexpectedComment(Exception):
     """A comment sits where the printer cannot put it; the node is then written
-    as it stands in the source. ``comments`` are those still to place."""
+    as it stands in the source. ``comments`` are those still to place.
 
-    def __init__(self, comments: list[Comment]) -> None:
+    ``complete`` says whether everything up to here was written (a term
+    written as it stands); when an enclosing writer still had more to write,
+    it marks the error incomplete, and the expression or head that holds it
+    is then written as it stands instead (OPA would lose the rest)."""
+
+    def __init__(self, comments: list[Comment], complete: bool = False) -> None:
         super().__init__("unexpected comment")
         self.comments = comments
+        self.complete = complete
+
+
+def incomplete(err: UnexpectedComment) -> UnexpectedComment:
+    """The same error, after which something was left unwritten."""
+    err.complete = False
+    return err
 
 
 @dataclass

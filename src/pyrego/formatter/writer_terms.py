@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from .nodes import Comment, Expr, Loc, Term
-from .writer_base import Element, EntryWriter, UnexpectedComment, WriterBase, closing_loc, partition_comments
+from .writer_base import Element, EntryWriter, UnexpectedComment, WriterBase, closing_loc, incomplete, partition_comments
 
 __all__ = ["INFIX", "TermWriter", "go_quote", "term_string"]
 
@@ -55,7 +55,7 @@ class TermWriter(WriterBase):
                 end_row = term.loc.row + text.count("\n")
                 if term.loc.row <= self.before_end.loc.row <= end_row:
                     self.before_end = None
-            raise UnexpectedComment(self.write_unformatted(term.loc, saved)) from None
+            raise UnexpectedComment(self.write_unformatted(term.loc, saved), complete=True) from None
 
     def write_term_parens(self, parens: bool, term: Term, comments: list[Comment]) -> list[Comment]:
         if self.paren_term is term:
@@ -197,7 +197,10 @@ class TermWriter(WriterBase):
             self.arity_error(operands, name, loc)
             return comments
         if arity == 2:  # (`in` groups to the left: a left operand `a in b` needs no parentheses)
-            comments = self.write_term_parens(True, operands[0], comments)
+            try:
+                comments = self.write_term_parens(True, operands[0], comments)
+            except UnexpectedComment as e:
+                raise incomplete(e) from None
             self.write(" in ")
             return self.write_operand(operands[1], comments, _is_member(operands[1]))
         if parens:
@@ -207,10 +210,14 @@ class TermWriter(WriterBase):
             self.write(", ")
             comments = self.write_operand(operands[1], comments, _is_member(operands[1]))
             self.write(" in ")
+        except UnexpectedComment as e:
+            raise incomplete(e) from None
+        try:
             comments = self.write_operand(operands[2], comments, _is_member(operands[2]))
-        finally:
-            if parens:
-                self.write(")")
+        except UnexpectedComment as e:
+            raise incomplete(e) if parens else e from None
+        if parens:
+            self.write(")")
         return comments
 
     def write_function_call_plain(self, items: list[Term], comments: list[Comment]) -> list[Comment]:
@@ -224,6 +231,8 @@ class TermWriter(WriterBase):
             args: list[Element] = list(items[1:])
             loc = op.loc
             return self.write_iterable(args, loc, closing_loc("", "", "(", ")", loc), comments, self.list_writer(False))
+        except UnexpectedComment as e:
+            raise incomplete(e) from None
         finally:
             self.write(")")
 
@@ -349,7 +358,9 @@ class TermWriter(WriterBase):
             if isinstance(part, Expr):
                 self.write("{")
                 self.up()
-                if self.before_end is not None:
+                if self.before_end is not None and _inside(self.before_end.loc, term.loc):
+                    # (a comment after the `{`; OPA also breaks for one held from
+                    # before the template, which leaves a comment inside it)
                     self.end_line()
                     self.start_line()
                 else:
@@ -409,6 +420,10 @@ def needs_parens(operand: Term, op_name: str, right: bool) -> bool:
         return False
     p, q = PRECEDENCE[operand.name], PRECEDENCE[op_name]
     return p < q or (right and p == q and operand.name != "internal.member_3")
+
+
+def _inside(loc: Loc, outer: Loc) -> bool:
+    return outer.offset <= loc.offset < outer.offset + len(outer.text)
 
 
 def format_var(name: str) -> str:
