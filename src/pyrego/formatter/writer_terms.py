@@ -6,7 +6,15 @@ from __future__ import annotations
 import re
 
 from .nodes import Comment, Expr, Loc, Term
-from .writer_base import Element, EntryWriter, UnexpectedComment, WriterBase, closing_loc, incomplete, partition_comments
+from .writer_base import (
+    Element,
+    EntryWriter,
+    UnexpectedComment,
+    WriterBase,
+    closing_loc,
+    incomplete,
+    partition_comments,
+)
 
 __all__ = ["INFIX", "TermWriter", "go_quote", "term_string"]
 
