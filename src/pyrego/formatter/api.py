@@ -39,6 +39,13 @@ def format_module(text: str, path: str = "", *, rego_v1: bool = True, v0_to_v1: 
     formatter reports (v0 code that cannot be written as v1, operators
     called with the wrong number of arguments).
     """
+    from ..build_cache import _gc_paused  # (the parser's own pause of the cyclic GC)
+
+    with _gc_paused():  # formatting allocates much and frees all: collections only cost
+        return _format(text, path, rego_v1=rego_v1, v0_to_v1=v0_to_v1)
+
+
+def _format(text: str, path: str, *, rego_v1: bool, v0_to_v1: bool) -> str:
     parse_v1 = rego_v1 and not v0_to_v1
     module = parse_module(text, path, rego_v1=parse_v1)
     version = Version("v0v1" if v0_to_v1 else "v1" if rego_v1 else "v0")
@@ -50,6 +57,7 @@ def format_module(text: str, path: str = "", *, rego_v1: bool = True, v0_to_v1: 
     tree = Converter(index).module(module)
     opts = prepare(tree, version)
     writer = Writer(opts)
+    writer.generated_vars = "__local" in text
     writer.write_module(tree)
     if writer.errors:
         errs: list[RegoError] = []

@@ -16,6 +16,7 @@ be printed back from the AST; their source text is kept as written
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from decimal import Decimal, InvalidOperation
 
 from .. import ast
@@ -137,10 +138,8 @@ class Converter:
     def next_statement(self, rule: ast.Rule) -> int:
         """The first token of the statement (or else branch) after ``rule``'s start."""
         first = self.src.tok(rule.location)
-        for stop in self.stops:
-            if stop > first:
-                return stop
-        return len(self.src.kinds) - 1
+        i = bisect_right(self.stops, first)
+        return self.stops[i] if i < len(self.stops) else len(self.src.kinds) - 1
 
     def body_stop(self, rule: ast.Rule, value_generated: bool) -> int:
         """The token right after a rule's body: its closing brace when the body

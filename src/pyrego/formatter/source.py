@@ -44,6 +44,8 @@ class SourceIndex:
         self.line_starts = toks.line_starts()
         self.by_offset = {start: i for i, start in enumerate(self.starts)}
         self.match = self._match_brackets()
+        #: id(term) -> (term, its core tokens); the term is kept so the id stays its own
+        self._cores: dict[int, tuple[ast.Term, tuple[int, int]]] = {}
 
     # ------------------------------------------------------------ positions
 
@@ -111,6 +113,13 @@ class SourceIndex:
 
     def core(self, term: ast.Term) -> tuple[int, int]:
         """The tokens of a term, without any parentheses around it."""
+        key = id(term)
+        hit = self._cores.get(key)
+        if hit is None or hit[0] is not term:
+            hit = self._cores[key] = (term, self._core(term))
+        return hit[1]
+
+    def _core(self, term: ast.Term) -> tuple[int, int]:
         if isinstance(term, ast.Scalar):
             first = last = self.tok(term.location)
             while self.kinds[last] in ("-", "."):  # a signed number, or one written `.5`

@@ -205,7 +205,7 @@ class Writer(TermWriter):
         return self.write_rule(else_, True, comments)
 
     def write_head(self, head: Head, is_default: bool, expanded_const: bool, comments: list[Comment]) -> list[Comment]:
-        mark, level, saved = len(self.buf), self.level, list(comments)
+        mark, level, saved = len(self.buf), self.level, comments
         try:
             return self._write_head(head, is_default, expanded_const, comments)
         except UnexpectedComment as e:
@@ -299,7 +299,7 @@ class Writer(TermWriter):
         paren_terms = self.paren_expr is expr
         if paren_terms:
             self.paren_expr = None
-        saved = list(comments)
+        saved = comments
         failure: UnexpectedComment | None = None
         try:
             comments = self.insert_comments(comments, expr.loc)
@@ -316,7 +316,7 @@ class Writer(TermWriter):
             self.write_comment_on_final_line = False
         try:
             if failure is None:
-                saved = list(comments)
+                saved = comments
                 try:
                     comments = self.write_expr_terms(expr, paren_terms, comments)
                 except UnexpectedComment as e:
@@ -406,7 +406,7 @@ class Writer(TermWriter):
     def write_with_safely(self, w: With, comments: list[Comment], indented: bool) -> list[Comment]:
         """A ``with``, or its source as it stands when a comment is in the way
         (OPA would drop it)."""
-        mark, level, saved = len(self.buf), self.level, list(comments)
+        mark, level, saved = len(self.buf), self.level, comments
         try:
             return self.write_with(w, comments, indented)
         except UnexpectedComment:

@@ -10,6 +10,7 @@ as it stands in the source (:class:`UnexpectedComment`).
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Union
@@ -84,6 +85,8 @@ class WriterBase:
         #: an expression, and a term, to write in parentheses when next met
         self.paren_expr: Expr | None = None
         self.paren_term: Term | None = None
+        #: whether the module has names OPA treats as generated (`__local...`)
+        self.generated_vars = True
         #: errors found while printing (arity mismatches)
         self.errors: list[tuple[Loc, str, list[str]]] = []
 
@@ -200,9 +203,10 @@ class WriterBase:
 
     def group_iterable(self, elements: list[Element], last: Loc) -> list[list[Element]]:
         """Group elements by source row: one group per run on the same row."""
-        for elem in elements:
-            if _has_generated_location(elem):
-                return [elements]
+        if self.generated_vars:  # (only when the text has `__local` names at all)
+            for elem in elements:
+                if _has_generated_location(elem):
+                    return [elements]
         elements = sorted(elements, key=_row_col)
         lines: list[list[Element]] = []
         cur: list[Element] = []
@@ -224,9 +228,9 @@ class WriterBase:
         lines = self.group_iterable(elements, last)
         newline_precedes = False
         if len(lines) == 1:
-            for c in comments:
-                if last.row < c.loc.row < close.row:
-                    raise UnexpectedComment(comments)
+            first_after = bisect_right(comments, last.row, key=_comment_row)
+            if first_after < len(comments) and comments[first_after].loc.row < close.row:
+                raise UnexpectedComment(comments)
             if lines[0]:
                 first = element_loc(lines[0][0])  # (OPA sorts the elements in place first)
                 cut = last.text.find(first.text) if first.text else 0
@@ -262,19 +266,21 @@ class WriterBase:
 
 
 def partition_comments(comments: list[Comment], loc: Loc) -> tuple[list[Comment], Comment | None, list[Comment]]:
-    """Comments before ``loc``'s row, the one on it, and those after."""
-    before: list[Comment] = []
-    after: list[Comment] = []
-    at = None
-    for c in comments:
-        d = c.loc.row - loc.row
-        if d < 0:
-            before.append(c)
-        elif d > 0:
-            after.append(c)
-        else:
-            at = c
-    return before, at, after
+    """Comments before ``loc``'s row, the one on it, and those after.
+
+    The comments waiting to be placed are always in source order (each step
+    hands on a slice or a filtered copy), so the rows are found by bisection.
+    """
+    row = loc.row
+    if not comments or comments[0].loc.row > row:
+        return [], None, comments
+    i = bisect_left(comments, row, key=_comment_row)
+    j = bisect_right(comments, row, lo=i, key=_comment_row)
+    return comments[:i], (comments[j - 1] if j > i else None), comments[j:]
+
+
+def _comment_row(c: Comment) -> int:
+    return c.loc.row
 
 
 def is_metadata_comment(c: Comment) -> bool:

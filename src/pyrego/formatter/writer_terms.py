@@ -52,7 +52,8 @@ class TermWriter(WriterBase):
         with the comments left)."""
         if not comments:
             return self.write_term_parens(False, term, comments)
-        length, level, saved = len(self.buf), self.level, list(comments)
+        # (comment lists are never changed in place: keeping a reference is enough)
+        length, level, saved = len(self.buf), self.level, comments
         try:
             return self.write_term_parens(False, term, comments)
         except UnexpectedComment:
