@@ -43,6 +43,9 @@ from .spans import SourceSpans
 
 _LOOP = re.compile(r"for (.*?) in (.*):")
 
+#: The file name of a query's locations (as the engine parses queries).
+QUERY_FILE = "query"
+
 
 class _Branch:
     """The rule branch whose top-level body is about to be written."""
@@ -67,6 +70,7 @@ class InstrumentedEmitter(BodyEmitter):
         super().__init__(gen, indent)
         self.piece = -1  # the expression being written (for its failures)
         self._close_query: list[int] = []  # indents at which a subquery's block ends
+        self._subquery = False  # the next body is a comprehension's or negation's query
 
     def body(
         self,
@@ -78,6 +82,7 @@ class InstrumentedEmitter(BodyEmitter):
     ) -> None:
         gen = self.gen
         branch, gen.branch_info = gen.branch_info, None
+        subquery, self._subquery = self._subquery, False
         if record is not None:  # a query: its expressions as written
             super().body(body, required=required, location=location, record=record)
             return
@@ -95,6 +100,8 @@ class InstrumentedEmitter(BodyEmitter):
         super().body(final, required=required, location=location)
         if branch is not None:
             self.w(f"XT({self.ctx}, {branch.head_pid})")
+        elif subquery:
+            self.w(f"QS({self.ctx})")  # each solution of a comprehension's or negation's query
 
     def expr(self, e: ast.Expr, record_as: str | None = None) -> None:
         pid = self.gen.opa.table.of(e)
@@ -102,10 +109,21 @@ class InstrumentedEmitter(BodyEmitter):
             pid = self.gen.opa.expr_piece(e)
         saved = self.piece
         if pid is not None:
-            self.w(f"EV({self.ctx}, {pid})")
+            names = self._shown_vars(e) if self.gen.trace_locals else ()
+            if names:
+                shown = tuple(n.split("#")[0] for n in names)
+                values = "".join(f"{self.vars[n]}, " for n in names)
+                self.w(f"EVL({self.ctx}, {pid}, {self.gen.const(shown)}, ({values}))")
+            else:
+                self.w(f"EV({self.ctx}, {pid})")
             self.piece = pid
         super().expr(e, record_as)
         self.piece = saved
+
+    def _shown_vars(self, e: ast.Expr) -> list[str]:
+        """The policy's own variables of ``e`` bound before it (their values go with its ``Eval``)."""
+        names = stmt_vars(e.statement, set()) & self.bound
+        return sorted(n for n in names if n in self.vars and not n.startswith(("$", "__local")))
 
     def guard(self, cond: str) -> None:
         if self._close_query and self._close_query[-1] == self.indent:
@@ -126,6 +144,7 @@ class InstrumentedEmitter(BodyEmitter):
     def negation(self, e: ast.Expr) -> None:
         self.w(f"QE({self.ctx})")
         self._close_query.append(self.indent)
+        self._subquery = True
         super().negation(e)
         if self._close_query and self._close_query[-1] == self.indent:  # (no test was written)
             self._close_query.pop()
@@ -134,6 +153,7 @@ class InstrumentedEmitter(BodyEmitter):
     def comprehension(self, t: ast.ArrayCompr | ast.SetCompr | ast.ObjectCompr) -> str:
         self.w(f"QE({self.ctx})")
         saved = self.piece
+        self._subquery = True
         out = super().comprehension(t)
         self.piece = saved
         self.w(f"QX({self.ctx})")
@@ -200,6 +220,10 @@ class _Run:
         self.default_fn = default_fn
         self.key = w.node_id
 
+    def chosen(self, ctx: Any, args: tuple[Any, ...]) -> Any:
+        """The rule index's choice for ``args`` (traced as an ``Index`` event)."""
+        return self._chosen(ctx, args)
+
     def _chosen(self, ctx: Any, args: tuple[Any, ...]) -> Any:
         res = self.w.index.lookup(lambda ref: resolve_ref(ctx, ref, args))
         ctx.cfg.recorder.index(self.w.path, res.count(), res.early_exit)
@@ -230,11 +254,20 @@ class _Run:
             r = self.default_fn(ctx, *args) if self.default_fn is not None else self.w.default_value
         return r
 
+    def _cached(self, ctx: Any) -> None:
+        """A value taken from the evaluation's cache: OPA still looks up (and traces) the index."""
+        rec = ctx.cfg.recorder
+        rec.count("counter_eval_op_virtual_cache_hits")
+        if rec.events is not None:
+            self._chosen(ctx, ())
+
     def complete(self, ctx: Any) -> Any:
         c = ctx.cache
         r = c.get(self.key, MISS)
         if r is not MISS:
+            self._cached(ctx)
             return r
+        ctx.cfg.recorder.count("counter_eval_op_virtual_cache_misses")
         r = self._values(ctx, ())
         c[self.key] = r
         return r
@@ -246,8 +279,10 @@ class _Run:
         c = ctx.cache
         r = c.get(self.key, MISS)
         if r is not MISS:
+            self._cached(ctx)
             return r
         rec = ctx.cfg.recorder
+        rec.count("counter_eval_op_virtual_cache_misses")
         res = self._chosen(ctx, ())
         acc: Any = set() if self.w.kind == PARTIAL_SET else {}
         for chain, branches in res.rules:
@@ -266,13 +301,17 @@ class InstrumentedGen(ModuleGen):
 
     emitter = InstrumentedEmitter
 
-    def __init__(self, tree: CompiledTree, mockable: frozenset[str], texts: dict[str, str]) -> None:
+    def __init__(self, tree: CompiledTree, mockable: frozenset[str], texts: dict[str, str], *, trace_locals: bool = False) -> None:
         super().__init__(tree, mockable)
+        # Whether each Eval reports the values of its expression's variables (traces).
+        self.trace_locals = trace_locals
         self.closures = False
         self.compact = False
         self.namespace.update(NAMESPACE)
+        self.namespace["FIX"] = self._function_index
         self._texts = texts
         self._spans: dict[str, SourceSpans | None] = {}
+        self.query_text: str | None = None
         self.opa = OpaForm(PieceTable(), self.spans)
         self.branch_info: _Branch | None = None
         self.branch_bodies: dict[tuple[int, int, int], ast.Body] = {}
@@ -286,14 +325,54 @@ class InstrumentedGen(ModuleGen):
         return self.opa.table
 
     def spans(self, file: str) -> SourceSpans | None:
-        """The ranges of the module ``file`` (None for a query or an unknown file)."""
+        """The ranges of the module ``file`` (or of the query being compiled); None for an unknown file."""
+        if file == QUERY_FILE and self.query_text is not None:
+            return SourceSpans(file, self.query_text)
         if file not in self._spans:
             text = self._texts.get(file)
             self._spans[file] = SourceSpans(file, text) if text is not None else None
         return self._spans[file]
 
+    def module_files(self) -> frozenset[str]:
+        """The files coverage reports on (not the queries')."""
+        return frozenset(self._texts)
+
+    def query_for(self, text: str, body: ast.Body, names: dict[str, str]) -> Callable[..., Any]:
+        """Compile a query; its expressions are shown with their text from ``text``."""
+        self.query_text = text
+        try:
+            return self.query(body, names)
+        finally:
+            self.query_text = None
+
     def promote(self) -> None:
         """The instrumented program keeps its canonical code (never the fast form)."""
+
+    def materializer(self, node: RuleNode) -> None:
+        """``N<id>`` as in the normal program, and, for each function among the
+        children, the index lookup OPA makes (and traces) when it enumerates
+        a document that holds functions."""
+        start = len(self.lines)
+        super().materializer(node)
+        lines = self.lines[start:]
+        del self.lines[start:]
+        calls = {f"    v = {'R' if c.has_rules() else 'N'}{c.id}(ctx)": name for name, c in node.children.items()}
+        functions = sorted((name, c) for name, c in node.children.items() if c.kind == FUNCTION)
+        out: list[str] = []
+        for line in lines:
+            name = calls.get(line)
+            while functions and name is not None and functions[0][0] < name:
+                out.append(f"    FIX(ctx, {self.literal(f'F{functions.pop(0)[1].id}')})")
+            if line.startswith(f"    c[{-node.id - 1}] = r"):
+                out += [f"    FIX(ctx, {self.literal(f'F{c.id}')})" for _, c in functions]
+                functions = []
+            out.append(line)
+        self.lines.extend(out)
+
+    def _function_index(self, ctx: Any, name: str) -> None:
+        run = getattr(self.load(name), "__self__", None)
+        if isinstance(run, _Run):
+            run.chosen(ctx, ())
 
     # -- rules --------------------------------------------------------------------------------
 
@@ -374,9 +453,10 @@ class InstrumentedGen(ModuleGen):
         return rule_pid, head_pid
 
 
-def generate_instrumented(tree: CompiledTree, mockable: frozenset[str], texts: dict[str, str]) -> Program:
-    """Generate and load the instrumented program of ``tree`` (``texts``: module file -> policy text)."""
-    gen = InstrumentedGen(tree, mockable, texts)
+def generate_instrumented(tree: CompiledTree, mockable: frozenset[str], texts: dict[str, str], *, trace_locals: bool = False) -> Program:
+    """Generate and load the instrumented program of ``tree`` (``texts``: module file -> policy text;
+    ``trace_locals``: each expression's ``Eval`` reports its variables' values)."""
+    gen = InstrumentedGen(tree, mockable, texts, trace_locals=trace_locals)
     return gen.build()
 
 

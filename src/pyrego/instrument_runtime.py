@@ -24,8 +24,8 @@ from .runtime.context import EvalConfig
 from .runtime.helpers import rt_data_get
 from .runtime.values import UNDEF
 
-#: A recorded event: (op, query id, piece id or -1, message).
-RawEvent = tuple[str, int, int, str]
+#: A recorded event: (op, query id, piece id (-1: the query), message, node text or None, variable values or None).
+RawEvent = tuple[str, int, int, str, "str | None", "dict[str, Any] | None"]
 
 
 class Recorder:
@@ -33,7 +33,7 @@ class Recorder:
 
     __slots__ = (
         "table", "hits", "events", "parents", "stack", "_next_qid", "allowed", "current",
-        "profile", "_last", "_last_at",
+        "profile", "_last", "_last_at", "_locals", "counters", "_outer",
     )  # fmt: skip
 
     def __init__(self, table: PieceTable, *, trace: bool = False, profile: bool = False) -> None:
@@ -48,10 +48,15 @@ class Recorder:
         # The branches of each document's definitions that the rule index chose.
         self.allowed: dict[int, list[int]] = {}
         self.current = -1  # the last piece started
+        self._outer: list[int] = []  # the current piece of each query below the top one
         # Profile: piece id -> [nanoseconds, evaluations, redos].
         self.profile: dict[int, list[int]] | None = {} if profile else None
         self._last = -1
         self._last_at = 0
+        # The variable values each traced expression started with (for its Fail).
+        self._locals: dict[int, dict[str, Any]] = {}
+        # Instrumentation counters (--instrument): name -> count or nanoseconds.
+        self.counters: dict[str, int] = {}
 
     # -- query frames --------------------------------------------------------------------
 
@@ -60,17 +65,20 @@ class Recorder:
         self._next_qid += 1
         self.parents[qid] = self.stack[-1]
         self.stack.append(qid)
+        self._outer.append(self.current)
 
     def pop(self) -> None:
         if len(self.stack) > 1:
             self.stack.pop()
+            # Back in the query that called: its expression is the current one again.
+            self.current = self._outer.pop()
 
     # -- events --------------------------------------------------------------------------
 
-    def _event(self, op: str, pid: int, message: str = "") -> None:
+    def _event(self, op: str, pid: int, message: str = "", node: str | None = None, values: dict[str, Any] | None = None) -> None:
         events = self.events
         if events is not None:
-            events.append((op, self.stack[-1], pid, message))
+            events.append((op, self.stack[-1], pid, message, node, values))
 
     def eval(self, pid: int) -> None:
         self.hits.add(pid)
@@ -78,7 +86,18 @@ class Recorder:
         if self.profile is not None:
             self._tick(pid, 1)
         if self.events is not None:
-            self.events.append(("Eval", self.stack[-1], pid, ""))
+            self.events.append(("Eval", self.stack[-1], pid, "", None, None))
+
+    def eval_locals(self, pid: int, names: tuple[str, ...], values: tuple[Any, ...]) -> None:
+        """:meth:`eval` with the values of the expression's variables bound so far."""
+        self.hits.add(pid)
+        self.current = pid
+        if self.profile is not None:
+            self._tick(pid, 1)
+        if self.events is not None:
+            bound = dict(zip(names, values))
+            self._locals[pid] = bound
+            self.events.append(("Eval", self.stack[-1], pid, "", None, bound))
 
     def _tick(self, pid: int, counter: int) -> None:
         """Charge the time since the last piece started to it; count ``pid``."""
@@ -101,7 +120,8 @@ class Recorder:
             self._last = -1
 
     def fail(self, pid: int) -> None:
-        self._event("Fail", pid)
+        if self.events is not None:
+            self._event("Fail", pid, values=self._locals.get(pid))
 
     def redo(self, pid: int) -> None:
         if self.profile is not None:
@@ -118,16 +138,30 @@ class Recorder:
     def note(self, pid: int, message: str) -> None:
         self._event("Note", pid, message)
 
+    def query_event(self, op: str) -> None:
+        """An event of the root query itself (its Enter, its Exit)."""
+        self._event(op, -1)
+
     def index(self, name: str, matched: int, early_exit: bool) -> None:
+        counters = self.counters
+        counters["counter_eval_op_rule_index"] = counters.get("counter_eval_op_rule_index", 0) + 1
         if self.events is not None:
             plural = "" if matched == 1 else "s"
             early = ", early exit" if early_exit else ""
-            self.events.append(("Index", self.stack[-1], self.current, f"{name} (matched {matched} rule{plural}{early})"))
+            self._event("Index", self.current, f"(matched {matched} rule{plural}{early})", name)
+
+    def count(self, name: str, n: int = 1) -> None:
+        self.counters[name] = self.counters.get(name, 0) + n
 
     def enter_query(self) -> None:
         """The ``Enter`` of a subquery (a comprehension or negation body) at ``current``."""
         self.push()
         self._event("Enter", self.current)
+
+    def exit_query(self) -> None:
+        """A solution of the subquery begun by :meth:`enter_query`."""
+        if self.events is not None:
+            self._event("Exit", self._outer[-1] if self._outer else -1)
 
     def default_rule(self, rule_pid: int, true_pid: int, head_pid: int) -> None:
         """A default rule taken: entered, its ``true`` body evaluated, its head reached."""
@@ -158,6 +192,10 @@ def _ev(ctx: Any, pid: int) -> None:
     ctx.cfg.recorder.eval(pid)
 
 
+def _evl(ctx: Any, pid: int, names: tuple[str, ...], values: tuple[Any, ...]) -> None:
+    ctx.cfg.recorder.eval_locals(pid, names, values)
+
+
 def _fl(ctx: Any, pid: int) -> None:
     ctx.cfg.recorder.fail(pid)
 
@@ -172,6 +210,10 @@ def _xt(ctx: Any, pid: int) -> None:
 
 def _qe(ctx: Any) -> None:
     ctx.cfg.recorder.enter_query()
+
+
+def _qs(ctx: Any) -> None:
+    ctx.cfg.recorder.exit_query()
 
 
 def _qx(ctx: Any) -> None:
@@ -209,7 +251,7 @@ def _ri(ctx: Any, pid: int, items: Iterable[Any]) -> Iterator[Any]:
 
 
 NAMESPACE: dict[str, Any] = {
-    "EV": _ev, "FL": _fl, "EN": _en, "XT": _xt, "QE": _qe, "QX": _qx, "IXA": _ixa, "NT": _nt, "RI": _ri,
+    "EV": _ev, "EVL": _evl, "FL": _fl, "EN": _en, "XT": _xt, "QE": _qe, "QS": _qs, "QX": _qx, "IXA": _ixa, "NT": _nt, "RI": _ri,
 }  # fmt: skip
 
 

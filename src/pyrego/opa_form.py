@@ -183,6 +183,8 @@ class OpaForm:
                     stmt = type(s)(lhs, rhs, s.location)
             elif type(s) is ast.SomeIn:
                 coll = self._calls_in(s.collection, extra, with_mods)
+                if not (type(coll) is ast.Var or type(coll) is ast.Ref):
+                    coll = self._bind(coll, s.collection, extra, with_mods)  # OPA binds a literal collection first
                 if coll is not s.collection:
                     stmt = ast.SomeIn(s.key, s.value, coll, s.location)
             elif type(s) is ast.Every:
