@@ -147,10 +147,34 @@ def test_v0_to_v1_refuses_deprecated_builtins_and_keyword_names() -> None:
         fmt(src, rego_v1=False, v0_to_v1=True)
     messages = [(e.code, e.location.row if e.location else 0, e.message) for e in info.value.errors]
     assert messages == [
-        ("rego_parse_error", 7, "if keyword cannot be used for rule name"),
         ("rego_type_error", 3, "deprecated built-in function calls in expression: any"),
         ("rego_type_error", 5, "deprecated built-in function calls in expression: re_match"),
+        ("rego_parse_error", 7, "if keyword cannot be used for rule name"),
     ]
+
+
+@pytest.mark.parametrize(
+    ("source", "message"),
+    [
+        ("package a\nimport data.x\nimport data.x\n", "3:1: rego_compile_error: import must not shadow import data.x"),
+        (
+            "package a\nimport data.x as y\nimport data.z as y\n",
+            "3:1: rego_compile_error: import must not shadow import data.x as y",
+        ),
+        ("package a\ninput := 1\n", "2:1: rego_compile_error: rules must not shadow input (use a different rule name)"),
+        ("package a\nf(data) := 1\n", "2:3: rego_compile_error: args must not shadow data (use a different variable name)"),
+        (
+            "package a\np if { [1 | input := 1] }\n",
+            "2:13: rego_compile_error: variables must not shadow input (use a different variable name)",
+        ),
+        ("package a\np if any([true])\n", "2:6: rego_type_error: deprecated built-in function calls in expression: any"),
+    ],
+)
+def test_v1_output_checks(source: str, message: str) -> None:
+    """What OPA checks before writing v1 (its answers, as `opa fmt` prints them)."""
+    with pytest.raises(RegoError) as info:
+        fmt(source)
+    assert str(info.value).startswith("t.rego:" + message)
 
 
 def test_operator_arity_mismatch_is_an_error() -> None:

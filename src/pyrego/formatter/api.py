@@ -49,7 +49,7 @@ def _format(text: str, path: str, *, rego_v1: bool, v0_to_v1: bool) -> str:
     parse_v1 = rego_v1 and not v0_to_v1
     module = parse_module(text, path, rego_v1=parse_v1)
     version = Version("v0v1" if v0_to_v1 else "v1" if rego_v1 else "v0")
-    if version.v1_output and not parse_v1:
+    if version.v1_output:
         errors = check_v1_compatible(module, text)
         if errors:
             raise errors[0] if len(errors) == 1 else FormatErrors(errors)
