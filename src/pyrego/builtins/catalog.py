@@ -1,9 +1,11 @@
 """The builtin catalogue: ``docs/builtins.md`` is generated from the registry.
 
 ``python -m pyrego.builtins.catalog [CAPABILITIES.json]`` prints the Markdown
-table: every builtin OPA's capabilities file lists, the pyrego module
-(category) that implements it and its arity, and any builtin pyrego lacks.
-A test checks that the checked-in table is what this prints.
+table: every builtin OPA's capabilities file lists, its signature (rendered
+from the capabilities file's type declarations), the pyrego module (category)
+that implements it, its arity, a one-sentence description (from
+:mod:`.descriptions`) and any builtin pyrego lacks. A test checks that the
+checked-in table is what this prints.
 """
 
 from __future__ import annotations
@@ -13,7 +15,20 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from .descriptions import DESCRIPTIONS
 from .registry import all_builtins
+
+NOTATION = [
+    "Signatures are OPA's type declarations, written compactly:",
+    "",
+    "- `(A, B) → R` takes arguments of types `A` and `B` and returns an `R`; a signature without `→`",
+    "  returns nothing, and `any...` stands for any number of arguments;",
+    "- `null`, `boolean`, `number` and `string` are the scalar types, and `any` is any value;",
+    "- `any<A, B>` is a value of type `A` or of type `B`;",
+    "- `array[T]` and `set[T]` hold elements of type `T`; `object[K: V]` has keys of type `K` and values of type `V`;",
+    "- `[A, B]` is an array of exactly two elements, of types `A` and `B` in that order;",
+    "- `{\"k\": T}` is an object whose key `\"k\"` holds a `T`; `[K]: V` in it describes its other keys.",
+]
 
 
 def _category(fn: Any) -> str:
@@ -22,24 +37,79 @@ def _category(fn: Any) -> str:
     return name
 
 
+def render_type(decl: dict[str, Any]) -> str:
+    """A capabilities-file type declaration in the notation of :data:`NOTATION`."""
+    kind = decl.get("type", "any")
+    if kind == "any":
+        of = decl.get("of")
+        members = of if isinstance(of, list) else [of] if of else []
+        if not members:
+            return "any"
+        if len(members) == 1:
+            return render_type(members[0])
+        return "any<" + ", ".join(render_type(m) for m in members) + ">"
+    if kind == "array":
+        dynamic = decl.get("dynamic")
+        static = [render_type(t) for t in decl.get("static") or []]
+        if not static:
+            return f"array[{render_type(dynamic) if dynamic else 'any'}]"
+        if dynamic:
+            static.append(render_type(dynamic) + "...")
+        return "[" + ", ".join(static) + "]"
+    if kind == "set":
+        of = decl.get("of")
+        return f"set[{render_type(of) if of else 'any'}]"
+    if kind == "object":
+        dynamic = decl.get("dynamic")
+        fields = [f'"{f["key"]}": {render_type(f["value"])}' for f in decl.get("static") or []]
+        if not fields:
+            if not dynamic:
+                return "object"
+            return f"object[{render_type(dynamic['key'])}: {render_type(dynamic['value'])}]"
+        if dynamic:
+            fields.append(f"[{render_type(dynamic['key'])}]: {render_type(dynamic['value'])}")
+        return "{" + ", ".join(fields) + "}"
+    if kind == "function":
+        args = [render_type(a) for a in decl.get("args") or []]
+        if decl.get("variadic"):
+            args.append(render_type(decl["variadic"]) + "...")
+        signature = "(" + ", ".join(args) + ")"
+        if "result" in decl:
+            signature += " → " + render_type(decl["result"])
+        return signature
+    return str(kind)
+
+
+def _declarations(capabilities: Path) -> dict[str, dict[str, Any]]:
+    data = json.loads(capabilities.read_text())
+    return {b["name"]: b.get("decl", {}) for b in data["builtins"]}
+
+
 def opa_builtins(capabilities: Path) -> dict[str, int]:
     """Builtin name -> arity, from an OPA capabilities file."""
-    data = json.loads(capabilities.read_text())
-    return {b["name"]: len(b.get("decl", {}).get("args", [])) for b in data["builtins"]}
+    return {name: len(decl.get("args", [])) for name, decl in _declarations(capabilities).items()}
+
+
+def _cell(text: str) -> str:
+    """Text for a Markdown table cell (a literal ``|`` would end the cell)."""
+    return text.replace("|", "\\|")
 
 
 def render(capabilities: Path) -> str:
     registry = all_builtins()
+    declarations = _declarations(capabilities)
     wanted = opa_builtins(capabilities)
     rows = []
     missing = []
     for name in sorted(wanted):
         b = registry.get(name)
+        signature = _cell(f"`{render_type(declarations[name])}`")
+        description = _cell(DESCRIPTIONS.get(name, ""))
         if b is None:
             missing.append(name)
-            rows.append(f"| `{name}` | — | {wanted[name]} | no |")
+            rows.append(f"| `{name}` | {signature} | — | {wanted[name]} | no | {description} |")
         else:
-            rows.append(f"| `{name}` | {_category(b.fn)} | {b.arity} | yes |")
+            rows.append(f"| `{name}` | {signature} | {_category(b.fn)} | {b.arity} | yes | {description} |")
     extra = sorted(set(registry) - set(wanted))
     out = [
         "# Builtins",
@@ -50,9 +120,13 @@ def render(capabilities: Path) -> str:
         f"OPA v1.20.2 lists {len(wanted)} builtins; pyrego implements {len(wanted) - len(missing)}.",
         "`assign`, `eq`, `print` and `internal.print` are language constructs that the",
         "code generator compiles directly (module `language`).",
+        "A builtin error (\"is an error\" below) makes the expression undefined, or ends",
+        "the evaluation when strict builtin errors are on.",
         "",
-        "| builtin | category (module) | arity | in pyrego |",
-        "| --- | --- | --- | --- |",
+        *NOTATION,
+        "",
+        "| builtin | signature | category (module) | arity | in pyrego | description |",
+        "| --- | --- | --- | --- | --- | --- |",
         *rows,
     ]
     if missing:
