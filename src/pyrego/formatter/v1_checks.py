@@ -62,9 +62,9 @@ def check_v1_compatible(module: ast.Module, text: str) -> list[RegoError]:
     for expr in _exprs(module.rules):
         stmt = expr.statement
         if isinstance(stmt, ast.Assign) and isinstance(stmt.lhs, ast.Ref) and not stmt.lhs.path:
-            head = stmt.lhs.head
-            if isinstance(head, ast.Var) and head.name in _ROOTS:
-                compile_error(f"variables must not shadow {head.name} (use a different variable name)", expr.location)
+            var = stmt.lhs.head
+            if isinstance(var, ast.Var) and var.name in _ROOTS:
+                compile_error(f"variables must not shadow {var.name} (use a different variable name)", expr.location)
     calls: list[ast.Call] = []
     for rule in module.rules:
         calls.extend(_deprecated_calls(rule))
