@@ -26,6 +26,7 @@ What is reported goes to the evaluation's :class:`~pyrego.instrument_runtime.Rec
 from __future__ import annotations
 
 import re
+import time
 from typing import Any, Callable
 
 from . import ast
@@ -225,8 +226,11 @@ class _Run:
         return self._chosen(ctx, args)
 
     def _chosen(self, ctx: Any, args: tuple[Any, ...]) -> Any:
+        started = time.perf_counter_ns()
         res = self.w.index.lookup(lambda ref: resolve_ref(ctx, ref, args))
-        ctx.cfg.recorder.index(self.w.path, res.count(), res.early_exit)
+        rec = ctx.cfg.recorder
+        rec.count("timer_eval_op_rule_index_ns", time.perf_counter_ns() - started)
+        rec.index(self.w.path, res.count(), res.early_exit)
         return res
 
     def _values(self, ctx: Any, args: tuple[Any, ...]) -> Any:

@@ -18,6 +18,8 @@
   defined); ``--fail-non-empty`` (exit 1 when it is not empty). Errors exit
   with status 2, as in OPA. ``--no-cache``: do not use the on-disk cache of
   compiled code (:mod:`pyrego.disk_cache`).
+- ``--explain``, ``--metrics``, ``--instrument``, ``--profile``,
+  ``--coverage``: see :mod:`pyrego.cli.eval_extras`.
 """
 
 from __future__ import annotations
@@ -31,7 +33,8 @@ from typing import Any, TextIO
 
 from ..errors import RegoError
 from ..loader import LoadError, data_document, iter_files, read_document, read_policy, split_prefix
-from .output import PlainError, UsageError, format_errors, format_result
+from .eval_extras import EvalExtras, add_arguments
+from .output import PlainError, UsageError, format_errors
 
 #: ``--format`` values, as ``opa eval`` names them.
 FORMATS = ("json", "values", "bindings", "pretty", "source", "raw", "discard")
@@ -117,6 +120,7 @@ def cmd_eval(ns: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if fmt == "source":
         raise UsageError("format source is the output of partial evaluation (--partial), which this command does not do")
     engine = pyrego.Engine()
+    extras = EvalExtras(ns, engine)
     errors_to = out if fmt == "json" else err
     try:
         query = _query_text(ns)
@@ -134,7 +138,8 @@ def cmd_eval(ns: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             from .. import disk_cache
 
             disk_cache.enable_default()
-        load_data_args(engine, ns.data or [])
+        with extras.loading():
+            load_data_args(engine, ns.data or [])
         try:
             given, document = _read_input(ns)
         except (RegoError, PlainError) as exc:
@@ -144,14 +149,14 @@ def cmd_eval(ns: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             return 2
         if given:  # otherwise input stays undefined, as in OPA
             engine.set_input(document)
-        result = engine.eval_query(query, package=ns.package, imports=tuple(ns.imports or ()))
+        result = extras.eval_query(query, package=ns.package, imports=tuple(ns.imports or ()))
     except (RegoError, PlainError) as exc:
         # opa eval's exit status for errors is 2 (1 is for --fail and --fail-defined).
         print(format_errors([exc], fmt), file=errors_to)
         return 2
     for line in engine.take_prints():
         print(line, file=err)
-    text = format_result(result, fmt)
+    text = extras.format(result, fmt)
     if text:
         print(text, file=out)
     rows = result.get("result") or []
@@ -202,4 +207,5 @@ def register(sub: Any) -> None:
     ev.add_argument("--fail", action="store_true", help="exit 1 when the result is undefined or empty")
     ev.add_argument("--fail-defined", action="store_true", help="exit 1 when the result is defined")
     ev.add_argument("--fail-non-empty", action="store_true", help="exit 1 when the result is not empty")
+    add_arguments(ev)
     ev.set_defaults(func=cmd_eval)
