@@ -391,6 +391,49 @@ def test_conformance_modules_idempotent_and_ast_preserving(path: Path | None) ->
         check_module(module, name, "v1")
 
 
+# ---------------------------------------------------------------- the same meaning to OPA
+
+
+@pytest.mark.parametrize("path", CONFORMANCE_FILES or [None], ids=[p.stem for p in CONFORMANCE_FILES] or ["missing"])
+def test_formatted_conformance_cases_mean_the_same_to_opa(oracle: Any, path: Path | None) -> None:
+    """OPA v1.20.2 answers every conformance case (query, data, input) the same
+    with the formatted modules as with the original ones."""
+    if path is None:
+        pytest.skip("OPA conformance cases not found (no ../shared/opa-conformance/v1)")
+    from pyrego.conformance import iter_cases
+
+    folder = path.parent.name
+    for case in iter_cases(path.parent.parent, [folder]):
+        if case.file != str(path) or not case.modules or not case.query:
+            continue
+        try:
+            formatted = [format_module(m, f"m{i}.rego") for i, m in enumerate(case.modules)]
+        except RegoError:
+            continue  # modules that do not parse (or that v1 refuses): nothing to compare
+        inp = case.input if case.input_given else None
+        original = {f"m{i}.rego": m for i, m in enumerate(case.modules)}
+        rewritten = {f"m{i}.rego": m for i, m in enumerate(formatted)}
+        want = oracle.evaluate(original, case.query, input=inp, data=case.data)
+        got = oracle.evaluate(rewritten, case.query, input=inp, data=case.data)
+        assert (got.bindings, got.error_code) == (want.bindings, want.error_code), case.id
+
+
+V1_REPOS = sorted(p for p in (REPO / "tests" / "repos").iterdir() if p.is_dir() and not p.name.endswith("_v0"))
+
+
+@pytest.mark.parametrize("repo", V1_REPOS, ids=[p.name for p in V1_REPOS])
+def test_formatted_repositories_mean_the_same_to_opa(oracle: Any, repo: Path) -> None:
+    """OPA computes the same ``data`` document (every rule, the tests'
+    results included) from a formatted policy repository."""
+    files = {str(p.relative_to(repo)): p.read_text(encoding="utf-8") for p in sorted(repo.rglob("*.rego"))}
+    formatted = {name: format_module(text, name) for name, text in files.items()}
+    query = "x := data with time.now_ns as 1700000000000000000"  # (a clock would differ between runs)
+    want = oracle.evaluate(files, query)
+    got = oracle.evaluate(formatted, query)
+    assert not want.is_error, want.error_message
+    assert (got.bindings, got.error_code) == (want.bindings, want.error_code)
+
+
 # ---------------------------------------------------------------- the command line
 
 
