@@ -65,12 +65,14 @@ class InstrumentedRun:
 class _Instrumented:
     """An engine's instrumented program and the queries compiled for it."""
 
-    __slots__ = ("version", "program", "queries")
+    __slots__ = ("version", "program", "queries", "rules")
 
     def __init__(self, version: int, program: Program) -> None:
         self.version = version
         self.program = program
         self.queries: BoundedDict[Any, Any] = BoundedDict(256)
+        # Rule paths as given to eval_rule -> their keys under data (parsed once).
+        self.rules: BoundedDict[str, tuple[str | int, ...]] = BoundedDict(256)
 
 
 def instrumented_program(engine: Engine, *, traced: bool = False) -> _Instrumented:
@@ -121,8 +123,10 @@ def _run(engine: Engine, fn: Callable[[EvalContext], Any], ctx: EvalContext, whe
 
 def eval_rule_instrumented(engine: Engine, path: str, input: Any = NO_INPUT, *, trace: bool = False, profile: bool = False) -> InstrumentedRun:
     """``engine.eval_rule(path)`` through the instrumented program."""
-    parts = rule_path(path)
     state = instrumented_program(engine, traced=trace)
+    parts = state.rules.get(path) if type(path) is str else None
+    if parts is None:
+        parts = state.rules[path] = rule_path(path)
     program = state.program
     name = program.rule_functions.get(parts)  # type: ignore[arg-type]
     if name is None:
