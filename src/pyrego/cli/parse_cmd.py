@@ -1,67 +1,132 @@
-"""``pyrego parse FILE``: print a module's AST."""
+"""``pyrego parse FILE``: print a module's AST as ``opa parse`` does.
+
+``--format pretty`` (the default) prints OPA's indented tree
+(:mod:`pyrego.ast_pretty`); ``--format json`` prints OPA's AST JSON
+(:mod:`pyrego.ast_json`), with ``--json-include locations`` adding every
+node's location and ``--json-include -comments`` leaving comments out.
+Errors are printed as ``opa parse`` prints them whatever the format: a JSON
+``{"errors": [...]}`` object on stderr, exit status 1.
+"""
 
 from __future__ import annotations
 
 import argparse
-import dataclasses
-import json
 from pathlib import Path
 from typing import Any, TextIO
 
 from ..errors import RegoError
-from .output import format_errors
+from ..go_json import marshal
+
+DESCRIPTION = """\
+Parse Rego source file and print AST.
+
+The AST is printed as OPA prints it: with --format pretty (the default) as an
+indented tree of the module's nodes; with --format json as OPA's AST JSON,
+where OPA's parser rewrites show (x := 1 is a call of assign, some x in xs a
+declaration of internal.member_2(x, xs), a rule without a body gets the body
+true, and so on).
+
+--json-include takes a comma-separated list of optional elements: by default
+comments are included and locations are not; a leading '-' excludes one.
+E.g. --json-include locations,-comments includes every node's location (with
+its source text, base64-encoded) and leaves the comments out.
+
+Parse errors are printed as a JSON object {"errors": [...]} on stderr, for
+either format, and the exit status is 1.
+
+Example:
+
+    $ pyrego parse --format json policy.rego
+"""
 
 
-def ast_to_json(node: Any) -> Any:
-    """A JSON-ready view of an AST node: ``{"type": ClassName, field: ...}`` for dataclasses."""
-    from ..errors import Location
-
-    if isinstance(node, Location):
-        return {"file": node.file, "row": node.row, "col": node.col}
-    if dataclasses.is_dataclass(node) and not isinstance(node, type):
-        out: dict[str, Any] = {"type": type(node).__name__}
-        for f in dataclasses.fields(node):
-            out[f.name] = ast_to_json(getattr(node, f.name))
-        return out
-    if isinstance(node, (list, tuple)):
-        return [ast_to_json(x) for x in node]
-    if isinstance(node, dict):
-        return {str(k): ast_to_json(v) for k, v in node.items()}
-    if node is None or isinstance(node, (bool, int, str)):
-        return node
-    if isinstance(node, float):
-        return node if node == node and node not in (float("inf"), float("-inf")) else str(node)
-    return str(node)
+def parse_json_include(spec: str) -> tuple[bool, bool]:
+    """``(locations, comments)`` from a ``--json-include`` value, read as OPA does."""
+    locations, comments = False, True
+    for opt in spec.split(","):
+        value = not opt.startswith("-")
+        if opt.endswith("locations"):
+            locations = value
+        if opt.endswith("comments"):
+            comments = value
+    return locations, comments
 
 
-def _parse_module(path: str, text: str, v0: bool) -> Any:
-    """Parse policy text with the project's parser."""
-    from ..parser import parse_module
+def error_json(errors: list[dict[str, Any]]) -> str:
+    """OPA's error output: ``{"errors": [...]}`` as its JSON encoder writes it."""
+    return marshal({"errors": errors}) + "\n"
 
-    return parse_module(text, path, rego_v1=not v0)
+
+def rego_error_entry(err: RegoError) -> dict[str, Any]:
+    """One error as OPA's presentation layer writes it (message, code, location, details)."""
+    out: dict[str, Any] = {"message": err.message, "code": err.code}
+    loc = err.location
+    if loc is not None:
+        out["location"] = {"file": loc.file, "row": loc.row, "col": loc.col}
+        if err.code == "rego_parse_error" and err.source_line is not None:
+            line = err.source_line.rstrip("\n")
+            idx = len(line[: max(loc.col - 1, 0)].encode("utf-8", "surrogatepass"))
+            out["details"] = {"line": line, "idx": idx}
+    return out
 
 
 def cmd_parse(ns: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    """``pyrego parse FILE``: print the module's AST as JSON."""
-    fmt = ns.format
+    """``pyrego parse FILE``: print the module's AST."""
+    from ..ast_json import module_json
+    from ..ast_pretty import pretty_module
+    from ..parser import parse_module
+
+    path: str = ns.file
     try:
-        text = Path(ns.file).read_text(encoding="utf-8")
+        text = Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        err.write(error_json([{"message": f"open {path}: no such file or directory"}]))
+        return 1
+    except IsADirectoryError:
+        err.write(error_json([{"message": f"read {path}: is a directory"}]))
+        return 1
     except (OSError, UnicodeDecodeError) as exc:
-        print(f"pyrego parse: {exc}", file=err)
+        err.write(error_json([{"message": f"{path}: {exc}"}]))
         return 1
+    rego_v1 = not ns.v0_compatible  # v0 wins over v1, as in OPA
+    locations, comments = parse_json_include(ns.json_include or "")
     try:
-        module = _parse_module(ns.file, text, bool(ns.v0_compatible))
+        module = parse_module(text, path, rego_v1=rego_v1)
     except RegoError as exc:
-        print(format_errors([exc], fmt), file=out if fmt == "json" else err)
+        errs = getattr(exc, "errors", None) or [exc]
+        err.write(error_json([rego_error_entry(e) for e in errs]))
         return 1
-    print(json.dumps(ast_to_json(module), indent=2, ensure_ascii=False), file=out)
+    if ns.format == "json":
+        tree = module_json(module, text, locations=locations, comments=comments)
+        out.write(marshal(tree) + "\n")
+    else:
+        tree = module_json(module, text, comments=comments)
+        out.write(pretty_module(tree))
     return 0
 
 
 def register(sub: Any) -> None:
     """Add ``parse`` to the subcommand parsers ``sub``."""
-    pa = sub.add_parser("parse", help="print a policy's AST as JSON")
-    pa.add_argument("file", help="a .rego file")
-    pa.add_argument("-f", "--format", choices=("json", "pretty"), default="pretty", help="error format")
-    pa.add_argument("--v0-compatible", action="store_true", help="parse with Rego v0 syntax")
+    pa = sub.add_parser(
+        "parse",
+        help="parse a Rego file and print its AST",
+        description=DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    pa.add_argument("file", metavar="FILE", help="the .rego file to parse")
+    pa.add_argument(
+        "-f", "--format", choices=("pretty", "json"), default="pretty", help="set output format (default pretty)"
+    )
+    pa.add_argument(
+        "--json-include",
+        default="",
+        metavar="ITEMS",
+        help="include or exclude optional elements. By default comments are included. Current options: "
+        "locations, comments. E.g. --json-include locations,-comments will include locations and exclude "
+        "comments (a value that starts with '-' is written --json-include=-comments).",
+    )
+    pa.add_argument(
+        "--v0-compatible", action="store_true", help="parse with Rego v0 syntax (wins over --v1-compatible)"
+    )
+    pa.add_argument("--v1-compatible", action="store_true", help="parse with Rego v1 syntax (the default)")
     pa.set_defaults(func=cmd_parse)

@@ -1,0 +1,3 @@
+package x
+
+a.b.c := true

@@ -1,0 +1,3 @@
+package x
+
+p = 1
