@@ -478,8 +478,12 @@ def test_cli_file_list_diff_write_fail(tmp_path: Path) -> None:
     assert p.returncode == 0
     assert p.stdout.startswith(f"--- {bad} (original)\n+++ {bad} (formatted)\n")
     assert "-p   :=   1\n" in p.stdout and "+p := 1\n" in p.stdout
-    p = run("--fail", str(good))
-    assert (p.returncode, p.stdout) == (0, "")
+    p = run("--fail", str(good))  # (unchanged: printed, as without --fail)
+    assert (p.returncode, p.stdout) == (0, FORMATTED)
+    p = run("--fail", str(bad))
+    assert (p.returncode, p.stdout, p.stderr) == (1, "", "unexpected diff\n")
+    p = run("-w", "--fail", str(bad))  # fails before writing
+    assert p.returncode == 1 and bad.read_text() == UNFORMATTED
     p = run("-w", str(tmp_path))
     assert p.returncode == 0 and p.stdout == ""
     assert bad.read_text() == FORMATTED

@@ -1,10 +1,10 @@
 """``pyrego fmt [PATH...]``: format Rego files as ``opa fmt`` does.
 
 Without a path (or with ``-``) the module is read from stdin and written to
-stdout. Folders are searched recursively for ``.rego`` files; a file that is
+stdout (the other options are about files, as in OPA). Folders are searched recursively for ``.rego`` files; a file that is
 not ``.rego`` is skipped. ``-l`` lists the files whose formatting differs,
 ``-d`` shows a unified diff, ``-w`` rewrites the files, ``--fail`` makes a
-difference an error. The first file that cannot be formatted stops the run
+difference an error (alone or with ``-w``, before anything is written). The first file that cannot be formatted stops the run
 (exit status 1), as in OPA.
 """
 
@@ -86,10 +86,12 @@ def _format_file(ns: argparse.Namespace, path: Path, out: TextIO) -> bool:
                 tofile=f"{name} (formatted)",
             )
             out.write("".join(_terminated(line) for line in diff))
+    elif changed and ns.fail:
+        raise _Failure("unexpected diff")  # (as OPA: before anything is written)
     elif ns.write:
         if changed:
             path.write_text(formatted, encoding="utf-8")
-    elif not (ns.fail and not changed):
+    else:
         out.write(formatted)
     if changed and ns.fail:
         raise _Failure("unexpected diff")
@@ -113,10 +115,7 @@ def cmd_fmt(ns: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                     formatted = _format(ns, "stdin", text)
                 except RegoError as exc:
                     raise _Failure(format_errors(_errors(exc), "pretty")) from None
-                if ns.fail and formatted != text:
-                    out.write(formatted)
-                    raise _Failure("unexpected diff")
-                out.write(formatted)
+                out.write(formatted)  # (as OPA: -l, -d, -w and --fail are about files)
                 continue
             for path in _rego_files(Path(arg)):
                 _format_file(ns, path, out)

@@ -54,8 +54,9 @@ def _format(text: str, path: str, *, rego_v1: bool, v0_to_v1: bool) -> str:
         if errors:
             raise errors[0] if len(errors) == 1 else FormatErrors(errors)
     index = SourceIndex(text, tokenize(text))
-    tree = Converter(index).module(module)
-    opts = prepare(tree, version)
+    converter = Converter(index)
+    tree = converter.module(module)
+    opts = prepare(tree, version, converter.logical_keywords)
     writer = Writer(opts)
     writer.generated_vars = "__local" in text
     writer.write_module(tree)

@@ -42,6 +42,8 @@ class Converter:
         self.verbatim_spans: list[tuple[int, int]] = []
         #: first tokens of top-level statements (they bound a rule's last expression)
         self.stops: list[int] = []
+        #: the opt-in keywords (and, or, not) the verbatim expressions use
+        self.logical_keywords: set[str] = set()
 
     # ------------------------------------------------------------ locations
 
@@ -224,28 +226,39 @@ class Converter:
 
     def body(self, body: ast.Body, stop: int) -> list[Expr]:
         """Convert a body; ``stop`` is the first token after it (for verbatim ends)."""
-        out = []
         src = self.src
+        raw = [src.tok(e.location) for e in body] + [stop]
+        starts = [self.expr_start(e, raw[i], raw[i + 1]) for i, e in enumerate(body)] + [stop]
+        out = []
         for i, expr in enumerate(body):
-            if i + 1 < len(body):
-                nxt = src.tok(body[i + 1].location)
-                end = nxt - 1
-                while src.kinds[end] == ";":
-                    end -= 1
-            else:
-                end = stop - 1
-            out.append(self.expr(expr, end))
+            end = starts[i + 1] - 1
+            while i + 1 < len(body) and src.kinds[end] == ";":
+                end -= 1
+            out.append(self.expr(expr, starts[i], end))
         return out
 
-    def expr(self, expr: ast.Expr, limit: int) -> Expr:
-        """Convert an expression; ``limit`` is the last token it may reach."""
+    def expr_start(self, expr: ast.Expr, first: int, bound: int) -> int:
+        """Where an expression starts. The parser locates a rewritten logical
+        expression at its first operand's first expression, inside any braces
+        or parentheses of that operand: those belong to the expression."""
+        if not self.synthetic(expr.statement):
+            return first
         src = self.src
-        first = src.tok(expr.location)
+        while first > 0 and src.kinds[first - 1] in ("{", "(") and src.match.get(first - 1, bound) < bound:
+            first -= 1
+        return first
+
+    def expr(self, expr: ast.Expr, start: int, limit: int) -> Expr:
+        """Convert an expression that starts at token ``start``; ``limit`` is
+        the last token it may reach."""
+        src = self.src
+        first = start
         stmt = expr.statement
         if self.synthetic(stmt):
             last = limit
             loc = self.tokens_loc(expr.location, first, last)
             self.verbatim_spans.append((loc.offset, loc.offset + len(loc.text)))
+            self.logical_keywords |= self.logical_keywords_in(stmt, expr.negated)
             term = Term("verbatim", loc, text=loc.text)
             return Expr(loc, term, False, [], loc.row + loc.text.count("\n"))
         last = src.expr_last(expr)
@@ -315,6 +328,28 @@ class Converter:
         if isinstance(head, ast.Call) and head.op in ("and", "or") and head.op_ref is None:
             return any(self.synthetic_closure(a) for a in head.args)
         return self.synthetic_closure(head)
+
+    def logical_keywords_in(self, node: object, negated: bool = False) -> set[str]:
+        """The keywords (`and`, `or`, body `not`) a rewritten statement stands for."""
+        found: set[str] = set()
+        stack: list[tuple[object, bool]] = [(node, negated)]
+        while stack:
+            x, neg = stack.pop()
+            if isinstance(x, ast.Expr):
+                stack.append((x.statement, x.negated))
+            elif isinstance(x, ast.Ref):
+                head = x.head
+                if isinstance(head, ast.Call) and head.op in ("and", "or") and head.op_ref is None:
+                    if any(self.synthetic_closure(a) for a in head.args):
+                        found.add(head.op)
+                elif neg and self.synthetic_closure(head):
+                    found.add("not")
+                stack.extend((p, False) for p in (head, *x.path))
+            elif isinstance(x, (ast.ArrayCompr, ast.SetCompr)):
+                stack.extend((e, False) for e in x.body)
+            elif isinstance(x, ast.Call):
+                stack.extend((a, False) for a in x.args)
+        return found
 
     def synthetic_closure(self, term: ast.Term) -> bool:
         src = self.src
@@ -420,7 +455,7 @@ class Converter:
                 parts.append(self.scalar(part))
             else:
                 inner = ast.Expr(part, False, (), part.location)
-                parts.append(self.expr(inner, close - 1))
+                parts.append(self.expr(inner, src.tok(part.location), close - 1))
             pos = close + 1
         return Term("template", loc, parts=parts, raw=bool(t.raw))
 

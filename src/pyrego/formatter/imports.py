@@ -24,8 +24,13 @@ class Version:
         return self.name in ("v1", "v0v1")
 
 
-def prepare(module: Module, version: Version) -> FmtOpts:
-    """Settle the output options and fix up the module's imports for ``version``."""
+#: keywords that need an import in v1 too (OPA 1.20's opt-in logical keywords)
+V1_FUTURE_KEYWORDS = ("and", "not", "or")
+
+
+def prepare(module: Module, version: Version, logical_keywords: set[str] | None = None) -> FmtOpts:
+    """Settle the output options and fix up the module's imports for ``version``
+    (``logical_keywords``: the and/or/not keywords the module's code uses)."""
     opts = FmtOpts()
     if version.v1_output:
         opts.rego_v1 = opts.ifs = opts.contains = True
@@ -41,15 +46,21 @@ def prepare(module: Module, version: Version) -> FmtOpts:
             opts.ifs = True
     opts.ref_heads = any(_needs_ref_heads(r) for r in module.rules)
 
-    extra = _keywords_used(module)
+    extra = _keywords_used(module) | (logical_keywords or set())
     imports = module.imports
     if version.name == "v0v1" and not any(is_rego_v1(i) for i in imports):
         imports = imports + [_new_import(imports, ["rego", "v1"])]
     rego_v1_imported = any(is_rego_v1(i) for i in imports)
     if version.v1_output or rego_v1_imported:
         if rego_v1_imported:  # rego.v1 makes future.keywords imports redundant
-            imports = [i for i in imports if not is_future_import(i)]
-        # (`in` and `every` need no import in v1)
+            # (OPA drops them all and adds back those of and/or/not; keeping
+            # those in place instead keeps the output stable)
+            needed = extra & set(V1_FUTURE_KEYWORDS)
+            imports = [i for i in imports if not is_future_import(i) or future_keyword(i) in needed]
+        # (`in` and `every` need no import in v1; the logical keywords do)
+        for kw in sorted(extra & set(V1_FUTURE_KEYWORDS)):
+            if not _has_keyword_import(imports, kw):
+                imports = imports + [_new_import(imports, ["future", "keywords", kw])]
     else:
         for kw in sorted(extra):
             if not _has_keyword_import(imports, kw):
