@@ -300,14 +300,21 @@ def test_verbose_report_groups_by_file_and_shows_failures(tmp_path: Path) -> Non
     p = pyrego_test("-v", str(tmp_path))
     assert p.returncode == 2
     a, b = tmp_path / "a_test.rego", tmp_path / "b_test.rego"
+    from pyrego.testing import features
+
+    if features.trace_available():
+        # OPA's trace, filtered to the failure and the rules that led to it, printed as
+        # its reporter prints it: every cell (and each row's end) indented by two spaces.
+        rows = [("query:1", "Enter data.a.test_two"), (f"{a}:5", "| Enter data.a.test_two"), (f"{a}:8", "| | Fail x == 2")]
+        width = max(len(loc) for loc, _ in rows) + 4
+        explanation = "".join(f"  {loc:<{width}} " + f"  {text}" + "  \n" for loc, text in rows)
+    else:
+        # Without a trace, the failed expression stands in for it.
+        explanation = f"  {a}:8:\n    \tx == 2\n\n"
     assert _normalized(p.stdout) == (
         "FAILURES\n" + "-" * 80 + "\n"
         "data.a.test_two: FAIL (T)\n"
-        "\n"
-        f"  {a}:8:\n"
-        "    \tx == 2\n"
-        "\n"
-        "\n"
+        "\n" + explanation + "\n"
         "SUMMARY\n" + "-" * 80 + "\n"
         f"{a}:\n"
         "data.a.test_one: PASS (T)\n"
@@ -477,12 +484,28 @@ def test_bench_lines() -> None:
     assert p.returncode == 0 and "without running benchmarks" in p.stderr
 
 
-def test_explain_flag() -> None:
+def test_explain_flag(tmp_path: Path) -> None:
     from pyrego.testing import features
 
     if not features.trace_available():
         p = pyrego_test("--explain", "fails", rel(CASES / "v0"), "--v0-compatible")
         assert p.returncode == 2 and "not available" in p.stderr
+        return
+    (tmp_path / "n_test.rego").write_text(
+        'package n\n\nallowed(x) if {\n\ttrace("checking x")\n\tx > 1\n}\n\ntest_noted if allowed(0)\n\ntest_ok if allowed(2)\n'
+    )
+    f = tmp_path / "n_test.rego"
+    # --explain turns on the verbose report; a failed test shows the trace its mode keeps.
+    p = pyrego_test("--explain", "notes", str(tmp_path))
+    assert p.returncode == 2
+    assert re.search(r"\n  [^\n]*n_test\.rego:4 +  (\| )+Note \"checking x\"  \n", p.stdout), p.stdout
+    assert "Fail x > 1" not in p.stdout
+    assert "data.n.test_ok: PASS" in p.stdout  # verbose
+    p = pyrego_test("--explain", "fails", str(tmp_path))
+    assert "Fail x > 1" in p.stdout and "Note" not in p.stdout
+    p = pyrego_test("--explain", "full", str(tmp_path))
+    assert "Eval x > 1" in p.stdout and "Note" in p.stdout and "Fail x > 1" in p.stdout
+    assert f"{f}:5" in p.stdout
 
 
 def test_coverage_report_agrees_with_opa(oracle: Any) -> None:

@@ -35,6 +35,8 @@ def cmd_test(ns: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from ..testing.runner import compile_filter
 
     fmt: str = ns.format
+    if ns.explain is not None:
+        ns.verbose = True  # as opa test: an explanation is shown in the verbose report
     if fmt == "gobench" and not ns.bench:
         print("cannot use output format gobench without running benchmarks (--bench)", file=err)
         return 0
@@ -76,6 +78,7 @@ def cmd_test(ns: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         run=ns.run,
         timeout=timeout if timeout > 0 else None,
         explain_failures=bool(ns.var_values or ns.verbose),
+        trace=ns.explain or ("verbose" if ns.verbose else None),
         bench=bool(ns.bench),
     )
     if ns.run:

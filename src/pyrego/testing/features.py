@@ -16,4 +16,6 @@ def coverage_available() -> bool:
 
 
 def trace_available() -> bool:
-    return False
+    from ..engine import Engine
+
+    return hasattr(Engine, "eval_rule_with_trace")

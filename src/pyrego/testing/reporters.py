@@ -88,7 +88,8 @@ class PrettyReporter:
                 self._println()
                 if r.sub_results:
                     if self.verbose:
-                        self._write("\n")  # OPA's trace of all the cases goes here
+                        self._write("\n")
+                        self._print_trace(r.trace, 0)  # the trace of all the cases
                     self._println()
                     for full, sub in iter_sub_results(r.sub_results):
                         if sub.fail and not sub.sub_results:
@@ -96,8 +97,17 @@ class PrettyReporter:
                             for part in full:
                                 self._write(f"{part}: {sub.outcome}\n", indent)
                                 indent += 2
-                            self._print_failure(sub.failure, indent, local_vars=self.var_values)
+                            if self.var_values or r.trace is None:
+                                self._print_failure(sub.failure, indent, local_vars=self.var_values)
+                elif r.trace is not None:
+                    # OPA's printFailure: the trace (-v), then the failure line (--var-values).
+                    if self.verbose:
+                        self._write("\n")
+                        self._print_trace(r.trace, 0)
+                    if self.var_values:
+                        self._print_failure(r.failure, 0, local_vars=True)
                 else:
+                    # Without a trace, the failure line stands in for it under -v.
                     self._print_failure(r.failure, 0, local_vars=self.var_values)
                 self._println()
             self._println("SUMMARY")
@@ -151,6 +161,16 @@ class PrettyReporter:
             self._write(failure.text + "\n", indent + 4)
         self._write("\n", indent)
 
+    def _print_trace(self, events: list[Any] | None, indent: int) -> None:
+        """OPA's PrettyTraceWithOpts through an indenting writer: each cell is
+        one write, so each starts indented, and so does each row's newline."""
+        if not events:
+            return
+        for row in trace_rows(events, var_values=self.var_values):
+            for cell in row:
+                self._write(cell, indent + 2)
+            self._write("\n", indent + 2)
+
     def benchmark_line(self, r: TestResult) -> str:
         """``name<TAB>N<TAB>ns/op`` as Go's benchmark result prints."""
         if r.benchmark is None:
@@ -160,6 +180,23 @@ class PrettyReporter:
             parts = name.replace("_", ".").split(".")
             name = "Benchmark" + "".join(p[:1].upper() + p[1:] for p in parts)
         return f"{name}\t{r.benchmark.n:8d}\t{_bench_figure(r.benchmark.ns_per_op, 'ns/op')}"
+
+
+def trace_rows(events: list[Any], *, var_values: bool = False) -> list[list[str]]:
+    """The cells of each row of a trace table, padded as :func:`pyrego.tracing.render` pads them."""
+    from ..tracing import render
+
+    plain = render(events, locations=True).splitlines()
+    first = max(len(_trace_location(e)) for e in events) + 5  # OPA's column padding (4) and a space
+    if not var_values:
+        return [[line[:first], line[first:]] for line in plain]
+    second = max(len(line) - first for line in plain) + 5
+    return [[line[:first], line[first : first + second], line[first + second :]] for line in render(events, locations=True, var_values=True).splitlines()]
+
+
+def _trace_location(event: Any) -> str:
+    loc = event.location
+    return "" if loc is None else f"{loc.file or 'query'}:{loc.row}"
 
 
 def _bench_figure(x: float, unit: str) -> str:

@@ -39,6 +39,9 @@ class RunOptions:
     strict_builtin_errors: bool = False
     bench: bool = False
     bench_time: float = 1.0  # seconds to spend on each benchmark (Go's -benchtime)
+    # A failed test's trace: None (none), "verbose" (-v: notes, failures and what led
+    # to them, as OPA's default), or an --explain mode ("notes", "fails", "full", "debug").
+    trace: str | None = None
 
 
 class TestSuite:
@@ -162,7 +165,30 @@ class TestRunner:
             result.fail = value is not True
         if result.fail and self.options.explain_failures and not result.sub_results:
             result.failure = self._probe(case).failure_line()
+        if result.fail and self.options.trace is not None:
+            result.trace = self._trace(case)
         return result
+
+    def _trace(self, case: TestCase) -> list[Any] | None:
+        """The failed test evaluated again with OPA's trace, filtered as ``opa test`` filters it."""
+        from . import features
+
+        if not features.trace_available():
+            return None
+        from ..tracing import explain, lineage
+
+        engine = self.suite.engine
+        try:
+            events = engine.eval_rule_with_trace(_rule_ref(case.path, dotted=True), explain="full").events
+        except RegoError:
+            return None
+        finally:
+            engine.take_prints()
+        mode = self.options.trace
+        assert mode is not None
+        if mode == "verbose":
+            return lineage(events, lambda e: e.op in ("Note", "Fail"))
+        return explain(events, "full" if mode == "debug" else mode)
 
     def _probe(self, case: TestCase) -> RuleProbe:
         return RuleProbe(self.suite.engine, case.path, case.location, self.suite.sources)
@@ -220,10 +246,18 @@ def _next_n(n: int, elapsed_ns: int, target_ns: int) -> int:
     return int(max(min(goal, n * 100), n + 1))
 
 
-def _rule_ref(path: tuple[str, ...]) -> str:
+def _rule_ref(path: tuple[str, ...], *, dotted: bool = False) -> str:
+    """``data["a"]["test_b"]``, or (``dotted``) ``data.a.test_b`` where the keys allow it (as a trace shows it)."""
     import json
 
-    return "data" + "".join(f"[{json.dumps(p)}]" for p in path)
+    from ..lexer import KEYWORD_KINDS
+
+    def part(key: str) -> str:
+        if dotted and key.isidentifier() and key.isascii() and key not in KEYWORD_KINDS:
+            return "." + key
+        return f"[{json.dumps(key)}]"
+
+    return "data" + "".join(part(p) for p in path)
 
 
 def _document(engine: Any, path: tuple[str, ...]) -> Any:
