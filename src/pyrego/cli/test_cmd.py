@@ -4,7 +4,8 @@ Paths (files or folders) are loaded as ``pyrego eval -d`` loads them. Flags
 as ``opa test``'s: ``-v`` (every test, grouped by file, and a FAILURES
 section), ``-r/--run REGEX``, ``-f/--format pretty|json|gobench``,
 ``--timeout`` (per test, a Go duration: ``5s``, ``250ms``), ``--var-values``
-(the failed expression and its variables), ``--bench`` (``--benchmem`` is
+(the failed expression and its variables), ``--explain notes|fails|full|debug``
+(a failed test's trace), ``--coverage`` and ``--threshold``, ``--bench`` (``--benchmem`` is
 accepted; pyrego does not count allocations), ``--fail-on-empty``,
 ``-z/--exit-zero-on-skipped``, ``--ignore GLOB``, ``--v0-compatible``,
 ``-m/--max-errors``, ``--count``; ``-p/--parallel`` is accepted, tests run one

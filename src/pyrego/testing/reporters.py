@@ -7,8 +7,8 @@ with ``-v`` or ``--var-values``, and the ``PASS: n/m`` summary.
 ``package``, ``name``, ``error``, ``sub_results``, ``output`` as base64 as Go
 encodes bytes, ``duration`` in nanoseconds, ``fail``, ``skip``).
 
-Where OPA prints its evaluation trace under a failure (``-v``), the pretty
-reporter prints the failed expression instead (pyrego keeps no trace).
+Under a failure, ``-v`` prints the test's trace (:mod:`pyrego.tracing`), as
+OPA does; where the engine has no trace, the failed expression stands in.
 """
 
 from __future__ import annotations
