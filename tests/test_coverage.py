@@ -28,8 +28,8 @@ CONFORMANCE_ROOT = SHARED_DIR / "opa-conformance" / "v1" if SHARED_DIR is not No
 NO_SHARED = "no ../shared (seed policies and conformance cases) beside the repository and no $PYREGO_SHARED"
 
 _PARTIAL_KEY = (
-    "OPA evaluates a partial rule referenced with a known key (data.p[k], data.p.foo) for that key "
-    "only, so bodies that cannot produce it stop early; pyrego computes the whole document"
+    "a partial rule read with a key that is only partly known (data.p[[x, 2]]) or spread over rules "
+    "with ref heads (p[k] beside p.foo): OPA evaluates each rule for that key, pyrego the whole document"
 )
 _MATERIALIZED = (
     "iterating a document that mixes base data and rules: OPA evaluates only the rules the "
@@ -40,17 +40,12 @@ KNOWN_DIFFERENCES = {
     "baseandvirtualdocs/enumerate/key in base and virtual doc yielded once": _MATERIALIZED,
     "baseandvirtualdocs/enumerate/keys only in virtual doc still yielded": _MATERIALIZED,
     "baseandvirtualdocs/enumerate/key in base and virtual doc yielded once with values": _MATERIALIZED,
-    "withkeyword/with virtual doc not specific index": _MATERIALIZED,
     "compositereferences/unify partial ground array": _PARTIAL_KEY,
-    "compositereferences/missing object value": _PARTIAL_KEY,
-    "compositereferences/missing set": _PARTIAL_KEY,
-    "partialdocconstants/set-1": _PARTIAL_KEY,
     "planner-ir/ir/no call-dynamic with mixed partial rules": _PARTIAL_KEY,
     "planner-ir/ir/no call-dynamic with mixed partial rules, ref heads": _PARTIAL_KEY,
     "planner-ir/ir/call-dynamic with ref heads and unrelated rule (issue 7399)": _PARTIAL_KEY,
     "refheads/regression/virtual-cache key scope": _PARTIAL_KEY,
     "type/regression/partial-object override, different key type, query": _PARTIAL_KEY,
-    "virtualdocs/input: object undefined key 2": _PARTIAL_KEY,
     "negation/not-body: negated call with vars, undefined operands": (
         "`not` over a whole body (import future.keywords.not): pyrego does not split that body as OPA does"
     ),

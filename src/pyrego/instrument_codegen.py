@@ -25,12 +25,13 @@ What is reported goes to the evaluation's :class:`~pyrego.instrument_runtime.Rec
 
 from __future__ import annotations
 
+import functools
 import re
 import time
 from typing import Any, Callable
 
 from . import ast
-from .codegen import ModuleGen, Program, conflict_message
+from .codegen import ModuleGen, Program, _suffix, conflict_message
 from .codegen_body import BodyEmitter, ground_value, is_ground
 from .compiler import COMPLETE, FUNCTION, PARTIAL_OBJECT, PARTIAL_SET, CompiledTree, RuleNode, iter_rule_chain
 from .errors import Location
@@ -38,7 +39,7 @@ from .instrument_runtime import NAMESPACE, resolve_ref
 from .opa_form import OpaForm, PieceTable
 from .rule_index import IndexedRule, RuleIndex, head_value
 from .runtime.helpers import MISS, rt_conflict
-from .runtime.values import UNDEF, equal
+from .runtime.values import UNDEF, equal, freeze
 from .safety import reorder_body, stmt_vars
 from .spans import SourceSpans
 
@@ -49,16 +50,18 @@ QUERY_FILE = "query"
 
 
 class _Branch:
-    """The rule branch whose top-level body is about to be written."""
+    """The rule branch whose top-level body is about to be written (``key``: in
+    a keyed definition, the head's key, unified with the key looked up first)."""
 
-    __slots__ = ("node", "chain", "branch", "rule_pid", "head_pid")
+    __slots__ = ("node", "chain", "branch", "rule_pid", "head_pid", "key")
 
-    def __init__(self, node: RuleNode, chain: int, branch: int, rule_pid: int, head_pid: int) -> None:
+    def __init__(self, node: RuleNode, chain: int, branch: int, rule_pid: int, head_pid: int, key: ast.Term | None) -> None:
         self.node = node
         self.chain = chain
         self.branch = branch
         self.rule_pid = rule_pid
         self.head_pid = head_pid
+        self.key = key
 
 
 class InstrumentedEmitter(BodyEmitter):
@@ -91,12 +94,17 @@ class InstrumentedEmitter(BodyEmitter):
         if branch is not None:
             self.w(f"if not IXA({ctx}, {branch.node.id}, {branch.branch}): {self.fail}")
             self.w(f"EN({ctx}, {branch.rule_pid})")
+            if branch.key is not None:
+                # A keyed definition: the head's key takes the key looked up before the body runs.
+                saved, self.piece = self.piece, branch.rule_pid
+                self.unify_value(branch.key, "key", branch.key.location)
+                self.piece = saved
         form = gen.opa
         split = form.split(body)
         own = set(self.outer | self.bound).union(*[stmt_vars(e.statement, set()) for e in split])
         ordered, _ = reorder_body(split, set(self.bound), own, gen.arity, required=required, location=location, bind_operands=False)
         final = form.bind(ordered)
-        if branch is not None:
+        if branch is not None and branch.key is None:
             gen.branch_bodies[(branch.node.id, branch.chain, branch.branch)] = final
         super().body(final, required=required, location=location)
         if branch is not None:
@@ -183,11 +191,13 @@ class InstrumentedWrapper:
         defs: tuple[str, ...],
         index: RuleIndex,
         default: tuple[str | None, Any, tuple[int, int, int] | None],
+        keyed_defs: tuple[str, ...] = (),
     ) -> None:
         self.kind = node.kind or COMPLETE
         self.node_id = node.id
         self.path = node.name
         self.defs = defs
+        self.keyed_defs = keyed_defs
         self.index = index
         self.default_fn, self.default_value, self.default_pieces = default
         self.conflict = conflict_message(node)
@@ -204,7 +214,7 @@ class InstrumentedWrapper:
     def compact(self, namespace: dict[str, Any]) -> Callable[..., Any]:
         defs = tuple(namespace[d] for d in self.defs)
         default_fn = namespace[self.default_fn] if self.default_fn is not None else None
-        run = _Run(self, defs, default_fn)
+        run = _Run(self, defs, default_fn, tuple(namespace[d] for d in self.keyed_defs))
         if self.kind == FUNCTION:
             return run.function
         if self.kind in (PARTIAL_SET, PARTIAL_OBJECT):
@@ -215,10 +225,17 @@ class InstrumentedWrapper:
 class _Run:
     """The wrappers' steps at run time (methods, not nested closures: no reference cycles)."""
 
-    def __init__(self, w: InstrumentedWrapper, defs: tuple[Callable[..., Any], ...], default_fn: Callable[..., Any] | None) -> None:
+    def __init__(
+        self,
+        w: InstrumentedWrapper,
+        defs: tuple[Callable[..., Any], ...],
+        default_fn: Callable[..., Any] | None,
+        keyed_defs: tuple[Callable[..., Any], ...] = (),
+    ) -> None:
         self.w = w
         self.defs = defs
         self.default_fn = default_fn
+        self.keyed_defs = keyed_defs
         self.key = w.node_id
 
     def chosen(self, ctx: Any, args: tuple[Any, ...]) -> Any:
@@ -299,6 +316,33 @@ class _Run:
         c[self.key] = acc
         return acc
 
+    def keyed(self, ctx: Any, key: Any) -> Any:
+        """The document's part for ``key`` alone (``data.p[k]`` with ``k`` known):
+        OPA evaluates each definition with its head's key bound to ``k`` first."""
+        c = ctx.cache
+        full = c.get(self.key, MISS)
+        if full is not MISS:
+            self._cached(ctx)
+            return full
+        slot = (self.key, freeze(key))
+        r = c.get(slot, MISS)
+        if r is not MISS:
+            self._cached(ctx)
+            return r
+        rec = ctx.cfg.recorder
+        rec.count("counter_eval_op_virtual_cache_misses")
+        res = self._chosen(ctx, ())
+        acc: Any = set() if self.w.kind == PARTIAL_SET else {}
+        for chain, branches in res.rules:
+            rec.allow(self.key, branches)
+            rec.push()
+            try:
+                self.keyed_defs[chain](ctx, acc, key)
+            finally:
+                rec.pop()
+        c[slot] = acc
+        return acc
+
 
 class InstrumentedGen(ModuleGen):
     """Generates the instrumented program (see the module docs)."""
@@ -323,6 +367,10 @@ class InstrumentedGen(ModuleGen):
         self._branch_no = 0
         # Each branch's form (its head's calls moved into its body), by the branch's identity.
         self._forms: dict[int, ast.Rule] = {}
+        self._rule_piece_ids: dict[int, tuple[int, int]] = {}
+        # Partial rules with keyed definitions (``RK<id>``), and whether one is being written.
+        self._keyed_nodes: set[int] = set()
+        self._keyed_def = False
 
     @property
     def table(self) -> PieceTable:
@@ -388,7 +436,61 @@ class InstrumentedGen(ModuleGen):
             self.partial_rule_def(node, list(defs))  # (rare shapes: no rule index)
             return None
         default = self._default(node)
-        return InstrumentedWrapper(self, node, defs, self._index(node), default)
+        keyed: tuple[str, ...] = ()
+        if self._keyable(node):
+            keyed = tuple(self._keyed_definition(node, rule, i) for i, rule in enumerate(node.rules))
+            self._keyed_nodes.add(node.id)
+            self.namespace[f"RK{node.id}"] = functools.partial(self._keyed_lookup, f"R{node.id}")
+        return InstrumentedWrapper(self, node, defs, self._index(node), default, keyed)
+
+    # -- partial rules looked up by key ------------------------------------------------------
+
+    @staticmethod
+    def _keyable(node: RuleNode) -> bool:
+        """Whether the node's rules can be evaluated for one key (partial sets, and
+        partial objects whose rules all give a value)."""
+        if node.kind == PARTIAL_SET:
+            return all(_pattern(r.head.key) for r in node.rules)
+        return node.kind == PARTIAL_OBJECT and all(r.head.value is not None and _suffix(r.head) and _pattern(_suffix(r.head)[0]) for r in node.rules)
+
+    def _keyed_definition(self, node: RuleNode, rule: ast.Rule, index: int) -> str:
+        """``DK<id>_<n>(ctx, acc, key)``: definition ``n`` with its head's key bound to ``key``."""
+        name = f"DK{node.id}_{index}"
+        em = self.emitter(self)
+        chain = list(iter_rule_chain(rule))
+        self._chain, self._branch_no = index, 0
+        self._keyed_def = True
+        try:
+            for branch in chain:
+                self.branch(em, node, branch, once=len(chain) > 1)
+        finally:
+            self._keyed_def = False
+        em.finish()
+        self.lines.append(f"def {name}(ctx, acc, key):")
+        self.lines.extend(em.lines)
+        self.lines.append("")
+        return name
+
+    def _keyed_lookup(self, name: str, ctx: Any, key: Any) -> Any:
+        run = getattr(self.load(name), "__self__", None)
+        assert isinstance(run, _Run)
+        return run.keyed(ctx, key)
+
+    def data_ref(self, em: BodyEmitter, path: tuple[ast.Term, ...], check: bool = True) -> str:
+        """As in the normal program, except that a partial rule read with a known
+        key (``data.p[k]``, ``data.p.foo``) is evaluated for that key only, as OPA does."""
+        kind, cur, i = self.data_target(path)
+        if kind == "rule" and cur.id in self._keyed_nodes | self._keyable_ids(cur) and i < len(path) and not em.has_unbound(path[i]):
+            key = em.term(path[i])
+            v = em.tmp()
+            em.assign(v, f"RK{cur.id}({em.ctx}, {key})")
+            return em.walk_path(v, path[i:], check=check)
+        return super().data_ref(em, path, check)
+
+    def _keyable_ids(self, node: RuleNode) -> set[int]:
+        """``{node.id}`` when ``node`` will get keyed definitions (its code may not be written yet)."""
+        shape_ok = not (node.default is not None or (node.kind == PARTIAL_OBJECT and self._rules_below_children(node)))
+        return {node.id} if shape_ok and self._keyable(node) else set()
 
     def _default(self, node: RuleNode) -> tuple[str | None, Any, tuple[int, int, int] | None]:
         rule = node.default
@@ -438,7 +540,10 @@ class InstrumentedGen(ModuleGen):
         form = self.opa.rule(rule, else_branch=self._branch_no > 0)
         self._forms[id(rule)] = form
         rule_pid, head_pid = self._rule_pieces(node, rule)
-        self.branch_info = _Branch(node, self._chain, self._branch_no, rule_pid, head_pid)
+        key: ast.Term | None = None
+        if self._keyed_def:
+            key = form.head.key if node.kind == PARTIAL_SET else _suffix(form.head)[0]
+        self.branch_info = _Branch(node, self._chain, self._branch_no, rule_pid, head_pid, key)
         self._branch_no += 1
         try:
             super().branch(em, node, form, once)
@@ -447,6 +552,9 @@ class InstrumentedGen(ModuleGen):
 
     def _rule_pieces(self, node: RuleNode, rule: ast.Rule) -> tuple[int, int]:
         """The pieces of a rule's ``Enter`` (at the rule) and ``Exit`` (its head's range)."""
+        known = self._rule_piece_ids.get(id(rule))
+        if known is not None:
+            return known
         spans = self.spans(rule.head.location.file)
         span = spans.head(rule) if spans is not None else None
         rule_pid = self.opa.piece("rule", rule.location, span, node.name)
@@ -454,7 +562,20 @@ class InstrumentedGen(ModuleGen):
         # Enter and Exit show the document's name, not the head's text.
         self.table.pieces[rule_pid] = self.table.pieces[rule_pid]._replace(text=node.name)
         self.table.pieces[head_pid] = self.table.pieces[head_pid]._replace(text=node.name)
+        self._rule_piece_ids[id(rule)] = (rule_pid, head_pid)
         return rule_pid, head_pid
+
+
+def _pattern(t: ast.Term | None) -> bool:
+    """Whether a head's key can be unified with a value before the body runs (a
+    variable, a constant, or a collection of those)."""
+    if isinstance(t, (ast.Scalar, ast.Var)):
+        return not (isinstance(t, ast.Var) and t.name in ("input", "data"))
+    if isinstance(t, ast.Array):
+        return all(_pattern(x) for x in t.items)
+    if isinstance(t, ast.Object):
+        return all(is_ground(k) and _pattern(v) for k, v in t.items)
+    return False
 
 
 def generate_instrumented(tree: CompiledTree, mockable: frozenset[str], texts: dict[str, str], *, trace_locals: bool = False) -> Program:
