@@ -62,8 +62,7 @@ def _format(text: str, path: str, *, rego_v1: bool, v0_to_v1: bool) -> str:
     writer.write_module(tree)
     if writer.errors:
         errs: list[RegoError] = []
-        for loc, message, have in writer.errors:
-            location = Location(path, loc.row, loc.col)
-            errs.append(RegoTypeError(f"{message}\n\thave: ({','.join(have)})", location))
+        for loc, message, _ in writer.errors:
+            errs.append(RegoTypeError(message, Location(path, loc.row, loc.col)))
         raise errs[0] if len(errs) == 1 else FormatErrors(errs)
     return writer.text()

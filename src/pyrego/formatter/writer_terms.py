@@ -18,6 +18,14 @@ from .writer_base import (
 
 __all__ = ["INFIX", "TermWriter", "go_quote", "term_string"]
 
+#: the declared arguments of the operators, as OPA's arity errors list them
+_OPERATOR_ARGS: dict[str, tuple[str, ...]] = {
+    **dict.fromkeys(("plus", "minus", "mul", "div", "rem"), ("x: number", "y: number")),
+    **dict.fromkeys(("equal", "neq", "lt", "lte", "gt", "gte"), ("x: any", "y: any")),
+    **dict.fromkeys(("and", "or"), ("x: set[any]", "y: set[any]")),
+    "internal.member_3": ("any", "any", "any"),
+}
+
 #: OPA's builtins written infix: name -> (operator, arity)
 INFIX: dict[str, tuple[str, int]] = {
     "eq": ("=", 2),
@@ -196,7 +204,9 @@ class TermWriter(WriterBase):
                 self.write(")")
 
     def arity_error(self, operands: list[Term], name: str, loc: Loc) -> None:
-        self.errors.append((loc, f"{name}: arity mismatch", [_value_name(t) for t in operands]))
+        have = ",".join(_value_name(t) for t in operands)
+        want = ",".join(_OPERATOR_ARGS.get(name, ("any", "any")))
+        self.errors.append((loc, f"{name}: arity mismatch\n\thave: ({have})\n\twant: ({want})", []))
 
     def write_in_operator(
         self, parens: bool, operands: list[Term], comments: list[Comment], loc: Loc, name: str
