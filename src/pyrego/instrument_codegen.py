@@ -34,7 +34,6 @@ from . import ast
 from .codegen import ModuleGen, Program, _suffix, conflict_message
 from .codegen_body import BodyEmitter, ground_value, is_ground
 from .compiler import COMPLETE, FUNCTION, PARTIAL_OBJECT, PARTIAL_SET, CompiledTree, RuleNode, iter_rule_chain
-from .errors import Location
 from .instrument_runtime import NAMESPACE, resolve_ref
 from .opa_form import OpaForm, PieceTable
 from .rule_index import IndexedRule, RuleIndex, head_value
@@ -589,11 +588,6 @@ def piece_table(program: Program) -> PieceTable:
     gen = program.gen
     assert isinstance(gen, InstrumentedGen)
     return gen.table
-
-
-def rule_location(node: RuleNode) -> Location | None:
-    rule = node.rules[0] if node.rules else node.default
-    return rule.location if rule is not None else None
 
 
 __all__ = ["InstrumentedGen", "generate_instrumented", "piece_table"]

@@ -26,11 +26,12 @@ simply not excluded on them).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from decimal import Decimal
 from typing import Any, Callable
 
 from . import ast
 from .codegen_body import ground_value, is_ground
-from .runtime.values import UNDEF, equal, freeze
+from .runtime.values import UNDEF, BoolKey, equal, freeze
 
 #: A ref the index reads: ("input", keys...), ("data", keys...) or ("args", i).
 IndexRef = tuple[Any, ...]
@@ -44,7 +45,7 @@ class _Any:
 
 
 ANY = _Any()
-_SCALARS = (str, int, float, bool, type(None))
+_SCALARS = (str, int, float, bool, Decimal, type(None))
 
 
 @dataclass
@@ -294,12 +295,9 @@ def _traverse_array(node: _Node | None, items: tuple[Any, ...], resolve: Callabl
 
 
 def _scalar_key(value: Any) -> Any:
-    """The trie key of a scalar value (booleans apart from numbers), or UNDEF."""
-    if isinstance(value, _SCALARS) or type(value).__name__ == "Decimal":
+    """The trie key of a scalar value (booleans apart from numbers), or UNDEF for a collection."""
+    if isinstance(value, _SCALARS) or type(value) is BoolKey:  # (BoolKey: a boolean member of a set)
         return freeze(value)
-    frozen = freeze(value)
-    if type(frozen).__name__ == "BoolKey":
-        return frozen  # a boolean member of a set
     return UNDEF
 
 
