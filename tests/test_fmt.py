@@ -16,6 +16,7 @@ Three kinds of checks:
 from __future__ import annotations
 
 import dataclasses
+import json
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -398,7 +399,8 @@ def test_conformance_modules_idempotent_and_ast_preserving(path: Path | None) ->
 @pytest.mark.parametrize("path", CONFORMANCE_FILES or [None], ids=[p.stem for p in CONFORMANCE_FILES] or ["missing"])
 def test_formatted_conformance_cases_mean_the_same_to_opa(oracle: Any, path: Path | None) -> None:
     """OPA v1.20.2 answers every conformance case (query, data, input) the same
-    with the formatted modules as with the original ones."""
+    with the formatted modules as with the original ones, and parses each
+    formatted module to the same AST."""
     if path is None:
         pytest.skip("OPA conformance cases not found (no ../shared/opa-conformance/v1)")
     from pyrego.conformance import iter_cases
@@ -417,6 +419,29 @@ def test_formatted_conformance_cases_mean_the_same_to_opa(oracle: Any, path: Pat
         want = oracle.evaluate(original, case.query, input=inp, data=case.data)
         got = oracle.evaluate(rewritten, case.query, input=inp, data=case.data)
         assert (got.bindings, got.error_code) == (want.bindings, want.error_code), case.id
+        for before, after in zip(case.modules, formatted, strict=True):
+            assert opa_ast(oracle, after) == opa_ast(oracle, before), f"{case.id}: OPA parses the output otherwise"
+
+
+def opa_ast(oracle: Any, text: str) -> Any:
+    """The module as OPA parses it (``rego.parse_module``), without what OPA's
+    formatter changes on purpose: ``=``/``:=`` in heads, the legacy ``name``
+    of a head (OPA keeps it for `p[k] := v`, not for the `p[k]` it writes
+    for `p[k] := true`), the order of imports and the v0/v1 imports, comments."""
+    res = oracle.evaluate({}, f"x := rego.parse_module({json.dumps('m.rego')}, {json.dumps(text)})")
+    assert not res.is_error, res.error_message
+    module = res.bindings[0]["x"]
+
+    def clean(x: Any) -> Any:
+        if isinstance(x, dict):
+            return {k: clean(v) for k, v in x.items() if k not in ("assign", "name", "comments", "annotations")}
+        if isinstance(x, list):
+            return [clean(v) for v in x]
+        return x
+
+    imports = [i for i in module.get("imports", []) if i["path"]["value"][0]["value"] not in ("future", "rego")]
+    module["imports"] = sorted(imports, key=lambda i: json.dumps(i, sort_keys=True))
+    return clean(module)
 
 
 V1_REPOS = sorted(p for p in (REPO / "tests" / "repos").iterdir() if p.is_dir() and not p.name.endswith("_v0"))
@@ -425,7 +450,8 @@ V1_REPOS = sorted(p for p in (REPO / "tests" / "repos").iterdir() if p.is_dir() 
 @pytest.mark.parametrize("repo", V1_REPOS, ids=[p.name for p in V1_REPOS])
 def test_formatted_repositories_mean_the_same_to_opa(oracle: Any, repo: Path) -> None:
     """OPA computes the same ``data`` document (every rule, the tests'
-    results included) from a formatted policy repository."""
+    results included) from a formatted policy repository, and parses every
+    formatted file to the same AST."""
     files = {str(p.relative_to(repo)): p.read_text(encoding="utf-8") for p in sorted(repo.rglob("*.rego"))}
     formatted = {name: format_module(text, name) for name, text in files.items()}
     query = "x := data with time.now_ns as 1700000000000000000"  # (a clock would differ between runs)
@@ -433,6 +459,8 @@ def test_formatted_repositories_mean_the_same_to_opa(oracle: Any, repo: Path) ->
     got = oracle.evaluate(formatted, query)
     assert not want.is_error, want.error_message
     assert (got.bindings, got.error_code) == (want.bindings, want.error_code)
+    for name, text in files.items():
+        assert opa_ast(oracle, formatted[name]) == opa_ast(oracle, text), name
 
 
 # ---------------------------------------------------------------- the command line
