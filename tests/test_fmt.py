@@ -362,6 +362,37 @@ def test_trailing_comments_everywhere(mode: str, path: Path, every: int) -> None
     check_module(text, str(path.relative_to(REPO)), mode)
 
 
+def _respaced(text: str, seed: int) -> str:
+    """``text`` with the spaces between tokens on a line changed (1 to 4)."""
+    import random
+
+    from pyrego.lexer import tokenize
+
+    rng = random.Random(seed)
+    toks = tokenize(text)
+    out = []
+    pos = 0
+    for start, tok, gap in zip(toks.starts, toks.texts, toks.gaps, strict=True):
+        between = text[pos:start]
+        if gap == 1 and "\n" not in between and "#" not in between:
+            between = " " * rng.randint(1, 4)
+        out.append(between + tok)
+        pos = start + len(tok)
+    return "".join(out) + text[pos:]
+
+
+RESPACED = [(m, p) for m, p in REPO_MODULES if m != "v0_to_v1" and "fmt_cases" not in str(p)]
+
+
+@pytest.mark.parametrize(("mode", "path"), RESPACED, ids=[f"{m}:{p.relative_to(REPO)}" for m, p in RESPACED])
+def test_spacing_within_lines_does_not_matter(mode: str, path: Path) -> None:
+    text = path.read_text(encoding="utf-8")
+    respaced = _respaced(text, seed=len(text))
+    assert respaced != text or " " not in text
+    name = str(path.relative_to(REPO))
+    assert format_module(respaced, name, **MODES[mode]) == format_module(text, name, **MODES[mode])
+
+
 def _conformance_files() -> list[Path]:
     if SHARED_DIR is None:
         return []
