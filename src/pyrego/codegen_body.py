@@ -255,7 +255,7 @@ class BodyEmitter(LineWriter):
         if isinstance(t, ast.Scalar):
             if record_as:
                 self.w(f"{record_as} = {self.gen.literal(t.value)}")
-            elif t.value is False:
+            if t.value is False:  # recorded or not, a false expression fails
                 self.w(self.fail)
             return
         if record_as:
