@@ -14,9 +14,9 @@ from decimal import Decimal
 from typing import Any, Callable, Iterator
 
 from ..builtins.registry import BuiltinError, BuiltinHalt
+from ..builtins.sprintf import format_value
 from ..errors import EvalBuiltinError, EvalCancelError, EvalConflictError, EvalError, EvalTypeError, Location
 from .context import EvalContext
-from .convert import dumps
 from .values import UNDEF, compare, equal, freeze, sort_key, thaw
 
 MISS = object()
@@ -309,7 +309,7 @@ def rt_print(ctx: EvalContext, args: list[Any]) -> bool:
         elif type(a) is str:
             parts.append(a)
         else:
-            parts.append(dumps(a))
+            parts.append(format_value(a))  # Rego's text: {1, 2}, set(), {"a": 1}
     ctx.emit_print(" ".join(parts))
     return True
 
@@ -323,7 +323,7 @@ def rt_template(parts: list[Any]) -> str:
         elif type(p) is str:
             out.append(p)
         else:
-            out.append(dumps(p))
+            out.append(format_value(p))
     return "".join(out)
 
 
