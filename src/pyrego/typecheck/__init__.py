@@ -1,0 +1,75 @@
+"""OPA's static type checker (``rego_type_error``), for compiled programs.
+
+:func:`check_program` runs after :func:`pyrego.compiler.compile_modules`:
+each rule is checked after the rules it reads, with the types OPA infers
+(:mod:`pyrego.types`), and OPA's errors come out in OPA's order and words::
+
+    plus: invalid argument(s)
+    \thave: (number, string, ???)
+    \twant: (x: number, y: number, z: number)
+
+Up to ten errors are reported (then ``error limit reached``), as by OPA's
+compiler. A program whose bodies cannot be ordered (unsafe variables) is not
+checked: the code generator reports that error, which OPA reports first.
+
+Modules: :mod:`.lower` (bodies as OPA rewrites them), :mod:`.env` (type
+environments), :mod:`.check` (expressions), :mod:`.refs` (refs),
+:mod:`.rules` (rule order and rule types), :mod:`.signatures` (builtins).
+"""
+
+from __future__ import annotations
+
+from ..compiler import CompiledTree
+from ..errors import Location, RegoCompileError, RegoError, RegoTypeError
+from .check import TypeErr
+from .rules import ProgramChecker
+
+#: OPA's compiler stops after this many errors.
+ERROR_LIMIT = 10
+
+
+def _location_key(err: TypeErr) -> tuple[str, int, int, str]:
+    loc = err.location
+    return (loc.file, loc.row, loc.col, err.text())
+
+
+def to_rego_error(errors: list[TypeErr], *, sort: bool = True, limit_when_full: bool = True) -> RegoTypeError:
+    """The error to raise for ``errors``: the first one, with all of them in ``errors``.
+
+    Module errors are sorted by location then text and cut at ten, with OPA's
+    ``error limit reached`` after the tenth; a query's keep their order and
+    get the marker only past ten (as OPA's query compiler does)."""
+    if sort:
+        errors = sorted(errors, key=_location_key)
+    out: list[RegoError] = [RegoTypeError(e.text(), _location(e.location)) for e in errors[:ERROR_LIMIT]]
+    if len(errors) > ERROR_LIMIT or (limit_when_full and len(errors) == ERROR_LIMIT):
+        out.append(RegoCompileError("error limit reached"))
+    first = out[0]
+    assert isinstance(first, RegoTypeError)
+    first.errors = out  # type: ignore[attr-defined]
+    return first
+
+
+def _location(loc: Location) -> Location | None:
+    return loc if loc.row else None
+
+
+def check_program(tree: CompiledTree) -> ProgramChecker | None:
+    """Check ``tree``'s rules; raises RegoTypeError (``.errors`` lists them all).
+
+    Returns the checker, whose environment holds the rules' types (for
+    queries), or None when the program was not checked (its bodies cannot be
+    ordered: that error is reported when code is generated)."""
+    checker = ProgramChecker(tree)
+    try:
+        errors = checker.run()
+    except RegoCompileError as err:
+        if isinstance(err, RegoTypeError):
+            raise
+        return None
+    if errors:
+        raise to_rego_error(errors)
+    return checker
+
+
+__all__ = ["check_program", "to_rego_error", "ERROR_LIMIT"]

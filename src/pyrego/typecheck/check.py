@@ -1,0 +1,365 @@
+"""Type checking of lowered bodies (OPA's ``CheckBody`` and its helpers).
+
+Each expression of a body is checked in order: the comprehensions inside it
+(each body on its own), the refs it reads (a ref into a value of a known type
+must select something that type has), then the expression itself: a
+unification's two sides must have types that can be equal (``match error``),
+a call's operands must fit the function's declared argument types
+(``invalid argument(s)``). Variables take their types from where they are
+first bound; a call's output variable takes the function's result type.
+Errors are collected, not raised: OPA reports up to ten at once.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from .. import types as T
+from ..ast import Scalar, Var
+from ..errors import Location
+from .env import TypeEnv, is_constant, select_constant
+from .ir import CALL, EVERY, TERM, IArray, ICompr, IExpr, IObject, IRef, ISet, Term
+from .refs import RefChecker
+
+
+class TypeErr:
+    """One type error: a message, detail lines, and whether an unknown type caused it."""
+
+    __slots__ = ("location", "message", "details", "nil_cause")
+
+    def __init__(self, location: Location, message: str, details: list[str] | None = None, nil_cause: bool = False) -> None:
+        self.location = location
+        self.message = message
+        self.details = details or []
+        self.nil_cause = nil_cause
+
+    def text(self) -> str:
+        """The message with its detail lines, as OPA prints them after the code."""
+        return self.message + "".join("\n\t" + line for line in self.details)
+
+    def __repr__(self) -> str:
+        return f"{self.location}: {self.text()}"
+
+
+def arg_error(location: Location, name: str, what: str, have: list[T.MaybeType], want: T.FunctionType | tuple[tuple[T.MaybeType, ...], T.MaybeType]) -> TypeErr:
+    """``name: what`` with ``have:``/``want:`` lines (OPA's ArgErrDetail)."""
+    if isinstance(want, T.FunctionType):
+        want_text = T.func_args_text(want.args, want.variadic)
+    else:
+        want_text = T.func_args_text(want[0], want[1])
+    details = ["have: " + T.func_args_text(have), "want: " + want_text]
+    return TypeErr(location, f"{name}: {what}", details, any(T.is_nil(h) for h in have))
+
+
+class Checker:
+    """Checks bodies against a type environment, collecting errors."""
+
+    def __init__(self, functions_any: Callable[[str], bool] | None = None) -> None:
+        self.errors: list[TypeErr] = []
+
+    def copy(self) -> Checker:
+        return Checker()
+
+    # -- bodies ------------------------------------------------------------------
+
+    def check_body(self, env: TypeEnv, body: list[IExpr]) -> tuple[TypeEnv, list[TypeErr]]:
+        """Check ``body`` in a new environment wrapping ``env``; returns it and the errors."""
+        errors: list[TypeErr] = []
+        env = env.wrap()
+        for expr in body:
+            closure_errs = self.check_closures(env, expr)
+            errors.extend(closure_errs)
+            rc = RefChecker(env)
+            rc.check_expr(expr)
+            errors.extend(rc.errors)
+            err = self.check_expr(env, expr)
+            if err is not None:
+                # A more specific error in a ref or closure of this expression
+                # explains an unknown type here: OPA keeps only that one.
+                if not ((closure_errs or rc.errors) and err.nil_cause):
+                    errors.append(err)
+        self.errors.extend(errors)
+        return env, errors
+
+    def check_closures(self, env: TypeEnv, expr: IExpr) -> list[TypeErr]:
+        """Errors of the last comprehension in ``expr`` that has any (OPA keeps only those)."""
+        result: list[TypeErr] = []
+
+        def visit(t: Any) -> None:
+            nonlocal result
+            if t is None:
+                return
+            tt = type(t)
+            if tt is ICompr:
+                _, errs = self.copy().check_body(env, t.body)
+                if errs:
+                    result = errs
+                    return
+                for x in _compr_terms(t):
+                    visit(x)
+                for e in t.body:
+                    visit_expr(e)
+            elif tt is IRef:
+                for x in t.terms():
+                    visit(x)
+            elif tt is IArray or tt is ISet:
+                for x in t.items:
+                    visit(x)
+            elif tt is IObject:
+                for k, v in t.items:
+                    visit(k)
+                    visit(v)
+
+        def visit_expr(e: IExpr) -> None:
+            if e.kind == CALL:
+                for x in e.operands:
+                    visit(x)
+            elif e.kind == TERM:
+                visit(e.term)
+            else:
+                visit(e.every_key)
+                visit(e.every_value)
+                visit(e.term)
+                for b in e.body:
+                    visit_expr(b)
+            for w in e.withs:
+                visit(w.target)
+                visit(w.value)
+
+        visit_expr(expr)
+        return result
+
+    # -- expressions ---------------------------------------------------------------
+
+    def check_expr(self, env: TypeEnv, expr: IExpr) -> TypeErr | None:
+        err = self.check_withs(env, expr)
+        if err is not None:
+            return err
+        if expr.kind != CALL:
+            return None
+        if expr.op == "eq":
+            return check_eq(env, expr)
+        return check_call(env, expr)
+
+    def check_withs(self, env: TypeEnv, expr: IExpr) -> TypeErr | None:
+        for w in expr.withs:
+            target = env.get_by_value(w.target)
+            value = env.get_by_value(w.value)
+            if isinstance(target, T.FunctionType) and isinstance(value, T.FunctionType):
+                if not T.unifies(target, value):
+                    name = _op_name(w.target)
+                    return arg_error(w.location, name, "arity mismatch", list(value.arg_types()), (target.args, target.variadic))
+        return None
+
+
+def _op_name(t: Term) -> str:
+    from .ir import term_text
+
+    return term_text(t)
+
+
+def _compr_terms(c: ICompr) -> list[Term]:
+    return [c.term] if c.key is None else [c.key, c.term]
+
+
+def check_call(env: TypeEnv, expr: IExpr) -> TypeErr | None:
+    """A call's operands against the function's declared types."""
+    name = expr.op
+    tpe = env.get_by_ref(_op_ref(name))
+    if tpe is None:
+        return TypeErr(expr.location, f"undefined function {name}")
+    if isinstance(tpe, T.AnyType):
+        return None  # a function whose own check failed
+    if not isinstance(tpe, T.FunctionType):
+        return TypeErr(expr.location, f"undefined function {name}")
+    fargs = list(tpe.arg_types())
+    named: list[T.MaybeType] = list(tpe.args)
+    if tpe.result is not None:
+        fargs.append(tpe.result_type())
+        named.append(tpe.result)
+    args = expr.operands
+    variadic = T.unwrap(tpe.variadic)
+    if len(args) > len(fargs) and variadic is None:
+        return arg_error(expr.location, name, "too many arguments", [env.get_by_value(a) for a in args], (tuple(named), tpe.variadic))
+    if len(args) < len(tpe.args):
+        return arg_error(expr.location, name, "too few arguments", [env.get_by_value(a) for a in args], (tuple(named), tpe.variadic))
+    for i, a in enumerate(args):
+        want = fargs[i] if i < len(fargs) else variadic
+        if not unify1(env, a, want, False):
+            post = [env.get_by_value(x) for x in args]
+            return arg_error(expr.location, name, "invalid argument(s)", post, (tuple(named), tpe.variadic))
+    return None
+
+
+_OP_REFS: dict[str, tuple[Term, ...]] = {}
+
+
+def _op_ref(name: str) -> tuple[Term, ...]:
+    """A function's name as a ref (``data.p.f`` -> data, "p", "f")."""
+    ref = _OP_REFS.get(name)
+    if ref is None:
+        head, *rest = name.split(".")
+        ref = _OP_REFS[name] = (Var(head),) + tuple(Scalar(p) for p in rest)
+    return ref
+
+
+_EQ_DECL = ((T.ANY, T.ANY), None)
+
+
+def check_eq(env: TypeEnv, expr: IExpr) -> TypeErr | None:
+    """``a = b``: the two sides must have types that can be equal."""
+    if len(expr.operands) != 2:
+        have = [env.get_by_value(a) for a in expr.operands]
+        what = "too few arguments" if len(expr.operands) < 2 else "too many arguments"
+        return arg_error(expr.location, "eq", what, have, _EQ_DECL)
+    a, b = expr.operands
+    type_a, type_b = env.get_by_value(a), env.get_by_value(b)
+    if not unify2(env, a, type_a, b, type_b):
+        details = ["left  : " + T.sprint(type_a), "right : " + T.sprint(type_b)]
+        return TypeErr(expr.location, "match error", details, T.is_nil(type_a) or T.is_nil(type_b))
+    return None
+
+
+# ---------------------------------------------------------------- unification
+
+
+def unify2(env: TypeEnv, a: Any, type_a: T.MaybeType, b: Any, type_b: T.MaybeType) -> bool:
+    nil_a, nil_b = T.is_nil(type_a), T.is_nil(type_b)
+    if nil_a and not nil_b:
+        return unify1(env, a, type_b, False)
+    if nil_b and not nil_a:
+        return unify1(env, b, type_a, False)
+    if not nil_a and not nil_b:
+        return T.unifies(type_a, type_b)
+    ta = type(a)
+    if ta is IArray:
+        return _unify2_array(env, a, b)
+    if ta is IObject:
+        return _unify2_object(env, a, b)
+    if ta is Var:
+        tb = type(b)
+        if tb is Var:
+            return unify1(env, a, T.ANY, False) and unify1(env, b, env.get_by_value(a), False)
+        if tb is IArray:
+            return _unify2_array(env, b, a)
+        if tb is IObject:
+            return _unify2_object(env, b, a)
+    return False
+
+
+def _unify2_array(env: TypeEnv, a: IArray, b: Any) -> bool:
+    if type(b) is IArray:
+        if len(a.items) == len(b.items):
+            for x, y in zip(a.items, b.items):
+                if not unify2(env, x, env.get_by_value(x), y, env.get_by_value(y)):
+                    return False
+            return True
+        return False
+    if type(b) is Var:
+        return unify1(env, a, T.ANY, False) and unify1(env, b, env.get_by_value(a), False)
+    return False
+
+
+def _unify2_object(env: TypeEnv, a: IObject, b: Any) -> bool:
+    if type(b) is IObject:
+        common = _intersect(a, b)
+        if len(a.items) == len(b.items) == len(common):
+            for x, y in common:
+                if not unify2(env, x, env.get_by_value(x), y, env.get_by_value(y)):
+                    return False
+            return True
+        return False
+    if type(b) is Var:
+        return unify1(env, a, T.ANY, False) and unify1(env, b, env.get_by_value(a), False)
+    return False
+
+
+def _intersect(a: IObject, b: IObject) -> list[tuple[Term, Term]]:
+    from .ir import term_text
+
+    b_values = {term_text(k): v for k, v in b.items}
+    return [(v, b_values[term_text(k)]) for k, v in a.items if term_text(k) in b_values]
+
+
+def unify1(env: TypeEnv, term: Any, tpe: T.MaybeType, union: bool) -> bool:
+    """Whether ``term`` can have type ``tpe``; types the variables in it on the way."""
+    tt = type(term)
+    if tt is Var:
+        if not union:
+            exist = env.get_by_value(term)
+            if exist is not None:
+                return T.unifies(exist, tpe)
+            env.tree.put_one(("v", term.name), term, tpe)
+        else:
+            env.tree.put_one(("v", term.name), term, T.or_(env.get_by_value(term), tpe))
+        return True
+    if tt is Scalar:
+        return T.unifies(env.get_by_value(term), tpe)
+    if tt is IRef or tt is ICompr:
+        return T.unifies(env.get_by_value(term), tpe)
+    tpe = T.unwrap(tpe)
+    if tt is IArray:
+        if isinstance(tpe, T.ArrayType):
+            return _unify1_array(env, term, tpe, union)
+        if isinstance(tpe, T.AnyType):
+            if not tpe.of:
+                for x in term.items:
+                    unify1(env, x, T.ANY, True)
+                return True
+            return _unify1_members(env, term, tpe)
+        return False
+    if tt is IObject:
+        if isinstance(tpe, T.ObjectType):
+            return _unify1_object(env, term, tpe, union)
+        if isinstance(tpe, T.AnyType):
+            if not tpe.of:
+                for k, v in term.items:
+                    unify1(env, k, T.ANY, True)
+                    unify1(env, v, T.ANY, True)
+                return True
+            return _unify1_members(env, term, tpe)
+        return False
+    if tt is ISet:
+        if isinstance(tpe, T.SetType):
+            of = T.values(tpe)
+            return all(unify1(env, x, of, union) for x in term.items)
+        if isinstance(tpe, T.AnyType):
+            if not tpe.of:
+                for x in term.items:
+                    unify1(env, x, T.ANY, True)
+                return True
+            return _unify1_members(env, term, tpe)
+        return False
+    return False
+
+
+def _unify1_members(env: TypeEnv, term: Term, tpe: T.AnyType) -> bool:
+    ok = False
+    for m in tpe.of:
+        ok = unify1(env, term, m, True) or ok
+    return ok
+
+
+def _unify1_array(env: TypeEnv, val: IArray, tpe: T.ArrayType, union: bool) -> bool:
+    if len(val.items) != len(tpe.static) and tpe.dynamic is None:
+        return False
+    for i, x in enumerate(val.items):
+        if not unify1(env, x, tpe.select(i), union):
+            return False
+    return True
+
+
+def _unify1_object(env: TypeEnv, val: IObject, tpe: T.ObjectType, union: bool) -> bool:
+    if len(val.items) != len(tpe.static) and tpe.dynamic_value is None:
+        return False
+    for k, v in val.items:
+        if is_constant(k):
+            child = select_constant(tpe, k)
+            if child is None or not unify1(env, v, child, union):
+                return False
+        else:
+            unify1(env, v, T.ANY, union)
+    return True
+
+
+__all__ = ["Checker", "TypeErr", "unify1", "unify2", "check_call", "check_eq", "arg_error", "EVERY"]

@@ -1,0 +1,349 @@
+"""Type environments: what the checker knows of variables, rules and builtins.
+
+A :class:`TypeEnv` is a tree of types keyed by term (a variable, or the keys
+of a path under ``data``) plus the environment it wraps: a comprehension's
+environment wraps its body's, a body's wraps the rules', the rules' wraps the
+root, which knows the builtins. Lookups go from the innermost environment
+outwards, as in OPA's ``TypeEnv``; the functions here follow its
+``GetByValue``/``GetByRef`` and the tree's ``Insert`` (which merges the types
+of several rules defining one document).
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal, InvalidOperation
+from typing import TYPE_CHECKING, Any, Callable, Optional
+
+from .. import types as T
+from ..ast import Scalar, Var
+from .ir import IArray, ICompr, IObject, IRef, ISet, Term
+
+if TYPE_CHECKING:
+    from .check import Checker
+
+Key = tuple  # ("v", name) for a variable; ("s", str) / ("n", Decimal) / ("b", bool) / ("z",) for scalars
+
+ROOT_DOCUMENTS = frozenset({"data", "input"})
+
+
+def term_key(t: Any) -> Key | None:
+    """The tree key of a variable or scalar term (None for other terms)."""
+    if type(t) is Var:
+        return ("v", t.name)
+    if type(t) is Scalar:
+        v = t.value
+        if v is None:
+            return ("z",)
+        if v is True or v is False:
+            return ("b", v)
+        if isinstance(v, str):
+            return ("s", v)
+        try:
+            return ("n", Decimal(t.text if t.text is not None else str(v)).normalize())
+        except InvalidOperation:
+            return ("n", Decimal(0))
+    return None
+
+
+def is_constant(t: Any) -> bool:
+    """No variables, refs, calls or comprehensions inside (OPA's ``IsConstant``)."""
+    if type(t) is Scalar:
+        return True
+    if type(t) is IArray or type(t) is ISet:
+        return all(is_constant(x) for x in t.items)
+    if type(t) is IObject:
+        return all(is_constant(k) and is_constant(v) for k, v in t.items)
+    return False
+
+
+def to_json(t: Any) -> Any:
+    """The JSON value of a constant term (sets as arrays, as OPA's ``JSON`` gives them)."""
+    if type(t) is Scalar:
+        v = t.value
+        if v is None or v is True or v is False or isinstance(v, str):
+            return v
+        return T.JNum(t.text if t.text is not None else str(v))
+    if type(t) is IArray or type(t) is ISet:
+        return tuple(to_json(x) for x in t.items)
+    if type(t) is IObject:
+        return T.JMap(tuple((_key_text(k), to_json(v)) for k, v in t.items))
+    raise ValueError("not a constant")
+
+
+def _key_text(k: Term) -> str:
+    v = to_json(k)
+    if not isinstance(v, str):
+        raise ValueError("object key is not a string")
+    return v
+
+
+class Node:
+    """A node of a type tree: the type at this path (None: none) and children by key."""
+
+    __slots__ = ("key", "term", "value", "children")
+
+    def __init__(self, key: Key | None = None, term: Term | None = None) -> None:
+        self.key = key
+        self.term = term
+        self.value: T.MaybeType = None
+        self.children: dict[Key, Node] = {}
+
+    def child(self, key: Key | None) -> Node | None:
+        if key is None or not self.children:
+            return None
+        return self.children.get(key)
+
+    @property
+    def leaf(self) -> bool:
+        return self.value is not None
+
+    def put_one(self, key: Key, term: Term, tpe: T.MaybeType) -> None:
+        c = self.children.get(key)
+        if c is None:
+            c = self.children[key] = Node(key, term)
+        c.value = tpe
+
+    def insert(self, path: list[Term], tpe: T.MaybeType, env: TypeEnv) -> None:
+        """Put ``tpe`` at ``path``, merging it with what is there and into objects on the way."""
+        cur = self
+        for i, term in enumerate(path):
+            key = term_key(term)
+            assert key is not None
+            child = cur.children.get(key)
+            if child is None:
+                child = cur.children[key] = Node(key, term)
+            elif child.value is not None and i + 1 < len(path) and isinstance(child.value, T.ObjectType):
+                child.value = insert_into_object(child.value, path[i + 1 :], tpe, env)
+            cur = child
+        cur.value = merge_types(cur.value, tpe)
+        if isinstance(tpe, T.ObjectType) and cur.children:
+            for p, t in cur.leafs():
+                assert isinstance(cur.value, T.ObjectType)
+                cur.value = insert_into_object(cur.value, p, t, env)
+
+    def leafs(self) -> list[tuple[list[Term], T.MaybeType]]:
+        out: list[tuple[list[Term], T.MaybeType]] = []
+        for c in self.children.values():
+            _collect_leafs(c, [], out)
+        return out
+
+
+def _collect_leafs(n: Node, path: list[Term], out: list[tuple[list[Term], T.MaybeType]]) -> None:
+    assert n.term is not None
+    p = path + [n.term]
+    if n.leaf:
+        out.append((p, n.value))
+        return
+    for c in n.children.values():
+        _collect_leafs(c, p, out)
+
+
+def merge_types(a: T.MaybeType, b: T.MaybeType) -> T.MaybeType:
+    """OPA's merge of two rules' types for one document."""
+    if a is None:
+        return b
+    if b is None:
+        return a
+    if isinstance(a, T.ObjectType):
+        if isinstance(b, T.ObjectType) and not a.static and not b.static:
+            ad, bd = a.dynamic, b.dynamic
+            assert ad is not None and bd is not None
+            return T.ObjectType((), (T.or_(ad[0], bd[0]), merge_types(ad[1], bd[1])))
+        if isinstance(b, T.AnyType) and not a.static:
+            for m in b.of:
+                if isinstance(m, T.ObjectType) and not m.static and m.dynamic is not None and a.dynamic is not None:
+                    # OPA widens that member in place and keeps the union as it is.
+                    m.dynamic = (T.or_(m.dynamic[0], a.dynamic[0]), T.or_(m.dynamic[1], a.dynamic[1]))
+                    return b
+    elif isinstance(a, T.SetType):
+        if isinstance(b, T.SetType):
+            return T.SetType(T.or_(a.of, b.of))
+    elif isinstance(a, T.AnyType):
+        if not isinstance(b, T.AnyType):
+            return merge_types(b, a)
+    return T.or_(a, b)
+
+
+def insert_into_object(o: T.ObjectType, path: list[Term], tpe: T.MaybeType, env: TypeEnv) -> T.ObjectType:
+    if not path:
+        return o
+    key = env.get_by_value(path[0])
+    if len(path) == 1:
+        value: T.MaybeType = tpe
+    else:
+        value = insert_into_object(T.ObjectType(), path[1:], tpe, env)
+    if o.dynamic is not None:
+        dyn = (T.or_(o.dynamic[0], key), T.or_(o.dynamic[1], value))
+    else:
+        dyn = (key, value)
+    return T.ObjectType(o.static, dyn)
+
+
+class TypeEnv:
+    """One level of types; ``next`` is the level it wraps (None at the root)."""
+
+    __slots__ = ("tree", "next", "checker_factory")
+
+    def __init__(self, next: TypeEnv | None, checker_factory: Callable[[], Checker] | None = None) -> None:
+        self.tree = Node()
+        self.next = next
+        self.checker_factory: Callable[[], Checker] | None = checker_factory if checker_factory is not None else (next.checker_factory if next else None)
+
+    def wrap(self) -> TypeEnv:
+        return TypeEnv(self, self.checker_factory)
+
+    # -- lookups -----------------------------------------------------------------
+
+    def get_by_value(self, t: Any) -> T.MaybeType:
+        tt = type(t)
+        if tt is Scalar:
+            v = t.value
+            if v is None:
+                return T.NULL
+            if v is True or v is False:
+                return T.BOOLEAN
+            if isinstance(v, str):
+                return T.STRING
+            return T.NUMBER
+        if tt is Var:
+            key = ("v", t.name)
+            env: TypeEnv | None = self
+            while env is not None:
+                node = env.tree.children.get(key) if env.tree.children else None
+                if node is not None:
+                    return node.value
+                env = env.next
+            return None
+        if tt is IRef:
+            return self.get_by_ref(t.terms())
+        if tt is IArray:
+            static = tuple(self.get_by_value(x) for x in t.items)
+            return T.ArrayType(static, T.ANY if not static else None)
+        if tt is IObject:
+            props: list[tuple[Any, T.MaybeType]] = []
+            dynamic: tuple[T.MaybeType, T.MaybeType] | None = None
+            for k, v in t.items:
+                if is_constant(k):
+                    try:
+                        props.append((to_json(k), self.get_by_value(v)))
+                        continue
+                    except ValueError:
+                        pass
+                dynamic = (self.get_by_value(k), self.get_by_value(v))
+            if not props and dynamic is None:
+                dynamic = (T.ANY, T.ANY)
+            return T.ObjectType(props, dynamic)
+        if tt is ISet:
+            of: T.MaybeType = None
+            for x in t.items:
+                of = T.or_(of, self.get_by_value(x))
+            return T.SetType(of if of is not None else T.ANY)
+        if tt is ICompr:
+            return self.comprehension_type(t)
+        return None
+
+    def comprehension_type(self, c: ICompr) -> T.MaybeType:
+        assert self.checker_factory is not None
+        inner, errs = self.checker_factory().check_body(self, c.body)
+        if errs:
+            return None
+        if c.kind == "array":
+            return T.ArrayType((), inner.get_by_value(c.term))
+        if c.kind == "set":
+            return T.SetType(inner.get_by_value(c.term))
+        assert c.key is not None
+        return T.ObjectType((), (inner.get_by_value(c.key), inner.get_by_value(c.term)))
+
+    def get_by_ref(self, ref: tuple[Term, ...]) -> T.MaybeType:
+        env: TypeEnv = self
+        key = term_key(ref[0])
+        while True:
+            node = env.tree.child(key)
+            if node is not None:
+                found, tpe = env._ref_rec(node, ref, 1)
+                if found:
+                    return tpe
+            if env.next is None:
+                return env.root_ref(ref)
+            env = env.next
+
+    def _ref_rec(self, node: Node, ref: tuple[Term, ...], i: int) -> tuple[bool, T.MaybeType]:
+        """(True, type) when this level answers; (False, None) to fall back to the next level."""
+        while True:
+            if i == len(ref):
+                return True, self.extent(node)
+            if node.leaf:
+                if node.children:
+                    c = node.child(term_key(ref[i]))
+                    if c is not None:
+                        node, i = c, i + 1
+                        continue
+                return True, select_ref(node.value, ref[i:])
+            if not is_constant(ref[i]):
+                return True, select_ref(self.extent(node), ref[i:])
+            c = node.child(term_key(ref[i]))
+            if c is None:
+                return False, None
+            node, i = c, i + 1
+
+    def extent(self, node: Node) -> T.MaybeType:
+        """The type of the document at ``node``: its own type, or an object of its children."""
+        if node.leaf:
+            return node.value
+        props: list[tuple[Any, T.MaybeType]] = []
+        for k, c in node.children.items():
+            if k[0] in ("s", "n", "b") and c.term is not None:
+                props.append((to_json(c.term), self.extent(c)))
+        return T.ObjectType(props, (T.STRING, T.ANY))
+
+    def root_ref(self, ref: tuple[Term, ...]) -> T.MaybeType:
+        """A ref nothing above answered (overridden by the root, which knows the builtins)."""
+        head = ref[0]
+        if type(head) is Var and head.name in ROOT_DOCUMENTS:
+            return T.ANY
+        return None
+
+
+def select_constant(tpe: T.MaybeType, term: Term) -> T.MaybeType:
+    try:
+        x = to_json(term)
+    except ValueError:
+        return None
+    return T.select(tpe, x)
+
+
+def select_ref(tpe: T.MaybeType, path: tuple[Term, ...]) -> T.MaybeType:
+    for p in path:
+        if tpe is None:
+            return None
+        if type(p) in (Var, IRef, IArray, IObject, ISet):
+            tpe = T.values(tpe)
+        else:
+            tpe = select_constant(tpe, p)
+    return tpe
+
+
+class RootEnv(TypeEnv):
+    """The outermost environment: builtin functions by name (``count``, ``object.get``)."""
+
+    __slots__ = ("functions",)
+
+    def __init__(self, functions: Callable[[str], Optional[T.FunctionType]], checker_factory: Callable[[], Checker]) -> None:
+        super().__init__(None, checker_factory)
+        self.functions = functions
+
+    def root_ref(self, ref: tuple[Term, ...]) -> T.MaybeType:
+        head = ref[0]
+        if type(head) is Var and head.name not in ROOT_DOCUMENTS:
+            name = head.name
+            for i in range(1, len(ref) + 1):
+                fn = self.functions(name)
+                if fn is not None:
+                    return fn if i == len(ref) else select_ref(fn, ref[i:])
+                if i == len(ref):
+                    break
+                p = ref[i]
+                if not (type(p) is Scalar and isinstance(p.value, str)):
+                    break
+                name += "." + p.value
+        return super().root_ref(ref)

@@ -1,0 +1,398 @@
+"""Rule bodies as OPA's compiler hands them to its type checker.
+
+OPA checks types after rewriting each rule (``v1/ast/compile.go``); the
+rewrites decide which expression an error belongs to and what a variable's
+type is, so they are made here, in OPA's order, on the compiler's resolved
+rules (:mod:`pyrego.compiler`, bodies ordered by :func:`pyrego.safety.reorder_body`):
+
+1. ``RewriteLocalVars``: ``x := e`` is ``x = e``; ``some k, v in xs`` is
+   ``v = xs[k]``; ``some x`` declarations go.
+2. ``RewriteTemplateStrings`` / ``RewritePrintCalls``: ``$"a{x}"`` is
+   ``internal.template_string(["a", {v | v = x}])``, ``print(a)`` is
+   ``internal.print([{v | v = a}])``.
+3. ``RewriteExprTerms``: each call nested in an operand becomes an
+   expression of its own with an output variable, placed before it
+   (innermost first); a ref whose head is a composite value reads a variable
+   bound to it; ``every``'s domain is bound to a variable.
+4. ``RewriteComprehensionTerms`` / ``RewriteRefsInHead``: a comprehension's
+   term and a rule head's key, value and arguments that hold refs or
+   comprehensions are bound to variables at the end of the body.
+5. ``RewriteWithValues``: a ``with`` value holding refs is bound first.
+6. ``RewriteEquals`` (modules only): ``a == b`` as an expression is ``a = b``.
+7. ``RewriteDynamicTerms``: refs and comprehensions among a call's operands,
+   and those nested in a ref's keys or in composite terms, are bound to
+   variables right before the expression.
+
+Variables the rewrites make are named ``__localN__`` (N counts per check, so
+a message naming one can differ from OPA's number).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from .. import ast
+from ..ast import (
+    Array,
+    ArrayCompr,
+    Assign,
+    Call,
+    Every,
+    Object,
+    ObjectCompr,
+    Ref,
+    Scalar,
+    SetCompr,
+    SetTerm,
+    SomeIn,
+    SomeVars,
+    TemplateString,
+    Unify,
+    Var,
+)
+from ..compiler import FuncRef
+from ..safety import reorder_body, stmt_vars, term_vars
+from .ir import CALL, EVERY, TERM, IArray, ICompr, IExpr, IObject, IRef, ISet, IWith, Term, eq_expr
+
+ArityFn = Callable[[str], "int | None"]
+
+# Calls OPA replaces by the rule's annotations before checking types: their
+# value is typed by what it holds, which is not modelled here (any).
+_METADATA_CALLS = frozenset({"rego.metadata.chain", "rego.metadata.rule"})
+
+
+def _requires_eval(t: Any) -> bool:
+    """Whether ``t`` holds a ref or a comprehension (OPA's ``requiresEval``)."""
+    if t is None:
+        return False
+    tt = type(t)
+    if tt is IRef or tt is ICompr:
+        return True
+    if tt is IArray or tt is ISet:
+        return any(_requires_eval(x) for x in t.items)
+    if tt is IObject:
+        return any(_requires_eval(k) or _requires_eval(v) for k, v in t.items)
+    return False
+
+
+class LoweredRule:
+    """A rule ready for checking: its body and head terms, lowered."""
+
+    __slots__ = ("rule", "body", "args", "key", "value", "path")
+
+    def __init__(self, rule: ast.Rule, body: list[IExpr], args: list[Term] | None, key: Term | None, value: Term | None, path: list[Term]) -> None:
+        self.rule = rule
+        self.body = body
+        self.args = args
+        self.key = key
+        self.value = value
+        self.path = path  # the head ref below the package (the rule's name first)
+
+
+class Lowerer:
+    """Lowers the rules and queries of one program (one counter for fresh variables)."""
+
+    def __init__(self, arity: ArityFn, is_function: Callable[[str], bool], *, rewrite_equals: bool = True) -> None:
+        self.arity = arity
+        self.is_function = is_function
+        self.rewrite_equals = rewrite_equals
+        self.counter = 0
+
+    def fresh(self, location: ast.Location) -> Var:
+        name = f"__local{self.counter}__"
+        self.counter += 1
+        return Var(name, location)
+
+    # -- rules -------------------------------------------------------------------
+
+    def rule(self, rule: ast.Rule, args: tuple[ast.Term, ...] | None) -> LoweredRule:
+        """``rule`` (one branch of an else chain: ``args`` are the chain's arguments)."""
+        head = rule.head
+        bound: set[str] = set()
+        for a in args or ():
+            term_vars(a, bound)
+        body = self.body(rule.body, bound, set(), rule.location)
+        now = set(bound)
+        for e in rule.body:
+            stmt_vars(e.statement, now)
+        tail: list[IExpr] = []
+        # RewriteRuleHeadRefs: composite keys in the head's ref are bound first.
+        name = head.ref.head.name if isinstance(head.ref.head, Var) else ""
+        path: list[Term] = [Scalar(name, head.ref.location)]
+        for p in head.ref.path:
+            lowered: Term = self.expand(p, tail, now, set(), ())
+            if type(lowered) not in (Var, Scalar):
+                v = self.fresh(p.location)
+                tail.append(eq_expr(v, lowered, p.location))
+                lowered = v
+            path.append(lowered)
+        # RewriteExprTerms in the head: calls become expressions at the end.
+        largs = [self.expand(a, tail, now, set(), ()) for a in args] if args is not None else None
+        key = self.expand(head.key, tail, now, set(), ()) if head.key is not None else None
+        value_term = head.value if head.value is not None or head.key is not None else Scalar(True, head.location)
+        value: Term | None = self.expand(value_term, tail, now, set(), ()) if value_term is not None else None
+        # RewriteRefsInHead: refs and comprehensions too.
+        if _requires_eval(key):
+            assert key is not None
+            v = self.fresh(key.location)
+            tail.append(eq_expr(v, key, key.location))
+            key = v
+        if _requires_eval(value):
+            assert value is not None
+            v = self.fresh(value.location)
+            tail.append(eq_expr(v, value, value.location))
+            value = v
+        if largs is not None:
+            for i, arg in enumerate(largs):
+                if _requires_eval(arg):
+                    v = self.fresh(arg.location)
+                    tail.append(eq_expr(v, arg, arg.location))
+                    largs[i] = v
+        body.extend(self.finish(tail))
+        return LoweredRule(rule, body, largs, key, value, path)
+
+    # -- bodies ------------------------------------------------------------------
+
+    def body(self, stmts: ast.Body, bound: set[str], outer: set[str], location: ast.Location | None) -> list[IExpr]:
+        """``stmts`` ordered as for evaluation and lowered; raises RegoUnsafeVarError when they cannot be."""
+        outer = outer | bound
+        for e in stmts:
+            stmt_vars(e.statement, outer)
+        ordered, _ = reorder_body(stmts, set(bound), outer, self.arity, location=location, bind_operands=False)
+        out: list[IExpr] = []
+        now = set(bound)
+        for e in ordered:
+            out.extend(self.finish(self.stmt(e, now, outer)))
+            stmt_vars(e.statement, now)
+        if not out:
+            out.append(IExpr(TERM, location or ast.NO_LOCATION, term=Scalar(True, location or ast.NO_LOCATION)))
+        return out
+
+    def stmt(self, e: ast.Expr, bound: set[str], outer: set[str]) -> list[IExpr]:
+        """One expression, rewritten (stages 1-5); several expressions come out."""
+        s: Any = e.statement
+        loc = e.location
+        with_support: list[IExpr] = []
+        withs = tuple(self.with_mod(w, with_support, bound, outer) for w in e.with_mods)
+        support: list[IExpr] = []
+        main: IExpr | None
+        st = type(s)
+        if st is SomeVars:
+            return []
+        if st is Assign or st is Unify:
+            lhs = self.expand(s.lhs, support, bound, outer, withs)
+            rhs = self.expand(s.rhs, support, bound, outer, withs)
+            main = IExpr(CALL, loc, op="eq", operands=(lhs, rhs), negated=e.negated, withs=withs)
+        elif st is SomeIn:
+            key: ast.Term = s.key if s.key is not None else self.fresh(s.location)
+            coll = s.collection
+            ref = Ref(coll.head, coll.path + (key,), coll.location) if type(coll) is Ref else Ref(coll, (key,), coll.location)
+            value = self.expand(s.value, support, bound, outer, withs)
+            rhs = self.expand(ref, support, bound, outer, withs)
+            main = IExpr(CALL, loc, op="eq", operands=(value, rhs), negated=e.negated, withs=withs)
+        elif st is Every:
+            return with_support + self.every(e, s, withs, bound, outer)
+        elif st is Call and s.op == "print":
+            arg = IArray(tuple(self.capture(a, bound, outer) for a in s.args), loc)
+            main = IExpr(CALL, loc, op="internal.print", operands=(arg,), negated=e.negated, withs=withs)
+        elif st is Call and s.op not in _METADATA_CALLS:
+            operands = tuple(self.expand(a, support, bound, outer, withs) for a in s.args)
+            main = IExpr(CALL, loc, op=s.op, operands=operands, negated=e.negated, withs=withs)
+        else:
+            term = self.expand(s, support, bound, outer, withs)
+            main = IExpr(TERM, loc, term=term, negated=e.negated, withs=withs)
+        # RewriteWithValues: a value with refs is bound right before.
+        bind_withs: list[IExpr] = []
+        if withs:
+            new_withs = []
+            for w in withs:
+                if _requires_eval(w.value) and not self.function_value(w):
+                    v = self.fresh(w.value.location)
+                    bind_withs.append(eq_expr(v, w.value, w.value.location))
+                    w = IWith(w.target, v, w.location)
+                new_withs.append(w)
+            main.withs = tuple(new_withs)
+        return with_support + support + bind_withs + [main]
+
+    def function_value(self, w: IWith) -> bool:
+        """A ``with`` value naming a function (not rewritten: it replaces a function)."""
+        v = w.value
+        if type(v) is not IRef:
+            return False
+        parts = []
+        for t in v.terms():
+            if type(t) is Var:
+                parts.append(t.name)
+            elif type(t) is Scalar and isinstance(t.value, str):
+                parts.append(t.value)
+            else:
+                return False
+        return self.is_function(".".join(parts))
+
+    def with_mod(self, w: ast.With, support: list[IExpr], bound: set[str], outer: set[str]) -> IWith:
+        target = self.plain_ref(w.target)
+        value_src = w.value
+        if isinstance(value_src, FuncRef):
+            head, *rest = value_src.name.split(".")
+            value: Term = IRef(Var(head, value_src.location), tuple(Scalar(p, value_src.location) for p in rest), value_src.location)
+        else:
+            value = self.expand(value_src, support, bound, outer, ())
+        return IWith(target, value, w.location)
+
+    def plain_ref(self, r: ast.Ref) -> Term:
+        head = r.head
+        h: Term = head if isinstance(head, Var) else Var("", r.location)
+        path: list[Term] = [p if isinstance(p, (Scalar, Var)) else Scalar("", r.location) for p in r.path]
+        return IRef(h, tuple(path), r.location)
+
+    def every(self, e: ast.Expr, s: Every, withs: tuple[IWith, ...], bound: set[str], outer: set[str]) -> list[IExpr]:
+        support: list[IExpr] = []
+        domain = self.expand(s.domain, support, bound, outer, withs)
+        d = self.fresh(s.domain.location)
+        bind = eq_expr(d, domain, s.domain.location, withs)
+        inner_bound = set(bound) | {s.value.name}
+        if s.key is not None:
+            inner_bound.add(s.key.name)
+        body = self.body(s.body, inner_bound, outer, s.location)
+        expr = IExpr(EVERY, e.location, term=d, negated=e.negated, withs=withs)
+        expr.every_key = s.key if s.key is not None else self.fresh(s.location)
+        expr.every_value = s.value
+        expr.body = body
+        return support + [bind, expr]
+
+    def capture(self, t: ast.Term, bound: set[str], outer: set[str]) -> ICompr:
+        """``{v | v = t}``: how print and template strings read a term that may be undefined."""
+        v = self.fresh(t.location)
+        support: list[IExpr] = []
+        lowered = self.expand(t, support, bound, outer, ())
+        body = self.finish(support + [eq_expr(v, lowered, t.location)])
+        return ICompr("set", None, v, body, t.location)
+
+    # -- terms -------------------------------------------------------------------
+
+    def expand(self, t: Any, support: list[IExpr], bound: set[str], outer: set[str], withs: tuple[IWith, ...]) -> Term:
+        """``t`` with its calls made expressions of their own (appended to ``support``)."""
+        tt = type(t)
+        if tt is Scalar or tt is Var:
+            return t
+        if tt is Ref:
+            head = self.expand(t.head, support, bound, outer, withs)
+            path = tuple(self.expand(p, support, bound, outer, withs) for p in t.path)
+            if type(head) in (IArray, IObject, ISet, ICompr):
+                v = self.fresh(head.location)
+                bind = eq_expr(v, head, head.location)
+                bind.withs = withs
+                support.append(bind)
+                head = v
+            return IRef(head, path, t.location)
+        if tt is Call:
+            op = t.op
+            out = self.fresh(t.location)
+            if op in _METADATA_CALLS:
+                return out
+            args = tuple(self.expand(a, support, bound, outer, withs) for a in t.args)
+            call = IExpr(CALL, t.location, op=op, operands=args + (out,), withs=withs, generated=True)
+            support.append(call)
+            return out
+        if tt is Array:
+            return IArray(tuple(self.expand(x, support, bound, outer, withs) for x in t.items), t.location)
+        if tt is SetTerm:
+            return ISet(tuple(self.expand(x, support, bound, outer, withs) for x in t.items), t.location)
+        if tt is Object:
+            pairs = []
+            for k, v in t.items:
+                lk = self.expand(k, support, bound, outer, withs)
+                pairs.append((lk, self.expand(v, support, bound, outer, withs)))
+            return IObject(tuple(pairs), t.location)
+        if tt is TemplateString:
+            parts: list[Term] = []
+            for p in t.parts:
+                if isinstance(p, str):
+                    parts.append(Scalar(p, t.location))
+                else:
+                    parts.append(self.capture(p, bound, outer))
+            out = self.fresh(t.location)
+            support.append(IExpr(CALL, t.location, op="internal.template_string", operands=(IArray(tuple(parts), t.location), out), withs=withs, generated=True))
+            return out
+        if tt is ArrayCompr or tt is SetCompr or tt is ObjectCompr:
+            return self.comprehension(t, bound, outer)
+        raise TypeError(f"unexpected term {tt.__name__}")
+
+    def comprehension(self, c: Any, bound: set[str], outer: set[str]) -> ICompr:
+        body = self.body(c.body, bound, outer, c.location)
+        inner_bound = set(bound)
+        for e in c.body:
+            stmt_vars(e.statement, inner_bound)
+        tail: list[IExpr] = []
+        key: Term | None = None
+        if type(c) is ObjectCompr:
+            key = self.expand(c.key, tail, inner_bound, outer, ())
+            term = self.expand(c.value, tail, inner_bound, outer, ())
+            kind = "object"
+        else:
+            term = self.expand(c.term, tail, inner_bound, outer, ())
+            kind = "array" if type(c) is ArrayCompr else "set"
+        # RewriteComprehensionTerms: a term holding refs is bound in the body.
+        if _requires_eval(key):
+            assert key is not None
+            v = self.fresh(key.location)
+            tail.append(eq_expr(v, key, key.location))
+            key = v
+        if _requires_eval(term):
+            v = self.fresh(term.location)
+            tail.append(eq_expr(v, term, term.location))
+            term = v
+        body.extend(self.finish(tail))
+        return ICompr(kind, key, term, body, c.location)
+
+    # -- the last stages ---------------------------------------------------------
+
+    def finish(self, exprs: list[IExpr]) -> list[IExpr]:
+        """RewriteEquals and RewriteDynamicTerms on expressions that are otherwise lowered."""
+        out: list[IExpr] = []
+        for e in exprs:
+            if self.rewrite_equals and e.kind == CALL and e.op == "equal" and len(e.operands) == 2:
+                e.op = "eq"
+            if e.kind == CALL and e.op == "eq":
+                if len(e.operands) == 2:
+                    a = self.dyn_in_term(e, e.operands[0], out)
+                    b = self.dyn_in_term(e, e.operands[1], out)
+                    e.operands = (a, b)
+            elif e.kind == CALL:
+                e.operands = tuple(self.dyn_one(e, t, out) for t in e.operands)
+            elif e.kind == TERM:
+                assert e.term is not None
+                e.term = self.dyn_in_term(e, e.term, out)
+            out.append(e)
+        return out
+
+    def dyn_in_term(self, orig: IExpr, t: Any, out: list[IExpr]) -> Term:
+        if type(t) is IRef:
+            return IRef(t.head, tuple(self.dyn_one(orig, p, out) for p in t.path), t.location)
+        if type(t) is ICompr:
+            return t
+        return self.dyn_one(orig, t, out)
+
+    def dyn_one(self, orig: IExpr, t: Any, out: list[IExpr]) -> Term:
+        tt = type(t)
+        if tt is IRef:
+            ref = IRef(t.head, tuple(self.dyn_one(orig, p, out) for p in t.path), t.location)
+            return self._bind(orig, ref, out)
+        if tt is IArray:
+            return IArray(tuple(self.dyn_one(orig, x, out) for x in t.items), t.location)
+        if tt is ISet:
+            return ISet(tuple(self.dyn_one(orig, x, out) for x in t.items), t.location)
+        if tt is IObject:
+            pairs = []
+            for k, v in t.items:
+                lk = self.dyn_one(orig, k, out)
+                pairs.append((lk, self.dyn_one(orig, v, out)))
+            return IObject(tuple(pairs), t.location)
+        if tt is ICompr:
+            return self._bind(orig, t, out)
+        return t
+
+    def _bind(self, orig: IExpr, t: Term, out: list[IExpr]) -> Var:
+        v = self.fresh(t.location)
+        out.append(eq_expr(v, t, t.location, orig.withs))
+        return v

@@ -1,0 +1,248 @@
+"""Checks of the refs an expression reads (OPA's ``refChecker``).
+
+A ref into a value whose type is known must select what that type has: an
+array by number, an object by one of its keys, nothing at all inside a
+scalar. The errors are OPA's ``undefined ref`` with the ref, a caret under
+the bad part and what was wanted::
+
+    undefined ref: data.p.q.b
+    \tdata.p.q.b
+    \t         ^
+    \t         have: "b"
+    \t         want (one of): ["a"]
+
+Walking a ref also types the variables used as its keys (``x[i]`` gives
+``i`` the key type of ``x``).
+"""
+
+from __future__ import annotations
+
+from functools import cmp_to_key
+from typing import Any
+
+from .. import types as T
+from ..ast import Scalar, Var
+from .env import ROOT_DOCUMENTS, Node, TypeEnv, select_constant, to_json
+from .ir import CALL, TERM, IArray, ICompr, IExpr, IObject, IRef, ISet, Term, ref_text, term_text
+
+
+def _go_len(text: str) -> int:
+    """Go's len() of a string: its UTF-8 bytes."""
+    return len(text.encode("utf-8"))
+
+
+def _type_text(t: T.MaybeType) -> str:
+    """A type as Go's ``%v`` prints it (``<nil>`` when unknown)."""
+    return "<nil>" if t is None else str(t)
+
+
+def _value_text(v: Any) -> str:
+    """A JSON value as OPA writes the Rego value (strings quoted)."""
+    import json
+
+    if v is None:
+        return "null"
+    if v is True:
+        return "true"
+    if v is False:
+        return "false"
+    if isinstance(v, T.JNum):
+        return v.text
+    if isinstance(v, str):
+        return json.dumps(v, ensure_ascii=False)
+    if isinstance(v, tuple):
+        return "[" + ", ".join(_value_text(x) for x in v) + "]"
+    return "{" + ", ".join(f"{json.dumps(k, ensure_ascii=False)}: {_value_text(x)}" for k, x in v.pairs) + "}"
+
+
+def _one_of_text(values: list[Any]) -> str:
+    return "[" + " ".join(_value_text(v) for v in values) + "]"
+
+
+def _sorted_values(values: list[Any]) -> list[Any]:
+    # Rego's order on these keys (null < boolean < number < string < ...) is
+    # the JSON order for the scalars a key can be.
+    return sorted(values, key=cmp_to_key(T.compare_json))
+
+
+def one_of_for_node(node: Node) -> list[Any]:
+    out = []
+    for c in node.children.values():
+        if c.term is not None and type(c.term) is Scalar:
+            out.append(to_json(c.term))
+    return _sorted_values(out)
+
+
+def one_of_for_type(tpe: T.MaybeType) -> list[Any]:
+    out: list[Any] = []
+    if isinstance(tpe, T.ObjectType):
+        out = [k for k, _ in tpe.static]
+    elif isinstance(tpe, T.AnyType):
+        for m in tpe.of:
+            out.extend(one_of_for_type(m))
+    seen: list[Any] = []
+    for v in out:
+        if not any(T.compare_json(v, s) == 0 and type(v) is type(s) for s in seen):
+            seen.append(v)
+    return _sorted_values(seen)
+
+
+class RefError:
+    """Builds the ``undefined ref`` errors (kept apart so that check.py's TypeErr is the type)."""
+
+
+def _unsupported(ref: tuple[Term, ...], pos: int, have: T.MaybeType) -> Any:
+    from .check import TypeErr
+
+    text = ref_text(ref)
+    lines = [text, "^" * _go_len(ref_text(ref[: pos + 1])), "have: " + _type_text(have)]
+    return TypeErr(ref[0].location, "undefined ref: " + text, lines)
+
+
+def _invalid(ref: tuple[Term, ...], pos: int, have: T.MaybeType, want: T.MaybeType, one_of: list[Any] | None) -> Any:
+    from .check import TypeErr
+
+    text = ref_text(ref)
+    pad = " " * (_go_len(ref_text(ref[:pos])) + 1)
+    lines = [text, pad + "^"]
+    if have is not None:
+        lines.append(pad + "have (type): " + _type_text(have))
+    else:
+        lines.append(pad + "have: " + term_text(ref[pos]))
+    if one_of:
+        lines.append(pad + "want (one of): " + _one_of_text(one_of))
+    else:
+        lines.append(pad + "want (type): " + _type_text(want))
+    return TypeErr(ref[0].location, "undefined ref: " + text, lines)
+
+
+class RefChecker:
+    """Walks one expression's terms and checks each ref against ``env``."""
+
+    def __init__(self, env: TypeEnv) -> None:
+        self.env = env
+        self.errors: list[Any] = []
+
+    def check_expr(self, e: IExpr) -> None:
+        if e.kind == CALL:
+            for t in e.operands:
+                self.walk(t)
+        elif e.kind == TERM:
+            self.walk(e.term)
+        else:
+            # Every: OPA's walk goes on into the expression's parts and the
+            # body's expressions (their refs are checked here, in this
+            # environment), and into the modifiers.
+            self.walk(e.every_key)
+            self.walk(e.every_value)
+            self.walk(e.term)
+            for b in e.body:
+                self.check_expr(b)
+            for w in e.withs:
+                self.walk(w.target)
+                self.walk(w.value)
+
+    def walk(self, t: Any) -> None:
+        if t is None:
+            return
+        tt = type(t)
+        if tt is IRef:
+            ref = t.terms()
+            err = self.check_apply(ref)
+            if err is not None:
+                self.errors.append(err)
+                return
+            err = self.check_ref(self.env, self.env.tree, ref, 0)
+            if err is not None:
+                self.errors.append(err)
+            for x in ref:
+                self.walk(x)
+        elif tt is IArray or tt is ISet:
+            for x in t.items:
+                self.walk(x)
+        elif tt is IObject:
+            for k, v in t.items:
+                self.walk(k)
+                self.walk(v)
+        # comprehensions are checked on their own; scalars and variables hold no refs
+
+    def check_apply(self, ref: tuple[Term, ...]) -> Any:
+        tpe = self.env.get_by_ref(ref)
+        if isinstance(tpe, T.FunctionType):
+            return _unsupported(ref, len(ref) - 1, tpe)
+        return None
+
+    def check_ref(self, curr: TypeEnv, node: Node, ref: tuple[Term, ...], idx: int) -> Any:
+        env = self.env
+        while idx < len(ref):
+            head = ref[idx]
+            if idx in (1, 2) and not (type(head) is Var or (type(head) is Scalar and isinstance(head.value, str))):
+                have = env.get_by_value(head)
+                return _invalid(ref, idx, have, T.STRING, one_of_for_node(node))
+            if type(head) is Var and idx != 0:
+                tpe = T.keys(curr.extent(node))
+                exist = env.get_by_value(head)
+                if exist is not None:
+                    if not T.unifies(tpe, exist):
+                        return _invalid(ref, idx, exist, tpe, one_of_for_node(node))
+                else:
+                    env.tree.put_one(("v", head.name), head, tpe)
+            from .env import term_key
+
+            child = node.child(term_key(head))
+            if child is None:
+                if curr.next is not None:
+                    curr = curr.next
+                    node = curr.tree
+                    idx = 0
+                    continue
+                root = ref[0]
+                if type(root) is Var and root.name in ROOT_DOCUMENTS:
+                    if idx != 0:
+                        for c in list(node.children.values()):
+                            self.check_ref(curr, c, ref, idx + 1)  # errors ignored, as in OPA
+                        return None
+                    return self.check_leaf(T.ANY, ref, 1)
+                return self.check_leaf(T.ANY, ref, 0)
+            if child.leaf:
+                return self.check_leaf(child.value, ref, idx + 1)
+            node = child
+            idx += 1
+        return None
+
+    def check_leaf(self, tpe: T.MaybeType, ref: tuple[Term, ...], idx: int) -> Any:
+        env = self.env
+        while idx < len(ref):
+            head: Any = ref[idx]
+            keys = T.keys(tpe)
+            if keys is None:
+                return _unsupported(ref, idx - 1, tpe)
+            th = type(head)
+            if th is Var:
+                exist = env.get_by_value(head)
+                if exist is not None:
+                    if not T.unifies(exist, keys):
+                        return _invalid(ref, idx, exist, keys, one_of_for_type(tpe))
+                else:
+                    env.tree.put_one(("v", head.name), head, T.keys(tpe))
+            elif th is IRef:
+                exist = env.get_by_ref(head.terms())
+                if exist is not None and not T.unifies(exist, keys):
+                    return _invalid(ref, idx, exist, keys, one_of_for_type(tpe))
+            elif th in (IArray, IObject, ISet):
+                from .check import unify1
+
+                if not unify1(env, head, keys, False):
+                    return _invalid(ref, idx, env.get_by_value(head), keys, None)
+            elif th is ICompr:
+                pass
+            else:
+                child = select_constant(tpe, head)
+                if child is None:
+                    return _invalid(ref, idx, None, T.keys(tpe), one_of_for_type(tpe))
+                tpe = child
+                idx += 1
+                continue
+            tpe = T.values(tpe)
+            idx += 1
+        return None

@@ -1,0 +1,299 @@
+"""Types of rules, inferred in dependency order (OPA's ``CheckTypes``).
+
+Every rule (each ``else`` branch on its own) is checked after the rules it
+reads, so that a reference to a rule has the type of the values it produces:
+a complete rule's value type, ``set[...]`` of a partial set's keys,
+``object[key: value]`` for a ref head with variables, a function type for a
+function. Several rules for one document merge their types. A rule whose
+body has a type error is typed ``any``, so that what reads it reports
+nothing more.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from .. import ast
+from .. import types as T
+from ..ast import Scalar, Var
+from ..compiler import CompiledTree, RuleNode
+from .check import Checker, TypeErr
+from .env import RootEnv, TypeEnv, term_key
+from .ir import IArray, IObject, IRef, ISet, Term
+from .lower import LoweredRule, Lowerer
+from .signatures import any_function, builtin_type
+
+
+def function_types(tree: CompiledTree) -> Callable[[str], T.FunctionType | None]:
+    """Looks up the type of a builtin or extension the program may call."""
+
+    def lookup(name: str) -> T.FunctionType | None:
+        ext = tree.extensions.get(name)
+        if ext is not None:
+            return any_function(ext.arity)
+        if tree.allowed_builtins is not None and name not in tree.allowed_builtins:
+            return None
+        return builtin_type(name)
+
+    return lookup
+
+
+def root_env(tree: CompiledTree) -> RootEnv:
+    return RootEnv(function_types(tree), Checker)
+
+
+# ---------------------------------------------------------------- dependencies
+
+
+def _rule_refs(rule: ast.Rule, refs: list[tuple[ast.Term, ...]], calls: list[str]) -> None:
+    """The data refs and the calls in one branch of a rule (not its else branches)."""
+
+    def term(t: Any) -> None:
+        tt = type(t)
+        if tt is ast.Ref:
+            if type(t.head) is Var and t.head.name == "data":
+                refs.append(t.path)
+            term(t.head)
+            for p in t.path:
+                term(p)
+        elif tt is ast.Call:
+            calls.append(t.op)
+            for a in t.args:
+                term(a)
+        elif tt is ast.Array or tt is ast.SetTerm:
+            for x in t.items:
+                term(x)
+        elif tt is ast.Object:
+            for k, v in t.items:
+                term(k)
+                term(v)
+        elif tt is ast.ArrayCompr or tt is ast.SetCompr:
+            term(t.term)
+            body(t.body)
+        elif tt is ast.ObjectCompr:
+            term(t.key)
+            term(t.value)
+            body(t.body)
+        elif tt is ast.TemplateString:
+            for p in t.parts:
+                if not isinstance(p, str):
+                    term(p)
+
+    def body(b: ast.Body) -> None:
+        for e in b:
+            s: Any = e.statement
+            st = type(s)
+            if st is ast.Assign or st is ast.Unify:
+                term(s.lhs)
+                term(s.rhs)
+            elif st is ast.SomeIn:
+                term(s.key)
+                term(s.value)
+                term(s.collection)
+            elif st is ast.Every:
+                term(s.domain)
+                body(s.body)
+            elif st is not ast.SomeVars:
+                term(s)
+            for w in e.with_mods:
+                term(w.target)
+                term(w.value)
+
+    head = rule.head
+    for p in head.ref.path:
+        term(p)
+    for t in (head.key, head.value, *(head.args or ())):
+        if t is not None:
+            term(t)
+    body(rule.body)
+
+
+def _nodes_read(root: RuleNode, path: tuple[ast.Term, ...], out: set[int], by_id: dict[int, RuleNode]) -> None:
+    """The rule nodes a ref under ``data`` may read (OPA's GetRulesDynamic)."""
+
+    def add(n: RuleNode) -> None:
+        if n.has_rules():
+            out.add(n.id)
+            by_id[n.id] = n
+
+    def walk(node: RuleNode, i: int) -> None:
+        if i >= len(path):
+            for n in node.walk():
+                add(n)
+            return
+        p = path[i]
+        if type(p) is Scalar:
+            child = node.children.get(p.value) if isinstance(p.value, str) else None
+            if child is not None:
+                add(child)
+                walk(child, i + 1)
+            return
+        for child in node.children.values():
+            add(child)
+            walk(child, i + 1)
+
+    walk(root, 0)
+
+
+def _branches(rule: ast.Rule) -> list[ast.Rule]:
+    out = []
+    r: ast.Rule | None = rule
+    while r is not None:
+        out.append(r)
+        r = r.else_
+    return out
+
+
+def sorted_nodes(tree: CompiledTree) -> list[RuleNode]:
+    """Rule nodes, each after the nodes its rules read."""
+    by_id: dict[int, RuleNode] = {}
+    deps: dict[int, set[int]] = {}
+    nodes = [n for n in tree.nodes.values() if n.has_rules()]
+    for node in nodes:
+        found: set[int] = set()
+        for rule in _node_rules(node):
+            for branch in _branches(rule):
+                refs: list[tuple[ast.Term, ...]] = []
+                calls: list[str] = []
+                _rule_refs(branch, refs, calls)
+                for path in refs:
+                    _nodes_read(tree.root, path, found, by_id)
+                for op in calls:
+                    fn = tree.functions.get(op)
+                    if fn is not None:
+                        found.add(fn.id)
+                        by_id[fn.id] = fn
+        deps[node.id] = found
+    order: list[RuleNode] = []
+    state: dict[int, int] = {}
+    for node in nodes:
+        if node.id in state:
+            continue
+        # Depth first, with an explicit stack; a cycle (through refs with
+        # variables, which the recursion check does not follow) is cut.
+        state[node.id] = 1
+        stack: list[tuple[RuleNode, list[int]]] = [(node, sorted(deps.get(node.id, ())))]
+        while stack:
+            current, pending = stack[-1]
+            if pending:
+                nid = pending.pop()
+                if nid not in state:
+                    state[nid] = 1
+                    stack.append((by_id[nid], sorted(deps.get(nid, ()))))
+                continue
+            stack.pop()
+            state[current.id] = 2
+            order.append(current)
+    return order
+
+
+def _node_rules(node: RuleNode) -> list[ast.Rule]:
+    rules = list(node.rules)
+    if node.default is not None:
+        rules.append(node.default)
+    return sorted(rules, key=lambda r: (r.module_file, r.location.row, r.location.col))
+
+
+# ---------------------------------------------------------------- rule types
+
+
+def _walk_vars(t: Any, out: list[Var]) -> None:
+    tt = type(t)
+    if tt is Var:
+        out.append(t)
+    elif tt is IRef:
+        for x in t.terms():
+            _walk_vars(x, out)
+    elif tt is IArray or tt is ISet:
+        for x in t.items:
+            _walk_vars(x, out)
+    elif tt is IObject:
+        for k, v in t.items:
+            _walk_vars(k, out)
+            _walk_vars(v, out)
+
+
+def rule_type(cpy: TypeEnv, lowered: LoweredRule) -> tuple[list[Term], T.MaybeType]:
+    """Where the rule's type goes (the ground part of its path) and the type."""
+    path = lowered.path
+    if lowered.args is not None:
+        for a in lowered.args:
+            found: list[Var] = []
+            _walk_vars(a, found)
+            for v in found:
+                if cpy.get_by_value(v) is None:
+                    cpy.tree.put_one(("v", v.name), v, T.ANY)
+        args = tuple(cpy.get_by_value(a) for a in lowered.args)
+        assert lowered.value is not None
+        return path, T.FunctionType(args, cpy.get_by_value(lowered.value))
+    if lowered.value is None:  # a partial set: the set of its keys
+        assert lowered.key is not None
+        key = cpy.get_by_value(lowered.key)
+        return path, T.SetType(key) if key is not None else None
+    value = cpy.get_by_value(lowered.value)
+    ground = 0
+    while ground < len(path) and type(path[ground]) is Scalar:
+        ground += 1
+    if ground == len(path):
+        return path, value
+    tpe: T.MaybeType = value
+    for k in reversed(path[ground:]):
+        if tpe is None:
+            break
+        key_type = cpy.get_by_value(k)
+        if key_type is None:
+            tpe = None
+            break
+        tpe = T.ObjectType((), (key_type, tpe))
+    return path[:ground], tpe
+
+
+class ProgramChecker:
+    """Checks every rule of a compiled tree; the environment keeps the rules' types."""
+
+    def __init__(self, tree: CompiledTree) -> None:
+        self.tree = tree
+        self.root = root_env(tree)
+        self.rules_env = self.root.wrap()
+        lookup = function_types(tree)
+        self.lowerer = Lowerer(tree.arity, lambda n: n in tree.functions or lookup(n) is not None)
+        self.checker = Checker()
+
+    def run(self) -> list[TypeErr]:
+        tree = self.tree
+        packages = tree.metadata.rule_packages
+        for node in sorted_nodes(tree):
+            for rule in _node_rules(node):
+                pkg = packages.get(rule.location, ())
+                for branch in _branches(rule):
+                    self.check_rule(pkg, branch, rule.head.args)
+        return self.checker.errors
+
+    def check_rule(self, pkg: tuple[str, ...], rule: ast.Rule, args: tuple[ast.Term, ...] | None) -> None:
+        lowered = self.lowerer.rule(rule, args)
+        prefix: list[Term] = [Var("data", rule.location)]
+        prefix += [Scalar(p, rule.location) for p in pkg]
+        env = self.rules_env.wrap()
+        cpy, errs = self.checker.check_body(env, lowered.body)
+        if errs:
+            self._put(prefix + lowered.path, T.ANY)
+            return
+        path, tpe = rule_type(cpy, lowered)
+        if tpe is not None:
+            self.rules_env.tree.insert(prefix + path, tpe, self.rules_env)
+
+    def _put(self, path: list[Term], tpe: T.Type) -> None:
+        node = self.rules_env.tree
+        for t in path:
+            key = term_key(t)
+            assert key is not None
+            child = node.children.get(key)
+            if child is None:
+                from .env import Node
+
+                child = node.children[key] = Node(key, t)
+            node = child
+        node.value = tpe
+
+
+__all__ = ["ProgramChecker", "sorted_nodes", "rule_type", "root_env", "function_types"]
