@@ -35,9 +35,11 @@ def format_module(text: str, path: str = "", *, rego_v1: bool = True, v0_to_v1: 
     imports).
 
     Raises :class:`~pyrego.errors.RegoParseError` for text that does not
-    parse, and other :class:`~pyrego.errors.RegoError` s for problems OPA's
-    formatter reports (v0 code that cannot be written as v1, operators
-    called with the wrong number of arguments).
+    parse, and other :class:`~pyrego.errors.RegoError` s for what OPA's
+    formatter refuses: for v1 output, imports shadowing imports, rules or
+    variables shadowing ``input``/``data``, deprecated builtins, rules named
+    after keywords (several at once as :class:`FormatErrors`); operators
+    called with the wrong number of arguments.
     """
     from ..build_cache import _gc_paused  # (the parser's own pause of the cyclic GC)
 
@@ -62,7 +64,7 @@ def _format(text: str, path: str, *, rego_v1: bool, v0_to_v1: bool) -> str:
     writer.write_module(tree)
     if writer.errors:
         errs: list[RegoError] = []
-        for loc, message, _ in writer.errors:
+        for loc, message in writer.errors:
             errs.append(RegoTypeError(message, Location(path, loc.row, loc.col)))
         raise errs[0] if len(errs) == 1 else FormatErrors(errs)
     return writer.text()

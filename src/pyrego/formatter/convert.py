@@ -438,7 +438,7 @@ class Converter:
             assert isinstance(piece, tuple)
             text, is_end, raw = piece
             piece_loc = self.tokens_loc(src_location(src, pos, loc.file), pos, pos)
-            body = _piece_source(src.texts[pos], first == pos, is_end, raw)
+            body = _piece_source(src.texts[pos], first == pos)
             if text:
                 parts.append(Term("string", piece_loc, value=text, text=body, name="piece"))
             if is_end:
@@ -470,12 +470,12 @@ def src_location(src: SourceIndex, tok: int, file: str) -> Location:
     return Location(file, src.row_of(offset), src.col_of(offset))
 
 
-def _piece_source(token_text: str, opening: bool, is_end: bool, raw: bool) -> str:
-    """The characters of a template piece between its delimiters, as written."""
+def _piece_source(token_text: str, opening: bool) -> str:
+    """The characters of a template piece between its delimiters, as written:
+    after the opening ``$"`` (or after the ``}`` of the previous expression),
+    before the closing quote or the ``{`` of the next expression."""
     body = token_text[2:] if opening else token_text
-    if is_end:
-        return body[:-1]
-    return body[:-1]  # the '{' opening the next expression
+    return body[:-1]
 
 
 def _relocate_expr(expr: Expr, loc: Loc) -> None:

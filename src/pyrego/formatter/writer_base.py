@@ -88,7 +88,7 @@ class WriterBase:
         #: whether the module has names OPA treats as generated (`__local...`)
         self.generated_vars = True
         #: errors found while printing (arity mismatches)
-        self.errors: list[tuple[Loc, str, list[str]]] = []
+        self.errors: list[tuple[Loc, str]] = []
 
     # ------------------------------------------------------------ output
 

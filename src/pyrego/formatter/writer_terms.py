@@ -206,7 +206,7 @@ class TermWriter(WriterBase):
     def arity_error(self, operands: list[Term], name: str, loc: Loc) -> None:
         have = ",".join(_value_name(t) for t in operands)
         want = ",".join(_OPERATOR_ARGS.get(name, ("any", "any")))
-        self.errors.append((loc, f"{name}: arity mismatch\n\thave: ({have})\n\twant: ({want})", []))
+        self.errors.append((loc, f"{name}: arity mismatch\n\thave: ({have})\n\twant: ({want})"))
 
     def write_in_operator(
         self, parens: bool, operands: list[Term], comments: list[Comment], loc: Loc, name: str
