@@ -532,7 +532,7 @@ def test_cli_file_list_diff_write_fail(tmp_path: Path) -> None:
     p = run("-l", str(tmp_path))
     assert (p.returncode, p.stdout) == (0, f"{bad}\n")
     p = run("-l", "--fail", str(tmp_path))
-    assert (p.returncode, p.stdout) == (1, f"{bad}\n")
+    assert (p.returncode, p.stdout) == (2, f"{bad}\n")
     assert "unexpected diff" in p.stderr
     p = run("-d", str(bad))
     assert p.returncode == 0
@@ -541,9 +541,9 @@ def test_cli_file_list_diff_write_fail(tmp_path: Path) -> None:
     p = run("--fail", str(good))  # (unchanged: printed, as without --fail)
     assert (p.returncode, p.stdout) == (0, FORMATTED)
     p = run("--fail", str(bad))
-    assert (p.returncode, p.stdout, p.stderr) == (1, "", "unexpected diff\n")
+    assert (p.returncode, p.stdout, p.stderr) == (2, "", "unexpected diff\n")
     p = run("-w", "--fail", str(bad))  # fails before writing
-    assert p.returncode == 1 and bad.read_text() == UNFORMATTED
+    assert p.returncode == 2 and bad.read_text() == UNFORMATTED
     p = run("-w", str(tmp_path))
     assert p.returncode == 0 and p.stdout == ""
     assert bad.read_text() == FORMATTED
@@ -566,7 +566,7 @@ def test_cli_parse_error_output(tmp_path: Path) -> None:
     f = tmp_path / "broken.rego"
     f.write_text("package a\n\np := \n")
     p = run(str(f))
-    assert p.returncode == 1
+    assert p.returncode == 2
     assert p.stdout == ""
     assert p.stderr.startswith(f"failed to format Rego source file: 1 error occurred: {f}:4:1: rego_parse_error: ")
     p = run(stdin="package a\n\np := \n")

@@ -5,7 +5,7 @@ stdout (the other options are about files, as in OPA). Folders are searched recu
 not ``.rego`` is skipped. ``-l`` lists the files whose formatting differs,
 ``-d`` shows a unified diff, ``-w`` rewrites the files, ``--fail`` makes a
 difference an error (alone or with ``-w``, before anything is written). The first file that cannot be formatted stops the run
-(exit status 1), as in OPA.
+(exit status 2; 1 for a missing path or stdin), as in OPA.
 """
 
 from __future__ import annotations
@@ -23,7 +23,13 @@ __all__ = ["register", "cmd_fmt"]
 
 
 class _Failure(Exception):
-    """Stops the run: the message is printed to stderr, the status is 1."""
+    """Stops the run: the message is printed to stderr. As ``opa fmt``: a file
+    that cannot be formatted, or differs under ``--fail``, exits with 2; a
+    path that does not exist, or stdin that cannot be formatted, with 1."""
+
+    def __init__(self, message: str, status: int = 2) -> None:
+        super().__init__(message)
+        self.status = status
 
 
 def _errors(exc: RegoError) -> list[RegoError]:
@@ -51,7 +57,7 @@ def _format(ns: argparse.Namespace, name: str, text: str) -> str:
 def _rego_files(path: Path) -> list[Path]:
     """The ``.rego`` files at ``path``, walked in lexical order as Go's filepath.Walk does."""
     if not path.exists():
-        raise _Failure(f"lstat {path}: no such file or directory")
+        raise _Failure(f"lstat {path}: no such file or directory", 1)
     if path.is_file():
         return [path] if path.suffix == ".rego" else []
     found: list[Path] = []
@@ -114,7 +120,7 @@ def cmd_fmt(ns: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                 try:
                     formatted = _format(ns, "stdin", text)
                 except RegoError as exc:
-                    raise _Failure(format_errors(_errors(exc), "pretty")) from None
+                    raise _Failure(format_errors(_errors(exc), "pretty"), 1) from None
                 out.write(formatted)  # (as OPA: -l, -d, -w and --fail are about files)
                 continue
             for path in _rego_files(Path(arg)):
@@ -122,7 +128,7 @@ def cmd_fmt(ns: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     except _Failure as exc:
         out.flush()
         print(str(exc), file=err)
-        return 1
+        return exc.status
     return 0
 
 
