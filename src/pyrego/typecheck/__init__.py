@@ -19,6 +19,7 @@ environments), :mod:`.check` (expressions), :mod:`.refs` (refs),
 
 from __future__ import annotations
 
+from .. import ast
 from ..compiler import CompiledTree
 from ..errors import Location, RegoCompileError, RegoError, RegoTypeError
 from .check import TypeErr
@@ -72,4 +73,27 @@ def check_program(tree: CompiledTree) -> ProgramChecker | None:
     return checker
 
 
-__all__ = ["check_program", "to_rego_error", "ERROR_LIMIT"]
+__all__ = ["check_program", "check_query", "to_rego_error", "ERROR_LIMIT"]
+
+
+def check_query(program: ProgramChecker | None, body: ast.Body) -> None:
+    """Check a resolved query against the program's rule types (OPA's query type check).
+
+    ``==`` stays a comparison in a query (OPA rewrites it to unification in
+    modules only); errors keep the query's order."""
+    if program is None:
+        return
+    from .check import Checker
+    from .lower import Lowerer
+
+    tree = program.tree
+    lowerer = Lowerer(tree.arity, program.lowerer.is_function, rewrite_equals=False)
+    try:
+        lowered = lowerer.body(body, set(), set(), None)
+    except RegoCompileError as err:
+        if isinstance(err, RegoTypeError):
+            raise
+        return
+    _, errors = Checker().check_body(program.rules_env, lowered)
+    if errors:
+        raise to_rego_error(errors, sort=False, limit_when_full=False)
