@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass, field
+from typing import Any
 
 from . import ast
 from .ast import (
@@ -461,6 +462,8 @@ class CompiledTree:
     extensions: dict[str, Builtin] = field(default_factory=dict)
     # The builtins a capabilities file allows (Engine.set_capabilities); None: all.
     allowed_builtins: frozenset[str] | None = None
+    # The rules' types, when the program was type-checked (pyrego.typecheck), for queries.
+    types: Any = None
 
     def builtin(self, op: str) -> Builtin | None:
         """The builtin (or extension) called ``op``."""
@@ -483,8 +486,10 @@ def compile_modules(
     modules: list[ast.Module],
     extensions: dict[str, Builtin] | None = None,
     allowed_builtins: frozenset[str] | None = None,
+    type_check: bool = False,
 ) -> CompiledTree:
-    """Merge, resolve and check ``modules`` (calling only ``allowed_builtins``, when given)."""
+    """Merge, resolve and check ``modules`` (calling only ``allowed_builtins``, when given;
+    with ``type_check``, OPA's type checker runs last: :mod:`pyrego.typecheck`)."""
     counter = itertools.count()
     ids = itertools.count()
     root = RuleNode((), next(ids))
@@ -533,6 +538,10 @@ def compile_modules(
     tree = CompiledTree(root, nodes, functions, metadata, dict(extensions or {}), allowed_builtins)
     _check_calls(tree, [call for u in uses.values() for call in u.calls])
     _check_recursion(tree, uses)
+    if type_check:
+        from .typecheck import check_program
+
+        tree.types = check_program(tree)
     return tree
 
 
@@ -686,7 +695,9 @@ def iter_rule_chain(rule: ast.Rule) -> list[ast.Rule]:
 SPECIAL_CALLS = {"print": None, "internal.print": None}
 
 
-def check_call(tree: CompiledTree, call: ast.Call) -> None:
+def check_call(tree: CompiledTree, call: ast.Call, nested: bool = False) -> None:
+    """Raises for an unknown function or a wrong number of arguments; a call that is
+    an expression of its own may pass one more (its output), a ``nested`` one not."""
     if call.op in SPECIAL_CALLS:
         return
     arity = tree.arity(call.op)
@@ -695,11 +706,18 @@ def check_call(tree: CompiledTree, call: ast.Call) -> None:
             return
         raise RegoTypeError(f"undefined function {call.op}", call.location)
     n = len(call.args)
-    if n != arity and n != arity + 1:
-        raise RegoTypeError(
-            f"{call.op}: arity mismatch\n\thave: ({n} args)\n\twant: ({arity} args)",
-            call.location,
-        )
+    if n != arity and (nested or n != arity + 1):
+        from .typecheck.arity import arity_error  # OPA's messages
+
+        raise arity_error(call, arity, nested, call.op not in tree.functions)
+
+
+def _output_passed(tree: CompiledTree, call: ast.Call) -> bool:
+    """Whether ``call`` passes an output argument (an error when it is nested)."""
+    if call.op in SPECIAL_CALLS:
+        return False
+    arity = tree.arity(call.op)
+    return arity is not None and len(call.args) == arity + 1
 
 
 def _is_rule_path(tree: CompiledTree, op: str) -> bool:
@@ -711,6 +729,8 @@ def _check_calls(tree: CompiledTree, calls: list[ast.Call]) -> None:
     try:
         for call in calls:
             check_call(tree, call)
+        if any(_output_passed(tree, call) for call in calls):
+            _raise_first_call_error(tree)  # nested ones may not
     except RegoTypeError:
         # Report the error OPA reports: the first in rule tree order.
         _raise_first_call_error(tree)
@@ -719,17 +739,12 @@ def _check_calls(tree: CompiledTree, calls: list[ast.Call]) -> None:
 
 def _raise_first_call_error(tree: CompiledTree) -> None:
     """Walks the rules as OPA orders them, raising the first bad call's error."""
-
-    def visit(t: ast.Term) -> None:
-        if isinstance(t, ast.Call):
-            check_call(tree, t)
+    from .typecheck.arity import calls_in_rule
 
     for node in tree.nodes.values():
         for rule in node.rules + ([node.default] if node.default else []):
-            for r in iter_rule_chain(rule):
-                for t in rule_terms(r):
-                    _walk_term(t, visit)
-                _walk_terms_body(r.body, visit)
+            for call, nested in calls_in_rule(rule):
+                check_call(tree, call, nested)
 
 
 def node_dependencies(tree: CompiledTree, uses: _Uses) -> set[int]:
@@ -808,17 +823,19 @@ def resolve_query(
     resolver = _Resolver(module, pkg, itertools.count(), set(node.children) if node is not None else frozenset())
     scope = resolver.make_scope(None, [], body, set())
     resolved = resolver.body(body, scope)
+    found: RegoTypeError | None = None
     try:
         for call in resolver.calls:
             check_call(tree, call)
-    except RegoTypeError:
-
-        def visit(t: ast.Term) -> None:
-            if isinstance(t, ast.Call):
-                check_call(tree, t)
+    except RegoTypeError as err:
+        found = err
+    if found is not None or any(_output_passed(tree, call) for call in resolver.calls):
+        from .typecheck.arity import calls_in_body
 
         # Report the first bad call in the order OPA walks the query.
-        _walk_terms_body(resolved, visit)
-        raise
+        for call, nested in calls_in_body(resolved):
+            check_call(tree, call, nested)
+        if found is not None:
+            raise found
     names = {unique: name for name, unique in scope.names.items() if not name.startswith("$")}
     return resolved, names
