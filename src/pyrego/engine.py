@@ -131,6 +131,7 @@ class Engine(InstrumentationMixin):
         self._extensions: dict[str, Any] = {}
         self._allowed_builtins: frozenset[str] | None = None
         self._extension_ids: dict[str, tuple[int, int]] = {}
+        self._type_check = False
         self._config: EvalConfig | None = None
         # The last evaluation's context, for the next one to reuse.
         self._spare: EvalContext | None = None
@@ -222,6 +223,16 @@ class Engine(InstrumentationMixin):
         """Allow builtins that reach the network (``http.send``, ``net.lookup_ip_addr``)."""
         self._options = {**self._options, "allow_net": bool(enabled)}
         self._config = None
+
+    def set_type_check(self, enabled: bool) -> None:
+        """Refuse ill-typed policies and queries as OPA's type checker does (off by default).
+
+        With the check on, ``1 + "a"``, ``count(1)`` or ``x := {"a": 1}; x.b``
+        are ``rego_type_error`` when the policy is compiled, with OPA's
+        message; the error's ``errors`` attribute lists all of them (up to
+        ten). See :mod:`pyrego.typecheck`."""
+        self._type_check = bool(enabled)
+        self._invalidate()
 
     # -- policies ----------------------------------------------------------------
 
@@ -378,11 +389,11 @@ class Engine(InstrumentationMixin):
             policies = self._policies
         paths = sorted(policies)
         sources = tuple((path, policies[path][0], policies[path][1].rego_v1) for path in paths)
-        key = (sources, tuple(sorted(mockable)), tuple(sorted(self._extension_ids.items())), self._allowed_builtins)
+        key = (sources, tuple(sorted(mockable)), tuple(sorted(self._extension_ids.items())), self._allowed_builtins, self._type_check)
         modules = [policies[p][1] for p in paths]
 
         def build() -> Program:
-            tree = self._with_source(lambda: compile_modules(modules, self._extensions, self._allowed_builtins), policies)
+            tree = self._with_source(lambda: compile_modules(modules, self._extensions, self._allowed_builtins, self._type_check), policies)
             # `with f as g` can only appear in text that has the word "with".
             any_with = any("with" in text and _WITH_WORD.search(text) is not None for _, text, _ in sources)
             targets = _with_function_targets(tree) if any_with else frozenset()
@@ -566,6 +577,10 @@ class Engine(InstrumentationMixin):
         assert gen is not None
         with _cache_lock:
             fn = gen.query(resolved, names)
+        if prog.tree.types is not None:
+            from .typecheck import check_query
+
+            check_query(prog.tree.types, resolved)
         return _Query(fn, texts, [e.location for e in body], prog)
 
     def _execute(self, q: _Query, input: Any = _NO_INPUT) -> list[tuple[dict[str, Any], tuple[Any, ...]]]:
