@@ -227,6 +227,39 @@ def test_go_json_escaping(tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
     assert '"value": 1.50e3' in out
 
 
+def test_annotations_in_module_and_rules(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The parser processes METADATA (cmd/parse.go sets ProcessAnnotation): the module
+    lists every annotation (annotations_json.go: a sorted Go map, scope always present);
+    attachRuleAnnotations gives each rule the document annotations of its path and the
+    rule annotation above the first rule of that path after it."""
+    src = (
+        "# METADATA\n# title: pkg\npackage p\n\n"
+        "# METADATA\n# scope: document\n# title: doc\n\n"
+        "# METADATA\n# title: r1\n# custom:\n#   b: [1, 2]\n#   a: {z: 1, y: null}\np := 1 if input.x\n\n"
+        "p := 2 if input.y\n\n"
+        "# METADATA\n# title: q\n# authors:\n# - Jane <jane@example.com>\nq := 1\n"
+    )
+    path = write(tmp_path, src)
+    code, out, _ = run_parse(capsys, "--format", "json", str(path))
+    assert code == 0
+    doc = keys_in_order(out)
+    pkg = {"__keys__": ["scope", "title"], "scope": "package", "title": "pkg"}
+    document = {"__keys__": ["scope", "title"], "scope": "document", "title": "doc"}
+    custom = {"__keys__": ["a", "b"], "a": {"__keys__": ["y", "z"], "y": None, "z": 1}, "b": [1, 2]}
+    r1 = {"__keys__": ["custom", "scope", "title"], "custom": custom, "scope": "rule", "title": "r1"}
+    author = {"__keys__": ["name", "email"], "name": "Jane", "email": "jane@example.com"}
+    q = {"__keys__": ["authors", "scope", "title"], "authors": [author], "scope": "rule", "title": "q"}
+    assert doc["annotations"] == [pkg, document, r1, q]
+    p1, p2, q_rule = doc["rules"]
+    assert p1["annotations"] == [document, r1]
+    assert p2["annotations"] == [document]
+    assert q_rule["annotations"] == [q]
+    assert p1["__keys__"][0] == "annotations"
+    _, out, _ = run_parse(capsys, "--format", "json", "--json-include", "locations", str(path))
+    located = json.loads(out)["annotations"][0]
+    assert located["location"] == {"file": str(path), "row": 1, "col": 1, "text": "IyBNRVRBREFUQQ=="}
+
+
 # ---------------------------------------------------------------- OPA as oracle
 
 

@@ -155,7 +155,7 @@ class ModuleJSON:
         out: dict[str, Any] = {"package": self.package()}
         if mod.imports:
             out["imports"] = [self.import_(i) for i in mod.imports]
-        annotations = [annotation_json(a, self.file, self.locations) for a in mod.annotations]
+        annotations = [self.annotation(a) for a in mod.annotations]
         if annotations:
             out["annotations"] = annotations
         rules = self.rules()
@@ -194,6 +194,14 @@ class ModuleJSON:
         out["path"] = self.term(path.head) if not path.path and isinstance(path.head, ast.Var) else self.term(path)
         return out
 
+    def annotation(self, a: ast.Annotation) -> dict[str, Any]:
+        """An annotation; its location's text is its ``# METADATA`` comment."""
+        text = None
+        if self.locations:
+            offset = self.src.offset(a.location)
+            text = next(("#" + t for off, t in self.src.toks.comments if off == offset), None)
+        return annotation_json(a, self.file, self.locations, text)
+
     def comments(self) -> list[dict[str, Any]]:
         out = []
         src = self.src
@@ -213,7 +221,7 @@ class ModuleJSON:
         attached = rule_annotations(self.mod)
         out = []
         for i, rule in enumerate(self.mod.rules):
-            out.append(self.rule(rule, [annotation_json(a, self.file, self.locations) for a in attached[i]]))
+            out.append(self.rule(rule, [self.annotation(a) for a in attached[i]]))
         return out
 
     def rule(self, rule: ast.Rule, annotations: list[dict[str, Any]]) -> dict[str, Any]:

@@ -12,6 +12,7 @@ inspect`` (an annotation with the path and location of what it describes).
 
 from __future__ import annotations
 
+import base64
 import re
 from typing import Any
 
@@ -23,8 +24,12 @@ __all__ = ["annotation_json", "rule_annotations", "annotations_ref_json", "rule_
 _AUTHOR = re.compile(r"^(.*?)\s*<([^>]*)>\s*$")
 
 
-def annotation_json(a: ast.Annotation, file: str, locations: bool = False) -> dict[str, Any]:
-    """An annotation as OPA's ``Annotations.MarshalJSON`` writes it."""
+def annotation_json(
+    a: ast.Annotation, file: str, locations: bool = False, location_text: str | None = None
+) -> dict[str, Any]:
+    """An annotation as OPA's ``Annotations.MarshalJSON`` writes it; with
+    ``locations``, the location of its ``# METADATA`` line (whose text is
+    ``location_text``, base64-encoded as OPA writes location texts)."""
     data = a.data
     out: dict[str, Any] = {"scope": a.scope}
     if data.get("title"):
@@ -55,7 +60,10 @@ def annotation_json(a: ast.Annotation, file: str, locations: bool = False) -> di
         out["labels"] = go_value(labels)
     if locations:
         loc = a.location
-        out["location"] = {"file": file, "row": loc.row, "col": loc.col}
+        location: dict[str, Any] = {"file": file, "row": loc.row, "col": loc.col}
+        if location_text:
+            location["text"] = base64.b64encode(location_text.encode("utf-8", "surrogatepass")).decode("ascii")
+        out["location"] = location
     return sorted_map(out)
 
 
