@@ -21,6 +21,7 @@ Where the expected output comes from, per test:
 
 from __future__ import annotations
 
+import base64
 import json
 import subprocess
 import sys
@@ -116,6 +117,128 @@ def test_locations_as_opa_parse_test(case: str, tmp_path: Path, capsys: pytest.C
     code, out, err = run_parse(capsys, "--format", "json", "--json-include", "locations", str(path))
     assert (code, err) == (0, "")
     assert out == (CASES / f"{case}.json").read_text().replace("TEMPDIR", str(tmp_path))
+
+
+def located(tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str, *flags: str) -> Any:
+    path = write(tmp_path, text)
+    code, out, err = run_parse(capsys, *flags, "--format", "json", "--json-include", "locations", str(path))
+    assert (code, err) == (0, "")
+    return json.loads(out)
+
+
+def loc_text(node: dict[str, Any]) -> tuple[int, str] | None:
+    """A node's location as (row, text), None when it has none."""
+    loc = node.get("location")
+    if loc is None:
+        return None
+    return loc["row"], base64.b64decode(loc.get("text", "")).decode()
+
+
+def test_rule_locations_as_opa_parser_tests(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """v1/ast/parser_test.go TestRuleHeadLocation, TestRuleText and TestRuleElseText: a rule's
+    text ends with its else chain, an extra body is a rule whose head copy takes the body's
+    location throughout, an else head is located at the keyword (and its value when written),
+    a generated value has no location, argument copies keep the first head's locations."""
+    doc = located(
+        tmp_path,
+        capsys,
+        'package pkg\n\np[x] {\n\tx = "hi"\n} {\n\tx = "bye"\n}\n\nf(x) {\n\tfalse\n} else = false {\n\ttrue\n}\n',
+        "--v0-compatible",
+    )
+    p0, p1, f = doc["rules"]
+    assert loc_text(p0) == (3, 'p[x] {\n\tx = "hi"\n}')
+    assert loc_text(p0["head"]) == (3, "p[x]")
+    assert loc_text(p0["head"]["key"]) == (3, "x")
+    chained = (5, '{\n\tx = "bye"\n}')
+    assert loc_text(p1) == loc_text(p1["head"]) == loc_text(p1["head"]["key"]) == chained
+    assert loc_text(f) == (9, "f(x) {\n\tfalse\n} else = false {\n\ttrue\n}")
+    assert loc_text(f["head"]) == (9, "f(x)")
+    assert loc_text(f["head"]["args"][0]) == (9, "x")
+    assert loc_text(f["head"]["value"]) is None
+    assert loc_text(f["else"]) == (11, "else = false {\n\ttrue\n}")
+    assert loc_text(f["else"]["head"]) == (11, "else = false")
+    assert loc_text(f["else"]["head"]["args"][0]) == (9, "x")
+
+    doc = located(
+        tmp_path,
+        capsys,
+        ' package test\n\nr[x] = y {\n\tx = input.a\n\tx = "foo"\n} {\n\tx = input.b\n\tx = "bar"\n} {\n'
+        '\tx = input.c\n\tx = "baz"\n}\n\nr[x] = y {\n\tx = input.d\n\tx = "qux"\n}\n',
+        "--v0-compatible",
+    )
+    rules = doc["rules"]
+    assert loc_text(rules[0]) == (3, 'r[x] = y {\n\tx = input.a\n\tx = "foo"\n}')
+    assert loc_text(rules[0]["head"]) == (3, "r[x] = y")
+    assert loc_text(rules[0]["head"]["value"]) == (3, "y")
+    for rule, (row, name, value) in zip(rules[1:3], [(6, "b", "bar"), (9, "c", "baz")]):
+        body = (row, f'{{\n\tx = input.{name}\n\tx = "{value}"\n}}')
+        assert loc_text(rule) == loc_text(rule["head"]) == loc_text(rule["head"]["value"]) == body
+    assert loc_text(rules[3]["head"]) == (14, "r[x] = y")
+
+    doc = located(
+        tmp_path,
+        capsys,
+        'package p\n\nr1 = x {\n\ta == "foo"\n} else = y {\n\tb == "bar"\n}\n\nelse {\n\tc == "baz"\n}\n\n'
+        'else = {\n\t"k1": 1,\n\t"k2": 2\n} {\n\ttrue\n}\n',
+        "--v0-compatible",
+    )
+    (rule,) = doc["rules"]
+    rest = 'else {\n\tc == "baz"\n}\n\nelse = {\n\t"k1": 1,\n\t"k2": 2\n} {\n\ttrue\n}'
+    assert loc_text(rule["head"]) == (3, "r1 = x")
+    assert loc_text(rule["head"]["value"]) == (3, "x")
+    e1 = rule["else"]
+    assert loc_text(e1) == (5, 'else = y {\n\tb == "bar"\n}\n\n' + rest)
+    assert loc_text(e1["head"]) == (5, "else = y")
+    assert loc_text(e1["head"]["value"]) == (5, "y")
+    e2 = e1["else"]
+    assert loc_text(e2) == (9, rest)
+    assert loc_text(e2["head"]) == (9, "else")
+    assert loc_text(e2["head"]["value"]) is None
+    e3 = e2["else"]
+    assert loc_text(e3["head"]) == (13, 'else = {\n\t"k1": 1,\n\t"k2": 2\n}')
+    assert loc_text(e3["head"]["value"]) == (13, '{\n\t"k1": 1,\n\t"k2": 2\n}')
+
+
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "(1 == (2 > 3))",
+        "[ ]",
+        "[ 1 ]",
+        "[1 , 2 , 3]",
+        "{ }",
+        '{ "foo": 1 }',
+        '{"foo": 1, "bar": 2}',
+        "{ 1 }",
+        "{1 , 2 , 3}",
+        "foo",
+        "data.foo[x].bar",
+        "data.foo.bar(x)",
+        "data.foo[1](x).bar(y)[z]",
+        "input = 1",
+        "not x = 1",
+        "x = 1 with input as 2 with input as 3",
+    ],
+)
+def test_expression_text_as_opa_parser_test(statement: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """v1/ast/parser_test.go TestParserText: an expression's location text is exactly its
+    source, whatever whitespace follows it."""
+    for suffix in ("", "\t\n "):
+        doc = located(tmp_path, capsys, "package p\n\np if {\n" + statement + suffix + "\n}\n")
+        assert loc_text(doc["rules"][0]["body"][0]) == (4, statement)
+
+
+def test_generated_parts_locations(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """v1/ast/parser.go parseRules/parseHead: a `contains` rule without a body takes its
+    head's location and gets the body `true` at the rule's first token; the value `true`
+    of `p if ...` has no location, that of `p[x] if ...` the head's."""
+    doc = located(tmp_path, capsys, "package p\n\nq contains 1\np if input.x\nr[x] if x := 1\n")
+    q, p, r = doc["rules"]
+    assert loc_text(q) == loc_text(q["head"]) == (3, "q contains 1")
+    assert loc_text(q["body"][0]) == loc_text(q["body"][0]["terms"]) == (3, "q")
+    assert loc_text(p["head"]["value"]) is None
+    assert loc_text(p["body"][0]) == (4, "input.x")
+    assert loc_text(r["head"]["value"]) == loc_text(r["head"]) == (5, "r[x]")
 
 
 def test_comments_included_by_default(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
