@@ -1,0 +1,202 @@
+"""Data filters: OPA's Compile API, in process.
+
+:func:`compile_filters` partially evaluates a policy decision with the rows
+of some tables unknown (``input.<table>.<column>``) and translates what is
+left into a filter: a SQL ``WHERE`` clause (PostgreSQL, MySQL, SQL Server,
+SQLite) or a UCAST condition object, with optional table/column mappings and
+column masks, exactly as OPA v1.20's Compile API answers (including its
+refusals, raised as :class:`FilterError` with OPA's message).
+
+The translation goes through a target-independent condition tree
+(:mod:`pyrego.filters.conditions`), which adapters for other query builders
+can start from: :func:`compile_condition` returns it.
+
+Modules: :mod:`.constraints` (what each target can express), :mod:`.checks`
+(refusals), :mod:`.translate` (residual queries to conditions), :mod:`.ucast`,
+:mod:`.sql`, :mod:`.masks`.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Sequence
+
+from ..errors import RegoError
+from ..partial import PartialResult, partial_eval
+from ..runtime.values import UNDEF
+from .checks import check, errors_text
+from .conditions import ALWAYS, NEVER, NULL, Compound, Condition, FieldCondition, FieldRef, Filter, walk
+from .constraints import Constraint, ConstraintError, constraint
+from .masks import evaluate_masks, parse_mask_rule
+from .sql import SQLError, to_sql
+from .translate import queries_to_condition, translate_field
+from .ucast import to_ucast
+
+if TYPE_CHECKING:
+    from ..engine import Engine
+
+__all__ = [
+    "ALWAYS",
+    "NEVER",
+    "NULL",
+    "Compound",
+    "Condition",
+    "FieldCondition",
+    "FieldRef",
+    "Filter",
+    "FilterError",
+    "compile_condition",
+    "compile_filters",
+    "translate_field",
+    "walk",
+]
+
+
+class FilterError(RegoError):
+    """A filter OPA's Compile API refuses: ``code`` is OPA's (``compile_error``,
+    ``prepare_error``, ``parse_error``) and the message its text."""
+
+    code = "compile_error"
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message, None, code=code)
+
+
+def compile_condition(
+    engine: Engine,
+    query: str,
+    input: Any = None,
+    *,
+    unknowns: Sequence[str] | None = ("input",),
+    target: str = "sql",
+    dialect: str = "postgresql",
+    mappings: dict[str, Any] | None = None,
+) -> tuple[Filter, PartialResult]:
+    """The filter of ``query`` as a condition tree (and the partial evaluation
+    it came from), checked for ``target``/``dialect`` and mapped."""
+    c = _constraint(target, dialect)
+    result = _partial(engine, query, input, unknowns)
+    if not result.queries:
+        return NEVER, result
+    return _condition(result, c, target, dialect, mappings), result
+
+
+def compile_filters(
+    engine: Engine,
+    query: str,
+    input: Any = None,
+    *,
+    unknowns: Sequence[str] | None = ("input",),
+    target: str = "sql",
+    dialect: str = "postgresql",
+    mappings: dict[str, Any] | None = None,
+    mask_rule: str | None = None,
+) -> dict[str, Any]:
+    """OPA's Compile API: ``{"query": <filter>, "masks": <masks or None>}``.
+
+    ``query``: the decision, e.g. ``"data.filters.include"``. ``unknowns``:
+    refs (``input.tickets``) whose values are the rows; the columns are
+    ``input.<table>.<column>``. None: the unknowns the rule's ``# METADATA``
+    declares (``compile: unknowns:``), else ``input``. ``target`` ``"sql"``
+    (dialects ``postgresql``, ``mysql``, ``sqlserver``, ``sqlite``) gives a
+    ``WHERE`` clause, ``"ucast"`` (``all``, ``minimal``, ``prisma``,
+    ``linq``) a UCAST object; ``""``/``{}`` means every row, None none.
+    ``mappings`` renames tables and columns (``{"tickets": {"$self":
+    "t", "name": "title"}}``, or keyed by target or dialect first).
+    ``mask_rule``: a rule (``data.filters.masks``) whose value is returned
+    as the masks.
+
+    Raises :class:`FilterError` where OPA refuses (the policy cannot be
+    expressed as a filter for that target)."""
+    c = _constraint(target, dialect)
+    if mask_rule is None and unknowns is None:
+        mask_rule = _declared_mask_rule(engine, query)
+    masks = None
+    if mask_rule:
+        masks = evaluate_masks(engine, parse_mask_rule(mask_rule), input)
+    result = _partial(engine, query, input, unknowns)
+    if not result.queries:
+        return {"query": None, "masks": None}
+    f = _condition(result, c, target, dialect, mappings)
+    if target == "ucast":
+        return {"query": to_ucast(f), "masks": masks}
+    try:
+        return {"query": to_sql(f, dialect), "masks": masks}
+    except SQLError as exc:
+        raise FilterError("compile_error", f"convert to queries: {exc}") from None
+
+
+def _constraint(target: str, dialect: str) -> Constraint:
+    try:
+        return constraint(target, dialect)
+    except ConstraintError as exc:
+        raise FilterError("prepare_error", str(exc)) from None
+
+
+def _partial(engine: Engine, query: str, input: Any, unknowns: Sequence[str] | None) -> PartialResult:
+    if unknowns is None:
+        unknowns = _declared_unknowns(engine, query)
+    return partial_eval(engine, query, unknowns=list(unknowns), input=UNDEF if input is None else input, eval_nondeterministic=True)
+
+
+def _condition(result: PartialResult, c: Constraint, target: str, dialect: str, mappings: dict[str, Any] | None) -> Filter:
+    errors = check(result.queries, c, _shorts(mappings), result.support)
+    if errors:
+        raise FilterError("compile_error", errors_text(errors))
+    return queries_to_condition(result.queries, _lookup_mappings(mappings, target, dialect))
+
+
+def _query_path(query: str) -> tuple[str, ...] | None:
+    from ..parser import parse_term
+    from ..partial.unknowns import _ground_path
+
+    try:
+        path = _ground_path(parse_term(query))
+    except RegoError:
+        return None
+    if path is None or path[0] != "data" or not all(isinstance(p, str) for p in path):
+        return None
+    return tuple(path[1:])
+
+
+def _declared_unknowns(engine: Engine, query: str) -> list[str]:
+    from ..partial.annotations import declared_unknowns
+
+    path = _query_path(query)
+    found = declared_unknowns(engine._get_program().tree, path) if path is not None else None
+    return found if found is not None else ["input"]
+
+
+def _declared_mask_rule(engine: Engine, query: str) -> str | None:
+    from ..partial.annotations import declared_mask_rule
+
+    path = _query_path(query)
+    return declared_mask_rule(engine._get_program().tree, path) if path is not None else None
+
+
+def _shorts(mappings: dict[str, Any] | None) -> set[str]:
+    """Tables named by a ``$table`` mapping (one-part unknowns ``input.<column>`` allowed)."""
+    out: set[str] = set()
+    for mapping in (mappings or {}).values():
+        if not isinstance(mapping, dict):
+            continue
+        for name, m in mapping.items():
+            if isinstance(m, dict) and "$table" in m:
+                out.add(name)
+    return out
+
+
+def _lookup_mappings(mappings: dict[str, Any] | None, target: str, dialect: str) -> dict[str, Any] | None:
+    if mappings is None:
+        return None
+    md = mappings.get(dialect)
+    if md is not None:
+        if not isinstance(md, dict):
+            raise FilterError("compile_error", f"mappings: invalid mappings for dialect {dialect}")
+        if md:
+            return md
+    mt = mappings.get(target)
+    if mt is not None:
+        if not isinstance(mt, dict):
+            raise FilterError("compile_error", f"mappings: invalid mappings for target {target}")
+        return mt
+    return mappings

@@ -1,0 +1,50 @@
+"""Column masks: the value of a mask rule, returned next to the filter.
+
+The rule (``data.filters.masks``) is evaluated normally, with the known
+input; its value must be an object (``{"tickets": {"email": {"replace":
+{"value": "***"}}}}``) and is returned as JSON (sets as sorted arrays,
+numbers as OPA's JSON carries them). Applying the masks is the caller's job.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from .. import ast
+from ..errors import RegoError
+from ..parser import parse_term
+from ..runtime.convert import to_json_value
+from ..runtime.values import UNDEF
+from .ucast import json_value
+
+if TYPE_CHECKING:
+    from ..engine import Engine
+
+
+def parse_mask_rule(text: str) -> str:
+    """``text`` if it is a ref; a FilterError (OPA's ``parse_error``) otherwise."""
+    from . import FilterError
+
+    try:
+        term = parse_term(text)
+    except RegoError:
+        term = None
+    if not isinstance(term, ast.Ref):
+        raise FilterError("parse_error", f"mask rule: expected ref but got {text}")
+    return text
+
+
+def evaluate_masks(engine: Engine, rule: str, input: Any) -> dict[str, Any] | None:
+    """The masks object, or None where the rule is undefined."""
+    from . import FilterError
+
+    result = engine.eval_query(rule, input=UNDEF if input is None else input)["result"]
+    if not result:
+        return None
+    value = result[0]["expressions"][0]["value"]
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        kind = {bool: "bool", str: "string", list: "array"}.get(type(value), "number")
+        raise FilterError("compile_error", f"convert masks: json: cannot unmarshal {kind} into Go value of type map[string]interface {{}}")
+    return json_value(to_json_value(value))  # type: ignore[no-any-return]

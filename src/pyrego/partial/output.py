@@ -1,0 +1,217 @@
+"""Residual queries and support rules as plain AST and as Rego text.
+
+:func:`finalize` turns a residual query (terms of partial evaluation) into
+an ``ast.Body``: known values become literals, the query's own variables get
+their names back and every other variable a generated one (``__local0__``).
+:func:`body_text`, :func:`expr_text` and :func:`term_text` print Rego in
+the canonical layout of ``opa fmt`` (operators infix, ``x in xs``).
+"""
+
+from __future__ import annotations
+
+import json
+from decimal import Decimal
+from typing import Any
+
+from .. import ast
+from .terms import Known, number_text, to_ast
+
+_INFIX = {
+    "equal": "==",
+    "neq": "!=",
+    "lt": "<",
+    "lte": "<=",
+    "gt": ">",
+    "gte": ">=",
+    "plus": "+",
+    "minus": "-",
+    "mul": "*",
+    "div": "/",
+    "rem": "%",
+    "and": "&",
+    "or": "|",
+}
+
+
+class _Renamer:
+    def __init__(self, names: dict[str, str]) -> None:
+        self.names = dict(names)
+        self.count = 0
+
+    def var(self, name: str) -> str:
+        if name in ("input", "data"):
+            return name
+        got = self.names.get(name)
+        if got is None:
+            got = self.names[name] = f"__local{self.count}__"
+            self.count += 1
+        return got
+
+
+def finalize(query: list[ast.Expr], names: dict[str, str]) -> ast.Body:
+    """A residual query as an AST body; ``names``: global name -> name to print."""
+    r = _Renamer(names)
+    return tuple(finalize_expr(e, r) for e in query)
+
+
+def finalize_expr(e: ast.Expr, r: _Renamer) -> ast.Expr:
+    s = e.statement
+    if type(s) is ast.Unify:
+        stmt: Any = ast.Unify(_term(s.lhs, r), _term(s.rhs, r), s.location)
+    elif type(s) is ast.Assign:
+        stmt = ast.Assign(_term(s.lhs, r), _term(s.rhs, r), s.location)
+    else:
+        stmt = _term(s, r)
+    withs = tuple(ast.With(w.target, _term(w.value, r), w.location) for w in e.with_mods)
+    return ast.Expr(stmt, e.negated, withs, e.location)
+
+
+def _term(t: Any, r: _Renamer) -> Any:
+    t = to_ast(t) if type(t) is Known else t
+    tt = type(t)
+    if tt is ast.Var:
+        return ast.Var(r.var(t.name), t.location)
+    if tt is ast.Ref:
+        return ast.Ref(_term(t.head, r), tuple(_term(p, r) for p in t.path), t.location)
+    if tt is ast.Call:
+        return ast.Call(t.op, tuple(_term(a, r) for a in t.args), t.location, t.op_ref)
+    if tt in (ast.Array, ast.SetTerm):
+        return tt(tuple(_term(x, r) for x in t.items), t.location)
+    if tt is ast.Object:
+        return ast.Object(tuple((_term(k, r), _term(v, r)) for k, v in t.items), t.location)
+    if tt in (ast.ArrayCompr, ast.SetCompr):
+        return tt(_term(t.term, r), tuple(finalize_expr(x, r) for x in t.body), t.location)
+    if tt is ast.ObjectCompr:
+        return ast.ObjectCompr(_term(t.key, r), _term(t.value, r), tuple(finalize_expr(x, r) for x in t.body), t.location)
+    if tt is ast.Every:
+        key = _term(t.key, r) if t.key is not None else None
+        return ast.Every(key, _term(t.value, r), _term(t.domain, r), tuple(finalize_expr(x, r) for x in t.body), t.location)
+    if tt is ast.SomeIn:
+        key = _term(t.key, r) if t.key is not None else None
+        return ast.SomeIn(key, _term(t.value, r), _term(t.collection, r), t.location)
+    if tt is ast.SomeVars:
+        return ast.SomeVars(tuple(ast.Var(r.var(v.name), v.location) for v in t.vars), t.location)
+    return t
+
+
+# -- Rego text -------------------------------------------------------------------------------
+
+
+def body_text(body: ast.Body, sep: str = "; ") -> str:
+    return sep.join(expr_text(e) for e in body)
+
+
+def expr_text(e: ast.Expr) -> str:
+    s = e.statement
+    if type(s) is ast.Unify:
+        text = f"{term_text(s.lhs)} = {term_text(s.rhs)}"
+    elif type(s) is ast.Assign:
+        text = f"{term_text(s.lhs)} := {term_text(s.rhs)}"
+    elif type(s) is ast.Every:
+        key = f"{term_text(s.key)}, " if s.key is not None else ""
+        text = f"every {key}{term_text(s.value)} in {term_text(s.domain)} {{ {body_text(s.body)} }}"
+    elif type(s) is ast.SomeIn:
+        key = f"{term_text(s.key)}, " if s.key is not None else ""
+        text = f"some {key}{term_text(s.value)} in {term_text(s.collection)}"
+    elif type(s) is ast.SomeVars:
+        text = "some " + ", ".join(v.name for v in s.vars)
+    else:
+        text = term_text(s)
+    if e.negated:
+        text = "not " + text
+    for w in e.with_mods:
+        text += f" with {term_text(w.target)} as {term_text(w.value)}"
+    return text
+
+
+def term_text(t: Any, parent: str | None = None) -> str:
+    t = to_ast(t) if type(t) is Known else t
+    tt = type(t)
+    if tt is ast.Scalar:
+        return _scalar_text(t)
+    if tt is ast.Var:
+        return t.name
+    if tt is ast.Ref:
+        return _ref_text(t)
+    if tt is ast.Call:
+        op = t.op
+        if op in _INFIX and len(t.args) == 2:
+            text = f"{term_text(t.args[0], op)} {_INFIX[op]} {term_text(t.args[1], op)}"
+            return f"({text})" if parent is not None else text
+        if op == "internal.member_2" and len(t.args) == 2:
+            text = f"{term_text(t.args[0], op)} in {term_text(t.args[1], op)}"
+            return f"({text})" if parent is not None else text
+        if op == "internal.member_3" and len(t.args) == 3:
+            text = f"{term_text(t.args[0], op)}, {term_text(t.args[1], op)} in {term_text(t.args[2], op)}"
+            return f"({text})" if parent is not None else text
+        return f"{op}({', '.join(term_text(a) for a in t.args)})"
+    if tt is ast.Array:
+        return "[" + ", ".join(term_text(x) for x in t.items) + "]"
+    if tt is ast.SetTerm:
+        return "{" + ", ".join(term_text(x) for x in t.items) + "}" if t.items else "set()"
+    if tt is ast.Object:
+        return "{" + ", ".join(f"{term_text(k)}: {term_text(v)}" for k, v in t.items) + "}"
+    if tt is ast.ArrayCompr:
+        return f"[{term_text(t.term)} | {body_text(t.body)}]"
+    if tt is ast.SetCompr:
+        return f"{{{term_text(t.term)} | {body_text(t.body)}}}"
+    if tt is ast.ObjectCompr:
+        return f"{{{term_text(t.key)}: {term_text(t.value)} | {body_text(t.body)}}}"
+    return str(t)
+
+
+def _scalar_text(t: ast.Scalar) -> str:
+    v = t.value
+    if v is None:
+        return "null"
+    if v is True:
+        return "true"
+    if v is False:
+        return "false"
+    if type(v) in (int, float, Decimal):
+        return number_text(v, t.text)
+    return json.dumps(v, ensure_ascii=False)
+
+
+def _ref_text(r: ast.Ref) -> str:
+    head = r.head
+    out = head.name if type(head) is ast.Var else term_text(head)
+    for p in r.path:
+        if type(p) is ast.Scalar and type(p.value) is str and _is_identifier(p.value):
+            out += "." + p.value
+        else:
+            out += "[" + term_text(p) + "]"
+    return out
+
+
+def _is_identifier(s: str) -> bool:
+    from ..lexer import ALL_KEYWORDS
+
+    return s.isidentifier() and s.isascii() and s not in ALL_KEYWORDS
+
+
+def module_text(package: tuple[str, ...], rules: list[ast.Rule]) -> str:
+    """A support module as Rego source."""
+    lines = ["package " + ".".join(package), ""]
+    for rule in rules:
+        lines.append(rule_text(rule))
+    return "\n".join(lines) + "\n"
+
+
+def rule_text(rule: ast.Rule) -> str:
+    head = rule.head
+    name = term_text(head.ref)
+    if head.args is not None:
+        name += "(" + ", ".join(term_text(a) for a in head.args) + ")"
+    if head.key is not None and head.value is None:
+        text = f"{name} contains {term_text(head.key)}"
+    elif head.value is not None:
+        text = f"{name} := {term_text(head.value)}"
+    else:
+        text = name
+    if rule.default:
+        return "default " + text
+    body = rule.body
+    if len(body) == 1 and type(body[0].statement) is ast.Scalar and body[0].statement.value is True and not body[0].negated:
+        return text
+    return text + " if {\n" + "".join("\t" + expr_text(e) + "\n" for e in body) + "}"
