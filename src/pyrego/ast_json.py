@@ -252,9 +252,10 @@ class ModuleJSON:
             negated = False  # a `not` node carries the negation
         elif negated and self.not_nodes:
             inner: dict[str, Any] = {"index": 0}
-            loc = self.expr_loc_no_with(expr)
+            # OPA gives the node and the inner expression the whole `not ...` span
+            loc = self.expr_loc(expr)
             if loc is not None:
-                inner["location"] = loc  # OPA gives the inner expression the outer `not` span
+                inner["location"] = loc
             inner["terms"] = self.statement(stmt)
             terms = {"body": [inner], "explicit_body": False}
             if loc is not None:
@@ -273,16 +274,6 @@ class ModuleJSON:
         if expr.with_mods:
             out["with"] = [self.with_(w) for w in expr.with_mods]
         return out
-
-    def expr_loc_no_with(self, expr: ast.Expr) -> dict[str, Any] | None:
-        if not self.locations:
-            return None
-        src = self.src
-        if expr.with_mods:
-            last = src.tok(expr.with_mods[0].location) - 1
-        else:
-            last = self.expr_last(expr)
-        return self.loc_at(expr.location, src.offset(expr.location), src.tok_end(last))
 
     def statement(self, stmt: ast.Statement) -> Any:
         if isinstance(stmt, (ast.Assign, ast.Unify)):
