@@ -438,7 +438,8 @@ CONSTRUCTS = {
     "k := f(1).x\nl := input.a[input.b].c\nm := 100000000000000000000000000001\nn := 1.50e3\n",
     "comprehensions": "package p\n\na := [x | x := input[_]; x > 1]\nb := {x | some x in input}\nc := {k: v | some k, v in input}\n",
     "templates": 'package p\n\nu := $"{1}{"s"}{input.x + 1}{[1, 2][0]}x"\nv := $`multi {input.x}\nline`\n',
-    "imports": 'package a.b["c-d"]\n\nimport data.lib.x as y\nimport input.foo\nimport rego.v1\n\nz if { data.lib.f(1); y.z; foo.bar }\n',
+    "imports": 'package a.b["c-d"]\n\nimport data.lib.x as y\nimport input.foo\nimport rego.v1\nimport input\n'
+    "import data\n\nz if { data.lib.f(1); y.z; foo.bar }\n",
     "with mocks": "package p\n\nf(x) := x\ng(x) := 1\nr if { f(1) with f as g; count([]) with count as 1 }\n",
     "not nodes": "package p\n\nimport future.keywords\n\np if { not input.x; not input.y with input as {} }\n",
     "logical keywords": "package p\n\nimport future.keywords.and\nimport future.keywords.or\nimport future.keywords.not\n\n"

@@ -190,8 +190,7 @@ class ModuleJSON:
         loc = self.tok_loc(tok, tok)
         if loc is not None:
             out["location"] = loc
-        path = imp.path
-        out["path"] = self.term(path.head) if not path.path and isinstance(path.head, ast.Var) else self.term(path)
+        out["path"] = self.term(imp.path)  # a ref, even for `import input`
         return out
 
     def annotation(self, a: ast.Annotation) -> dict[str, Any]:
