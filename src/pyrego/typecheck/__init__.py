@@ -55,13 +55,16 @@ def _location(loc: Location) -> Location | None:
     return loc if loc.row else None
 
 
-def check_program(tree: CompiledTree) -> ProgramChecker | None:
+def check_program(tree: CompiledTree, modules: list[ast.Module] | None = None) -> ProgramChecker | None:
     """Check ``tree``'s rules; raises RegoTypeError (``.errors`` lists them all).
+
+    ``modules`` (the compiled modules) let errors on refs to rules say where
+    OPA says they are (:mod:`.locations`).
 
     Returns the checker, whose environment holds the rules' types (for
     queries), or None when the program was not checked (its bodies cannot be
     ordered: that error is reported when code is generated)."""
-    checker = ProgramChecker(tree)
+    checker = ProgramChecker(tree, modules)
     try:
         errors = checker.run()
     except RegoCompileError as err:
@@ -89,7 +92,7 @@ def check_query(program: ProgramChecker | None, body: ast.Body) -> None:
     tree = program.tree
     lowerer = Lowerer(tree.arity, program.lowerer.is_function, rewrite_equals=False)
     try:
-        lowered = lowerer.body(body, set(), set(), None)
+        lowered = lowerer.body(body, set(), set(), None, capture=True)
     except RegoCompileError as err:
         if isinstance(err, RegoTypeError):
             raise

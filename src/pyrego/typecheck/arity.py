@@ -18,15 +18,19 @@ outputs), and ``function data.p.f has arity 1, got 2 arguments`` for a rule.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .. import ast
 from .. import types as T
-from ..errors import RegoTypeError
+from ..errors import RegoCompileError, RegoTypeError
+from ..safety import stmt_vars
 from .signatures import builtin_type
 
+if TYPE_CHECKING:
+    from ..compiler import CompiledTree
 
-def static_type(t: Any) -> T.MaybeType:
+
+def static_type(t: Any, tree: CompiledTree | None = None) -> T.MaybeType:
     """A term's type before any variable has one (OPA's environment at the arity check)."""
     tt = type(t)
     if tt is ast.Scalar:
@@ -42,12 +46,12 @@ def static_type(t: Any) -> T.MaybeType:
             return T.ANY
         return None
     if tt is ast.Array:
-        items = tuple(static_type(x) for x in t.items)
+        items = tuple(static_type(x, tree) for x in t.items)
         return T.ArrayType(items, T.ANY if not items else None)
     if tt is ast.SetTerm:
         of: T.MaybeType = None
         for x in t.items:
-            of = T.or_(of, static_type(x))
+            of = T.or_(of, static_type(x, tree))
         return T.SetType(of if of is not None else T.ANY)
     if tt is ast.Object:
         props: list[tuple[Any, T.MaybeType]] = []
@@ -56,18 +60,37 @@ def static_type(t: Any) -> T.MaybeType:
             if type(k) is ast.Scalar:
                 from .env import to_json
 
-                props.append((to_json(k), static_type(v)))
+                props.append((to_json(k), static_type(v, tree)))
             else:
-                dynamic = (static_type(k), static_type(v))
+                dynamic = (static_type(k, tree), static_type(v, tree))
         if not props and dynamic is None:
             dynamic = (T.ANY, T.ANY)
         return T.ObjectType(props, dynamic)
-    return None  # variables, calls (their outputs), comprehensions
+    if tt in (ast.ArrayCompr, ast.SetCompr, ast.ObjectCompr) and tree is not None:
+        return _comprehension_type(t, tree)
+    return None  # variables, calls (their outputs)
 
 
-def arity_error(call: ast.Call, arity: int, nested: bool, is_builtin: bool) -> RegoTypeError:
+def _comprehension_type(c: Any, tree: CompiledTree) -> T.MaybeType:
+    """A comprehension's type, checked with nothing known of the variables around it."""
+    from .lower import Lowerer
+    from .rules import function_types, root_env
+
+    lookup = function_types(tree)
+    lowerer = Lowerer(tree.arity, lambda n: n in tree.functions or lookup(n) is not None)
+    outside: set[str] = set()
+    for e in c.body:
+        stmt_vars(e.statement, outside)
+    try:
+        lowered = lowerer.comprehension(c, outside, outside)
+    except RegoCompileError:
+        return None
+    return root_env(tree).get_by_value(lowered)
+
+
+def arity_error(call: ast.Call, arity: int, nested: bool, is_builtin: bool, tree: CompiledTree | None = None) -> RegoTypeError:
     """The error OPA reports for ``call`` to a function of ``arity`` arguments."""
-    have = [static_type(a) for a in call.args]
+    have = [static_type(a, tree) for a in call.args]
     if nested:
         have.append(None)  # the output variable the call was given
     fn = builtin_type(call.op) if is_builtin else None
@@ -160,3 +183,18 @@ def _closure(c: Any) -> Iterator[tuple[ast.Call, bool]]:
     yield from calls_in_body(c.body)
     terms = [c.key, c.value] if type(c) is ast.ObjectCompr else [c.term]
     yield from _expression(terms, None)
+
+
+def raise_all(errors: list[RegoTypeError]) -> None:
+    """Raise the first of ``errors`` (if any) with all of them, up to OPA's ten, in ``errors``."""
+    if not errors:
+        return
+    from ..errors import RegoCompileError, RegoError
+    from . import ERROR_LIMIT
+
+    listed: list[RegoError] = list(errors[:ERROR_LIMIT])
+    if len(errors) >= ERROR_LIMIT:
+        listed.append(RegoCompileError("error limit reached"))
+    first = errors[0]
+    first.errors = listed  # type: ignore[attr-defined]
+    raise first

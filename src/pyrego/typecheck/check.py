@@ -183,11 +183,15 @@ def check_call(env: TypeEnv, expr: IExpr) -> TypeErr | None:
         return arg_error(expr.location, name, "too many arguments", [env.get_by_value(a) for a in args], (tuple(named), tpe.variadic))
     if len(args) < len(tpe.args):
         return arg_error(expr.location, name, "too few arguments", [env.get_by_value(a) for a in args], (tuple(named), tpe.variadic))
+    # OPA (v1.20.2) reports the operands' types as they were before the check.
+    before: list[T.MaybeType] | None = None
     for i, a in enumerate(args):
         want = fargs[i] if i < len(fargs) else variadic
+        if before is None and type(a) in (Var, IArray, IObject, ISet):
+            before = [env.get_by_value(x) for x in args]
         if not unify1(env, a, want, False):
-            post = [env.get_by_value(x) for x in args]
-            return arg_error(expr.location, name, "invalid argument(s)", post, (tuple(named), tpe.variadic))
+            have = before if before is not None else [env.get_by_value(x) for x in args]
+            return arg_error(expr.location, name, "invalid argument(s)", have, (tuple(named), tpe.variadic))
     return None
 
 

@@ -20,6 +20,7 @@ from .ir import IArray, ICompr, IObject, IRef, ISet, Term
 
 if TYPE_CHECKING:
     from .check import Checker
+    from .locations import SharedLocations
 
 Key = tuple  # ("v", name) for a variable; ("s", str) / ("n", Decimal) / ("b", bool) / ("z",) for scalars
 
@@ -182,12 +183,14 @@ def insert_into_object(o: T.ObjectType, path: list[Term], tpe: T.MaybeType, env:
 class TypeEnv:
     """One level of types; ``next`` is the level it wraps (None at the root)."""
 
-    __slots__ = ("tree", "next", "checker_factory")
+    __slots__ = ("tree", "next", "checker_factory", "shared")
 
     def __init__(self, next: TypeEnv | None, checker_factory: Callable[[], Checker] | None = None) -> None:
         self.tree = Node()
         self.next = next
         self.checker_factory: Callable[[], Checker] | None = checker_factory if checker_factory is not None else (next.checker_factory if next else None)
+        # Where OPA reports refs to rules (see .locations); None: where they are.
+        self.shared: SharedLocations | None = next.shared if next is not None else None
 
     def wrap(self) -> TypeEnv:
         return TypeEnv(self, self.checker_factory)
@@ -328,9 +331,15 @@ class RootEnv(TypeEnv):
 
     __slots__ = ("functions",)
 
-    def __init__(self, functions: Callable[[str], Optional[T.FunctionType]], checker_factory: Callable[[], Checker]) -> None:
+    def __init__(
+        self,
+        functions: Callable[[str], Optional[T.FunctionType]],
+        checker_factory: Callable[[], Checker],
+        shared: SharedLocations | None = None,
+    ) -> None:
         super().__init__(None, checker_factory)
         self.functions = functions
+        self.shared = shared
 
     def root_ref(self, ref: tuple[Term, ...]) -> T.MaybeType:
         head = ref[0]

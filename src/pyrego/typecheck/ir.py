@@ -130,8 +130,15 @@ _KEYWORDS = frozenset(
 )
 
 
+#: Separates a variable made for a call's output or a ref's composite head from
+#: the text of that term, which messages show in its place (``count(x).foo``).
+SHOWN_AS = "\x00"
+
+
 def display_name(name: str) -> str:
     """A variable as the user wrote it: the compiler's ``x#3`` is ``x``, a wildcard ``_``."""
+    if SHOWN_AS in name:
+        return name.split(SHOWN_AS, 1)[1]
     base = name.split("#", 1)[0]
     return "_" if base.startswith("$") else base
 

@@ -52,7 +52,7 @@ from ..ast import (
 )
 from ..compiler import FuncRef
 from ..safety import reorder_body, stmt_vars, term_vars
-from .ir import CALL, EVERY, TERM, IArray, ICompr, IExpr, IObject, IRef, ISet, IWith, Term, eq_expr
+from .ir import CALL, EVERY, SHOWN_AS, TERM, IArray, ICompr, IExpr, IObject, IRef, ISet, IWith, Term, eq_expr, term_text
 
 ArityFn = Callable[[str], "int | None"]
 
@@ -98,10 +98,11 @@ class Lowerer:
         self.rewrite_equals = rewrite_equals
         self.counter = 0
 
-    def fresh(self, location: ast.Location) -> Var:
+    def fresh(self, location: ast.Location, shown: str | None = None) -> Var:
+        """A new variable; ``shown`` is the term it stands for, as messages name it."""
         name = f"__local{self.counter}__"
         self.counter += 1
-        return Var(name, location)
+        return Var(name if shown is None else f"{name}{SHOWN_AS}{shown}", location)
 
     # -- rules -------------------------------------------------------------------
 
@@ -153,8 +154,11 @@ class Lowerer:
 
     # -- bodies ------------------------------------------------------------------
 
-    def body(self, stmts: ast.Body, bound: set[str], outer: set[str], location: ast.Location | None) -> list[IExpr]:
-        """``stmts`` ordered as for evaluation and lowered; raises RegoUnsafeVarError when they cannot be."""
+    def body(self, stmts: ast.Body, bound: set[str], outer: set[str], location: ast.Location | None, *, capture: bool = False) -> list[IExpr]:
+        """``stmts`` ordered as for evaluation and lowered; raises RegoUnsafeVarError when they cannot be.
+
+        ``capture``: a query's own calls get a variable for their value (OPA's
+        rego package adds one to report each expression's value)."""
         outer = outer | bound
         for e in stmts:
             stmt_vars(e.statement, outer)
@@ -162,13 +166,13 @@ class Lowerer:
         out: list[IExpr] = []
         now = set(bound)
         for e in ordered:
-            out.extend(self.finish(self.stmt(e, now, outer)))
+            out.extend(self.finish(self.stmt(e, now, outer, capture)))
             stmt_vars(e.statement, now)
         if not out:
             out.append(IExpr(TERM, location or ast.NO_LOCATION, term=Scalar(True, location or ast.NO_LOCATION)))
         return out
 
-    def stmt(self, e: ast.Expr, bound: set[str], outer: set[str]) -> list[IExpr]:
+    def stmt(self, e: ast.Expr, bound: set[str], outer: set[str], capture: bool = False) -> list[IExpr]:
         """One expression, rewritten (stages 1-5); several expressions come out."""
         s: Any = e.statement
         loc = e.location
@@ -197,6 +201,8 @@ class Lowerer:
             main = IExpr(CALL, loc, op="internal.print", operands=(arg,), negated=e.negated, withs=withs)
         elif st is Call and s.op not in _METADATA_CALLS:
             operands = tuple(self.expand(a, support, bound, outer, withs) for a in s.args)
+            if capture and not e.negated and self.arity(s.op) == len(operands):
+                operands += (self.fresh(loc),)
             main = IExpr(CALL, loc, op=s.op, operands=operands, negated=e.negated, withs=withs)
         else:
             term = self.expand(s, support, bound, outer, withs)
@@ -279,7 +285,7 @@ class Lowerer:
             head = self.expand(t.head, support, bound, outer, withs)
             path = tuple(self.expand(p, support, bound, outer, withs) for p in t.path)
             if type(head) in (IArray, IObject, ISet, ICompr):
-                v = self.fresh(head.location)
+                v = self.fresh(head.location, term_text(head))
                 bind = eq_expr(v, head, head.location)
                 bind.withs = withs
                 support.append(bind)
@@ -287,10 +293,10 @@ class Lowerer:
             return IRef(head, path, t.location)
         if tt is Call:
             op = t.op
-            out = self.fresh(t.location)
             if op in _METADATA_CALLS:
-                return out
+                return self.fresh(t.location)
             args = tuple(self.expand(a, support, bound, outer, withs) for a in t.args)
+            out = self.fresh(t.location, f"{op}(" + ", ".join(term_text(a) for a in args) + ")")
             call = IExpr(CALL, t.location, op=op, operands=args + (out,), withs=withs, generated=True)
             support.append(call)
             return out

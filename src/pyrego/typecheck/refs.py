@@ -91,15 +91,22 @@ class RefError:
     """Builds the ``undefined ref`` errors (kept apart so that check.py's TypeErr is the type)."""
 
 
-def _unsupported(ref: tuple[Term, ...], pos: int, have: T.MaybeType) -> Any:
+def _where(env: TypeEnv, ref: tuple[Term, ...]) -> Any:
+    shared = env.shared
+    if shared is None:
+        return ref[0].location
+    return shared.location(ref[0], ref[1] if len(ref) > 1 else None)
+
+
+def _unsupported(env: TypeEnv, ref: tuple[Term, ...], pos: int, have: T.MaybeType) -> Any:
     from .check import TypeErr
 
     text = ref_text(ref)
     lines = [text, "^" * _go_len(ref_text(ref[: pos + 1])), "have: " + _type_text(have)]
-    return TypeErr(ref[0].location, "undefined ref: " + text, lines)
+    return TypeErr(_where(env, ref), "undefined ref: " + text, lines)
 
 
-def _invalid(ref: tuple[Term, ...], pos: int, have: T.MaybeType, want: T.MaybeType, one_of: list[Any] | None) -> Any:
+def _invalid(env: TypeEnv, ref: tuple[Term, ...], pos: int, have: T.MaybeType, want: T.MaybeType, one_of: list[Any] | None) -> Any:
     from .check import TypeErr
 
     text = ref_text(ref)
@@ -113,7 +120,7 @@ def _invalid(ref: tuple[Term, ...], pos: int, have: T.MaybeType, want: T.MaybeTy
         lines.append(pad + "want (one of): " + _one_of_text(one_of))
     else:
         lines.append(pad + "want (type): " + _type_text(want))
-    return TypeErr(ref[0].location, "undefined ref: " + text, lines)
+    return TypeErr(_where(env, ref), "undefined ref: " + text, lines)
 
 
 class RefChecker:
@@ -169,7 +176,7 @@ class RefChecker:
     def check_apply(self, ref: tuple[Term, ...]) -> Any:
         tpe = self.env.get_by_ref(ref)
         if isinstance(tpe, T.FunctionType):
-            return _unsupported(ref, len(ref) - 1, tpe)
+            return _unsupported(self.env, ref, len(ref) - 1, tpe)
         return None
 
     def check_ref(self, curr: TypeEnv, node: Node, ref: tuple[Term, ...], idx: int) -> Any:
@@ -178,13 +185,13 @@ class RefChecker:
             head = ref[idx]
             if idx in (1, 2) and not (type(head) is Var or (type(head) is Scalar and isinstance(head.value, str))):
                 have = env.get_by_value(head)
-                return _invalid(ref, idx, have, T.STRING, one_of_for_node(node))
+                return _invalid(self.env, ref, idx, have, T.STRING, one_of_for_node(node))
             if type(head) is Var and idx != 0:
                 tpe = T.keys(curr.extent(node))
                 exist = env.get_by_value(head)
                 if exist is not None:
                     if not T.unifies(tpe, exist):
-                        return _invalid(ref, idx, exist, tpe, one_of_for_node(node))
+                        return _invalid(self.env, ref, idx, exist, tpe, one_of_for_node(node))
                 else:
                     env.tree.put_one(("v", head.name), head, tpe)
             from .env import term_key
@@ -216,30 +223,30 @@ class RefChecker:
             head: Any = ref[idx]
             keys = T.keys(tpe)
             if keys is None:
-                return _unsupported(ref, idx - 1, tpe)
+                return _unsupported(self.env, ref, idx - 1, tpe)
             th = type(head)
             if th is Var:
                 exist = env.get_by_value(head)
                 if exist is not None:
                     if not T.unifies(exist, keys):
-                        return _invalid(ref, idx, exist, keys, one_of_for_type(tpe))
+                        return _invalid(self.env, ref, idx, exist, keys, one_of_for_type(tpe))
                 else:
                     env.tree.put_one(("v", head.name), head, T.keys(tpe))
             elif th is IRef:
                 exist = env.get_by_ref(head.terms())
                 if exist is not None and not T.unifies(exist, keys):
-                    return _invalid(ref, idx, exist, keys, one_of_for_type(tpe))
+                    return _invalid(self.env, ref, idx, exist, keys, one_of_for_type(tpe))
             elif th in (IArray, IObject, ISet):
                 from .check import unify1
 
                 if not unify1(env, head, keys, False):
-                    return _invalid(ref, idx, env.get_by_value(head), keys, None)
+                    return _invalid(self.env, ref, idx, env.get_by_value(head), keys, None)
             elif th is ICompr:
                 pass
             else:
                 child = select_constant(tpe, head)
                 if child is None:
-                    return _invalid(ref, idx, None, T.keys(tpe), one_of_for_type(tpe))
+                    return _invalid(self.env, ref, idx, None, T.keys(tpe), one_of_for_type(tpe))
                 tpe = child
                 idx += 1
                 continue

@@ -20,6 +20,7 @@ from ..compiler import CompiledTree, RuleNode
 from .check import Checker, TypeErr
 from .env import RootEnv, TypeEnv, term_key
 from .ir import IArray, IObject, IRef, ISet, Term
+from .locations import SharedLocations
 from .lower import LoweredRule, Lowerer
 from .signatures import any_function, builtin_type
 
@@ -38,8 +39,8 @@ def function_types(tree: CompiledTree) -> Callable[[str], T.FunctionType | None]
     return lookup
 
 
-def root_env(tree: CompiledTree) -> RootEnv:
-    return RootEnv(function_types(tree), Checker)
+def root_env(tree: CompiledTree, shared: SharedLocations | None = None) -> RootEnv:
+    return RootEnv(function_types(tree), Checker, shared)
 
 
 # ---------------------------------------------------------------- dependencies
@@ -251,9 +252,9 @@ def rule_type(cpy: TypeEnv, lowered: LoweredRule) -> tuple[list[Term], T.MaybeTy
 class ProgramChecker:
     """Checks every rule of a compiled tree; the environment keeps the rules' types."""
 
-    def __init__(self, tree: CompiledTree) -> None:
+    def __init__(self, tree: CompiledTree, modules: list[ast.Module] | None = None) -> None:
         self.tree = tree
-        self.root = root_env(tree)
+        self.root = root_env(tree, SharedLocations(tree, modules) if modules is not None else None)
         self.rules_env = self.root.wrap()
         lookup = function_types(tree)
         self.lowerer = Lowerer(tree.arity, lambda n: n in tree.functions or lookup(n) is not None)

@@ -1,0 +1,158 @@
+"""Differential tests of the type checker: pyrego refuses exactly what OPA refuses.
+
+Random modules (:mod:`typecheck_gen`: ill-typed calls, unifications of
+different types, refs into values that lack the key, wrong arities,
+comprehensions, rules and functions of every type) are compiled by OPA v1.20.2
+(:mod:`opa_oracle`) and by pyrego with :meth:`pyrego.Engine.set_type_check`
+on. Each outcome is one of: both accept; both refuse with the same list of
+errors (location, code and OPA's full message, details included); or a
+disagreement. A *false rejection* (pyrego refuses with a type error what OPA
+accepts) would stop a valid policy from loading and fails the test at once.
+
+Queries are checked the same way (``eval_query`` over a module of the same
+seed), since OPA type-checks them too.
+
+``python tests/test_typecheck_opa.py [N]`` prints the agreement figures for
+N programs with the checker off (before) and on (after).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import pyrego  # noqa: E402
+from typecheck_gen import program, query  # noqa: E402
+
+PROGRAMS = int(os.environ.get("PYREGO_TYPECHECK_PROGRAMS", "300"))
+QUERIES = int(os.environ.get("PYREGO_TYPECHECK_QUERIES", "150"))
+BATCH = 50
+
+_HEADER = re.compile(r"^(?:bundle activation failed: )?\d+ errors? occurred:[ \n]")
+
+
+def opa_outcome(oracle: Any, modules: dict[str, str], q: str) -> tuple[str | None, list[str]]:
+    """(first error code, every error as ``loc: code: message``) from OPA; (None, []) when it accepts."""
+    res = oracle.evaluate(modules, q)
+    if not res.is_error:
+        return None, []
+    text = _HEADER.sub("", res.error_message or "")
+    entries: list[str] = []
+    for line in text.split("\n"):
+        if line.startswith("\t") and entries:
+            entries[-1] += "\n" + line
+        else:
+            entries.append(line)
+    return res.error_code, entries
+
+
+def pyrego_outcome(modules: dict[str, str], q: str, *, type_check: bool = True) -> tuple[str | None, list[str]]:
+    engine = pyrego.Engine()
+    engine.set_strict_builtin_errors(True)  # as the OPA oracle evaluates
+    engine.set_type_check(type_check)
+    try:
+        for name, text in modules.items():
+            engine.add_policy(name, text)
+        engine.eval_query(q)
+    except pyrego.RegoError as exc:
+        errors = getattr(exc, "errors", None) or [exc]
+        return exc.code, [_entry(e) for e in errors]
+    return None, []
+
+
+def _entry(e: pyrego.RegoError) -> str:
+    loc = e.location
+    if loc is None:
+        prefix = ""
+    elif loc.file == "query":
+        prefix = f"{loc.row}:{loc.col}: "
+    else:
+        prefix = f"{loc.file}:{loc.row}: "
+    return f"{prefix}{e.code}: {e.message}"
+
+
+@dataclass
+class Verdict:
+    kind: str  # "accept", "agree", "false-reject", "false-accept", "mismatch", "other"
+    detail: str = ""
+
+
+def compare(oracle: Any, modules: dict[str, str], q: str, *, type_check: bool = True) -> Verdict:
+    want_code, want = opa_outcome(oracle, modules, q)
+    got_code, got = pyrego_outcome(modules, q, type_check=type_check)
+    if want_code is None and got_code is None:
+        return Verdict("accept")
+    if got_code == "rego_type_error" and want_code != "rego_type_error":
+        return Verdict("false-reject", f"OPA: {want_code} {want[:1]}\npyrego: {got}")
+    if want_code == "rego_type_error" and got_code != "rego_type_error":
+        return Verdict("false-accept", f"OPA: {want}\npyrego: {got_code} {got[:1]}")
+    if want_code == "rego_type_error":
+        return Verdict("agree") if got == want else Verdict("mismatch", f"OPA: {want}\npyrego: {got}")
+    # Neither is a type error: other stages (safety, conflicts, evaluation).
+    return Verdict("agree" if want_code == got_code else "other", f"OPA: {want_code} {want[:1]}\npyrego: {got_code} {got[:1]}")
+
+
+def module_case(seed: int) -> tuple[dict[str, str], str]:
+    return {"p.rego": program(seed)}, "true"
+
+
+def query_case(seed: int) -> tuple[dict[str, str], str]:
+    return {"p.rego": "package p\n\nc0 := {\"a\": 1, \"b\": [\"x\"]}\n"}, query(seed)
+
+
+def _run(oracle: Any, cases: list[tuple[dict[str, str], str]]) -> tuple[Counter[str], list[str]]:
+    counts: Counter[str] = Counter()
+    problems: list[str] = []
+    for modules, q in cases:
+        v = compare(oracle, modules, q)
+        counts[v.kind] += 1
+        if v.kind in ("false-reject", "false-accept", "mismatch"):
+            problems.append(f"--- {v.kind}\n{modules['p.rego']}query: {q}\n{v.detail}")
+    return counts, problems
+
+
+@pytest.mark.parametrize("start", range(0, PROGRAMS, BATCH))
+def test_modules_agree_with_opa(oracle: Any, start: int) -> None:
+    counts, problems = _run(oracle, [module_case(s) for s in range(start, min(start + BATCH, PROGRAMS))])
+    assert counts["false-reject"] == 0, "\n".join(problems)
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize("start", range(0, QUERIES, BATCH))
+def test_queries_agree_with_opa(oracle: Any, start: int) -> None:
+    counts, problems = _run(oracle, [query_case(s) for s in range(start, min(start + BATCH, QUERIES))])
+    assert counts["false-reject"] == 0, "\n".join(problems)
+    assert not problems, "\n".join(problems)
+
+
+def test_generated_programs_are_often_ill_typed(oracle: Any) -> None:
+    """The generator is worth its salt: OPA refuses a good share of its programs."""
+    refused = sum(opa_outcome(oracle, *module_case(s))[0] == "rego_type_error" for s in range(100))
+    assert 15 <= refused <= 85, refused
+
+
+def report(n: int) -> None:
+    from opa_oracle import get_oracle
+
+    oracle = get_oracle()
+    for label, make, count in (("modules", module_case, n), ("queries", query_case, n // 2)):
+        for type_check in (False, True):
+            counts: Counter[str] = Counter()
+            for seed in range(count):
+                counts[compare(oracle, *make(seed), type_check=type_check).kind] += 1
+            agree = counts["accept"] + counts["agree"]
+            state = "on" if type_check else "off"
+            print(f"{label}, type check {state}: {agree}/{count} agree {dict(counts)}")
+
+
+if __name__ == "__main__":
+    report(int(sys.argv[1]) if len(sys.argv) > 1 else 1000)
