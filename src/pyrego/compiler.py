@@ -541,7 +541,7 @@ def compile_modules(
     if type_check:
         from .typecheck import check_program
 
-        tree.types = check_program(tree)
+        tree.types = check_program(tree, modules)
     return tree
 
 
@@ -709,7 +709,7 @@ def check_call(tree: CompiledTree, call: ast.Call, nested: bool = False) -> None
     if n != arity and (nested or n != arity + 1):
         from .typecheck.arity import arity_error  # OPA's messages
 
-        raise arity_error(call, arity, nested, call.op not in tree.functions)
+        raise arity_error(call, arity, nested, call.op not in tree.functions, tree)
 
 
 def _output_passed(tree: CompiledTree, call: ast.Call) -> bool:
@@ -738,13 +738,19 @@ def _check_calls(tree: CompiledTree, calls: list[ast.Call]) -> None:
 
 
 def _raise_first_call_error(tree: CompiledTree) -> None:
-    """Walks the rules as OPA orders them, raising the first bad call's error."""
-    from .typecheck.arity import calls_in_rule
+    """Walks the rules as OPA orders them, raising the first bad call's error
+    (with every one, up to OPA's ten, in its ``errors``)."""
+    from .typecheck.arity import calls_in_rule, raise_all
 
+    errors: list[RegoTypeError] = []
     for node in tree.nodes.values():
         for rule in node.rules + ([node.default] if node.default else []):
             for call, nested in calls_in_rule(rule):
-                check_call(tree, call, nested)
+                try:
+                    check_call(tree, call, nested)
+                except RegoTypeError as err:
+                    errors.append(err)
+    raise_all(errors)
 
 
 def node_dependencies(tree: CompiledTree, uses: _Uses) -> set[int]:
@@ -830,11 +836,16 @@ def resolve_query(
     except RegoTypeError as err:
         found = err
     if found is not None or any(_output_passed(tree, call) for call in resolver.calls):
-        from .typecheck.arity import calls_in_body
+        from .typecheck.arity import calls_in_body, raise_all
 
         # Report the first bad call in the order OPA walks the query.
+        errors: list[RegoTypeError] = []
         for call, nested in calls_in_body(resolved):
-            check_call(tree, call, nested)
+            try:
+                check_call(tree, call, nested)
+            except RegoTypeError as err:
+                errors.append(err)
+        raise_all(errors)
         if found is not None:
             raise found
     names = {unique: name for name, unique in scope.names.items() if not name.startswith("$")}
