@@ -18,6 +18,7 @@ Modules: :mod:`.constraints` (what each target can express), :mod:`.checks`
 
 from __future__ import annotations
 
+import json
 from typing import TYPE_CHECKING, Any, Sequence
 
 from ..errors import RegoError
@@ -101,12 +102,13 @@ def compile_filters(
     ``WHERE`` clause, ``"ucast"`` (``all``, ``minimal``, ``prisma``,
     ``linq``) a UCAST object; ``""``/``{}`` means every row, None none.
     ``mappings`` renames tables and columns (``{"tickets": {"$self":
-    "t", "name": "title"}}``, or keyed by target or dialect first).
+    "t", "name": "title"}}``; each table's entries must be strings).
     ``mask_rule``: a rule (``data.filters.masks``) whose value is returned
     as the masks.
 
     Raises :class:`FilterError` where OPA refuses (the policy cannot be
     expressed as a filter for that target)."""
+    _check_mappings(mappings)
     c = _constraint(target, dialect)
     if mask_rule is None and unknowns is None:
         mask_rule = _declared_mask_rule(engine, query)
@@ -123,6 +125,33 @@ def compile_filters(
         return {"query": to_sql(f, dialect), "masks": masks}
     except SQLError as exc:
         raise FilterError("compile_error", f"convert to queries: {exc}") from None
+
+
+def _go_type(v: Any) -> str:
+    if v is None:
+        return "<nil>"
+    return {bool: "bool", str: "string", int: "float64", float: "float64", list: "[]interface {}", dict: "map[string]interface {}"}.get(type(v), type(v).__name__)
+
+
+def _check_mappings(mappings: Any) -> None:
+    """Mappings must be ``{table: {"$self": name, column: name, ...}}`` (OPA's ``invalid_json`` otherwise)."""
+    if mappings is None:
+        return
+    if not isinstance(mappings, dict):
+        kind = {list: "array", str: "string", bool: "bool"}.get(type(mappings), "number")
+        raise FilterError("invalid_json", f"json: cannot unmarshal {kind} into Go value of type map[string]interface {{}}")
+    for table in sorted(mappings):
+        entry = mappings[table]
+        where = f"mappings[{json.dumps(table)}]"
+        if not isinstance(entry, dict):
+            raise FilterError("invalid_json", f"{where}: table entry must be an object, got {_go_type(entry)}")
+        for column in sorted(entry):
+            value = entry[column]
+            if isinstance(value, str):
+                continue
+            if column in ("$self", "$table"):
+                raise FilterError("invalid_json", f"{where}.{column}: value must be a string, got {_go_type(value)}")
+            raise FilterError("invalid_json", f"{where}.{json.dumps(column)}: column entry must be a string, got {_go_type(value)}")
 
 
 def _constraint(target: str, dialect: str) -> Constraint:

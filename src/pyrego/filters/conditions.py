@@ -22,7 +22,8 @@ from (number spellings as written, for exact SQL text).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from dataclasses import field as dc_field
 from typing import Any, Iterator, Union
 
 COMPARISONS = ("eq", "ne", "gt", "lt", "gte", "lte")
@@ -60,7 +61,7 @@ class FieldCondition:
     operator: str
     field: str
     value: Any
-    raw: Any = field(default=None, compare=False, repr=False)
+    raw: Any = dc_field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True)

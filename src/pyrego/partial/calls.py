@@ -13,28 +13,22 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterator
 from decimal import Decimal
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .. import ast
 from ..compiler import FuncRef
-from ..errors import EvalError, RegoError
+from ..errors import EvalError
 from ..runtime.helpers import rt_template
 from ..runtime.values import UNDEF, freeze, iter_items
+from .base import EvalBase
 from .bindings import ROOTS, Scope
 from .terms import TRUE, Known, collapse
-
-if TYPE_CHECKING:
-    from .evaluator import Evaluator
-
-    _Base = Evaluator
-else:
-    _Base = object
 
 _PRINT = frozenset({"print", "internal.print"})
 _NUMBERS = (int, float, Decimal)
 
 
-class CallsMixin(_Base):
+class CallsMixin(EvalBase):
     """Term evaluation (mixed into the evaluator)."""
 
     def term(self, t: Any, scope: Scope, against: Any = None) -> Iterator[Any]:
@@ -185,7 +179,7 @@ class CallsMixin(_Base):
             return node
         if dataclasses.is_dataclass(node) and t is not FuncRef:
             changes = {f.name: self.instantiate(getattr(node, f.name), scope) for f in dataclasses.fields(node) if f.name not in ("location", "op_ref", "text", "op", "raw")}
-            return dataclasses.replace(node, **changes)
+            return dataclasses.replace(node, **changes)  # type: ignore[type-var]
         return node
 
     def with_known(self, e: ast.Expr, scope: Scope) -> Iterator[Any]:
@@ -202,20 +196,20 @@ class CallsMixin(_Base):
             if len(values) != 1 or type(values[0]) is not Known:
                 raise PartialEvalError("`with` of an unknown value", w.location)
             new_input = _replaced(new_input, [p.value for p in target.path], values[0].value)  # type: ignore[union-attr]
-        old_input, old_known = self.input, self.known
-        self.input, self.known = new_input, self.known.with_input(new_input)
+        old = self.input, self.known
+        new = new_input, self.known.with_input(new_input)
+        inner = ast.Expr(e.statement, False, (), e.location)
+        self.input, self.known = new
         try:
-            inner = ast.Expr(e.statement, False, (), e.location)
-            found = False
             for _ in self.expr(inner, scope):
-                found = True
-                break
-        except RegoError:
-            raise
+                # The replacement holds for this expression only.
+                self.input, self.known = old
+                try:
+                    yield
+                finally:
+                    self.input, self.known = new
         finally:
-            self.input, self.known = old_input, old_known
-        if found:
-            yield
+            self.input, self.known = old
 
 
 def _same(a: Any, b: Any) -> bool:

@@ -129,7 +129,7 @@ def copy_propagate(
     if unsafe:
         return list(query)
     if ensure_non_empty and not result:
-        result.append(ast.Expr(Known(True)))
+        result.append(ast.Expr(Known(True)))  # type: ignore[arg-type]
     return result
 
 
@@ -143,7 +143,8 @@ def _disjoint_sets(live: set[str], query: list[ast.Expr]) -> _UnionFind | None:
         s = e.statement
         if type(s) is not ast.Unify or e.negated or e.with_mods:
             continue
-        a, b = s.lhs, s.rhs
+        a: Any = s.lhs
+        b: Any = s.rhs
         va, vb = type(a) is ast.Var and a.name not in ROOTS, type(b) is ast.Var and b.name not in ROOTS
         if va and vb:
             if not uf.merge(a.name, b.name):
@@ -167,7 +168,7 @@ def _disjoint_sets(live: set[str], query: list[ast.Expr]) -> _UnionFind | None:
 def _plug_expr(e: ast.Expr, uf: _UnionFind, removed: dict[str, Any]) -> ast.Expr:
     neg = e.negated
 
-    def var(v: ast.Var) -> Any:
+    def var(v: Any) -> Any:
         if v.name in ROOTS:
             return v
         root = uf.find(v.name)
@@ -366,7 +367,8 @@ def _output_vars(body: list[ast.Expr], safe: set[str]) -> set[str]:
             got: set[str] = set()
             s = e.statement
             if type(s) is ast.Unify:
-                lv, rv = set(), set()
+                lv: set[str] = set()
+                rv: set[str] = set()
                 _vars_no_closures(s.lhs, lv)
                 _vars_no_closures(s.rhs, rv)
                 if rv <= known:

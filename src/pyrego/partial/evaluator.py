@@ -197,7 +197,7 @@ class Evaluator(RefsMixin, RulesMixin, CallsMixin):
         for call, out in ((a, b), (b, a)):
             if type(call) is ast.Call and type(out) is Known and call.op not in self.tree.functions and self.tree.builtin(call.op) is not None:
                 # OPA's compiler makes `f(x) == c` the call `f(x, c)` (its output compared with c).
-                stmt = ast.Call(call.op, call.args + (out,), call.location, call.op_ref)
+                stmt = ast.Call(call.op, call.args + (out,), call.location, call.op_ref)  # type: ignore[operator]
                 yield from self.save(ast.Expr(stmt, False, (), where), (a, b))
                 return
         yield from self.save(ast.Expr(ast.Unify(a, b, where), False, (), where), (a, b))
@@ -346,7 +346,7 @@ class Evaluator(RefsMixin, RulesMixin, CallsMixin):
             mark = self.env.mark()
             gen = self.expr(inner, scope)
             found = next(gen, UNDEF) is not UNDEF
-            gen.close()
+            gen.close()  # type: ignore[attr-defined]
             self.env.undo(mark)
             if not found:
                 yield
@@ -436,8 +436,6 @@ def _can_inline_negation(safe: set[str], queries: list[list[ast.Expr]]) -> bool:
     """OPA's test: the product of the queries' sizes is at most 16, no
     expression holds a nested ref or call, and positive expressions read only
     safe variables."""
-    from .terms import term_vars
-
     size = 1
     for query in queries:
         size *= len(query)
@@ -449,7 +447,6 @@ def _can_inline_negation(safe: set[str], queries: list[list[ast.Expr]]) -> bool:
                 _expr_vars(expr, names)
                 if names - safe:
                     return False
-    del term_vars
     return size <= 16
 
 
@@ -466,7 +463,7 @@ def _expr_vars(expr: ast.Expr, out: set[str]) -> None:
     elif isinstance(s, ast.Ref):
         for p in s.path:
             term_vars(p, out)
-        if isinstance(s.head, ast.Var):
+        if isinstance(s.head, ast.Var) and s.head.name not in ("input", "data"):
             out.add(s.head.name)
     else:
         term_vars(s, out)

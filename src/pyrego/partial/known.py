@@ -24,12 +24,17 @@ class KnownDocuments:
     """Known rule documents, base data, function and builtin calls, for one partial evaluation."""
 
     def __init__(self, engine: Engine, input: Any) -> None:
+        self.engine = engine
         self.program = engine._get_program()
         self.tree = self.program.tree
         # One evaluation context for the whole partial evaluation: rule values
         # are memoised in it as in one normal evaluation.
         self.ctx = engine._context(input)
         self._docs: dict[tuple[Any, ...], Any] = {}
+
+    def with_input(self, input: Any) -> KnownDocuments:
+        """The same, for another input (``with input... as``)."""
+        return KnownDocuments(self.engine, input)
 
     def document(self, path: tuple[Any, ...]) -> Any:
         """The value of ``data.<path>`` (rules and base data merged), or UNDEF."""

@@ -11,24 +11,18 @@ saved equality for each (``input.tickets.role = "admin"``), as OPA does.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .. import ast
 from ..compiler import RuleNode
 from ..runtime.values import UNDEF, freeze, thaw
+from .base import EvalBase
 from .bindings import Scope
 from .terms import Known
 from .unknowns import path_overlaps
 
-if TYPE_CHECKING:
-    from .evaluator import Evaluator
 
-    _Base = Evaluator
-else:
-    _Base = object
-
-
-class RefsMixin(_Base):
+class RefsMixin(EvalBase):
     """Evaluation of refs (mixed into :class:`~pyrego.partial.evaluator.Evaluator`)."""
 
     def ref(self, t: ast.Ref, scope: Scope, against: Any = None) -> Iterator[Any]:

@@ -177,14 +177,14 @@ def rule_order(
                 values = [v for k, v in indices if k == ref]
                 if node.next is None:
                     node.next = _Node()
+                ref_node = node.next
                 if not values:
-                    node = node.next.insert(None)
+                    node = ref_node.insert(None)
                 elif len(values) == 1:
-                    node = node.next.insert(values[0])
+                    node = ref_node.insert(values[0])
                 elif any(isinstance(v, _Any) for v in values):
-                    node = node.next.insert(values[0] if isinstance(values[0], _Any) else _Any("__any__"))
+                    node = ref_node.insert(values[0] if isinstance(values[0], _Any) else _Any("__any__"))
                 else:
-                    ref_node = node.next
                     for v in values:
                         ref_node.insert(v).rules.append(i)
                     placed = True
@@ -337,14 +337,14 @@ def _update_member(idx: _Indices, indices: list[tuple[Any, Any]], lhs: Any, rhs:
                 items = [v for _, v in rhs.items]
             where = (1 << 30, 0) if ref[0] == "args" else (0, 0)
             for x in items:
-                value = ("scalar", freeze(x.value)) if isinstance(x, ast.Scalar) else _index_value(x)
-                if value is not None:
-                    idx.insert(indices, ref, value, where)
+                item = ("scalar", freeze(x.value)) if isinstance(x, ast.Scalar) else _index_value(x)
+                if item is not None:
+                    idx.insert(indices, ref, item, where)
             return
-        value: Any = constants.get(lhs.name)
-        if value is None:
+        known: Any = constants.get(lhs.name)
+        if known is None:
             return
-        lval = value
+        lval = known
     elif isinstance(lhs, ast.Scalar):
         lval = lhs
     else:

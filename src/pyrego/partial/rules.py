@@ -20,26 +20,20 @@ Rules that do not depend on the unknowns are evaluated by the engine
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .. import ast
 from ..compiler import COMPLETE, FUNCTION, PARTIAL_OBJECT, PARTIAL_SET, RuleNode, rule_suffix
 from ..runtime.values import UNDEF, equal
+from .base import EvalBase
 from .bindings import Scope
 from .copyprop import copy_propagate
 from .rule_order import rule_order
 from .support import SupportRule
 from .terms import Known, literal, term_vars
 
-if TYPE_CHECKING:
-    from .evaluator import Evaluator
 
-    _Base = Evaluator
-else:
-    _Base = object
-
-
-class RulesMixin(_Base):
+class RulesMixin(EvalBase):
     """Inlining of rules and functions (mixed into the evaluator)."""
 
     def ordered_rules(self, node: RuleNode) -> list[ast.Rule]:

@@ -128,14 +128,14 @@ def collapse(t: Any) -> Any:
 
 def _spelled(t: Any) -> ast.Term | None:
     """``t`` as a literal when a part keeps a spelling of its own, else None."""
-    parts = [x for kv in t.items for x in kv] if type(t) is ast.Object else list(t.items)
+    parts: list[Any] = [x for kv in t.items for x in kv] if type(t) is ast.Object else list(t.items)
     if not any(p.text is not None or p.term is not None for p in parts):
         return None
     if type(t) is ast.SetTerm:
         # Sets print in OPA's order.
         from ..runtime.values import sort_key
 
-        items = sorted(t.items, key=lambda k: sort_key(k.value))
+        items: list[Any] = sorted(t.items, key=lambda k: sort_key(k.value))
         return ast.SetTerm(tuple(to_ast(x) for x in _dedup(items)), t.location)
     return to_ast(t)
 
@@ -151,11 +151,11 @@ def _dedup(items: list[Any]) -> list[Any]:
     return out
 
 
-def literal(t: ast.Term) -> Known | None:
+def literal(t: Any) -> Known | None:
     """The value of a ground literal term (scalars and composites of them), or None."""
     tt = type(t)
     if tt is ast.Scalar:
-        return Known(t.value, t.text if type(t.value) in (int, float, Decimal) else None)  # type: ignore[union-attr]
+        return Known(t.value, t.text if type(t.value) in (int, float, Decimal) else None)
     if tt in _COMPOSITES:
         parts: list[Any] = []
         if tt is ast.Object:

@@ -1,0 +1,86 @@
+"""What the parts of the partial evaluator share: its state, and the methods
+one part calls in another (declared here so each module type-checks alone).
+
+:class:`~pyrego.partial.evaluator.Evaluator` combines the parts:
+:class:`~pyrego.partial.refs.RefsMixin`, :class:`~pyrego.partial.rules.RulesMixin`
+and :class:`~pyrego.partial.calls.CallsMixin`, each a subclass of
+:class:`EvalBase`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from .. import ast
+from ..compiler import CompiledTree, RuleNode
+from .bindings import Env, Scope
+from .known import KnownDocuments
+from .support import Support
+from .unknowns import Dependencies, UnknownPath
+
+
+class EvalBase:
+    """The evaluator's state and its cross-module methods."""
+
+    tree: CompiledTree
+    known: KnownDocuments
+    unknowns: list[UnknownPath]
+    input: Any
+    deps: Dependencies
+    env: Env
+    frames: list[list[ast.Expr]]
+    support: Support
+    where: list[ast.Location]
+
+    # -- evaluator.py
+    def body(self, body: Sequence[ast.Expr], scope: Scope, i: int = 0) -> Iterator[None]:
+        raise NotImplementedError
+
+    def expr(self, e: ast.Expr, scope: Scope) -> Iterator[None]:
+        raise NotImplementedError
+
+    def ordered(self, body: ast.Body, scope: Scope, outer: set[str], required: set[str] | None = None) -> ast.Body:
+        raise NotImplementedError
+
+    def unify(self, a: Any, b: Any) -> Iterator[None]:
+        raise NotImplementedError
+
+    def save_unify(self, a: Any, b: Any) -> Iterator[None]:
+        raise NotImplementedError
+
+    def _bind(self, name: str, t: Any) -> Iterator[None]:
+        raise NotImplementedError
+
+    # -- refs.py
+    def ref(self, t: ast.Ref, scope: Scope, against: Any = None) -> Iterator[Any]:
+        raise NotImplementedError
+
+    def input_ref(self, path: tuple[ast.Term, ...], scope: Scope) -> Iterator[Any]:
+        raise NotImplementedError
+
+    def data_ref(self, path: tuple[ast.Term, ...], scope: Scope, against: Any = None) -> Iterator[Any]:
+        raise NotImplementedError
+
+    def walk_parts(self, base: Any, parts: tuple[Any, ...], i: int) -> Iterator[Any]:
+        raise NotImplementedError
+
+    # -- rules.py
+    def rule_document(self, node: RuleNode, rest: tuple[Any, ...], scope: Scope, against: Any, site: ast.Location) -> Iterator[Any]:
+        raise NotImplementedError
+
+    def call_function(self, node: RuleNode, op: str, args: list[Any], statement: bool, location: ast.Location) -> Iterator[Any]:
+        raise NotImplementedError
+
+    # -- calls.py
+    def term(self, t: Any, scope: Scope, against: Any = None) -> Iterator[Any]:
+        raise NotImplementedError
+
+    def call(self, t: ast.Call, scope: Scope, statement: bool) -> Iterator[Any]:
+        raise NotImplementedError
+
+    def instantiate(self, node: Any, scope: Scope) -> Any:
+        raise NotImplementedError
+
+    def with_known(self, e: ast.Expr, scope: Scope) -> Iterator[Any]:
+        raise NotImplementedError
