@@ -3,8 +3,8 @@
 The differential tests evaluate each program in OPA (the oracle's coverage
 report) and in pyrego with coverage on, and compare the sets of lines each
 report marks covered and not covered, file by file: the 9 seed policies x 3
-inputs, and every OPA conformance case that evaluates without an error in
-both engines. The conformance cases in :data:`KNOWN_DIFFERENCES` differ
+inputs, every test rule of the Rego v1 repositories in tests/repos, and every
+OPA conformance case that evaluates without an error in both engines. The conformance cases in :data:`KNOWN_DIFFERENCES` differ
 deliberately (pyrego evaluates those documents another way; see the reasons
 there): they are checked to still differ, so the list cannot go stale.
 """
@@ -20,6 +20,7 @@ import pytest
 
 import pyrego
 from conftest import SHARED_DIR
+from pyrego import ast
 from pyrego.conformance import Case, iter_cases
 from pyrego.coverage import line_sets
 
@@ -189,6 +190,48 @@ def test_conformance_coverage_matches_opa(oracle: Any) -> None:
     assert not differ, "\n".join(differ[:20])
     assert known_seen == set(KNOWN_DIFFERENCES)
     assert agree > 1000
+
+
+# ---------------------------------------------------------------- policy repositories
+
+
+REPOS = Path(__file__).resolve().parent / "repos"
+
+
+@pytest.mark.parametrize("repo", ["api_authz", "infra_scan", "k8s_admission", "mocking"])
+def test_repository_test_rules_coverage_matches_opa(repo: str, oracle: Any) -> None:
+    """Each test rule of a realistic repository (many files, helper packages,
+    METADATA, else chains, mocks), evaluated alone: OPA's lines."""
+    from pyrego.engine_support import _package_name
+
+    engine = pyrego.Engine()
+    engine.add_policies_from_dir(REPOS / repo)
+    modules = {path: text for path, (text, _) in engine._policies.items()}
+    tests = sorted(
+        {
+            f"{_package_name(module)}.{rule.head.ref.head.name}"
+            for _, module in engine._policies.values()
+            for rule in module.rules
+            if isinstance(rule.head.ref.head, ast.Var) and rule.head.ref.head.name.startswith("test_") and not rule.head.ref.path
+        }
+    )
+    opa = _opa_engine()
+    try:
+        for path, text in modules.items():
+            opa.add_policy(path, text)
+        if engine._data:
+            opa.add_data(json.loads(json.dumps(engine._data)))
+        engine.set_enable_coverage(True)
+        problems = []
+        for test in tests:
+            opa.eval_query(test, None, coverage=True)
+            engine.clear_coverage_data()
+            engine.eval_query(test)
+            problems += [f"{test}: {p}" for p in _differences(modules, opa.last_coverage, engine.get_coverage_report())]
+    finally:
+        opa.close()
+    assert len(tests) >= 10
+    assert not problems, "\n".join(problems[:10])
 
 
 # ---------------------------------------------------------------- shapes and details

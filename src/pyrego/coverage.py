@@ -57,11 +57,16 @@ def source_ranges(file: str, text: str, module: ast.Module) -> Iterator[Span]:
     ``true`` body at its value."""
     spans = SourceSpans(file, text)
     for rule in module.rules:
-        for n, branch in enumerate(iter_rule_chain(rule)):
+        chain = list(iter_rule_chain(rule))
+        for n, branch in enumerate(chain):
             head = spans.head(branch)
             if head is not None:
                 yield head
-            if branch.body:
+            quirk = spans.else_body(branch, chain) if n else None
+            if quirk is not None:
+                yield quirk
+                yield from _statement_ranges(spans, branch.body[0].statement)
+            elif branch.body:
                 yield from _body_ranges(spans, branch.body)
             else:
                 true = head if n else _implied_body(spans, branch)

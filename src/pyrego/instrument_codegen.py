@@ -370,6 +370,7 @@ class InstrumentedGen(ModuleGen):
         # Partial rules with keyed definitions (``RK<id>``), and whether one is being written.
         self._keyed_nodes: set[int] = set()
         self._keyed_def = False
+        self._chain_rules: list[ast.Rule] = []
 
     @property
     def table(self) -> PieceTable:
@@ -457,7 +458,7 @@ class InstrumentedGen(ModuleGen):
         name = f"DK{node.id}_{index}"
         em = self.emitter(self)
         chain = list(iter_rule_chain(rule))
-        self._chain, self._branch_no = index, 0
+        self._chain, self._branch_no, self._chain_rules = index, 0, chain
         self._keyed_def = True
         try:
             for branch in chain:
@@ -533,6 +534,7 @@ class InstrumentedGen(ModuleGen):
 
     def definition(self, node: RuleNode, rule: ast.Rule, index: int) -> str:
         self._chain, self._branch_no = index, 0
+        self._chain_rules = list(iter_rule_chain(rule))
         return super().definition(node, rule, index)
 
     def branch(self, em: BodyEmitter, node: RuleNode, rule: ast.Rule, once: bool = True) -> None:
@@ -544,10 +546,16 @@ class InstrumentedGen(ModuleGen):
             key = form.head.key if node.kind == PARTIAL_SET else _suffix(form.head)[0]
         self.branch_info = _Branch(node, self._chain, self._branch_no, rule_pid, head_pid, key)
         self._branch_no += 1
+        spans = self.spans(rule.location.file)
+        if self._branch_no > 1 and spans is not None:
+            # OPA locates every expression and term of a one-line `else ... if cond`
+            # body at the rest of the rule (from `else` to the chain's end).
+            self.opa.forced = spans.else_body(rule, self._chain_rules)
         try:
             super().branch(em, node, form, once)
         finally:
             self.branch_info = None
+            self.opa.forced = None
 
     def _rule_pieces(self, node: RuleNode, rule: ast.Rule) -> tuple[int, int]:
         """The pieces of a rule's ``Enter`` (at the rule) and ``Exit`` (its head's range)."""

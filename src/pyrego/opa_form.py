@@ -20,7 +20,7 @@ decisions where they change an answer (:mod:`pyrego.rewrite`).
 
 from __future__ import annotations
 
-from typing import Callable, NamedTuple
+from typing import Callable, Iterator, NamedTuple
 
 from . import ast
 from .errors import Location
@@ -29,7 +29,8 @@ from .spans import SourceSpans, Span
 _PRINT = frozenset({"print", "internal.print"})
 # Calls that stay where they are: print (OPA wraps its operands first) and
 # the metadata calls (OPA replaces them with their constant values).
-_KEPT_CALLS = _PRINT | {"rego.metadata.chain", "rego.metadata.rule"}
+_METADATA = frozenset({"rego.metadata.chain", "rego.metadata.rule"})
+_KEPT_CALLS = _PRINT | _METADATA
 _ROOTS = frozenset({"input", "data"})
 _COMPREHENSIONS = (ast.ArrayCompr, ast.SetCompr, ast.ObjectCompr)
 
@@ -74,6 +75,9 @@ class OpaForm:
         self._n = 0
         self._split: set[int] = set()
         self._bound: set[int] = set()
+        # The range all pieces of the body being written get, where OPA locates
+        # them all at one place (a one-line ``else ... if cond`` body).
+        self.forced: Span | None = None
 
     # -- registration ------------------------------------------------------------------
 
@@ -91,12 +95,20 @@ class OpaForm:
         if pid is None:
             spans = self._spans(e.location)
             pid = self.piece("expr", e.location, spans.expr(e) if spans is not None else None, "expr")
+            self._force(pid)
             self.table.bind(e, pid)
         return pid
 
     def term_piece(self, t: ast.Term) -> int:
         spans = self._spans(t.location)
-        return self.piece("expr", t.location, spans.term(t) if spans is not None else None, "term")
+        pid = self.piece("expr", t.location, spans.term(t) if spans is not None else None, "term")
+        self._force(pid)
+        return pid
+
+    def _force(self, pid: int) -> None:
+        """Give a new piece the range every piece of the body being written has in OPA (see ``forced``)."""
+        if self.forced is not None:
+            self.table.pieces[pid] = self.table.pieces[pid]._replace(span=self.forced)
 
     def _made(self, e: ast.Expr, pid: int, *done: set[int]) -> ast.Expr:
         self.table.bind(e, pid)
@@ -118,13 +130,30 @@ class OpaForm:
         extra: list[ast.Expr] = []
         key = self._head_term(head.key, extra)
         value = self._head_term(head.value, extra)
-        body = rule.body + tuple(extra)
+        body = self._metadata_first(rule.body) + tuple(extra)
         if not body:
             body = (self.true_piece(rule, else_branch=else_branch),)
         if key is head.key and value is head.value and body is rule.body:
             return rule
         new_head = ast.RuleHead(head.ref, value, key, head.args, head.assign, head.location)
         return ast.Rule(new_head, body, rule.default, rule.else_, rule.location, rule.module_file)
+
+    def _metadata_first(self, body: ast.Body) -> ast.Body:
+        """OPA's ``RewriteRegoMetadataCalls``: the value of ``rego.metadata.chain()``
+        and ``rego.metadata.rule()`` is bound at the start of the body, so that
+        expression is evaluated (and covered) before any other."""
+        first: dict[str, ast.Call] = {}
+        for call in _calls(body):
+            if call.op in _METADATA and not call.args and call.op not in first:
+                first[call.op] = call
+        if not first:
+            return body
+        extra: list[ast.Expr] = []
+        for op in ("rego.metadata.chain", "rego.metadata.rule"):
+            found = first.get(op)
+            if found is not None:
+                self._bind(found, found, extra, ())
+        return tuple(extra) + body
 
     def _head_term(self, t: ast.Term | None, extra: list[ast.Expr]) -> ast.Term | None:
         """A head's key or value with its calls moved into the body, and itself
@@ -298,6 +327,44 @@ class OpaForm:
     def _inside(self, t: ast.Term, extra: list[ast.Expr], with_mods: tuple[ast.With, ...]) -> ast.Term:
         """``t`` with the refs and comprehensions nested in it bound first (not ``t`` itself)."""
         return _map_parts(t, lambda x: self._operand(x, extra, with_mods))
+
+
+def _calls(node: object) -> Iterator[ast.Call]:
+    """Every call in a body, statement or term, nested ones included."""
+    if isinstance(node, tuple):
+        for x in node:
+            yield from _calls(x)
+    elif isinstance(node, ast.Expr):
+        yield from _calls(node.statement)
+        for w in node.with_mods:
+            yield from _calls(w.value)
+    elif isinstance(node, ast.Call):
+        yield node
+        yield from _calls(node.args)
+    elif isinstance(node, (ast.Assign, ast.Unify)):
+        yield from _calls(node.lhs)
+        yield from _calls(node.rhs)
+    elif isinstance(node, ast.SomeIn):
+        yield from _calls(node.collection)
+    elif isinstance(node, ast.Every):
+        yield from _calls(node.domain)
+        yield from _calls(node.body)
+    elif isinstance(node, ast.Ref):
+        yield from _calls(node.head)
+        yield from _calls(node.path)
+    elif isinstance(node, (ast.Array, ast.SetTerm)):
+        yield from _calls(node.items)
+    elif isinstance(node, ast.Object):
+        for k, v in node.items:
+            yield from _calls(k)
+            yield from _calls(v)
+    elif isinstance(node, (ast.ArrayCompr, ast.SetCompr)):
+        yield from _calls(node.term)
+        yield from _calls(node.body)
+    elif isinstance(node, ast.ObjectCompr):
+        yield from _calls(node.key)
+        yield from _calls(node.value)
+        yield from _calls(node.body)
 
 
 def _needs_eval(t: ast.Term) -> bool:

@@ -124,6 +124,22 @@ class SourceSpans:
             last = _later(last, self._term_last(head.key))
         return self._span(head.location, last)
 
+    def else_body(self, branch: ast.Rule, chain: list[ast.Rule]) -> Span | None:
+        """The range OPA gives the expression of an ``else`` branch whose body is
+        one expression written without braces (``else := x if cond``): OPA's
+        parser locates it at the whole rest of the rule, from ``else`` to the
+        end of the chain's last branch; None for any other body."""
+        if len(branch.body) != 1:
+            return None
+        i = self._token_at(branch.body[0].location)
+        if i is None or i == 0 or self._texts[i - 1] != "if":
+            return None
+        last = chain[-1]
+        end = self.expr(last.body[-1]) if last.body else self.head(last)
+        if end is None:
+            return None
+        return Span(self.file, branch.location.row, branch.location.col, end.end_row, end.end_col)
+
     def _implied(self, value: ast.Term, head_at: ast.Location) -> bool:
         """Whether a head's value is the ``true`` of ``p if ...`` (not written)."""
         if type(value) is not ast.Scalar or value.value is not True:
