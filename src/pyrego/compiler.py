@@ -695,29 +695,23 @@ def iter_rule_chain(rule: ast.Rule) -> list[ast.Rule]:
 SPECIAL_CALLS = {"print": None, "internal.print": None}
 
 
-def check_call(tree: CompiledTree, call: ast.Call, nested: bool = False) -> None:
+def check_call(tree: CompiledTree, call: ast.Call, nested: bool = False) -> bool:
     """Raises for an unknown function or a wrong number of arguments; a call that is
-    an expression of its own may pass one more (its output), a ``nested`` one not."""
+    an expression of its own may pass one more (its output), a ``nested`` one not.
+    Returns whether the call passes that output argument."""
     if call.op in SPECIAL_CALLS:
-        return
+        return False
     arity = tree.arity(call.op)
     if arity is None:
         if call.op.startswith("data.") and _is_rule_path(tree, call.op):
-            return
+            return False
         raise RegoTypeError(f"undefined function {call.op}", call.location)
     n = len(call.args)
     if n != arity and (nested or n != arity + 1):
         from .typecheck.arity import arity_error  # OPA's messages
 
         raise arity_error(call, arity, nested, call.op not in tree.functions, tree)
-
-
-def _output_passed(tree: CompiledTree, call: ast.Call) -> bool:
-    """Whether ``call`` passes an output argument (an error when it is nested)."""
-    if call.op in SPECIAL_CALLS:
-        return False
-    arity = tree.arity(call.op)
-    return arity is not None and len(call.args) == arity + 1
+    return n != arity
 
 
 def _is_rule_path(tree: CompiledTree, op: str) -> bool:
@@ -727,10 +721,11 @@ def _is_rule_path(tree: CompiledTree, op: str) -> bool:
 def _check_calls(tree: CompiledTree, calls: list[ast.Call]) -> None:
     """Checks every call's function and arity (``calls`` in any order)."""
     try:
+        outputs = False
         for call in calls:
-            check_call(tree, call)
-        if any(_output_passed(tree, call) for call in calls):
-            _raise_first_call_error(tree)  # nested ones may not
+            outputs = check_call(tree, call) or outputs
+        if outputs:
+            _raise_first_call_error(tree)  # nested calls may not pass one
     except RegoTypeError:
         # Report the error OPA reports: the first in rule tree order.
         _raise_first_call_error(tree)
@@ -830,12 +825,13 @@ def resolve_query(
     scope = resolver.make_scope(None, [], body, set())
     resolved = resolver.body(body, scope)
     found: RegoTypeError | None = None
+    outputs = False
     try:
         for call in resolver.calls:
-            check_call(tree, call)
+            outputs = check_call(tree, call) or outputs
     except RegoTypeError as err:
         found = err
-    if found is not None or any(_output_passed(tree, call) for call in resolver.calls):
+    if found is not None or outputs:
         from .typecheck.arity import calls_in_body, raise_all
 
         # Report the first bad call in the order OPA walks the query.
