@@ -20,9 +20,9 @@ import os
 from typing import Any
 
 import pytest
+
 from filter_policies import Case, generate
 from opa_oracle import OracleUnavailable, get_oracle
-
 from pyrego import Engine
 from pyrego.filters import ALWAYS, Compound, FieldCondition, FieldRef, FilterError, compile_condition, compile_filters
 

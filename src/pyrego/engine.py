@@ -543,6 +543,26 @@ class Engine(InstrumentationMixin):
         except RecursionError:
             raise _too_deep() from None
 
+    def eval_partial(self, query: str, *, unknowns: Sequence[str] | None = ("input",), input: Any = _NO_INPUT) -> Any:
+        """Partially evaluate ``query`` with ``unknowns`` unknown (OPA's ``rego.Partial``).
+
+        Returns a :class:`pyrego.partial.PartialResult`: residual queries and
+        support modules. ``unknowns`` None: those the queried rule's
+        ``# METADATA`` declares (``compile: unknowns:``), else ``input``.
+        ``input``: the known part of the input (default: the engine's)."""
+        from .partial import partial_eval
+
+        return partial_eval(self, query, unknowns=unknowns, input=self._input if input is _NO_INPUT else input)
+
+    def compile_filters(self, query: str, input: Any = None, **options: Any) -> dict[str, Any]:
+        """OPA's Compile API: ``query`` as a data filter (SQL ``WHERE`` clause or UCAST).
+
+        Options (``unknowns``, ``target``, ``dialect``, ``mappings``,
+        ``mask_rule``) and result are those of :func:`pyrego.filters.compile_filters`."""
+        from .filters import compile_filters
+
+        return compile_filters(self, query, input, **options)
+
     def _run_query_body(self, body: ast.Body, text: str, bind: bool = False) -> list[tuple[dict[str, Any], tuple[Any, ...]]]:
         return list(self._execute(self._compile_body(body, [text] * len(body))))
 

@@ -35,6 +35,7 @@ from ..errors import RegoError
 from ..loader import LoadError, data_document, iter_files, read_document, read_policy, split_prefix
 from .eval_extras import EvalExtras, add_arguments
 from .output import PlainError, UsageError, format_errors
+from .partial_output import add_partial_arguments, run_partial
 
 #: ``--format`` values, as ``opa eval`` names them.
 FORMATS = ("json", "values", "bindings", "pretty", "source", "raw", "discard")
@@ -117,8 +118,8 @@ def cmd_eval(ns: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     import pyrego
 
     fmt: str = ns.format
-    if fmt == "source":
-        raise UsageError("format source is the output of partial evaluation (--partial), which this command does not do")
+    if fmt == "source" and not ns.partial:
+        raise UsageError("format source is the output of partial evaluation (--partial)")
     engine = pyrego.Engine()
     extras = EvalExtras(ns, engine)
     errors_to = out if fmt == "json" else err
@@ -149,6 +150,8 @@ def cmd_eval(ns: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             return 2
         if given:  # otherwise input stays undefined, as in OPA
             engine.set_input(document)
+        if ns.partial:
+            return run_partial(engine, query, ns, out)
         result = extras.eval_query(query, package=ns.package, imports=tuple(ns.imports or ()))
     except (RegoError, PlainError) as exc:
         # opa eval's exit status for errors is 2 (1 is for --fail and --fail-defined).
@@ -208,4 +211,5 @@ def register(sub: Any) -> None:
     ev.add_argument("--fail-defined", action="store_true", help="exit 1 when the result is defined")
     ev.add_argument("--fail-non-empty", action="store_true", help="exit 1 when the result is not empty")
     add_arguments(ev)
+    add_partial_arguments(ev)
     ev.set_defaults(func=cmd_eval)

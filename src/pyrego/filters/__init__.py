@@ -162,9 +162,9 @@ def _constraint(target: str, dialect: str) -> Constraint:
 
 
 def _partial(engine: Engine, query: str, input: Any, unknowns: Sequence[str] | None) -> PartialResult:
-    if unknowns is None:
-        unknowns = _declared_unknowns(engine, query)
-    return partial_eval(engine, query, unknowns=list(unknowns), input=UNDEF if input is None else input, eval_nondeterministic=True)
+    return partial_eval(
+        engine, query, unknowns=None if unknowns is None else list(unknowns), input=UNDEF if input is None else input, eval_nondeterministic=True
+    )
 
 
 def _condition(result: PartialResult, c: Constraint, target: str, dialect: str, mappings: dict[str, Any] | None) -> Filter:
@@ -174,31 +174,10 @@ def _condition(result: PartialResult, c: Constraint, target: str, dialect: str, 
     return queries_to_condition(result.queries, _lookup_mappings(mappings, target, dialect))
 
 
-def _query_path(query: str) -> tuple[str, ...] | None:
-    from ..parser import parse_term
-    from ..partial.unknowns import _ground_path
-
-    try:
-        path = _ground_path(parse_term(query))
-    except RegoError:
-        return None
-    if path is None or path[0] != "data" or not all(isinstance(p, str) for p in path):
-        return None
-    return tuple(path[1:])
-
-
-def _declared_unknowns(engine: Engine, query: str) -> list[str]:
-    from ..partial.annotations import declared_unknowns
-
-    path = _query_path(query)
-    found = declared_unknowns(engine._get_program().tree, path) if path is not None else None
-    return found if found is not None else ["input"]
-
-
 def _declared_mask_rule(engine: Engine, query: str) -> str | None:
-    from ..partial.annotations import declared_mask_rule
+    from ..partial.annotations import declared_mask_rule, query_path
 
-    path = _query_path(query)
+    path = query_path(query)
     return declared_mask_rule(engine._get_program().tree, path) if path is not None else None
 
 

@@ -94,6 +94,12 @@ def partial_eval(
     tree = program.tree
     body = parse_query(query, "", rego_v1=not engine._rego_v0) if isinstance(query, str) else query
     resolved, names = resolve_query(body, tree)
+    if unknowns is None:
+        from .annotations import declared_unknowns, query_path
+
+        qpath = query_path(query)
+        declared = declared_unknowns(tree, qpath) if qpath is not None else None
+        unknowns = declared if declared is not None else ["input"]
     paths = parse_unknowns(unknowns)
     known = KnownDocuments(engine, input)
     ev = Evaluator(

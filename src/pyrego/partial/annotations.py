@@ -23,6 +23,23 @@ from ..compiler import CompiledTree
 from .unknowns import UnknownsError
 
 
+def query_path(query: Any) -> tuple[str, ...] | None:
+    """The rule path a query names (``data.filters.include`` -> ``("filters", "include")``), or None."""
+    from ..errors import RegoError
+    from ..parser import parse_term
+    from .unknowns import _ground_path
+
+    if not isinstance(query, str):
+        return None
+    try:
+        path = _ground_path(parse_term(query))
+    except RegoError:
+        return None
+    if path is None or path[0] != "data" or not all(isinstance(p, str) for p in path):
+        return None
+    return tuple(path[1:])
+
+
 def _chain(tree: CompiledTree, path: tuple[str, ...]) -> list[tuple[ast.Annotation, tuple[str, ...]]]:
     node = tree.nodes.get(path)
     if node is None or not node.has_rules():
