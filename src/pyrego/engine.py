@@ -554,14 +554,24 @@ class Engine(InstrumentationMixin):
 
         return partial_eval(self, query, unknowns=unknowns, input=self._input if input is _NO_INPUT else input)
 
-    def compile_filters(self, query: str, input: Any = None, **options: Any) -> dict[str, Any]:
-        """OPA's Compile API: ``query`` as a data filter (SQL ``WHERE`` clause or UCAST).
-
-        Options (``unknowns``, ``target``, ``dialect``, ``mappings``,
-        ``mask_rule``) and result are those of :func:`pyrego.filters.compile_filters`."""
+    def compile_filters(
+        self,
+        query: str,
+        input: Any = None,
+        *,
+        unknowns: Sequence[str] | None = ("input",),
+        target: str = "sql",
+        dialect: str = "postgresql",
+        mappings: dict[str, Any] | None = None,
+        mask_rule: str | None = None,
+    ) -> dict[str, Any]:
+        """OPA's Compile API: ``query`` as a data filter, ``{"query": ..., "masks": ...}``
+        (a SQL ``WHERE`` clause or a UCAST object); see :func:`pyrego.filters.compile_filters`."""
         from .filters import compile_filters
 
-        return compile_filters(self, query, input, **options)
+        return compile_filters(
+            self, query, input, unknowns=unknowns, target=target, dialect=dialect, mappings=mappings, mask_rule=mask_rule
+        )
 
     def _run_query_body(self, body: ast.Body, text: str, bind: bool = False) -> list[tuple[dict[str, Any], tuple[Any, ...]]]:
         return list(self._execute(self._compile_body(body, [text] * len(body))))

@@ -124,7 +124,15 @@ def expr_text(e: ast.Expr) -> str:
     return text
 
 
-def term_text(t: Any, parent: str | None = None) -> str:
+# Binding strength of infix operators (higher binds tighter), as Rego parses them.
+_PRECEDENCE = {"or": 1, "and": 2, "internal.member_2": 3, "internal.member_3": 3}
+_PRECEDENCE.update({op: 4 for op in ("equal", "neq", "lt", "lte", "gt", "gte")})
+_PRECEDENCE.update({"plus": 5, "minus": 5, "mul": 6, "div": 6, "rem": 6})
+
+
+def term_text(t: Any, parent: int = 0, right: bool = False) -> str:
+    """``t`` as Rego; ``parent``: the precedence of the operator it is an operand
+    of (parentheses where it binds less tightly, or as tightly on the right)."""
     t = to_ast(t) if type(t) is Known else t
     tt = type(t)
     if tt is ast.Scalar:
@@ -135,16 +143,18 @@ def term_text(t: Any, parent: str | None = None) -> str:
         return _ref_text(t)
     if tt is ast.Call:
         op = t.op
+        prec = _PRECEDENCE.get(op, 0)
         if op in _INFIX and len(t.args) == 2:
-            text = f"{term_text(t.args[0], op)} {_INFIX[op]} {term_text(t.args[1], op)}"
-            return f"({text})" if parent is not None else text
-        if op == "internal.member_2" and len(t.args) == 2:
-            text = f"{term_text(t.args[0], op)} in {term_text(t.args[1], op)}"
-            return f"({text})" if parent is not None else text
-        if op == "internal.member_3" and len(t.args) == 3:
-            text = f"{term_text(t.args[0], op)}, {term_text(t.args[1], op)} in {term_text(t.args[2], op)}"
-            return f"({text})" if parent is not None else text
-        return f"{op}({', '.join(term_text(a) for a in t.args)})"
+            text = f"{term_text(t.args[0], prec)} {_INFIX[op]} {term_text(t.args[1], prec, True)}"
+        elif op == "internal.member_2" and len(t.args) == 2:
+            text = f"{term_text(t.args[0], prec)} in {term_text(t.args[1], prec, True)}"
+        elif op == "internal.member_3" and len(t.args) == 3:
+            text = f"{term_text(t.args[0], prec)}, {term_text(t.args[1], prec)} in {term_text(t.args[2], prec, True)}"
+        else:
+            return f"{op}({', '.join(term_text(a) for a in t.args)})"
+        if parent and (prec < parent or (prec == parent and right)):
+            return f"({text})"
+        return text
     if tt is ast.Array:
         return "[" + ", ".join(term_text(x) for x in t.items) + "]"
     if tt is ast.SetTerm:
