@@ -296,6 +296,76 @@ def program(seed: int) -> str:
     return "\n".join(out) + "\n"
 
 
+def program_documents(seed: int) -> dict[str, str]:
+    """Two modules whose rules build documents in many shapes: defaults, else
+    chains, several definitions of one rule (their types merge), ref heads with
+    constant and variable keys, partial sets and objects, functions with several
+    definitions and array patterns, imports; the rules of ``package q`` read
+    them through short names, imports, ``data`` refs (whole packages too),
+    ``with`` and template strings, rightly or wrongly."""
+    g = Gen(random.Random(seed))
+    p = ["package p", ""]
+    shapes: list[tuple[str, str]] = []  # how package q can read what p defines, and the kind
+    for i in range(g.rng.randrange(2, 5)):
+        shape = g.rng.randrange(9)
+        name = f"d{i}"
+        kind = g.pick([k for k in KINDS if k != "any"])
+        if shape == 0:
+            other = g.pick([k for k in KINDS if k != "any"])
+            p += [f"default {name} := {g.literal(kind)}", f"{name} := {g.literal(other)} if input.x"]
+            shapes.append((name, "any"))
+        elif shape == 1:
+            p.append(f"{name} := {g.literal(kind)} if input.a else := {g.literal(g.pick(KINDS[:4]))}")
+            shapes.append((name, "any"))
+        elif shape == 2:
+            p += [f"{name}.a.b := {g.literal(kind)}", f"{name}.a.c := {g.literal('str')}"]
+            shapes += [(f"{name}.a.b", kind), (f"{name}.a", "obj"), (name, "obj")]
+        elif shape == 3:
+            p.append(f"{name}[k] := {g.literal(kind)} if some k in [\"a\", \"b\"]")
+            shapes += [(f"{name}.a", kind), (name, "obj")]
+        elif shape == 4:
+            p.append(f"{name}.x[k].y := {g.literal(kind)} if some k in {g.literal('arr_str')}")
+            shapes += [(f"{name}.x", "obj"), (name, "obj")]
+        elif shape == 5:
+            p += [f"{name} contains {g.literal('num')}", f"{name} contains {g.literal(g.pick(['num', 'str']))} if input.y"]
+            shapes.append((name, "set_num"))
+        elif shape == 6:
+            p += [f"{name}(x) := x + 1", f"{name}(x) := upper(x) if is_string(x)"]
+            shapes.append((f"{name}(1)", "any"))
+        elif shape == 7:
+            p.append(f"{name}([a, b]) := a + b")
+            shapes.append((f"{name}([1, 2])", "num"))
+        else:
+            p.append(f"{name} := {g.literal(kind)}")
+            shapes.append((name, kind))
+    q = ["package q", "", "import data.p", f"import data.p.{shapes[0][0].split('.')[0].split('(')[0]} as first", ""]
+    for i in range(g.rng.randrange(1, 4)):
+        lines: list[str] = []
+        for _ in range(g.rng.randrange(1, 4)):
+            target, kind = g.pick(shapes)
+            via = g.pick([f"p.{target}", f"data.p.{target}", "data.p", f"data.p[{json.dumps(g.pick(['d0', 'd1', 'zz']))}]"])
+            choice = g.rng.randrange(7)
+            if choice == 0:
+                lines.append(f"{via} == {g.value(g.pick(KINDS))}")
+            elif choice == 1:
+                lines.append(f"{via}{g.pick(['.a', '[0]', '.a.b', '[_]', '.x.y', '.zz'])}")
+            elif choice == 2:
+                b = g.pick(BUILTINS)
+                lines.append(f"{b[0]}({', '.join([via] + [g.value(g.pick(ks)) for ks in b[1][1:]])})")
+            elif choice == 3:
+                lines.append(f"x{i}_{len(lines)} := {via}")
+                lines.append(f"x{i}_{len(lines) - 1}" + g.pick(["", ".a", "[0]", " == 1", ' == "s"']))
+            elif choice == 4:
+                lines.append(f"first{g.pick(['', '.a', '[0]', ' == 1'])}")
+            elif choice == 5:
+                lines.append(f"{via} with input as {g.literal('obj')}")
+            else:
+                lines.append(f'x{i}_{len(lines)} := $"v={{{via}}}"')
+                lines.append(f"upper(x{i}_{len(lines) - 1})")
+        q.append(f"r{i} if {{\n\t" + "\n\t".join(lines) + "\n}")
+    return {"p.rego": "\n".join(p) + "\n", "q.rego": "\n".join(q) + "\n"}
+
+
 def query(seed: int) -> str:
     """A query over the module of the same seed's kinds (rules referred to by data.p...)."""
     g = Gen(random.Random(seed * 7919 + 1))

@@ -19,6 +19,8 @@ environments), :mod:`.check` (expressions), :mod:`.refs` (refs),
 
 from __future__ import annotations
 
+from typing import Any
+
 from .. import ast
 from ..compiler import CompiledTree
 from ..errors import Location, RegoCompileError, RegoError, RegoTypeError
@@ -55,16 +57,18 @@ def _location(loc: Location) -> Location | None:
     return loc if loc.row else None
 
 
-def check_program(tree: CompiledTree, modules: list[ast.Module] | None = None) -> ProgramChecker | None:
+def check_program(tree: CompiledTree, modules: list[ast.Module] | None = None, uses: dict[int, Any] | None = None) -> ProgramChecker | None:
     """Check ``tree``'s rules; raises RegoTypeError (``.errors`` lists them all).
 
     ``modules`` (the compiled modules) let errors on refs to rules say where
-    OPA says they are (:mod:`.locations`).
+    OPA says they are (:mod:`.locations`); ``uses`` (the calls and data refs
+    of each rule node, as the compiler found them) saves walking the rules
+    again to order them.
 
     Returns the checker, whose environment holds the rules' types (for
     queries), or None when the program was not checked (its bodies cannot be
     ordered: that error is reported when code is generated)."""
-    checker = ProgramChecker(tree, modules)
+    checker = ProgramChecker(tree, modules, uses)
     try:
         errors = checker.run()
     except RegoCompileError as err:
@@ -92,7 +96,7 @@ def check_query(program: ProgramChecker | None, body: ast.Body) -> None:
     tree = program.tree
     lowerer = Lowerer(tree.arity, program.lowerer.is_function, rewrite_equals=False)
     try:
-        lowered = lowerer.body(body, set(), set(), None, capture=True)
+        lowered, _ = lowerer.body(body, set(), set(), None, capture=True)
     except RegoCompileError as err:
         if isinstance(err, RegoTypeError):
             raise

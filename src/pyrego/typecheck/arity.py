@@ -77,7 +77,8 @@ def _comprehension_type(c: Any, tree: CompiledTree) -> T.MaybeType:
     from .rules import function_types, root_env
 
     lookup = function_types(tree)
-    lowerer = Lowerer(tree.arity, lambda n: n in tree.functions or lookup(n) is not None)
+    # The arity check comes before OPA makes `==` a unification.
+    lowerer = Lowerer(tree.arity, lambda n: n in tree.functions or lookup(n) is not None, rewrite_equals=False)
     outside: set[str] = set()
     for e in c.body:
         stmt_vars(e.statement, outside)

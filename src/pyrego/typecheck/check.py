@@ -67,7 +67,7 @@ class Checker:
         errors: list[TypeErr] = []
         env = env.wrap()
         for expr in body:
-            closure_errs = self.check_closures(env, expr)
+            closure_errs = self.check_closures(env, expr) if expr.closures else []
             errors.extend(closure_errs)
             rc = RefChecker(env)
             rc.check_expr(expr)

@@ -258,8 +258,11 @@ class TypeEnv:
         return T.ObjectType((), (inner.get_by_value(c.key), inner.get_by_value(c.term)))
 
     def get_by_ref(self, ref: tuple[Term, ...]) -> T.MaybeType:
+        head = ref[0]
+        if type(head) is Var and head.name == "input":
+            return T.ANY  # no schema: input is any, and no local variable is called input
         env: TypeEnv = self
-        key = term_key(ref[0])
+        key = term_key(head)
         while True:
             node = env.tree.child(key)
             if node is not None:

@@ -91,7 +91,7 @@ class IExpr:
     """One expression: a call (``op`` and ``operands``; ``eq`` is unification),
     a term alone, or ``every`` (``domain``, ``key``, ``value``, ``body``)."""
 
-    __slots__ = ("kind", "op", "operands", "term", "negated", "withs", "location", "generated", "every_key", "every_value", "body")
+    __slots__ = ("kind", "op", "operands", "term", "negated", "withs", "location", "generated", "every_key", "every_value", "body", "closures")
 
     def __init__(
         self,
@@ -116,6 +116,8 @@ class IExpr:
         self.every_key: Term | None = None
         self.every_value: Term | None = None
         self.body: list[IExpr] = []
+        # Whether a comprehension may be inside (set by the lowering).
+        self.closures = False
 
 
 def eq_expr(lhs: Term, rhs: Term, location: Location, withs: tuple[IWith, ...] = ()) -> IExpr:

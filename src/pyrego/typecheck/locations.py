@@ -24,11 +24,18 @@ class SharedLocations:
     """The last resolution of a rule name per module, and of each import's name."""
 
     def __init__(self, tree: CompiledTree, modules: list[ast.Module]) -> None:
+        self._tree = tree
+        self._modules = modules
+        self._found = False
         self.by_module: dict[str, Location] = {}
         self.by_import: dict[int, Location] = {}
         self._imports: dict[int, ast.Ref] = {}
         self._aliases: dict[str, dict[str, int]] = {}
-        for m in modules:
+
+    def _find(self) -> None:
+        """Walk the modules (once, when an error first needs it: errors are rare)."""
+        self._found = True
+        for m in self._modules:
             aliases: dict[str, int] = {}
             for imp in m.imports:
                 head = imp.path.head
@@ -42,7 +49,7 @@ class SharedLocations:
                         aliases[alias] = id(head)
             self._aliases[m.file] = aliases
         rules: dict[str, list[ast.Rule]] = {}
-        for node in tree.nodes.values():
+        for node in self._tree.nodes.values():
             for r in node.rules + ([node.default] if node.default is not None else []):
                 rules.setdefault(r.module_file, []).append(r)
         for file, module_rules in rules.items():
@@ -58,6 +65,8 @@ class SharedLocations:
         loc: Location = head.location
         if type(head) is not ast.Var or head.name not in ("data", "input"):
             return loc
+        if not self._found:
+            self._find()
         if id(head) in self._imports:
             return self.by_import.get(id(head), loc)
         if first is not None and getattr(first, "location", None) == loc:

@@ -97,6 +97,7 @@ class Lowerer:
         self.is_function = is_function
         self.rewrite_equals = rewrite_equals
         self.counter = 0
+        self.comprehensions = 0  # how many were made: tells which expressions hold one
 
     def fresh(self, location: ast.Location, shown: str | None = None) -> Var:
         """A new variable; ``shown`` is the term it stands for, as messages name it."""
@@ -112,11 +113,9 @@ class Lowerer:
         bound: set[str] = set()
         for a in args or ():
             term_vars(a, bound)
-        body = self.body(rule.body, bound, set(), rule.location)
-        now = set(bound)
-        for e in rule.body:
-            stmt_vars(e.statement, now)
+        body, now = self.body(rule.body, bound, set(), rule.location)
         tail: list[IExpr] = []
+        made = self.comprehensions
         # RewriteRuleHeadRefs: composite keys in the head's ref are bound first.
         name = head.ref.head.name if isinstance(head.ref.head, Var) else ""
         path: list[Term] = [Scalar(name, head.ref.location)]
@@ -149,28 +148,32 @@ class Lowerer:
                     v = self.fresh(arg.location)
                     tail.append(eq_expr(v, arg, arg.location))
                     largs[i] = v
-        body.extend(self.finish(tail))
+        body.extend(self._flagged(self.finish(tail), made))
         return LoweredRule(rule, body, largs, key, value, path)
 
     # -- bodies ------------------------------------------------------------------
 
-    def body(self, stmts: ast.Body, bound: set[str], outer: set[str], location: ast.Location | None, *, capture: bool = False) -> list[IExpr]:
-        """``stmts`` ordered as for evaluation and lowered; raises RegoUnsafeVarError when they cannot be.
+    def body(
+        self, stmts: ast.Body, bound: set[str], outer: set[str], location: ast.Location | None, *, capture: bool = False
+    ) -> tuple[list[IExpr], set[str]]:
+        """``stmts`` ordered as for evaluation and lowered, and the variables bound
+        after them; raises RegoUnsafeVarError when they cannot be ordered.
 
         ``capture``: a query's own calls get a variable for their value (OPA's
         rego package adds one to report each expression's value)."""
         outer = outer | bound
         for e in stmts:
             stmt_vars(e.statement, outer)
-        ordered, _ = reorder_body(stmts, set(bound), outer, self.arity, location=location, bind_operands=False)
+        ordered, after = reorder_body(stmts, set(bound), outer, self.arity, location=location, bind_operands=False)
         out: list[IExpr] = []
-        now = set(bound)
+        now = set(bound)  # what is bound before each expression (for its comprehensions)
         for e in ordered:
-            out.extend(self.finish(self.stmt(e, now, outer, capture)))
+            made = self.comprehensions
+            out.extend(self._flagged(self.finish(self.stmt(e, now, outer, capture)), made))
             stmt_vars(e.statement, now)
         if not out:
             out.append(IExpr(TERM, location or ast.NO_LOCATION, term=Scalar(True, location or ast.NO_LOCATION)))
-        return out
+        return out, after
 
     def stmt(self, e: ast.Expr, bound: set[str], outer: set[str], capture: bool = False) -> list[IExpr]:
         """One expression, rewritten (stages 1-5); several expressions come out."""
@@ -252,6 +255,7 @@ class Lowerer:
         return IRef(h, tuple(path), r.location)
 
     def every(self, e: ast.Expr, s: Every, withs: tuple[IWith, ...], bound: set[str], outer: set[str]) -> list[IExpr]:
+        made = self.comprehensions
         support: list[IExpr] = []
         domain = self.expand(s.domain, support, bound, outer, withs)
         d = self.fresh(s.domain.location)
@@ -259,19 +263,21 @@ class Lowerer:
         inner_bound = set(bound) | {s.value.name}
         if s.key is not None:
             inner_bound.add(s.key.name)
-        body = self.body(s.body, inner_bound, outer, s.location)
+        body, _ = self.body(s.body, inner_bound, outer, s.location)
         expr = IExpr(EVERY, e.location, term=d, negated=e.negated, withs=withs)
         expr.every_key = s.key if s.key is not None else self.fresh(s.location)
         expr.every_value = s.value
         expr.body = body
-        return support + [bind, expr]
+        return self._flagged(support + [bind, expr], made)
 
     def capture(self, t: ast.Term, bound: set[str], outer: set[str]) -> ICompr:
         """``{v | v = t}``: how print and template strings read a term that may be undefined."""
         v = self.fresh(t.location)
         support: list[IExpr] = []
+        made = self.comprehensions
         lowered = self.expand(t, support, bound, outer, ())
-        body = self.finish(support + [eq_expr(v, lowered, t.location)])
+        body = self._flagged(self.finish(support + [eq_expr(v, lowered, t.location)]), made)
+        self.comprehensions += 1
         return ICompr("set", None, v, body, t.location)
 
     # -- terms -------------------------------------------------------------------
@@ -282,8 +288,15 @@ class Lowerer:
         if tt is Scalar or tt is Var:
             return t
         if tt is Ref:
-            head = self.expand(t.head, support, bound, outer, withs)
-            path = tuple(self.expand(p, support, bound, outer, withs) for p in t.path)
+            head = t.head
+            for p in t.path:
+                if type(p) is not Scalar and type(p) is not Var:
+                    break
+            else:
+                if type(head) is Var:
+                    return IRef(head, t.path, t.location)  # the common case: nothing to rewrite
+            head = self.expand(head, support, bound, outer, withs)
+            path = tuple([self.expand(p, support, bound, outer, withs) for p in t.path])
             if type(head) in (IArray, IObject, ISet, ICompr):
                 v = self.fresh(head.location, term_text(head))
                 bind = eq_expr(v, head, head.location)
@@ -295,15 +308,15 @@ class Lowerer:
             op = t.op
             if op in _METADATA_CALLS:
                 return self.fresh(t.location)
-            args = tuple(self.expand(a, support, bound, outer, withs) for a in t.args)
-            out = self.fresh(t.location, f"{op}(" + ", ".join(term_text(a) for a in args) + ")")
+            args = tuple([self.expand(a, support, bound, outer, withs) for a in t.args])
+            out = self.fresh(t.location, f"{op}(" + ", ".join([term_text(a) for a in args]) + ")")
             call = IExpr(CALL, t.location, op=op, operands=args + (out,), withs=withs, generated=True)
             support.append(call)
             return out
         if tt is Array:
-            return IArray(tuple(self.expand(x, support, bound, outer, withs) for x in t.items), t.location)
+            return IArray(tuple([self.expand(x, support, bound, outer, withs) for x in t.items]), t.location)
         if tt is SetTerm:
-            return ISet(tuple(self.expand(x, support, bound, outer, withs) for x in t.items), t.location)
+            return ISet(tuple([self.expand(x, support, bound, outer, withs) for x in t.items]), t.location)
         if tt is Object:
             pairs = []
             for k, v in t.items:
@@ -325,10 +338,8 @@ class Lowerer:
         raise TypeError(f"unexpected term {tt.__name__}")
 
     def comprehension(self, c: Any, bound: set[str], outer: set[str]) -> ICompr:
-        body = self.body(c.body, bound, outer, c.location)
-        inner_bound = set(bound)
-        for e in c.body:
-            stmt_vars(e.statement, inner_bound)
+        body, inner_bound = self.body(c.body, bound, outer, c.location)
+        made = self.comprehensions
         tail: list[IExpr] = []
         key: Term | None = None
         if type(c) is ObjectCompr:
@@ -348,8 +359,16 @@ class Lowerer:
             v = self.fresh(term.location)
             tail.append(eq_expr(v, term, term.location))
             term = v
-        body.extend(self.finish(tail))
+        body.extend(self._flagged(self.finish(tail), made))
+        self.comprehensions += 1
         return ICompr(kind, key, term, body, c.location)
+
+    def _flagged(self, exprs: list[IExpr], made: int) -> list[IExpr]:
+        """``exprs``, marked as holding comprehensions when any were made since ``made``."""
+        if made != self.comprehensions:
+            for x in exprs:
+                x.closures = True
+        return exprs
 
     # -- the last stages ---------------------------------------------------------
 
@@ -365,7 +384,7 @@ class Lowerer:
                     b = self.dyn_in_term(e, e.operands[1], out)
                     e.operands = (a, b)
             elif e.kind == CALL:
-                e.operands = tuple(self.dyn_one(e, t, out) for t in e.operands)
+                e.operands = tuple([self.dyn_one(e, t, out) for t in e.operands])
             elif e.kind == TERM:
                 assert e.term is not None
                 e.term = self.dyn_in_term(e, e.term, out)
@@ -373,17 +392,26 @@ class Lowerer:
         return out
 
     def dyn_in_term(self, orig: IExpr, t: Any, out: list[IExpr]) -> Term:
-        if type(t) is IRef:
-            return IRef(t.head, tuple(self.dyn_one(orig, p, out) for p in t.path), t.location)
-        if type(t) is ICompr:
+        tt = type(t)
+        if tt is IRef:
+            return self._dyn_path(orig, t, out)
+        if tt is ICompr or tt is Scalar or tt is Var:
             return t
         return self.dyn_one(orig, t, out)
 
+    def _dyn_path(self, orig: IExpr, t: IRef, out: list[IExpr]) -> IRef:
+        """``t`` with the refs and comprehensions among its keys bound first."""
+        for p in t.path:
+            if type(p) is not Scalar and type(p) is not Var:
+                return IRef(t.head, tuple([self.dyn_one(orig, p, out) for p in t.path]), t.location)
+        return t
+
     def dyn_one(self, orig: IExpr, t: Any, out: list[IExpr]) -> Term:
         tt = type(t)
+        if tt is Scalar or tt is Var:
+            return t
         if tt is IRef:
-            ref = IRef(t.head, tuple(self.dyn_one(orig, p, out) for p in t.path), t.location)
-            return self._bind(orig, ref, out)
+            return self._bind(orig, self._dyn_path(orig, t, out), out)
         if tt is IArray:
             return IArray(tuple(self.dyn_one(orig, x, out) for x in t.items), t.location)
         if tt is ISet:

@@ -22,7 +22,7 @@ from typing import Any
 
 from .. import types as T
 from ..ast import Scalar, Var
-from .env import ROOT_DOCUMENTS, Node, TypeEnv, select_constant, to_json
+from .env import ROOT_DOCUMENTS, Node, TypeEnv, select_constant, term_key, to_json
 from .ir import CALL, TERM, IArray, ICompr, IExpr, IObject, IRef, ISet, Term, ref_text, term_text
 
 
@@ -103,6 +103,9 @@ def _unsupported(env: TypeEnv, ref: tuple[Term, ...], pos: int, have: T.MaybeTyp
 
     text = ref_text(ref)
     lines = [text, "^" * _go_len(ref_text(ref[: pos + 1])), "have: " + _type_text(have)]
+    if isinstance(have, T.FunctionType):
+        # Functions are called, never read: OPA (v1.20.2) says so.
+        return TypeErr(_where(env, ref), f"function {text} used as reference, not called", lines)
     return TypeErr(_where(env, ref), "undefined ref: " + text, lines)
 
 
@@ -154,6 +157,10 @@ class RefChecker:
             return
         tt = type(t)
         if tt is IRef:
+            head = t.head
+            if type(head) is Var and head.name == "input":
+                self._input_ref(t.path)
+                return
             ref = t.terms()
             err = self.check_apply(ref)
             if err is not None:
@@ -172,6 +179,25 @@ class RefChecker:
                 self.walk(k)
                 self.walk(v)
         # comprehensions are checked on their own; scalars and variables hold no refs
+
+    def _input_ref(self, path: tuple[Any, ...]) -> None:
+        """A ref into ``input``, which is any: no error, but its variables become any."""
+        env = self.env
+        nested = False
+        for p in path:
+            tp = type(p)
+            if tp is Var:
+                if env.get_by_value(p) is None:
+                    env.tree.put_one(("v", p.name), p, T.ANY)
+            elif tp is not Scalar:
+                nested = True
+                if tp is IArray or tp is IObject or tp is ISet:
+                    from .check import unify1
+
+                    unify1(env, p, T.ANY, False)
+        if nested:
+            for p in path:
+                self.walk(p)
 
     def check_apply(self, ref: tuple[Term, ...]) -> Any:
         tpe = self.env.get_by_ref(ref)
@@ -194,8 +220,6 @@ class RefChecker:
                         return _invalid(self.env, ref, idx, exist, tpe, one_of_for_node(node))
                 else:
                     env.tree.put_one(("v", head.name), head, tpe)
-            from .env import term_key
-
             child = node.child(term_key(head))
             if child is None:
                 if curr.next is not None:

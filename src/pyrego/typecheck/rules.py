@@ -145,25 +145,31 @@ def _branches(rule: ast.Rule) -> list[ast.Rule]:
     return out
 
 
-def sorted_nodes(tree: CompiledTree) -> list[RuleNode]:
-    """Rule nodes, each after the nodes its rules read."""
+def sorted_nodes(tree: CompiledTree, uses: dict[int, Any] | None = None) -> list[RuleNode]:
+    """Rule nodes, each after the nodes its rules read (``uses``: the calls and
+    data refs of each node's rules, as the compiler collected them)."""
     by_id: dict[int, RuleNode] = {}
     deps: dict[int, set[int]] = {}
     nodes = [n for n in tree.nodes.values() if n.has_rules()]
     for node in nodes:
         found: set[int] = set()
-        for rule in _node_rules(node):
-            for branch in _branches(rule):
-                refs: list[tuple[ast.Term, ...]] = []
-                calls: list[str] = []
-                _rule_refs(branch, refs, calls)
-                for path in refs:
-                    _nodes_read(tree.root, path, found, by_id)
-                for op in calls:
-                    fn = tree.functions.get(op)
-                    if fn is not None:
-                        found.add(fn.id)
-                        by_id[fn.id] = fn
+        refs: list[tuple[ast.Term, ...]] = []
+        calls: list[str] = []
+        used = uses.get(node.id) if uses is not None else None
+        if used is not None:
+            refs = [r.path for r in used.data_refs]
+            calls = [c.op for c in used.calls]
+        else:
+            for rule in _node_rules(node):
+                for branch in _branches(rule):
+                    _rule_refs(branch, refs, calls)
+        for path in refs:
+            _nodes_read(tree.root, path, found, by_id)
+        for op in calls:
+            fn = tree.functions.get(op)
+            if fn is not None:
+                found.add(fn.id)
+                by_id[fn.id] = fn
         deps[node.id] = found
     order: list[RuleNode] = []
     state: dict[int, int] = {}
@@ -252,8 +258,9 @@ def rule_type(cpy: TypeEnv, lowered: LoweredRule) -> tuple[list[Term], T.MaybeTy
 class ProgramChecker:
     """Checks every rule of a compiled tree; the environment keeps the rules' types."""
 
-    def __init__(self, tree: CompiledTree, modules: list[ast.Module] | None = None) -> None:
+    def __init__(self, tree: CompiledTree, modules: list[ast.Module] | None = None, uses: dict[int, Any] | None = None) -> None:
         self.tree = tree
+        self.uses = uses
         self.root = root_env(tree, SharedLocations(tree, modules) if modules is not None else None)
         self.rules_env = self.root.wrap()
         lookup = function_types(tree)
@@ -263,7 +270,7 @@ class ProgramChecker:
     def run(self) -> list[TypeErr]:
         tree = self.tree
         packages = tree.metadata.rule_packages
-        for node in sorted_nodes(tree):
+        for node in sorted_nodes(tree, self.uses):
             for rule in _node_rules(node):
                 pkg = packages.get(rule.location, ())
                 for branch in _branches(rule):
