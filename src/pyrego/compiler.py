@@ -541,7 +541,7 @@ def compile_modules(
     if type_check:
         from .typecheck import check_program
 
-        tree.types = check_program(tree, modules)
+        tree.types = check_program(tree, modules, uses)
     return tree
 
 
