@@ -94,7 +94,7 @@ def check_query(program: ProgramChecker | None, body: ast.Body) -> None:
     from .lower import Lowerer
 
     tree = program.tree
-    lowerer = Lowerer(tree.arity, program.lowerer.is_function, rewrite_equals=False)
+    lowerer = Lowerer(tree.arity, program.lowerer.is_function, rewrite_equals=False, function_paths=program.lowerer.function_paths)
     try:
         lowered, _ = lowerer.body(body, set(), set(), None, capture=True)
     except RegoCompileError as err:

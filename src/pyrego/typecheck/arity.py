@@ -100,7 +100,14 @@ def arity_error(call: ast.Call, arity: int, nested: bool, is_builtin: bool, tree
         return RegoTypeError(f"{call.op}: arity mismatch\n\thave: {T.func_args_text(have)}\n\twant: {want}", call.location)
     n = len(call.args)
     noun = "argument" if n == 1 else "arguments"
-    return RegoTypeError(f"function {call.op} has arity {arity}, got {n} {noun}", call.location)
+    name = call.op
+    node = tree.functions.get(call.op) if tree is not None else None
+    if node is not None:  # the rule's path as a ref (a key may hold a dot)
+        from ..ast import Scalar, Var
+        from .ir import ref_text
+
+        name = ref_text((Var("data"),) + tuple(Scalar(p) for p in node.path))
+    return RegoTypeError(f"function {name} has arity {arity}, got {n} {noun}", call.location)
 
 
 def mismatched(arity: int, n: int, nested: bool) -> bool:

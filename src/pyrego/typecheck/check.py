@@ -18,7 +18,7 @@ from .. import types as T
 from ..ast import Scalar, Var
 from ..errors import Location
 from .env import TypeEnv, is_constant, select_constant
-from .ir import CALL, EVERY, TERM, IArray, ICompr, IExpr, IObject, IRef, ISet, Term
+from .ir import CALL, EVERY, TERM, IArray, ICompr, IExpr, IObject, IRef, ISet, Term, ref_text
 from .refs import RefChecker
 
 
@@ -165,7 +165,13 @@ def _compr_terms(c: ICompr) -> list[Term]:
 def check_call(env: TypeEnv, expr: IExpr) -> TypeErr | None:
     """A call's operands against the function's declared types."""
     name = expr.op
-    tpe = env.get_by_ref(_op_ref(name))
+    path = expr.op_path
+    if path is not None:  # a function rule: its path, which may have keys with dots
+        ref: tuple[Term, ...] = (Var("data"),) + tuple([Scalar(p) for p in path])
+        name = ref_text(ref)
+    else:
+        ref = _op_ref(name)
+    tpe = env.get_by_ref(ref)
     if tpe is None:
         return TypeErr(expr.location, f"undefined function {name}")
     if isinstance(tpe, T.AnyType):

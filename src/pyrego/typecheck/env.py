@@ -72,10 +72,30 @@ def to_json(t: Any) -> Any:
 
 
 def _key_text(k: Term) -> str:
+    """An object key as OPA's JSON conversion makes it: a string as it is,
+    anything else as its JSON text (``{1: "a"}`` has the key ``"1"``)."""
     v = to_json(k)
-    if not isinstance(v, str):
-        raise ValueError("object key is not a string")
-    return v
+    return v if isinstance(v, str) else _go_json(v)
+
+
+def _go_json(v: Any) -> str:
+    """A JSON value as Go's json.Encoder writes it (compact, keys sorted, HTML escaped)."""
+    import json
+
+    if v is None:
+        return "null"
+    if v is True:
+        return "true"
+    if v is False:
+        return "false"
+    if isinstance(v, T.JNum):
+        return v.text
+    if isinstance(v, str):
+        text = json.dumps(v, ensure_ascii=False)
+        return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+    if isinstance(v, tuple):
+        return "[" + ",".join(_go_json(x) for x in v) + "]"
+    return "{" + ",".join(f"{_go_json(k)}:{_go_json(x)}" for k, x in v.pairs) + "}"
 
 
 class Node:

@@ -91,7 +91,9 @@ class IExpr:
     """One expression: a call (``op`` and ``operands``; ``eq`` is unification),
     a term alone, or ``every`` (``domain``, ``key``, ``value``, ``body``)."""
 
-    __slots__ = ("kind", "op", "operands", "term", "negated", "withs", "location", "generated", "every_key", "every_value", "body", "closures")
+    __slots__ = (
+        "kind", "op", "op_path", "operands", "term", "negated", "withs", "location", "generated", "every_key", "every_value", "body", "closures"
+    )
 
     def __init__(
         self,
@@ -107,6 +109,8 @@ class IExpr:
     ) -> None:
         self.kind = kind
         self.op = op
+        # A rule's path below data when ``op`` names a function (its keys may hold dots).
+        self.op_path: tuple[str, ...] | None = None
         self.operands = operands
         self.term = term
         self.negated = negated

@@ -92,9 +92,18 @@ class LoweredRule:
 class Lowerer:
     """Lowers the rules and queries of one program (one counter for fresh variables)."""
 
-    def __init__(self, arity: ArityFn, is_function: Callable[[str], bool], *, rewrite_equals: bool = True) -> None:
+    def __init__(
+        self,
+        arity: ArityFn,
+        is_function: Callable[[str], bool],
+        *,
+        rewrite_equals: bool = True,
+        function_paths: dict[str, tuple[str, ...]] | None = None,
+    ) -> None:
         self.arity = arity
         self.is_function = is_function
+        # A function rule's name as a call writes it -> its path under data.
+        self.function_paths = function_paths or {}
         self.rewrite_equals = rewrite_equals
         self.counter = 0
         self.comprehensions = 0  # how many were made: tells which expressions hold one
@@ -207,6 +216,7 @@ class Lowerer:
             if capture and not e.negated and self.arity(s.op) == len(operands):
                 operands += (self.fresh(loc),)
             main = IExpr(CALL, loc, op=s.op, operands=operands, negated=e.negated, withs=withs)
+            main.op_path = self.function_paths.get(s.op)
         else:
             term = self.expand(s, support, bound, outer, withs)
             main = IExpr(TERM, loc, term=term, negated=e.negated, withs=withs)
@@ -311,6 +321,7 @@ class Lowerer:
             args = tuple([self.expand(a, support, bound, outer, withs) for a in t.args])
             out = self.fresh(t.location, f"{op}(" + ", ".join([term_text(a) for a in args]) + ")")
             call = IExpr(CALL, t.location, op=op, operands=args + (out,), withs=withs, generated=True)
+            call.op_path = self.function_paths.get(op)
             support.append(call)
             return out
         if tt is Array:

@@ -264,7 +264,8 @@ class ProgramChecker:
         self.root = root_env(tree, SharedLocations(tree, modules) if modules is not None else None)
         self.rules_env = self.root.wrap()
         lookup = function_types(tree)
-        self.lowerer = Lowerer(tree.arity, lambda n: n in tree.functions or lookup(n) is not None)
+        paths = {op: node.path for op, node in tree.functions.items()}
+        self.lowerer = Lowerer(tree.arity, lambda n: n in tree.functions or lookup(n) is not None, function_paths=paths)
         self.checker = Checker()
 
     def run(self) -> list[TypeErr]:
