@@ -88,7 +88,16 @@ class _Gen:
         return f"{fn}({col}, {self.const('str')})"
 
     def known_test(self) -> str:
-        return self.r.choice(['input.user.role == "admin"', 'input.user.role == "viewer"', "input.limit > 3", "input.user.tenant == 3", 'not input.user.name == "bob"'])
+        return self.r.choice(
+            [
+                'input.user.role == "admin"',
+                'input.user.role == "viewer"',
+                "input.limit > 3",
+                "input.user.tenant == 3",
+                'not input.user.name == "bob"',
+                'every t in input.user.teams { t != "green" }',
+            ]
+        )
 
     def expr(self, depth: int = 0) -> str:
         r = self.r
@@ -121,7 +130,24 @@ class _Gen:
             return f"{col} == null" if r.random() < 0.5 else f"{col} != null"
         if roll < 0.94 and "users" in self.tables:
             return "input.tickets.assignee == input.users.id; input.users.team in input.user.teams"
+        if roll < 0.96 and depth == 0:
+            return self.special_helper()
         return self.refused()
+
+    def special_helper(self) -> str:
+        """A helper OPA does not inline (default, else) or a partial set of the rows."""
+        self.n += 1
+        name = f"g{self.n}"
+        col, kind = self.col("str", "tickets")
+        form = self.r.randrange(3)
+        if form == 0:
+            self.helpers += [f"default {name} := false", f"{name} if {col} == {self.const(kind)}"]
+            return name
+        if form == 1:
+            self.helpers.append(f"{name}(v) := true if v == {self.const(kind)} else := false")
+            return f"{name}({col})"
+        self.helpers.append(f"{name} contains v if {{ v := {col} }}")
+        return '"open" in ' + name
 
     def refused(self) -> str:
         r = self.r
@@ -162,6 +188,8 @@ class _Gen:
 def generate(seed: int) -> Case:
     """The policy for ``seed`` (the same each time)."""
     rng = random.Random(seed)
+    case_input = json.loads(json.dumps(INPUT))
+    case_input["user"]["role"] = rng.choice(["admin", "admin", "viewer"])
     tables = ["tickets", "users"] if rng.random() < 0.25 else ["tickets"]
     g = _Gen(rng, tables)
     lines = ["package filters", ""]
@@ -173,4 +201,4 @@ def generate(seed: int) -> Case:
         rules[0] = rules[0] + " else := false"
     lines += rules + g.helpers
     unknowns = [f"input.{t}" for t in tables] if rng.random() < 0.85 else ["input"]
-    return Case("\n".join(lines) + "\n", unknowns)
+    return Case("\n".join(lines) + "\n", unknowns, case_input)

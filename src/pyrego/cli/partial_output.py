@@ -17,7 +17,7 @@ from typing import Any, TextIO
 
 from .. import ast
 from ..partial import PartialResult
-from ..partial.output import body_text, expr_text
+from ..partial.output import expr_text
 
 __all__ = ["add_partial_arguments", "run_partial", "format_partial"]
 
@@ -136,5 +136,3 @@ def pretty_text(result: PartialResult) -> str:
         out.append(sep)
     return "\n".join(out)
 
-
-__all__ += ["body_text"]

@@ -52,6 +52,9 @@ class EvalBase:
     def _bind(self, name: str, t: Any) -> Iterator[None]:
         raise NotImplementedError
 
+    def fresh(self, prefix: str = "__local") -> ast.Var:
+        raise NotImplementedError
+
     # -- refs.py
     def ref(self, t: ast.Ref, scope: Scope, against: Any = None) -> Iterator[Any]:
         raise NotImplementedError

@@ -19,7 +19,7 @@ from .. import ast
 from ..compiler import FuncRef
 from ..errors import EvalError
 from ..runtime.helpers import rt_template
-from ..runtime.values import UNDEF, freeze, iter_items
+from ..runtime.values import UNDEF, freeze
 from .base import EvalBase
 from .bindings import ROOTS, Scope
 from .terms import TRUE, Known, collapse
@@ -116,7 +116,7 @@ class CallsMixin(EvalBase):
 
     def comprehension(self, t: Any, scope: Scope) -> Iterator[Any]:
         if self.closure_unknown(t, scope):
-            yield self.instantiate(t, scope)
+            yield from self._residual_closure(self.instantiate(t, scope))
             return
         body = self.ordered(t.body, scope, set())
         tt = type(t)
@@ -137,7 +137,7 @@ class CallsMixin(EvalBase):
                         residual = True
                     items.append(v)
         if residual:
-            yield self.instantiate(t, scope)
+            yield from self._residual_closure(self.instantiate(t, scope))
             return
         if tt is ast.ArrayCompr:
             yield Known([v.value for v in items])
@@ -151,6 +151,13 @@ class CallsMixin(EvalBase):
                     raise EvalError("object keys must be unique", t.location, code="eval_conflict_error")
                 out[fk] = v.value
             yield Known(out)
+
+    def _residual_closure(self, closure: Any) -> Iterator[Any]:
+        """A comprehension that reads unknowns: saved bound to a variable of its
+        own, which stands for it (OPA's compiler gives it one first)."""
+        var = self.fresh()
+        for _ in self.save_unify(var, closure):
+            yield var
 
     def template(self, t: ast.TemplateString, scope: Scope) -> Iterator[Any]:
         terms = [p for p in t.parts if not isinstance(p, str)]
@@ -227,4 +234,4 @@ def _replaced(doc: Any, path: list[Any], value: Any) -> Any:
     return base
 
 
-__all__ = ["CallsMixin", "iter_items"]
+__all__ = ["CallsMixin"]

@@ -28,7 +28,7 @@ from .. import ast
 from ..compiler import CompiledTree
 from ..errors import RegoError
 from ..runtime.values import UNDEF, equal, freeze, iter_items
-from ..safety import reorder_body, stmt_vars
+from ..safety import reorder_body, stmt_vars, term_vars
 from .bindings import Env, Scope
 from .calls import CallsMixin
 from .copyprop import copy_propagate
@@ -36,7 +36,7 @@ from .known import KnownDocuments
 from .refs import RefsMixin
 from .rules import RulesMixin
 from .support import Support
-from .terms import FALSE, Known, collapse
+from .terms import Known, collapse, literal
 from .unknowns import Dependencies, UnknownPath
 
 
@@ -93,8 +93,6 @@ class Evaluator(RefsMixin, RulesMixin, CallsMixin):
         for e in body:
             stmt_vars(e.statement, names, closures=True)
             for w in e.with_mods:
-                from ..safety import term_vars
-
                 term_vars(w.value, names, closures=True)
         bound = frozenset(n for n in names if self.is_bound(scope, n))
         key = (id(body), bound)
@@ -170,8 +168,6 @@ class Evaluator(RefsMixin, RulesMixin, CallsMixin):
     @staticmethod
     def static_hint(t: ast.Term) -> Known | None:
         """The value of ``t`` when it is a literal (what a default rule is compared with)."""
-        from .terms import literal
-
         return literal(t)
 
     # -- saving ------------------------------------------------------------------------------
@@ -451,22 +447,22 @@ def _can_inline_negation(safe: set[str], queries: list[list[ast.Expr]]) -> bool:
 
 
 def _expr_vars(expr: ast.Expr, out: set[str]) -> None:
-    from .terms import term_vars
+    from .terms import term_vars as residual_vars
 
     s = expr.statement
     if isinstance(s, ast.Unify):
-        term_vars(s.lhs, out)
-        term_vars(s.rhs, out)
+        residual_vars(s.lhs, out)
+        residual_vars(s.rhs, out)
     elif isinstance(s, ast.Call):
         for a in s.args:
-            term_vars(a, out)
+            residual_vars(a, out)
     elif isinstance(s, ast.Ref):
         for p in s.path:
-            term_vars(p, out)
+            residual_vars(p, out)
         if isinstance(s.head, ast.Var) and s.head.name not in ("input", "data"):
             out.add(s.head.name)
     else:
-        term_vars(s, out)
+        residual_vars(s, out)
 
 
 def _contains_ref_or_call(t: Any) -> bool:
@@ -495,4 +491,4 @@ def _nested_in_term(t: Any) -> bool:
     return _contains_ref_or_call(t)
 
 
-__all__ = ["Evaluator", "PartialEvalError", "FALSE"]
+__all__ = ["Evaluator", "PartialEvalError"]

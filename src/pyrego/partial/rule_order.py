@@ -23,8 +23,9 @@ where they first appear); a rule sits in the trie along its values, one
 level per ref (a rule with several constant values for one ref sits under
 each); a rule without indices sits at the root. The walk visits a node's
 rules, then what any value matches, what does not index the ref, each value
-(insertion order: where OPA iterates a Go map, the order it takes most
-often), arrays, and the next level.
+(grouped by OPA's hash of the value, in insertion order, each group newest
+first: where OPA iterates a Go map, the order it takes most often), arrays,
+and the next level.
 """
 
 from __future__ import annotations
@@ -55,6 +56,45 @@ class _Any:
         return hash(self.name)
 
 
+def _opa_hash(key: Any) -> Any:
+    """The hash OPA's trie keys a scalar by: null and false are 0, true 1, a
+    number its integer part; values with one hash share a chain."""
+    from ..runtime.values import BoolKey
+
+    if key is None:
+        return 0
+    if isinstance(key, BoolKey):
+        return 1 if key.value else 0
+    if isinstance(key, (int, float)) or type(key).__name__ == "Decimal":
+        try:
+            return int(key)
+        except (OverflowError, ValueError):
+            return ("n", key)
+    return ("s", key)
+
+
+class _Scalars:
+    """OPA's map of scalar values: a Go map from hash to a chain of entries,
+    each chain listing its newest entry first."""
+
+    __slots__ = ("chains",)
+
+    def __init__(self) -> None:
+        self.chains: dict[Any, list[tuple[Any, _Node]]] = {}
+
+    def get(self, key: Any) -> _Node | None:
+        for k, node in self.chains.get(_opa_hash(key), ()):
+            if k == key:
+                return node
+        return None
+
+    def put(self, key: Any, node: _Node) -> None:
+        self.chains.setdefault(_opa_hash(key), []).insert(0, (key, node))
+
+    def values(self) -> list[_Node]:
+        return [node for chain in self.chains.values() for _, node in chain]
+
+
 class _Node:
     __slots__ = ("rules", "any", "undefined", "scalars", "array", "next")
 
@@ -62,7 +102,7 @@ class _Node:
         self.rules: list[int] = []
         self.any: _Node | None = None
         self.undefined: _Node | None = None
-        self.scalars: dict[Any, _Node] = {}
+        self.scalars = _Scalars()
         self.array: _Node | None = None
         self.next: _Node | None = None
 
@@ -79,7 +119,8 @@ class _Node:
         if value[0] == "scalar":
             child = self.scalars.get(value[1])
             if child is None:
-                child = self.scalars[value[1]] = _Node()
+                child = _Node()
+                self.scalars.put(value[1], child)
             return child
         if self.array is None:
             self.array = _Node()
@@ -95,7 +136,8 @@ class _Node:
             return self.any.insert_array(rest)
         child = self.scalars.get(head[1])
         if child is None:
-            child = self.scalars[head[1]] = _Node()
+            child = _Node()
+            self.scalars.put(head[1], child)
         return child.insert_array(rest)
 
     def walk(self, out: list[int]) -> None:
