@@ -437,8 +437,10 @@ def _add_declared(stmt: ast.Statement, declared: set[str]) -> None:
 class Metadata:
     """``# METADATA`` annotations by what they apply to (for ``rego.metadata.*``)."""
 
-    # rule location -> its rule-scope annotation
+    # rule location -> its rule-scope annotation (the first block above it)
     rules: dict[ast.Location, ast.Annotation] = field(default_factory=dict)
+    # rule location -> later rule-scope blocks above the same rule (in the chain only)
+    more_rules: dict[ast.Location, list[ast.Annotation]] = field(default_factory=dict)
     # rule location -> the rule's path (package path + rule ref)
     rule_paths: dict[ast.Location, tuple[str, ...]] = field(default_factory=dict)
     # document path -> document-scope annotations
@@ -579,7 +581,10 @@ def _collect_metadata(module: ast.Module, pkg: tuple[str, ...], metadata: Metada
         if rule is None:
             continue
         if a.scope == "rule":
-            metadata.rules[rule.location] = a
+            if rule.location in metadata.rules:  # of two blocks above a rule, rule() is the first
+                metadata.more_rules.setdefault(rule.location, []).append(a)
+            else:
+                metadata.rules[rule.location] = a
         else:
             ground, _ = _ground_prefix(rule.head.ref.path)
             name = rule.head.ref.head.name if isinstance(rule.head.ref.head, ast.Var) else ""

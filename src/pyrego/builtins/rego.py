@@ -20,12 +20,13 @@ from .registry import BuiltinError, builtin, operand_error
 
 @builtin("rego.metadata.chain", 0)
 def _chain() -> Any:
-    return []
+    # Inside a rule the code generator puts the constant in place of the call.
+    raise BuiltinError("the rego.metadata.chain function must only be called within the scope of a rule")
 
 
 @builtin("rego.metadata.rule", 0)
 def _rule() -> Any:
-    return {}
+    raise BuiltinError("the rego.metadata.rule function must only be called within the scope of a rule")
 
 
 @builtin("rego.parse_module", 2)
@@ -227,9 +228,12 @@ def _metadata_value(md: Any, op: str, rule: ast.Rule) -> Any:
     path = md.rule_paths.get(rule.location, ())
     docs = md.documents.get(path, [])
     if op == "rego.metadata.rule":
-        chosen = own or (docs[0] if docs else None)
-        return normalise_annotation(chosen) if chosen else {}
+        # Only the rule's own annotation (a document-scope one is in the chain only).
+        return normalise_annotation(own) if own else {}
     chain: list[Any] = []
+    # Every rule-scope block above the rule, the last first (as OPA lists them).
+    for a in reversed(md.more_rules.get(rule.location, [])):
+        chain.append({"path": list(path), "annotations": normalise_annotation(a)})
     entry: dict[Any, Any] = {"path": list(path)}
     if own is not None:
         entry["annotations"] = normalise_annotation(own)
