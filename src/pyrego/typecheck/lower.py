@@ -53,6 +53,7 @@ from ..ast import (
 from ..compiler import FuncRef
 from ..safety import reorder_body, stmt_vars, term_vars
 from .ir import CALL, EVERY, SHOWN_AS, TERM, IArray, ICompr, IExpr, IObject, IRef, ISet, IWith, Term, eq_expr, term_text
+from .localvars import LocalVarNumbers
 
 ArityFn = Callable[[str], "int | None"]
 
@@ -73,6 +74,11 @@ def _requires_eval(t: Any) -> bool:
     if tt is IObject:
         return any(_requires_eval(k) or _requires_eval(v) for k, v in t.items)
     return False
+
+
+def _hoisted(t: Any) -> bool:
+    """A variable pyrego.rewrite made for a call inside a negation."""
+    return type(t) is Var and t.name.startswith("__local") and "@" in t.name
 
 
 class LoweredRule:
@@ -99,11 +105,14 @@ class Lowerer:
         *,
         rewrite_equals: bool = True,
         function_paths: dict[str, tuple[str, ...]] | None = None,
+        local_numbers: LocalVarNumbers | None = None,
     ) -> None:
         self.arity = arity
         self.is_function = is_function
         # A function rule's name as a call writes it -> its path under data.
         self.function_paths = function_paths or {}
+        # How OPA numbers the keys it makes for `some x in xs` (for messages).
+        self.local_numbers = local_numbers
         self.rewrite_equals = rewrite_equals
         self.counter = 0
         self.comprehensions = 0  # how many were made: tells which expressions hold one
@@ -195,12 +204,18 @@ class Lowerer:
         st = type(s)
         if st is SomeVars:
             return []
-        if st is Assign or st is Unify:
+        if st is Unify and _hoisted(s.lhs) and type(s.rhs) is Call and s.rhs.op not in _METADATA_CALLS:
+            # A call the ordering took out of a negation (pyrego.rewrite):
+            # OPA's own rewrite gives it the variable as its output.
+            args = tuple([self.expand(a, support, bound, outer, withs) for a in s.rhs.args])
+            main = IExpr(CALL, s.rhs.location, op=s.rhs.op, operands=args + (s.lhs,), withs=withs, generated=True)
+            main.op_path = self.function_paths.get(s.rhs.op)
+        elif st is Assign or st is Unify:
             lhs = self.expand(s.lhs, support, bound, outer, withs)
             rhs = self.expand(s.rhs, support, bound, outer, withs)
             main = IExpr(CALL, loc, op="eq", operands=(lhs, rhs), negated=e.negated, withs=withs)
         elif st is SomeIn:
-            key: ast.Term = s.key if s.key is not None else self.fresh(s.location)
+            key: ast.Term = s.key if s.key is not None else self.some_key(s)
             coll = s.collection
             ref = Ref(coll.head, coll.path + (key,), coll.location) if type(coll) is Ref else Ref(coll, (key,), coll.location)
             value = self.expand(s.value, support, bound, outer, withs)
@@ -232,6 +247,11 @@ class Lowerer:
                 new_withs.append(w)
             main.withs = tuple(new_withs)
         return with_support + support + bind_withs + [main]
+
+    def some_key(self, s: SomeIn) -> Var:
+        """The key variable of ``some x in xs``, shown with the number OPA gives it."""
+        n = self.local_numbers.number(s) if self.local_numbers is not None else None
+        return self.fresh(s.location, f"__local{n}__" if n is not None else None)
 
     def function_value(self, w: IWith) -> bool:
         """A ``with`` value naming a function (not rewritten: it replaces a function)."""

@@ -20,6 +20,7 @@ from ..compiler import CompiledTree, RuleNode
 from .check import Checker, TypeErr
 from .env import RootEnv, TypeEnv, term_key
 from .ir import IArray, IObject, IRef, ISet, Term
+from .localvars import LocalVarNumbers
 from .locations import SharedLocations
 from .lower import LoweredRule, Lowerer
 from .signatures import any_function, builtin_type
@@ -265,7 +266,9 @@ class ProgramChecker:
         self.rules_env = self.root.wrap()
         lookup = function_types(tree)
         paths = {op: node.path for op, node in tree.functions.items()}
-        self.lowerer = Lowerer(tree.arity, lambda n: n in tree.functions or lookup(n) is not None, function_paths=paths)
+        self.lowerer = Lowerer(
+            tree.arity, lambda n: n in tree.functions or lookup(n) is not None, function_paths=paths, local_numbers=LocalVarNumbers(tree)
+        )
         self.checker = Checker()
 
     def run(self) -> list[TypeErr]:
