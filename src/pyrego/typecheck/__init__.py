@@ -11,10 +11,29 @@ each rule is checked after the rules it reads, with the types OPA infers
 Up to ten errors are reported (then ``error limit reached``), as by OPA's
 compiler. A program whose bodies cannot be ordered (unsafe variables) is not
 checked: the code generator reports that error, which OPA reports first.
+:func:`check_query` checks queries against the rules' types.
+
+The reference is OPA v1.20.2 as it behaves, which in places is not what its
+published source says (found by asking it): an object type with a dynamic
+part unifies with one that lacks some of its keys; a ref whose head is a
+composite value or a call is shown as written (``[1].a``, ``count(x).foo``);
+a function read as a value is ``function data.p.f used as reference, not
+called``; a failed call's operands are shown as they were before the check.
+
+Deliberate differences: ``rego.metadata.chain()`` and ``rule()`` give ``any``
+(OPA types the annotations they return); ``print`` arguments are checked, as
+by OPA with print statements on; OPA checks independent rules in a random
+order, pyrego in source order (which only shows for a function with a
+failing definition); JSON schemas (input or ``# METADATA`` schemas) are not
+read, so ``input`` is ``any``; where pyrego's safety ordering differs from
+OPA's (a comprehension reading the variable its expression binds), types
+flow in pyrego's order.
 
 Modules: :mod:`.lower` (bodies as OPA rewrites them), :mod:`.env` (type
 environments), :mod:`.check` (expressions), :mod:`.refs` (refs),
-:mod:`.rules` (rule order and rule types), :mod:`.signatures` (builtins).
+:mod:`.rules` (rule order and rule types), :mod:`.signatures` (builtins),
+:mod:`.arity` (arity errors, always on), :mod:`.locations` and
+:mod:`.localvars` (where and how OPA names things in its messages).
 """
 
 from __future__ import annotations
@@ -24,7 +43,9 @@ from typing import Any
 from .. import ast
 from ..compiler import CompiledTree
 from ..errors import Location, RegoCompileError, RegoError, RegoTypeError
-from .check import TypeErr
+from .check import Checker, TypeErr
+from .localvars import LocalVarNumbers
+from .lower import Lowerer
 from .rules import ProgramChecker
 
 #: OPA's compiler stops after this many errors.
@@ -80,9 +101,6 @@ def check_program(tree: CompiledTree, modules: list[ast.Module] | None = None, u
     return checker
 
 
-__all__ = ["check_program", "check_query", "to_rego_error", "ERROR_LIMIT"]
-
-
 def check_query(program: ProgramChecker | None, body: ast.Body) -> None:
     """Check a resolved query against the program's rule types (OPA's query type check).
 
@@ -90,11 +108,14 @@ def check_query(program: ProgramChecker | None, body: ast.Body) -> None:
     modules only); errors keep the query's order."""
     if program is None:
         return
-    from .check import Checker
-    from .lower import Lowerer
-
     tree = program.tree
-    lowerer = Lowerer(tree.arity, program.lowerer.is_function, rewrite_equals=False, function_paths=program.lowerer.function_paths)
+    lowerer = Lowerer(
+        tree.arity,
+        program.lowerer.is_function,
+        rewrite_equals=False,
+        function_paths=program.lowerer.function_paths,
+        local_numbers=LocalVarNumbers(query=body),
+    )
     try:
         lowered, _ = lowerer.body(body, set(), set(), None, capture=True)
     except RegoCompileError as err:
@@ -104,3 +125,6 @@ def check_query(program: ProgramChecker | None, body: ast.Body) -> None:
     _, errors = Checker().check_body(program.rules_env, lowered)
     if errors:
         raise to_rego_error(errors, sort=False, limit_when_full=False)
+
+
+__all__ = ["check_program", "check_query", "to_rego_error", "ERROR_LIMIT"]

@@ -22,18 +22,27 @@ from ..safety import term_vars
 
 
 class LocalVarNumbers:
-    """``number(some_in)``: OPA's N for the key of a ``some x in xs`` without a key."""
+    """``name(some_in)``: OPA's name for the key of a ``some x in xs`` without a key.
 
-    def __init__(self, tree: CompiledTree) -> None:
+    A query counts on its own, with names ``__localqN__``."""
+
+    def __init__(self, tree: CompiledTree | None = None, query: ast.Body | None = None) -> None:
         self._tree = tree
+        self._query = query
         self._numbers: dict[int, int] | None = None
         self._next = 0
 
-    def number(self, stmt: ast.SomeIn) -> int | None:
+    def name(self, stmt: ast.SomeIn) -> str | None:
         if self._numbers is None:
             self._numbers = {}
-            self._count()
-        return self._numbers.get(id(stmt))
+            if self._query is not None:
+                self._body(self._query)
+            else:
+                self._count()
+        n = self._numbers.get(id(stmt))
+        if n is None:
+            return None
+        return f"__localq{n}__" if self._query is not None else f"__local{n}__"
 
     def _gen(self) -> int:
         n = self._next
@@ -42,6 +51,7 @@ class LocalVarNumbers:
 
     def _count(self) -> None:
         rules: dict[str, list[ast.Rule]] = {}
+        assert self._tree is not None
         for node in self._tree.nodes.values():
             for r in node.rules + ([node.default] if node.default is not None else []):
                 rules.setdefault(r.module_file, []).append(r)

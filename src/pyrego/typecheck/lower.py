@@ -250,8 +250,7 @@ class Lowerer:
 
     def some_key(self, s: SomeIn) -> Var:
         """The key variable of ``some x in xs``, shown with the number OPA gives it."""
-        n = self.local_numbers.number(s) if self.local_numbers is not None else None
-        return self.fresh(s.location, f"__local{n}__" if n is not None else None)
+        return self.fresh(s.location, self.local_numbers.name(s) if self.local_numbers is not None else None)
 
     def function_value(self, w: IWith) -> bool:
         """A ``with`` value naming a function (not rewritten: it replaces a function)."""
