@@ -218,3 +218,21 @@ def test_unification_of_types() -> None:
     closed = T.ObjectType([("a", T.NUMBER), ("b", T.ANY)])
     assert not T.unifies(closed, T.ObjectType([("a", T.NUMBER)]))
     assert T.unifies(T.ObjectType([("a", T.NUMBER)], (T.STRING, T.ANY)), T.ObjectType([("b", T.NUMBER)]))
+
+
+# ---------------------------------------------------------------- the builtin declarations
+
+
+def test_signatures_are_current(oracle: Any) -> None:
+    """The shipped declarations are OPA's (capabilities file, names from OPA's messages)."""
+    import json
+
+    from conftest import SHARED_DIR
+    from pyrego.typecheck.signatures_data import SIGNATURES
+    from typecheck_signatures import build
+
+    if SHARED_DIR is None:
+        pytest.skip("the shared test material (OPA's capabilities file) is not here")
+    fresh = build(SHARED_DIR / "opa" / "capabilities-v1.20.2.json")
+    shipped = {name: json.loads(json.dumps(list(entry))) for name, entry in SIGNATURES.items()}
+    assert shipped == json.loads(json.dumps(fresh))
