@@ -33,7 +33,7 @@ class RefsMixin(EvalBase):
             yield from self.data_ref(t.path, scope, against)
         else:
             for base in self.term(head, scope):
-                yield from self.walk(self.env.resolve(base), t.path, scope, 0)
+                yield from self.walk(self.env.resolve(base), t.path, scope)
 
     def plugged_path(self, path: tuple[ast.Term, ...], scope: Scope, i: int = 0, done: tuple[Any, ...] = ()) -> Iterator[tuple[Any, ...]]:
         """The path's parts with what is known plugged in; unbound variables stay (they iterate later)."""
@@ -119,7 +119,7 @@ class RefsMixin(EvalBase):
 
     # -- walking into values -------------------------------------------------------------
 
-    def walk(self, base: Any, path: tuple[ast.Term, ...], scope: Scope, i: int) -> Iterator[Any]:
+    def walk(self, base: Any, path: tuple[ast.Term, ...], scope: Scope) -> Iterator[Any]:
         """``base`` looked up along the source ``path``."""
         for parts in self.plugged_path(path, scope):
             yield from self.walk_parts(base, parts, 0)
