@@ -122,7 +122,9 @@ def check_query(program: ProgramChecker | None, body: ast.Body) -> None:
         if isinstance(err, RegoTypeError):
             raise
         return
-    _, errors = Checker().check_body(program.rules_env, lowered)
+    env = program.rules_env.wrap()
+    env.names = lowerer.show  # the query's own variables
+    _, errors = Checker().check_body(env, lowered)
     if errors:
         raise to_rego_error(errors, sort=False, limit_when_full=False)
 

@@ -18,7 +18,7 @@ from .. import types as T
 from ..ast import Scalar, Var
 from ..errors import Location
 from .env import TypeEnv, is_constant, select_constant
-from .ir import CALL, EVERY, TERM, IArray, ICompr, IExpr, IObject, IRef, ISet, Term, ref_text
+from .ir import CALL, EVERY, TERM, IArray, ICompr, IExpr, IObject, IRef, ISet, Term, ref_text, term_text
 from .refs import RefChecker
 
 
@@ -147,15 +147,9 @@ class Checker:
             value = env.get_by_value(w.value)
             if isinstance(target, T.FunctionType) and isinstance(value, T.FunctionType):
                 if not T.unifies(target, value):
-                    name = _op_name(w.target)
+                    name = term_text(w.target, env.names)
                     return arg_error(w.location, name, "arity mismatch", list(value.arg_types()), (target.args, target.variadic))
         return None
-
-
-def _op_name(t: Term) -> str:
-    from .ir import term_text
-
-    return term_text(t)
 
 
 def _compr_terms(c: ICompr) -> list[Term]:
@@ -285,8 +279,6 @@ def _unify2_object(env: TypeEnv, a: IObject, b: Any) -> bool:
 
 
 def _intersect(a: IObject, b: IObject) -> list[tuple[Term, Term]]:
-    from .ir import term_text
-
     b_values = {term_text(k): v for k, v in b.items}
     return [(v, b_values[term_text(k)]) for k, v in a.items if term_text(k) in b_values]
 

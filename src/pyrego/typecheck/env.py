@@ -203,7 +203,7 @@ def insert_into_object(o: T.ObjectType, path: list[Term], tpe: T.MaybeType, env:
 class TypeEnv:
     """One level of types; ``next`` is the level it wraps (None at the root)."""
 
-    __slots__ = ("tree", "next", "checker_factory", "shared")
+    __slots__ = ("tree", "next", "checker_factory", "shared", "names")
 
     def __init__(self, next: TypeEnv | None, checker_factory: Callable[[], Checker] | None = None) -> None:
         self.tree = Node()
@@ -211,6 +211,8 @@ class TypeEnv:
         self.checker_factory: Callable[[], Checker] | None = checker_factory if checker_factory is not None else (next.checker_factory if next else None)
         # Where OPA reports refs to rules (see .locations); None: where they are.
         self.shared: SharedLocations | None = next.shared if next is not None else None
+        # How messages name the variables (see Lowerer.show); None: as written.
+        self.names: Callable[[str], str] | None = next.names if next is not None else None
 
     def wrap(self) -> TypeEnv:
         return TypeEnv(self, self.checker_factory)
@@ -359,10 +361,12 @@ class RootEnv(TypeEnv):
         functions: Callable[[str], Optional[T.FunctionType]],
         checker_factory: Callable[[], Checker],
         shared: SharedLocations | None = None,
+        names: Callable[[str], str] | None = None,
     ) -> None:
         super().__init__(None, checker_factory)
         self.functions = functions
         self.shared = shared
+        self.names = names
 
     def root_ref(self, ref: tuple[Term, ...]) -> T.MaybeType:
         head = ref[0]

@@ -12,7 +12,7 @@ parts change (no calls remain inside terms, comprehension bodies are lowered).
 from __future__ import annotations
 
 import json
-from typing import Union
+from typing import Callable, Union
 
 from ..ast import Scalar, Var
 from ..errors import Location
@@ -136,15 +136,12 @@ _KEYWORDS = frozenset(
 )
 
 
-#: Separates a variable made for a call's output or a ref's composite head from
-#: the text of that term, which messages show in its place (``count(x).foo``).
-SHOWN_AS = "\x00"
+#: How a message names a variable (see :meth:`pyrego.typecheck.lower.Lowerer.show`).
+Names = Callable[[str], str]
 
 
 def display_name(name: str) -> str:
     """A variable as the user wrote it: the compiler's ``x#3`` is ``x``, a wildcard ``_``."""
-    if SHOWN_AS in name:
-        return name.split(SHOWN_AS, 1)[1]
     base = name.split("#", 1)[0]
     return "_" if base.startswith("$") else base
 
@@ -168,46 +165,47 @@ def scalar_text(s: Scalar) -> str:
     return s.text if s.text is not None else str(v)
 
 
-def term_text(t: Term | None) -> str:
-    """A term as OPA's ``String()`` writes it (refs with ``.key`` where they can)."""
+def term_text(t: Term | None, names: Names | None = None) -> str:
+    """A term as OPA's ``String()`` writes it (refs with ``.key`` where they can);
+    ``names`` names the variables (by default as the user wrote them)."""
     if t is None:
         return "<nil>"
     if isinstance(t, Scalar):
         return scalar_text(t)
     if isinstance(t, Var):
-        return display_name(t.name)
+        return names(t.name) if names is not None else display_name(t.name)
     if isinstance(t, IRef):
-        return ref_text(t.terms())
+        return ref_text(t.terms(), names)
     if isinstance(t, IArray):
-        return "[" + ", ".join(term_text(x) for x in t.items) + "]"
+        return "[" + ", ".join(term_text(x, names) for x in t.items) + "]"
     if isinstance(t, ISet):
-        return "{" + ", ".join(term_text(x) for x in t.items) + "}" if t.items else "set()"
+        return "{" + ", ".join(term_text(x, names) for x in t.items) + "}" if t.items else "set()"
     if isinstance(t, IObject):
-        return "{" + ", ".join(f"{term_text(k)}: {term_text(v)}" for k, v in t.items) + "}"
-    body = "; ".join(expr_text(e) for e in t.body)
+        return "{" + ", ".join(f"{term_text(k, names)}: {term_text(v, names)}" for k, v in t.items) + "}"
+    body = "; ".join(expr_text(e, names) for e in t.body)
     if t.kind == "object":
-        return "{" + f"{term_text(t.key)}: {term_text(t.term)} | {body}" + "}"
+        return "{" + f"{term_text(t.key, names)}: {term_text(t.term, names)} | {body}" + "}"
     if t.kind == "set":
-        return "{" + f"{term_text(t.term)} | {body}" + "}"
-    return f"[{term_text(t.term)} | {body}]"
+        return "{" + f"{term_text(t.term, names)} | {body}" + "}"
+    return f"[{term_text(t.term, names)} | {body}]"
 
 
-def ref_text(terms: tuple[Term, ...]) -> str:
+def ref_text(terms: tuple[Term, ...], names: Names | None = None) -> str:
     """OPA's text of a ref given as its terms (head first)."""
     if not terms:
         return ""
-    out = term_text(terms[0])
+    out = term_text(terms[0], names)
     for p in terms[1:]:
         if isinstance(p, Scalar) and isinstance(p.value, str) and _identifier(p.value) and p.value not in _KEYWORDS:
             out += "." + p.value
         else:
-            out += "[" + term_text(p) + "]"
+            out += "[" + term_text(p, names) + "]"
     return out
 
 
-def expr_text(e: IExpr) -> str:
+def expr_text(e: IExpr, names: Names | None = None) -> str:
     if e.kind == TERM:
-        return term_text(e.term)
+        return term_text(e.term, names)
     if e.kind == CALL:
-        return f"{e.op}(" + ", ".join(term_text(x) for x in e.operands) + ")"
+        return f"{e.op}(" + ", ".join(term_text(x, names) for x in e.operands) + ")"
     return "every"

@@ -52,7 +52,22 @@ from ..ast import (
 )
 from ..compiler import FuncRef
 from ..safety import reorder_body, stmt_vars, term_vars
-from .ir import CALL, EVERY, SHOWN_AS, TERM, IArray, ICompr, IExpr, IObject, IRef, ISet, IWith, Term, eq_expr, term_text
+from .ir import (
+    CALL,
+    EVERY,
+    TERM,
+    IArray,
+    ICompr,
+    IExpr,
+    IObject,
+    IRef,
+    ISet,
+    IWith,
+    Term,
+    display_name,
+    eq_expr,
+    term_text,
+)
 from .localvars import LocalVarNumbers
 
 ArityFn = Callable[[str], "int | None"]
@@ -115,13 +130,30 @@ class Lowerer:
         self.local_numbers = local_numbers
         self.rewrite_equals = rewrite_equals
         self.counter = 0
+        self.shown: dict[str, tuple[Any, ...]] = {}
         self.comprehensions = 0  # how many were made: tells which expressions hold one
 
-    def fresh(self, location: ast.Location, shown: str | None = None) -> Var:
-        """A new variable; ``shown`` is the term it stands for, as messages name it."""
+    def fresh(self, location: ast.Location, shown: tuple[Any, ...] | None = None) -> Var:
+        """A new variable; ``shown`` says what messages call it (see :meth:`show`)."""
         name = f"__local{self.counter}__"
         self.counter += 1
-        return Var(name if shown is None else f"{name}{SHOWN_AS}{shown}", location)
+        if shown is not None:
+            self.shown[name] = shown
+        return Var(name, location)
+
+    def show(self, name: str) -> str:
+        """A variable as OPA's messages name it: one made for a call's output or a
+        ref's composite head is the term it stands for (``count(x).foo``,
+        ``[1].a``); the key made for ``some x in xs`` has OPA's number."""
+        spec = self.shown.get(name)
+        if spec is None:
+            return display_name(name)
+        if spec[0] == "call":
+            return f"{spec[1]}(" + ", ".join([term_text(a, self.show) for a in spec[2]]) + ")"
+        if spec[0] == "term":
+            return term_text(spec[1], self.show)
+        numbered = self.local_numbers.name(spec[1]) if self.local_numbers is not None else None
+        return numbered if numbered is not None else display_name(name)
 
     # -- rules -------------------------------------------------------------------
 
@@ -250,7 +282,7 @@ class Lowerer:
 
     def some_key(self, s: SomeIn) -> Var:
         """The key variable of ``some x in xs``, shown with the number OPA gives it."""
-        return self.fresh(s.location, self.local_numbers.name(s) if self.local_numbers is not None else None)
+        return self.fresh(s.location, ("some", s))
 
     def function_value(self, w: IWith) -> bool:
         """A ``with`` value naming a function (not rewritten: it replaces a function)."""
@@ -327,7 +359,7 @@ class Lowerer:
             head = self.expand(head, support, bound, outer, withs)
             path = tuple([self.expand(p, support, bound, outer, withs) for p in t.path])
             if type(head) in (IArray, IObject, ISet, ICompr):
-                v = self.fresh(head.location, term_text(head))
+                v = self.fresh(head.location, ("term", head))
                 bind = eq_expr(v, head, head.location)
                 bind.withs = withs
                 support.append(bind)
@@ -338,7 +370,7 @@ class Lowerer:
             if op in _METADATA_CALLS:
                 return self.fresh(t.location)
             args = tuple([self.expand(a, support, bound, outer, withs) for a in t.args])
-            out = self.fresh(t.location, f"{op}(" + ", ".join([term_text(a) for a in args]) + ")")
+            out = self.fresh(t.location, ("call", op, args))
             call = IExpr(CALL, t.location, op=op, operands=args + (out,), withs=withs, generated=True)
             call.op_path = self.function_paths.get(op)
             support.append(call)

@@ -101,8 +101,8 @@ def _where(env: TypeEnv, ref: tuple[Term, ...]) -> Any:
 def _unsupported(env: TypeEnv, ref: tuple[Term, ...], pos: int, have: T.MaybeType) -> Any:
     from .check import TypeErr
 
-    text = ref_text(ref)
-    lines = [text, "^" * _go_len(ref_text(ref[: pos + 1])), "have: " + _type_text(have)]
+    text = ref_text(ref, env.names)
+    lines = [text, "^" * _go_len(ref_text(ref[: pos + 1], env.names)), "have: " + _type_text(have)]
     if isinstance(have, T.FunctionType):
         # Functions are called, never read: OPA (v1.20.2) says so.
         return TypeErr(_where(env, ref), f"function {text} used as reference, not called", lines)
@@ -112,13 +112,13 @@ def _unsupported(env: TypeEnv, ref: tuple[Term, ...], pos: int, have: T.MaybeTyp
 def _invalid(env: TypeEnv, ref: tuple[Term, ...], pos: int, have: T.MaybeType, want: T.MaybeType, one_of: list[Any] | None) -> Any:
     from .check import TypeErr
 
-    text = ref_text(ref)
-    pad = " " * (_go_len(ref_text(ref[:pos])) + 1)
+    text = ref_text(ref, env.names)
+    pad = " " * (_go_len(ref_text(ref[:pos], env.names)) + 1)
     lines = [text, pad + "^"]
     if have is not None:
         lines.append(pad + "have (type): " + _type_text(have))
     else:
-        lines.append(pad + "have: " + term_text(ref[pos]))
+        lines.append(pad + "have: " + term_text(ref[pos], env.names))
     if one_of:
         lines.append(pad + "want (one of): " + _one_of_text(one_of))
     else:

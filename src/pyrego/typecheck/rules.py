@@ -40,8 +40,8 @@ def function_types(tree: CompiledTree) -> Callable[[str], T.FunctionType | None]
     return lookup
 
 
-def root_env(tree: CompiledTree, shared: SharedLocations | None = None) -> RootEnv:
-    return RootEnv(function_types(tree), Checker, shared)
+def root_env(tree: CompiledTree, shared: SharedLocations | None = None, names: Callable[[str], str] | None = None) -> RootEnv:
+    return RootEnv(function_types(tree), Checker, shared, names)
 
 
 # ---------------------------------------------------------------- dependencies
@@ -262,13 +262,14 @@ class ProgramChecker:
     def __init__(self, tree: CompiledTree, modules: list[ast.Module] | None = None, uses: dict[int, Any] | None = None) -> None:
         self.tree = tree
         self.uses = uses
-        self.root = root_env(tree, SharedLocations(tree, modules) if modules is not None else None)
-        self.rules_env = self.root.wrap()
         lookup = function_types(tree)
         paths = {op: node.path for op, node in tree.functions.items()}
         self.lowerer = Lowerer(
             tree.arity, lambda n: n in tree.functions or lookup(n) is not None, function_paths=paths, local_numbers=LocalVarNumbers(tree)
         )
+        shared = SharedLocations(tree, modules) if modules is not None else None
+        self.root = root_env(tree, shared, self.lowerer.show)
+        self.rules_env = self.root.wrap()
         self.checker = Checker()
 
     def run(self) -> list[TypeErr]:
