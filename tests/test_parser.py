@@ -554,7 +554,7 @@ def test_errors(src: str, message: str, row: int, col: int) -> None:
 
 def test_error_format_has_caret() -> None:
     err = error(parse_module, "package p\nx := [1 2]", "p.rego")
-    expected = 'p.rego:2:9: rego_parse_error: unexpected number token: expected "," or "]"\n\tx := [1 2]\n\t        ^'
+    expected = 'p.rego:2: rego_parse_error: unexpected number token: expected "," or "]"\n\tx := [1 2]\n\t        ^'
     assert err.format() == expected
 
 

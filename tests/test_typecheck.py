@@ -161,7 +161,7 @@ def test_error_lists_every_error() -> None:
     err = info.value
     assert [e.message.split(":")[0] for e in err.errors] == ["upper", "lower"]  # type: ignore[attr-defined]
     assert err is err.errors[0]  # type: ignore[attr-defined]
-    assert str(err).startswith("p.rego:3:6: rego_type_error: upper: invalid argument(s)")
+    assert str(err).startswith("p.rego:3: rego_type_error: upper: invalid argument(s)")
 
 
 def test_extensions_are_typed_any() -> None:

@@ -73,17 +73,49 @@ class RegoError(Exception):
         self.message = message
         self.location = location
         self.source_line = source_line
+        # (line, byte index) worked out from the whole source text, when known
+        self.full_detail: tuple[str, int] | None = None
         super().__init__(self.format())
 
     def format(self) -> str:
-        """Return the OPA-style text: ``file:row: code: message`` and a caret line."""
-        if self.location is None:
+        """Return OPA's text for the error, byte for byte.
+
+        ``file:row: code: message`` (``row:col: code: message`` when there is
+        no file name; the code and message alone without a location), then,
+        for a parse error, OPA's detail lines: the offending source line
+        without its leading tabs and a caret under the offending byte."""
+        loc = self.location
+        if loc is None:
             return f"{self.code}: {self.message}"
-        text = f"{self.location}: {self.code}: {self.message}"
-        if self.source_line is not None:
-            line = self.source_line.rstrip("\n")
-            text += f"\n\t{line}\n\t{' ' * (self.location.col - 1)}^"
+        prefix = f"{loc.file}:{loc.row}" if loc.file else f"{loc.row}:{loc.col}"
+        text = f"{prefix}: {self.code}: {self.message}"
+        detail = self.detail()
+        if detail is not None:
+            shown, caret = detail_lines(*detail)
+            text += f"\n\t{shown}\n\t{caret}"
         return text
+
+    def detail(self) -> tuple[str, int] | None:
+        """OPA's parse error detail: the source line and the byte index of the
+        error in it (None for other errors, which OPA prints without one)."""
+        if self.code != "rego_parse_error" or self.source_line is None or self.location is None:
+            return None
+        if self.full_detail is not None:
+            return self.full_detail
+        line = self.source_line.rstrip("\n").rstrip("\r")
+        return line, _back_to_text(line, _byte_index(line, self.location.col))
+
+    def attach_text(self, text: str) -> None:
+        """Give a parse error the whole text it came from, so that its detail is
+        worked out as OPA's parser does (from the byte offset in the file,
+        moving back over whitespace, across lines if need be)."""
+        loc = self.location
+        if loc is None or self.code != "rego_parse_error":
+            return
+        self.full_detail = parser_detail(text, loc.row, loc.col)
+        if self.source_line is None:
+            self.source_line = self.full_detail[0]
+        self.args = (self.format(),)
 
     def to_dict(self) -> dict[str, object]:
         """The error as OPA reports it in JSON output."""
@@ -95,6 +127,61 @@ class RegoError(Exception):
                 "col": self.location.col,
             }
         return out
+
+
+#: The bytes Go's unicode.IsSpace takes for spaces when OPA reads a byte as a rune.
+_GO_SPACE_BYTES = frozenset(b"\t\n\v\f\r \x85\xa0")
+
+
+def _byte_index(line: str, col: int) -> int:
+    """The UTF-8 byte index in ``line`` of 1-based character column ``col``."""
+    return len(line[: max(col - 1, 0)].encode("utf-8", "surrogatepass"))
+
+
+def _back_to_text(line: str, idx: int) -> int:
+    """OPA moves an error's offset back to the nearest non-space byte (here
+    within the line: the whole text is not known)."""
+    data = line.encode("utf-8", "surrogatepass")
+    if not data:
+        return 0
+    idx = min(idx, len(data) - 1)
+    while idx > 0 and data[idx] in _GO_SPACE_BYTES:
+        idx -= 1
+    return idx
+
+
+def parser_detail(text: str, row: int, col: int) -> tuple[str, int]:
+    """OPA's ParserErrorDetail for an error at ``row``/``col`` of ``text``:
+    the line holding the nearest non-space byte at or before the error's
+    offset, and that byte's index in the line."""
+    data = text.encode("utf-8", "surrogatepass")
+    lines = text.split("\n")
+    offset = sum(len(x.encode("utf-8", "surrogatepass")) + 1 for x in lines[: max(row - 1, 0)])
+    if 0 < row <= len(lines):
+        offset += _byte_index(lines[row - 1], col)
+    if not data:
+        return "", 0
+    offset = min(max(offset, 0), len(data) - 1)
+    while offset > 0 and data[offset] in _GO_SPACE_BYTES:
+        offset -= 1
+    begin = offset
+    while begin > 0 and data[begin] not in (0x0A, 0x0D):
+        begin -= 1
+    if data[begin] in (0x0A, 0x0D):
+        begin += 1
+    end = offset
+    while end < len(data) and data[end] not in (0x0A, 0x0D):
+        end += 1
+    begin = min(begin, end)
+    return data[begin:end].decode("utf-8", "replace"), offset - begin
+
+
+def detail_lines(line: str, idx: int) -> tuple[str, str]:
+    """OPA's two detail lines for a parse error: ``line`` without its leading
+    tabs (spaces are kept), and a caret under byte ``idx`` of ``line``."""
+    shown = line.lstrip("\t")
+    indent = max(idx - (len(line) - len(shown)), 0)
+    return shown, " " * indent + "^"
 
 
 class RegoParseError(RegoError):
