@@ -160,12 +160,15 @@ def check_call(env: TypeEnv, expr: IExpr) -> TypeErr | None:
     """A call's operands against the function's declared types."""
     name = expr.op
     path = expr.op_path
+    tpe: T.MaybeType
     if path is not None:  # a function rule: its path, which may have keys with dots
         ref: tuple[Term, ...] = (Var("data"),) + tuple([Scalar(p) for p in path])
         name = ref_text(ref)
+        tpe = env.get_by_ref(ref)
+    elif not name.startswith("data."):
+        tpe = env.root.builtin(name)  # builtins: no rule or variable has their names
     else:
-        ref = _op_ref(name)
-    tpe = env.get_by_ref(ref)
+        tpe = env.get_by_ref(_op_ref(name))
     if tpe is None:
         return TypeErr(expr.location, f"undefined function {name}")
     if isinstance(tpe, T.AnyType):

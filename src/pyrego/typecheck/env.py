@@ -203,7 +203,7 @@ def insert_into_object(o: T.ObjectType, path: list[Term], tpe: T.MaybeType, env:
 class TypeEnv:
     """One level of types; ``next`` is the level it wraps (None at the root)."""
 
-    __slots__ = ("tree", "next", "checker_factory", "shared", "names")
+    __slots__ = ("tree", "next", "checker_factory", "shared", "names", "root")
 
     def __init__(self, next: TypeEnv | None, checker_factory: Callable[[], Checker] | None = None) -> None:
         self.tree = Node()
@@ -213,6 +213,7 @@ class TypeEnv:
         self.shared: SharedLocations | None = next.shared if next is not None else None
         # How messages name the variables (see Lowerer.show); None: as written.
         self.names: Callable[[str], str] | None = next.names if next is not None else None
+        self.root: TypeEnv = next.root if next is not None else self
 
     def wrap(self) -> TypeEnv:
         return TypeEnv(self, self.checker_factory)
@@ -324,6 +325,10 @@ class TypeEnv:
                 props.append((to_json(c.term), self.extent(c)))
         return T.ObjectType(props, (T.STRING, T.ANY))
 
+    def builtin(self, name: str) -> T.FunctionType | None:
+        """The builtin called ``name`` (known to the root only)."""
+        return None
+
     def root_ref(self, ref: tuple[Term, ...]) -> T.MaybeType:
         """A ref nothing above answered (overridden by the root, which knows the builtins)."""
         head = ref[0]
@@ -367,6 +372,9 @@ class RootEnv(TypeEnv):
         self.functions = functions
         self.shared = shared
         self.names = names
+
+    def builtin(self, name: str) -> T.FunctionType | None:
+        return self.functions(name)
 
     def root_ref(self, ref: tuple[Term, ...]) -> T.MaybeType:
         head = ref[0]

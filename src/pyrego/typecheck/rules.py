@@ -110,13 +110,24 @@ def _rule_refs(rule: ast.Rule, refs: list[tuple[ast.Term, ...]], calls: list[str
     body(rule.body)
 
 
-def _nodes_read(root: RuleNode, path: tuple[ast.Term, ...], out: set[int], by_id: dict[int, RuleNode]) -> None:
-    """The rule nodes a ref under ``data`` may read (OPA's GetRulesDynamic)."""
+def _nodes_read(root: RuleNode, path: tuple[ast.Term, ...], out: set[int], by_id: dict[int, RuleNode], memo: dict[tuple[Any, ...], list[RuleNode]]) -> None:
+    """The rule nodes a ref under ``data`` may read (OPA's GetRulesDynamic);
+    ``memo`` keeps the answer per path shape (a program reads the same rules often)."""
+    shape = tuple([p.value if type(p) is Scalar and isinstance(p.value, str) else (None if type(p) is not Scalar else ()) for p in path])
+    found = memo.get(shape)
+    if found is None:
+        found = memo[shape] = _read(root, path)
+    for n in found:
+        out.add(n.id)
+        by_id[n.id] = n
+
+
+def _read(root: RuleNode, path: tuple[ast.Term, ...]) -> list[RuleNode]:
+    result: dict[int, RuleNode] = {}
 
     def add(n: RuleNode) -> None:
         if n.has_rules():
-            out.add(n.id)
-            by_id[n.id] = n
+            result[n.id] = n
 
     def walk(node: RuleNode, i: int) -> None:
         if i >= len(path):
@@ -135,6 +146,7 @@ def _nodes_read(root: RuleNode, path: tuple[ast.Term, ...], out: set[int], by_id
             walk(child, i + 1)
 
     walk(root, 0)
+    return list(result.values())
 
 
 def _branches(rule: ast.Rule) -> list[ast.Rule]:
@@ -151,6 +163,7 @@ def sorted_nodes(tree: CompiledTree, uses: dict[int, Any] | None = None) -> list
     data refs of each node's rules, as the compiler collected them)."""
     by_id: dict[int, RuleNode] = {}
     deps: dict[int, set[int]] = {}
+    memo: dict[tuple[Any, ...], list[RuleNode]] = {}
     nodes = [n for n in tree.nodes.values() if n.has_rules()]
     for node in nodes:
         found: set[int] = set()
@@ -165,7 +178,7 @@ def sorted_nodes(tree: CompiledTree, uses: dict[int, Any] | None = None) -> list
                 for branch in _branches(rule):
                     _rule_refs(branch, refs, calls)
         for path in refs:
-            _nodes_read(tree.root, path, found, by_id)
+            _nodes_read(tree.root, path, found, by_id, memo)
         for op in calls:
             fn = tree.functions.get(op)
             if fn is not None:
