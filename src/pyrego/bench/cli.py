@@ -74,7 +74,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--modes", default="threads,processes", help="worker kinds for counts above 1 (default threads,processes)")
     p.add_argument("--engines", default=",".join(DEFAULT_ENGINES), help="engines to run (default pyrego,regorus,opa,regopy)")
     p.add_argument("--workloads", default=",".join(ALL_WORKLOADS), help="workloads: seed,allow,aci,init (default all)")
-    p.add_argument("--out", default=default_out, help=f"output folder (default {default_out})")
+    p.add_argument(
+        "--out", default=default_out, help="output folder (default benchmarks/results in a checkout, else ./benchmarks/results)"
+    )
     p.add_argument("--quick", action="store_true", help="short periods and fewer repetitions (a smoke test)")
     p.add_argument("--allow-disagreement", action="store_true", help="time engines even when their results differ")
     p.add_argument("--shared", default=None, help="the shared folder holding bench/seed and bench/aci")
