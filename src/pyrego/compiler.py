@@ -41,7 +41,7 @@ from .ast import (
 )
 from .builtins.registry import Builtin
 from .builtins.registry import lookup as lookup_builtin
-from .errors import RegoCompileError, RegoRecursionError, RegoTypeError
+from .errors import RegoCompileError, RegoError, RegoRecursionError, RegoTypeError
 from .safety import ROOTS, stmt_vars, term_vars
 
 COMPLETE, PARTIAL_SET, PARTIAL_OBJECT, FUNCTION = "complete", "set", "object", "function"
@@ -466,6 +466,8 @@ class CompiledTree:
     allowed_builtins: frozenset[str] | None = None
     # The rules' types, when the program was type-checked (pyrego.typecheck), for queries.
     types: Any = None
+    # Compiled in OPA's strict mode (queries are checked as strictly).
+    strict: bool = False
 
     def builtin(self, op: str) -> Builtin | None:
         """The builtin (or extension) called ``op``."""
@@ -489,9 +491,14 @@ def compile_modules(
     extensions: dict[str, Builtin] | None = None,
     allowed_builtins: frozenset[str] | None = None,
     type_check: bool = False,
+    strict: bool = False,
 ) -> CompiledTree:
     """Merge, resolve and check ``modules`` (calling only ``allowed_builtins``, when given;
-    with ``type_check``, OPA's type checker runs last: :mod:`pyrego.typecheck`)."""
+    with ``type_check``, OPA's type checker runs last: :mod:`pyrego.typecheck`;
+    ``strict``: OPA's strict mode, :mod:`pyrego.compile_checks`)."""
+    from .compile_checks import check_modules
+
+    hidden_calls = check_modules(modules, strict=strict)  # OPA's stages before its name resolution
     counter = itertools.count()
     ids = itertools.count()
     root = RuleNode((), next(ids))
@@ -538,7 +545,9 @@ def compile_modules(
 
     functions = {".".join(("data",) + n.path): n for n in nodes.values() if n.kind == FUNCTION}
     tree = CompiledTree(root, nodes, functions, metadata, dict(extensions or {}), allowed_builtins)
+    tree.strict = strict
     _check_calls(tree, [call for u in uses.values() for call in u.calls])
+    _raise_first(hidden_calls)
     _check_recursion(tree, uses)
     if type_check:
         from .typecheck import check_program
@@ -753,6 +762,13 @@ def _raise_first_call_error(tree: CompiledTree) -> None:
     raise_all(errors)
 
 
+def _raise_first(errors: list[RegoError]) -> None:
+    """Raise the first of ``errors`` with all of them in its ``errors`` (OPA reports all)."""
+    if errors:
+        errors[0].errors = list(errors)  # type: ignore[attr-defined]
+        raise errors[0]
+
+
 def node_dependencies(tree: CompiledTree, uses: _Uses) -> set[int]:
     """Ids of the rule nodes that a node's rules read, given what they use."""
     deps: set[int] = set()
@@ -823,6 +839,9 @@ def resolve_query(
     ``context``: a module without rules whose package and imports the query
     is resolved in (``opa eval --package p --import data.q``): the rules of
     that package are visible by name, as from one of its modules."""
+    from .compile_checks import check_query, check_query_deprecated
+
+    hidden_calls = check_query(body, strict=tree.strict)  # declarations, as OPA's query compiler checks them first
     module = context if context is not None else ast.Module(ast.Ref(ast.Var("data"), ()), (), (), file="query")
     pkg = package_path(module)
     node = tree.nodes.get(pkg) if pkg else None
@@ -849,5 +868,7 @@ def resolve_query(
         raise_all(errors)
         if found is not None:
             raise found
+    _raise_first(hidden_calls)
+    check_query_deprecated(body, strict=tree.strict)
     names = {unique: name for name, unique in scope.names.items() if not name.startswith("$")}
     return resolved, names

@@ -31,6 +31,7 @@ from .bounded import BoundedDict
 from .build_cache import _cache_lock, _parse_cached, _programs
 from .codegen import Program, generate_program
 from .codegen_body import ground_value
+from .compile_checks import check_deprecated_builtins
 from .compiler import compile_modules, resolve_query
 from .engine_support import (
     _body_with_function_targets,
@@ -132,6 +133,7 @@ class Engine(InstrumentationMixin):
         self._allowed_builtins: frozenset[str] | None = None
         self._extension_ids: dict[str, tuple[int, int]] = {}
         self._type_check = False
+        self._strict_mode = False
         self._config: EvalConfig | None = None
         # The last evaluation's context, for the next one to reuse.
         self._spare: EvalContext | None = None
@@ -232,6 +234,14 @@ class Engine(InstrumentationMixin):
         message; the error's ``errors`` attribute lists all of them (up to
         ten). See :mod:`pyrego.typecheck`."""
         self._type_check = bool(enabled)
+        self._invalidate()
+
+    def set_strict(self, enabled: bool) -> None:
+        """OPA's strict mode (``opa check --strict``, ``opa eval --strict``): also
+        refuse unused imports, unused assignments and function arguments,
+        deprecated builtins and ``input``/``data`` shadowing in Rego v0
+        modules, and in queries. See :mod:`pyrego.compile_checks`."""
+        self._strict_mode = bool(enabled)
         self._invalidate()
 
     # -- policies ----------------------------------------------------------------
@@ -389,16 +399,21 @@ class Engine(InstrumentationMixin):
             policies = self._policies
         paths = sorted(policies)
         sources = tuple((path, policies[path][0], policies[path][1].rego_v1) for path in paths)
-        key = (sources, tuple(sorted(mockable)), tuple(sorted(self._extension_ids.items())), self._allowed_builtins, self._type_check)
+        key = (sources, tuple(sorted(mockable)), tuple(sorted(self._extension_ids.items())), self._allowed_builtins, self._type_check, self._strict_mode)
         modules = [policies[p][1] for p in paths]
 
         def build() -> Program:
-            tree = self._with_source(lambda: compile_modules(modules, self._extensions, self._allowed_builtins, self._type_check), policies)
+            tree = self._with_source(
+                lambda: compile_modules(modules, self._extensions, self._allowed_builtins, self._type_check, self._strict_mode), policies
+            )
             # `with f as g` can only appear in text that has the word "with".
             any_with = any("with" in text and _WITH_WORD.search(text) is not None for _, text, _ in sources)
             targets = _with_function_targets(tree) if any_with else frozenset()
             all_mockable = frozenset(mockable | targets)
-            return self._with_source(lambda: generate_program(tree, all_mockable), policies)
+            program = self._with_source(lambda: generate_program(tree, all_mockable), policies)
+            # OPA's last compile stage, after the safety checks code generation makes
+            self._with_source(lambda: check_deprecated_builtins(modules, strict=self._strict_mode), policies)
+            return program
 
         return _programs.get_or_build(key, build)
 
