@@ -24,7 +24,7 @@ from .output import UsageError, format_errors, format_result
 __all__ = ["COMMANDS", "UsageError", "build_parser", "format_errors", "format_result", "load_data_args", "main"]
 
 #: Subcommand modules (relative to this package), in help order.
-COMMANDS: tuple[str, ...] = ("eval_cmd", "test_cmd", "parse_cmd", "fmt_cmd", "inspect_cmd", "capabilities_cmd", "deps_cmd", "compile_cmd", "version_cmd")
+COMMANDS: tuple[str, ...] = ("eval_cmd", "test_cmd", "check_cmd", "parse_cmd", "fmt_cmd", "inspect_cmd", "capabilities_cmd", "deps_cmd", "compile_cmd", "version_cmd")
 
 
 def build_parser() -> argparse.ArgumentParser:

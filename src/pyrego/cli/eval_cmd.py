@@ -13,7 +13,8 @@
   presentations); ``--package``, ``--import``: the package and imports the
   query is resolved in; ``--timeout`` (a Go duration such as ``5s``);
   ``--capabilities FILE`` (only the builtins that file lists);
-  ``--v0-compatible``; ``--strict-builtin-errors``; ``--fail`` (exit 1 when
+  ``--v0-compatible``; ``-S/--strict`` (OPA's strict mode:
+  :mod:`pyrego.compile_checks`); ``--strict-builtin-errors``; ``--fail`` (exit 1 when
   the result is undefined or empty); ``--fail-defined`` (exit 1 when it is
   defined); ``--fail-non-empty`` (exit 1 when it is not empty). Errors exit
   with status 2, as in OPA. ``--no-cache``: do not use the on-disk cache of
@@ -127,6 +128,7 @@ def cmd_eval(ns: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         query = _query_text(ns)
         engine.set_rego_v0(bool(ns.v0_compatible))
         engine.set_strict_builtin_errors(bool(ns.strict_builtin_errors))
+        engine.set_strict(bool(ns.strict))
         if ns.timeout is not None:
             engine.set_eval_timeout(_timeout_seconds(ns.timeout))
         if ns.capabilities is not None:
@@ -207,6 +209,7 @@ def register(sub: Any) -> None:
     ev.add_argument("--v0-compatible", action="store_true", help="parse policies with Rego v0 syntax")
     ev.add_argument("--no-cache", action="store_true", help="do not read or write the on-disk cache of compiled policies")
     ev.add_argument("--strict-builtin-errors", action="store_true", help="builtin errors end the evaluation")
+    ev.add_argument("-S", "--strict", action="store_true", help="enable compiler strict mode")
     ev.add_argument("--fail", action="store_true", help="exit 1 when the result is undefined or empty")
     ev.add_argument("--fail-defined", action="store_true", help="exit 1 when the result is defined")
     ev.add_argument("--fail-non-empty", action="store_true", help="exit 1 when the result is not empty")

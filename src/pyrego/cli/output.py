@@ -165,12 +165,27 @@ class PlainError(Exception):
 
 
 def format_errors(errors: Sequence[RegoError | PlainError], fmt: str) -> str:
-    """Render errors as ``opa eval`` does: JSON in ``json`` format, text otherwise."""
+    """Render errors as ``opa eval`` does: JSON in ``json`` format, text otherwise.
+
+    An error that carries others (``errors``: all OPA reports for one
+    compilation) stands for all of them."""
+    errors = _every_error(errors)
     if fmt == "json":
         return _dumps(_Envelope(errors=[_error_dict(e) for e in errors]))
     n = len(errors)
     head = "1 error occurred: " if n == 1 else f"{n} errors occurred:\n"
     return head + "\n".join(str(e) for e in errors)
+
+
+def _every_error(errors: Sequence[RegoError | PlainError]) -> list[RegoError | PlainError]:
+    out: list[RegoError | PlainError] = []
+    seen: set[int] = set()
+    for e in errors:
+        for x in getattr(e, "errors", None) or [e]:
+            if id(x) not in seen:
+                seen.add(id(x))
+                out.append(x)
+    return out
 
 
 def _error_dict(err: RegoError | PlainError) -> dict[str, Any]:
@@ -180,4 +195,7 @@ def _error_dict(err: RegoError | PlainError) -> dict[str, Any]:
     if err.location is not None:
         loc = err.location
         out["location"] = _Envelope(file=loc.file, row=loc.row, col=loc.col)
+        detail = err.detail()  # a parse error's line and index, as OPA's parser gives them
+        if detail is not None:
+            out["details"] = _Envelope(line=detail[0], idx=detail[1])
     return out
