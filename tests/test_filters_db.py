@@ -116,7 +116,6 @@ def _url(db: str) -> str:
     return SQLITE_URL if db == "sqlite" else db_servers.require(db)
 
 
-_ENGINES: dict[str, Any] = {}
 
 
 @pytest.fixture(scope="module", params=DATABASES)
@@ -132,11 +131,9 @@ def db(request: Any) -> Iterator[tuple[str, Any]]:
     with engine.begin() as conn:
         conn.execute(USERS_T.insert(), USERS)
         conn.execute(TICKETS_T.insert(), TICKETS)
-    _ENGINES[name] = engine
     try:
         yield name, engine
     finally:
-        _ENGINES.pop(name, None)
         _close_django(name)
         METADATA.drop_all(engine)
         engine.dispose()
