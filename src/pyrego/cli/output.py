@@ -167,8 +167,8 @@ class PlainError(Exception):
 def format_errors(errors: Sequence[RegoError | PlainError], fmt: str) -> str:
     """Render errors as ``opa eval`` does: JSON in ``json`` format, text otherwise.
 
-    An error that carries others (``errors``: all OPA reports for one
-    compilation) stands for all of them."""
+    A lone error that carries others (``errors``: all OPA reports for one
+    compilation) stands for all of them; a list of several is taken as it is."""
     errors = _every_error(errors)
     if fmt == "json":
         return _dumps(_Envelope(errors=[_error_dict(e) for e in errors]))
@@ -178,14 +178,9 @@ def format_errors(errors: Sequence[RegoError | PlainError], fmt: str) -> str:
 
 
 def _every_error(errors: Sequence[RegoError | PlainError]) -> list[RegoError | PlainError]:
-    out: list[RegoError | PlainError] = []
-    seen: set[int] = set()
-    for e in errors:
-        for x in getattr(e, "errors", None) or [e]:
-            if id(x) not in seen:
-                seen.add(id(x))
-                out.append(x)
-    return out
+    if len(errors) == 1:
+        return list(getattr(errors[0], "errors", None) or errors)
+    return list(errors)
 
 
 def _error_dict(err: RegoError | PlainError) -> dict[str, Any]:
