@@ -313,7 +313,11 @@ TypeLike = Union[Type, None]
 
 
 def unwrap(t: MaybeType) -> MaybeType:
-    return t.type if isinstance(t, NamedType) else t
+    return t.type if t.__class__ is NamedType else t  # type: ignore[union-attr]
+
+
+# Types whose values only ever unify with their own type (checked first: most operands are these).
+_SCALAR_TYPES = frozenset({NullType, BooleanType, NumberType, StringType})
 
 
 def sprint(t: MaybeType) -> str:
@@ -592,9 +596,12 @@ def values(a: MaybeType) -> MaybeType:
 
 def is_nil(a: MaybeType) -> bool:
     """Whether ``a`` is unknown or holds an unknown part (OPA's ``types.Nil``)."""
-    a = unwrap(a)
     if a is None:
         return True
+    cls = a.__class__
+    if cls in _SCALAR_TYPES or cls is AnyType:
+        return False
+    a = unwrap(a)
     if isinstance(a, FunctionType):
         return any(is_nil(x) for x in a.args) or is_nil(a.result)
     if isinstance(a, ArrayType):
@@ -618,6 +625,9 @@ def unifies(a: MaybeType, b: MaybeType) -> bool:
     if a is None or b is None:
         return False
     a, b = unwrap(a), unwrap(b)
+    ca, cb = a.__class__, b.__class__  # type: ignore[union-attr]
+    if ca in _SCALAR_TYPES and cb in _SCALAR_TYPES:
+        return ca is cb
     any_a = isinstance(a, AnyType)
     any_b = isinstance(b, AnyType)
     if any_a and _unifies_any(a, b):  # type: ignore[arg-type]
