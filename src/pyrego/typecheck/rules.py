@@ -269,6 +269,28 @@ def rule_type(cpy: TypeEnv, lowered: LoweredRule) -> tuple[list[Term], T.MaybeTy
     return path[:ground], tpe
 
 
+def _constant(t: Any) -> bool:
+    """Whether ``t`` is a scalar or a composite of constants (no variable, ref, call or comprehension)."""
+    tt = type(t)
+    if tt is Scalar:
+        return True
+    if tt is ast.Array or tt is ast.SetTerm:
+        return all([_constant(x) for x in t.items])
+    if tt is ast.Object:
+        return all([_constant(k) and _constant(v) for k, v in t.items])
+    return False
+
+
+def _constant_head(head: ast.RuleHead) -> bool:
+    """A head whose ref, key and value are constants (its type needs no body)."""
+    if head.args or not isinstance(head.ref.head, Var):
+        return False
+    for p in head.ref.path:
+        if type(p) is not Scalar:
+            return False
+    return (head.key is None or _constant(head.key)) and (head.value is None or _constant(head.value))
+
+
 class ProgramChecker:
     """Checks every rule of a compiled tree; the environment keeps the rules' types."""
 
@@ -296,9 +318,12 @@ class ProgramChecker:
         return self.checker.errors
 
     def check_rule(self, pkg: tuple[str, ...], rule: ast.Rule, args: tuple[ast.Term, ...] | None) -> None:
-        lowered = self.lowerer.rule(rule, args)
         prefix: list[Term] = [Var("data", rule.location)]
         prefix += [Scalar(p, rule.location) for p in pkg]
+        if args is None and not rule.body and _constant_head(rule.head):
+            self._put_constant(prefix, rule)
+            return
+        lowered = self.lowerer.rule(rule, args)
         env = self.rules_env.wrap()
         cpy, errs = self.checker.check_body(env, lowered.body)
         if errs:
@@ -307,6 +332,23 @@ class ProgramChecker:
         path, tpe = rule_type(cpy, lowered)
         if tpe is not None:
             self.rules_env.tree.insert(prefix + path, tpe, self.rules_env)
+
+    def _put_constant(self, prefix: list[Term], rule: ast.Rule) -> None:
+        """A rule with no body whose head holds only constants (``default allow := false``,
+        ``admins := ["a", "b"]``): nothing in it can fail, and its type is its value's,
+        so the body is neither lowered nor checked."""
+        head = rule.head
+        name = head.ref.head.name if isinstance(head.ref.head, Var) else ""
+        path: list[Term] = [*prefix, Scalar(name, head.ref.location), *head.ref.path]
+        value_term = head.value if head.value is not None or head.key is not None else Scalar(True, head.location)
+        env = self.rules_env
+        if value_term is None:  # a partial set: the set of its keys
+            assert head.key is not None
+            tpe: T.MaybeType = T.SetType(env.get_by_value(self.lowerer.expand(head.key, [], set(), set(), ())))
+        else:
+            tpe = env.get_by_value(self.lowerer.expand(value_term, [], set(), set(), ()))
+        if tpe is not None:
+            env.tree.insert(path, tpe, env)
 
     def _put(self, path: list[Term], tpe: T.Type) -> None:
         node = self.rules_env.tree
