@@ -339,7 +339,8 @@ class ProgramChecker:
         so the body is neither lowered nor checked."""
         head = rule.head
         name = head.ref.head.name if isinstance(head.ref.head, Var) else ""
-        path: list[Term] = [*prefix, Scalar(name, head.ref.location), *head.ref.path]
+        path: list[Term] = [*prefix, Scalar(name, head.ref.location)]
+        path += [p for p in head.ref.path if isinstance(p, Scalar)]  # all of them (a constant head)
         value_term = head.value if head.value is not None or head.key is not None else Scalar(True, head.location)
         env = self.rules_env
         if value_term is None:  # a partial set: the set of its keys
