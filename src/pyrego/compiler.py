@@ -525,13 +525,18 @@ def compile_modules(
     for module, pkg in zip(modules, packages):
         names = package_rules.setdefault(pkg, set())
         names.update([r.head.ref.head.name for r in module.rules if isinstance(r.head.ref.head, ast.Var)])
+    conflict: RegoTypeError | None = None  # the first; OPA reports them all (below)
     for module, pkg in zip(modules, packages):
         resolver = _Resolver(module, pkg, counter, package_rules[pkg])
         node_at(pkg).is_package = True
         for raw in module.rules:
             resolver.calls, resolver.data_refs = [], []
             rule = resolver.rule(raw)
-            path = _add_rule(node_at, pkg, rule)
+            try:
+                path = _add_rule(node_at, pkg, rule)
+            except RegoTypeError as err:
+                conflict = conflict or err
+                continue
             metadata.rule_paths[rule.location] = path
             metadata.rule_packages[rule.location] = pkg
             node_uses = uses.get(nodes[path].id)
@@ -542,13 +547,25 @@ def compile_modules(
                 node_uses.data_refs += resolver.data_refs
         if module.annotations:
             _collect_metadata(module, pkg, metadata)
+    if conflict is not None:
+        from .rule_checks import conflict_errors, raise_all
+
+        raise_all(conflict_errors(modules, packages) or [conflict])
 
     functions = {".".join(("data",) + n.path): n for n in nodes.values() if n.kind == FUNCTION}
     tree = CompiledTree(root, nodes, functions, metadata, dict(extensions or {}), allowed_builtins)
     tree.strict = strict
+    from .rule_checks import extent_errors, raise_all
+
+    raise_all(extent_errors(tree, modules, packages), sort=False)
     _check_calls(tree, [call for u in uses.values() for call in u.calls])
     _raise_first(hidden_calls)
-    _check_recursion(tree, uses)
+    try:
+        _check_recursion(tree, uses)
+    except RegoRecursionError as first:
+        from .rule_checks import raise_all, recursion_errors
+
+        raise_all(recursion_errors(tree, uses) or [first])
     if type_check:
         from .typecheck import check_program
 
