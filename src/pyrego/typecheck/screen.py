@@ -1,0 +1,158 @@
+"""Rule bodies that cannot fail the type check, found without lowering them.
+
+Most bodies of real policies compare ``input`` (typed ``any``) with literals
+and call builtins on them: ``input.method == "GET"``, ``count(input.items) >
+0``, ``input.role in admins``. For such a body, lowering it as OPA's compiler
+rewrites it (:mod:`.lower`) and checking every expression (:mod:`.check`)
+only confirms that nothing fails. :class:`BodyScreen` reads the resolved body
+directly and answers for a small set of forms whose outcome it can work out
+with the checker's own functions (type unification, ``unify1`` for literal
+operands, :class:`.refs.RefChecker` for refs to rules):
+
+- a call of a builtin (``equal`` as a unification, as OPA rewrites it) whose
+  operands are literals, refs with literal keys into ``input`` or to rules,
+  or such calls nested;
+- a ref or a literal on its own; either of them negated.
+
+Anything else (variables, comprehensions, ``with``, ``some``, ``every``,
+function rules, a negation holding a call, a type the screen cannot be sure
+of) is left to the full check: the screen answers "clean" only when the full
+check would report nothing, never the other way round. It also counts the
+variables the lowering would have made, so that variables of later rules
+keep their numbers in messages.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .. import ast
+from .. import types as T
+from ..ast import Call, Ref, Scalar, Var
+from .check import unify1
+from .env import TypeEnv
+from .ir import IRef
+from .lower import Lowerer
+from .refs import RefChecker
+
+# Calls the lowering rewrites in ways of their own (or that the checker treats as unification).
+_SPECIAL_CALLS = frozenset(
+    {"eq", "assign", "print", "internal.print", "internal.template_string", "rego.metadata.chain", "rego.metadata.rule"}
+)
+
+
+class _Unsure(Exception):
+    """The screen cannot tell: the full check decides."""
+
+
+class BodyScreen:
+    """Screens the bodies of one program against its rules' types (``env``)."""
+
+    def __init__(self, env: TypeEnv, lowerer: Lowerer) -> None:
+        self.env = env
+        self.lowerer = lowerer
+        self.made = 0
+
+    def clean(self, body: ast.Body) -> int | None:
+        """How many variables the lowering of ``body`` would make, when no
+        expression in it can fail the check; None when the full check must decide."""
+        self.made = 0
+        try:
+            for e in body:
+                self._expr(e)
+        except _Unsure:
+            return None
+        return self.made
+
+    def _expr(self, e: ast.Expr) -> None:
+        if e.with_mods:
+            raise _Unsure
+        s: Any = e.statement
+        st = type(s)
+        if st is Call:
+            if e.negated and any(type(a) is Call for a in s.args):
+                raise _Unsure  # its calls are taken out of the negation first
+            if s.op == "equal" and len(s.args) == 2:
+                # Lowered to a unification: both sides' types must unify.
+                type_a, type_b = self._value(s.args[0]), self._value(s.args[1])
+                if T.is_nil(type_a) or T.is_nil(type_b) or not T.unifies(type_a, type_b):
+                    raise _Unsure
+            else:
+                self._call(s, nested=False)
+        elif st is Ref or st is Scalar:
+            self._value(s)
+        else:
+            raise _Unsure
+
+    def _value(self, t: Any) -> T.MaybeType:
+        """The type of an operand of a unification (or of a term on its own)."""
+        tt = type(t)
+        if tt is Scalar:
+            return self.env.get_by_value(t)
+        if tt is Ref:
+            return self._ref(t)
+        if tt is Call:
+            return self._call(t, nested=True)
+        if tt is ast.Array or tt is ast.SetTerm or tt is ast.Object:
+            return self.env.get_by_value(self._literal(t))
+        raise _Unsure
+
+    def _literal(self, t: Any) -> Any:
+        """A composite operand holding only literals, as the lowering gives it."""
+        from .rules import _constant
+
+        if not _constant(t):
+            raise _Unsure
+        return self.lowerer.expand(t, [], set(), set(), ())
+
+    def _ref(self, r: Ref) -> T.MaybeType:
+        """A ref with literal keys into ``input`` or under ``data``, checked as the ref checker does."""
+        head = r.head
+        if type(head) is not Var or head.name not in ("data", "input"):
+            raise _Unsure
+        for p in r.path:
+            if type(p) is not Scalar:
+                raise _Unsure
+        if head.name == "input":
+            return T.ANY
+        path: Any = r.path  # literal keys only: the lowered ref holds them as they are
+        lowered = IRef(head, path, r.location)
+        checker = RefChecker(self.env)
+        checker.walk(lowered)
+        if checker.errors:
+            raise _Unsure
+        tpe = self.env.get_by_value(lowered)
+        if tpe is None:
+            raise _Unsure
+        return tpe
+
+    def _call(self, c: Call, *, nested: bool) -> T.MaybeType:
+        """A builtin call: each operand must unify with its declared type.
+        Returns the result type (what the output variable of a nested call gets)."""
+        op = c.op
+        if op in _SPECIAL_CALLS or op.startswith("data.") or op in self.lowerer.function_paths:
+            raise _Unsure
+        tpe = self.env.root.builtin(op)
+        if type(tpe) is not T.FunctionType or tpe.variadic is not None or len(c.args) != len(tpe.args):
+            raise _Unsure
+        if nested:
+            if tpe.result is None:
+                raise _Unsure
+            self.made += 1  # the call's output variable
+        a: Any
+        for a, want in zip(c.args, tpe.arg_types()):
+            ta = type(a)
+            if ta is Scalar:
+                ok = T.unifies(self.env.get_by_value(a), want)
+            elif ta is Ref:
+                self.made += 1  # a ref among a call's operands is bound to a variable first
+                ok = T.unifies(self._ref(a), want)
+            elif ta is Call:
+                ok = T.unifies(self._call(a, nested=True), want)
+            elif ta is ast.Array or ta is ast.SetTerm or ta is ast.Object:
+                ok = unify1(self.env, self._literal(a), want, False)
+            else:
+                raise _Unsure
+            if not ok:
+                raise _Unsure
+        return tpe.result_type() if nested else None
