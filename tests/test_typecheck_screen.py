@@ -106,6 +106,9 @@ def _screen(monkeypatch: pytest.MonkeyPatch, body: str) -> tuple[int | None, lis
         ("not input.x in data.p.c", 2),
         ("data.p.c[0] == input.y", 0),
         ("count(input.items) > 0\n    input.ok == true", 2),
+        ("x := input.a\n    x == 1", 0),
+        ('some v in data.p.c\n    startswith(v, "a")', 1),  # the key variable
+        ("x := count(input.a)\n    x > 1", 2),  # the call's output, the ref bound first
     ],
 )
 def test_bodies_the_screen_passes(monkeypatch: pytest.MonkeyPatch, screened: list[Any], body: str, made: int) -> None:
@@ -121,6 +124,9 @@ def test_bodies_the_screen_passes(monkeypatch: pytest.MonkeyPatch, screened: lis
         ("data.p.c.foo == 1", "undefined ref: data.p.c.foo"),
         ('data.p.c[0] == 1', "match error"),
         ("count(data.p.f) > 0", "function data.p.f used as reference, not called"),
+        ("some v in data.p.c\n    v == 1", "match error"),
+        ('x := 1\n    startswith(x, "a")', "startswith: invalid argument(s)"),
+        ("some v in data.p.c[0]\n    v == 1", "undefined ref: data.p.c[0][__local"),
     ],
 )
 def test_failing_bodies_go_to_the_full_check(monkeypatch: pytest.MonkeyPatch, body: str, error: str) -> None:
@@ -129,6 +135,16 @@ def test_failing_bodies_go_to_the_full_check(monkeypatch: pytest.MonkeyPatch, bo
     assert any(e.startswith(error) for e in errors), errors
 
 
-@pytest.mark.parametrize("body", ["x := input.a\n    x == 1", "some v in data.p.c\n    v == \"a\"", "input.a == 1 with input as {}", "count([y | y := input.a[_]]) > 0"])
+@pytest.mark.parametrize(
+    "body",
+    [
+        "x = input.a\n    x == 1",
+        'some v in input.xs\n    v.name == "a"',
+        "some k, v in input.a\n    v == k",
+        'h := time.clock([1, "UTC"])[0]\n    h > 1',
+        "input.a == 1 with input as {}",
+        "count([y | y := input.a[_]]) > 0",
+    ],
+)
 def test_bodies_the_screen_leaves_to_the_full_check(monkeypatch: pytest.MonkeyPatch, body: str) -> None:
     assert _screen(monkeypatch, body) == (None, [])

@@ -11,12 +11,14 @@ operands, :class:`.refs.RefChecker` for refs to rules):
 
 - a call of a builtin (``equal`` as a unification, as OPA rewrites it) whose
   operands are literals, refs with literal keys into ``input`` or to rules,
-  or such calls nested;
-- a ref or a literal on its own; either of them negated.
+  variables bound before, or such calls nested;
+- a ref or a literal on its own; either of them negated;
+- ``x := value`` and ``some x in coll`` (``coll`` a ref with literal keys)
+  binding a new variable, which is typed as the checker types it.
 
-Anything else (variables, comprehensions, ``with``, ``some``, ``every``,
-function rules, a negation holding a call, a type the screen cannot be sure
-of) is left to the full check: the screen answers "clean" only when the full
+Anything else (comprehensions, ``with``, ``every``, variables used before
+the expression that binds them, function rules, a negation holding a call,
+a type the screen cannot be sure of) is left to the full check: the screen answers "clean" only when the full
 check would report nothing, never the other way round. It also counts the
 variables the lowering would have made, so that variables of later rules
 keep their numbers in messages.
@@ -50,6 +52,7 @@ class BodyScreen:
 
     def __init__(self, env: TypeEnv, lowerer: Lowerer) -> None:
         self.env = env
+        self.local = env
         self.lowerer = lowerer
         self.made = 0
 
@@ -57,6 +60,7 @@ class BodyScreen:
         """How many variables the lowering of ``body`` would make, when no
         expression in it can fail the check; None when the full check must decide."""
         self.made = 0
+        self.local = self.env.wrap()  # the body's variables
         try:
             for e in body:
                 self._expr(e)
@@ -81,14 +85,42 @@ class BodyScreen:
                 self._call(s, nested=False)
         elif st is Ref or st is Scalar:
             self._value(s)
-        else:
+        elif st is ast.Assign and not e.negated:
+            self._bind(s.lhs, self._value(s.rhs))
+        elif st is ast.SomeIn and not e.negated and s.key is None:
+            self._some_in(s)
+        elif st is not ast.SomeVars:
             raise _Unsure
+
+    def _bind(self, var: Any, tpe: T.MaybeType) -> None:
+        """A new variable takes the type of what it is unified with (when that is known)."""
+        if type(var) is not Var or self.local.get_by_value(var) is not None or T.is_nil(tpe):
+            raise _Unsure
+        self.local.tree.put_one(("v", var.name), var, tpe)
+
+    def _some_in(self, s: ast.SomeIn) -> None:
+        """``some x in coll``: lowered to ``x = coll[k]`` with a new key variable ``k``."""
+        coll = s.collection
+        if type(coll) is not Ref:
+            raise _Unsure
+        head = self._literal_ref(coll)
+        self.made += 1  # the key variable
+        key = Var(f"__screen{self.made}__", s.location)
+        path: Any = coll.path + (key,)
+        lowered = IRef(head, path, coll.location)
+        checker = RefChecker(self.local)
+        checker.walk(lowered)  # types the key variable, as in the full check
+        if checker.errors:
+            raise _Unsure
+        self._bind(s.value, self.local.get_by_value(lowered))
 
     def _value(self, t: Any) -> T.MaybeType:
         """The type of an operand of a unification (or of a term on its own)."""
         tt = type(t)
         if tt is Scalar:
             return self.env.get_by_value(t)
+        if tt is Var:
+            return self._var(t)
         if tt is Ref:
             return self._ref(t)
         if tt is Call:
@@ -96,6 +128,13 @@ class BodyScreen:
         if tt is ast.Array or tt is ast.SetTerm or tt is ast.Object:
             return self.env.get_by_value(self._literal(t))
         raise _Unsure
+
+    def _var(self, v: Var) -> T.MaybeType:
+        """A variable bound by an earlier expression of the body (else the body may be reordered)."""
+        tpe = self.local.get_by_value(v)
+        if tpe is None:
+            raise _Unsure
+        return tpe
 
     def _literal(self, t: Any) -> Any:
         """A composite operand holding only literals, as the lowering gives it."""
@@ -105,23 +144,28 @@ class BodyScreen:
             raise _Unsure
         return self.lowerer.expand(t, [], set(), set(), ())
 
-    def _ref(self, r: Ref) -> T.MaybeType:
-        """A ref with literal keys into ``input`` or under ``data``, checked as the ref checker does."""
+    def _literal_ref(self, r: Ref) -> Var:
+        """The head of a ref into ``input`` or under ``data`` with literal keys only."""
         head = r.head
-        if type(head) is not Var or head.name not in ("data", "input"):
+        if not isinstance(head, Var) or head.name not in ("data", "input"):
             raise _Unsure
         for p in r.path:
             if type(p) is not Scalar:
                 raise _Unsure
+        return head
+
+    def _ref(self, r: Ref) -> T.MaybeType:
+        """A ref with literal keys into ``input`` or under ``data``, checked as the ref checker does."""
+        head = self._literal_ref(r)
         if head.name == "input":
             return T.ANY
         path: Any = r.path  # literal keys only: the lowered ref holds them as they are
         lowered = IRef(head, path, r.location)
-        checker = RefChecker(self.env)
+        checker = RefChecker(self.local)
         checker.walk(lowered)
         if checker.errors:
             raise _Unsure
-        tpe = self.env.get_by_value(lowered)
+        tpe = self.local.get_by_value(lowered)
         if tpe is None:
             raise _Unsure
         return tpe
@@ -132,7 +176,7 @@ class BodyScreen:
         op = c.op
         if op in _SPECIAL_CALLS or op.startswith("data.") or op in self.lowerer.function_paths:
             raise _Unsure
-        tpe = self.env.root.builtin(op)
+        tpe = self.env.root.builtin(op)  # (no variable or rule has a builtin's name)
         if type(tpe) is not T.FunctionType or tpe.variadic is not None or len(c.args) != len(tpe.args):
             raise _Unsure
         if nested:
@@ -144,13 +188,15 @@ class BodyScreen:
             ta = type(a)
             if ta is Scalar:
                 ok = T.unifies(self.env.get_by_value(a), want)
+            elif ta is Var:
+                ok = T.unifies(self._var(a), want)
             elif ta is Ref:
                 self.made += 1  # a ref among a call's operands is bound to a variable first
                 ok = T.unifies(self._ref(a), want)
             elif ta is Call:
                 ok = T.unifies(self._call(a, nested=True), want)
             elif ta is ast.Array or ta is ast.SetTerm or ta is ast.Object:
-                ok = unify1(self.env, self._literal(a), want, False)
+                ok = unify1(self.local, self._literal(a), want, False)
             else:
                 raise _Unsure
             if not ok:
