@@ -285,16 +285,21 @@ class NamedType(Type):
 class FunctionType(Type):
     """Arguments (possibly named), a result (None: void) and a variadic tail."""
 
-    __slots__ = ("args", "result", "variadic")
+    __slots__ = ("args", "result", "variadic", "_arg_types")
     order = 8
 
     def __init__(self, args: tuple[MaybeType, ...], result: MaybeType, variadic: MaybeType = None) -> None:
         self.args = args
         self.result = result
         self.variadic = variadic
+        self._arg_types: tuple[MaybeType, ...] | None = None
 
     def arg_types(self) -> tuple[MaybeType, ...]:
-        return tuple(unwrap(a) for a in self.args)
+        """The argument types without their names (worked out once: builtins' types are shared)."""
+        found = self._arg_types
+        if found is None:
+            found = self._arg_types = tuple([unwrap(a) for a in self.args])
+        return found
 
     def result_type(self) -> MaybeType:
         return unwrap(self.result)
@@ -628,6 +633,8 @@ def unifies(a: MaybeType, b: MaybeType) -> bool:
     ca, cb = a.__class__, b.__class__  # type: ignore[union-attr]
     if ca in _SCALAR_TYPES and cb in _SCALAR_TYPES:
         return ca is cb
+    if (ca is AnyType and not a.of and cb is not FunctionType) or (cb is AnyType and not b.of and ca is not FunctionType):  # type: ignore[union-attr]
+        return True  # any: every value but a function's
     any_a = isinstance(a, AnyType)
     any_b = isinstance(b, AnyType)
     if any_a and _unifies_any(a, b):  # type: ignore[arg-type]
