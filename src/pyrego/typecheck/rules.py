@@ -308,6 +308,7 @@ class ProgramChecker:
         self.rules_env = self.root.wrap()
         self.checker = Checker()
         self.screen = BodyScreen(self.rules_env, self.lowerer)
+        self.prefixes: dict[tuple[str, ...], list[Term]] = {}
 
     def run(self) -> list[TypeErr]:
         tree = self.tree
@@ -320,8 +321,9 @@ class ProgramChecker:
         return self.checker.errors
 
     def check_rule(self, pkg: tuple[str, ...], rule: ast.Rule, args: tuple[ast.Term, ...] | None) -> None:
-        prefix: list[Term] = [Var("data", rule.location)]
-        prefix += [Scalar(p, rule.location) for p in pkg]
+        prefix = self.prefixes.get(pkg)
+        if prefix is None:  # where the package's rules go (terms kept by the type tree as first made)
+            prefix = self.prefixes[pkg] = [Var("data", rule.location), *[Scalar(p, rule.location) for p in pkg]]
         if args is None and _constant_head(rule.head):
             # A constant head's type needs no body: a body that cannot fail
             # is neither lowered nor checked (see .screen).
