@@ -159,14 +159,13 @@ class BodyScreen:
         head = self._literal_ref(r)
         if head.name == "input":
             return T.ANY
-        path: Any = r.path  # literal keys only: the lowered ref holds them as they are
-        lowered = IRef(head, path, r.location)
-        checker = RefChecker(self.local)
-        checker.walk(lowered)
-        if checker.errors:
+        # What RefChecker.walk does for a ref whose keys are literals (the type
+        # it looks up first, to refuse a function read as a value, is the ref's).
+        terms = (head, *r.path)
+        tpe = self.local.get_by_ref(terms)  # type: ignore[arg-type]
+        if tpe is None or type(tpe) is T.FunctionType:
             raise _Unsure
-        tpe = self.local.get_by_value(lowered)
-        if tpe is None:
+        if RefChecker(self.local).check_ref(self.local, self.local.tree, terms, 0) is not None:  # type: ignore[arg-type]
             raise _Unsure
         return tpe
 
