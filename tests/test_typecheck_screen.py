@@ -21,6 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import pyrego  # noqa: E402
 from pyrego.typecheck import rules as tc_rules  # noqa: E402
+from pyrego.typecheck.screen import ground_head  # noqa: E402
 from test_typecheck_opa import documents_case, module_case, pyrego_outcome  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent
@@ -34,14 +35,16 @@ def screened(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
     original = tc_rules.ProgramChecker.check_rule
 
     def check_rule(self: tc_rules.ProgramChecker, pkg: tuple[str, ...], rule: Any, args: Any) -> None:
-        if args is None and rule.body and tc_rules._constant_head(rule.head):
-            made = self.screen.clean(rule.body)
-            if made is not None:
+        if args is None and ground_head(rule.head):
+            screened = self.screen.rule(rule)
+            if screened is not None:
+                made, tpe = screened
                 before = self.lowerer.counter
                 lowered = self.lowerer.rule(rule, args)
-                _, errors = tc_rules.Checker().check_body(self.rules_env.wrap(), lowered.body)
+                env, errors = tc_rules.Checker().check_body(self.rules_env.wrap(), lowered.body)
                 assert not errors, f"{rule.location}: screened, but {errors}"
                 assert self.lowerer.counter - before == made, f"{rule.location}: {self.lowerer.counter - before} variables, screen counted {made}"
+                assert str(tc_rules.rule_type(env, lowered)[1]) == str(tpe), f"{rule.location}: typed {tpe}"
                 self.lowerer.counter = before
                 passed.append(rule)
         original(self, pkg, rule, args)
@@ -80,13 +83,14 @@ def _screen(monkeypatch: pytest.MonkeyPatch, body: str) -> tuple[int | None, lis
     engine = pyrego.Engine()
     engine.set_type_check(True)
     seen: list[int | None] = []
-    original = tc_rules.BodyScreen.clean
+    original = tc_rules.BodyScreen.rule
 
-    def clean(self: Any, b: Any) -> int | None:
-        seen.append(original(self, b))
-        return seen[-1]
+    def screen_rule(self: Any, rule: Any) -> tuple[int, Any] | None:
+        found = original(self, rule)
+        seen.append(found[0] if found is not None else None)
+        return found
 
-    monkeypatch.setattr(tc_rules.BodyScreen, "clean", clean)
+    monkeypatch.setattr(tc_rules.BodyScreen, "rule", screen_rule)
     try:
         engine.add_policy("p.rego", text)
         engine.eval_rule("data.p.r")
@@ -113,7 +117,7 @@ def _screen(monkeypatch: pytest.MonkeyPatch, body: str) -> tuple[int | None, lis
 )
 def test_bodies_the_screen_passes(monkeypatch: pytest.MonkeyPatch, screened: list[Any], body: str, made: int) -> None:
     assert _screen(monkeypatch, body) == (made, [])
-    assert len(screened) == 1  # and the full check agrees (the fixture)
+    assert [r.head.ref.head.name for r in screened][-1] == "r"  # and the full check agrees (the fixture)
 
 
 @pytest.mark.parametrize(

@@ -23,7 +23,7 @@ from .ir import IArray, IObject, IRef, ISet, Term
 from .localvars import LocalVarNumbers
 from .locations import SharedLocations
 from .lower import LoweredRule, Lowerer
-from .screen import BodyScreen
+from .screen import BodyScreen, ground_head
 from .signatures import any_function, builtin_type
 
 
@@ -270,28 +270,6 @@ def rule_type(cpy: TypeEnv, lowered: LoweredRule) -> tuple[list[Term], T.MaybeTy
     return path[:ground], tpe
 
 
-def _constant(t: Any) -> bool:
-    """Whether ``t`` is a scalar or a composite of constants (no variable, ref, call or comprehension)."""
-    tt = type(t)
-    if tt is Scalar:
-        return True
-    if tt is ast.Array or tt is ast.SetTerm:
-        return all([_constant(x) for x in t.items])
-    if tt is ast.Object:
-        return all([_constant(k) and _constant(v) for k, v in t.items])
-    return False
-
-
-def _constant_head(head: ast.RuleHead) -> bool:
-    """A head whose ref, key and value are constants (its type needs no body)."""
-    if head.args or not isinstance(head.ref.head, Var):
-        return False
-    for p in head.ref.path:
-        if type(p) is not Scalar:
-            return False
-    return (head.key is None or _constant(head.key)) and (head.value is None or _constant(head.value))
-
-
 class ProgramChecker:
     """Checks every rule of a compiled tree; the environment keeps the rules' types."""
 
@@ -324,13 +302,14 @@ class ProgramChecker:
         prefix = self.prefixes.get(pkg)
         if prefix is None:  # where the package's rules go (terms kept by the type tree as first made)
             prefix = self.prefixes[pkg] = [Var("data", rule.location), *[Scalar(p, rule.location) for p in pkg]]
-        if args is None and _constant_head(rule.head):
-            # A constant head's type needs no body: a body that cannot fail
-            # is neither lowered nor checked (see .screen).
-            made = self.screen.clean(rule.body) if rule.body else 0
-            if made is not None:
+        if args is None and ground_head(rule.head):
+            # A body that cannot fail is neither lowered nor checked; the rule
+            # takes its head's type (see .screen).
+            screened = self.screen.rule(rule)
+            if screened is not None:
+                made, screened_type = screened
                 self.lowerer.counter += made
-                self._put_constant(prefix, rule)
+                self._put_screened(prefix, rule, screened_type)
                 return
         lowered = self.lowerer.rule(rule, args)
         env = self.rules_env.wrap()
@@ -342,23 +321,13 @@ class ProgramChecker:
         if tpe is not None:
             self.rules_env.tree.insert(prefix + path, tpe, self.rules_env)
 
-    def _put_constant(self, prefix: list[Term], rule: ast.Rule) -> None:
-        """A rule with no body whose head holds only constants (``default allow := false``,
-        ``admins := ["a", "b"]``): nothing in it can fail, and its type is its value's,
-        so the body is neither lowered nor checked."""
+    def _put_screened(self, prefix: list[Term], rule: ast.Rule, tpe: T.Type) -> None:
+        """The type of a screened rule, at its path (whose keys are literals)."""
         head = rule.head
         name = head.ref.head.name if isinstance(head.ref.head, Var) else ""
         path: list[Term] = [*prefix, Scalar(name, head.ref.location)]
-        path += [p for p in head.ref.path if isinstance(p, Scalar)]  # all of them (a constant head)
-        value_term = head.value if head.value is not None or head.key is not None else Scalar(True, head.location)
-        env = self.rules_env
-        if value_term is None:  # a partial set: the set of its keys
-            assert head.key is not None
-            tpe: T.MaybeType = T.SetType(env.get_by_value(self.lowerer.expand(head.key, [], set(), set(), ())))
-        else:
-            tpe = env.get_by_value(self.lowerer.expand(value_term, [], set(), set(), ()))
-        if tpe is not None:
-            env.tree.insert(path, tpe, env)
+        path += [p for p in head.ref.path if isinstance(p, Scalar)]  # all of them (a ground head)
+        self.rules_env.tree.insert(path, tpe, self.rules_env)
 
     def _put(self, path: list[Term], tpe: T.Type) -> None:
         node = self.rules_env.tree

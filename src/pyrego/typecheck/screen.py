@@ -43,6 +43,28 @@ _SPECIAL_CALLS = frozenset(
 )
 
 
+def constant(t: Any) -> bool:
+    """Whether ``t`` is a scalar or a composite of constants (no variable, ref, call or comprehension)."""
+    tt = type(t)
+    if tt is Scalar:
+        return True
+    if tt is ast.Array or tt is ast.SetTerm:
+        return all([constant(x) for x in t.items])
+    if tt is ast.Object:
+        return all([constant(k) and constant(v) for k, v in t.items])
+    return False
+
+
+def ground_head(head: ast.RuleHead) -> bool:
+    """Not a function, literal keys in the head's ref, a constant key (if any)."""
+    if head.args is not None or not isinstance(head.ref.head, Var):
+        return False
+    for p in head.ref.path:
+        if type(p) is not Scalar:
+            return False
+    return head.key is None or constant(head.key)
+
+
 class _Unsure(Exception):
     """The screen cannot tell: the full check decides."""
 
@@ -55,6 +77,31 @@ class BodyScreen:
         self.local = env
         self.lowerer = lowerer
         self.made = 0
+
+    def rule(self, rule: ast.Rule) -> tuple[int, T.Type] | None:
+        """For a rule with a :func:`ground_head` whose body cannot fail: how many
+        variables its lowering would make, and its type (its value's; a partial
+        set's the set of its key's). None when the full check must decide."""
+        made = self.clean(rule.body)
+        if made is None:
+            return None
+        head = rule.head
+        value = head.value if head.value is not None or head.key is not None else Scalar(True, head.location)
+        tpe: T.MaybeType
+        if value is None:  # a partial set with a constant key
+            tpe = T.SetType(self.env.get_by_value(self.lowerer.expand(head.key, [], set(), set(), ())))
+        elif type(value) is Scalar:
+            tpe = self.env.get_by_value(value)
+        else:
+            try:
+                tpe = self._value(value)
+            except _Unsure:
+                return None
+            if type(value) is Ref:
+                self.made += 1  # a ref in the head is bound to a variable at the end of the body
+        if tpe is None or T.is_nil(tpe):
+            return None
+        return self.made, tpe
 
     def clean(self, body: ast.Body) -> int | None:
         """How many variables the lowering of ``body`` would make, when no
@@ -138,9 +185,7 @@ class BodyScreen:
 
     def _literal(self, t: Any) -> Any:
         """A composite operand holding only literals, as the lowering gives it."""
-        from .rules import _constant
-
-        if not _constant(t):
+        if not constant(t):
             raise _Unsure
         return self.lowerer.expand(t, [], set(), set(), ())
 
