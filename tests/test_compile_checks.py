@@ -107,6 +107,11 @@ CASES = [
           "x.rego:5: rego_recursion_error: rule data.p.b is recursive: data.p.b -> data.p.a -> data.p.b",
           "x.rego:7: rego_recursion_error: rule data.p.c is recursive: data.p.c -> data.p.c",
           "x.rego:9: rego_recursion_error: rule data.p.f is recursive: data.p.f -> data.p.f"], unordered=True),
+    Case("unsafe-vars-of-every-rule", "package p\n\nr if {\n\tx > 1\n}\n\ns if {\n\ty > 1\n\tz > 2\n}\n",
+         ["x.rego:4: rego_unsafe_var_error: var x is unsafe", "x.rego:8: rego_unsafe_var_error: var y is unsafe",
+          "x.rego:9: rego_unsafe_var_error: var z is unsafe"]),
+    Case("unsafe-head-first", "package p\n\nr contains x if {\n\ty > 1\n}\n", ["x.rego:3: rego_unsafe_var_error: var x is unsafe"]),
+    Case("unsafe-function-result", "package p\n\nf(a) := b if {\n\tc > a\n}\n", ["x.rego:3: rego_unsafe_var_error: var b is unsafe"]),
     # accepted by OPA, and so by pyrego
     Case("shadowing-in-comprehensions", _body("x := 1", "y := [x | x := 2]", "z := [x | some x in [1]]", "count(y) + count(z) > x")),
     Case("assign-then-unify", _body("x = 1", "y := x", "y")),

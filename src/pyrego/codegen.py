@@ -34,7 +34,7 @@ from .compiler import (
     iter_rule_chain,
 )
 from .disk_cache import compile_source
-from .errors import Location, RegoCompileError
+from .errors import Location, RegoCompileError, RegoError, RegoUnsafeVarError
 from .runtime.helpers import HELPERS, builtin_call, rt_call_builtin
 from .runtime.values import UNDEF, freeze
 from .safety import body_vars, term_vars
@@ -373,12 +373,18 @@ class ModuleGen:
     # -- rules -------------------------------------------------------------------------
 
     def generate(self) -> None:
+        unsafe: list[RegoError] = []  # every document's first, as OPA reports every rule's
         for node in self.tree.nodes.values():
             if node.has_rules():
                 if node.kind != FUNCTION:
                     self.rule_functions[node.path] = f"R{node.id}"
                 start = len(self.lines)
-                wrapper = self.rule_node(node)
+                try:
+                    wrapper = self.rule_node(node)
+                except RegoUnsafeVarError as err:
+                    unsafe.extend(getattr(err, "errors", None) or [err])
+                    del self.lines[start:]
+                    continue
                 # Each document's code is compiled by Python on first use
                 # (see build): large policy sets load without compiling
                 # rules that are never evaluated.
@@ -388,6 +394,10 @@ class ModuleGen:
                 del self.lines[start:]
                 if wrapper is not None:
                     self.wrappers[name] = wrapper
+        if unsafe:
+            from .rule_checks import raise_all
+
+            raise_all(unsafe)
         self.flush_materializers()
 
     def flush_materializers(self) -> None:

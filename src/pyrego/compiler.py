@@ -555,11 +555,12 @@ def compile_modules(
     functions = {".".join(("data",) + n.path): n for n in nodes.values() if n.kind == FUNCTION}
     tree = CompiledTree(root, nodes, functions, metadata, dict(extensions or {}), allowed_builtins)
     tree.strict = strict
-    from .rule_checks import extent_errors, raise_all
+    from .rule_checks import extent_errors, head_safety_errors, raise_all
 
     raise_all(extent_errors(tree, modules, packages), sort=False)
     _check_calls(tree, [call for u in uses.values() for call in u.calls])
     _raise_first(hidden_calls)
+    raise_all(head_safety_errors(modules, packages))
     try:
         _check_recursion(tree, uses)
     except RegoRecursionError as first:

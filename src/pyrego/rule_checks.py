@@ -20,11 +20,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from . import ast
-from .compile_checks import ErrorSink, ref_text
+from .compile_checks import ErrorSink, import_name, ref_text
 from .compiler import CompiledTree, _Uses, node_dependencies
-from .errors import Location, RegoError, RegoRecursionError, RegoTypeError
+from .errors import Location, RegoError, RegoRecursionError, RegoTypeError, RegoUnsafeVarError
+from .local_vars import all_vars
+from .safety import stmt_vars, term_vars
 
-__all__ = ["conflict_errors", "extent_errors", "raise_all", "recursion_errors"]
+__all__ = ["conflict_errors", "extent_errors", "head_safety_errors", "raise_all", "recursion_errors"]
 
 
 def _location_key(err: RegoError) -> tuple[str, int, int]:
@@ -48,6 +50,11 @@ def _kind(rule: ast.Rule) -> tuple[bool, bool, int]:
     ground = all(type(p) is ast.Scalar and isinstance(p.value, str) for p in head.ref.path)
     multi = head.args is None and head.key is not None and head.value is None
     return multi, ground, len(head.args or ())
+
+
+def _rule_name(rule: ast.Rule) -> str:
+    head = rule.head.ref.head
+    return head.name if type(head) is ast.Var else ""
 
 
 def _document(pkg: tuple[str, ...], rule: ast.Rule) -> tuple[str, ...]:
@@ -148,6 +155,62 @@ def _absolute_ref(tree: CompiledTree, rule: ast.Rule) -> ast.Ref:
     name = head.name if type(head) is ast.Var else ""
     path = [ast.Var(p.name.split("#")[0]) if type(p) is ast.Var else p for p in rule.head.ref.path]
     return ast.Ref(ast.Var("data"), (*(ast.Scalar(p) for p in pkg), ast.Scalar(name), *path))
+
+
+def head_safety_errors(modules: Sequence[ast.Module], packages: Sequence[tuple[str, ...]]) -> list[RegoError]:
+    """OPA's CheckSafetyRuleHeads: a variable of a rule's head (key, value, ref)
+    that neither its arguments nor its body (outside closures) mention is
+    unsafe, reported at the rule before any unsafe variable of a body."""
+    rule_names: dict[tuple[str, ...], set[str]] = {}
+    for module, pkg in zip(modules, packages):
+        rule_names.setdefault(pkg, set()).update(_rule_name(r) for r in module.rules)
+    errors: list[RegoError] = []
+    for module, pkg in sorted(zip(modules, packages), key=lambda mp: mp[0].file):
+        globals_ = rule_names[pkg] | {import_name(i) for i in module.imports} | {"input", "data"}
+        for rule in module.rules:
+            branch: ast.Rule | None = rule
+            while branch is not None:
+                errors.extend(_unsafe_head_vars(branch, globals_))
+                branch = branch.else_
+    return errors
+
+
+def _unsafe_head_vars(rule: ast.Rule, globals_: set[str]) -> list[RegoError]:
+    head = rule.head
+    # Terms that need evaluating (refs, calls, closures) are moved into the
+    # body by OPA before this check: their variables count as the body's.
+    in_head: set[str] = set()
+    safe: set[str] = set()
+    for a in head.args or ():
+        all_vars(a, safe)
+    for e in rule.body:  # closures left out, as OPA's safety visitor leaves them
+        stmt_vars(e.statement, safe)
+        for w in e.with_mods:
+            term_vars(w.value, safe)
+    for t in (head.key, head.value, *[p for p in head.ref.path if type(p) is ast.Var]):
+        if t is None:
+            continue
+        if _needs_eval(t):
+            term_vars(t, safe)
+        else:
+            all_vars(t, in_head)
+    unsafe = sorted(v for v in in_head - safe - globals_ if not v.startswith("$"))
+    return [RegoUnsafeVarError(f"var {v} is unsafe", rule.location) for v in unsafe]
+
+
+def _needs_eval(t: ast.Term) -> bool:
+    """Whether a term holds a ref, a call, a closure or a template string (OPA moves those out of heads)."""
+    stack: list[object] = [t]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, (ast.Ref, ast.Call, ast.ArrayCompr, ast.SetCompr, ast.ObjectCompr, ast.TemplateString)):
+            return True
+        if isinstance(x, (ast.Array, ast.SetTerm)):
+            stack.extend(x.items)
+        elif isinstance(x, ast.Object):
+            for k, v in x.items:
+                stack.extend((k, v))
+    return False
 
 
 def _rule_uses(rule: ast.Rule) -> _Uses:

@@ -535,12 +535,19 @@ def _reorder_rest(remaining: list[ast.Expr], ordered: list[ast.Expr], now: set[s
 
 
 def _raise_unsafe(remaining: list[ast.Expr], now: set[str], outer: set[str], arity: ArityFn) -> None:
-    # Report the first expression's first unbound variable, as OPA does.
+    # Every unbound variable, each at the first expression that needs it, in
+    # location order, as OPA reports them: the first is raised, all are in
+    # its ``errors``.
+    first_use: dict[str, ast.Expr] = {}
     for expr in remaining:
         needs, _ = expr_needs_and_outputs(expr, now, outer, arity)
-        missing = sorted(needs - now)
-        if missing:
-            name = missing[0]
-            shown = "_" if is_wildcard(name) else name.split("#")[0]
-            raise RegoUnsafeVarError(f"var {shown} is unsafe", expr.location)
-    raise RegoUnsafeVarError("unsafe expression", remaining[0].location)
+        for name in sorted(needs - now):
+            first_use.setdefault(name, expr)
+    if not first_use:
+        raise RegoUnsafeVarError("unsafe expression", remaining[0].location)
+    errors = []
+    for name, expr in sorted(first_use.items(), key=lambda ne: (ne[1].location.row, ne[1].location.col, ne[0])):
+        shown = "_" if is_wildcard(name) else name.split("#")[0]
+        errors.append(RegoUnsafeVarError(f"var {shown} is unsafe", expr.location))
+    errors[0].errors = errors  # type: ignore[attr-defined]
+    raise errors[0]
