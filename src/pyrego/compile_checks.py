@@ -185,14 +185,20 @@ def check_modules(modules: Iterable[ast.Module], *, strict: bool = False, limit:
     functions a local variable hides (``count := 1; count(x)``)."""
     ordered = sorted(modules, key=lambda m: m.file)
     hidden_calls: list[RegoError] = []
-    for stage in (_resolve_refs, _keyword_overrides, _duplicate_imports, _local_vars):
+    # The local variable stage runs first (its errors are raised in OPA's
+    # order, after the others'): it tells whether any `input`/`data` is
+    # assigned, which spares the keyword stage a walk of every expression.
+    local = ErrorSink(limit)
+    checker = _local_vars(ordered, local, strict, hidden_calls)
+    for stage in (_resolve_refs, _keyword_overrides, _duplicate_imports):
         sink = ErrorSink(limit)
-        stage(ordered, sink, strict, hidden_calls)
+        stage(ordered, sink, strict, checker)
         sink.raise_errors()
+    local.raise_errors()
     return hidden_calls
 
 
-def _resolve_refs(modules: list[ast.Module], sink: ErrorSink, strict: bool, _: list[RegoError]) -> None:
+def _resolve_refs(modules: list[ast.Module], sink: ErrorSink, strict: bool, _: LocalVarChecker) -> None:
     """Arguments named ``input``/``data``; in strict mode, imports nothing reads."""
     exports: dict[tuple[object, ...], set[str]] = {}
     for m in modules:
@@ -212,7 +218,7 @@ def _resolve_refs(modules: list[ast.Module], sink: ErrorSink, strict: bool, _: l
                     return
                 continue
             branch: ast.Rule | None = rule
-            while branch is not None:
+            while strict and branch is not None:  # (only strict mode needs to know what is read)
                 _RefUse(globals_, used).rule(branch)
                 branch = branch.else_
         if strict:
@@ -383,7 +389,7 @@ def _declared_vars(body: ast.Body) -> set[str]:
     return out
 
 
-def _keyword_overrides(modules: list[ast.Module], sink: ErrorSink, strict: bool, _: list[RegoError]) -> None:
+def _keyword_overrides(modules: list[ast.Module], sink: ErrorSink, strict: bool, local: LocalVarChecker) -> None:
     """Rules, arguments and ``:=`` variables named ``input`` or ``data``."""
     for m in modules:
         if not (strict or m.rego_v1):
@@ -397,8 +403,9 @@ def _keyword_overrides(modules: list[ast.Module], sink: ErrorSink, strict: bool,
                 root = _root_ref(a)
                 if root is not None:
                     errors.append(RegoCompileError(f"args must not shadow {root} (use a different variable name)", a.location))
-        for rule in m.rules:
-            _root_assignments(rule, errors)
+        if local.assigns_roots or not local.finished:
+            for rule in m.rules:
+                _root_assignments(rule, errors)
         for err in errors:
             if not sink.add(err):
                 return
@@ -476,7 +483,7 @@ def _exprs_in(node: object, out: list[ast.Expr]) -> None:
             _exprs_in(sub, out)
 
 
-def _duplicate_imports(modules: list[ast.Module], sink: ErrorSink, strict: bool, _: list[RegoError]) -> None:
+def _duplicate_imports(modules: list[ast.Module], sink: ErrorSink, strict: bool, _: LocalVarChecker) -> None:
     """Two imports of a module that bind the same name."""
     for m in modules:
         if not (strict or m.rego_v1):
@@ -492,7 +499,7 @@ def _duplicate_imports(modules: list[ast.Module], sink: ErrorSink, strict: bool,
                 seen[name] = imp
 
 
-def _local_vars(modules: list[ast.Module], sink: ErrorSink, strict: bool, hidden_calls: list[RegoError]) -> None:
+def _local_vars(modules: list[ast.Module], sink: ErrorSink, strict: bool, hidden_calls: list[RegoError]) -> LocalVarChecker:
     checker = LocalVarChecker(sink.add, strict=strict)
     checker.hidden_calls = hidden_calls
     # OPA names composite keys of rule heads first (``p[x.y]``): count those names.
@@ -500,7 +507,9 @@ def _local_vars(modules: list[ast.Module], sink: ErrorSink, strict: bool, hidden
     for m in modules:
         for rule in m.rules:
             if not checker.rule(rule):
-                return
+                return checker
+    checker.finished = True
+    return checker
 
 
 # ---------------------------------------------------------------- deprecated builtins

@@ -468,6 +468,8 @@ class CompiledTree:
     types: Any = None
     # Compiled in OPA's strict mode (queries are checked as strictly).
     strict: bool = False
+    # Some rule calls a builtin OPA deprecates (checked last: compile_checks.check_deprecated_builtins).
+    calls_deprecated: bool = False
 
     def builtin(self, op: str) -> Builtin | None:
         """The builtin (or extension) called ``op``."""
@@ -496,7 +498,7 @@ def compile_modules(
     """Merge, resolve and check ``modules`` (calling only ``allowed_builtins``, when given;
     with ``type_check``, OPA's type checker runs last: :mod:`pyrego.typecheck`;
     ``strict``: OPA's strict mode, :mod:`pyrego.compile_checks`)."""
-    from .compile_checks import check_modules
+    from .compile_checks import DEPRECATED_BUILTINS, check_modules
 
     hidden_calls = check_modules(modules, strict=strict)  # OPA's stages before its name resolution
     counter = itertools.count()
@@ -555,6 +557,7 @@ def compile_modules(
     functions = {".".join(("data",) + n.path): n for n in nodes.values() if n.kind == FUNCTION}
     tree = CompiledTree(root, nodes, functions, metadata, dict(extensions or {}), allowed_builtins)
     tree.strict = strict
+    tree.calls_deprecated = any(c.op in DEPRECATED_BUILTINS for u in uses.values() for c in u.calls)
     from .rule_checks import extent_errors, head_safety_errors, raise_all
 
     raise_all(extent_errors(tree, modules, packages), sort=False)

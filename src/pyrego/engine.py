@@ -412,7 +412,8 @@ class Engine(InstrumentationMixin):
             all_mockable = frozenset(mockable | targets)
             program = self._with_source(lambda: generate_program(tree, all_mockable), policies)
             # OPA's last compile stage, after the safety checks code generation makes
-            self._with_source(lambda: check_deprecated_builtins(modules, strict=self._strict_mode), policies)
+            if tree.calls_deprecated:
+                self._with_source(lambda: check_deprecated_builtins(modules, strict=self._strict_mode), policies)
             return program
 
         return _programs.get_or_build(key, build)

@@ -247,6 +247,9 @@ class LocalVarChecker:
         self._assigned_at: dict[str, Location] = {}
         # calls of functions a local variable hides (OPA's CheckUndefinedFuncs reports them)
         self.hidden_calls: list[RegoError] = []
+        # whether some `input := ...`/`data := ...` was met; whether every rule was walked
+        self.assigns_roots = False
+        self.finished = False
 
     def _gen(self) -> str:
         name = f"{self._prefix}{self._next}__"
@@ -365,7 +368,7 @@ class LocalVarChecker:
                 for part in term.parts:
                     if not isinstance(part, str):
                         stack.push()
-                        out |= self._term(stack, part, errors)
+                        self._term_into(stack, part, errors, out)
                         stack.pop()
                 return out
             return self._term(stack, term, errors)
@@ -423,12 +426,15 @@ class LocalVarChecker:
         return new
 
     def _assign(self, stack: _Stack, e: ast.Expr, s: Assign, errors: list[RegoError]) -> set[str]:
+        if _root_ref(s.lhs) is not None:
+            self.assigns_roots = True
         if e.negated:
             errors.append(RegoCompileError("cannot assign vars inside negated expression", e.location))
             return all_vars(s, set())
-        out = self._term(stack, s.rhs, errors)
+        out: set[str] = set()
+        self._term_into(stack, s.rhs, errors, out)
         for w in e.with_mods:
-            out |= self._term(stack, w.value, errors)
+            self._term_into(stack, w.value, errors, out)
         self._assign_lhs(stack, s.lhs, e.location, errors, out)
         return out
 
@@ -474,19 +480,20 @@ class LocalVarChecker:
         # then walks `v = xs[k]`: the operator, the value, the collection and the key
         out: set[str] = set()
         self._operator(stack, "eq", out)
-        out |= self._term(stack, s.value, errors)
+        self._term_into(stack, s.value, errors, out)
         root = _root_ref(s.collection)
         if root is not None:
             self._var(stack, root, out)  # `input[k]` is no longer the root alone
         else:
-            out |= self._term(stack, s.collection, errors)
-        out |= self._term(stack, key, errors)
+            self._term_into(stack, s.collection, errors, out)
+        self._term_into(stack, key, errors, out)
         for w in e.with_mods:
             out |= self._with(stack, w, errors)
         return out
 
     def _every(self, stack: _Stack, e: ast.Expr, s: Every, errors: list[RegoError]) -> set[str]:
-        out = self._term(stack, s.domain, errors)
+        out: set[str] = set()
+        self._term_into(stack, s.domain, errors, out)
         stack.push()
         try:
             # OPA gives these errors no location.
@@ -515,8 +522,8 @@ class LocalVarChecker:
         out: set[str] = set()
         if type(s) is Unify:
             self._operator(stack, "eq", out)
-            out |= self._term(stack, s.lhs, errors)
-            out |= self._term(stack, s.rhs, errors)
+            self._term_into(stack, s.lhs, errors, out)
+            self._term_into(stack, s.rhs, errors, out)
         elif type(s) is Call:
             # A call written as an expression: its operator is a plain ref
             # here; a local variable that hides it leaves OPA calling a
@@ -527,9 +534,9 @@ class LocalVarChecker:
                 self.hidden_calls.append(RegoTypeError(f"undefined function {s.op}", e.location))
             self._operator(stack, s.op, out)
             for a in s.args:
-                out |= self._term(stack, a, errors)
+                self._term_into(stack, a, errors, out)
         else:
-            out |= self._term(stack, s, errors)  # type: ignore[arg-type]  # (declarations are handled by the caller)
+            self._term_into(stack, s, errors, out)  # type: ignore[arg-type]  # (declarations are handled by the caller)
         for w in e.with_mods:
             out |= self._with(stack, w, errors)
         return out
@@ -538,7 +545,10 @@ class LocalVarChecker:
         self._var(stack, op.split(".")[0], out)
 
     def _with(self, stack: _Stack, w: ast.With, errors: list[RegoError]) -> set[str]:
-        return self._term(stack, w.target, errors) | self._term(stack, w.value, errors)
+        out: set[str] = set()
+        self._term_into(stack, w.target, errors, out)
+        self._term_into(stack, w.value, errors, out)
+        return out
 
     def _var(self, stack: _Stack, name: str, out: set[str]) -> None:
         new = stack.declared(name)
@@ -558,12 +568,13 @@ class LocalVarChecker:
         return out
 
     def _term_into(self, stack: _Stack, term: ast.Term, errors: list[RegoError], out: set[str]) -> None:
-        if isinstance(term, Scalar):
+        # exact classes, most frequent first: this runs for every term of every rule
+        if type(term) is Scalar:
             return
-        if isinstance(term, Var):
+        if type(term) is Var:
             self._var(stack, term.name, out)
-        elif isinstance(term, Ref):
-            root = _root_ref(term)
+        elif type(term) is Ref:
+            root = _root_ref(term) if not term.path else None
             if root is not None:
                 occ = stack.global_occurrence(root)
                 new = stack.declared(root) if occ is not None and occ != _SEEN else None
@@ -571,8 +582,9 @@ class LocalVarChecker:
                 return
             self._term_into(stack, term.head, errors, out)
             for p in term.path:
-                self._term_into(stack, p, errors, out)
-        elif isinstance(term, Call):
+                if type(p) is not Scalar:
+                    self._term_into(stack, p, errors, out)
+        elif type(term) is Call:
             op = term.op
             head = op.split(".")[0]
             new = stack.declared(head)
@@ -581,20 +593,20 @@ class LocalVarChecker:
             self._var(stack, head, out)
             for a in term.args:
                 self._term_into(stack, a, errors, out)
-        elif isinstance(term, (Array, SetTerm)):
+        elif type(term) is Array or type(term) is SetTerm:
             for x in term.items:
                 self._term_into(stack, x, errors, out)
-        elif isinstance(term, Object):
+        elif type(term) is Object:
             for k, v in term.items:
                 self._term_into(stack, k, errors, out)
                 self._term_into(stack, v, errors, out)
-        elif isinstance(term, (ArrayCompr, SetCompr)):
+        elif type(term) is ArrayCompr or type(term) is SetCompr:
             used = all_vars(term.term, set())
             stack.push()
             out |= self._body(stack, used, term.body, errors)
             self._term_into(stack, term.term, errors, out)
             stack.pop()
-        elif isinstance(term, ObjectCompr):
+        elif type(term) is ObjectCompr:
             used = all_vars(term.key, set())
             all_vars(term.value, used)
             stack.push()
@@ -602,7 +614,7 @@ class LocalVarChecker:
             self._term_into(stack, term.key, errors, out)
             self._term_into(stack, term.value, errors, out)
             stack.pop()
-        elif isinstance(term, TemplateString):
+        elif type(term) is TemplateString:
             for part in term.parts:
                 if not isinstance(part, str):
                     self._term_into(stack, part, errors, out)
