@@ -31,7 +31,8 @@ flow in pyrego's order.
 
 Modules: :mod:`.lower` (bodies as OPA rewrites them), :mod:`.env` (type
 environments), :mod:`.check` (expressions), :mod:`.refs` (refs),
-:mod:`.rules` (rule order and rule types), :mod:`.signatures` (builtins),
+:mod:`.rules` (rule order and rule types), :mod:`.screen` (bodies that
+cannot fail, passed without lowering them), :mod:`.signatures` (builtins),
 :mod:`.arity` (arity errors, always on), :mod:`.locations` and
 :mod:`.localvars` (where and how OPA names things in its messages).
 """
