@@ -176,6 +176,13 @@ def test_a_failed_promotion_keeps_the_compact_code(monkeypatch: pytest.MonkeyPat
 def test_programs_are_freed_without_the_cyclic_collector() -> None:
     # Generated functions and their namespace refer to each other; dropping the
     # last engine must free them by reference counting alone.
+    from pyrego.builtins.registry import all_builtins
+
+    all_builtins()  # modules imported for the first time leave garbage of their own (enum classes)
+    warm = pyrego.Engine()
+    warm.add_policy("p.rego", POLICY + "\n# warm\n")
+    warm.eval_rule("data.tiers.allow", input={"user": {"name": "bob"}, "path": "/api/", "roles": [1]})
+    del warm
     pyrego.clear_compile_cache()
     gc.collect()
     was = gc.isenabled()
