@@ -11,9 +11,11 @@ appended), after the same warm-up, and reports the difference per engine:
     full      a whole fresh engine: Engine(), add_policy, set_input, eval_rule
               (adds Python's compile() of the code run, the GC, the evaluation)
 
-Each figure is cumulative. Needs valgrind on PATH; takes a few minutes.
+Each figure is cumulative. With ``--type-check`` the engines of the full
+stage run OPA's type checker (``Engine.set_type_check``). Needs valgrind on
+PATH; takes a few minutes.
 
-    python benchmarks/cold_instructions.py [--shared DIR] [parse compile codegen full]
+    python benchmarks/cold_instructions.py [--shared DIR] [--type-check] [parse compile codegen full]
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ WARMUP = 9
 MEASURED = 27
 
 
-def run_stage(shared: Path, stage: str, count: int) -> None:
+def run_stage(shared: Path, stage: str, count: int, type_check: bool = False) -> None:
     """The workload itself (run inside valgrind)."""
     sys.path.insert(0, str(REPO / "src"))
     import pyrego
@@ -56,6 +58,7 @@ def run_stage(shared: Path, stage: str, count: int) -> None:
         text = texts[k] + f"\n# run {next(unique)}\n"
         if stage == "full":
             engine = pyrego.Engine()
+            engine.set_type_check(type_check)
             engine.add_policy(policies[k], text)
             engine.set_input(inputs[k])
             engine.eval_rule("data.bench.allow")
@@ -74,10 +77,10 @@ def run_stage(shared: Path, stage: str, count: int) -> None:
         one(i)
 
 
-def instructions(shared: Path, stage: str, count: int) -> subprocess.Popen[str]:
+def instructions(shared: Path, stage: str, count: int, type_check: bool = False) -> subprocess.Popen[str]:
     out = f"/tmp/pyrego-callgrind.{os.getpid()}.{stage}.{count}"
     cmd = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", sys.executable, __file__]
-    cmd += ["--shared", str(shared), "--run", stage, str(count)]
+    cmd += ["--shared", str(shared), "--run", stage, str(count)] + (["--type-check"] if type_check else [])
     env = dict(os.environ, PYTHONHASHSEED="0")
     return subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env, text=True)
 
@@ -93,6 +96,7 @@ def collected(proc: subprocess.Popen[str]) -> int:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--shared", type=Path, default=Path(os.environ.get("PYREGO_SHARED", REPO.parent / "shared")))
+    ap.add_argument("--type-check", action="store_true", help="the full stage's engines check types")
     ap.add_argument("--run", nargs=2, metavar=("STAGE", "COUNT"), help=argparse.SUPPRESS)
     ap.add_argument("stages", nargs="*", metavar="STAGE", help=f"any of {', '.join(STAGES)} (default: all)")
     args = ap.parse_args()
@@ -101,11 +105,11 @@ def main() -> None:
         ap.error(f"unknown stage {unknown[0]!r}: choose from {', '.join(STAGES)}")
     args.stages = args.stages or list(STAGES)
     if args.run:
-        run_stage(args.shared, args.run[0], int(args.run[1]))
+        run_stage(args.shared, args.run[0], int(args.run[1]), args.type_check)
         return
     previous = 0.0
     for stage in args.stages:
-        base, measured = instructions(args.shared, stage, 0), instructions(args.shared, stage, MEASURED)
+        base, measured = instructions(args.shared, stage, 0, args.type_check), instructions(args.shared, stage, MEASURED, args.type_check)
         per_engine = (collected(measured) - collected(base)) / MEASURED / 1e6
         print(f"{stage:8s} {per_engine:7.3f} M instructions per cold engine (+{per_engine - previous:.3f})", flush=True)
         previous = per_engine
