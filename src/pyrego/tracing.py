@@ -45,6 +45,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping
 
+from .builtins.sprintf import format_value as rego_text  # a value as OPA prints a term
 from .errors import Location
 from .instrument_runtime import Recorder
 from .opa_form import PieceTable
@@ -232,23 +233,6 @@ def _values_text(values: Mapping[str, Any] | None) -> str:
             text = text[:_MAX_VALUE_WIDTH] + "..."
         parts.append(f"{name}: {text}")
     return "{" + ", ".join(parts) + "}"
-
-
-def rego_text(value: Any) -> str:
-    """A value as Rego writes it (``{"a": [1, 2]}``, ``{1, 2}``, ``set()``)."""
-    from .runtime.convert import dumps
-    from .runtime.values import thaw
-
-    t = type(value)
-    if t is dict:
-        return "{" + ", ".join(f"{rego_text(thaw(k))}: {rego_text(v)}" for k, v in value.items()) + "}"
-    if t is list or t is tuple:
-        return "[" + ", ".join(rego_text(v) for v in value) + "]"
-    if t is set or t is frozenset:
-        if not value:
-            return "set()"
-        return "{" + ", ".join(sorted(rego_text(thaw(v)) for v in value)) + "}"
-    return dumps(value)
 
 
 __all__ = ["EXPLAIN_MODES", "Trace", "TraceEvent", "events_from", "explain", "lineage", "rego_text", "render"]

@@ -21,14 +21,13 @@ interface (``_get_program``, ``_compile_body``, ``_execute``), the one
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any
 
 from .. import ast
+from ..builtins.sprintf import format_value as rego_text  # a value as OPA prints a term
 from ..errors import RegoError
-from ..runtime.numbers import format_number
-from ..runtime.values import UNDEF, sort_key, thaw
+from ..runtime.values import UNDEF, thaw
 from .results import FailureLine, VarValue
 
 #: Longest value text shown for a variable (OPA's maxPrettyExprVarWidth).
@@ -312,33 +311,6 @@ def _string_end(line: str, start: int) -> int:
             return i + 1
         i += 1
     return len(line)
-
-
-def rego_text(value: Any) -> str:
-    """A value as OPA prints a term: ``"s"``, ``[1, 2]``, ``{"a": 1}``, ``{1, 2}``, ``set()``."""
-    t = type(value)
-    if value is None:
-        return "null"
-    if t is bool:
-        return "true" if value else "false"
-    if t is str:
-        return json.dumps(value, ensure_ascii=False)
-    if t is list or t is tuple:
-        return "[" + ", ".join(rego_text(v) for v in value) + "]"
-    if t is dict:
-        items = sorted(((thaw(k), v) for k, v in value.items()), key=lambda kv: sort_key(kv[0]))
-        return "{" + ", ".join(f"{rego_text(k)}: {rego_text(v)}" for k, v in items) + "}"
-    if t is set or t is frozenset:
-        if not value:
-            return "set()"
-        members = sorted((thaw(k) for k in value), key=sort_key)
-        return "{" + ", ".join(rego_text(v) for v in members) + "}"
-    if t is int or t is float or type(value).__name__ == "Decimal":
-        return format_number(value)
-    thawed = thaw(value)
-    if thawed is not value:
-        return rego_text(thawed)
-    return str(value)
 
 
 def case_name(value: Any) -> str:
