@@ -6,13 +6,12 @@ Calls in prefix form (``count(input.tickets.tags)``), unification infix
 
 from __future__ import annotations
 
-import json
 import re
-from decimal import Decimal
 from typing import Any
 
 from .. import ast
-from ..partial.terms import Known, number_text, to_ast
+from ..partial.output import scalar_text
+from ..partial.terms import Known, to_ast
 
 _VAR_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
@@ -22,16 +21,7 @@ def term_string(t: Any) -> str:
         t = to_ast(t)
     tt = type(t)
     if tt is ast.Scalar:
-        v = t.value
-        if v is None:
-            return "null"
-        if v is True:
-            return "true"
-        if v is False:
-            return "false"
-        if type(v) in (int, float, Decimal):
-            return number_text(v, t.text)
-        return json.dumps(v, ensure_ascii=False)
+        return scalar_text(t)
     if tt is ast.Var:
         return t.name
     if tt is ast.Ref:

@@ -136,7 +136,7 @@ def term_text(t: Any, parent: int = 0, right: bool = False) -> str:
     t = to_ast(t) if type(t) is Known else t
     tt = type(t)
     if tt is ast.Scalar:
-        return _scalar_text(t)
+        return scalar_text(t)
     if tt is ast.Var:
         return t.name
     if tt is ast.Ref:
@@ -170,7 +170,8 @@ def term_text(t: Any, parent: int = 0, right: bool = False) -> str:
     return str(t)
 
 
-def _scalar_text(t: ast.Scalar) -> str:
+def scalar_text(t: ast.Scalar) -> str:
+    """A scalar term as Rego text (a number as written where the text was kept)."""
     v = t.value
     if v is None:
         return "null"
