@@ -33,13 +33,14 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from ..runtime.numbers import MAX_PRODUCT_BITS
 from .registry import BuiltinCancel, BuiltinError
 
 #: Work units between two reads of the clock.
 TICK = 1 << 12
 
 MAX_STRING = 1 << 28
-MAX_INT_BITS = 1 << 22
+MAX_INT_BITS = MAX_PRODUCT_BITS  # one integer size limit for arithmetic and builtins
 MAX_CIDR_EXPAND = 1 << 24
 
 TIMED_OUT = "evaluation timed out"
