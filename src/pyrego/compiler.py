@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import ast
 from .ast import (
@@ -39,6 +39,9 @@ from .compiler_base import (
 )
 from .errors import RegoError, RegoRecursionError, RegoTypeError
 from .resolver import _Resolver
+
+if TYPE_CHECKING:
+    from .typecheck.schemas import SchemaSet
 
 # The compiler's shapes, defined in compiler_base (which the resolver shares)
 # and used by the rest of the package through this module.
@@ -126,10 +129,12 @@ def compile_modules(
     allowed_builtins: frozenset[str] | None = None,
     type_check: bool = False,
     strict: bool = False,
+    schemas: SchemaSet | None = None,
 ) -> CompiledTree:
     """Merge, resolve and check ``modules`` (calling only ``allowed_builtins``, when given;
     with ``type_check``, OPA's type checker runs last: :mod:`pyrego.typecheck`;
-    ``strict``: OPA's strict mode, :mod:`pyrego.compile_checks`)."""
+    ``strict``: OPA's strict mode, :mod:`pyrego.compile_checks`; ``schemas``: the
+    JSON schemas the type checker reads, :mod:`pyrego.typecheck.schemas`)."""
     from .compile_checks import DEPRECATED_BUILTINS, check_modules
 
     hidden_calls = check_modules(modules, strict=strict)  # OPA's stages before its name resolution
@@ -205,7 +210,7 @@ def compile_modules(
     if type_check:
         from .typecheck import check_program
 
-        tree.types = check_program(tree, modules, uses)
+        tree.types = check_program(tree, modules, uses, schemas)
     return tree
 
 

@@ -24,7 +24,7 @@ import time
 from collections import deque
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 from . import ast
 from .bounded import BoundedDict
@@ -62,6 +62,9 @@ from .parser import parse_module, parse_query, parse_term
 from .runtime.context import EvalConfig, EvalContext
 from .runtime.convert import from_python, loads, to_json_value, to_python
 from .runtime.values import UNDEF
+
+if TYPE_CHECKING:
+    from .typecheck.schemas import SchemaSet
 
 _WITH_WORD = re.compile(r"\bwith\b")
 _EXTENSION_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
@@ -134,6 +137,8 @@ class Engine(InstrumentationMixin):
         self._extension_ids: dict[str, tuple[int, int]] = {}
         self._type_check = False
         self._strict_mode = False
+        self._schemas: SchemaSet | None = None
+        self._schema_key: str | None = None
         self._config: EvalConfig | None = None
         # The last evaluation's context, for the next one to reuse.
         self._spare: EvalContext | None = None
@@ -234,6 +239,59 @@ class Engine(InstrumentationMixin):
         message; the error's ``errors`` attribute lists all of them (up to
         ten). See :mod:`pyrego.typecheck`."""
         self._type_check = bool(enabled)
+        self._invalidate()
+
+    def set_input_schema(self, schema: Any) -> None:
+        """Type ``input`` by a JSON Schema in every rule and query, as ``opa eval -s FILE``.
+
+        ``schema`` is the schema as a dict (``None`` removes it). A ref the
+        schema does not allow (``input.usr`` where it has ``user``) or a
+        value of the wrong type (``input.user.age + "a"``) is then a
+        ``rego_type_error`` when the policy is compiled. Setting a schema
+        turns the type check on (:meth:`set_type_check`); see
+        :mod:`pyrego.typecheck.schemas` for how schemas become types."""
+        self._set_schema((), schema)
+
+    def add_schema(self, name: str, schema: Any) -> None:
+        """A JSON Schema that ``# METADATA`` blocks name as ``schema.<name>``, as a file
+        ``<name>.json`` under the folder of ``opa eval -s DIR``::
+
+            engine.add_schema("k8s.pod", pod_schema)
+            # METADATA
+            # schemas:
+            #   - input.request.object: schema.k8s.pod
+
+        ``None`` removes it. Turns the type check on, as :meth:`set_input_schema`."""
+        from .typecheck.schemas import schema_path
+
+        path = schema_path(name)
+        if not path:
+            raise ValueError("schema name must not be empty (set_input_schema sets the input schema)")
+        self._set_schema(path, schema)
+
+    def load_schemas(self, path: str | os.PathLike[str]) -> None:
+        """Schemas from files, as ``opa eval -s PATH``: a JSON or YAML file is the
+        input schema (:meth:`set_input_schema`); a folder gives each file under it
+        to :meth:`add_schema`, named by its path (``k8s/pod.json``: ``schema.k8s.pod``).
+        Raises :class:`DataError` for a missing or unparsable file."""
+        from .loader import read_schemas
+
+        for name, schema in read_schemas(path).items():
+            self._set_schema(name, schema)
+
+    def _set_schema(self, path: tuple[str, ...], schema: Any) -> None:
+        if schema is not None and not isinstance(schema, (dict, bool)):
+            raise TypeError(f"a JSON Schema is a dict, not {type(schema).__name__}")
+        from .typecheck.schemas import SchemaSet
+
+        schemas = self._schemas.copy() if self._schemas is not None else SchemaSet()
+        if schema is None:
+            schemas.named.pop(path, None)
+        else:
+            schemas.named[path] = schema
+            self._type_check = True
+        self._schemas = schemas if schemas.named else None
+        self._schema_key = schemas.key() if schemas.named else None
         self._invalidate()
 
     def set_strict(self, enabled: bool) -> None:
@@ -399,12 +457,13 @@ class Engine(InstrumentationMixin):
             policies = self._policies
         paths = sorted(policies)
         sources = tuple((path, policies[path][0], policies[path][1].rego_v1) for path in paths)
-        key = (sources, tuple(sorted(mockable)), tuple(sorted(self._extension_ids.items())), self._allowed_builtins, self._type_check, self._strict_mode)
+        key = (sources, tuple(sorted(mockable)), tuple(sorted(self._extension_ids.items())), self._allowed_builtins, self._type_check, self._strict_mode, self._schema_key)
         modules = [policies[p][1] for p in paths]
 
         def build() -> Program:
             tree = self._with_source(
-                lambda: compile_modules(modules, self._extensions, self._allowed_builtins, self._type_check, self._strict_mode), policies
+                lambda: compile_modules(modules, self._extensions, self._allowed_builtins, self._type_check, self._strict_mode, self._schemas),
+                policies,
             )
             # `with f as g` can only appear in text that has the word "with".
             any_with = any("with" in text and _WITH_WORD.search(text) is not None for _, text, _ in sources)

@@ -117,6 +117,22 @@ def read_document(path: Path, name: str | None = None) -> Any:
         raise DataError(f"{shown}: error converting YAML to JSON: {exc}") from None
 
 
+def read_schemas(arg: str | os.PathLike[str]) -> dict[tuple[str, ...], Any]:
+    """The schemas of ``opa eval -s``/``opa check -s``: a file is the input schema
+    (at the empty path); a folder gives every file under it, named by its path
+    without the extension (``k8s/pod.json`` is ``schema.k8s.pod``)."""
+    path = Path(arg)
+    if not path.exists():
+        raise DataError(f"stat {arg}: no such file or directory")
+    if not path.is_dir():
+        return {(): read_document(path)}
+    out: dict[tuple[str, ...], Any] = {}
+    for f in sorted(p for p in path.rglob("*") if p.is_file()):
+        rel = f.relative_to(path).with_suffix("")
+        out[tuple(rel.parts)] = read_document(f, str(f))
+    return out
+
+
 def data_document(file: LoadedFile) -> dict[str, Any]:
     """A data file's document, nested under its mount path (an object to merge into ``data``)."""
     doc = read_document(file.path, file.name)

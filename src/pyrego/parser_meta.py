@@ -300,9 +300,84 @@ def parse_annotation_blocks(
                 f"yaml: unmarshal errors: cannot unmarshal {kind} into annotations", loc, source_line=source_line(b.row)
             )
         data = raw
+        if isinstance(node, MappingNode):
+            _check_schema_shapes(node, b, filename, source_line)
+        if data.get("schemas"):
+            _check_schema_entries(data["schemas"], loc, source_line)
         scope = data.get("scope")
         out.append(ast.Annotation("" if scope is None else str(scope), data, loc))
     return out
+
+
+def _node_kind(node: Node) -> str:
+    """How go-yaml names a node in an unmarshal error (``!!str `x```, ``!!map``)."""
+    if isinstance(node, MappingNode):
+        return "!!map"
+    if isinstance(node, SequenceNode):
+        return "!!seq"
+    assert isinstance(node, ScalarNode)
+    tag = _plain(node.value)[0] if node.tag == _PLAIN else "!!str"
+    return f"{tag} `{node.value}`"
+
+
+def _check_schema_shapes(node: MappingNode, b: _Block, filename: str, source_line: Callable[[int], str | None]) -> None:
+    """``schemas:`` must be a list of maps (OPA decodes it into ``[]map[string]any``)."""
+    for k, v in node.value:
+        if not (isinstance(k, ScalarNode) and k.value == "schemas"):
+            continue
+        bad: tuple[Node, str] | None = None
+        if isinstance(v, SequenceNode):
+            for item in v.value:
+                if not isinstance(item, MappingNode) and not (isinstance(item, ScalarNode) and _is_null(item)):
+                    bad = (item, "map[string]interface {}")
+                    break
+        elif not (isinstance(v, ScalarNode) and _is_null(v)):
+            bad = (v, "[]map[string]interface {}")
+        if bad is not None:
+            line = bad[0].start_mark.line + 1
+            row = b.rows[min(line - 1, len(b.rows) - 1)] if b.rows else b.row
+            raise RegoParseError(
+                f"yaml: unmarshal errors:\n  line {line}: cannot unmarshal {_node_kind(bad[0])} into {bad[1]}",
+                Location(filename, row, 1),
+                source_line=source_line(row),
+            )
+
+
+def _is_null(node: ScalarNode) -> bool:
+    return node.tag == _PLAIN and node.value in _NULLS
+
+
+def _check_schema_entries(entries: list[Any], loc: Location, source_line: Callable[[int], str | None]) -> None:
+    """Each ``path: schema`` pair: a path into ``input`` or ``data``, and a
+    ``schema.<name>`` reference or an inline definition (OPA's messages)."""
+    from .parser import parse_query  # noqa: PLC0415 - only for blocks that declare schemas
+
+    def fail(message: str) -> RegoParseError:
+        return RegoParseError(message, loc, source_line=source_line(loc.row))
+
+    def ref_head(text: str) -> str | None:
+        try:
+            body = parse_query(text)
+        except RegoParseError:
+            return None
+        stmt = body[0].statement if len(body) == 1 and not body[0].negated and not body[0].with_mods else None
+        if isinstance(stmt, ast.Var):
+            return stmt.name
+        if isinstance(stmt, ast.Ref) and isinstance(stmt.head, ast.Var):
+            return stmt.head.name
+        return None
+
+    for entry in entries:
+        if not isinstance(entry, dict):
+            continue
+        for path, value in entry.items():
+            if ref_head(str(path)) not in ("input", "data"):
+                raise fail("invalid document reference")
+            if isinstance(value, str):
+                if ref_head(value) != "schema":
+                    raise fail("invalid schema reference")
+            elif not isinstance(value, dict):
+                raise fail(f'invalid schema declaration for path "{path}"')
 
 
 def attach_annotations(

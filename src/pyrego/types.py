@@ -308,6 +308,51 @@ class FunctionType(Type):
         return func_args_text(self.arg_types(), unwrap(self.variadic)) + " => " + sprint(self.result_type())
 
 
+class RecursiveObjectType(ObjectType):
+    """An object schema met again while it is being read (a recursive ``$ref``).
+
+    It is the type being read (its properties are filled in when that is
+    done), printed ``recursive(<ref>)`` as OPA prints it; comparisons and
+    unifications stop at it, so that the cycle is never walked twice."""
+
+    __slots__ = ("ref",)
+
+    def __init__(self, ref: str) -> None:
+        super().__init__((), (ANY, ANY))
+        self.ref = ref
+
+    def __str__(self) -> str:
+        return f"recursive({self.ref})"
+
+
+class RecursiveArrayType(ArrayType):
+    """An array schema met again while it is being read (see :class:`RecursiveObjectType`)."""
+
+    __slots__ = ("ref",)
+
+    def __init__(self, ref: str) -> None:
+        super().__init__((), ANY)
+        self.ref = ref
+
+    def __str__(self) -> str:
+        return f"recursive({self.ref})"
+
+
+class RecursiveAnyType(AnyType):
+    """A union schema met again while it is being read (see :class:`RecursiveObjectType`)."""
+
+    __slots__ = ("ref",)
+
+    def __init__(self, ref: str) -> None:
+        super().__init__(())
+        self.ref = ref
+
+    def __str__(self) -> str:
+        return f"recursive({self.ref})"
+
+
+_RECURSIVE = frozenset({RecursiveObjectType, RecursiveArrayType, RecursiveAnyType})
+
 NULL = NullType()
 BOOLEAN = BooleanType()
 NUMBER = NumberType()
@@ -355,8 +400,11 @@ def compare(a: MaybeType, b: MaybeType) -> int:
     y = -1 if b is None else b.order
     if x != y:
         return 1 if x > y else -1
-    if x <= 3:
+    if x <= 3 or a is b:
         return 0
+    if a.__class__ in _RECURSIVE and b.__class__ in _RECURSIVE:  # type: ignore[union-attr]
+        ra, rb = a.ref, b.ref  # type: ignore[union-attr,attr-defined]
+        return (ra > rb) - (ra < rb)
     if isinstance(a, ArrayType) and isinstance(b, ArrayType):
         if a.dynamic is not None and b.dynamic is None:
             return 1
@@ -604,7 +652,7 @@ def is_nil(a: MaybeType) -> bool:
     if a is None:
         return True
     cls = a.__class__
-    if cls in _SCALAR_TYPES or cls is AnyType:
+    if cls in _SCALAR_TYPES or cls is AnyType or cls in _RECURSIVE:
         return False
     a = unwrap(a)
     if isinstance(a, FunctionType):
@@ -635,6 +683,8 @@ def unifies(a: MaybeType, b: MaybeType) -> bool:
         return ca is cb
     if (ca is AnyType and not a.of and cb is not FunctionType) or (cb is AnyType and not b.of and ca is not FunctionType):  # type: ignore[union-attr]
         return True  # any: every value but a function's
+    if a is b or (ca in _RECURSIVE and cb in _RECURSIVE and a.ref == b.ref):  # type: ignore[union-attr]
+        return True  # (a recursive type unifies with itself: its cycle is not walked)
     any_a = isinstance(a, AnyType)
     any_b = isinstance(b, AnyType)
     if any_a and _unifies_any(a, b):  # type: ignore[arg-type]

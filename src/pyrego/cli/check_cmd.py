@@ -20,8 +20,8 @@ Options: ``-S/--strict`` (OPA's strict mode: :mod:`pyrego.compile_checks`),
 ``--capabilities FILE|VERSION`` (only the builtins it lists),
 ``--v0-compatible`` (Rego v0 syntax), ``--v0-v1`` (policies that must be both
 v0 and v1: v0 syntax with v1's checks), ``--v1-compatible`` (the default),
-``-s/--schema FILE|DIR`` (read, but pyrego's type checker does not use JSON
-schemas yet: input stays of type any).
+``-s/--schema FILE|DIR`` (the input schema, or a folder of schemas that
+``# METADATA`` blocks name: :mod:`pyrego.typecheck.schemas`).
 """
 
 from __future__ import annotations
@@ -60,14 +60,14 @@ def cmd_check(ns: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     ignore = [p for arg in ns.ignore or [] for p in arg.split(",") if p]
     try:
         capabilities = _capabilities(ns.capabilities, mode) if ns.capabilities is not None else None
-        if ns.schema is not None:
-            _read_schemas(ns.schema)
+        schemas = _read_schemas(ns.schema) if ns.schema is not None else None
         check_policies(
             _rego_files(ns.paths, ignore),
             mode=mode,
             strict=bool(ns.strict),
             limit=ns.max_errors,
             capabilities=capabilities,
+            schemas=schemas,
         )
     except _Failed as exc:
         print(_render(exc.errors, ns.format, exc.loading), file=err)
@@ -85,11 +85,13 @@ def check_policies(
     strict: bool = False,
     limit: int = 10,
     capabilities: dict[str, Any] | None = None,
+    schemas: dict[tuple[str, ...], Any] | None = None,
 ) -> None:
     """Parse and compile ``texts`` (file name -> policy) as ``opa check`` does;
     raises :class:`_Failed` with the errors to report.
 
-    ``mode``: ``v1``, ``v0`` or ``v0v1`` (v0 syntax that must also pass v1's checks)."""
+    ``mode``: ``v1``, ``v0`` or ``v0v1`` (v0 syntax that must also pass v1's checks);
+    ``schemas``: by path, as :func:`pyrego.loader.read_schemas` reads them."""
     import pyrego
 
     from ..compile_checks import check_deprecated_builtins, check_modules
@@ -116,6 +118,8 @@ def check_policies(
         engine.set_type_check(True)
         if capabilities is not None:
             engine.set_capabilities(capabilities)
+        for path, schema in (schemas or {}).items():
+            engine._set_schema(path, schema)
         engine.add_policies(texts)
         check_deprecated_builtins(modules.values(), strict=strict, limit=limit)
     except RegoError as exc:
@@ -216,17 +220,15 @@ def _capabilities(arg: str, mode: str) -> dict[str, Any]:
         raise PlainError(f"no such file or capabilities version found: {arg}") from None
 
 
-def _read_schemas(arg: str) -> None:
-    """Read the schema files (each must be JSON), as OPA does before checking."""
-    path = Path(arg)
-    if not path.exists():
-        raise PlainError(f"stat {arg}: no such file or directory")
-    files = sorted(p for p in path.rglob("*") if p.is_file()) if path.is_dir() else [path]
-    for f in files:
-        try:
-            json.loads(f.read_text(encoding="utf-8"))
-        except (OSError, ValueError, UnicodeDecodeError) as exc:
-            raise PlainError(f"{f}: {exc}") from None
+def _read_schemas(arg: str) -> dict[tuple[str, ...], Any]:
+    """The schema files (JSON or YAML), read before any policy as OPA does."""
+    from ..errors import DataError
+    from ..loader import read_schemas
+
+    try:
+        return read_schemas(arg)
+    except DataError as exc:
+        raise PlainError(exc.message) from None
 
 
 def _render(errors: Sequence[RegoError | PlainError], fmt: str, loading: bool) -> str:
@@ -273,7 +275,7 @@ def register(sub: Any) -> None:
     )
     p.add_argument("--ignore", action="append", metavar="GLOB", help="file and folder names to ignore (repeatable, or comma-separated)")
     p.add_argument("--capabilities", metavar="FILE|VERSION", help="capabilities file or version (only the builtins it lists)")
-    p.add_argument("-s", "--schema", metavar="FILE|DIR", help="JSON schema file or folder (read; not used by the type checker yet)")
+    p.add_argument("-s", "--schema", metavar="FILE|DIR", help="JSON schema of the input (a file), or schemas # METADATA names (a folder)")
     p.add_argument("--v0-compatible", action="store_true", help="parse policies with Rego v0 syntax")
     p.add_argument("--v0-v1", action="store_true", help="policies must be compatible with both Rego v0 and v1")
     p.add_argument("--v1-compatible", action="store_true", help="parse policies with Rego v1 syntax (the default)")

@@ -133,6 +133,8 @@ def cmd_eval(ns: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             engine.set_eval_timeout(_timeout_seconds(ns.timeout))
         if ns.capabilities is not None:
             engine.set_capabilities(_capabilities(ns.capabilities))
+        if ns.schema is not None:
+            engine.load_schemas(ns.schema)  # (and so the type check)
         # As `opa eval` does, the command line reports its environment through opa.runtime().
         from ..builtins.misc import cli_runtime
 
@@ -206,6 +208,7 @@ def register(sub: Any) -> None:
     ev.add_argument("--import", dest="imports", action="append", metavar="IMPORT", help="import for the query (repeatable)")
     ev.add_argument("--timeout", metavar="DURATION", help="evaluation time limit, e.g. 5s (0: none)")
     ev.add_argument("--capabilities", metavar="FILE", help="allow only the builtins an OPA capabilities file lists")
+    ev.add_argument("-s", "--schema", metavar="FILE|DIR", help="JSON schema of the input (a file), or schemas # METADATA names (a folder)")
     ev.add_argument("--v0-compatible", action="store_true", help="parse policies with Rego v0 syntax")
     ev.add_argument("--no-cache", action="store_true", help="do not read or write the on-disk cache of compiled policies")
     ev.add_argument("--strict-builtin-errors", action="store_true", help="builtin errors end the evaluation")

@@ -24,8 +24,7 @@ Deliberate differences: ``rego.metadata.chain()`` and ``rule()`` give ``any``
 (OPA types the annotations they return); ``print`` arguments are checked, as
 by OPA with print statements on; OPA checks independent rules in a random
 order, pyrego in source order (which only shows for a function with a
-failing definition); JSON schemas (input or ``# METADATA`` schemas) are not
-read, so ``input`` is ``any``; where pyrego's safety ordering differs from
+failing definition); JSON schemas are read as :mod:`.schemas` says; where pyrego's safety ordering differs from
 OPA's (a comprehension reading the variable its expression binds), types
 flow in pyrego's order.
 
@@ -33,6 +32,7 @@ Modules: :mod:`.lower` (bodies as OPA rewrites them), :mod:`.env` (type
 environments), :mod:`.check` (expressions), :mod:`.refs` (refs),
 :mod:`.rules` (rule order and rule types), :mod:`.screen` (bodies that
 cannot fail, passed without lowering them), :mod:`.signatures` (builtins),
+:mod:`.schemas` and :mod:`.annotated` (JSON schemas as types, where they apply),
 :mod:`.arity` (arity errors, always on), :mod:`.locations` and
 :mod:`.localvars` (where and how OPA names things in its messages).
 """
@@ -48,6 +48,7 @@ from .check import Checker, TypeErr
 from .localvars import LocalVarNumbers
 from .lower import Lowerer
 from .rules import ProgramChecker
+from .schemas import SchemaSet
 
 #: OPA's compiler stops after this many errors.
 ERROR_LIMIT = 10
@@ -79,18 +80,25 @@ def _location(loc: Location) -> Location | None:
     return loc if loc.row else None
 
 
-def check_program(tree: CompiledTree, modules: list[ast.Module] | None = None, uses: dict[int, Any] | None = None) -> ProgramChecker | None:
+def check_program(
+    tree: CompiledTree,
+    modules: list[ast.Module] | None = None,
+    uses: dict[int, Any] | None = None,
+    schemas: SchemaSet | None = None,
+) -> ProgramChecker | None:
     """Check ``tree``'s rules; raises RegoTypeError (``.errors`` lists them all).
 
     ``modules`` (the compiled modules) let errors on refs to rules say where
     OPA says they are (:mod:`.locations`); ``uses`` (the calls and data refs
     of each rule node, as the compiler found them) saves walking the rules
-    again to order them.
+    again to order them. ``schemas``: the input schema and the schemas
+    ``# METADATA`` blocks name (:mod:`.schemas`); inline schemas in
+    ``# METADATA`` blocks are read with or without it.
 
     Returns the checker, whose environment holds the rules' types (for
     queries), or None when the program was not checked (its bodies cannot be
     ordered: that error is reported when code is generated)."""
-    checker = ProgramChecker(tree, modules, uses)
+    checker = ProgramChecker(tree, modules, uses, schemas)
     try:
         errors = checker.run()
     except RegoCompileError as err:

@@ -203,7 +203,7 @@ def insert_into_object(o: T.ObjectType, path: list[Term], tpe: T.MaybeType, env:
 class TypeEnv:
     """One level of types; ``next`` is the level it wraps (None at the root)."""
 
-    __slots__ = ("tree", "next", "checker_factory", "shared", "names", "root")
+    __slots__ = ("tree", "next", "checker_factory", "shared", "names", "root", "input_typed")
 
     def __init__(self, next: TypeEnv | None, checker_factory: Callable[[], Checker] | None = None) -> None:
         self.tree = Node()
@@ -214,6 +214,8 @@ class TypeEnv:
         # How messages name the variables (see Lowerer.show); None: as written.
         self.names: Callable[[str], str] | None = next.names if next is not None else None
         self.root: TypeEnv = next.root if next is not None else self
+        # Whether some schema types ``input`` (read on the root): else every ref into it is any.
+        self.input_typed = False
 
     def wrap(self) -> TypeEnv:
         return TypeEnv(self, self.checker_factory)
@@ -282,7 +284,7 @@ class TypeEnv:
 
     def get_by_ref(self, ref: tuple[Term, ...]) -> T.MaybeType:
         head = ref[0]
-        if type(head) is Var and head.name == "input":
+        if type(head) is Var and head.name == "input" and not self.root.input_typed:
             return T.ANY  # no schema: input is any, and no local variable is called input
         env: TypeEnv = self
         key = term_key(head)

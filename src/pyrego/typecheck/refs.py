@@ -158,7 +158,7 @@ class RefChecker:
         tt = type(t)
         if tt is IRef:
             head = t.head
-            if type(head) is Var and head.name == "input":
+            if type(head) is Var and head.name == "input" and not self.env.root.input_typed:
                 self._input_ref(t.path)
                 return
             ref = t.terms()

@@ -17,12 +17,14 @@ from .. import ast
 from .. import types as T
 from ..ast import Scalar, Var
 from ..compiler import CompiledTree, RuleNode
+from .annotated import SchemaAnnotations, input_type
 from .check import Checker, TypeErr
 from .env import RootEnv, TypeEnv, term_key
 from .ir import IArray, IObject, IRef, ISet, Term
 from .localvars import LocalVarNumbers
 from .locations import SharedLocations
 from .lower import LoweredRule, Lowerer
+from .schemas import SchemaSet
 from .screen import BodyScreen, ground_head
 from .signatures import any_function, builtin_type
 
@@ -273,7 +275,13 @@ def rule_type(cpy: TypeEnv, lowered: LoweredRule) -> tuple[list[Term], T.MaybeTy
 class ProgramChecker:
     """Checks every rule of a compiled tree; the environment keeps the rules' types."""
 
-    def __init__(self, tree: CompiledTree, modules: list[ast.Module] | None = None, uses: dict[int, Any] | None = None) -> None:
+    def __init__(
+        self,
+        tree: CompiledTree,
+        modules: list[ast.Module] | None = None,
+        uses: dict[int, Any] | None = None,
+        schemas: SchemaSet | None = None,
+    ) -> None:
         self.tree = tree
         self.uses = uses
         lookup = function_types(tree)
@@ -287,6 +295,13 @@ class ProgramChecker:
         self.checker = Checker()
         self.screen = BodyScreen(self.rules_env, self.lowerer)
         self.prefixes: dict[tuple[str, ...], list[Term]] = {}
+        # JSON schemas: the input schema (input's type everywhere) and # METADATA schemas.
+        self.annotations = SchemaAnnotations(tree, schemas)
+        self.schema_errors: list[TypeErr] = []
+        typed_input = input_type(schemas, self.schema_errors)
+        if typed_input is not None:
+            self.root.tree.put_one(("v", "input"), Var("input"), typed_input)
+        self.root.input_typed = typed_input is not None or self.annotations.mentions_input
 
     def run(self) -> list[TypeErr]:
         tree = self.tree
@@ -296,13 +311,14 @@ class ProgramChecker:
                 pkg = packages.get(rule.location, ())
                 for branch in _branches(rule):
                     self.check_rule(pkg, branch, rule.head.args)
-        return self.checker.errors
+        return self.schema_errors + self.checker.errors
 
     def check_rule(self, pkg: tuple[str, ...], rule: ast.Rule, args: tuple[ast.Term, ...] | None) -> None:
         prefix = self.prefixes.get(pkg)
         if prefix is None:  # where the package's rules go (terms kept by the type tree as first made)
             prefix = self.prefixes[pkg] = [Var("data", rule.location), *[Scalar(p, rule.location) for p in pkg]]
-        if args is None and ground_head(rule.head):
+        annotations = self.annotations.for_rule(rule, pkg)
+        if args is None and not annotations and ground_head(rule.head):
             # A body that cannot fail is neither lowered nor checked; the rule
             # takes its head's type (see .screen).
             screened = self.screen.rule(rule)
@@ -313,6 +329,8 @@ class ProgramChecker:
                 return
         lowered = self.lowerer.rule(rule, args)
         env = self.rules_env.wrap()
+        if annotations:
+            self.annotations.apply(env, rule, annotations, self.schema_errors)
         cpy, errs = self.checker.check_body(env, lowered.body)
         if errs:
             self._put(prefix + lowered.path, T.ANY)

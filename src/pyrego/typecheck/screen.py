@@ -202,7 +202,7 @@ class BodyScreen:
     def _ref(self, r: Ref) -> T.MaybeType:
         """A ref with literal keys into ``input`` or under ``data``, checked as the ref checker does."""
         head = self._literal_ref(r)
-        if head.name == "input":
+        if head.name == "input" and not self.env.root.input_typed:
             return T.ANY
         # What RefChecker.walk does for a ref whose keys are literals (the type
         # it looks up first, to refuse a function read as a value, is the ref's).
