@@ -236,3 +236,30 @@ def test_signatures_are_current(oracle: Any) -> None:
     fresh = build(SHARED_DIR / "opa" / "capabilities-v1.20.2.json")
     shipped = {name: json.loads(json.dumps(list(entry))) for name, entry in SIGNATURES.items()}
     assert shipped == json.loads(json.dumps(fresh))
+
+
+def test_deeply_nested_comprehensions_do_not_hang_the_checker() -> None:
+    """Checking a comprehension's closures and then its type checks every inner
+    comprehension twice per level (as OPA's checker does): 60 levels would be
+    2^60 body checks. Answers are kept per comprehension and context, and
+    comprehensions nested past typecheck.env.MAX_CHECKED_NESTING are not checked."""
+    import threading
+
+    outcome: list[object] = []
+
+    def compile_it(depth: int) -> None:
+        inner = "1"
+        for _ in range(depth):
+            inner = f"[x | x := {inner}]"
+        engine = pyrego.Engine()
+        engine.set_type_check(True)
+        engine.add_policy("deep.rego", f"package t\n\np := {inner}\n")
+        outcome.append(engine.eval_rule("data.t.p"))
+
+    for depth in (20, 60, 300):
+        worker = threading.Thread(target=compile_it, args=(depth,), daemon=True)
+        worker.start()
+        worker.join(120)  # (a hang, not a speed measure: each takes well under a second)
+        assert not worker.is_alive(), f"type checking {depth} nested comprehensions did not finish"
+    assert len(outcome) == 3
+    assert outcome[0] == [[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]

@@ -134,6 +134,7 @@ def check_query(program: ProgramChecker | None, body: ast.Body) -> None:
     env = program.rules_env.wrap()
     env.names = lowerer.show  # the query's own variables
     _, errors = Checker().check_body(env, lowered)
+    program.root.closure_memo.clear()
     if errors:
         raise to_rego_error(errors, sort=False, limit_when_full=False)
 

@@ -68,10 +68,6 @@ def _schema_items(a: ast.Annotation) -> list[Any]:
     return items if isinstance(items, list) else []
 
 
-def _has_schemas(annotations: Any) -> bool:
-    return any(a.data.get("schemas") for a in annotations)
-
-
 class SchemaAnnotations:
     """The schema annotations of one program, applied rule by rule."""
 
@@ -80,6 +76,10 @@ class SchemaAnnotations:
         self.meta = meta
         self.schemas = schemas
         self.types: dict[str, T.Type] = {}  # by schema ref (schema.x), read once
+        self.active = False
+        self.mentions_input = False
+        if not (meta.rules or meta.documents or meta.packages or meta.subpackages):
+            return  # no # METADATA block at all (most programs): nothing to read
         groups = [
             list(meta.rules.values()),
             [a for more in meta.more_rules.values() for a in more],
@@ -87,14 +87,10 @@ class SchemaAnnotations:
             [a for pkgs in meta.packages.values() for a in pkgs],
             [a for subs in meta.subpackages.values() for a in subs],
         ]
-        self.active = any(_has_schemas(g) for g in groups)
-        self.mentions_input = self.active and any(
-            str(p).split(".")[0].split("[")[0] == "input"
-            for g in groups
-            for a in g
-            for item in _schema_items(a)
-            if isinstance(item, dict)
-            for p in item
+        declared = [a for g in groups for a in g if a.data.get("schemas")]
+        self.active = bool(declared)
+        self.mentions_input = any(
+            str(p).split(".")[0].split("[")[0] == "input" for a in declared for item in _schema_items(a) if isinstance(item, dict) for p in item
         )
 
     def for_rule(self, rule: ast.Rule, pkg: tuple[str, ...]) -> list[ast.Annotation]:

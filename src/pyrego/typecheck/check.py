@@ -91,7 +91,7 @@ class Checker:
                 return
             tt = type(t)
             if tt is ICompr:
-                _, errs = self.copy().check_body(env, t.body)
+                errs, _ = env.check_comprehension(t)
                 if errs:
                     result = errs
                     return

@@ -203,7 +203,7 @@ def insert_into_object(o: T.ObjectType, path: list[Term], tpe: T.MaybeType, env:
 class TypeEnv:
     """One level of types; ``next`` is the level it wraps (None at the root)."""
 
-    __slots__ = ("tree", "next", "checker_factory", "shared", "names", "root", "input_typed")
+    __slots__ = ("tree", "next", "checker_factory", "shared", "names", "root", "input_typed", "closure_memo")
 
     def __init__(self, next: TypeEnv | None, checker_factory: Callable[[], Checker] | None = None) -> None:
         self.tree = Node()
@@ -216,6 +216,8 @@ class TypeEnv:
         self.root: TypeEnv = next.root if next is not None else self
         # Whether some schema types ``input`` (read on the root): else every ref into it is any.
         self.input_typed = False
+        # Comprehensions checked so far (read on the root; see check_comprehension).
+        self.closure_memo: dict[Any, Any] = {} if next is None else _NO_MEMO
 
     def wrap(self) -> TypeEnv:
         return TypeEnv(self, self.checker_factory)
@@ -271,16 +273,45 @@ class TypeEnv:
         return None
 
     def comprehension_type(self, c: ICompr) -> T.MaybeType:
+        return self.check_comprehension(c)[1]
+
+    def check_comprehension(self, c: ICompr) -> tuple[list[Any], T.MaybeType]:
+        """The errors of a comprehension's body checked in this environment, and its type.
+
+        The answer is kept per comprehension and the types of the variables it
+        uses: OPA checks a comprehension once for its closures and once for its
+        type, and again for every comprehension around it, which doubles the
+        work at each level of nesting (a policy nesting 200 of them would never
+        finish); with the answers kept, each is checked once per context."""
+        memo = self.root.closure_memo
+        names = memo.get(id(c))
+        if names is None:
+            found: list[Var] = []
+            height = _compr_vars(c, found)
+            names = memo[id(c)] = (c, tuple({v.name: v for v in found}.values()), height)
+        if names[2] > MAX_CHECKED_NESTING:
+            # Nested deeper than any real policy: not checked (the work grows
+            # with the cube of the depth even so), its type unknown.
+            return [], T.ANY
+        signature = tuple([(v.name, str(t)) for v in names[1] for t in (self.get_by_value(v),) if t is not None])
+        key = (id(c), signature)
+        done = memo.get(key)
+        if done is not None:
+            return done[1], done[2]
         assert self.checker_factory is not None
         inner, errs = self.checker_factory().check_body(self, c.body)
+        tpe: T.MaybeType
         if errs:
-            return None
-        if c.kind == "array":
-            return T.ArrayType((), inner.get_by_value(c.term))
-        if c.kind == "set":
-            return T.SetType(inner.get_by_value(c.term))
-        assert c.key is not None
-        return T.ObjectType((), (inner.get_by_value(c.key), inner.get_by_value(c.term)))
+            tpe = None
+        elif c.kind == "array":
+            tpe = T.ArrayType((), inner.get_by_value(c.term))
+        elif c.kind == "set":
+            tpe = T.SetType(inner.get_by_value(c.term))
+        else:
+            assert c.key is not None
+            tpe = T.ObjectType((), (inner.get_by_value(c.key), inner.get_by_value(c.term)))
+        memo[key] = (c, errs, tpe)
+        return errs, tpe
 
     def get_by_ref(self, ref: tuple[Term, ...]) -> T.MaybeType:
         head = ref[0]
@@ -337,6 +368,45 @@ class TypeEnv:
         if type(head) is Var and head.name in ROOT_DOCUMENTS:
             return T.ANY
         return None
+
+
+_NO_MEMO: dict[Any, Any] = {}  # (only roots keep a memo)
+
+
+#: Comprehensions holding more levels of comprehensions than this are not type-checked.
+MAX_CHECKED_NESTING = 24
+
+
+def _compr_vars(t: Any, out: list[Var]) -> int:
+    """The variables in a lowered term (comprehensions included) go to ``out``;
+    returns how many levels of comprehensions it holds."""
+    tt = type(t)
+    if tt is Var:
+        out.append(t)
+    elif tt is IRef:
+        return max([_compr_vars(x, out) for x in t.terms()])
+    elif tt is IArray or tt is ISet:
+        return max([_compr_vars(x, out) for x in t.items], default=0)
+    elif tt is IObject:
+        return max([max(_compr_vars(k, out), _compr_vars(v, out)) for k, v in t.items], default=0)
+    elif tt is ICompr:
+        inner = max(_compr_vars(t.key, out), _compr_vars(t.term, out))
+        for e in t.body:
+            inner = max(inner, _expr_vars(e, out))
+        return inner + 1
+    return 0
+
+
+def _expr_vars(e: Any, out: list[Var]) -> int:
+    height = 0
+    for x in (*(e.operands or ()), e.term, e.every_key, e.every_value):
+        if x is not None:
+            height = max(height, _compr_vars(x, out))
+    for b in e.body or ():
+        height = max(height, _expr_vars(b, out))
+    for w in e.withs:
+        height = max(height, _compr_vars(w.target, out), _compr_vars(w.value, out))
+    return height
 
 
 def select_constant(tpe: T.MaybeType, term: Term) -> T.MaybeType:

@@ -311,6 +311,7 @@ class ProgramChecker:
                 pkg = packages.get(rule.location, ())
                 for branch in _branches(rule):
                     self.check_rule(pkg, branch, rule.head.args)
+                self.root.closure_memo.clear()  # (its comprehensions are the rule's)
         return self.schema_errors + self.checker.errors
 
     def check_rule(self, pkg: tuple[str, ...], rule: ast.Rule, args: tuple[ast.Term, ...] | None) -> None:
