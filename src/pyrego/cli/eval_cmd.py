@@ -19,6 +19,9 @@
   defined); ``--fail-non-empty`` (exit 1 when it is not empty). Errors exit
   with status 2, as in OPA. ``--no-cache``: do not use the on-disk cache of
   compiled code (:mod:`pyrego.disk_cache`).
+- OPA's type checker runs on the policies and the query, as in ``opa eval``
+  (:mod:`pyrego.typecheck`); ``-s/--schema FILE|DIR``: the input's JSON
+  schema, or a folder of schemas ``# METADATA`` blocks name.
 - ``--explain``, ``--metrics``, ``--instrument``, ``--profile``,
   ``--coverage``: see :mod:`pyrego.cli.eval_extras`.
 """
@@ -122,6 +125,7 @@ def cmd_eval(ns: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if fmt == "source" and not ns.partial:
         raise UsageError("format source is the output of partial evaluation (--partial)")
     engine = pyrego.Engine()
+    engine.set_type_check(True)  # as opa eval: an ill-typed policy or query is an error
     extras = EvalExtras(ns, engine)
     errors_to = out if fmt == "json" else err
     try:

@@ -140,7 +140,7 @@ class RuleProbe:
     def _solutions(self, body: ast.Body) -> list[dict[str, Any]] | None:
         engine = self.engine
         try:
-            query = engine._compile_body(body, [""] * len(body))
+            query = engine._compile_body(body, [""] * len(body), check_types=False)  # (the rule was checked)
             # A query reports an expression that is false as a value; in a rule body it fails.
             return [bindings for bindings, values in engine._execute(query) if not any(v is False for v in values)]
         except RegoError:

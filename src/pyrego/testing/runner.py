@@ -60,6 +60,7 @@ class TestSuite:
         # The on-disk code cache, where the caller enabled it, reads this policy set's pack.
         disk_cache.use_context(self.sources, "test", "v0" if v0_compatible else "v1")
         engine = pyrego.Engine()
+        engine.set_type_check(True)  # as opa test: an ill-typed policy does not load
         engine.set_rego_v0(v0_compatible)
         engine.set_strict_builtin_errors(strict_builtin_errors)
         engine.set_gather_prints(True)

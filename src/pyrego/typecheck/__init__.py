@@ -47,7 +47,7 @@ from ..errors import Location, RegoCompileError, RegoError, RegoTypeError
 from .check import Checker, TypeErr
 from .localvars import LocalVarNumbers
 from .lower import Lowerer
-from .rules import ProgramChecker
+from .rules import ProgramChecker, QueryTypes
 from .schemas import SchemaSet
 
 #: OPA's compiler stops after this many errors.
@@ -85,7 +85,7 @@ def check_program(
     modules: list[ast.Module] | None = None,
     uses: dict[int, Any] | None = None,
     schemas: SchemaSet | None = None,
-) -> ProgramChecker | None:
+) -> QueryTypes | None:
     """Check ``tree``'s rules; raises RegoTypeError (``.errors`` lists them all).
 
     ``modules`` (the compiled modules) let errors on refs to rules say where
@@ -95,9 +95,9 @@ def check_program(
     ``# METADATA`` blocks name (:mod:`.schemas`); inline schemas in
     ``# METADATA`` blocks are read with or without it.
 
-    Returns the checker, whose environment holds the rules' types (for
-    queries), or None when the program was not checked (its bodies cannot be
-    ordered: that error is reported when code is generated)."""
+    Returns the rules' types (for queries), or None when the program was
+    not checked (its bodies cannot be ordered: that error is reported when
+    code is generated)."""
     checker = ProgramChecker(tree, modules, uses, schemas)
     try:
         errors = checker.run()
@@ -107,22 +107,21 @@ def check_program(
         return None
     if errors:
         raise to_rego_error(errors)
-    return checker
+    return checker.query_types()
 
 
-def check_query(program: ProgramChecker | None, body: ast.Body) -> None:
+def check_query(program: QueryTypes | None, body: ast.Body) -> None:
     """Check a resolved query against the program's rule types (OPA's query type check).
 
     ``==`` stays a comparison in a query (OPA rewrites it to unification in
     modules only); errors keep the query's order."""
     if program is None:
         return
-    tree = program.tree
     lowerer = Lowerer(
-        tree.arity,
-        program.lowerer.is_function,
+        program.arity,
+        program.is_function,
         rewrite_equals=False,
-        function_paths=program.lowerer.function_paths,
+        function_paths=program.function_paths,
         local_numbers=LocalVarNumbers(query=body),
     )
     try:
@@ -134,7 +133,7 @@ def check_query(program: ProgramChecker | None, body: ast.Body) -> None:
     env = program.rules_env.wrap()
     env.names = lowerer.show  # the query's own variables
     _, errors = Checker().check_body(env, lowered)
-    program.root.closure_memo.clear()
+    env.root.closure_memo.clear()
     if errors:
         raise to_rego_error(errors, sort=False, limit_when_full=False)
 

@@ -200,10 +200,33 @@ def insert_into_object(o: T.ObjectType, path: list[Term], tpe: T.MaybeType, env:
     return T.ObjectType(o.static, dyn)
 
 
+def _no_functions(name: str) -> T.FunctionType | None:
+    return None
+
+
+class EnvRoot:
+    """What every level of one environment shares: the builtins, whether some
+    schema types ``input`` (else every ref into it is any), and the
+    comprehensions checked so far (see :meth:`TypeEnv.check_comprehension`).
+
+    Kept apart from the root level itself so that no level refers to itself:
+    a checked program is freed by reference counting alone."""
+
+    __slots__ = ("functions", "input_typed", "closure_memo")
+
+    def __init__(self, functions: Callable[[str], Optional[T.FunctionType]] = _no_functions) -> None:
+        self.functions = functions
+        self.input_typed = False
+        self.closure_memo: dict[Any, Any] = {}
+
+    def builtin(self, name: str) -> T.FunctionType | None:
+        return self.functions(name)
+
+
 class TypeEnv:
     """One level of types; ``next`` is the level it wraps (None at the root)."""
 
-    __slots__ = ("tree", "next", "checker_factory", "shared", "names", "root", "input_typed", "closure_memo")
+    __slots__ = ("tree", "next", "checker_factory", "shared", "names", "root")
 
     def __init__(self, next: TypeEnv | None, checker_factory: Callable[[], Checker] | None = None) -> None:
         self.tree = Node()
@@ -213,11 +236,7 @@ class TypeEnv:
         self.shared: SharedLocations | None = next.shared if next is not None else None
         # How messages name the variables (see Lowerer.show); None: as written.
         self.names: Callable[[str], str] | None = next.names if next is not None else None
-        self.root: TypeEnv = next.root if next is not None else self
-        # Whether some schema types ``input`` (read on the root): else every ref into it is any.
-        self.input_typed = False
-        # Comprehensions checked so far (read on the root; see check_comprehension).
-        self.closure_memo: dict[Any, Any] = {} if next is None else _NO_MEMO
+        self.root: EnvRoot = next.root if next is not None else EnvRoot()
 
     def wrap(self) -> TypeEnv:
         return TypeEnv(self, self.checker_factory)
@@ -370,9 +389,6 @@ class TypeEnv:
         return None
 
 
-_NO_MEMO: dict[Any, Any] = {}  # (only roots keep a memo)
-
-
 #: Comprehensions holding more levels of comprehensions than this are not type-checked.
 MAX_CHECKED_NESTING = 24
 
@@ -441,6 +457,7 @@ class RootEnv(TypeEnv):
         names: Callable[[str], str] | None = None,
     ) -> None:
         super().__init__(None, checker_factory)
+        self.root.functions = functions
         self.functions = functions
         self.shared = shared
         self.names = names

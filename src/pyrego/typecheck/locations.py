@@ -13,6 +13,7 @@ OPA says.
 
 from __future__ import annotations
 
+import weakref
 from typing import Any
 
 from .. import ast
@@ -24,7 +25,8 @@ class SharedLocations:
     """The last resolution of a rule name per module, and of each import's name."""
 
     def __init__(self, tree: CompiledTree, modules: list[ast.Module]) -> None:
-        self._tree = tree
+        self._tree: CompiledTree | None = tree
+        self._tree_ref = weakref.ref(tree)
         self._modules = modules
         self._found = False
         self.by_module: dict[str, Location] = {}
@@ -49,7 +51,8 @@ class SharedLocations:
                         aliases[alias] = id(head)
             self._aliases[m.file] = aliases
         rules: dict[str, list[ast.Rule]] = {}
-        for node in self._tree.nodes.values():
+        tree = self._tree if self._tree is not None else self._tree_ref()
+        for node in tree.nodes.values() if tree is not None else ():
             for r in node.rules + ([node.default] if node.default is not None else []):
                 rules.setdefault(r.module_file, []).append(r)
         for file, module_rules in rules.items():
@@ -59,6 +62,10 @@ class SharedLocations:
                 while branch is not None:
                     self._rule(branch)
                     branch = branch.else_
+
+    def detach(self) -> None:
+        """Stop holding the tree (which will hold this): read it through a weak reference."""
+        self._tree = None
 
     def location(self, head: Any, first: Any) -> Location:
         """Where OPA reports a ref whose first two terms are ``head`` and ``first``."""

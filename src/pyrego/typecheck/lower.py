@@ -69,6 +69,13 @@ from .ir import (
     term_text,
 )
 from .localvars import LocalVarNumbers
+from .signatures import builtin_type
+
+
+def _void(op: str) -> bool:
+    """A builtin that returns nothing (``internal.test_case``): OPA's query compiler does not capture it."""
+    fn = builtin_type(op)
+    return fn is not None and fn.result is None
 
 ArityFn = Callable[[str], "int | None"]
 
@@ -260,8 +267,8 @@ class Lowerer:
             main = IExpr(CALL, loc, op="internal.print", operands=(arg,), negated=e.negated, withs=withs)
         elif st is Call and s.op not in _METADATA_CALLS:
             operands = tuple(self.expand(a, support, bound, outer, withs) for a in s.args)
-            if capture and not e.negated and self.arity(s.op) == len(operands):
-                operands += (self.fresh(loc),)
+            if capture and not e.negated and self.arity(s.op) == len(operands) and not _void(s.op):
+                operands += (self.fresh(loc),)  # (a void builtin's call has no value to capture)
             main = IExpr(CALL, loc, op=s.op, operands=operands, negated=e.negated, withs=withs)
             main.op_path = self.function_paths.get(s.op)
         else:

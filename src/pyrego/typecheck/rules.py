@@ -16,6 +16,7 @@ from typing import Any, Callable
 from .. import ast
 from .. import types as T
 from ..ast import Scalar, Var
+from ..builtins.registry import lookup as lookup_builtin
 from ..compiler import CompiledTree, RuleNode
 from .annotated import SchemaAnnotations, input_type
 from .check import Checker, TypeErr
@@ -30,17 +31,50 @@ from .signatures import any_function, builtin_type
 
 
 def function_types(tree: CompiledTree) -> Callable[[str], T.FunctionType | None]:
-    """Looks up the type of a builtin or extension the program may call."""
+    """Looks up the type of a builtin or extension the program may call (without
+    holding on to the tree: what checks queries is kept by the tree)."""
+    extensions, allowed = tree.extensions, tree.allowed_builtins
 
     def lookup(name: str) -> T.FunctionType | None:
-        ext = tree.extensions.get(name)
+        ext = extensions.get(name)
         if ext is not None:
             return any_function(ext.arity)
-        if tree.allowed_builtins is not None and name not in tree.allowed_builtins:
+        if allowed is not None and name not in allowed:
             return None
         return builtin_type(name)
 
     return lookup
+
+
+class QueryTypes:
+    """What checking a query needs of a checked program: the rules' types and
+    the program's functions. It is kept with the compiled tree and refers to
+    nothing that refers back to it, so that the program is freed by reference
+    counting alone."""
+
+    __slots__ = ("rules_env", "arity", "is_function", "function_paths")
+
+    def __init__(self, tree: CompiledTree, rules_env: TypeEnv) -> None:
+        arities = {op: node.arity for op, node in tree.functions.items()}
+        extensions, allowed = tree.extensions, tree.allowed_builtins
+        lookup = function_types(tree)
+
+        def arity(op: str) -> int | None:
+            found = arities.get(op)
+            if found is not None:
+                return found
+            ext = extensions.get(op)
+            if ext is not None:
+                return ext.arity
+            if allowed is not None and op not in allowed:
+                return None
+            b = lookup_builtin(op)
+            return b.arity if b is not None else None
+
+        self.rules_env = rules_env
+        self.arity = arity
+        self.is_function: Callable[[str], bool] = lambda n: n in arities or lookup(n) is not None
+        self.function_paths = {op: node.path for op, node in tree.functions.items()}
 
 
 def root_env(tree: CompiledTree, shared: SharedLocations | None = None, names: Callable[[str], str] | None = None) -> RootEnv:
@@ -126,29 +160,27 @@ def _nodes_read(root: RuleNode, path: tuple[ast.Term, ...], out: set[int], by_id
 
 
 def _read(root: RuleNode, path: tuple[ast.Term, ...]) -> list[RuleNode]:
+    # A loop with a stack: a recursive closure would be a reference cycle
+    # (garbage for the cyclic collector at every compile).
     result: dict[int, RuleNode] = {}
-
-    def add(n: RuleNode) -> None:
-        if n.has_rules():
-            result[n.id] = n
-
-    def walk(node: RuleNode, i: int) -> None:
+    stack: list[tuple[RuleNode, int]] = [(root, 0)]
+    while stack:
+        node, i = stack.pop()
         if i >= len(path):
             for n in node.walk():
-                add(n)
-            return
+                if n.has_rules():
+                    result[n.id] = n
+            continue
         p = path[i]
         if type(p) is Scalar:
             child = node.children.get(p.value) if isinstance(p.value, str) else None
-            if child is not None:
-                add(child)
-                walk(child, i + 1)
-            return
-        for child in node.children.values():
-            add(child)
-            walk(child, i + 1)
-
-    walk(root, 0)
+            found = [child] if child is not None else []
+        else:
+            found = list(node.children.values())
+        for child in reversed(found):  # (popped in order)
+            if child.has_rules():
+                result[child.id] = child
+            stack.append((child, i + 1))
     return list(result.values())
 
 
@@ -290,8 +322,8 @@ class ProgramChecker:
             tree.arity, lambda n: n in tree.functions or lookup(n) is not None, function_paths=paths, local_numbers=LocalVarNumbers(tree)
         )
         shared = SharedLocations(tree, modules) if modules is not None else None
-        self.root = root_env(tree, shared, self.lowerer.show)
-        self.rules_env = self.root.wrap()
+        self.root_env = root_env(tree, shared, self.lowerer.show)
+        self.rules_env = self.root_env.wrap()
         self.checker = Checker()
         self.screen = BodyScreen(self.rules_env, self.lowerer)
         self.prefixes: dict[tuple[str, ...], list[Term]] = {}
@@ -300,8 +332,8 @@ class ProgramChecker:
         self.schema_errors: list[TypeErr] = []
         typed_input = input_type(schemas, self.schema_errors)
         if typed_input is not None:
-            self.root.tree.put_one(("v", "input"), Var("input"), typed_input)
-        self.root.input_typed = typed_input is not None or self.annotations.mentions_input
+            self.root_env.tree.put_one(("v", "input"), Var("input"), typed_input)
+        self.root_env.root.input_typed = typed_input is not None or self.annotations.mentions_input
 
     def run(self) -> list[TypeErr]:
         tree = self.tree
@@ -311,7 +343,7 @@ class ProgramChecker:
                 pkg = packages.get(rule.location, ())
                 for branch in _branches(rule):
                     self.check_rule(pkg, branch, rule.head.args)
-                self.root.closure_memo.clear()  # (its comprehensions are the rule's)
+                self.root_env.root.closure_memo.clear()  # (its comprehensions are the rule's)
         return self.schema_errors + self.checker.errors
 
     def check_rule(self, pkg: tuple[str, ...], rule: ast.Rule, args: tuple[ast.Term, ...] | None) -> None:
@@ -340,6 +372,13 @@ class ProgramChecker:
         if tpe is not None:
             self.rules_env.tree.insert(prefix + path, tpe, self.rules_env)
 
+    def query_types(self) -> QueryTypes:
+        """The rules' types, for queries (the environments stop naming rule variables)."""
+        self.root_env.names = self.rules_env.names = None
+        if self.root_env.shared is not None:
+            self.root_env.shared.detach()
+        return QueryTypes(self.tree, self.rules_env)
+
     def _put_screened(self, prefix: list[Term], rule: ast.Rule, tpe: T.Type) -> None:
         """The type of a screened rule, at its path (whose keys are literals)."""
         head = rule.head
@@ -362,4 +401,4 @@ class ProgramChecker:
         node.value = tpe
 
 
-__all__ = ["ProgramChecker", "sorted_nodes", "rule_type", "root_env", "function_types"]
+__all__ = ["ProgramChecker", "QueryTypes", "sorted_nodes", "rule_type", "root_env", "function_types"]
