@@ -427,8 +427,14 @@ def _raise_first(errors: list[RegoError]) -> None:
         raise errors[0]
 
 
-def node_dependencies(tree: CompiledTree, uses: _Uses) -> set[int]:
-    """Ids of the rule nodes that a node's rules read, given what they use."""
+def node_dependencies(tree: CompiledTree, uses: _Uses, memo: dict[tuple[Any, ...], list[int]] | None = None) -> set[int]:
+    """Ids of the rule nodes that a node's rules read, given what they use.
+
+    A ref reads what OPA's dependency graph says it may (GetRulesDynamic): the
+    rules along its path, every child where a key is not a constant
+    (``data.p[x]``, ``data[_]``), and every rule below where it ends
+    (``data.p`` reads the package's rules, ``object.get(data, ...)`` all of
+    them). ``memo`` keeps the answer per ref shape across calls."""
     deps: set[int] = set()
     functions = tree.functions
     for call in uses.calls:
@@ -437,25 +443,63 @@ def node_dependencies(tree: CompiledTree, uses: _Uses) -> set[int]:
             deps.add(function.id)
     root = tree.root
     for ref in uses.data_refs:
-        cur = root
-        for p in ref.path:
-            if type(p) is Scalar:
-                cur = cur.children.get(p.value) if type(p.value) is str else None  # type: ignore[assignment]
+        path = ref.path
+        if _ground_strings(path):
+            # The usual ref, with string keys only: walked directly.
+            cur: RuleNode | None = root
+            for p in path:
+                cur = cur.children.get(p.value)  # type: ignore[union-attr,arg-type]
                 if cur is None:
-                    break  # base data only: no rules below
+                    break
                 if cur.has_rules():
                     deps.add(cur.id)
-                    break
             else:
-                # A dynamic ref (``data[x]``) is not followed: which rules it
-                # reads is only known at run time, as in OPA's recursion check.
-                break
+                if cur is not None and cur.children:
+                    deps.update(n.id for n in cur.walk()[1:] if n.has_rules())
+            continue
+        shape = tuple([p.value if type(p) is Scalar else None for p in path])
+        found = memo.get(shape) if memo is not None else None
+        if found is None:
+            found = rules_read(root, path)
+            if memo is not None:
+                memo[shape] = found
+        deps.update(found)
     return deps
+
+
+def _ground_strings(path: tuple[Any, ...]) -> bool:
+    for p in path:
+        if type(p) is not Scalar or type(p.value) is not str:
+            return False
+    return True
+
+
+def rules_read(root: RuleNode, path: tuple[Any, ...]) -> list[int]:
+    """Ids of the rule nodes a ref ``data<path>`` may read (see :func:`node_dependencies`)."""
+    out: list[int] = []
+    stack: list[tuple[RuleNode, int]] = [(root, 0)]
+    while stack:
+        node, i = stack.pop()
+        if i >= len(path):
+            out.extend([n.id for n in node.walk()[1:] if n.has_rules()])
+            continue
+        p = path[i]
+        if type(p) is Scalar:
+            child = node.children.get(p.value) if type(p.value) is str else None
+            children = [child] if child is not None else []
+        else:
+            children = list(node.children.values())
+        for child in children:
+            if child.has_rules():
+                out.append(child.id)
+            stack.append((child, i + 1))
+    return out
 
 
 def _check_recursion(tree: CompiledTree, uses: dict[int, _Uses]) -> None:
     by_id = {n.id: n for n in tree.nodes.values()}
-    graph = {nid: node_dependencies(tree, node_uses) for nid, node_uses in uses.items()}
+    memo: dict[tuple[Any, ...], list[int]] = {}
+    graph = {nid: node_dependencies(tree, node_uses, memo) for nid, node_uses in uses.items()}
     state: dict[int, int] = {}
     for nid in sorted(graph):
         if state.get(nid) is None:

@@ -259,7 +259,12 @@ class _Resolver:
         # they are (nodes are immutable): most refs (input.a.b) and many
         # calls need no new node.
         if type(t) is Ref:
+            recorded = len(self.data_refs)
             head = self.term(t.head, scope)
+            if type(t.head) is Var:
+                # (``me.q`` with ``import data.x as me``: the whole ref is recorded
+                # below, not its head data.x, which would read every rule under it)
+                del self.data_refs[recorded:]
             path = self.terms(t.path, scope)
             if type(head) is Ref:
                 ref = Ref(head.head, head.path + path, t.location)

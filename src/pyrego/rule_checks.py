@@ -18,6 +18,7 @@ Errors are ordered by location (OPA walks its rule tree in map order).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from . import ast
 from .compile_checks import ErrorSink, import_name, ref_text
@@ -237,11 +238,12 @@ def _rule_uses(rule: ast.Rule) -> _Uses:
 def recursion_errors(tree: CompiledTree, uses: dict[int, _Uses]) -> list[RegoError]:
     """An error for every rule that, through the rules it reads, reads itself."""
     by_id = {n.id: n for n in tree.nodes.values()}
-    graph = {nid: node_dependencies(tree, node_uses) for nid, node_uses in uses.items()}
+    memo: dict[tuple[Any, ...], list[int]] = {}
+    graph = {nid: node_dependencies(tree, node_uses, memo) for nid, node_uses in uses.items()}
     errors: list[RegoError] = []
     for node in tree.nodes.values():
         for rule in node.rules:
-            for dep in sorted(node_dependencies(tree, _rule_uses(rule))):
+            for dep in sorted(node_dependencies(tree, _rule_uses(rule), memo)):
                 back = _path(graph, dep, node.id)
                 if back is not None:
                     names = " -> ".join(by_id[i].name for i in [node.id, *back])
