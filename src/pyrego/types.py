@@ -308,47 +308,42 @@ class FunctionType(Type):
         return func_args_text(self.arg_types(), unwrap(self.variadic)) + " => " + sprint(self.result_type())
 
 
-class RecursiveObjectType(ObjectType):
-    """An object schema met again while it is being read (a recursive ``$ref``).
+class _Recursive:
+    """A schema met again while it is being read (a recursive ``$ref``).
 
-    It is the type being read (its properties are filled in when that is
+    It is the type being read (its contents are filled in when that is
     done), printed ``recursive(<ref>)`` as OPA prints it; comparisons and
     unifications stop at it, so that the cycle is never walked twice."""
 
-    __slots__ = ("ref",)
-
-    def __init__(self, ref: str) -> None:
-        super().__init__((), (ANY, ANY))
-        self.ref = ref
+    __slots__ = ()
+    ref: str
 
     def __str__(self) -> str:
         return f"recursive({self.ref})"
 
 
-class RecursiveArrayType(ArrayType):
-    """An array schema met again while it is being read (see :class:`RecursiveObjectType`)."""
-
+class RecursiveObjectType(_Recursive, ObjectType):
     __slots__ = ("ref",)
 
     def __init__(self, ref: str) -> None:
-        super().__init__((), ANY)
+        ObjectType.__init__(self, (), (ANY, ANY))
         self.ref = ref
 
-    def __str__(self) -> str:
-        return f"recursive({self.ref})"
 
-
-class RecursiveAnyType(AnyType):
-    """A union schema met again while it is being read (see :class:`RecursiveObjectType`)."""
-
+class RecursiveArrayType(_Recursive, ArrayType):
     __slots__ = ("ref",)
 
     def __init__(self, ref: str) -> None:
-        super().__init__(())
+        ArrayType.__init__(self, (), ANY)
         self.ref = ref
 
-    def __str__(self) -> str:
-        return f"recursive({self.ref})"
+
+class RecursiveAnyType(_Recursive, AnyType):
+    __slots__ = ("ref",)
+
+    def __init__(self, ref: str) -> None:
+        AnyType.__init__(self, ())
+        self.ref = ref
 
 
 _RECURSIVE = frozenset({RecursiveObjectType, RecursiveArrayType, RecursiveAnyType})

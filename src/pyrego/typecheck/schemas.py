@@ -34,10 +34,10 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from decimal import Decimal
 from typing import Any
 
 from .. import types as T
+from ..runtime.values import type_name
 
 _TYPE_NAMES = ("array", "boolean", "integer", "null", "number", "object", "string")
 
@@ -78,20 +78,6 @@ def schema_path(name: str) -> tuple[str, ...]:
 # ---------------------------------------------------------------- validation
 
 
-def _kind(v: Any) -> str:
-    if isinstance(v, bool):
-        return "boolean"
-    if isinstance(v, (int, float, Decimal)):
-        return "number"
-    if isinstance(v, str):
-        return "string"
-    if isinstance(v, list):
-        return "array"
-    if isinstance(v, dict):
-        return "object"
-    return "null"
-
-
 def _check_types(node: Any) -> None:
     """OPA's schema compiler refuses a ``type`` that is not a type name (or list of them)."""
     if isinstance(node, dict):
@@ -117,7 +103,11 @@ def _check_types(node: Any) -> None:
 
 def _check_valid(raw: Any) -> None:
     if not isinstance(raw, (dict, bool)):
-        raise SchemaError(f"unable to compile the schema: schema is {_kind(raw)}, not an object")
+        try:
+            kind = type_name(raw)
+        except TypeError:
+            kind = type(raw).__name__
+        raise SchemaError(f"unable to compile the schema: schema is {kind}, not an object")
     _check_types(raw)
     try:
         import jsonschema
