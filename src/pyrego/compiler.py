@@ -202,7 +202,7 @@ def compile_modules(
     _raise_first(hidden_calls)
     raise_all(head_safety_errors(modules, packages))
     try:
-        _check_recursion(tree, uses)
+        graph = _check_recursion(tree, uses)
     except RegoRecursionError as first:
         from .rule_checks import raise_all, recursion_errors
 
@@ -210,7 +210,7 @@ def compile_modules(
     if type_check:
         from .typecheck import check_program
 
-        tree.types = check_program(tree, modules, uses, schemas)
+        tree.types = check_program(tree, modules, uses, schemas, graph)
     return tree
 
 
@@ -496,7 +496,8 @@ def rules_read(root: RuleNode, path: tuple[Any, ...]) -> list[int]:
     return out
 
 
-def _check_recursion(tree: CompiledTree, uses: dict[int, _Uses]) -> None:
+def _check_recursion(tree: CompiledTree, uses: dict[int, _Uses]) -> dict[int, set[int]]:
+    """Raises on the first rule that reads itself; returns what each node reads (by id)."""
     by_id = {n.id: n for n in tree.nodes.values()}
     memo: dict[tuple[Any, ...], list[int]] = {}
     graph = {nid: node_dependencies(tree, node_uses, memo) for nid, node_uses in uses.items()}
@@ -504,6 +505,7 @@ def _check_recursion(tree: CompiledTree, uses: dict[int, _Uses]) -> None:
     for nid in sorted(graph):
         if state.get(nid) is None:
             _find_cycle(nid, graph, state, [], by_id)
+    return graph
 
 
 def _find_cycle(start: int, graph: dict[int, set[int]], state: dict[int, int], stack: list[int], by_id: dict[int, RuleNode]) -> None:

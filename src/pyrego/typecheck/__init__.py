@@ -85,20 +85,22 @@ def check_program(
     modules: list[ast.Module] | None = None,
     uses: dict[int, Any] | None = None,
     schemas: SchemaSet | None = None,
+    dependencies: dict[int, set[int]] | None = None,
 ) -> QueryTypes | None:
     """Check ``tree``'s rules; raises RegoTypeError (``.errors`` lists them all).
 
     ``modules`` (the compiled modules) let errors on refs to rules say where
     OPA says they are (:mod:`.locations`); ``uses`` (the calls and data refs
     of each rule node, as the compiler found them) saves walking the rules
-    again to order them. ``schemas``: the input schema and the schemas
+    again to order them, ``dependencies`` (what each rule node reads, as the
+    recursion check found it) saves working that out again. ``schemas``: the input schema and the schemas
     ``# METADATA`` blocks name (:mod:`.schemas`); inline schemas in
     ``# METADATA`` blocks are read with or without it.
 
     Returns the rules' types (for queries), or None when the program was
     not checked (its bodies cannot be ordered: that error is reported when
     code is generated)."""
-    checker = ProgramChecker(tree, modules, uses, schemas)
+    checker = ProgramChecker(tree, modules, uses, schemas, dependencies)
     try:
         errors = checker.run()
     except RegoCompileError as err:

@@ -193,14 +193,22 @@ def _branches(rule: ast.Rule) -> list[ast.Rule]:
     return out
 
 
-def sorted_nodes(tree: CompiledTree, uses: dict[int, Any] | None = None) -> list[RuleNode]:
+def sorted_nodes(tree: CompiledTree, uses: dict[int, Any] | None = None, dependencies: dict[int, set[int]] | None = None) -> list[RuleNode]:
     """Rule nodes, each after the nodes its rules read (``uses``: the calls and
-    data refs of each node's rules, as the compiler collected them)."""
+    data refs of each node's rules, as the compiler collected them;
+    ``dependencies``: what each node reads, as the compiler's recursion check
+    worked it out from them)."""
     by_id: dict[int, RuleNode] = {}
     deps: dict[int, set[int]] = {}
     memo: dict[tuple[Any, ...], list[RuleNode]] = {}
     nodes = [n for n in tree.nodes.values() if n.has_rules()]
-    for node in nodes:
+    if dependencies is not None:
+        by_id = {n.id: n for n in tree.nodes.values()}
+        deps = dependencies
+        nodes_left: list[RuleNode] = []
+    else:
+        nodes_left = nodes
+    for node in nodes_left:
         found: set[int] = set()
         refs: list[tuple[ast.Term, ...]] = []
         calls: list[str] = []
@@ -225,8 +233,8 @@ def sorted_nodes(tree: CompiledTree, uses: dict[int, Any] | None = None) -> list
     for node in nodes:
         if node.id in state:
             continue
-        # Depth first, with an explicit stack; a cycle (through refs with
-        # variables, which the recursion check does not follow) is cut.
+        # Depth first, with an explicit stack (a cycle, which the recursion
+        # check refuses before, would be cut).
         state[node.id] = 1
         stack: list[tuple[RuleNode, list[int]]] = [(node, sorted(deps.get(node.id, ())))]
         while stack:
@@ -313,9 +321,11 @@ class ProgramChecker:
         modules: list[ast.Module] | None = None,
         uses: dict[int, Any] | None = None,
         schemas: SchemaSet | None = None,
+        dependencies: dict[int, set[int]] | None = None,
     ) -> None:
         self.tree = tree
         self.uses = uses
+        self.dependencies = dependencies
         lookup = function_types(tree)
         paths = {op: node.path for op, node in tree.functions.items()}
         self.lowerer = Lowerer(
@@ -338,7 +348,7 @@ class ProgramChecker:
     def run(self) -> list[TypeErr]:
         tree = self.tree
         packages = tree.metadata.rule_packages
-        for node in sorted_nodes(tree, self.uses):
+        for node in sorted_nodes(tree, self.uses, self.dependencies):
             for rule in _node_rules(node):
                 pkg = packages.get(rule.location, ())
                 for branch in _branches(rule):
