@@ -136,6 +136,9 @@ CASES = [
     Case("args-and-else", "package p\n\nf(x) := 1 if {\n\tfalse\n} else := x\n\ng([a, b]) := a + b\n\nh({\"a\": x}) := x\n"),
     Case("local-hides-rule-and-import", "package p\n\nimport data.q\n\ns := 1\n\nr if {\n\tq := 1\n\ts := 2\n\tq < s\n}\n"),
     Case("with-values", _body("x := 1", "count([1]) == x with input as x")),
+    # A comprehension waits for the outer variables it reads, even one its own expression binds.
+    Case("comprehension-reads-what-a-later-expression-binds", _body("v = {k: x | some k, x in v}", "v = input.a")),
+    Case("comprehension-reads-what-its-expression-binds", _body("v = [x | x := v[_]]"), ["x.rego:4: rego_unsafe_var_error: var v is unsafe"]),
 ]
 
 

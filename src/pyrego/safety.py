@@ -418,11 +418,13 @@ def expr_needs_and_outputs(expr: ast.Expr, bound: set[str], outer: set[str], ari
     else:
         stmt_vars(stmt, needs)
         outs = _stmt_outputs(stmt, bound, arity)
-    # Closures need the outer variables they mention.
+    needs -= outs
+    # Closures need the outer variables they mention bound before the
+    # expression, even one the expression itself binds (OPA: in
+    # ``v = [x | x := v[_]]; v = input.a`` the comprehension waits for v).
     for term in stmt_terms(stmt):
         for c in closures_in(term, []):
             needs |= closure_captures(c, outer)
-    needs -= outs
     return needs, outs
 
 

@@ -24,9 +24,7 @@ Deliberate differences: ``rego.metadata.chain()`` and ``rule()`` give ``any``
 (OPA types the annotations they return); ``print`` arguments are checked, as
 by OPA with print statements on; OPA checks independent rules in a random
 order, pyrego in source order (which only shows for a function with a
-failing definition); JSON schemas are read as :mod:`.schemas` says; where pyrego's safety ordering differs from
-OPA's (a comprehension reading the variable its expression binds), types
-flow in pyrego's order.
+failing definition); JSON schemas are read as :mod:`.schemas` says.
 
 Modules: :mod:`.lower` (bodies as OPA rewrites them), :mod:`.env` (type
 environments), :mod:`.check` (expressions), :mod:`.refs` (refs),
