@@ -306,3 +306,28 @@ def test_readme_check_example(capsys: pytest.CaptureFixture[str], monkeypatch: p
     readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
     assert err.strip() in readme
     assert err.startswith("1 error occurred: policies/admission.rego:8: rego_type_error: undefined ref: input.request.object.spec.containerz")
+
+
+def test_hostile_schemas_end_cleanly() -> None:
+    """Schemas a caller does not control: nested past Python's stack, very wide,
+    references in a loop. Each ends with a pyrego error or a result, never a
+    crash or a hang (the report of a missing key once scanned the keys
+    quadratically: 100,000 properties took minutes)."""
+    deep: dict[str, Any] = {"type": "string"}
+    for _ in range(5000):
+        deep = {"type": "object", "properties": {"a": deep}}
+    engine = pyrego.Engine()
+    with pytest.raises(pyrego.DataError):
+        engine.set_input_schema(deep)
+
+    wide = {"type": "object", "properties": {f"k{i}": {"type": "string"} for i in range(50_000)}}
+    engine = pyrego.Engine()
+    engine.set_input_schema(wide)
+    err = _error(engine, "package p\n\nr if input.nope == 1\n")
+    assert err is not None and err.message.startswith("undefined ref: input.nope")
+    assert err.message.count('"k') == 50_000  # every key, once
+
+    for looping in ({"$ref": "#/definitions/a", "definitions": {"a": {"$ref": "#/definitions/b"}, "b": {"$ref": "#/definitions/a"}}}, {"$ref": "#"}):
+        engine = pyrego.Engine()
+        engine.set_input_schema(looping)
+        assert _error(engine, "package p\n\nr if input.a == 1\n") is None

@@ -289,9 +289,15 @@ class Engine(InstrumentationMixin):
             schemas.named.pop(path, None)
         else:
             schemas.named[path] = schema
+        try:
+            key = schemas.key() if schemas.named else None
+        except (RecursionError, ValueError) as exc:
+            why = "nested too deeply" if isinstance(exc, RecursionError) else str(exc)
+            raise DataError(f"schema {'.'.join(('schema', *path))}: {why}") from None
+        if schema is not None:
             self._type_check = True
         self._schemas = schemas if schemas.named else None
-        self._schema_key = schemas.key() if schemas.named else None
+        self._schema_key = key
         self._invalidate()
 
     def set_strict(self, enabled: bool) -> None:

@@ -235,6 +235,9 @@ class ObjectType(Type):
 
 
 def _sort_props(props: list[tuple[Any, MaybeType]]) -> list[tuple[Any, MaybeType]]:
+    if all(type(k) is str for k, _ in props):
+        # (strings compare as in Go: by code point, which is their UTF-8 byte order)
+        return sorted(props, key=lambda p: p[0])
     from functools import cmp_to_key
 
     def by_key(a: tuple[Any, MaybeType], b: tuple[Any, MaybeType]) -> int:

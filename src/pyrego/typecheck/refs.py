@@ -80,11 +80,21 @@ def one_of_for_type(tpe: T.MaybeType) -> list[Any]:
     elif isinstance(tpe, T.AnyType):
         for m in tpe.of:
             out.extend(one_of_for_type(m))
-    seen: list[Any] = []
+    # Duplicates dropped by a hashable form of each key (a linear scan per key
+    # was quadratic: an object with 100,000 keys took minutes to report).
+    seen: dict[Any, Any] = {}
     for v in out:
-        if not any(T.compare_json(v, s) == 0 and type(v) is type(s) for s in seen):
-            seen.append(v)
-    return _sorted_values(seen)
+        seen.setdefault(_key_identity(v), v)
+    return _sorted_values(list(seen.values()))
+
+
+def _key_identity(v: Any) -> Any:
+    """Equal for keys ``compare_json`` finds equal and of one Python type."""
+    if isinstance(v, T.JNum):
+        return (T.JNum, v.value.normalize())
+    if v is None or isinstance(v, (str, bool, int, float)):
+        return (type(v), v)
+    return (type(v), repr(v))
 
 
 class RefError:

@@ -359,11 +359,11 @@ def _merge(schemas: list[Any]) -> dict[str, Any]:
 
 def schema_type(raw: Any) -> T.Type:
     """The type a JSON Schema gives a document; SchemaError with OPA's text when it has none."""
-    _check_valid(raw)
     try:
+        _check_valid(raw)
         return _Reader(raw).read(raw)
     except RecursionError:
-        raise SchemaError("type checking: schema nested too deeply") from None
+        raise SchemaError("unable to compile the schema: schema nested too deeply") from None
 
 
 __all__ = ["SchemaError", "SchemaSet", "schema_path", "schema_type"]
