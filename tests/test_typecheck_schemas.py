@@ -331,3 +331,26 @@ def test_hostile_schemas_end_cleanly() -> None:
         engine = pyrego.Engine()
         engine.set_input_schema(looping)
         assert _error(engine, "package p\n\nr if input.a == 1\n") is None
+
+
+def test_type_checked_queries_from_many_threads() -> None:
+    """Queries are type-checked against one program's rule types from many
+    threads at once (the comprehensions' memo is shared by the program)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    engine = pyrego.Engine()
+    engine.set_input_schema(USER_SCHEMA)
+    engine.add_policy("p.rego", "package authz\n\nnames := {n | some n in [\"alice\", \"bob\"]}\n\nallow if input.user.name in names\n")
+
+    def ask(i: int) -> tuple[bool, bool]:
+        good = engine.eval_query(f"x := [n | some n in data.authz.names; n != \"{i}\"]; count(x) == 2", input={"user": {"name": "alice"}})
+        try:
+            engine.eval_query(f"y := [n | n := input.user.age + \"{i}\"]")
+            refused = False
+        except pyrego.RegoTypeError:
+            refused = True
+        return bool(good["result"]), refused
+
+    with ThreadPoolExecutor(8) as pool:
+        outcomes = list(pool.map(ask, range(400)))
+    assert outcomes == [(True, True)] * 400
