@@ -263,3 +263,28 @@ def test_deeply_nested_comprehensions_do_not_hang_the_checker() -> None:
         assert not worker.is_alive(), f"type checking {depth} nested comprehensions did not finish"
     assert len(outcome) == 3
     assert outcome[0] == [[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]
+
+
+def test_extensions_are_checked_against_their_declared_type() -> None:
+    """add_extension(decl=...) gives an extension a type in OPA's form (as a capabilities file does)."""
+    decl = {"type": "function", "args": [{"type": "string"}], "result": {"type": "boolean"}}
+    e = pyrego.Engine()
+    e.set_type_check(True)
+    e.add_extension("acme.is_admin", 1, lambda s: s == "root", decl=decl)
+    e.add_policy("p.rego", 'package p\n\nr if acme.is_admin("root")\n')
+    assert e.eval_rule("data.p.r") is True
+    with pytest.raises(pyrego.RegoTypeError) as info:
+        e.add_policy("p.rego", "package p\n\nr if acme.is_admin(1)\n")
+        e.eval_rule("data.p.r")
+    assert info.value.message == "acme.is_admin: invalid argument(s)\n\thave: (number)\n\twant: (string, boolean)"
+    with pytest.raises(pyrego.RegoTypeError) as info:
+        e.add_policy("p.rego", 'package p\n\nr if {\n\tx := acme.is_admin("a")\n\tx + 1 > 0\n}\n')
+        e.eval_rule("data.p.r")
+    assert info.value.message.startswith("plus: invalid argument(s)\n\thave: (boolean, number, ???)")
+    # Undeclared, an extension takes and returns any.
+    e.add_extension("acme.any", 1, lambda s: s)
+    e.add_policy("p.rego", "package p\n\nr if acme.any(1) + 1 > 0\n")
+    assert e.eval_rule("data.p.r") is True
+    for bad in ({"type": "function", "args": [], "result": {"type": "boolean"}}, {"type": "string"}, {"args": []}):
+        with pytest.raises(pyrego.ArgumentError):
+            e.add_extension("acme.bad", 1, lambda s: s, decl=bad)

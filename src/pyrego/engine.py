@@ -44,6 +44,7 @@ from .engine_support import (
     _rule_location,
     _too_deep,
     _with_function_targets,
+    check_extension_decl,
     rule_path,
 )
 from .errors import (
@@ -134,7 +135,7 @@ class Engine(InstrumentationMixin):
         self._timeout: float | None = None
         self._extensions: dict[str, Any] = {}
         self._allowed_builtins: frozenset[str] | None = None
-        self._extension_ids: dict[str, tuple[int, int]] = {}
+        self._extension_ids: dict[str, tuple[int, int, str]] = {}
         self._type_check = False
         self._strict_mode = False
         self._schemas: SchemaSet | None = None
@@ -172,13 +173,19 @@ class Engine(InstrumentationMixin):
                 raise ArgumentError(f"timeout must be a positive number of seconds, not {seconds!r}")
         self._timeout = seconds
 
-    def add_extension(self, name: str, arity: int, fn: Callable[..., Any]) -> None:
+    def add_extension(self, name: str, arity: int, fn: Callable[..., Any], *, decl: Mapping[str, Any] | None = None) -> None:
         """Make the Python function ``fn`` callable from policies as ``name`` with ``arity`` arguments.
 
         ``fn`` receives plain Python values (as :meth:`eval_rule` returns
         them) and returns one, or ``pyrego.UNDEFINED``. An exception it raises
         is a builtin error: the call is undefined, or the evaluation fails
         with ``eval_builtin_error`` under strict builtin errors.
+
+        ``decl`` is the function's type in OPA's form, as in a capabilities
+        file (``{"type": "function", "args": [{"type": "string"}], "result":
+        {"type": "boolean"}}``): with the type check on, calls are checked
+        against it and its result type flows on, as for OPA's builtins.
+        Without it, an extension takes and returns ``any``.
         """
         from .builtins.registry import Builtin, lookup
         from .lexer import KEYWORD_KINDS
@@ -196,8 +203,12 @@ class Engine(InstrumentationMixin):
             raise ArgumentError("arity must be a non-negative integer")
         if not callable(fn):
             raise ArgumentError("an extension must be callable")
-        self._extensions = {**self._extensions, name: Builtin(name, _extension_call(fn), arity, nondeterministic=True)}
-        self._extension_ids = {**self._extension_ids, name: (arity, id(fn))}
+        decl_key = ""
+        if decl is not None:
+            decl_key = check_extension_decl(decl, arity)
+            decl = json.loads(decl_key)
+        self._extensions = {**self._extensions, name: Builtin(name, _extension_call(fn), arity, nondeterministic=True, decl=decl)}
+        self._extension_ids = {**self._extension_ids, name: (arity, id(fn), decl_key)}
         self._invalidate()
 
     def set_capabilities(self, capabilities: dict[str, Any] | None) -> None:

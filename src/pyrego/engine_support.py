@@ -14,6 +14,26 @@ from .runtime.convert import from_python, to_python
 from .runtime.values import UNDEF
 
 
+def check_extension_decl(decl: Any, arity: int) -> str:
+    """An extension's declared type as canonical JSON; ArgumentError unless it
+    is a function type of ``arity`` arguments with a result."""
+    import json
+
+    from .types import FunctionType, from_decl
+
+    try:
+        text = json.dumps(decl, sort_keys=True)
+        tpe = from_decl(json.loads(text))
+    except (TypeError, ValueError, KeyError, AttributeError, RecursionError) as exc:
+        raise ArgumentError(f"invalid extension decl: {exc}") from None
+    if not isinstance(tpe, FunctionType) or tpe.variadic is not None:
+        raise ArgumentError('invalid extension decl: not {"type": "function", ...}')
+    if len(tpe.args) != arity or tpe.result is None:
+        result = "a result" if tpe.result is not None else "no result"
+        raise ArgumentError(f"invalid extension decl: {len(tpe.args)} arguments and {result}, for arity {arity}")
+    return text
+
+
 def _extension_call(fn: Callable[..., Any]) -> Callable[..., Any]:
     """Wrap a user's Python function as a builtin over Rego values."""
     from .builtins.registry import BuiltinError

@@ -90,6 +90,9 @@ class Builtin:
     # Relation builtins (e.g. graph.reachable_paths is not one; walk is) return
     # an iterable of results rather than one value.
     relation: bool = False
+    # An extension's declared type in OPA's JSON form (Engine.add_extension's
+    # ``decl``), read by the type checker; None: any arguments, any result.
+    decl: Any = None
 
 
 REGISTRY: dict[str, Builtin] = {}

@@ -34,16 +34,24 @@ def function_types(tree: CompiledTree) -> Callable[[str], T.FunctionType | None]
     """Looks up the type of a builtin or extension the program may call (without
     holding on to the tree: what checks queries is kept by the tree)."""
     extensions, allowed = tree.extensions, tree.allowed_builtins
+    # Extensions: their declared types (Engine.add_extension's decl), else any.
+    declared = {n: _declared_type(b.decl) if b.decl is not None else any_function(b.arity) for n, b in extensions.items()}
 
     def lookup(name: str) -> T.FunctionType | None:
-        ext = extensions.get(name)
+        ext = declared.get(name)
         if ext is not None:
-            return any_function(ext.arity)
+            return ext
         if allowed is not None and name not in allowed:
             return None
         return builtin_type(name)
 
     return lookup
+
+
+def _declared_type(decl: Any) -> T.FunctionType:
+    tpe = T.from_decl(decl)
+    assert isinstance(tpe, T.FunctionType)  # (checked by Engine.add_extension)
+    return tpe
 
 
 class QueryTypes:
