@@ -31,6 +31,7 @@ from typing import Any
 from .. import ast
 from .. import types as T
 from ..ast import Call, Ref, Scalar, Var
+from ..safety import is_wildcard
 from .check import unify1
 from .env import TypeEnv
 from .ir import IRef
@@ -56,13 +57,15 @@ def constant(t: Any) -> bool:
 
 
 def ground_head(head: ast.RuleHead) -> bool:
-    """Not a function, literal keys in the head's ref, a constant key (if any)."""
+    """Not a function, literal keys in the head's ref, a constant key (if any)
+    or a partial set's key that is a variable (bound by the body)."""
     if head.args is not None or not isinstance(head.ref.head, Var):
         return False
     for p in head.ref.path:
         if type(p) is not Scalar:
             return False
-    return head.key is None or constant(head.key)
+    key = head.key
+    return key is None or constant(key) or (type(key) is Var and head.value is None)
 
 
 class _Unsure(Exception):
@@ -88,7 +91,11 @@ class BodyScreen:
         head = rule.head
         value = head.value if head.value is not None or head.key is not None else Scalar(True, head.location)
         tpe: T.MaybeType
-        if value is None:  # a partial set with a constant key
+        if value is None and type(head.key) is Var:  # a partial set of a body variable
+            tpe = T.SetType(self.local.get_by_value(head.key))
+            if is_wildcard(head.key.name):
+                return None
+        elif value is None:  # a partial set with a constant key
             tpe = T.SetType(self.env.get_by_value(self.lowerer.expand(head.key, [], set(), set(), ())))
         elif type(value) is Scalar:
             tpe = self.env.get_by_value(value)
@@ -200,8 +207,34 @@ class BodyScreen:
         return head
 
     def _ref(self, r: Ref) -> T.MaybeType:
-        """A ref with literal keys into ``input`` or under ``data``, checked as the ref checker does."""
-        head = self._literal_ref(r)
+        """A ref into ``input`` or under ``data``, checked as the ref checker does.
+
+        Its keys are literals, variables bound by earlier expressions, or
+        wildcards (each its own variable, bound nowhere else): the lowering
+        keeps such a ref as it is, and the ref checker types the wildcards."""
+        head = r.head
+        if not isinstance(head, Var) or head.name not in ("data", "input"):
+            raise _Unsure
+        dynamic = False
+        p: Any
+        for p in r.path:
+            tp = type(p)
+            if tp is Scalar:
+                continue
+            if tp is Var and (is_wildcard(p.name) or self.local.get_by_value(p) is not None):
+                dynamic = True
+                continue
+            raise _Unsure
+        if dynamic:
+            lowered = IRef(head, r.path, r.location)  # type: ignore[arg-type]  # (scalars and variables only)
+            checker = RefChecker(self.local)
+            checker.walk(lowered)  # types the wildcards, checks the bound keys
+            if checker.errors:
+                raise _Unsure
+            tpe = self.local.get_by_value(lowered)
+            if tpe is None or type(tpe) is T.FunctionType or T.is_nil(tpe):
+                raise _Unsure
+            return tpe
         if head.name == "input" and not self.env.root.input_typed:
             return T.ANY
         # What RefChecker.walk does for a ref whose keys are literals (the type
