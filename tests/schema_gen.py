@@ -21,7 +21,7 @@ import json
 import random
 from typing import Any
 
-KEYS = ["a", "b", "c", "d"]
+KEYS = ["a", "b", "c", "d", "type"]  # ("type": a property name, not the keyword)
 SCALARS = ["string", "number", "integer", "boolean", "null"]
 
 

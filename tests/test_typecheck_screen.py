@@ -152,3 +152,15 @@ def test_failing_bodies_go_to_the_full_check(monkeypatch: pytest.MonkeyPatch, bo
 )
 def test_bodies_the_screen_leaves_to_the_full_check(monkeypatch: pytest.MonkeyPatch, body: str) -> None:
     assert _screen(monkeypatch, body) == (None, [])
+
+
+def test_negated_wildcards_are_left_to_the_safety_check() -> None:
+    """``not input.c[_]`` is unsafe (OPA: var _ is unsafe), which OPA reports
+    before any type error: the screen must not pass the body."""
+    text = "package p\n\n# METADATA\n# schemas:\n#   - input: {\"type\": \"object\", \"properties\": {\"c\": {\"type\": \"array\"}}}\nr0 if upper(input) == \"A\"\n\nr1 if {\n\tnot input.c[_]\n}\n"
+    engine = pyrego.Engine()
+    engine.set_type_check(True)
+    with pytest.raises(pyrego.RegoUnsafeVarError) as info:
+        engine.add_policy("p.rego", text)
+        engine.eval_query("data.p")
+    assert str(info.value) == "p.rego:9: rego_unsafe_var_error: var _ is unsafe"

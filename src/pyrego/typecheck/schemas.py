@@ -78,27 +78,42 @@ def schema_path(name: str) -> tuple[str, ...]:
 # ---------------------------------------------------------------- validation
 
 
+_SCHEMA_MAPS = ("properties", "patternProperties", "definitions", "$defs", "dependencies")
+_SCHEMA_LISTS = ("allOf", "anyOf", "oneOf")
+_SCHEMA_VALUES = ("additionalItems", "additionalProperties", "contains", "propertyNames", "if", "then", "else", "not")
+
+
 def _check_types(node: Any) -> None:
-    """OPA's schema compiler refuses a ``type`` that is not a type name (or list of them)."""
-    if isinstance(node, dict):
-        if "type" in node:
-            tv = node["type"]
-            names = tv if isinstance(tv, list) else [tv]
-            if not isinstance(tv, (str, list)) or not all(isinstance(n, str) for n in names):
-                raise SchemaError("unable to compile the schema: Invalid type. Expected: type, given: string/Array Of Strings")
-            for n in names:
-                if n not in _TYPE_NAMES:
-                    raise SchemaError(
-                        f"unable to compile the schema: has a primitive type that is NOT VALID -- given: /{n}/ "
-                        "Expected valid values are:[array boolean integer number null object string]"
-                    )
-        for k, v in node.items():
-            if k in ("enum", "const", "default", "examples"):
-                continue
-            _check_types(v)
-    elif isinstance(node, list):
-        for v in node:
-            _check_types(v)
+    """OPA's schema compiler refuses a ``type`` that is not a type name (or list
+    of them). Only schema positions are read: a property named ``type`` is a name."""
+    if not isinstance(node, dict):
+        return
+    if "type" in node:
+        tv = node["type"]
+        names = tv if isinstance(tv, list) else [tv]
+        if not isinstance(tv, (str, list)) or not all(isinstance(n, str) for n in names):
+            raise SchemaError("unable to compile the schema: Invalid type. Expected: type, given: string/Array Of Strings")
+        for n in names:
+            if n not in _TYPE_NAMES:
+                raise SchemaError(
+                    f"unable to compile the schema: has a primitive type that is NOT VALID -- given: /{n}/ "
+                    "Expected valid values are:[array boolean integer number null object string]"
+                )
+    for key in _SCHEMA_MAPS:
+        found = node.get(key)
+        if isinstance(found, dict):
+            for sub in found.values():
+                _check_types(sub)
+    for key in _SCHEMA_LISTS:
+        found = node.get(key)
+        if isinstance(found, list):
+            for sub in found:
+                _check_types(sub)
+    for key in _SCHEMA_VALUES:
+        _check_types(node.get(key))
+    items = node.get("items")
+    for sub in items if isinstance(items, list) else [items]:
+        _check_types(sub)
 
 
 def _check_valid(raw: Any) -> None:

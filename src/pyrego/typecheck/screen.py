@@ -80,6 +80,7 @@ class BodyScreen:
         self.local = env
         self.lowerer = lowerer
         self.made = 0
+        self.negated = False
 
     def rule(self, rule: ast.Rule) -> tuple[int, T.Type] | None:
         """For a rule with a :func:`ground_head` whose body cannot fail: how many
@@ -114,6 +115,7 @@ class BodyScreen:
         """How many variables the lowering of ``body`` would make, when no
         expression in it can fail the check; None when the full check must decide."""
         self.made = 0
+        self.negated = False
         self.local = self.env.wrap()  # the body's variables
         try:
             for e in body:
@@ -125,6 +127,7 @@ class BodyScreen:
     def _expr(self, e: ast.Expr) -> None:
         if e.with_mods:
             raise _Unsure
+        self.negated = e.negated
         s: Any = e.statement
         st = type(s)
         if st is Call:
@@ -221,7 +224,12 @@ class BodyScreen:
             tp = type(p)
             if tp is Scalar:
                 continue
-            if tp is Var and (is_wildcard(p.name) or self.local.get_by_value(p) is not None):
+            if tp is Var and is_wildcard(p.name):
+                if self.negated:
+                    raise _Unsure  # (unsafe: a negation binds nothing; safety reports it)
+                dynamic = True
+                continue
+            if tp is Var and self.local.get_by_value(p) is not None:
                 dynamic = True
                 continue
             raise _Unsure
