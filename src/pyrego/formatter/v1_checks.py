@@ -9,26 +9,11 @@ from collections.abc import Iterator
 from decimal import Decimal
 
 from .. import ast
+from ..compile_checks import DEPRECATED_BUILTINS  # (the compiler's list: Rego v1 has none of them)
 from ..errors import Location, RegoCompileError, RegoError, RegoParseError, RegoTypeError
 
 __all__ = ["check_v1_compatible", "DEPRECATED_BUILTINS"]
 
-#: Builtins that Rego v1 no longer has.
-DEPRECATED_BUILTINS = frozenset(
-    {
-        "any",
-        "all",
-        "re_match",
-        "net.cidr_overlap",
-        "set_diff",
-        "cast_array",
-        "cast_set",
-        "cast_string",
-        "cast_boolean",
-        "cast_null",
-        "cast_object",
-    }
-)
 _V1_ONLY_KEYWORDS = ("if", "contains", "in", "every")
 
 
