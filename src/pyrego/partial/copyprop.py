@@ -21,6 +21,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from .. import ast
+from ..safety import term_vars as term_vars_no_closures  # (closure bodies not read)
 from .terms import Known, term_vars
 
 ROOTS = ("input", "data")
@@ -317,34 +318,13 @@ def _expr_vars(e: ast.Expr) -> set[str]:
     out: set[str] = set()
     s = e.statement
     if type(s) is ast.Unify:
-        _vars_no_closures(s.lhs, out)
-        _vars_no_closures(s.rhs, out)
+        term_vars_no_closures(s.lhs, out)
+        term_vars_no_closures(s.rhs, out)
     elif type(s) is not ast.Every:
-        _vars_no_closures(s, out)
+        term_vars_no_closures(s, out)  # type: ignore[arg-type]  # (residual statements are terms or unifications)
     for w in e.with_mods:
-        _vars_no_closures(w.value, out)
+        term_vars_no_closures(w.value, out)
     return out
-
-
-def _vars_no_closures(t: Any, out: set[str]) -> None:
-    tt = type(t)
-    if tt is ast.Var:
-        if t.name not in ROOTS:
-            out.add(t.name)
-    elif tt is ast.Ref:
-        _vars_no_closures(t.head, out)
-        for p in t.path:
-            _vars_no_closures(p, out)
-    elif tt is ast.Call:
-        for a in t.args:
-            _vars_no_closures(a, out)
-    elif tt in (ast.Array, ast.SetTerm):
-        for x in t.items:
-            _vars_no_closures(x, out)
-    elif tt is ast.Object:
-        for k, v in t.items:
-            _vars_no_closures(k, out)
-            _vars_no_closures(v, out)
 
 
 def _body_vars(body: list[ast.Expr]) -> set[str]:
@@ -369,8 +349,8 @@ def _output_vars(body: list[ast.Expr], safe: set[str]) -> set[str]:
             if type(s) is ast.Unify:
                 lv: set[str] = set()
                 rv: set[str] = set()
-                _vars_no_closures(s.lhs, lv)
-                _vars_no_closures(s.rhs, rv)
+                term_vars_no_closures(s.lhs, lv)
+                term_vars_no_closures(s.rhs, rv)
                 if rv <= known:
                     got |= _pattern_vars(s.lhs)
                 if lv <= known:
