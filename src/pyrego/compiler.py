@@ -17,6 +17,7 @@ Variable safety and expression ordering are done per body by
 from __future__ import annotations
 
 import itertools
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -407,16 +408,23 @@ def _check_calls(tree: CompiledTree, calls: list[ast.Call]) -> None:
 def _raise_first_call_error(tree: CompiledTree) -> None:
     """Walks the rules as OPA orders them, raising the first bad call's error
     (with every one, up to OPA's ten, in its ``errors``)."""
-    from .typecheck.arity import calls_in_rule, raise_all
+    from .typecheck.arity import calls_in_rule
+
+    rules = [rule for node in tree.nodes.values() for rule in node.rules + ([node.default] if node.default else [])]
+    _raise_call_errors(tree, (found for rule in rules for found in calls_in_rule(rule)))
+
+
+def _raise_call_errors(tree: CompiledTree, calls: Iterable[tuple[ast.Call, bool]]) -> None:
+    """Raise the first error of ``calls`` (each with whether it is nested), with
+    every one, up to OPA's ten, in its ``errors``."""
+    from .typecheck.arity import raise_all
 
     errors: list[RegoTypeError] = []
-    for node in tree.nodes.values():
-        for rule in node.rules + ([node.default] if node.default else []):
-            for call, nested in calls_in_rule(rule):
-                try:
-                    check_call(tree, call, nested)
-                except RegoTypeError as err:
-                    errors.append(err)
+    for call, nested in calls:
+        try:
+            check_call(tree, call, nested)
+        except RegoTypeError as err:
+            errors.append(err)
     raise_all(errors)
 
 
@@ -560,16 +568,10 @@ def resolve_query(
     except RegoTypeError as err:
         found = err
     if found is not None or outputs:
-        from .typecheck.arity import calls_in_body, raise_all
+        from .typecheck.arity import calls_in_body
 
         # Report the first bad call in the order OPA walks the query.
-        errors: list[RegoTypeError] = []
-        for call, nested in calls_in_body(resolved):
-            try:
-                check_call(tree, call, nested)
-            except RegoTypeError as err:
-                errors.append(err)
-        raise_all(errors)
+        _raise_call_errors(tree, calls_in_body(resolved))
         if found is not None:
             raise found
     _raise_first(hidden_calls)
