@@ -22,7 +22,7 @@ from ..compiler import CompiledTree
 from ..errors import Location
 from .check import TypeErr
 from .env import Node, TypeEnv, term_key, to_json
-from .schemas import SchemaError, SchemaSet, schema_type
+from .schemas import SchemaError, SchemaSet, check_schema, schema_type
 
 Entry = tuple[tuple[Any, ...], str | None, Any]  # (path terms, schema ref text, inline definition)
 _DYNAMIC_ANY = (T.ANY, T.ANY)
@@ -76,6 +76,10 @@ class SchemaAnnotations:
         self.meta = meta
         self.schemas = schemas
         self.types: dict[str, T.Type] = {}  # by schema ref (schema.x), read once
+        # Per annotation (by id, kept alive here): its parsed entries, and for
+        # each inline schema whether it is valid (its type is read per rule, as OPA does).
+        self.entries: dict[int, tuple[ast.Annotation, list[Entry]]] = {}
+        self.inline_errors: dict[int, tuple[Any, str | None]] = {}
         self.active = False
         self.mentions_input = False
         if not (meta.rules or meta.documents or meta.packages or meta.subpackages):
@@ -114,7 +118,10 @@ class SchemaAnnotations:
     def apply(self, env: TypeEnv, rule: ast.Rule, annotations: list[ast.Annotation], errors: list[TypeErr]) -> None:
         """Put the schemas' types into ``env`` (the rule's own level); errors go to ``errors``."""
         for a in annotations:
-            for terms, ref, definition in _entries(a):
+            known = self.entries.get(id(a))
+            if known is None:
+                known = self.entries[id(a)] = (a, _entries(a))
+            for terms, ref, definition in known[1]:
                 tpe = self._type(ref, definition, rule.location, errors)
                 if tpe is None:
                     continue
@@ -146,8 +153,19 @@ class SchemaAnnotations:
                 errors.append(TypeErr(where, str(err)))
                 return None
             return found
+        checked = self.inline_errors.get(id(definition))
+        if checked is None:
+            try:
+                check_schema(definition)
+                checked = (definition, None)
+            except SchemaError as err:
+                checked = (definition, str(err))
+            self.inline_errors[id(definition)] = checked
+        if checked[1] is not None:
+            errors.append(TypeErr(where, checked[1]))
+            return None
         try:
-            return schema_type(definition)
+            return schema_type(definition, validated=True)
         except SchemaError as err:
             errors.append(TypeErr(where, str(err)))
             return None

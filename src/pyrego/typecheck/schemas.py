@@ -372,13 +372,25 @@ def _merge(schemas: list[Any]) -> dict[str, Any]:
     return out
 
 
-def schema_type(raw: Any) -> T.Type:
-    """The type a JSON Schema gives a document; SchemaError with OPA's text when it has none."""
+def schema_type(raw: Any, *, validated: bool = False) -> T.Type:
+    """The type a JSON Schema gives a document; SchemaError with OPA's text when it has none.
+
+    ``validated``: :func:`check_schema` already passed it (its type is still
+    read afresh: a type may be widened in place where rules' types merge)."""
     try:
-        _check_valid(raw)
+        if not validated:
+            _check_valid(raw)
         return _Reader(raw).read(raw)
     except RecursionError:
         raise SchemaError("unable to compile the schema: schema nested too deeply") from None
 
 
-__all__ = ["SchemaError", "SchemaSet", "schema_path", "schema_type"]
+def check_schema(raw: Any) -> None:
+    """Raise SchemaError (OPA's text) unless ``raw`` is a schema :func:`schema_type` can read."""
+    try:
+        _check_valid(raw)
+    except RecursionError:
+        raise SchemaError("unable to compile the schema: schema nested too deeply") from None
+
+
+__all__ = ["SchemaError", "SchemaSet", "check_schema", "schema_path", "schema_type"]
