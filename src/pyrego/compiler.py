@@ -211,7 +211,7 @@ def compile_modules(
     if type_check:
         from .typecheck import check_program
 
-        tree.types = check_program(tree, modules, uses, schemas, graph)
+        tree.types = check_program(tree, graph, modules, schemas)
     return tree
 
 

@@ -37,8 +37,6 @@ cannot fail, passed without lowering them), :mod:`.signatures` (builtins),
 
 from __future__ import annotations
 
-from typing import Any
-
 from .. import ast
 from ..compiler import CompiledTree
 from ..errors import Location, RegoCompileError, RegoError, RegoTypeError
@@ -80,25 +78,23 @@ def _location(loc: Location) -> Location | None:
 
 def check_program(
     tree: CompiledTree,
+    dependencies: dict[int, set[int]],
     modules: list[ast.Module] | None = None,
-    uses: dict[int, Any] | None = None,
     schemas: SchemaSet | None = None,
-    dependencies: dict[int, set[int]] | None = None,
 ) -> QueryTypes | None:
     """Check ``tree``'s rules; raises RegoTypeError (``.errors`` lists them all).
 
+    ``dependencies``: what each rule node reads (by id), as the compiler's
+    recursion check found it: rules are checked after the rules they read.
     ``modules`` (the compiled modules) let errors on refs to rules say where
-    OPA says they are (:mod:`.locations`); ``uses`` (the calls and data refs
-    of each rule node, as the compiler found them) saves walking the rules
-    again to order them, ``dependencies`` (what each rule node reads, as the
-    recursion check found it) saves working that out again. ``schemas``: the input schema and the schemas
-    ``# METADATA`` blocks name (:mod:`.schemas`); inline schemas in
-    ``# METADATA`` blocks are read with or without it.
+    OPA says they are (:mod:`.locations`). ``schemas``: the input schema and
+    the schemas ``# METADATA`` blocks name (:mod:`.schemas`); inline schemas
+    in ``# METADATA`` blocks are read with or without it.
 
     Returns the rules' types (for queries), or None when the program was
     not checked (its bodies cannot be ordered: that error is reported when
     code is generated)."""
-    checker = ProgramChecker(tree, modules, uses, schemas, dependencies)
+    checker = ProgramChecker(tree, dependencies, modules, schemas)
     try:
         errors = checker.run()
     except RegoCompileError as err:

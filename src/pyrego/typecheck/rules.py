@@ -92,106 +92,6 @@ def root_env(tree: CompiledTree, shared: SharedLocations | None = None, names: C
 # ---------------------------------------------------------------- dependencies
 
 
-def _rule_refs(rule: ast.Rule, refs: list[tuple[ast.Term, ...]], calls: list[str]) -> None:
-    """The data refs and the calls in one branch of a rule (not its else branches)."""
-
-    def term(t: Any) -> None:
-        tt = type(t)
-        if tt is ast.Ref:
-            if type(t.head) is Var and t.head.name == "data":
-                refs.append(t.path)
-            term(t.head)
-            for p in t.path:
-                term(p)
-        elif tt is ast.Call:
-            calls.append(t.op)
-            for a in t.args:
-                term(a)
-        elif tt is ast.Array or tt is ast.SetTerm:
-            for x in t.items:
-                term(x)
-        elif tt is ast.Object:
-            for k, v in t.items:
-                term(k)
-                term(v)
-        elif tt is ast.ArrayCompr or tt is ast.SetCompr:
-            term(t.term)
-            body(t.body)
-        elif tt is ast.ObjectCompr:
-            term(t.key)
-            term(t.value)
-            body(t.body)
-        elif tt is ast.TemplateString:
-            for p in t.parts:
-                if not isinstance(p, str):
-                    term(p)
-
-    def body(b: ast.Body) -> None:
-        for e in b:
-            s: Any = e.statement
-            st = type(s)
-            if st is ast.Assign or st is ast.Unify:
-                term(s.lhs)
-                term(s.rhs)
-            elif st is ast.SomeIn:
-                term(s.key)
-                term(s.value)
-                term(s.collection)
-            elif st is ast.Every:
-                term(s.domain)
-                body(s.body)
-            elif st is not ast.SomeVars:
-                term(s)
-            for w in e.with_mods:
-                term(w.target)
-                term(w.value)
-
-    head = rule.head
-    for p in head.ref.path:
-        term(p)
-    for t in (head.key, head.value, *(head.args or ())):
-        if t is not None:
-            term(t)
-    body(rule.body)
-
-
-def _nodes_read(root: RuleNode, path: tuple[ast.Term, ...], out: set[int], by_id: dict[int, RuleNode], memo: dict[tuple[Any, ...], list[RuleNode]]) -> None:
-    """The rule nodes a ref under ``data`` may read (OPA's GetRulesDynamic);
-    ``memo`` keeps the answer per path shape (a program reads the same rules often)."""
-    shape = tuple([p.value if type(p) is Scalar and isinstance(p.value, str) else (None if type(p) is not Scalar else ()) for p in path])
-    found = memo.get(shape)
-    if found is None:
-        found = memo[shape] = _read(root, path)
-    for n in found:
-        out.add(n.id)
-        by_id[n.id] = n
-
-
-def _read(root: RuleNode, path: tuple[ast.Term, ...]) -> list[RuleNode]:
-    # A loop with a stack: a recursive closure would be a reference cycle
-    # (garbage for the cyclic collector at every compile).
-    result: dict[int, RuleNode] = {}
-    stack: list[tuple[RuleNode, int]] = [(root, 0)]
-    while stack:
-        node, i = stack.pop()
-        if i >= len(path):
-            for n in node.walk():
-                if n.has_rules():
-                    result[n.id] = n
-            continue
-        p = path[i]
-        if type(p) is Scalar:
-            child = node.children.get(p.value) if isinstance(p.value, str) else None
-            found = [child] if child is not None else []
-        else:
-            found = list(node.children.values())
-        for child in reversed(found):  # (popped in order)
-            if child.has_rules():
-                result[child.id] = child
-            stack.append((child, i + 1))
-    return list(result.values())
-
-
 def _branches(rule: ast.Rule) -> list[ast.Rule]:
     out = []
     r: ast.Rule | None = rule
@@ -201,57 +101,26 @@ def _branches(rule: ast.Rule) -> list[ast.Rule]:
     return out
 
 
-def sorted_nodes(tree: CompiledTree, uses: dict[int, Any] | None = None, dependencies: dict[int, set[int]] | None = None) -> list[RuleNode]:
-    """Rule nodes, each after the nodes its rules read (``uses``: the calls and
-    data refs of each node's rules, as the compiler collected them;
-    ``dependencies``: what each node reads, as the compiler's recursion check
-    worked it out from them)."""
-    by_id: dict[int, RuleNode] = {}
-    deps: dict[int, set[int]] = {}
-    memo: dict[tuple[Any, ...], list[RuleNode]] = {}
-    nodes = [n for n in tree.nodes.values() if n.has_rules()]
-    if dependencies is not None:
-        by_id = {n.id: n for n in tree.nodes.values()}
-        deps = dependencies
-        nodes_left: list[RuleNode] = []
-    else:
-        nodes_left = nodes
-    for node in nodes_left:
-        found: set[int] = set()
-        refs: list[tuple[ast.Term, ...]] = []
-        calls: list[str] = []
-        used = uses.get(node.id) if uses is not None else None
-        if used is not None:
-            refs = [r.path for r in used.data_refs]
-            calls = [c.op for c in used.calls]
-        else:
-            for rule in _node_rules(node):
-                for branch in _branches(rule):
-                    _rule_refs(branch, refs, calls)
-        for path in refs:
-            _nodes_read(tree.root, path, found, by_id, memo)
-        for op in calls:
-            fn = tree.functions.get(op)
-            if fn is not None:
-                found.add(fn.id)
-                by_id[fn.id] = fn
-        deps[node.id] = found
+def sorted_nodes(tree: CompiledTree, dependencies: dict[int, set[int]]) -> list[RuleNode]:
+    """Rule nodes, each after the nodes its rules read (``dependencies``: what
+    each node reads, by id, as the compiler's recursion check worked it out)."""
+    by_id = {n.id: n for n in tree.nodes.values()}
     order: list[RuleNode] = []
     state: dict[int, int] = {}
-    for node in nodes:
-        if node.id in state:
+    for node in tree.nodes.values():
+        if node.id in state or not node.has_rules():
             continue
         # Depth first, with an explicit stack (a cycle, which the recursion
         # check refuses before, would be cut).
         state[node.id] = 1
-        stack: list[tuple[RuleNode, list[int]]] = [(node, sorted(deps.get(node.id, ())))]
+        stack: list[tuple[RuleNode, list[int]]] = [(node, sorted(dependencies.get(node.id, ())))]
         while stack:
             current, pending = stack[-1]
             if pending:
                 nid = pending.pop()
                 if nid not in state:
                     state[nid] = 1
-                    stack.append((by_id[nid], sorted(deps.get(nid, ()))))
+                    stack.append((by_id[nid], sorted(dependencies.get(nid, ()))))
                 continue
             stack.pop()
             state[current.id] = 2
@@ -326,13 +195,11 @@ class ProgramChecker:
     def __init__(
         self,
         tree: CompiledTree,
+        dependencies: dict[int, set[int]],
         modules: list[ast.Module] | None = None,
-        uses: dict[int, Any] | None = None,
         schemas: SchemaSet | None = None,
-        dependencies: dict[int, set[int]] | None = None,
     ) -> None:
         self.tree = tree
-        self.uses = uses
         self.dependencies = dependencies
         lookup = function_types(tree)
         paths = {op: node.path for op, node in tree.functions.items()}
@@ -356,7 +223,7 @@ class ProgramChecker:
     def run(self) -> list[TypeErr]:
         tree = self.tree
         packages = tree.metadata.rule_packages
-        for node in sorted_nodes(tree, self.uses, self.dependencies):
+        for node in sorted_nodes(tree, self.dependencies):
             for rule in _node_rules(node):
                 pkg = packages.get(rule.location, ())
                 for branch in _branches(rule):
