@@ -109,12 +109,7 @@ class CompiledTree:
 
     def builtin(self, op: str) -> Builtin | None:
         """The builtin (or extension) called ``op``."""
-        ext = self.extensions.get(op)
-        if ext is not None:
-            return ext
-        if self.allowed_builtins is not None and op not in self.allowed_builtins:
-            return None
-        return lookup_builtin(op)
+        return find_builtin(op, self.extensions, self.allowed_builtins)
 
     def arity(self, op: str) -> int | None:
         node = self.functions.get(op)
@@ -122,6 +117,16 @@ class CompiledTree:
             return node.arity
         b = self.builtin(op)
         return b.arity if b is not None else None
+
+
+def find_builtin(op: str, extensions: dict[str, Builtin], allowed: frozenset[str] | None) -> Builtin | None:
+    """The extension or builtin called ``op``, where ``allowed`` (None: all) lets it be called."""
+    ext = extensions.get(op)
+    if ext is not None:
+        return ext
+    if allowed is not None and op not in allowed:
+        return None
+    return lookup_builtin(op)
 
 
 def compile_modules(

@@ -16,8 +16,7 @@ from typing import Any, Callable
 from .. import ast
 from .. import types as T
 from ..ast import Scalar, Var
-from ..builtins.registry import lookup as lookup_builtin
-from ..compiler import CompiledTree, RuleNode
+from ..compiler import CompiledTree, RuleNode, find_builtin
 from .annotated import SchemaAnnotations, input_type
 from .check import Checker, TypeErr
 from .env import RootEnv, TypeEnv, term_key
@@ -67,16 +66,11 @@ class QueryTypes:
         extensions, allowed = tree.extensions, tree.allowed_builtins
         lookup = function_types(tree)
 
-        def arity(op: str) -> int | None:
+        def arity(op: str) -> int | None:  # (CompiledTree.arity, without holding the tree)
             found = arities.get(op)
             if found is not None:
                 return found
-            ext = extensions.get(op)
-            if ext is not None:
-                return ext.arity
-            if allowed is not None and op not in allowed:
-                return None
-            b = lookup_builtin(op)
+            b = find_builtin(op, extensions, allowed)
             return b.arity if b is not None else None
 
         self.rules_env = rules_env
