@@ -20,6 +20,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import pyrego  # noqa: E402
+import pyrego.typecheck as tc  # noqa: E402
 from pyrego.typecheck import rules as tc_rules  # noqa: E402
 from pyrego.typecheck.screen import ground_head  # noqa: E402
 from test_typecheck_opa import documents_case, module_case, pyrego_outcome  # noqa: E402
@@ -30,7 +31,10 @@ SHARED = ROOT.parent.parent / "shared"
 
 @pytest.fixture
 def screened(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
-    """Checks every body the screen passes in full too; lists the rules it passed."""
+    """Checks every body the screen passes in full too; lists the rules it passed.
+    (The whole-program screen, which would pass most of these programs before
+    any rule is screened, is off: test_typecheck_fast holds it to the full check.)"""
+    monkeypatch.setattr(tc, "FAST_SCREEN", False)
     passed: list[Any] = []
     original = tc_rules.ProgramChecker.check_rule
 
@@ -80,6 +84,7 @@ def test_generated_programs(screened: list[Any]) -> None:
 def _screen(monkeypatch: pytest.MonkeyPatch, body: str) -> tuple[int | None, list[str]]:
     """What the screen says of the body of ``r`` (after the rules ``c`` and ``f``), and the engine's errors."""
     text = f'package p\n\nc := ["a", "b"]\n\nf(x) := x\n\nr if {{\n{body}\n}}\n'
+    monkeypatch.setattr(tc, "FAST_SCREEN", False)
     engine = pyrego.Engine()
     engine.set_type_check(True)
     seen: list[int | None] = []

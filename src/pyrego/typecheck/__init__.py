@@ -28,7 +28,8 @@ failing definition); JSON schemas are read as :mod:`.schemas` says.
 
 Modules: :mod:`.lower` (bodies as OPA rewrites them), :mod:`.env` (type
 environments), :mod:`.check` (expressions), :mod:`.refs` (refs),
-:mod:`.rules` (rule order and rule types), :mod:`.screen` (bodies that
+:mod:`.rules` (rule order and rule types), :mod:`.fast` (whole programs
+that cannot fail, passed in one cheap pass), :mod:`.screen` (bodies that
 cannot fail, passed without lowering them), :mod:`.signatures` (builtins),
 :mod:`.schemas` and :mod:`.annotated` (JSON schemas as types, where they apply),
 :mod:`.arity` (arity errors, always on), :mod:`.locations` and
@@ -41,10 +42,14 @@ from .. import ast
 from ..compiler import CompiledTree
 from ..errors import Location, RegoCompileError, RegoError, RegoTypeError
 from .check import Checker, TypeErr
+from .fast import screen_program
 from .localvars import LocalVarNumbers
 from .lower import Lowerer
-from .rules import ProgramChecker, QueryTypes
+from .rules import ProgramChecker, QueryTypes, function_types, screened_query_types
 from .schemas import SchemaSet
+
+#: Whether :func:`check_program` first tries :mod:`.fast` (off only to test it against the full check).
+FAST_SCREEN = True
 
 #: OPA's compiler stops after this many errors.
 ERROR_LIMIT = 10
@@ -76,6 +81,16 @@ def _location(loc: Location) -> Location | None:
     return loc if loc.row else None
 
 
+def _schema_annotations(tree: CompiledTree) -> bool:
+    """Whether some ``# METADATA`` block may give a schema (read by the full check)."""
+    meta = tree.metadata
+    if not (meta.rules or meta.documents or meta.packages or meta.subpackages):
+        return False
+    from .annotated import SchemaAnnotations
+
+    return SchemaAnnotations(tree, None).active
+
+
 def check_program(
     tree: CompiledTree,
     dependencies: dict[int, set[int]],
@@ -94,6 +109,10 @@ def check_program(
     Returns the rules' types (for queries), or None when the program was
     not checked (its bodies cannot be ordered: that error is reported when
     code is generated)."""
+    if schemas is None and FAST_SCREEN and not _schema_annotations(tree):
+        types = screen_program(tree, function_types(tree))
+        if types is not None:  # no rule can fail: the full check is not needed
+            return screened_query_types(tree, types, modules)
     checker = ProgramChecker(tree, dependencies, modules, schemas)
     try:
         errors = checker.run()

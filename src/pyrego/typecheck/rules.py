@@ -57,11 +57,12 @@ class QueryTypes:
     """What checking a query needs of a checked program: the rules' types and
     the program's functions. It is kept with the compiled tree and refers to
     nothing that refers back to it, so that the program is freed by reference
-    counting alone."""
+    counting alone. The rules' environment may be given as a function that
+    builds it (when a query first needs it: most programs never check one)."""
 
-    __slots__ = ("rules_env", "arity", "is_function", "function_paths")
+    __slots__ = ("_rules_env", "_build", "arity", "is_function", "function_paths")
 
-    def __init__(self, tree: CompiledTree, rules_env: TypeEnv) -> None:
+    def __init__(self, tree: CompiledTree, rules_env: TypeEnv | None, build: Callable[[], TypeEnv] | None = None) -> None:
         arities = {op: node.arity for op, node in tree.functions.items()}
         extensions, allowed = tree.extensions, tree.allowed_builtins
         lookup = function_types(tree)
@@ -73,10 +74,39 @@ class QueryTypes:
             b = find_builtin(op, extensions, allowed)
             return b.arity if b is not None else None
 
-        self.rules_env = rules_env
+        self._rules_env = rules_env
+        self._build = build
         self.arity = arity
         self.is_function: Callable[[str], bool] = lambda n: n in arities or lookup(n) is not None
         self.function_paths = {op: node.path for op, node in tree.functions.items()}
+
+    @property
+    def rules_env(self) -> TypeEnv:
+        env = self._rules_env
+        if env is None:
+            # (Two threads may both build it: each gets an equal environment.)
+            build = self._build
+            assert build is not None
+            env = self._rules_env = build()
+        return env
+
+
+def screened_query_types(tree: CompiledTree, types: dict[tuple[str, ...], T.Type], modules: list[ast.Module] | None) -> QueryTypes:
+    """The rules' types of a program :mod:`.fast` found clean, as the full
+    check would have left them (each at its path; no path is below another's)."""
+    lookup = function_types(tree)
+    shared = SharedLocations(tree, modules) if modules is not None else None
+    if shared is not None:
+        shared.detach()
+
+    def build() -> TypeEnv:
+        rules_env = RootEnv(lookup, Checker, shared, None).wrap()
+        data = Var("data")
+        for path, tpe in types.items():
+            rules_env.tree.insert([data, *[Scalar(p) for p in path]], tpe, rules_env)
+        return rules_env
+
+    return QueryTypes(tree, None, build)
 
 
 def root_env(tree: CompiledTree, shared: SharedLocations | None = None, names: Callable[[str], str] | None = None) -> RootEnv:
@@ -280,4 +310,4 @@ class ProgramChecker:
         node.value = tpe
 
 
-__all__ = ["ProgramChecker", "QueryTypes", "sorted_nodes", "rule_type", "root_env", "function_types"]
+__all__ = ["ProgramChecker", "QueryTypes", "screened_query_types", "sorted_nodes", "rule_type", "root_env", "function_types"]
