@@ -155,10 +155,28 @@ def _verdict(screened: Passed, body: str, rules: str = "") -> tuple[bool, list[s
         "input.items[i].x == 1\n    i > 0",
         'x := [input.a, "b"]\n    x[0] == 1',
         "x = input.a\n    x == 1",
+        "some k, v in input.a\n    v == k",
+        'some x in [1, 2]\n    x > 1',
+        'some i, x in ["a"]\n    i > 0\n    startswith(x, "a")',
     ],
 )
 def test_bodies_the_screen_passes(screened: Passed, body: str) -> None:
     assert _verdict(screened, body) == (True, [])
+
+
+@pytest.mark.parametrize(
+    ("body", "rules"),
+    [
+        ("f(input.a)", "\nf(x) := x\n"),
+        ("f(input.a, 1)", "\nf(x, y) := z if {\n    z := count(x) + y\n    z > count(x)\n}\n"),
+        ('g(input.a) == "b"', '\ng(x) := upper(x)\n'),
+        ('h(input.a, input.b)', '\nh(r, m) if {\n    r.method in {m, "*"}\n    glob.match(r.path, ["/"], m)\n}\n'),
+        ("count(s(input.p)) > 0", '\ns(p) := [x | some x in split(p, "/"); x != ""]\n'),
+        ("w(input.ns)", '\nw(ns) if not time.weekday(ns) in {"Saturday", "Sunday"}\n'),
+    ],
+)
+def test_functions_the_screen_passes(screened: Passed, body: str, rules: str) -> None:
+    assert _verdict(screened, body, rules) == (True, [])
 
 
 @pytest.mark.parametrize(
@@ -183,12 +201,27 @@ def test_failing_bodies_go_to_the_full_check(screened: Passed, body: str, error:
 
 
 @pytest.mark.parametrize(
+    ("body", "rules", "error"),
+    [
+        ("g(1)", "\ng(x) := upper(x)\n", "data.p.g: invalid argument(s)"),
+        ("h(1)", '\nh(x) if x == "a"\n', "data.p.h: invalid argument(s)"),
+        ('k(1) == 1', "\nk(x) := count(x)\n", "data.p.k: invalid argument(s)"),
+        ('k(input.a) == "b"', "\nk(x) := count(x)\n", "match error"),
+    ],
+)
+def test_failing_function_calls_go_to_the_full_check(screened: Passed, body: str, rules: str, error: str) -> None:
+    passed, errors = _verdict(screened, body, rules)
+    assert not passed
+    assert any(e.startswith(error) for e in errors), errors
+
+
+@pytest.mark.parametrize(
     ("body", "rules"),
     [
         ("[x, y] = input.pair\n    x == y", ""),
-        ("some k, v in input.a\n    v == k", ""),
+        ('[a, b] := split(input.s, ":")\n    a == b', ""),
         ("input.a == 1 with input as {}", ""),
-        ("f(input.a)", "\nf(x) := x\n"),
+        ("f(input.a)", "\nf(x) := z if {\n    z := count(x) + count(x)\n}\n"),
         ("every x in input.a { x > 1 }", ""),
     ],
 )

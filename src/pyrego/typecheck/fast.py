@@ -37,9 +37,7 @@ from .. import types as T
 from ..ast import Call, Ref, Scalar, Var
 from ..compiler import FUNCTION, CompiledTree, RuleNode
 from ..safety import is_wildcard
-from .check import unify1
-from .env import TypeEnv, merge_types, select_constant, to_json
-from .ir import IArray, IObject, ISet, Term
+from .env import merge_types, select_constant, to_json
 
 # Calls the lowering rewrites in ways of its own (or that the checker treats as unification).
 _SPECIAL_CALLS = frozenset(
@@ -78,19 +76,21 @@ class ProgramScreen:
         self.nodes = tree.nodes
         self.builtin = builtin
         self.function_ops = tree.functions
+        self.extension_roots = {name.split(".")[0] for name in tree.extensions}
         self.types: dict[tuple[str, ...], T.Type] = {}  # rule path -> merged type
         self.pending: set[tuple[str, ...]] = set()
         self.scope: list[dict[str, T.Type]] = []  # innermost last
         self.negated = False
         self.nesting = 0
+        self.open: frozenset[str] = frozenset()  # a function's arguments (see function_type)
+        self.statement: list[Any] = []  # the terms of the expression being read
+        self.counts: dict[str, int] | None = None  # how often each variable occurs in it
         self.signatures: dict[str, tuple[T.FunctionType, tuple[T.MaybeType, ...]]] = {}
 
     # -- rules -------------------------------------------------------------------
 
     def run(self) -> dict[tuple[str, ...], T.Type] | None:
         """Every rule's type by path when no rule can fail the check, else None."""
-        if self.function_ops:
-            return None
         try:
             for path, node in self.nodes.items():
                 if (node.rules or node.default is not None) and path not in self.types:
@@ -104,7 +104,8 @@ class ProgramScreen:
         done = self.types.get(path)
         if done is not None:
             return done
-        if node.kind == FUNCTION or node.children or path in self.pending:
+        function = node.kind == FUNCTION
+        if node.children or path in self.pending or (function and node.default is not None):
             raise _UNSURE
         for i in range(1, len(path)):  # a rule above this one: its value holds this document
             above = self.nodes.get(path[:i])
@@ -116,28 +117,86 @@ class ProgramScreen:
             rules.append(node.default)
         rules.sort(key=lambda r: (r.module_file, r.location.row, r.location.col))
         merged: T.MaybeType = None
-        saved = self.scope, self.negated, self.nesting
+        saved = self.scope, self.negated, self.nesting, self.open
         for rule in rules:
             branch: ast.Rule | None = rule
             while branch is not None:
-                merged = merge_types(merged, self.rule_type(branch))
+                # (an else branch has the arguments of the rule it follows)
+                tpe = self.function_type(branch, rule.head.args) if function else self.rule_type(branch)
+                merged = merge_types(merged, tpe)
                 branch = branch.else_
-        self.scope, self.negated, self.nesting = saved
+        self.scope, self.negated, self.nesting, self.open = saved
         self.pending.discard(path)
         if merged is None:
             raise _UNSURE
         self.types[path] = merged
         return merged
 
+    def function_type(self, rule: ast.Rule, args: tuple[ast.Term, ...] | None) -> T.Type:
+        """A function's type: its arguments' types (each what its first use
+        in the body made it, else any) and its value's.
+
+        The full check binds an argument where it first meets it, as any
+        variable not bound yet: a builtin's operand takes the declared type,
+        one side of a unification the other side's type, the head of a ref
+        any. Until then the argument is "open" here, and the screen answers
+        only where that first use is the only use in its expression (the
+        full check walks an expression's refs before its call)."""
+        head = rule.head
+        if args is None or head.key is not None or not self._ground_name(head):
+            raise _UNSURE
+        names: list[str] = []
+        for a in args:
+            if type(a) is not Var or a.name in names:
+                raise _UNSURE
+            names.append(a.name)
+        self.scope = [{}]
+        self.nesting = 0
+        self.open = frozenset([n for n in names if not is_wildcard(n)])
+        for name in self.open:
+            if name in _builtin_roots() or name in self.extension_roots:
+                raise _UNSURE  # (a ref headed by it might read as a builtin's name)
+        self.body(rule.body)
+        value = head.value
+        if value is None:
+            value_type: T.MaybeType = T.BOOLEAN
+        elif type(value) is Var and self.is_open(value):
+            value_type = None  # any, as the arguments still open (below)
+        else:
+            self.statement, self.counts = [value], None
+            self.statement_uses(self.statement)
+            value_type = self.value(value)  # (its calls and refs are checked after the body)
+        arg_types = tuple([self.lookup(n) or T.ANY for n in names])
+        tpe = T.FunctionType(arg_types, value_type if value_type is not None else T.ANY)
+        if T.is_nil(tpe.result_type()):
+            raise _UNSURE
+        self.open = frozenset()
+        return tpe
+
+    def _ground_name(self, head: ast.RuleHead) -> bool:
+        if type(head.ref.head) is not Var:
+            return False
+        for p in head.ref.path:
+            if type(p) is not Scalar or not isinstance(p.value, str):
+                return False
+        return True
+
     def rule_type(self, rule: ast.Rule) -> T.Type:
+        """A rule's type: its value's; a partial set's, the set of its keys';
+        with variables ending its head's ref (``r[k] := v``), an object keyed
+        by their types, one level per variable."""
         head = rule.head
         if head.args is not None or type(head.ref.head) is not Var:
             raise _UNSURE
+        keys: list[Var] = []
         for p in head.ref.path:
-            if type(p) is not Scalar or not isinstance(p.value, str):
+            if type(p) is Var and not is_wildcard(p.name) and head.key is None:
+                keys.append(p)
+            elif keys or type(p) is not Scalar or not isinstance(p.value, str):
                 raise _UNSURE
         self.scope = [{}]
         self.nesting = 0
+        self.open = frozenset()
         self.body(rule.body)
         key, value = head.key, head.value
         tpe: T.MaybeType
@@ -157,7 +216,10 @@ class ProgramScreen:
         elif type(value) is Scalar:
             tpe = _scalar_type(value.value)
         else:
+            self.statement, self.counts = [value], None
             tpe = self.value(value)
+        for k in reversed(keys):
+            tpe = T.ObjectType((), (self.var(k), tpe))
         if tpe is None or T.is_nil(tpe):
             raise _UNSURE
         return tpe
@@ -171,14 +233,24 @@ class ProgramScreen:
             self.negated = e.negated
             s: Any = e.statement
             st = type(s)
+            self.statement = _statement_terms(s)
+            self.counts = None
+            if self.open:
+                self.statement_uses(self.statement)
             if st is Call:
-                if e.negated and any(type(a) is Call for a in s.args):
-                    raise _UNSURE  # (its calls are taken out of the negation first)
+                # (a negation's calls are taken out of it first, in this order)
                 if s.op == "equal" and len(s.args) == 2:
-                    # Lowered to a unification: both sides' types must unify.
-                    type_a, type_b = self.operand(s.args[0]), self.operand(s.args[1])
-                    if T.is_nil(type_a) or T.is_nil(type_b) or not T.unifies(type_a, type_b):
-                        raise _UNSURE
+                    # Lowered to a unification: both sides' types must unify
+                    # (an open argument on one side takes the other's type).
+                    a, b = s.args
+                    if type(a) is Var and self.is_open(a):
+                        self.bind(a, self.operand(b))
+                    elif type(b) is Var and self.is_open(b):
+                        self.bind(b, self.operand(a))
+                    else:
+                        type_a, type_b = self.operand(a), self.operand(b)
+                        if T.is_nil(type_a) or T.is_nil(type_b) or not T.unifies(type_a, type_b):
+                            raise _UNSURE
                 else:
                     self.call(s, nested=False)
             elif st is Ref or st is Scalar:
@@ -187,18 +259,39 @@ class ProgramScreen:
                 self.bind(s.lhs, self.value(s.rhs))
             elif st is ast.Unify and not e.negated:
                 self.unify(s.lhs, s.rhs)
-            elif st is ast.SomeIn and not e.negated and s.key is None:
-                # Lowered to ``x = coll[k]`` with a new ``k``: x has the type of coll's values.
-                self.bind(s.value, T.values(self.value(s.collection)))
+            elif st is ast.SomeIn and not e.negated:
+                self.some_in(s)
             elif st is not ast.SomeVars:
                 raise _UNSURE
+
+    def some_in(self, s: ast.SomeIn) -> None:
+        """``some k, x in coll``: lowered to ``x = coll[k]`` (``k`` a new
+        variable when not given), whose ref types ``k``; ``x`` takes its type."""
+        key = s.key if s.key is not None else Var("$in", s.location)  # (a wildcard)
+        if type(key) is not Var:
+            raise _UNSURE
+        coll = s.collection
+        if type(coll) is Ref:
+            ref = Ref(coll.head, coll.path + (key,), coll.location)
+        elif type(coll) is Var or type(coll) is Call:
+            ref = Ref(coll, (key,), s.location)
+        elif type(coll) is ast.Array or type(coll) is ast.SetTerm or type(coll) is ast.Object:
+            # (the lowering binds a literal collection to a variable first)
+            self.bind(s.value, self.select(self.value(coll), (key,)))
+            return
+        else:
+            raise _UNSURE
+        self.bind(s.value, self.value(ref))
 
     def unify(self, a: Any, b: Any) -> None:
         """``a = b``: a new variable on one side takes the other's type (as
         ``:=``), else the two types must unify."""
         for new, other in ((a, b), (b, a)):
-            if type(new) is Var and not is_wildcard(new.name) and self.lookup(new.name) is None:
-                self.bind(new, self.operand(other))
+            if type(new) is Var and self.lookup(new.name) is None:
+                if is_wildcard(new.name):
+                    self.operand(other)  # (checks the other side; the wildcard is never read)
+                else:
+                    self.bind(new, self.operand(other))
                 return
         type_a, type_b = self.operand(a), self.operand(b)
         if T.is_nil(type_a) or T.is_nil(type_b) or not T.unifies(type_a, type_b):
@@ -209,6 +302,23 @@ class ProgramScreen:
         if type(var) is not Var or is_wildcard(var.name) or self.lookup(var.name) is not None or tpe is None or T.is_nil(tpe):
             raise _UNSURE
         self.scope[-1][var.name] = tpe
+
+    def is_open(self, v: Var) -> bool:
+        """A function's argument that no expression has typed yet."""
+        return v.name in self.open and self.lookup(v.name) is None
+
+    def statement_uses(self, terms: list[Any]) -> None:
+        """An open argument may occur once in an expression, where its first use
+        types it. Its uses inside a comprehension type it there only (the
+        comprehension's body is checked in an environment of its own, and
+        before the rest of the expression): it may not occur outside as well."""
+        outside: set[str] = set()
+        inside: set[str] = set()
+        for t in terms:
+            if _open_uses(t, self, outside, inside):
+                raise _UNSURE
+        if outside & inside:
+            raise _UNSURE
 
     def lookup(self, name: str) -> T.Type | None:
         for level in reversed(self.scope):
@@ -271,7 +381,9 @@ class ProgramScreen:
         self.nesting += 1
         negated = self.negated
         self.scope.append({})
+        statement, counts = self.statement, self.counts
         self.body(c.body)
+        self.statement, self.counts = statement, counts
         tpe: T.Type
         if type(c) is ast.ArrayCompr:
             tpe = T.ArrayType((), self.value(c.term))
@@ -292,10 +404,13 @@ class ProgramScreen:
         if type(head) is Var:
             name = head.name
             if name == "input":
-                self.input_keys(path)
+                self.any_keys(path)
                 return T.ANY  # (no schema: input is any)
             if name == "data":
                 return self.data_ref(path)
+            if self.is_open(head):
+                # The ref checker reads the head as a ref into an unknown document.
+                self.bind(head, T.keys(T.ANY))
             base = self.var(head)
         elif type(head) is Call:
             base = self.value(head)
@@ -305,18 +420,26 @@ class ProgramScreen:
             raise _UNSURE
         return self.select(base, path)
 
-    def input_keys(self, path: tuple[Any, ...]) -> None:
-        """The keys of a ref into ``input`` (any): literals, wildcards, bound
-        variables, and new variables, which become any."""
+    def any_keys(self, path: tuple[Any, ...]) -> None:
+        """The keys of a ref into a document of type any (``input`` without a
+        schema, base data): literals, bound variables, refs and calls (checked
+        on their own), wildcards and new variables, which become any."""
         for p in path:
             tp = type(p)
             if tp is Scalar:
                 continue
-            if tp is Var and not self.negated:  # (a negation binds nothing: safety reports it)
-                if not is_wildcard(p.name) and self.lookup(p.name) is None:
+            if tp is Var:
+                if self.lookup(p.name) is not None:
+                    continue
+                if self.negated:
+                    raise _UNSURE  # (a negation binds nothing: safety reports it)
+                if not is_wildcard(p.name):
                     self.scope[-1][p.name] = T.ANY
-                continue
-            raise _UNSURE
+            elif tp is Ref or tp is Call:
+                if type(self.value(p)) is T.FunctionType:
+                    raise _UNSURE
+            else:
+                raise _UNSURE
 
     def select(self, tpe: T.Type, path: tuple[Any, ...]) -> T.Type:
         """The type ``path`` selects in a value of type ``tpe``, checked as the
@@ -340,6 +463,10 @@ class ProgramScreen:
                 elif not is_wildcard(p.name):
                     self.bind(p, keys)
                 found = T.values(found)
+            elif tp is Ref or tp is Call:  # (a call's result, in its output variable)
+                if not T.unifies(self.value(p), keys):
+                    raise _UNSURE
+                found = T.values(found)
             else:
                 raise _UNSURE
             if found is None:
@@ -357,11 +484,8 @@ class ProgramScreen:
                 raise _UNSURE  # (a package's document, typed by what is known of its rules so far)
             at += (p.value,)
             node = nodes.get(at)
-            if node is None:  # base data (whose keys the full check does not type)
-                for q in path[i + 1 :]:
-                    if type(q) is Scalar or (type(q) is Var and self._bound_or_wildcard(q)):
-                        continue
-                    raise _UNSURE
+            if node is None:  # base data: any, and so its keys
+                self.any_keys(path[i + 1 :])
                 return T.ANY
             if node.rules or node.default is not None:
                 tpe = self.node_type(node)
@@ -370,65 +494,215 @@ class ProgramScreen:
                 return self.select(tpe, path[i + 1 :])
         raise _UNSURE  # a package, or a prefix of rules' paths: an object of their types
 
-    def _bound_or_wildcard(self, v: Var) -> bool:
-        if is_wildcard(v.name):
-            return not self.negated
-        return self.lookup(v.name) is not None
-
     def call(self, c: Call, *, nested: bool) -> T.Type | None:
         """A builtin call: each operand must unify with its declared type.
         Returns the result type (what the output variable of a nested call gets)."""
         op = c.op
         sig = self.signatures.get(op)
         if sig is None:
-            if op in _SPECIAL_CALLS or op.startswith("data.") or op in self.function_ops:
+            function = self.function_ops.get(op)
+            if function is not None:
+                tpe: T.MaybeType = self.node_type(function)
+            elif op in _SPECIAL_CALLS or op.startswith("data."):
                 raise _UNSURE
-            tpe = self.builtin(op)
+            else:
+                tpe = self.builtin(op)
             if type(tpe) is not T.FunctionType or tpe.variadic is not None:
                 raise _UNSURE
             sig = self.signatures[op] = (tpe, tpe.arg_types())
         tpe, wants = sig
         args = c.args
+        if len(args) == len(wants) + 1 and not nested and tpe.result is not None:
+            # ``walk(x, [path, value])``: the last operand takes the result.
+            self.call_operands(args[:-1], wants)
+            if not self.unify_term(args[-1], tpe.result_type(), False, output=True):
+                raise _UNSURE
+            return None
         if len(args) != len(wants) or (nested and tpe.result is None):
             raise _UNSURE
+        self.call_operands(args, wants)
+        return tpe.result_type() if nested else None
+
+    def call_operands(self, args: Any, wants: tuple[T.MaybeType, ...]) -> None:
         for a, want in zip(args, wants):
             ta = type(a)
             if ta is ast.Array or ta is ast.SetTerm or ta is ast.Object:
-                # Checked as the full check does (unify1), which may widen the
-                # types of variables inside: only scalars and calls' results here.
-                scratch = TypeEnv(None)
-                if not unify1(scratch, self.lowered_operand(a, scratch), want, False):
+                # As the full check (unify1): it types the variables inside,
+                # widening them to any where ``want`` allows any (``x in {a, "b"}``).
+                if not self.unify_term(a, want, False):
                     raise _UNSURE
+                continue
+            if ta is Var and self.is_open(a):  # type: ignore[arg-type]
+                self.bind(a, want)  # (as unify1 types a variable not bound yet)
                 continue
             if not T.unifies(self.value(a), want):
                 raise _UNSURE
-        return tpe.result_type() if nested else None
 
 
-    def lowered_operand(self, t: Any, scratch: TypeEnv) -> Term:
-        """A composite operand as the lowering leaves it: each call's result in
-        a variable (typed in ``scratch``); anything but scalars, calls and
-        composites of them is left to the full check."""
+    def unify_term(self, t: Any, want: T.MaybeType, union: bool, *, output: bool = False) -> bool:
+        """Whether composite operand ``t`` can have type ``want``, typing the
+        variables in it on the way: the full check's ``unify1`` on the
+        lowered term (a nested call is its output variable). ``output``: the
+        output operand of a call, whose new variables it binds."""
         tt = type(t)
+        if tt is Var:
+            if is_wildcard(t.name):
+                return True  # (typed, and never read)
+            exist = self.lookup(t.name)
+            if exist is None and not (output or self.is_open(t)):
+                raise _UNSURE
+            if not union:
+                if exist is not None:
+                    return T.unifies(exist, want)
+                self.retype(t, want)
+            else:
+                self.retype(t, T.or_(exist, want))
+            return True
         if tt is Scalar:
-            return t  # type: ignore[no-any-return]
+            return T.unifies(_scalar_type(t.value), want)
         if tt is Call:
             result = self.call(t, nested=True)
-            out = Var(f"__call{len(scratch.tree.children)}__", t.location)
-            scratch.tree.put_one(("v", out.name), out, result)
-            return out
-        if tt is ast.Array:
-            return IArray(tuple([self.lowered_operand(x, scratch) for x in t.items]), t.location)
-        if tt is ast.SetTerm:
-            return ISet(tuple([self.lowered_operand(x, scratch) for x in t.items]), t.location)
-        if tt is ast.Object:
-            pairs = []
-            for k, v in t.items:
-                if type(k) is not Scalar:
-                    raise _UNSURE
-                pairs.append((k, self.lowered_operand(v, scratch)))
-            return IObject(tuple(pairs), t.location)
+            return union or T.unifies(result, want)
+        if tt is Ref or tt is ast.ArrayCompr or tt is ast.SetCompr or tt is ast.ObjectCompr:
+            return T.unifies(self.value(t), want)
+        want = T.unwrap(want)
+        if tt is ast.Array or tt is ast.SetTerm or tt is ast.Object:
+            if type(want) is T.AnyType:
+                if not want.of:
+                    for x in _composite_parts(t):
+                        self.unify_term(x, T.ANY, True, output=output)
+                    return True
+                ok = False
+                for m in want.of:
+                    ok = self.unify_term(t, m, True, output=output) or ok
+                return ok
+            if tt is ast.Array and type(want) is T.ArrayType:
+                if len(t.items) != len(want.static) and want.dynamic is None:
+                    return False
+                for i, x in enumerate(t.items):
+                    if not self.unify_term(x, want.select(i), union, output=output):
+                        return False
+                return True
+            if tt is ast.SetTerm and type(want) is T.SetType:
+                of = T.values(want)
+                for x in t.items:
+                    if not self.unify_term(x, of, union, output=output):
+                        return False
+                return True
+            if tt is ast.Object and type(want) is T.ObjectType:
+                if len(t.items) != len(want.static) and want.dynamic_value is None:
+                    return False
+                for k, v in t.items:
+                    if type(k) is not Scalar:
+                        raise _UNSURE
+                    child = select_constant(want, k)
+                    if child is None or not self.unify_term(v, child, union, output=output):
+                        return False
+                return True
+            return False
         raise _UNSURE
+
+    def retype(self, v: Var, tpe: T.MaybeType) -> None:
+        """Give ``v`` a type where the full check gives it one in passing: only
+        for a variable its expression holds once (else the order of the full
+        check's steps within the expression would matter)."""
+        if tpe is None or self.uses(v.name) != 1:
+            raise _UNSURE
+        self.scope[-1][v.name] = tpe
+
+    def uses(self, name: str) -> int:
+        counts = self.counts
+        if counts is None:
+            found: list[Var] = []
+            for t in self.statement:
+                _collect_vars(t, found)
+            counts = self.counts = {}
+            for v in found:
+                counts[v.name] = counts.get(v.name, 0) + 1
+        return counts.get(name, 0)
+
+
+def _statement_terms(s: Any) -> list[Any]:
+    st = type(s)
+    if st is Call:
+        return list(s.args)
+    if st is ast.Assign or st is ast.Unify:
+        return [s.lhs, s.rhs]
+    if st is ast.SomeIn:
+        return [x for x in (s.key, s.value, s.collection) if x is not None]
+    if st is ast.SomeVars:
+        return []
+    return [s]
+
+
+def _open_uses(t: Any, screen: ProgramScreen, outside: set[str], inside: set[str] | None) -> bool:
+    """Whether ``t`` uses an open argument a second time outside comprehensions
+    (collected in ``outside``; those used in comprehensions go to ``inside``;
+    ``inside`` None: within one)."""
+    tt = type(t)
+    if tt is Var:
+        if t.name in screen.open and screen.lookup(t.name) is None:
+            if inside is None:
+                return False  # (collected by the caller)
+            if t.name in outside:
+                return True
+            outside.add(t.name)
+        return False
+    if tt is Scalar:
+        return False
+    if tt is Ref:
+        return _open_uses(t.head, screen, outside, inside) or any([_open_uses(p, screen, outside, inside) for p in t.path])
+    if tt is Call:
+        return any([_open_uses(a, screen, outside, inside) for a in t.args])
+    if tt is ast.Array or tt is ast.SetTerm:
+        return any([_open_uses(x, screen, outside, inside) for x in t.items])
+    if tt is ast.Object:
+        return any([_open_uses(k, screen, outside, inside) or _open_uses(v, screen, outside, inside) for k, v in t.items])
+    if tt is ast.ArrayCompr or tt is ast.SetCompr or tt is ast.ObjectCompr:
+        if inside is not None:
+            found: list[Var] = []
+            _collect_vars(t, found)
+            inside.update([v.name for v in found if v.name in screen.open and screen.lookup(v.name) is None])
+        return False
+    return True  # (anything else: the screen does not read it)
+
+
+def _collect_vars(t: Any, out: list[Var]) -> None:
+    tt = type(t)
+    if tt is Var:
+        out.append(t)
+    elif tt is Ref:
+        _collect_vars(t.head, out)
+        for p in t.path:
+            _collect_vars(p, out)
+    elif tt is Call:
+        for a in t.args:
+            _collect_vars(a, out)
+    elif tt is ast.Array or tt is ast.SetTerm:
+        for x in t.items:
+            _collect_vars(x, out)
+    elif tt is ast.Object:
+        for k, v in t.items:
+            _collect_vars(k, out)
+            _collect_vars(v, out)
+    elif tt is ast.ArrayCompr or tt is ast.SetCompr or tt is ast.ObjectCompr:
+        for x in [t.key, t.value] if tt is ast.ObjectCompr else [t.term]:
+            _collect_vars(x, out)
+        for e in t.body:
+            for x in _statement_terms(e.statement):
+                _collect_vars(x, out)
+
+
+_BUILTIN_ROOTS: set[str] = set()
+
+
+def _builtin_roots() -> set[str]:
+    """The first part of every builtin's name (``time`` of ``time.now_ns``)."""
+    if not _BUILTIN_ROOTS:
+        from .signatures_data import SIGNATURES
+
+        _BUILTIN_ROOTS.update([name.split(".")[0] for name in SIGNATURES])
+    return _BUILTIN_ROOTS
 
 
 def is_constant_term(t: Any) -> bool:
@@ -450,3 +724,9 @@ def screen_program(tree: CompiledTree, builtin: Callable[[str], T.FunctionType |
 
 
 __all__ = ["screen_program", "ProgramScreen"]
+
+
+def _composite_parts(t: Any) -> list[Any]:
+    if type(t) is ast.Object:
+        return [x for kv in t.items for x in kv]
+    return list(t.items)
