@@ -12,13 +12,13 @@ appended), after the same warm-up, and reports the difference per engine:
     full      a whole fresh engine: Engine(), add_policy, set_input, eval_rule
               (adds Python's compile() of the code run, the GC, the evaluation)
 
-Each figure is cumulative. The type checker is off by default: without
-``--type-check`` the typecheck stage shows its cost over compile, and codegen
-and full are counted without it; with ``--type-check`` codegen and full
-include it (``Engine.set_type_check``). Needs valgrind on PATH; takes a few
+Each figure is cumulative. Engines check types by default: the typecheck
+stage shows the checker's cost over compile, and codegen and full include
+it; with ``--no-type-check`` codegen and full are counted without it
+(``Engine.set_type_check(False)``). Needs valgrind on PATH; takes a few
 minutes.
 
-    python benchmarks/cold_instructions.py [--shared DIR] [--type-check] [parse compile typecheck codegen full]
+    python benchmarks/cold_instructions.py [--shared DIR] [--no-type-check] [parse compile typecheck codegen full]
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ WARMUP = 9
 MEASURED = 27
 
 
-def run_stage(shared: Path, stage: str, count: int, type_check: bool = False) -> None:
+def run_stage(shared: Path, stage: str, count: int, type_check: bool = True) -> None:
     """The workload itself (run inside valgrind)."""
     sys.path.insert(0, str(REPO / "src"))
     import pyrego
@@ -69,7 +69,7 @@ def run_stage(shared: Path, stage: str, count: int, type_check: bool = False) ->
         module = parse_module(text, policies[k], rego_v1=True)
         if stage == "parse":
             return
-        tree = compile_modules([module], type_check=stage == "typecheck" or type_check)
+        tree = compile_modules([module], type_check=stage == "typecheck" or (type_check and stage != "compile"))
         if stage in ("compile", "typecheck"):
             return
         generate_program(tree)
@@ -80,10 +80,10 @@ def run_stage(shared: Path, stage: str, count: int, type_check: bool = False) ->
         one(i)
 
 
-def instructions(shared: Path, stage: str, count: int, type_check: bool = False) -> subprocess.Popen[str]:
+def instructions(shared: Path, stage: str, count: int, type_check: bool = True) -> subprocess.Popen[str]:
     out = f"/tmp/pyrego-callgrind.{os.getpid()}.{stage}.{count}"
     cmd = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", sys.executable, __file__]
-    cmd += ["--shared", str(shared), "--run", stage, str(count)] + (["--type-check"] if type_check else [])
+    cmd += ["--shared", str(shared), "--run", stage, str(count)] + ([] if type_check else ["--no-type-check"])
     env = dict(os.environ, PYTHONHASHSEED="0")
     return subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env, text=True)
 
@@ -99,7 +99,7 @@ def collected(proc: subprocess.Popen[str]) -> int:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--shared", type=Path, default=Path(os.environ.get("PYREGO_SHARED", REPO.parent / "shared")))
-    ap.add_argument("--type-check", action="store_true", help="the full stage's engines check types")
+    ap.add_argument("--no-type-check", dest="type_check", action="store_false", help="codegen and full without the type checker")
     ap.add_argument("--run", nargs=2, metavar=("STAGE", "COUNT"), help=argparse.SUPPRESS)
     ap.add_argument("stages", nargs="*", metavar="STAGE", help=f"any of {', '.join(STAGES)} (default: all)")
     args = ap.parse_args()
@@ -116,7 +116,7 @@ def main() -> None:
         per_engine = (collected(measured) - collected(base)) / MEASURED / 1e6
         print(f"{stage:9s} {per_engine:7.3f} M instructions per cold engine (+{per_engine - previous:.3f})", flush=True)
         if stage != "typecheck" or args.type_check:
-            previous = per_engine  # (without --type-check, later stages build on compile, not on typecheck)
+            previous = per_engine  # (with --no-type-check, later stages build on compile, not on typecheck)
 
 
 if __name__ == "__main__":

@@ -48,15 +48,20 @@ def test_default_rule() -> None:
 
 
 def test_booleans_are_not_numbers() -> None:
-    e = make(
-        """package t
+    policy = """package t
 a if true == 1
 b := count({1, true})
 c if 1 in [true]
 d := {true: "t", 1: "one"}
 e if [1] == [true]
 """
-    )
+    # OPA's type checker refuses the comparisons of a boolean with a number...
+    with pytest.raises(pyrego.RegoTypeError, match="match error"):
+        make(policy)
+    # ...which still evaluate as OPA evaluates them with the check off.
+    e = pyrego.Engine()
+    e.set_type_check(False)
+    e.add_policy("test.rego", policy)
     assert e.eval_rule("data.t.a") is UNDEFINED
     assert e.eval_rule("data.t.b") == 2
     assert e.eval_rule("data.t.c") is UNDEFINED

@@ -136,14 +136,21 @@ def test_opa_reports(case: Case, oracle: Any) -> None:
 # ---------------------------------------------------------------- the engine switch
 
 
-def test_off_by_default() -> None:
+def test_on_by_default() -> None:
+    """As OPA: a policy its type checker refuses does not load, unless the check is turned off."""
     engine = pyrego.Engine()
-    engine.add_policy("p.rego", "package p\n\nr if {\n\tx := 1\n\tx == \"a\"\n}\n")
+    text = "package p\n\nr if {\n\tx := 1\n\tx == \"a\"\n}\n"
+    with pytest.raises(pyrego.RegoTypeError, match="match error"):
+        engine.add_policy("p.rego", text)
+    engine = pyrego.Engine()
+    engine.set_type_check(False)
+    engine.add_policy("p.rego", text)
     assert engine.eval_query("x = data.p.r")["result"] == []
 
 
 def test_switching_recompiles() -> None:
     engine = pyrego.Engine()
+    engine.set_type_check(False)
     engine.add_policy("p.rego", "package p\n\nr := upper(1)\n")
     assert engine.eval_rule("data.p.r") is pyrego.UNDEFINED
     engine.set_type_check(True)

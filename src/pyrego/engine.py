@@ -136,7 +136,7 @@ class Engine(InstrumentationMixin):
         self._extensions: dict[str, Any] = {}
         self._allowed_builtins: frozenset[str] | None = None
         self._extension_ids: dict[str, tuple[int, int, str]] = {}
-        self._type_check = False
+        self._type_check = True
         self._strict_mode = False
         self._schemas: SchemaSet | None = None
         self._schema_key: str | None = None
@@ -243,12 +243,14 @@ class Engine(InstrumentationMixin):
         self._config = None
 
     def set_type_check(self, enabled: bool) -> None:
-        """Refuse ill-typed policies and queries as OPA's type checker does (off by default).
+        """Refuse ill-typed policies and queries as OPA's type checker does (on by default).
 
         With the check on, ``1 + "a"``, ``count(1)`` or ``x := {"a": 1}; x.b``
         are ``rego_type_error`` when the policy is compiled, with OPA's
         message; the error's ``errors`` attribute lists all of them (up to
-        ten). See :mod:`pyrego.typecheck`."""
+        ten). See :mod:`pyrego.typecheck`. Turned off, such policies compile
+        and fail (or are undefined) when evaluated, and a schema given to
+        the engine is not read."""
         self._type_check = bool(enabled)
         self._invalidate()
 
