@@ -46,6 +46,17 @@ def term_key(t: Any) -> Key | None:
     return None
 
 
+def scalar_type(v: Any) -> T.Type:
+    """The type of a scalar's value."""
+    if v is None:
+        return T.NULL
+    if v is True or v is False:
+        return T.BOOLEAN
+    if isinstance(v, str):
+        return T.STRING
+    return T.NUMBER
+
+
 def is_constant(t: Any) -> bool:
     """No variables, refs, calls or comprehensions inside (OPA's ``IsConstant``)."""
     if type(t) is Scalar:
@@ -246,14 +257,7 @@ class TypeEnv:
     def get_by_value(self, t: Any) -> T.MaybeType:
         tt = type(t)
         if tt is Scalar:
-            v = t.value
-            if v is None:
-                return T.NULL
-            if v is True or v is False:
-                return T.BOOLEAN
-            if isinstance(v, str):
-                return T.STRING
-            return T.NUMBER
+            return scalar_type(t.value)
         if tt is Var:
             key = ("v", t.name)
             env: TypeEnv | None = self

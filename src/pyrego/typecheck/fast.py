@@ -37,7 +37,8 @@ from .. import types as T
 from ..ast import Call, Ref, Scalar, Var
 from ..compiler import FUNCTION, CompiledTree, RuleNode
 from ..safety import is_wildcard
-from .env import merge_types, select_constant, to_json
+from .env import merge_types, scalar_type, select_constant, to_json
+from .screen import constant
 
 # Calls the lowering rewrites in ways of its own (or that the checker treats as unification).
 _SPECIAL_CALLS = frozenset(
@@ -52,16 +53,6 @@ class _Unsure(Exception):
 
 
 _UNSURE = _Unsure()
-
-
-def _scalar_type(v: Any) -> T.Type:
-    if v is None:
-        return T.NULL
-    if v is True or v is False:
-        return T.BOOLEAN
-    if isinstance(v, str):
-        return T.STRING
-    return T.NUMBER
 
 
 def _is_any(t: T.MaybeType) -> bool:
@@ -207,14 +198,14 @@ class ProgramScreen:
                 if is_wildcard(key.name):
                     raise _UNSURE
                 tpe = T.SetType(self.var(key))
-            elif is_constant_term(key):
+            elif constant(key):
                 tpe = T.SetType(self.value(key))
             else:
                 raise _UNSURE
         elif key is not None:
             raise _UNSURE  # (a partial object with a literal key: left to the full check)
         elif type(value) is Scalar:
-            tpe = _scalar_type(value.value)
+            tpe = scalar_type(value.value)
         else:
             self.statement, self.counts = [value], None
             tpe = self.value(value)
@@ -339,7 +330,7 @@ class ProgramScreen:
     def operand(self, t: Any) -> T.MaybeType:
         """A side of a unification: composites only when constant (as the full check types them)."""
         tt = type(t)
-        if (tt is ast.Array or tt is ast.SetTerm or tt is ast.Object) and not is_constant_term(t):
+        if (tt is ast.Array or tt is ast.SetTerm or tt is ast.Object) and not constant(t):
             raise _UNSURE
         return self.value(t)
 
@@ -347,7 +338,7 @@ class ProgramScreen:
         """The type the full check gives ``t`` (lowered): checks the calls and refs in it."""
         tt = type(t)
         if tt is Scalar:
-            return _scalar_type(t.value)
+            return scalar_type(t.value)
         if tt is Var:
             return self.var(t)
         if tt is Ref:
@@ -559,7 +550,7 @@ class ProgramScreen:
                 self.retype(t, T.or_(exist, want))
             return True
         if tt is Scalar:
-            return T.unifies(_scalar_type(t.value), want)
+            return T.unifies(scalar_type(t.value), want)
         if tt is Call:
             result = self.call(t, nested=True)
             return union or T.unifies(result, want)
@@ -703,18 +694,6 @@ def _builtin_roots() -> set[str]:
 
         _BUILTIN_ROOTS.update([name.split(".")[0] for name in SIGNATURES])
     return _BUILTIN_ROOTS
-
-
-def is_constant_term(t: Any) -> bool:
-    """A scalar or a composite of scalars (no variable, ref, call or comprehension)."""
-    tt = type(t)
-    if tt is Scalar:
-        return True
-    if tt is ast.Array or tt is ast.SetTerm:
-        return all([is_constant_term(x) for x in t.items])
-    if tt is ast.Object:
-        return all([is_constant_term(k) and is_constant_term(v) for k, v in t.items])
-    return False
 
 
 def screen_program(tree: CompiledTree, builtin: Callable[[str], T.FunctionType | None]) -> dict[tuple[str, ...], T.Type] | None:
