@@ -41,6 +41,7 @@ from __future__ import annotations
 from .. import ast
 from ..compiler import CompiledTree
 from ..errors import Location, RegoCompileError, RegoError, RegoTypeError
+from .annotated import SchemaAnnotations, has_metadata
 from .check import Checker, TypeErr
 from .fast import screen_program
 from .localvars import LocalVarNumbers
@@ -83,12 +84,7 @@ def _location(loc: Location) -> Location | None:
 
 def _schema_annotations(tree: CompiledTree) -> bool:
     """Whether some ``# METADATA`` block may give a schema (read by the full check)."""
-    meta = tree.metadata
-    if not (meta.rules or meta.documents or meta.packages or meta.subpackages):
-        return False
-    from .annotated import SchemaAnnotations
-
-    return SchemaAnnotations(tree, None).active
+    return has_metadata(tree.metadata) and SchemaAnnotations(tree, None).active
 
 
 def check_program(
@@ -110,9 +106,10 @@ def check_program(
     not checked (its bodies cannot be ordered: that error is reported when
     code is generated)."""
     if schemas is None and FAST_SCREEN and not _schema_annotations(tree):
-        types = screen_program(tree, function_types(tree))
+        lookup = function_types(tree)
+        types = screen_program(tree, lookup)
         if types is not None:  # no rule can fail: the full check is not needed
-            return screened_query_types(tree, types, modules)
+            return screened_query_types(tree, types, modules, lookup)
     checker = ProgramChecker(tree, dependencies, modules, schemas)
     try:
         errors = checker.run()

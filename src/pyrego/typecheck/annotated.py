@@ -68,6 +68,11 @@ def _schema_items(a: ast.Annotation) -> list[Any]:
     return items if isinstance(items, list) else []
 
 
+def has_metadata(meta: Any) -> bool:
+    """Whether the program has a ``# METADATA`` block at all (a compiled tree's ``metadata``)."""
+    return bool(meta.rules or meta.documents or meta.packages or meta.subpackages)
+
+
 class SchemaAnnotations:
     """The schema annotations of one program, applied rule by rule."""
 
@@ -82,8 +87,8 @@ class SchemaAnnotations:
         self.inline_errors: dict[int, tuple[Any, str | None]] = {}
         self.active = False
         self.mentions_input = False
-        if not (meta.rules or meta.documents or meta.packages or meta.subpackages):
-            return  # no # METADATA block at all (most programs): nothing to read
+        if not has_metadata(meta):
+            return  # (most programs): nothing to read
         groups = [
             list(meta.rules.values()),
             [a for more in meta.more_rules.values() for a in more],

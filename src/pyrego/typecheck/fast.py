@@ -38,12 +38,9 @@ from ..ast import Call, Ref, Scalar, Var
 from ..compiler import FUNCTION, CompiledTree, RuleNode
 from ..safety import is_wildcard
 from .env import merge_types, scalar_type, select_constant, to_json
-from .screen import constant
+from .rules import branches, node_rules
+from .screen import SPECIAL_CALLS, constant
 
-# Calls the lowering rewrites in ways of its own (or that the checker treats as unification).
-_SPECIAL_CALLS = frozenset(
-    {"eq", "assign", "print", "internal.print", "internal.template_string", "rego.metadata.chain", "rego.metadata.rule"}
-)
 #: Comprehensions nested deeper than this are left to the full check.
 _MAX_NESTING = 8
 
@@ -75,7 +72,7 @@ class ProgramScreen:
         self.nesting = 0
         self.open: frozenset[str] = frozenset()  # a function's arguments (see function_type)
         self.statement: list[Any] = []  # the terms of the expression being read
-        self.counts: dict[str, int] | None = None  # how often each variable occurs in it
+        self.found: list[tuple[str, bool]] | None = None  # its variable occurrences (see occurrences)
         self.signatures: dict[str, tuple[T.FunctionType, tuple[T.MaybeType, ...]]] = {}
 
     # -- rules -------------------------------------------------------------------
@@ -103,19 +100,13 @@ class ProgramScreen:
             if above is not None and (above.rules or above.default is not None):
                 raise _UNSURE
         self.pending.add(path)
-        rules = list(node.rules)
-        if node.default is not None:
-            rules.append(node.default)
-        rules.sort(key=lambda r: (r.module_file, r.location.row, r.location.col))
         merged: T.MaybeType = None
         saved = self.scope, self.negated, self.nesting, self.open
-        for rule in rules:
-            branch: ast.Rule | None = rule
-            while branch is not None:
+        for rule in node_rules(node):  # (in the full check's order: types merge in it)
+            for branch in branches(rule):
                 # (an else branch has the arguments of the rule it follows)
                 tpe = self.function_type(branch, rule.head.args) if function else self.rule_type(branch)
                 merged = merge_types(merged, tpe)
-                branch = branch.else_
         self.scope, self.negated, self.nesting, self.open = saved
         self.pending.discard(path)
         if merged is None:
@@ -154,8 +145,8 @@ class ProgramScreen:
         elif type(value) is Var and self.is_open(value):
             value_type = None  # any, as the arguments still open (below)
         else:
-            self.statement, self.counts = [value], None
-            self.statement_uses(self.statement)
+            self.statement, self.found = [value], None
+            self.statement_uses()
             value_type = self.value(value)  # (its calls and refs are checked after the body)
         arg_types = tuple([self.lookup(n) or T.ANY for n in names])
         tpe = T.FunctionType(arg_types, value_type if value_type is not None else T.ANY)
@@ -207,7 +198,7 @@ class ProgramScreen:
         elif type(value) is Scalar:
             tpe = scalar_type(value.value)
         else:
-            self.statement, self.counts = [value], None
+            self.statement, self.found = [value], None
             tpe = self.value(value)
         for k in reversed(keys):
             tpe = T.ObjectType((), (self.var(k), tpe))
@@ -225,23 +216,15 @@ class ProgramScreen:
             s: Any = e.statement
             st = type(s)
             self.statement = _statement_terms(s)
-            self.counts = None
+            self.found = None
             if self.open:
-                self.statement_uses(self.statement)
+                self.statement_uses()
             if st is Call:
                 # (a negation's calls are taken out of it first, in this order)
                 if s.op == "equal" and len(s.args) == 2:
-                    # Lowered to a unification: both sides' types must unify
-                    # (an open argument on one side takes the other's type).
-                    a, b = s.args
-                    if type(a) is Var and self.is_open(a):
-                        self.bind(a, self.operand(b))
-                    elif type(b) is Var and self.is_open(b):
-                        self.bind(b, self.operand(a))
-                    else:
-                        type_a, type_b = self.operand(a), self.operand(b)
-                        if T.is_nil(type_a) or T.is_nil(type_b) or not T.unifies(type_a, type_b):
-                            raise _UNSURE
+                    # Lowered to a unification, which binds nothing new but an
+                    # open argument (``==`` does not bind: safety says so).
+                    self.unify(s.args[0], s.args[1], self.is_open)
                 else:
                     self.call(s, nested=False)
             elif st is Ref or st is Scalar:
@@ -249,7 +232,7 @@ class ProgramScreen:
             elif st is ast.Assign and not e.negated:
                 self.bind(s.lhs, self.value(s.rhs))
             elif st is ast.Unify and not e.negated:
-                self.unify(s.lhs, s.rhs)
+                self.unify(s.lhs, s.rhs, self.unbound)
             elif st is ast.SomeIn and not e.negated:
                 self.some_in(s)
             elif st is not ast.SomeVars:
@@ -274,19 +257,22 @@ class ProgramScreen:
             raise _UNSURE
         self.bind(s.value, self.value(ref))
 
-    def unify(self, a: Any, b: Any) -> None:
-        """``a = b``: a new variable on one side takes the other's type (as
-        ``:=``), else the two types must unify."""
-        for new, other in ((a, b), (b, a)):
-            if type(new) is Var and self.lookup(new.name) is None:
-                if is_wildcard(new.name):
-                    self.operand(other)  # (checks the other side; the wildcard is never read)
-                else:
-                    self.bind(new, self.operand(other))
-                return
-        type_a, type_b = self.operand(a), self.operand(b)
-        if T.is_nil(type_a) or T.is_nil(type_b) or not T.unifies(type_a, type_b):
-            raise _UNSURE
+    def unify(self, a: Any, b: Any, binds: Callable[[Var], bool]) -> None:
+        """``a = b``: a variable on one side that ``binds`` takes the other
+        side's type (as ``:=``), else the two types must unify."""
+        if type(a) is Var and binds(a):
+            new, other = a, b
+        elif type(b) is Var and binds(b):
+            new, other = b, a
+        else:
+            type_a, type_b = self.operand(a), self.operand(b)
+            if T.is_nil(type_a) or T.is_nil(type_b) or not T.unifies(type_a, type_b):
+                raise _UNSURE
+            return
+        if is_wildcard(new.name):
+            self.operand(other)  # (checks the other side; the wildcard is never read)
+        else:
+            self.bind(new, self.operand(other))
 
     def bind(self, var: Any, tpe: T.MaybeType) -> None:
         """A new variable takes the type of what it is assigned."""
@@ -294,22 +280,40 @@ class ProgramScreen:
             raise _UNSURE
         self.scope[-1][var.name] = tpe
 
+    def unbound(self, v: Var) -> bool:
+        return self.lookup(v.name) is None
+
     def is_open(self, v: Var) -> bool:
         """A function's argument that no expression has typed yet."""
         return v.name in self.open and self.lookup(v.name) is None
 
-    def statement_uses(self, terms: list[Any]) -> None:
+    def statement_uses(self) -> None:
         """An open argument may occur once in an expression, where its first use
         types it. Its uses inside a comprehension type it there only (the
         comprehension's body is checked in an environment of its own, and
         before the rest of the expression): it may not occur outside as well."""
         outside: set[str] = set()
         inside: set[str] = set()
-        for t in terms:
-            if _open_uses(t, self, outside, inside):
+        for name, in_comprehension in self.occurrences():
+            if name not in self.open or self.lookup(name) is not None:
+                continue
+            if in_comprehension:
+                inside.add(name)
+            elif name in outside:
                 raise _UNSURE
+            else:
+                outside.add(name)
         if outside & inside:
             raise _UNSURE
+
+    def occurrences(self) -> list[tuple[str, bool]]:
+        """The variable occurrences of the expression being read (found once)."""
+        found = self.found
+        if found is None:
+            found = self.found = []
+            for t in self.statement:
+                _occurrences(t, found, False)
+        return found
 
     def lookup(self, name: str) -> T.Type | None:
         for level in reversed(self.scope):
@@ -372,9 +376,9 @@ class ProgramScreen:
         self.nesting += 1
         negated = self.negated
         self.scope.append({})
-        statement, counts = self.statement, self.counts
+        statement, found = self.statement, self.found
         self.body(c.body)
-        self.statement, self.counts = statement, counts
+        self.statement, self.found = statement, found
         tpe: T.Type
         if type(c) is ast.ArrayCompr:
             tpe = T.ArrayType((), self.value(c.term))
@@ -494,7 +498,7 @@ class ProgramScreen:
             function = self.function_ops.get(op)
             if function is not None:
                 tpe: T.MaybeType = self.node_type(function)
-            elif op in _SPECIAL_CALLS or op.startswith("data."):
+            elif op in SPECIAL_CALLS or op.startswith("data."):
                 raise _UNSURE
             else:
                 tpe = self.builtin(op)
@@ -602,15 +606,7 @@ class ProgramScreen:
         self.scope[-1][v.name] = tpe
 
     def uses(self, name: str) -> int:
-        counts = self.counts
-        if counts is None:
-            found: list[Var] = []
-            for t in self.statement:
-                _collect_vars(t, found)
-            counts = self.counts = {}
-            for v in found:
-                counts[v.name] = counts.get(v.name, 0) + 1
-        return counts.get(name, 0)
+        return sum([1 for n, _ in self.occurrences() if n == name])
 
 
 def _statement_terms(s: Any) -> list[Any]:
@@ -626,62 +622,32 @@ def _statement_terms(s: Any) -> list[Any]:
     return [s]
 
 
-def _open_uses(t: Any, screen: ProgramScreen, outside: set[str], inside: set[str] | None) -> bool:
-    """Whether ``t`` uses an open argument a second time outside comprehensions
-    (collected in ``outside``; those used in comprehensions go to ``inside``;
-    ``inside`` None: within one)."""
+def _occurrences(t: Any, out: list[tuple[str, bool]], in_comprehension: bool) -> None:
+    """Each variable occurrence in ``t``: its name, and whether it is inside a comprehension."""
     tt = type(t)
     if tt is Var:
-        if t.name in screen.open and screen.lookup(t.name) is None:
-            if inside is None:
-                return False  # (collected by the caller)
-            if t.name in outside:
-                return True
-            outside.add(t.name)
-        return False
-    if tt is Scalar:
-        return False
-    if tt is Ref:
-        return _open_uses(t.head, screen, outside, inside) or any([_open_uses(p, screen, outside, inside) for p in t.path])
-    if tt is Call:
-        return any([_open_uses(a, screen, outside, inside) for a in t.args])
-    if tt is ast.Array or tt is ast.SetTerm:
-        return any([_open_uses(x, screen, outside, inside) for x in t.items])
-    if tt is ast.Object:
-        return any([_open_uses(k, screen, outside, inside) or _open_uses(v, screen, outside, inside) for k, v in t.items])
-    if tt is ast.ArrayCompr or tt is ast.SetCompr or tt is ast.ObjectCompr:
-        if inside is not None:
-            found: list[Var] = []
-            _collect_vars(t, found)
-            inside.update([v.name for v in found if v.name in screen.open and screen.lookup(v.name) is None])
-        return False
-    return True  # (anything else: the screen does not read it)
-
-
-def _collect_vars(t: Any, out: list[Var]) -> None:
-    tt = type(t)
-    if tt is Var:
-        out.append(t)
+        out.append((t.name, in_comprehension))
     elif tt is Ref:
-        _collect_vars(t.head, out)
+        _occurrences(t.head, out, in_comprehension)
         for p in t.path:
-            _collect_vars(p, out)
+            _occurrences(p, out, in_comprehension)
     elif tt is Call:
         for a in t.args:
-            _collect_vars(a, out)
+            _occurrences(a, out, in_comprehension)
     elif tt is ast.Array or tt is ast.SetTerm:
         for x in t.items:
-            _collect_vars(x, out)
+            _occurrences(x, out, in_comprehension)
     elif tt is ast.Object:
         for k, v in t.items:
-            _collect_vars(k, out)
-            _collect_vars(v, out)
+            _occurrences(k, out, in_comprehension)
+            _occurrences(v, out, in_comprehension)
     elif tt is ast.ArrayCompr or tt is ast.SetCompr or tt is ast.ObjectCompr:
         for x in [t.key, t.value] if tt is ast.ObjectCompr else [t.term]:
-            _collect_vars(x, out)
+            _occurrences(x, out, True)
         for e in t.body:
             for x in _statement_terms(e.statement):
-                _collect_vars(x, out)
+                _occurrences(x, out, True)
+    # (other terms hold no variable the screen reads: it refuses them when it meets them)
 
 
 _BUILTIN_ROOTS: set[str] = set()

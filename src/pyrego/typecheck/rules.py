@@ -62,10 +62,16 @@ class QueryTypes:
 
     __slots__ = ("_rules_env", "_build", "arity", "is_function", "function_paths")
 
-    def __init__(self, tree: CompiledTree, rules_env: TypeEnv | None, build: Callable[[], TypeEnv] | None = None) -> None:
+    def __init__(
+        self,
+        tree: CompiledTree,
+        rules_env: TypeEnv | None,
+        build: Callable[[], TypeEnv] | None = None,
+        lookup: Callable[[str], T.FunctionType | None] | None = None,
+    ) -> None:
         arities = {op: node.arity for op, node in tree.functions.items()}
         extensions, allowed = tree.extensions, tree.allowed_builtins
-        lookup = function_types(tree)
+        lookup = lookup or function_types(tree)
 
         def arity(op: str) -> int | None:  # (CompiledTree.arity, without holding the tree)
             found = arities.get(op)
@@ -91,10 +97,15 @@ class QueryTypes:
         return env
 
 
-def screened_query_types(tree: CompiledTree, types: dict[tuple[str, ...], T.Type], modules: list[ast.Module] | None) -> QueryTypes:
+def screened_query_types(
+    tree: CompiledTree,
+    types: dict[tuple[str, ...], T.Type],
+    modules: list[ast.Module] | None,
+    lookup: Callable[[str], T.FunctionType | None],
+) -> QueryTypes:
     """The rules' types of a program :mod:`.fast` found clean, as the full
-    check would have left them (each at its path; no path is below another's)."""
-    lookup = function_types(tree)
+    check would have left them (each at its path; no path is below another's).
+    ``lookup``: :func:`function_types` of the tree."""
     shared = SharedLocations(tree, modules) if modules is not None else None
     if shared is not None:
         shared.detach()
@@ -106,7 +117,7 @@ def screened_query_types(tree: CompiledTree, types: dict[tuple[str, ...], T.Type
             rules_env.tree.insert([data, *[Scalar(p) for p in path]], tpe, rules_env)
         return rules_env
 
-    return QueryTypes(tree, None, build)
+    return QueryTypes(tree, None, build, lookup)
 
 
 def root_env(tree: CompiledTree, shared: SharedLocations | None = None, names: Callable[[str], str] | None = None) -> RootEnv:
@@ -116,7 +127,7 @@ def root_env(tree: CompiledTree, shared: SharedLocations | None = None, names: C
 # ---------------------------------------------------------------- dependencies
 
 
-def _branches(rule: ast.Rule) -> list[ast.Rule]:
+def branches(rule: ast.Rule) -> list[ast.Rule]:
     out = []
     r: ast.Rule | None = rule
     while r is not None:
@@ -152,7 +163,7 @@ def sorted_nodes(tree: CompiledTree, dependencies: dict[int, set[int]]) -> list[
     return order
 
 
-def _node_rules(node: RuleNode) -> list[ast.Rule]:
+def node_rules(node: RuleNode) -> list[ast.Rule]:
     rules = list(node.rules)
     if node.default is not None:
         rules.append(node.default)
@@ -248,9 +259,9 @@ class ProgramChecker:
         tree = self.tree
         packages = tree.metadata.rule_packages
         for node in sorted_nodes(tree, self.dependencies):
-            for rule in _node_rules(node):
+            for rule in node_rules(node):
                 pkg = packages.get(rule.location, ())
-                for branch in _branches(rule):
+                for branch in branches(rule):
                     self.check_rule(pkg, branch, rule.head.args)
                 self.root_env.root.closure_memo.clear()  # (its comprehensions are the rule's)
         return self.schema_errors + self.checker.errors

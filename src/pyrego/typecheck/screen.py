@@ -39,7 +39,7 @@ from .lower import Lowerer
 from .refs import RefChecker
 
 # Calls the lowering rewrites in ways of their own (or that the checker treats as unification).
-_SPECIAL_CALLS = frozenset(
+SPECIAL_CALLS = frozenset(
     {"eq", "assign", "print", "internal.print", "internal.template_string", "rego.metadata.chain", "rego.metadata.rule"}
 )
 
@@ -259,7 +259,7 @@ class BodyScreen:
         """A builtin call: each operand must unify with its declared type.
         Returns the result type (what the output variable of a nested call gets)."""
         op = c.op
-        if op in _SPECIAL_CALLS or op.startswith("data.") or op in self.lowerer.function_paths:
+        if op in SPECIAL_CALLS or op.startswith("data.") or op in self.lowerer.function_paths:
             raise _Unsure
         tpe = self.env.root.builtin(op)  # (no variable or rule has a builtin's name)
         if type(tpe) is not T.FunctionType or tpe.variadic is not None or len(c.args) != len(tpe.args):
