@@ -52,11 +52,6 @@ class _Unsure(Exception):
 _UNSURE = _Unsure()
 
 
-def _is_any(t: T.MaybeType) -> bool:
-    """The unconstrained ``any`` (no members): every value but a function's unifies with it."""
-    return type(t) is T.AnyType and not t.of  # type: ignore[union-attr]
-
-
 class ProgramScreen:
     """One pass over a program's rules (see the module's docstring)."""
 
