@@ -3,6 +3,7 @@ extension calls, query texts and the functions ``with`` replaces."""
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any, Callable
 
 from . import ast
@@ -83,6 +84,14 @@ def rule_path(path: Any) -> tuple[str | int, ...]:
     under ``data``."""
     if type(path) is not str:
         raise ArgumentError(f"rule path must be a string, not {type(path).__name__}")
+    return _rule_path_of_text(path)
+
+
+# A fresh engine resolves its rule paths again; parsing one cost about as much
+# as evaluating a small policy. Only results are kept (lru_cache does not keep
+# exceptions), and a path's keys depend on nothing but its text.
+@lru_cache(maxsize=1024)
+def _rule_path_of_text(path: str) -> tuple[str | int, ...]:
     try:
         term = parse_term(path, "path")
     except RegoParseError as err:
