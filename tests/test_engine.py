@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import json
+from typing import Any
 
 import pytest
 
@@ -373,15 +374,87 @@ def test_compile_cache_size_decides_reuse() -> None:
             e.add_policy("sized.rego", policy)
             assert e.eval_rule("data.sized.x") == 1
         assert a._get_program() is b._get_program()  # reused
+        kept = a._get_program()
+        del a, b
+        again = pyrego.Engine()
+        again.add_policy("sized.rego", policy)
+        assert again._get_program() is kept  # kept since its second request
         pyrego.set_compile_cache_size(programs=0, modules=0)
         c = pyrego.Engine()
         c.add_policy("sized.rego", policy)
         assert c.eval_rule("data.sized.x") == 1
-        assert c._get_program() is not a._get_program()  # nothing kept
+        assert c._get_program() is not kept  # nothing kept
         with pytest.raises(ValueError):
             pyrego.set_compile_cache_size(programs=-1)
     finally:
         pyrego.set_compile_cache_size()
+
+
+def test_text_seen_once_is_freed_with_its_engine() -> None:
+    import weakref
+
+    pyrego.clear_compile_cache()
+    engine = pyrego.Engine()
+    engine.add_policy("once.rego", "package once\nx := 1\n")
+    assert engine.eval_rule("data.once.x") == 1
+    from pyrego import build_cache
+
+    program = weakref.ref(engine._get_program())
+    module = engine._policies["once.rego"][1]
+    assert all(kept is not module for kept in build_cache._modules.entries.values())
+    del engine
+    # (no cyclic collection needed: nothing but the engine held it)
+    assert program() is None
+    assert not build_cache._programs.entries and not build_cache._programs._unkept
+    # Seen twice (the first engine gone): the second build is kept.
+    for _ in range(2):
+        engine = pyrego.Engine()
+        engine.add_policy("once.rego", "package once\nx := 1\n")
+    assert list(build_cache._programs.entries.values()) == [engine._get_program()]
+
+
+def test_concurrent_first_requests_share_one_build() -> None:
+    import threading
+
+    pyrego.clear_compile_cache()
+    policy = "package shared_build\nx := 1\n"
+    builds = 0
+    barrier = threading.Barrier(8)
+    engines: list[pyrego.Engine] = []
+    lock = threading.Lock()
+
+    def work() -> None:
+        barrier.wait()
+        e = pyrego.Engine()
+        e.add_policy("shared_build.rego", policy)
+        with lock:
+            engines.append(e)
+
+    import pyrego.engine as engine_module
+
+    original = engine_module.compile_modules
+
+    def counting(*args: Any, **kwargs: Any) -> Any:
+        nonlocal builds
+        with lock:
+            builds += 1
+        return original(*args, **kwargs)
+
+    engine_module.compile_modules = counting  # type: ignore[assignment]
+    try:
+        threads = [threading.Thread(target=work) for _ in range(8)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    finally:
+        engine_module.compile_modules = original  # type: ignore[assignment]
+    assert all(e.eval_rule("data.shared_build.x") == 1 for e in engines)
+    # Each build either served threads waiting for it (and was kept) or was
+    # the key's first, uncounted one: never more than two builds for eight.
+    assert 1 <= builds <= 2
+    programs = {id(e._get_program()) for e in engines}
+    assert len(programs) <= 2
 
 
 # The tests below run in each execution form (the conftest fixture).
