@@ -239,11 +239,23 @@ class _Planner(TermPlanner):
         return step
 
     def body(self, body: ast.Body, required: set[str] | None, location: ast.Location | None) -> list[Callable[[Step], Step]]:
-        saved_outer = self.outer
-        self.outer = (self.outer | self.bound).union(*(stmt_vars(e.statement, set()) for e in body))
-        ordered, _ = reorder_body(body, set(self.bound), self.outer, self.gen.arity, required=required, location=location)
-        builders = [b for e in ordered for b in self.expr(e)]
-        self.outer = saved_outer
+        saved_outer, saved_settled = self.outer, self.settled
+        # Each expression's variables, for the outer set and, again, for
+        # whether the expression still has unbound ones once it is reached.
+        own: dict[int, set[str]] = {}
+        outer = self.outer | self.bound
+        for e in body:
+            names = own[id(e)] = stmt_vars(e.statement, set())
+            outer |= names
+        self.outer = outer
+        # reorder_body copies ``bound`` before it adds to it.
+        ordered, _ = reorder_body(body, self.bound, outer, self.gen.arity, required=required, location=location)
+        builders: list[Callable[[Step], Step]] = []
+        for e in ordered:
+            names = own.get(id(e))  # (an expression reorder_body made has none yet)
+            self.settled = (names if names is not None else stmt_vars(e.statement, set())) <= self.bound
+            builders += self.expr(e)
+        self.outer, self.settled = saved_outer, saved_settled
         return builders
 
     def expr(self, e: ast.Expr) -> list[Callable[[Step], Step]]:
@@ -464,8 +476,9 @@ class _Planner(TermPlanner):
 
     def comprehension(self, t: ast.ArrayCompr | ast.SetCompr | ast.ObjectCompr) -> Operand:
         """A comprehension's value: its body's solutions collected (variables bound inside stay inside)."""
-        saved = set(self.bound), self.loops, self.ordered
+        saved = set(self.bound), self.loops, self.ordered, self.settled
         self.ordered = self.ordered or isinstance(t, ast.ArrayCompr)
+        self.settled = False  # the head's variables are not the enclosing expression's
         acc = self.slot()
         builders = self.body(t.body, None, None)
         last: Step
@@ -497,7 +510,7 @@ class _Planner(TermPlanner):
 
             last, new = add, list if array else set
         first = self.chain(builders, last)
-        self.bound, self.loops, self.ordered = saved
+        self.bound, self.loops, self.ordered, self.settled = saved
 
         def collect(ctx: Any, env: list[Any], first: Step = first, acc: int = acc, new: Any = new) -> Any:
             env[acc] = new()

@@ -83,6 +83,9 @@ class TermPlanner:
         # enclosing scopes (for reorder_body's closure captures).
         self.ordered = False
         self.outer: set[str] = set()
+        # Whether every variable of the expression being planned (outside its
+        # comprehensions) is bound: then none of its terms has an unbound one.
+        self.settled = False
 
     def slot(self) -> int:
         self.nslots += 1
@@ -99,13 +102,15 @@ class TermPlanner:
         return isinstance(t, ast.Var) and t.name not in ROOTS and t.name not in self.bound
 
     def has_unbound(self, t: ast.Term) -> bool:
-        return has_unbound(t, self.bound)
+        return not self.settled and has_unbound(t, self.bound)
 
     def iterable_only(self, t: ast.Term) -> bool:
         return iterable_only(t, self.bound, self.gen.arity)
 
     def ranked(self, terms: tuple[ast.Term, ...]) -> list[int]:
         """Evaluation order of ``terms``: those that bind variables by iterating first."""
+        if self.settled:
+            return list(range(len(terms)))
         iterating = [i for i, t in enumerate(terms) if self.has_unbound(t)]
         if not iterating:
             return list(range(len(terms)))
