@@ -70,23 +70,25 @@ LONGEST_BODY = 200
 _FOUND = object()  # the result of a negation's inner body when it has a solution
 
 
-def plan_definition(gen: ModuleGen, node: RuleNode, rule: ast.Rule, conflict: str) -> Callable[..., Any] | None:
+def plan_definition(gen: ModuleGen, node: RuleNode, rule: ast.Rule, conflict: Callable[[RuleNode], str]) -> Callable[..., Any] | None:
     """``D<id>_<n>`` as a closure; None where the code generator must write it.
 
     A complete rule's definition (with its ``else`` chain) takes ``ctx`` and
     returns a value or UNDEF, a function's takes ``(ctx, *args)``; a partial
     set's or object's takes ``(ctx, acc)`` and adds to ``acc``. ``conflict``:
-    the error message when one definition gives two values."""
+    the error message when one definition gives two values, of the node
+    (made only for a branch that can give two)."""
     head = rule.head
-    if sum(len(r.body) for r in iter_rule_chain(rule)) > LONGEST_BODY:
+    chain = iter_rule_chain(rule)
+    if (len(rule.body) if len(chain) == 1 else sum(len(r.body) for r in chain)) > LONGEST_BODY:
         return None
     try:
         if node.kind == FUNCTION:
-            return _Planner(gen).complete(iter_rule_chain(rule), conflict, node.arity or 0)
+            return _Planner(gen).complete(chain, node, conflict, node.arity or 0)
         if head.args:
             return None
         if node.kind == COMPLETE and head.key is None:
-            return _Planner(gen).complete(iter_rule_chain(rule), conflict)
+            return _Planner(gen).complete(chain, node, conflict)
         if node.kind in (PARTIAL_SET, PARTIAL_OBJECT) and rule.else_ is None:
             return _Planner(gen).partial(node.kind, rule)
     except (Unsupported, RegoError, RecursionError):
@@ -99,11 +101,11 @@ class _Planner(TermPlanner):
 
     # -- rules and bodies ------------------------------------------------------------
 
-    def complete(self, chain: list[ast.Rule], conflict: str, arity: int = 0) -> Callable[..., Any]:
+    def complete(self, chain: list[ast.Rule], node: RuleNode, conflict: Callable[[RuleNode], str], arity: int = 0) -> Callable[..., Any]:
         """A complete rule's or function's definition: the value of its first
         branch that has one. A function's arguments are in its first slots."""
         arg_slots = [self.slot() for _ in range(arity)]
-        runs = [self.branch(rule, conflict, arg_slots) for rule in chain]
+        runs = [self.branch(rule, node, conflict, arg_slots) for rule in chain]
         n = self.nslots
         if len(runs) == 1 and not arity:
             run = runs[0]
@@ -123,7 +125,7 @@ class _Planner(TermPlanner):
 
         return first_defined
 
-    def branch(self, rule: ast.Rule, conflict: str, arg_slots: list[int]) -> Step:
+    def branch(self, rule: ast.Rule, node: RuleNode, conflict_of: Callable[[RuleNode], str], arg_slots: list[int]) -> Step:
         """One branch of a complete rule or function: ``run(ctx, env)``, its value or UNDEF."""
         self.bound, self.loops = set(), 0
         head = rule.head
@@ -143,6 +145,7 @@ class _Planner(TermPlanner):
         if self.loops == 0 or not (term_vars(value_t, set(), closures=True) - {v for a in args for v in term_vars(a, set())}):
             # The first solution's value ends the search.
             return self.chain(builders, read)
+        conflict = conflict_of(node)
 
         def every_value(ctx: Any, env: list[Any], read: Any = read, result: int = result, conflict: str = conflict, where: Any = where) -> Any:
             v = read(ctx, env)
@@ -252,8 +255,8 @@ class _Planner(TermPlanner):
         ordered, _ = reorder_body(body, self.bound, outer, self.gen.arity, required=required, location=location)
         builders: list[Callable[[Step], Step]] = []
         for e in ordered:
-            names = own.get(id(e))  # (an expression reorder_body made has none yet)
-            self.settled = (names if names is not None else stmt_vars(e.statement, set())) <= self.bound
+            known = own.get(id(e))  # (an expression reorder_body made has none yet)
+            self.settled = (known if known is not None else stmt_vars(e.statement, set())) <= self.bound
             builders += self.expr(e)
         self.outer, self.settled = saved_outer, saved_settled
         return builders

@@ -541,7 +541,7 @@ class ModuleGen:
         """``D<id>_<n>``: a closure until the program is hot where the rule's
         shape allows (see closures), else generated code."""
         if self.closures:
-            fn = closures.plan_definition(self, node, rule, conflict_message(node))
+            fn = closures.plan_definition(self, node, rule, conflict_message)
             if fn is not None:
                 name = f"D{node.id}_{index}"
                 self.namespace[name] = fn

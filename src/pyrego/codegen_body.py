@@ -34,12 +34,21 @@ _CMP_HELPER = {"==": "rt_eq", "!=": "rt_ne", "<": "rt_lt", "<=": "rt_le", ">": "
 
 def is_ground(t: ast.Term) -> bool:
     """A term with no variables, refs, calls or closures."""
-    if isinstance(t, ast.Scalar):
+    # Exact types and loops: constant rules' values are long arrays of scalars.
+    tt = type(t)
+    if tt is ast.Scalar:
         return True
-    if isinstance(t, (ast.Array, ast.SetTerm)):
-        return all(is_ground(x) for x in t.items)
-    if isinstance(t, ast.Object):
-        return all(is_ground(k) and is_ground(v) for k, v in t.items)
+    node: Any = t
+    if tt is ast.Array or tt is ast.SetTerm:
+        for x in node.items:
+            if type(x) is not ast.Scalar and not is_ground(x):
+                return False
+        return True
+    if tt is ast.Object:
+        for k, v in node.items:
+            if not (is_ground(k) and is_ground(v)):
+                return False
+        return True
     return False
 
 
