@@ -34,7 +34,7 @@ cyclic collector (a program is kept in a cache after its engine is gone).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, AbstractSet, Any, Callable
 
 from . import ast
 from .closures_terms import TESTS, Operand, Step, TermPlanner, Unsupported
@@ -68,6 +68,7 @@ ENABLED = True
 LONGEST_BODY = 200
 
 _FOUND = object()  # the result of a negation's inner body when it has a solution
+_NO_VARS: frozenset[str] = frozenset()
 
 
 def plan_definition(gen: ModuleGen, node: RuleNode, rule: ast.Rule, conflict: Callable[[RuleNode], str]) -> Callable[..., Any] | None:
@@ -243,16 +244,27 @@ class _Planner(TermPlanner):
 
     def body(self, body: ast.Body, required: set[str] | None, location: ast.Location | None) -> list[Callable[[Step], Step]]:
         saved_outer, saved_settled = self.outer, self.settled
-        # Each expression's variables, for the outer set and, again, for
-        # whether the expression still has unbound ones once it is reached.
-        own: dict[int, set[str]] = {}
+        # Each expression's variables (outside comprehensions), for the outer
+        # set and, again, for whether they are all bound once it is reached.
+        # Most expressions have none, comprehensions included: a body of only
+        # such expressions is in order as written (reorder_body would keep it).
+        own: dict[int, AbstractSet[str]] = {}
         outer = self.outer | self.bound
+        as_written = True
         for e in body:
+            if not e.negated and not e.with_mods and not stmt_vars(e.statement, set(), closures=True):
+                own[id(e)] = _NO_VARS
+                continue
+            as_written = False
             names = own[id(e)] = stmt_vars(e.statement, set())
             outer |= names
         self.outer = outer
-        # reorder_body copies ``bound`` before it adds to it.
-        ordered, _ = reorder_body(body, self.bound, outer, self.gen.arity, required=required, location=location)
+        ordered: ast.Body
+        if as_written and (not required or required <= self.bound):
+            ordered = body
+        else:
+            # (reorder_body copies ``bound`` before it adds to it.)
+            ordered, _ = reorder_body(body, self.bound, outer, self.gen.arity, required=required, location=location)
         builders: list[Callable[[Step], Step]] = []
         for e in ordered:
             known = own.get(id(e))  # (an expression reorder_body made has none yet)
