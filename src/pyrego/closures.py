@@ -278,14 +278,15 @@ class _Planner(TermPlanner):
             raise Unsupported("with")
         if e.negated:
             return [self.negation(e)]
-        s = e.statement
-        if isinstance(s, (ast.Assign, ast.Unify)):
+        s: Any = e.statement
+        ts = type(s)
+        if ts is ast.Assign or ts is ast.Unify:
             return [self.unify(s.lhs, s.rhs)]
-        if isinstance(s, ast.SomeVars):
+        if ts is ast.SomeVars:
             return []
-        if isinstance(s, ast.SomeIn):
+        if ts is ast.SomeIn:
             return [self.some_in(s)]
-        if isinstance(s, ast.Every):
+        if ts is ast.Every:
             return [self.every(s)]
         return [self.term_statement(s)]
 
@@ -341,7 +342,17 @@ class _Planner(TermPlanner):
     # -- statements -------------------------------------------------------------------
 
     def term_statement(self, t: ast.Term) -> Callable[[Step], Step]:
-        if isinstance(t, ast.Call) and t.op in COMPARE_OPS and len(t.args) == 2 and (t.op == "equal" or t.op not in self.gen.mockable):
+        if type(t) is ast.Call:
+            return self.call_statement(t) or self.truthy(t)
+        if type(t) is ast.Scalar:
+            if t.value is False:
+                return lambda nxt: _fail
+            return lambda nxt: nxt
+        return self.truthy(t)
+
+    def call_statement(self, t: ast.Call) -> Callable[[Step], Step] | None:
+        """A comparison or a membership test as a statement; None for another call."""
+        if t.op in COMPARE_OPS and len(t.args) == 2 and (t.op == "equal" or t.op not in self.gen.mockable):
             test = TESTS[t.op]
             order = self.ranked(t.args)
             operands = self.operands(t.args, order)
@@ -353,7 +364,7 @@ class _Planner(TermPlanner):
                 return self.gather2(operands, compare, order)
 
             return build_compare
-        if isinstance(t, ast.Call) and t.op == "internal.member_2" and len(t.args) == 2 and not self.has_unbound(t.args[0]):
+        if t.op == "internal.member_2" and len(t.args) == 2 and not self.has_unbound(t.args[0]):
             const = self.gen.const_member_set(t.args[1])
             if const is not None:
                 members: frozenset[Any] = self.ns[const[0]]
@@ -384,10 +395,10 @@ class _Planner(TermPlanner):
                 return self.gather2(operands, member)
 
             return build_member
-        if isinstance(t, ast.Scalar):
-            if t.value is False:
-                return lambda nxt: _fail
-            return lambda nxt: nxt
+        return None
+
+    def truthy(self, t: ast.Term) -> Callable[[Step], Step]:
+        """A term as a statement: defined and not false."""
         operand = self.operand(t)
 
         def build_truthy(nxt: Step) -> Step:

@@ -276,8 +276,11 @@ class TermPlanner:
 
     def ref(self, t: ast.Ref) -> Operand:
         head, path = t.head, t.path
-        if isinstance(head, ast.Var) and head.name == "data":
-            return self.data_ref(path)
+        if type(head) is ast.Var:
+            if head.name == "data":
+                return self.data_ref(path)
+            if head.name == "input":  # (most refs)
+                return self.walk(_input, path, rt_get)
         base = self.operand(head)
         if base.make is not None:
             raise Unsupported("an iterating ref head")
