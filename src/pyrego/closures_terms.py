@@ -252,7 +252,10 @@ class TermPlanner:
         if op in COMPARE_OPS and len(t.args) == 2 and op not in gen.mockable:
             test = TESTS[op]
             return self.computed(self.operands(t.args, order := self.ranked(t.args)), order, _tested(test))
-        arity = gen.arity(op)
+        # (ModuleGen.arity, keeping what it finds for below)
+        node = gen.tree.functions.get(op)
+        b = gen.builtin(op) if node is None else None
+        arity = node.arity if node is not None else b.arity if b is not None else None
         if arity is None or len(t.args) != arity or op in gen.mockable or op in ("print", "internal.print") or op.startswith("rego.metadata."):
             raise Unsupported(op)
         order = self.ranked(t.args)
@@ -262,14 +265,12 @@ class TermPlanner:
         if op == "internal.member_3":
             return self.computed(operands, order, lambda ctx, vals: rt_member3(vals[0], vals[1], vals[2]))
         ns = self.ns
-        node = gen.tree.functions.get(op)
         if node is not None:
             name = gen.function_name(node)
             return self.computed(operands, order, _function_call(ns, name))
-        b = gen.builtin(op)
         if b is None or b.relation:
             raise Unsupported(op)
-        caller = ns[gen.builtin_site(op, t.location)]
+        caller = ns[gen.builtin_site(op, t.location, b)]
         return self.computed(operands, order, _builtin_call(caller))
 
     # -- references ---------------------------------------------------------------------

@@ -189,27 +189,29 @@ class ModuleGen:
     def builtin(self, name: str) -> Builtin | None:
         return self.tree.builtin(name)
 
-    def builtin_global(self, name: str) -> str:
+    def builtin_global(self, name: str, builtin: Builtin | None = None) -> str:
+        """``B<n>``: builtin ``name``'s function (``builtin``: the builtin, where the caller has it)."""
         g = self._builtins.get(name)
         if g is None:
-            b = self.tree.builtin(name)
+            b = builtin if builtin is not None else self.tree.builtin(name)
             assert b is not None
             g = self._builtins[name] = self.fresh("B")
             self.namespace[g] = b.fn
         return g
 
-    def builtin_site(self, name: str, location: Location) -> str:
+    def builtin_site(self, name: str, location: Location, builtin: Builtin | None = None) -> str:
         """``C<n>``: the compact form's caller of builtin ``name`` at ``location``
         (``C<n>(ctx, *args)``); codegen_tiers writes the fast form's inline
-        ``try`` from its :class:`BuiltinSite`."""
+        ``try`` from its :class:`BuiltinSite`. ``builtin``: the builtin, where
+        the caller has it."""
         key = (name, location)
         site = self._site_names.get(key)
         if site is None:
-            b = self.tree.builtin(name)
+            b = builtin if builtin is not None else self.tree.builtin(name)
             assert b is not None
             site = self._site_names[key] = self.fresh("C")
             self.namespace[site] = builtin_call(b.fn, name, location, b.needs_context)
-            self.builtin_sites[site] = BuiltinSite(self.builtin_global(name), self.literal(name), self.loc(location), b.needs_context)
+            self.builtin_sites[site] = BuiltinSite(self.builtin_global(name, b), self.literal(name), self.loc(location), b.needs_context)
         return site
 
     def builtin_caller(self, name: str) -> str:
