@@ -190,7 +190,6 @@ class ModuleGen:
         return self.tree.builtin(name)
 
     def builtin_global(self, name: str, builtin: Builtin | None = None) -> str:
-        """``B<n>``: builtin ``name``'s function (``builtin``: the builtin, where the caller has it)."""
         g = self._builtins.get(name)
         if g is None:
             b = builtin if builtin is not None else self.tree.builtin(name)
@@ -202,8 +201,7 @@ class ModuleGen:
     def builtin_site(self, name: str, location: Location, builtin: Builtin | None = None) -> str:
         """``C<n>``: the compact form's caller of builtin ``name`` at ``location``
         (``C<n>(ctx, *args)``); codegen_tiers writes the fast form's inline
-        ``try`` from its :class:`BuiltinSite`. ``builtin``: the builtin, where
-        the caller has it."""
+        ``try`` from its :class:`BuiltinSite`."""
         key = (name, location)
         site = self._site_names.get(key)
         if site is None:
@@ -254,7 +252,7 @@ class ModuleGen:
         if got is None:
             all_str = all(type(v) is str for v in values)
             name = self.fresh("K")
-            self.namespace[name] = frozenset(freeze(v) for v in values)
+            self.namespace[name] = frozenset(key)
             got = self._member_sets[key] = (name, all_str)
         return got
 
