@@ -34,7 +34,7 @@ cyclic collector (a program is kept in a cache after its engine is gone).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, AbstractSet, Any, Callable
 
 from . import ast
 from .closures_terms import TESTS, Operand, Step, TermPlanner, Unsupported
@@ -68,25 +68,28 @@ ENABLED = True
 LONGEST_BODY = 200
 
 _FOUND = object()  # the result of a negation's inner body when it has a solution
+_NO_VARS: frozenset[str] = frozenset()
 
 
-def plan_definition(gen: ModuleGen, node: RuleNode, rule: ast.Rule, conflict: str) -> Callable[..., Any] | None:
+def plan_definition(gen: ModuleGen, node: RuleNode, rule: ast.Rule, conflict: Callable[[RuleNode], str]) -> Callable[..., Any] | None:
     """``D<id>_<n>`` as a closure; None where the code generator must write it.
 
     A complete rule's definition (with its ``else`` chain) takes ``ctx`` and
     returns a value or UNDEF, a function's takes ``(ctx, *args)``; a partial
     set's or object's takes ``(ctx, acc)`` and adds to ``acc``. ``conflict``:
-    the error message when one definition gives two values."""
+    the error message when one definition gives two values, of the node
+    (made only for a branch that can give two)."""
     head = rule.head
-    if sum(len(r.body) for r in iter_rule_chain(rule)) > LONGEST_BODY:
+    chain = iter_rule_chain(rule)
+    if (len(rule.body) if len(chain) == 1 else sum(len(r.body) for r in chain)) > LONGEST_BODY:
         return None
     try:
         if node.kind == FUNCTION:
-            return _Planner(gen).complete(iter_rule_chain(rule), conflict, node.arity or 0)
+            return _Planner(gen).complete(chain, node, conflict, node.arity or 0)
         if head.args:
             return None
         if node.kind == COMPLETE and head.key is None:
-            return _Planner(gen).complete(iter_rule_chain(rule), conflict)
+            return _Planner(gen).complete(chain, node, conflict)
         if node.kind in (PARTIAL_SET, PARTIAL_OBJECT) and rule.else_ is None:
             return _Planner(gen).partial(node.kind, rule)
     except (Unsupported, RegoError, RecursionError):
@@ -99,11 +102,11 @@ class _Planner(TermPlanner):
 
     # -- rules and bodies ------------------------------------------------------------
 
-    def complete(self, chain: list[ast.Rule], conflict: str, arity: int = 0) -> Callable[..., Any]:
+    def complete(self, chain: list[ast.Rule], node: RuleNode, conflict: Callable[[RuleNode], str], arity: int = 0) -> Callable[..., Any]:
         """A complete rule's or function's definition: the value of its first
         branch that has one. A function's arguments are in its first slots."""
         arg_slots = [self.slot() for _ in range(arity)]
-        runs = [self.branch(rule, conflict, arg_slots) for rule in chain]
+        runs = [self.branch(rule, node, conflict, arg_slots) for rule in chain]
         n = self.nslots
         if len(runs) == 1 and not arity:
             run = runs[0]
@@ -123,7 +126,7 @@ class _Planner(TermPlanner):
 
         return first_defined
 
-    def branch(self, rule: ast.Rule, conflict: str, arg_slots: list[int]) -> Step:
+    def branch(self, rule: ast.Rule, node: RuleNode, conflict_of: Callable[[RuleNode], str], arg_slots: list[int]) -> Step:
         """One branch of a complete rule or function: ``run(ctx, env)``, its value or UNDEF."""
         self.bound, self.loops = set(), 0
         head = rule.head
@@ -143,6 +146,7 @@ class _Planner(TermPlanner):
         if self.loops == 0 or not (term_vars(value_t, set(), closures=True) - {v for a in args for v in term_vars(a, set())}):
             # The first solution's value ends the search.
             return self.chain(builders, read)
+        conflict = conflict_of(node)
 
         def every_value(ctx: Any, env: list[Any], read: Any = read, result: int = result, conflict: str = conflict, where: Any = where) -> Any:
             v = read(ctx, env)
@@ -239,11 +243,34 @@ class _Planner(TermPlanner):
         return step
 
     def body(self, body: ast.Body, required: set[str] | None, location: ast.Location | None) -> list[Callable[[Step], Step]]:
-        saved_outer = self.outer
-        self.outer = (self.outer | self.bound).union(*(stmt_vars(e.statement, set()) for e in body))
-        ordered, _ = reorder_body(body, set(self.bound), self.outer, self.gen.arity, required=required, location=location)
-        builders = [b for e in ordered for b in self.expr(e)]
-        self.outer = saved_outer
+        saved_outer, saved_settled = self.outer, self.settled
+        # Each expression's variables (outside comprehensions), for the outer
+        # set and, again, for whether they are all bound once it is reached.
+        # Most expressions have none, comprehensions included: a body of only
+        # such expressions is in order as written (reorder_body would keep it).
+        own: dict[int, AbstractSet[str]] = {}
+        outer = self.outer | self.bound
+        as_written = True
+        for e in body:
+            if not e.negated and not e.with_mods and not stmt_vars(e.statement, set(), closures=True):
+                own[id(e)] = _NO_VARS
+                continue
+            as_written = False
+            names = own[id(e)] = stmt_vars(e.statement, set())
+            outer |= names
+        self.outer = outer
+        ordered: ast.Body
+        if as_written and (not required or required <= self.bound):
+            ordered = body
+        else:
+            # (reorder_body copies ``bound`` before it adds to it.)
+            ordered, _ = reorder_body(body, self.bound, outer, self.gen.arity, required=required, location=location)
+        builders: list[Callable[[Step], Step]] = []
+        for e in ordered:
+            known = own.get(id(e))  # (an expression reorder_body made has none yet)
+            self.settled = (known if known is not None else stmt_vars(e.statement, set())) <= self.bound
+            builders += self.expr(e)
+        self.outer, self.settled = saved_outer, saved_settled
         return builders
 
     def expr(self, e: ast.Expr) -> list[Callable[[Step], Step]]:
@@ -251,14 +278,15 @@ class _Planner(TermPlanner):
             raise Unsupported("with")
         if e.negated:
             return [self.negation(e)]
-        s = e.statement
-        if isinstance(s, (ast.Assign, ast.Unify)):
+        s: Any = e.statement
+        ts = type(s)
+        if ts is ast.Assign or ts is ast.Unify:
             return [self.unify(s.lhs, s.rhs)]
-        if isinstance(s, ast.SomeVars):
+        if ts is ast.SomeVars:
             return []
-        if isinstance(s, ast.SomeIn):
+        if ts is ast.SomeIn:
             return [self.some_in(s)]
-        if isinstance(s, ast.Every):
+        if ts is ast.Every:
             return [self.every(s)]
         return [self.term_statement(s)]
 
@@ -314,7 +342,17 @@ class _Planner(TermPlanner):
     # -- statements -------------------------------------------------------------------
 
     def term_statement(self, t: ast.Term) -> Callable[[Step], Step]:
-        if isinstance(t, ast.Call) and t.op in COMPARE_OPS and len(t.args) == 2 and (t.op == "equal" or t.op not in self.gen.mockable):
+        if type(t) is ast.Call:
+            return self.call_statement(t) or self.truthy(t)
+        if type(t) is ast.Scalar:
+            if t.value is False:
+                return lambda nxt: _fail
+            return lambda nxt: nxt
+        return self.truthy(t)
+
+    def call_statement(self, t: ast.Call) -> Callable[[Step], Step] | None:
+        """A comparison or a membership test as a statement; None for another call."""
+        if t.op in COMPARE_OPS and len(t.args) == 2 and (t.op == "equal" or t.op not in self.gen.mockable):
             test = TESTS[t.op]
             order = self.ranked(t.args)
             operands = self.operands(t.args, order)
@@ -326,7 +364,7 @@ class _Planner(TermPlanner):
                 return self.gather2(operands, compare, order)
 
             return build_compare
-        if isinstance(t, ast.Call) and t.op == "internal.member_2" and len(t.args) == 2 and not self.has_unbound(t.args[0]):
+        if t.op == "internal.member_2" and len(t.args) == 2 and not self.has_unbound(t.args[0]):
             const = self.gen.const_member_set(t.args[1])
             if const is not None:
                 members: frozenset[Any] = self.ns[const[0]]
@@ -357,10 +395,10 @@ class _Planner(TermPlanner):
                 return self.gather2(operands, member)
 
             return build_member
-        if isinstance(t, ast.Scalar):
-            if t.value is False:
-                return lambda nxt: _fail
-            return lambda nxt: nxt
+        return None
+
+    def truthy(self, t: ast.Term) -> Callable[[Step], Step]:
+        """A term as a statement: defined and not false."""
         operand = self.operand(t)
 
         def build_truthy(nxt: Step) -> Step:
@@ -464,8 +502,9 @@ class _Planner(TermPlanner):
 
     def comprehension(self, t: ast.ArrayCompr | ast.SetCompr | ast.ObjectCompr) -> Operand:
         """A comprehension's value: its body's solutions collected (variables bound inside stay inside)."""
-        saved = set(self.bound), self.loops, self.ordered
+        saved = set(self.bound), self.loops, self.ordered, self.settled
         self.ordered = self.ordered or isinstance(t, ast.ArrayCompr)
+        self.settled = False  # the head's variables are not the enclosing expression's
         acc = self.slot()
         builders = self.body(t.body, None, None)
         last: Step
@@ -497,7 +536,7 @@ class _Planner(TermPlanner):
 
             last, new = add, list if array else set
         first = self.chain(builders, last)
-        self.bound, self.loops, self.ordered = saved
+        self.bound, self.loops, self.ordered, self.settled = saved
 
         def collect(ctx: Any, env: list[Any], first: Step = first, acc: int = acc, new: Any = new) -> Any:
             env[acc] = new()

@@ -83,6 +83,9 @@ class TermPlanner:
         # enclosing scopes (for reorder_body's closure captures).
         self.ordered = False
         self.outer: set[str] = set()
+        # Whether every variable of the expression being planned (outside its
+        # comprehensions) is bound: then none of its terms has an unbound one.
+        self.settled = False
 
     def slot(self) -> int:
         self.nslots += 1
@@ -99,13 +102,15 @@ class TermPlanner:
         return isinstance(t, ast.Var) and t.name not in ROOTS and t.name not in self.bound
 
     def has_unbound(self, t: ast.Term) -> bool:
-        return has_unbound(t, self.bound)
+        return not self.settled and has_unbound(t, self.bound)
 
     def iterable_only(self, t: ast.Term) -> bool:
         return iterable_only(t, self.bound, self.gen.arity)
 
     def ranked(self, terms: tuple[ast.Term, ...]) -> list[int]:
         """Evaluation order of ``terms``: those that bind variables by iterating first."""
+        if self.settled:
+            return list(range(len(terms)))
         iterating = [i for i, t in enumerate(terms) if self.has_unbound(t)]
         if not iterating:
             return list(range(len(terms)))
@@ -181,18 +186,18 @@ class TermPlanner:
         if tt is ast.Scalar:
             v = t.value  # type: ignore[union-attr]
             return Operand(constant(v), None, -1)
-        if isinstance(t, ast.Var):
-            if t.name == "input":
-                return Operand(lambda ctx, env: ctx.input, None, -1)
-            if t.name in ROOTS or t.name not in self.bound:
+        if tt is ast.Var:
+            name = t.name  # type: ignore[union-attr]
+            if name == "input":
+                return Operand(_input, None, -1)
+            if name in ROOTS or name not in self.bound:
                 raise Unsupported("data or an unbound variable")
-            slot = self.slots[t.name]
-            return Operand(_variable(slot), None, -1)
+            return Operand(_variable(self.slots[name]), None, -1)
+        if tt is ast.Call:  # (never ground)
+            return self.call(t)  # type: ignore[arg-type]
         if is_ground(t):
             const = ground_value(t)
             return Operand(constant(const), None, -1)
-        if isinstance(t, ast.Call):
-            return self.call(t)
         if isinstance(t, ast.Array):
             return self.composite(list(t.items), _built(list))
         if isinstance(t, ast.SetTerm):
@@ -247,7 +252,10 @@ class TermPlanner:
         if op in COMPARE_OPS and len(t.args) == 2 and op not in gen.mockable:
             test = TESTS[op]
             return self.computed(self.operands(t.args, order := self.ranked(t.args)), order, _tested(test))
-        arity = gen.arity(op)
+        # (ModuleGen.arity, keeping what it finds for below)
+        node = gen.tree.functions.get(op)
+        b = gen.builtin(op) if node is None else None
+        arity = node.arity if node is not None else b.arity if b is not None else None
         if arity is None or len(t.args) != arity or op in gen.mockable or op in ("print", "internal.print") or op.startswith("rego.metadata."):
             raise Unsupported(op)
         order = self.ranked(t.args)
@@ -257,22 +265,23 @@ class TermPlanner:
         if op == "internal.member_3":
             return self.computed(operands, order, lambda ctx, vals: rt_member3(vals[0], vals[1], vals[2]))
         ns = self.ns
-        node = gen.tree.functions.get(op)
         if node is not None:
             name = gen.function_name(node)
             return self.computed(operands, order, _function_call(ns, name))
-        b = gen.builtin(op)
         if b is None or b.relation:
             raise Unsupported(op)
-        caller = ns[gen.builtin_site(op, t.location)]
+        caller = ns[gen.builtin_site(op, t.location, b)]
         return self.computed(operands, order, _builtin_call(caller))
 
     # -- references ---------------------------------------------------------------------
 
     def ref(self, t: ast.Ref) -> Operand:
         head, path = t.head, t.path
-        if isinstance(head, ast.Var) and head.name == "data":
-            return self.data_ref(path)
+        if type(head) is ast.Var:
+            if head.name == "data":
+                return self.data_ref(path)
+            if head.name == "input":  # (most refs)
+                return self.walk(_input, path, rt_get)
         base = self.operand(head)
         if base.make is not None:
             raise Unsupported("an iterating ref head")
@@ -291,26 +300,34 @@ class TermPlanner:
 
     def walk(self, base: Callable[[Any, list[Any]], Any], path: tuple[ast.Term, ...], getter: Callable[[Any, Any], Any]) -> Operand:
         """``base`` looked up along ``path``; an unbound variable in it iterates."""
-        # Each step: (a literal string key, or the key's read; or, to
-        # iterate, the items function), then the iterated variable's slot.
-        steps: list[tuple[Any, int | None, Any]] = []  # (key or items function, slot, where it iterates)
+        # Each key: a literal string, or the key's read; or, to iterate, the
+        # items function, with the iterated variable's slot and location in
+        # ``iterated`` under the key's index.
+        keys: list[Any] = []
+        iterated: dict[int, tuple[int, Any]] = {}
+        literal = True  # every key a literal string
+        data_keys = getter is rt_data_get
+        bound = self.bound
         for p in path:
-            if isinstance(p, ast.Scalar):
-                key = p.value
+            tp = type(p)
+            if tp is ast.Scalar:
+                key = p.value  # type: ignore[union-attr]
                 # A string that reads as an index goes through the getter: base data's finds array items by it.
-                plain = isinstance(key, str) and not (getter is rt_data_get and INDEX_TEXT.fullmatch(key))
-                steps.append((key, None, None) if plain else (constant(key), None, None))
-            elif self.is_unbound(p):
-                assert isinstance(p, ast.Var)
+                if type(key) is not str or (data_keys and INDEX_TEXT.fullmatch(key)):
+                    key = constant(key)
+                    literal = False
+                keys.append(key)
+            elif tp is ast.Var and p.name not in ROOTS and p.name not in bound:  # type: ignore[union-attr]
                 self.loops += 1
-                steps.append((rt_items_sorted if self.ordered else rt_items, self.bind(p.name), p.location))
+                iterated[len(keys)] = (self.bind(p.name), p.location)  # type: ignore[union-attr]
+                keys.append(rt_items_sorted if self.ordered else rt_items)
             else:
                 if self.has_unbound(p):
                     raise Unsupported("a pattern in a ref")
-                operand = self.operand(p)
-                steps.append((operand.value, None, None))
-        if all(s is None for _, s, _ in steps):
-            return Operand(self._lookups(base, steps, getter), None, -1)
+                keys.append(self.operand(p).value)
+                literal = False
+        if not iterated:
+            return Operand(self._lookups(base, keys, getter, literal), None, -1)
         out = self.slot()
 
         def make(k: Step) -> Step:
@@ -321,8 +338,9 @@ class TermPlanner:
                 return k(ctx, env)
 
             walk: Callable[[Any, list[Any], Any], Any] = stored
-            for key, slot, where in reversed(steps):
-                walk = self._walk_step(key, slot, getter, walk, where)
+            for i in range(len(keys) - 1, -1, -1):
+                slot, where = iterated.get(i, (None, None))
+                walk = self._walk_step(keys[i], slot, getter, walk, where)
 
             def start(ctx: Any, env: list[Any], walk: Any = walk, base: Any = base) -> Any:
                 return walk(ctx, env, base(ctx, env))
@@ -332,9 +350,9 @@ class TermPlanner:
         return Operand(None, make, out)
 
     @staticmethod
-    def _lookups(base: Callable[[Any, list[Any]], Any], steps: list[tuple[Any, int | None, Any]], getter: Callable[[Any, Any], Any]) -> Callable[[Any, list[Any]], Any]:
-        keys = [k for k, _, _ in steps]
-        if all(type(k) is str for k in keys):
+    def _lookups(base: Callable[[Any, list[Any]], Any], keys: list[Any], getter: Callable[[Any, Any], Any], literal: bool) -> Callable[[Any, list[Any]], Any]:
+        """``base`` looked up along ``keys`` (``literal``: all of them literal strings)."""
+        if literal:
             if len(keys) == 1:
                 key = keys[0]
 
@@ -412,6 +430,10 @@ def document_of(ns: dict[str, Any], name: str) -> Callable[[Any, list[Any]], Any
 
 def _base_data(ctx: Any, env: list[Any]) -> Any:
     return ctx.data
+
+
+def _input(ctx: Any, env: list[Any]) -> Any:
+    return ctx.input
 
 
 def constant(value: Any) -> Callable[[Any, list[Any]], Any]:

@@ -189,27 +189,27 @@ class ModuleGen:
     def builtin(self, name: str) -> Builtin | None:
         return self.tree.builtin(name)
 
-    def builtin_global(self, name: str) -> str:
+    def builtin_global(self, name: str, builtin: Builtin | None = None) -> str:
         g = self._builtins.get(name)
         if g is None:
-            b = self.tree.builtin(name)
+            b = builtin if builtin is not None else self.tree.builtin(name)
             assert b is not None
             g = self._builtins[name] = self.fresh("B")
             self.namespace[g] = b.fn
         return g
 
-    def builtin_site(self, name: str, location: Location) -> str:
+    def builtin_site(self, name: str, location: Location, builtin: Builtin | None = None) -> str:
         """``C<n>``: the compact form's caller of builtin ``name`` at ``location``
         (``C<n>(ctx, *args)``); codegen_tiers writes the fast form's inline
         ``try`` from its :class:`BuiltinSite`."""
         key = (name, location)
         site = self._site_names.get(key)
         if site is None:
-            b = self.tree.builtin(name)
+            b = builtin if builtin is not None else self.tree.builtin(name)
             assert b is not None
             site = self._site_names[key] = self.fresh("C")
             self.namespace[site] = builtin_call(b.fn, name, location, b.needs_context)
-            self.builtin_sites[site] = BuiltinSite(self.builtin_global(name), self.literal(name), self.loc(location), b.needs_context)
+            self.builtin_sites[site] = BuiltinSite(self.builtin_global(name, b), self.literal(name), self.loc(location), b.needs_context)
         return site
 
     def builtin_caller(self, name: str) -> str:
@@ -252,7 +252,7 @@ class ModuleGen:
         if got is None:
             all_str = all(type(v) is str for v in values)
             name = self.fresh("K")
-            self.namespace[name] = frozenset(freeze(v) for v in values)
+            self.namespace[name] = frozenset(key)
             got = self._member_sets[key] = (name, all_str)
         return got
 
@@ -541,7 +541,7 @@ class ModuleGen:
         """``D<id>_<n>``: a closure until the program is hot where the rule's
         shape allows (see closures), else generated code."""
         if self.closures:
-            fn = closures.plan_definition(self, node, rule, conflict_message(node))
+            fn = closures.plan_definition(self, node, rule, conflict_message)
             if fn is not None:
                 name = f"D{node.id}_{index}"
                 self.namespace[name] = fn

@@ -34,25 +34,27 @@ _CMP_HELPER = {"==": "rt_eq", "!=": "rt_ne", "<": "rt_lt", "<=": "rt_le", ">": "
 
 def is_ground(t: ast.Term) -> bool:
     """A term with no variables, refs, calls or closures."""
-    if isinstance(t, ast.Scalar):
-        return True
-    if isinstance(t, (ast.Array, ast.SetTerm)):
-        return all(is_ground(x) for x in t.items)
-    if isinstance(t, ast.Object):
-        return all(is_ground(k) and is_ground(v) for k, v in t.items)
-    return False
+    node: Any = t
+    tt = type(node)  # (exact types, scalars not called for: constant rules' values are long arrays)
+    if tt is ast.Array or tt is ast.SetTerm:
+        return all(type(x) is ast.Scalar or is_ground(x) for x in node.items)
+    if tt is ast.Object:
+        return all(is_ground(k) and is_ground(v) for k, v in node.items)
+    return tt is ast.Scalar
 
 
 def ground_value(t: ast.Term) -> Any:
-    if isinstance(t, ast.Scalar):
-        return t.value
-    if isinstance(t, ast.Array):
-        return [ground_value(x) for x in t.items]
-    if isinstance(t, ast.SetTerm):
-        return frozenset(freeze(ground_value(x)) for x in t.items)
-    if isinstance(t, ast.Object):
+    node: Any = t
+    tt = type(node)
+    if tt is ast.Scalar:
+        return node.value
+    if tt is ast.Array:
+        return [x.value if type(x) is ast.Scalar else ground_value(x) for x in node.items]
+    if tt is ast.SetTerm:
+        return frozenset(freeze(ground_value(x)) for x in node.items)
+    if tt is ast.Object:
         out: dict[Any, Any] = {}
-        for k, v in t.items:
+        for k, v in node.items:
             out[freeze(ground_value(k))] = ground_value(v)
         return out
     raise TypeError("not ground")
