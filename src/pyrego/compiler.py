@@ -16,6 +16,7 @@ Variable safety and expression ordering are done per body by
 
 from __future__ import annotations
 
+import functools
 import itertools
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -27,6 +28,7 @@ from .ast import (
 )
 from .builtins.registry import Builtin
 from .builtins.registry import lookup as lookup_builtin
+from .compile_checks import DEPRECATED_BUILTINS, check_modules, check_query, check_query_deprecated
 from .compiler_base import (
     COMPLETE,
     FUNCTION,
@@ -40,6 +42,7 @@ from .compiler_base import (
 )
 from .errors import RegoError, RegoRecursionError, RegoTypeError
 from .resolver import _Resolver
+from .rule_checks import conflict_errors, extent_errors, head_safety_errors, raise_all, recursion_errors
 
 if TYPE_CHECKING:
     from .typecheck.schemas import SchemaSet
@@ -141,8 +144,6 @@ def compile_modules(
     with ``type_check``, OPA's type checker runs last: :mod:`pyrego.typecheck`;
     ``strict``: OPA's strict mode, :mod:`pyrego.compile_checks`; ``schemas``: the
     JSON schemas the type checker reads, :mod:`pyrego.typecheck.schemas`)."""
-    from .compile_checks import DEPRECATED_BUILTINS, check_modules
-
     hidden_calls = check_modules(modules, strict=strict)  # OPA's stages before its name resolution
     counter = itertools.count()
     ids = itertools.count()
@@ -193,16 +194,12 @@ def compile_modules(
         if module.annotations:
             _collect_metadata(module, pkg, metadata)
     if conflict is not None:
-        from .rule_checks import conflict_errors, raise_all
-
         raise_all(conflict_errors(modules, packages) or [conflict])
 
     functions = {".".join(("data",) + n.path): n for n in nodes.values() if n.kind == FUNCTION}
     tree = CompiledTree(root, nodes, functions, metadata, dict(extensions or {}), allowed_builtins)
     tree.strict = strict
     tree.calls_deprecated = any(c.op in DEPRECATED_BUILTINS for u in uses.values() for c in u.calls)
-    from .rule_checks import extent_errors, head_safety_errors, raise_all
-
     raise_all(extent_errors(tree, modules, packages), sort=False)
     _check_calls(tree, [call for u in uses.values() for call in u.calls])
     _raise_first(hidden_calls)
@@ -210,14 +207,18 @@ def compile_modules(
     try:
         graph = _check_recursion(tree, uses)
     except RegoRecursionError as first:
-        from .rule_checks import raise_all, recursion_errors
-
         raise_all(recursion_errors(tree, uses) or [first])
     if type_check:
-        from .typecheck import check_program
-
-        tree.types = check_program(tree, graph, modules, schemas)
+        tree.types = _type_checker()(tree, graph, modules, schemas)
     return tree
+
+
+@functools.cache
+def _type_checker() -> Any:
+    """:func:`pyrego.typecheck.check_program` (which imports this module), imported once."""
+    from .typecheck import check_program
+
+    return check_program
 
 
 @dataclass
@@ -400,8 +401,14 @@ def _check_calls(tree: CompiledTree, calls: list[ast.Call]) -> None:
     """Checks every call's function and arity (``calls`` in any order)."""
     try:
         outputs = False
+        # A call's check depends only on its function and its number of
+        # arguments: each such pair is checked once.
+        checked: set[tuple[str, int]] = set()
         for call in calls:
-            outputs = check_call(tree, call) or outputs
+            shape = (call.op, len(call.args))
+            if shape not in checked:
+                checked.add(shape)
+                outputs = check_call(tree, call) or outputs
         if outputs:
             _raise_first_call_error(tree)  # nested calls may not pass one
     except RegoTypeError:
@@ -556,8 +563,6 @@ def resolve_query(
     ``context``: a module without rules whose package and imports the query
     is resolved in (``opa eval --package p --import data.q``): the rules of
     that package are visible by name, as from one of its modules."""
-    from .compile_checks import check_query, check_query_deprecated
-
     hidden_calls = check_query(body, strict=tree.strict)  # declarations, as OPA's query compiler checks them first
     module = context if context is not None else ast.Module(ast.Ref(ast.Var("data"), ()), (), (), file="query")
     pkg = package_path(module)
