@@ -403,13 +403,13 @@ class LocalVarChecker:
         for e in body:
             s = e.statement
             if type(s) is Assign:
-                out |= self._assign(stack, e, s, errors)
+                self._assign(stack, e, s, errors, out)
             elif type(s) is SomeVars or type(s) is SomeIn:
                 out |= self._some(stack, e, s, errors)
             elif type(s) is Every:
                 out |= self._every(stack, e, s, errors)
             else:
-                out |= self._expr(stack, e, errors)
+                self._expr(stack, e, errors, out)
         if self.strict and not errors:
             self._unused_assigned(stack, used, body, errors)
         if not errors:
@@ -425,18 +425,18 @@ class LocalVarChecker:
         stack.insert(name, new, occurrence)
         return new
 
-    def _assign(self, stack: _Stack, e: ast.Expr, s: Assign, errors: list[RegoError]) -> set[str]:
+    def _assign(self, stack: _Stack, e: ast.Expr, s: Assign, errors: list[RegoError], out: set[str]) -> None:
+        """Adds the (new) names of the variables of ``lhs := rhs`` to ``out``."""
         if _root_ref(s.lhs) is not None:
             self.assigns_roots = True
         if e.negated:
             errors.append(RegoCompileError("cannot assign vars inside negated expression", e.location))
-            return all_vars(s, set())
-        out: set[str] = set()
+            all_vars(s, out)
+            return
         self._term_into(stack, s.rhs, errors, out)
         for w in e.with_mods:
             self._term_into(stack, w.value, errors, out)
         self._assign_lhs(stack, s.lhs, e.location, errors, out)
-        return out
 
     def _assign_lhs(self, stack: _Stack, term: ast.Term, where: Location, errors: list[RegoError], out: set[str]) -> None:
         if isinstance(term, Var):
@@ -517,11 +517,11 @@ class LocalVarChecker:
             stack.pop()
         return out
 
-    def _expr(self, stack: _Stack, e: ast.Expr, errors: list[RegoError]) -> set[str]:
+    def _expr(self, stack: _Stack, e: ast.Expr, errors: list[RegoError], out: set[str]) -> None:
+        """Adds the (new) names of the variables of ``e`` to ``out``."""
         s = e.statement
-        out: set[str] = set()
         if type(s) is Unify:
-            self._operator(stack, "eq", out)
+            self._var(stack, "eq", out)
             self._term_into(stack, s.lhs, errors, out)
             self._term_into(stack, s.rhs, errors, out)
         elif type(s) is Call:
@@ -539,7 +539,6 @@ class LocalVarChecker:
             self._term_into(stack, s, errors, out)  # type: ignore[arg-type]  # (declarations are handled by the caller)
         for w in e.with_mods:
             out |= self._with(stack, w, errors)
-        return out
 
     def _operator(self, stack: _Stack, op: str, out: set[str]) -> None:
         self._var(stack, op.split(".")[0], out)
@@ -551,13 +550,21 @@ class LocalVarChecker:
         return out
 
     def _var(self, stack: _Stack, name: str, out: set[str]) -> None:
-        new = stack.declared(name)
-        if new is not None:
-            stack.seen(name)
-            out.add(new)
-            return
-        if stack.occurrence(name) == _NEW:
-            stack.insert(name, name, _SEEN)
+        # (_Stack.declared and _Stack.seen in one loop: the scope that
+        # declares a name is the innermost that counts it, as both are set
+        # together, by _Stack.insert)
+        scopes = stack.scopes
+        for scope in reversed(scopes):
+            new = scope.names.get(name)
+            if new is not None:
+                scope.count[name] += 1
+                out.add(new)
+                return
+        top = scopes[-1]
+        if name not in top.occurrence:
+            top.names[name] = name
+            top.occurrence[name] = _SEEN
+            top.count[name] = 1
         out.add(name)
 
     def _term(self, stack: _Stack, term: ast.Term, errors: list[RegoError]) -> set[str]:

@@ -43,8 +43,9 @@ class _Scope:
         self.pending: set[str] = set()
 
     def lookup(self, name: str) -> str | None:
-        if name in self.names:
-            return self.names[name]
+        unique = self.names.get(name)
+        if unique is not None:
+            return unique
         return self.parent.visible(name) if self.parent is not None else None
 
     def visible(self, name: str) -> str | None:
@@ -259,9 +260,12 @@ class _Resolver:
         # they are (nodes are immutable): most refs (input.a.b) and many
         # calls need no new node.
         if type(t) is Ref:
-            recorded = len(self.data_refs)
-            head = self.term(t.head, scope)
-            if type(t.head) is Var:
+            head = t.head
+            if type(head) is not Var:
+                head = self.term(head, scope)
+            elif head.name not in ROOTS:  # (input.x, data.x: the head stays)
+                recorded = len(self.data_refs)
+                head = self.term(head, scope)
                 # (``me.q`` with ``import data.x as me``: the whole ref is recorded
                 # below, not its head data.x, which would read every rule under it)
                 del self.data_refs[recorded:]
