@@ -153,6 +153,11 @@ def compile_modules(
     def node_at(path: tuple[str, ...]) -> RuleNode:
         # A loop, not recursion: a recursive closure is a reference cycle.
         node = nodes.get(path)
+        if node is None and len(path) > 1:
+            # (a rule of a package seen before: only the last node is new)
+            above = nodes.get(path[:-1])
+            if above is not None:
+                node = nodes[path] = above.children[path[-1]] = RuleNode(path, next(ids))
         if node is None:
             parent = root
             for i in range(1, len(path) + 1):
@@ -199,9 +204,10 @@ def compile_modules(
     functions = {".".join(("data",) + n.path): n for n in nodes.values() if n.kind == FUNCTION}
     tree = CompiledTree(root, nodes, functions, metadata, dict(extensions or {}), allowed_builtins)
     tree.strict = strict
-    tree.calls_deprecated = any(c.op in DEPRECATED_BUILTINS for u in uses.values() for c in u.calls)
+    calls = [call for u in uses.values() for call in u.calls]
+    tree.calls_deprecated = not DEPRECATED_BUILTINS.isdisjoint([call.op for call in calls])
     raise_all(extent_errors(tree, modules, packages), sort=False)
-    _check_calls(tree, [call for u in uses.values() for call in u.calls])
+    _check_calls(tree, calls)
     _raise_first(hidden_calls)
     raise_all(head_safety_errors(modules, packages))
     try:
@@ -518,17 +524,16 @@ def rules_read(root: RuleNode, path: tuple[Any, ...]) -> list[int]:
 
 def _check_recursion(tree: CompiledTree, uses: dict[int, _Uses]) -> dict[int, set[int]]:
     """Raises on the first rule that reads itself; returns what each node reads (by id)."""
-    by_id = {n.id: n for n in tree.nodes.values()}
     memo: dict[tuple[Any, ...], list[int]] = {}
     graph = {nid: node_dependencies(tree, node_uses, memo) for nid, node_uses in uses.items()}
     state: dict[int, int] = {}
     for nid in sorted(graph):
         if state.get(nid) is None:
-            _find_cycle(nid, graph, state, [], by_id)
+            _find_cycle(nid, graph, state, [], tree)
     return graph
 
 
-def _find_cycle(start: int, graph: dict[int, set[int]], state: dict[int, int], stack: list[int], by_id: dict[int, RuleNode]) -> None:
+def _find_cycle(start: int, graph: dict[int, set[int]], state: dict[int, int], stack: list[int], tree: CompiledTree) -> None:
     """Depth-first search from ``start``; raises on a rule that reaches itself.
 
     A loop with an explicit stack, not recursion: a chain of thousands of
@@ -545,6 +550,7 @@ def _find_cycle(start: int, graph: dict[int, set[int]], state: dict[int, int], s
             continue
         if state.get(dep) == 1:
             cycle = stack[stack.index(dep) :] + [dep]
+            by_id = {n.id: n for n in tree.nodes.values()}
             names = " -> ".join(by_id[i].name for i in cycle)
             first = by_id[dep]
             loc = first.rules[0].location if first.rules else None

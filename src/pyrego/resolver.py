@@ -133,13 +133,17 @@ class _Resolver:
         """A scope for a body: declared names are new; others captured or new."""
         names: set[str] = set()
         for t in terms:
-            term_vars(t, names)
+            if type(t) is not Scalar:
+                term_vars(t, names)
         for e in body:
-            stmt_vars(e.statement, names)
+            stmt = e.statement
+            stmt_vars(stmt, names)
             for w in e.with_mods:
                 if self.builtin_ref(w.value) is None:
                     term_vars(w.value, names)
-            _add_declared(e.statement, declared)
+            kind = type(stmt)
+            if kind is Assign or kind is SomeVars or kind is SomeIn:
+                _add_declared(stmt, declared)
         mapping: dict[str, str] = {}
         for name in sorted(names | declared):
             if name in declared:
@@ -182,7 +186,9 @@ class _Resolver:
     def expr(self, e: ast.Expr, scope: _Scope) -> ast.Expr:
         s = e.statement
         stmt: ast.Statement
-        if type(s) is Assign:
+        if type(s) is Call:  # (the most frequent: ``x == y``, ``f(x)``)
+            stmt = self.term(s, scope)
+        elif type(s) is Assign:
             stmt = Assign(self.term(s.lhs, scope), self.term(s.rhs, scope), s.location)
         elif type(s) is Unify:
             stmt = Unify(self.term(s.lhs, scope), self.term(s.rhs, scope), s.location)

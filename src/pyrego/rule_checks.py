@@ -137,7 +137,10 @@ def extent_errors(tree: CompiledTree, modules: Sequence[ast.Module], packages: S
     by_path: dict[tuple[str, ...], list[ast.Module]] = {}
     for module, pkg in zip(modules, packages):
         by_path.setdefault(pkg, []).append(module)
+    deepest = max(map(len, packages), default=0)
     for module, pkg in sorted(zip(modules, packages), key=lambda mp: mp[0].file):
+        if len(pkg) >= deepest:
+            continue  # (a rule's document is longer than its package: no package can be inside it)
         for rule in module.rules:
             multi, ground, _ = _kind(rule)
             if not ground:
