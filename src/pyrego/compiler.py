@@ -118,7 +118,7 @@ class CompiledTree:
         node = self.functions.get(op)
         if node is not None:
             return node.arity
-        b = self.builtin(op)
+        b = find_builtin(op, self.extensions, self.allowed_builtins)
         return b.arity if b is not None else None
 
 
@@ -477,7 +477,7 @@ def node_dependencies(tree: CompiledTree, uses: _Uses, memo: dict[tuple[Any, ...
                 cur = cur.children.get(p.value)  # type: ignore[union-attr,arg-type]
                 if cur is None:
                     break
-                if cur.has_rules():
+                if cur.rules or cur.default is not None:  # (RuleNode.has_rules, inline)
                     deps.add(cur.id)
             else:
                 if cur is not None and cur.children:

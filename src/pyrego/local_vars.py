@@ -274,21 +274,23 @@ class LocalVarChecker:
         """Check a rule and its ``else`` chain; False once the error limit is reached."""
         head = rule.head
         args = head.args or ()
-        arg_stack = _Stack()
         unused_args: dict[str, None] = {}
         if self.strict and args:
             names: set[str] = set()
             for a in args:
                 all_vars(a, names)
             unused_args = dict.fromkeys(sorted(names))
-        arg_errors: list[RegoError] = []
-        for a in args:
-            self._arg(arg_stack, a, arg_errors)
-        if arg_errors and not self._report_all(arg_errors):
-            return False
+        arg_stack: _Stack | None = None  # (what the arguments declare, for each branch)
+        if args:
+            arg_stack = _Stack()
+            arg_errors: list[RegoError] = []
+            for a in args:
+                self._arg(arg_stack, a, arg_errors)
+            if arg_errors and not self._report_all(arg_errors):
+                return False
         branch: ast.Rule | None = rule
         while branch is not None:
-            stack = arg_stack.copy() if args else _Stack()
+            stack = arg_stack.copy() if arg_stack is not None else _Stack()
             used: set[str] | None = None
             if _head_may_have_vars(branch.head):
                 used, value_vars = self._head(branch.head)

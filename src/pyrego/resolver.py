@@ -275,7 +275,11 @@ class _Resolver:
                 # (``me.q`` with ``import data.x as me``: the whole ref is recorded
                 # below, not its head data.x, which would read every rule under it)
                 del self.data_refs[recorded:]
-            path = self.terms(t.path, scope)
+            path = t.path
+            for p in path:
+                if type(p) is not Scalar:  # (most paths are constant keys: no call then)
+                    path = self.terms(path, scope)
+                    break
             if type(head) is Ref:
                 ref = Ref(head.head, head.path + path, t.location)
             elif head is t.head and path is t.path:

@@ -171,7 +171,7 @@ def head_safety_errors(modules: Sequence[ast.Module], packages: Sequence[tuple[s
     unsafe, reported at the rule before any unsafe variable of a body."""
     rule_names: dict[tuple[str, ...], set[str]] = {}
     for module, pkg in zip(modules, packages):
-        rule_names.setdefault(pkg, set()).update(_rule_name(r) for r in module.rules)
+        rule_names.setdefault(pkg, set()).update([_rule_name(r) for r in module.rules])
     errors: list[RegoError] = []
     for module, pkg in sorted(zip(modules, packages), key=lambda mp: mp[0].file):
         globals_ = rule_names[pkg] | {import_name(i) for i in module.imports} | {"input", "data"}

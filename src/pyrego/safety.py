@@ -161,7 +161,9 @@ def stmt_vars(stmt: ast.Statement, out: set[str], *, closures: bool = False) -> 
     if closures:
         _stmt_all_vars(stmt, out)
         return out
-    if type(stmt) is Assign or type(stmt) is Unify:
+    if type(stmt) is Call:  # (the most frequent statement: ``x == y``, ``f(x)``)
+        _vars_of_each(stmt.args, out)
+    elif type(stmt) is Assign or type(stmt) is Unify:
         _vars(stmt.lhs, out)
         _vars(stmt.rhs, out)
     elif type(stmt) is SomeVars:
