@@ -201,24 +201,28 @@ def check_modules(modules: Iterable[ast.Module], *, strict: bool = False, limit:
 def _resolve_refs(modules: list[ast.Module], sink: ErrorSink, strict: bool, _: LocalVarChecker) -> None:
     """Arguments named ``input``/``data``; in strict mode, imports nothing reads."""
     exports: dict[tuple[object, ...], set[str]] = {}
-    for m in modules:
-        exports.setdefault(_package_key(m), set()).update(_rule_name(r) for r in m.rules)
+    if strict:  # (only strict mode needs to know what is read)
+        for m in modules:
+            exports.setdefault(_package_key(m), set()).update(_rule_name(r) for r in m.rules)
     for m in modules:
         # what each global name stands for: a rule of the package, or an import
-        globals_: dict[str, object] = dict.fromkeys(exports[_package_key(m)], "rule")
-        for imp in m.imports:
-            if _import_root(imp) not in ("future", "rego"):
-                globals_[import_name(imp)] = imp
+        globals_: dict[str, object] = {}
+        if strict:
+            globals_ = dict.fromkeys(exports[_package_key(m)], "rule")
+            for imp in m.imports:
+                if _import_root(imp) not in ("future", "rego"):
+                    globals_[import_name(imp)] = imp
         used: set[str] = set()
         for rule in m.rules:
-            shadowed = _shadowed_root_arg(rule.head.args or ())
+            args = rule.head.args
+            shadowed = _shadowed_root_arg(args) if args else None
             if shadowed is not None:
                 msg = f"args must not shadow {shadowed} (use a different variable name)"
                 if not sink.add(RegoCompileError(msg, rule.location)):
                     return
                 continue
             branch: ast.Rule | None = rule
-            while strict and branch is not None:  # (only strict mode needs to know what is read)
+            while strict and branch is not None:
                 _RefUse(globals_, used).rule(branch)
                 branch = branch.else_
         if strict:

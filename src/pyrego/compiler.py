@@ -16,6 +16,7 @@ Variable safety and expression ordering are done per body by
 
 from __future__ import annotations
 
+import functools
 import itertools
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -27,6 +28,7 @@ from .ast import (
 )
 from .builtins.registry import Builtin
 from .builtins.registry import lookup as lookup_builtin
+from .compile_checks import DEPRECATED_BUILTINS, check_modules, check_query, check_query_deprecated
 from .compiler_base import (
     COMPLETE,
     FUNCTION,
@@ -40,6 +42,7 @@ from .compiler_base import (
 )
 from .errors import RegoError, RegoRecursionError, RegoTypeError
 from .resolver import _Resolver
+from .rule_checks import conflict_errors, extent_errors, head_safety_errors, raise_all, recursion_errors
 
 if TYPE_CHECKING:
     from .typecheck.schemas import SchemaSet
@@ -115,7 +118,7 @@ class CompiledTree:
         node = self.functions.get(op)
         if node is not None:
             return node.arity
-        b = self.builtin(op)
+        b = find_builtin(op, self.extensions, self.allowed_builtins)
         return b.arity if b is not None else None
 
 
@@ -141,8 +144,6 @@ def compile_modules(
     with ``type_check``, OPA's type checker runs last: :mod:`pyrego.typecheck`;
     ``strict``: OPA's strict mode, :mod:`pyrego.compile_checks`; ``schemas``: the
     JSON schemas the type checker reads, :mod:`pyrego.typecheck.schemas`)."""
-    from .compile_checks import DEPRECATED_BUILTINS, check_modules
-
     hidden_calls = check_modules(modules, strict=strict)  # OPA's stages before its name resolution
     counter = itertools.count()
     ids = itertools.count()
@@ -152,6 +153,11 @@ def compile_modules(
     def node_at(path: tuple[str, ...]) -> RuleNode:
         # A loop, not recursion: a recursive closure is a reference cycle.
         node = nodes.get(path)
+        if node is None and len(path) > 1:
+            # (a rule of a package seen before: only the last node is new)
+            above = nodes.get(path[:-1])
+            if above is not None:
+                node = nodes[path] = above.children[path[-1]] = RuleNode(path, next(ids))
         if node is None:
             parent = root
             for i in range(1, len(path) + 1):
@@ -193,31 +199,32 @@ def compile_modules(
         if module.annotations:
             _collect_metadata(module, pkg, metadata)
     if conflict is not None:
-        from .rule_checks import conflict_errors, raise_all
-
         raise_all(conflict_errors(modules, packages) or [conflict])
 
     functions = {".".join(("data",) + n.path): n for n in nodes.values() if n.kind == FUNCTION}
     tree = CompiledTree(root, nodes, functions, metadata, dict(extensions or {}), allowed_builtins)
     tree.strict = strict
-    tree.calls_deprecated = any(c.op in DEPRECATED_BUILTINS for u in uses.values() for c in u.calls)
-    from .rule_checks import extent_errors, head_safety_errors, raise_all
-
+    calls = [call for u in uses.values() for call in u.calls]
+    tree.calls_deprecated = not DEPRECATED_BUILTINS.isdisjoint([call.op for call in calls])
     raise_all(extent_errors(tree, modules, packages), sort=False)
-    _check_calls(tree, [call for u in uses.values() for call in u.calls])
+    _check_calls(tree, calls)
     _raise_first(hidden_calls)
     raise_all(head_safety_errors(modules, packages))
     try:
         graph = _check_recursion(tree, uses)
     except RegoRecursionError as first:
-        from .rule_checks import raise_all, recursion_errors
-
         raise_all(recursion_errors(tree, uses) or [first])
     if type_check:
-        from .typecheck import check_program
-
-        tree.types = check_program(tree, graph, modules, schemas)
+        tree.types = _type_checker()(tree, graph, modules, schemas)
     return tree
+
+
+@functools.cache
+def _type_checker() -> Any:
+    """:func:`pyrego.typecheck.check_program` (which imports this module), imported once."""
+    from .typecheck import check_program
+
+    return check_program
 
 
 @dataclass
@@ -400,8 +407,14 @@ def _check_calls(tree: CompiledTree, calls: list[ast.Call]) -> None:
     """Checks every call's function and arity (``calls`` in any order)."""
     try:
         outputs = False
+        # A call's check depends only on its function and its number of
+        # arguments: each such pair is checked once.
+        checked: set[tuple[str, int]] = set()
         for call in calls:
-            outputs = check_call(tree, call) or outputs
+            shape = (call.op, len(call.args))
+            if shape not in checked:
+                checked.add(shape)
+                outputs = check_call(tree, call) or outputs
         if outputs:
             _raise_first_call_error(tree)  # nested calls may not pass one
     except RegoTypeError:
@@ -464,7 +477,7 @@ def node_dependencies(tree: CompiledTree, uses: _Uses, memo: dict[tuple[Any, ...
                 cur = cur.children.get(p.value)  # type: ignore[union-attr,arg-type]
                 if cur is None:
                     break
-                if cur.has_rules():
+                if cur.rules or cur.default is not None:  # (RuleNode.has_rules, inline)
                     deps.add(cur.id)
             else:
                 if cur is not None and cur.children:
@@ -511,17 +524,16 @@ def rules_read(root: RuleNode, path: tuple[Any, ...]) -> list[int]:
 
 def _check_recursion(tree: CompiledTree, uses: dict[int, _Uses]) -> dict[int, set[int]]:
     """Raises on the first rule that reads itself; returns what each node reads (by id)."""
-    by_id = {n.id: n for n in tree.nodes.values()}
     memo: dict[tuple[Any, ...], list[int]] = {}
     graph = {nid: node_dependencies(tree, node_uses, memo) for nid, node_uses in uses.items()}
     state: dict[int, int] = {}
     for nid in sorted(graph):
         if state.get(nid) is None:
-            _find_cycle(nid, graph, state, [], by_id)
+            _find_cycle(nid, graph, state, [], tree)
     return graph
 
 
-def _find_cycle(start: int, graph: dict[int, set[int]], state: dict[int, int], stack: list[int], by_id: dict[int, RuleNode]) -> None:
+def _find_cycle(start: int, graph: dict[int, set[int]], state: dict[int, int], stack: list[int], tree: CompiledTree) -> None:
     """Depth-first search from ``start``; raises on a rule that reaches itself.
 
     A loop with an explicit stack, not recursion: a chain of thousands of
@@ -538,6 +550,7 @@ def _find_cycle(start: int, graph: dict[int, set[int]], state: dict[int, int], s
             continue
         if state.get(dep) == 1:
             cycle = stack[stack.index(dep) :] + [dep]
+            by_id = {n.id: n for n in tree.nodes.values()}
             names = " -> ".join(by_id[i].name for i in cycle)
             first = by_id[dep]
             loc = first.rules[0].location if first.rules else None
@@ -556,8 +569,6 @@ def resolve_query(
     ``context``: a module without rules whose package and imports the query
     is resolved in (``opa eval --package p --import data.q``): the rules of
     that package are visible by name, as from one of its modules."""
-    from .compile_checks import check_query, check_query_deprecated
-
     hidden_calls = check_query(body, strict=tree.strict)  # declarations, as OPA's query compiler checks them first
     module = context if context is not None else ast.Module(ast.Ref(ast.Var("data"), ()), (), (), file="query")
     pkg = package_path(module)

@@ -229,8 +229,16 @@ class _Stack:
 
 
 def _head_may_have_vars(head: ast.RuleHead) -> bool:
-    terms: list[ast.Term | None] = [*(head.args or ()), head.key, head.value, *head.ref.path]
-    return any(t is not None and type(t) is not Scalar for t in terms)
+    for t in head.ref.path:
+        if type(t) is not Scalar:
+            return True
+    key, value = head.key, head.value
+    if (key is not None and type(key) is not Scalar) or (value is not None and type(value) is not Scalar):
+        return True
+    for t in head.args or ():
+        if type(t) is not Scalar:
+            return True
+    return False
 
 
 class LocalVarChecker:
@@ -266,21 +274,23 @@ class LocalVarChecker:
         """Check a rule and its ``else`` chain; False once the error limit is reached."""
         head = rule.head
         args = head.args or ()
-        arg_stack = _Stack()
         unused_args: dict[str, None] = {}
         if self.strict and args:
             names: set[str] = set()
             for a in args:
                 all_vars(a, names)
             unused_args = dict.fromkeys(sorted(names))
-        arg_errors: list[RegoError] = []
-        for a in args:
-            self._arg(arg_stack, a, arg_errors)
-        if not self._report_all(arg_errors):
-            return False
+        arg_stack: _Stack | None = None  # (what the arguments declare, for each branch)
+        if args:
+            arg_stack = _Stack()
+            arg_errors: list[RegoError] = []
+            for a in args:
+                self._arg(arg_stack, a, arg_errors)
+            if arg_errors and not self._report_all(arg_errors):
+                return False
         branch: ast.Rule | None = rule
         while branch is not None:
-            stack = arg_stack.copy()
+            stack = arg_stack.copy() if arg_stack is not None else _Stack()
             used: set[str] | None = None
             if _head_may_have_vars(branch.head):
                 used, value_vars = self._head(branch.head)
@@ -290,11 +300,12 @@ class LocalVarChecker:
                     unused_args.pop(name, None)
             errors: list[RegoError] = []
             self._body(stack, used, branch.body, errors)
-            if not self._report_all(errors):
+            if errors and not self._report_all(errors):
                 return False
-            for name in list(unused_args):
-                if stack.count(name) > 1:
-                    del unused_args[name]
+            if unused_args:
+                for name in list(unused_args):
+                    if stack.count(name) > 1:
+                        del unused_args[name]
             branch = branch.else_
         for name in unused_args:
             if not _is_wildcard(name):
@@ -383,7 +394,8 @@ class LocalVarChecker:
                 out |= self._head_term(v, errors)
         elif isinstance(term, (Array, SetTerm)):
             for x in term.items:
-                out |= self._head_term(x, errors)
+                if type(x) is not Scalar:  # (a constant has no variables: most items of a constant array)
+                    out |= self._head_term(x, errors)
         elif isinstance(term, Ref):
             out |= self._head_term(term.head, errors)
             for p in term.path:
@@ -403,13 +415,13 @@ class LocalVarChecker:
         for e in body:
             s = e.statement
             if type(s) is Assign:
-                out |= self._assign(stack, e, s, errors)
+                self._assign(stack, e, s, errors, out)
             elif type(s) is SomeVars or type(s) is SomeIn:
                 out |= self._some(stack, e, s, errors)
             elif type(s) is Every:
                 out |= self._every(stack, e, s, errors)
             else:
-                out |= self._expr(stack, e, errors)
+                self._expr(stack, e, errors, out)
         if self.strict and not errors:
             self._unused_assigned(stack, used, body, errors)
         if not errors:
@@ -425,18 +437,18 @@ class LocalVarChecker:
         stack.insert(name, new, occurrence)
         return new
 
-    def _assign(self, stack: _Stack, e: ast.Expr, s: Assign, errors: list[RegoError]) -> set[str]:
+    def _assign(self, stack: _Stack, e: ast.Expr, s: Assign, errors: list[RegoError], out: set[str]) -> None:
+        """Adds the (new) names of the variables of ``lhs := rhs`` to ``out``."""
         if _root_ref(s.lhs) is not None:
             self.assigns_roots = True
         if e.negated:
             errors.append(RegoCompileError("cannot assign vars inside negated expression", e.location))
-            return all_vars(s, set())
-        out: set[str] = set()
+            all_vars(s, out)
+            return
         self._term_into(stack, s.rhs, errors, out)
         for w in e.with_mods:
             self._term_into(stack, w.value, errors, out)
         self._assign_lhs(stack, s.lhs, e.location, errors, out)
-        return out
 
     def _assign_lhs(self, stack: _Stack, term: ast.Term, where: Location, errors: list[RegoError], out: set[str]) -> None:
         if isinstance(term, Var):
@@ -479,7 +491,7 @@ class LocalVarChecker:
                 return set()
         # then walks `v = xs[k]`: the operator, the value, the collection and the key
         out: set[str] = set()
-        self._operator(stack, "eq", out)
+        self._var(stack, "eq", out)
         self._term_into(stack, s.value, errors, out)
         root = _root_ref(s.collection)
         if root is not None:
@@ -517,32 +529,27 @@ class LocalVarChecker:
             stack.pop()
         return out
 
-    def _expr(self, stack: _Stack, e: ast.Expr, errors: list[RegoError]) -> set[str]:
+    def _expr(self, stack: _Stack, e: ast.Expr, errors: list[RegoError], out: set[str]) -> None:
+        """Adds the (new) names of the variables of ``e`` to ``out``."""
         s = e.statement
-        out: set[str] = set()
         if type(s) is Unify:
-            self._operator(stack, "eq", out)
+            self._var(stack, "eq", out)
             self._term_into(stack, s.lhs, errors, out)
             self._term_into(stack, s.rhs, errors, out)
         elif type(s) is Call:
             # A call written as an expression: its operator is a plain ref
             # here; a local variable that hides it leaves OPA calling a
             # function that does not exist (reported at a later stage).
-            head = s.op.split(".")[0]
-            new = stack.declared(head)
+            head = s.op.partition(".")[0]
+            new = self._var(stack, head, out)
             if new is not None and new != head:
                 self.hidden_calls.append(RegoTypeError(f"undefined function {s.op}", e.location))
-            self._operator(stack, s.op, out)
             for a in s.args:
                 self._term_into(stack, a, errors, out)
         else:
             self._term_into(stack, s, errors, out)  # type: ignore[arg-type]  # (declarations are handled by the caller)
         for w in e.with_mods:
             out |= self._with(stack, w, errors)
-        return out
-
-    def _operator(self, stack: _Stack, op: str, out: set[str]) -> None:
-        self._var(stack, op.split(".")[0], out)
 
     def _with(self, stack: _Stack, w: ast.With, errors: list[RegoError]) -> set[str]:
         out: set[str] = set()
@@ -550,15 +557,26 @@ class LocalVarChecker:
         self._term_into(stack, w.value, errors, out)
         return out
 
-    def _var(self, stack: _Stack, name: str, out: set[str]) -> None:
-        new = stack.declared(name)
-        if new is not None:
-            stack.seen(name)
-            out.add(new)
-            return
-        if stack.occurrence(name) == _NEW:
-            stack.insert(name, name, _SEEN)
+    def _var(self, stack: _Stack, name: str, out: set[str]) -> str | None:
+        """Records an occurrence of ``name``; returns its new name if a scope
+        has it (None: it is seen for the first time)."""
+        # (_Stack.declared and _Stack.seen in one loop: the scope that
+        # declares a name is the innermost that counts it, as both are set
+        # together, by _Stack.insert)
+        scopes = stack.scopes
+        for scope in reversed(scopes):
+            new = scope.names.get(name)
+            if new is not None:
+                scope.count[name] += 1
+                out.add(new)
+                return new
+        top = scopes[-1]
+        if name not in top.occurrence:
+            top.names[name] = name
+            top.occurrence[name] = _SEEN
+            top.count[name] = 1
         out.add(name)
+        return None
 
     def _term(self, stack: _Stack, term: ast.Term, errors: list[RegoError]) -> set[str]:
         """OPA's rewrite of the variables of a term: declared names are
@@ -580,19 +598,23 @@ class LocalVarChecker:
                 new = stack.declared(root) if occ is not None and occ != _SEEN else None
                 out.add(new or root)
                 return
-            self._term_into(stack, term.head, errors, out)
+            head = term.head
+            if type(head) is Var:  # (the usual ref, handled here rather than by a call)
+                self._var(stack, head.name, out)
+            else:
+                self._term_into(stack, head, errors, out)
             for p in term.path:
                 if type(p) is not Scalar:
                     self._term_into(stack, p, errors, out)
         elif type(term) is Call:
             op = term.op
-            head = op.split(".")[0]
-            new = stack.declared(head)
-            if new is not None and new != head:
+            head_name = op.partition(".")[0]
+            new = self._var(stack, head_name, out)
+            if new is not None and new != head_name:
                 errors.append(RegoCompileError(f"called function {op} shadowed", term.location))
-            self._var(stack, head, out)
             for a in term.args:
-                self._term_into(stack, a, errors, out)
+                if type(a) is not Scalar:
+                    self._term_into(stack, a, errors, out)
         elif type(term) is Array or type(term) is SetTerm:
             for x in term.items:
                 self._term_into(stack, x, errors, out)
@@ -642,9 +664,9 @@ class LocalVarChecker:
     ) -> None:
         """A ``some``/``every`` variable of this scope that the body never uses."""
         top = stack.top
+        if _DECLARED not in top.occurrence.values():
+            return  # (most bodies declare nothing with some/every)
         declared = {top.names[name] for name, occ in top.occurrence.items() if occ == _DECLARED}
-        if not declared:
-            return
         used = used or set()
         present = body_vars | {stack.declared(name) or name for name in used}
         by_new = {new: name for name, new in top.names.items()}

@@ -43,8 +43,9 @@ class _Scope:
         self.pending: set[str] = set()
 
     def lookup(self, name: str) -> str | None:
-        if name in self.names:
-            return self.names[name]
+        unique = self.names.get(name)
+        if unique is not None:
+            return unique
         return self.parent.visible(name) if self.parent is not None else None
 
     def visible(self, name: str) -> str | None:
@@ -132,13 +133,17 @@ class _Resolver:
         """A scope for a body: declared names are new; others captured or new."""
         names: set[str] = set()
         for t in terms:
-            term_vars(t, names)
+            if type(t) is not Scalar:
+                term_vars(t, names)
         for e in body:
-            stmt_vars(e.statement, names)
+            stmt = e.statement
+            stmt_vars(stmt, names)
             for w in e.with_mods:
                 if self.builtin_ref(w.value) is None:
                     term_vars(w.value, names)
-            _add_declared(e.statement, declared)
+            kind = type(stmt)
+            if kind is Assign or kind is SomeVars or kind is SomeIn:
+                _add_declared(stmt, declared)
         mapping: dict[str, str] = {}
         for name in sorted(names | declared):
             if name in declared:
@@ -181,7 +186,9 @@ class _Resolver:
     def expr(self, e: ast.Expr, scope: _Scope) -> ast.Expr:
         s = e.statement
         stmt: ast.Statement
-        if type(s) is Assign:
+        if type(s) is Call:  # (the most frequent: ``x == y``, ``f(x)``)
+            stmt = self.term(s, scope)
+        elif type(s) is Assign:
             stmt = Assign(self.term(s.lhs, scope), self.term(s.rhs, scope), s.location)
         elif type(s) is Unify:
             stmt = Unify(self.term(s.lhs, scope), self.term(s.rhs, scope), s.location)
@@ -259,13 +266,20 @@ class _Resolver:
         # they are (nodes are immutable): most refs (input.a.b) and many
         # calls need no new node.
         if type(t) is Ref:
-            recorded = len(self.data_refs)
-            head = self.term(t.head, scope)
-            if type(t.head) is Var:
+            head = t.head
+            if type(head) is not Var:
+                head = self.term(head, scope)
+            elif head.name not in ROOTS:  # (input.x, data.x: the head stays)
+                recorded = len(self.data_refs)
+                head = self.term(head, scope)
                 # (``me.q`` with ``import data.x as me``: the whole ref is recorded
                 # below, not its head data.x, which would read every rule under it)
                 del self.data_refs[recorded:]
-            path = self.terms(t.path, scope)
+            path = t.path
+            for p in path:
+                if type(p) is not Scalar:  # (most paths are constant keys: no call then)
+                    path = self.terms(path, scope)
+                    break
             if type(head) is Ref:
                 ref = Ref(head.head, head.path + path, t.location)
             elif head is t.head and path is t.path:

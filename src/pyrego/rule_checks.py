@@ -18,14 +18,16 @@ Errors are ordered by location (OPA walks its rule tree in map order).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import ast
 from .compile_checks import ErrorSink, import_name, ref_text
-from .compiler import CompiledTree, _Uses, node_dependencies
 from .errors import Location, RegoError, RegoRecursionError, RegoTypeError, RegoUnsafeVarError
 from .local_vars import all_vars
 from .safety import stmt_vars, term_vars
+
+if TYPE_CHECKING:  # (the compiler imports this module: its names are imported where errors are worked out)
+    from .compiler import CompiledTree, _Uses
 
 __all__ = ["conflict_errors", "extent_errors", "head_safety_errors", "raise_all", "recursion_errors"]
 
@@ -38,6 +40,8 @@ def _location_key(err: RegoError) -> tuple[str, int, int]:
 def raise_all(errors: list[RegoError], *, sort: bool = True) -> None:
     """Raise ``errors`` (ordered by location unless ``sort`` is false), cut at
     OPA's limit, if there are any."""
+    if not errors:
+        return
     sink = ErrorSink()
     for err in sorted(errors, key=_location_key) if sort else errors:
         if not sink.add(err):
@@ -133,7 +137,10 @@ def extent_errors(tree: CompiledTree, modules: Sequence[ast.Module], packages: S
     by_path: dict[tuple[str, ...], list[ast.Module]] = {}
     for module, pkg in zip(modules, packages):
         by_path.setdefault(pkg, []).append(module)
+    deepest = max(map(len, packages), default=0)
     for module, pkg in sorted(zip(modules, packages), key=lambda mp: mp[0].file):
+        if len(pkg) >= deepest:
+            continue  # (a rule's document is longer than its package: no package can be inside it)
         for rule in module.rules:
             multi, ground, _ = _kind(rule)
             if not ground:
@@ -164,7 +171,7 @@ def head_safety_errors(modules: Sequence[ast.Module], packages: Sequence[tuple[s
     unsafe, reported at the rule before any unsafe variable of a body."""
     rule_names: dict[tuple[str, ...], set[str]] = {}
     for module, pkg in zip(modules, packages):
-        rule_names.setdefault(pkg, set()).update(_rule_name(r) for r in module.rules)
+        rule_names.setdefault(pkg, set()).update([_rule_name(r) for r in module.rules])
     errors: list[RegoError] = []
     for module, pkg in sorted(zip(modules, packages), key=lambda mp: mp[0].file):
         globals_ = rule_names[pkg] | {import_name(i) for i in module.imports} | {"input", "data"}
@@ -181,6 +188,17 @@ def _unsafe_head_vars(rule: ast.Rule, globals_: set[str]) -> list[RegoError]:
     # Terms that need evaluating (refs, calls, closures) are moved into the
     # body by OPA before this check: their variables count as the body's.
     in_head: set[str] = set()
+    evaluated: list[ast.Term] = []
+    for t in (head.key, head.value, *[p for p in head.ref.path if type(p) is ast.Var]):
+        if t is None or type(t) is ast.Scalar:
+            continue
+        if _needs_eval(t):
+            evaluated.append(t)
+        else:
+            all_vars(t, in_head)
+    candidates = [v for v in in_head - globals_ if not v.startswith("$")]
+    if not candidates:
+        return []  # (most heads: nothing that could be unsafe, no need to walk the body)
     safe: set[str] = set()
     for a in head.args or ():
         all_vars(a, safe)
@@ -188,27 +206,28 @@ def _unsafe_head_vars(rule: ast.Rule, globals_: set[str]) -> list[RegoError]:
         stmt_vars(e.statement, safe)
         for w in e.with_mods:
             term_vars(w.value, safe)
-    for t in (head.key, head.value, *[p for p in head.ref.path if type(p) is ast.Var]):
-        if t is None:
-            continue
-        if _needs_eval(t):
-            term_vars(t, safe)
-        else:
-            all_vars(t, in_head)
-    unsafe = sorted(v for v in in_head - safe - globals_ if not v.startswith("$"))
+    for t in evaluated:
+        term_vars(t, safe)
+    unsafe = sorted(v for v in candidates if v not in safe)
     return [RegoUnsafeVarError(f"var {v} is unsafe", rule.location) for v in unsafe]
+
+
+_EVALUATED = frozenset({ast.Ref, ast.Call, ast.ArrayCompr, ast.SetCompr, ast.ObjectCompr, ast.TemplateString})
 
 
 def _needs_eval(t: ast.Term) -> bool:
     """Whether a term holds a ref, a call, a closure or a template string (OPA moves those out of heads)."""
-    stack: list[object] = [t]
+    stack: list[Any] = [t]
     while stack:
         x = stack.pop()
-        if isinstance(x, (ast.Ref, ast.Call, ast.ArrayCompr, ast.SetCompr, ast.ObjectCompr, ast.TemplateString)):
+        kind = type(x)  # (AST classes are never subclassed)
+        if kind is ast.Scalar or kind is ast.Var:
+            continue
+        if kind in _EVALUATED:
             return True
-        if isinstance(x, (ast.Array, ast.SetTerm)):
+        if kind is ast.Array or kind is ast.SetTerm:
             stack.extend(x.items)
-        elif isinstance(x, ast.Object):
+        elif kind is ast.Object:
             for k, v in x.items:
                 stack.extend((k, v))
     return False
@@ -216,6 +235,8 @@ def _needs_eval(t: ast.Term) -> bool:
 
 def _rule_uses(rule: ast.Rule) -> _Uses:
     """The calls and the refs rooted at ``data`` in a resolved rule (its else branches too)."""
+    from .compiler import _Uses
+
     calls: list[ast.Call] = []
     refs: list[ast.Ref] = []
     stack: list[object] = [rule]
@@ -237,6 +258,8 @@ def _rule_uses(rule: ast.Rule) -> _Uses:
 
 def recursion_errors(tree: CompiledTree, uses: dict[int, _Uses]) -> list[RegoError]:
     """An error for every rule that, through the rules it reads, reads itself."""
+    from .compiler import node_dependencies
+
     by_id = {n.id: n for n in tree.nodes.values()}
     memo: dict[tuple[Any, ...], list[int]] = {}
     graph = {nid: node_dependencies(tree, node_uses, memo) for nid, node_uses in uses.items()}

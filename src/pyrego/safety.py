@@ -74,7 +74,12 @@ def _vars(term: ast.Term, out: set[str]) -> None:
         if term.name not in ROOTS:
             out.add(term.name)
     elif type(term) is Ref:
-        _vars(term.head, out)
+        head = term.head
+        if type(head) is Var:  # (the usual ref: its head handled here, not by a call)
+            if head.name not in ROOTS:
+                out.add(head.name)
+        else:
+            _vars(head, out)
         _vars_of_each(term.path, out)
     elif type(term) is Call:
         _vars_of_each(term.args, out)
@@ -156,7 +161,9 @@ def stmt_vars(stmt: ast.Statement, out: set[str], *, closures: bool = False) -> 
     if closures:
         _stmt_all_vars(stmt, out)
         return out
-    if type(stmt) is Assign or type(stmt) is Unify:
+    if type(stmt) is Call:  # (the most frequent statement: ``x == y``, ``f(x)``)
+        _vars_of_each(stmt.args, out)
+    elif type(stmt) is Assign or type(stmt) is Unify:
         _vars(stmt.lhs, out)
         _vars(stmt.rhs, out)
     elif type(stmt) is SomeVars:
