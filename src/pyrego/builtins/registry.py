@@ -166,7 +166,8 @@ def _context_optional(fn: Callable[..., Any], arity: int) -> Callable[..., Any]:
 
 def lookup(name: str) -> Builtin | None:
     """The builtin called ``name``, importing every category module on first use."""
-    _load_all()
+    if not _loaded:  # (tested here too: compiling looks builtins up per call site)
+        _load_all()
     return REGISTRY.get(name)
 
 
