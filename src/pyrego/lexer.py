@@ -80,15 +80,17 @@ TOKEN_NAMES = {
 # stray characters) go to _Lexer.slow_token, so that errors match OPA's
 # scanner. Few groups make findall cheap: each is a substring per match.
 # The alternatives start with distinct characters, so their order only
-# matters for speed: the commonest first.
+# matters for speed: the commonest first. Possessive repeats (``*+``) never
+# give characters back, and a string's plain characters are one repeat (no
+# alternation per character): no backtracking state to keep per match.
 _MAIN = re.compile(
-    r"""([ \t\r\n]*)(?:
-      ([A-Za-z_][A-Za-z_\d]*|[:=!<>]=|[\[\]{}(),;.+\-*/%&|<>=:])  # 2 identifier or operator
-    | ("(?:[^"\\\n]|\\["\\/bfnrt]|\\u[0-9a-fA-F]{4})*"             # 3 string
-      |[0-9]+(?![0-9])(?:\.[0-9]+(?![0-9]))?(?:[eE][+-]?[0-9]+(?![0-9]))?(?![A-Za-z_.])  # number
-      |\#[^\n]*                                                    # comment
-      |`[^`]*`                                                      # raw string
-      |[\s\S])                                                      # anything else
+    r"""([ \t\r\n]*+)(?:
+      ([A-Za-z_][A-Za-z_\d]*+|[:=!<>]=|[\[\]{}(),;.+\-*/%&|<>=:])  # 2 identifier or operator
+    | ("[^"\\\n]*+(?:\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4})[^"\\\n]*+)*+"  # 3 string
+      |[0-9]++(?:\.[0-9]++)?(?:[eE][+-]?[0-9]++)?(?![A-Za-z_.])  # number
+      |\#[^\n]*+                                                  # comment
+      |`[^`]*+`                                                    # raw string
+      |[\s\S])                                                    # anything else
     | $)""",
     re.VERBOSE,
 )

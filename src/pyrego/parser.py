@@ -31,6 +31,7 @@ from .errors import Location, RegoParseError
 from .lexer import ALL_KEYWORDS, BASE_KEYWORDS, EOF, FUTURE_KEYWORDS, IDENT, LOGICAL_KEYWORDS
 from .parser_logic import LogicParser
 from .parser_meta import Statement, attach_annotations, parse_annotation_blocks
+from .parser_nodes import new_ref, new_scalar, new_var
 from .parser_terms import FatalParseError, memo_key, value_name
 
 __all__ = ["parse_module", "parse_query", "parse_term"]
@@ -65,7 +66,7 @@ class _Head:
     has_contains: bool = False
 
     def name(self) -> str:
-        return ast.ref_to_string(ast.Ref(self.var, tuple(self.path), self.location))
+        return ast.ref_to_string(new_ref(self.var, tuple(self.path), self.location))
 
 
 @dataclass(eq=False, slots=True)
@@ -176,7 +177,7 @@ class Parser(LogicParser):
     def build_rule(self, r: _Rule) -> ast.Rule:
         h = r.head
         head = ast.RuleHead(
-            ast.Ref(h.var, tuple(h.path), h.var.location),
+            new_ref(h.var, tuple(h.path), h.var.location),
             h.value,
             h.key if h.value is None else None,
             h.args,
@@ -210,16 +211,16 @@ class Parser(LogicParser):
             raise self.illegal()
         self.kind = IDENT
         term = self.parse_term()
-        data = ast.Var("data", term.location)
+        data = new_var("data", term.location)
         if isinstance(term, ast.Var):
-            return _Package(ast.Ref(data, (ast.Scalar(term.name, term.location),), term.location), loc)
+            return _Package(new_ref(data, (new_scalar(term.name, term.location),), term.location), loc)
         if isinstance(term, ast.Ref) and isinstance(term.head, ast.Var):
-            path: list[ast.Term] = [ast.Scalar(term.head.name, term.head.location)]
+            path: list[ast.Term] = [new_scalar(term.head.name, term.head.location)]
             for p in term.path:
                 if not (isinstance(p, ast.Scalar) and isinstance(p.value, str)):
                     raise self.error_at(p.location, f"unexpected {value_name(p)} token: expecting string")
                 path.append(p)
-            return _Package(ast.Ref(data, tuple(path), term.location), loc)
+            return _Package(new_ref(data, tuple(path), term.location), loc)
         if isinstance(term, ast.Ref):
             raise self.error_at(term.location, f"unexpected {value_name(term.head)} token: expecting var")
         raise self.illegal()
@@ -241,7 +242,7 @@ class Parser(LogicParser):
         finally:
             self.use_keywords(saved)
         if isinstance(term, ast.Var):
-            term = ast.Ref(term, (), term.location)
+            term = new_ref(term, (), term.location)
         if not isinstance(term, ast.Ref) or not isinstance(term.head, ast.Var):
             raise self.error("expected path")
         for p in term.path:
@@ -336,7 +337,7 @@ class Parser(LogicParser):
             if (not is_ground(v) or isinstance(v, ast.Ref)) and head.args is None:
                 head.key = v
             if head.value is None:
-                head.value = ast.Scalar(True, head.location)
+                head.value = new_scalar(True, head.location)
                 head.generated_value = True
         if not has_if and not uses_contains and head.args is None and len(head.path) == 1:
             # v0 `p[x] { ... }` is a partial set; `p[k] = v { ... }` a partial object
@@ -432,7 +433,7 @@ class Parser(LogicParser):
             fresh: list[ast.Term] = []
             for a in args:
                 if isinstance(a, ast.Var) and a.name.startswith("$wildcard"):
-                    a = ast.Var(f"$wildcard{self.wild}", a.location)
+                    a = new_var(f"$wildcard{self.wild}", a.location)
                     self.wild += 1
                 fresh.append(a)
             args = tuple(fresh)
@@ -478,7 +479,7 @@ class Parser(LogicParser):
             head.assign = k == ":="
             head.value = self.parse_term_in(True)
         if head.value is None and (len(path) != 1 or args is not None):
-            head.value = ast.Scalar(True, loc)
+            head.value = new_scalar(True, loc)
             head.generated_value = True
         return head, False
 
@@ -495,7 +496,7 @@ class Parser(LogicParser):
         self.advance()
         k = self.kind
         if k == "{" or k == "if":
-            nh.value = ast.Scalar(True, loc)
+            nh.value = new_scalar(True, loc)
             nh.generated_value = True
         elif k == ":=" or k == "=":
             nh.assign = k == ":="
@@ -566,13 +567,13 @@ class Parser(LogicParser):
                 raise self.error_at(loc, "rule argument list must take at least one argument")
             if not isinstance(op.head, ast.Var):
                 raise self.error_at(loc, f"invalid rule head: {ast.ref_to_string(op)}")
-            head = _Head(op.head, list(op.path), loc, stmt.args, ast.Scalar(True, loc))
+            head = _Head(op.head, list(op.path), loc, stmt.args, new_scalar(True, loc))
             return _Rule(head, loc, generated_body=True)
         if isinstance(stmt, ast.Ref):
             if not isinstance(stmt.head, ast.Var):
                 raise self.error_at(loc, f"invalid rule head: {ast.ref_to_string(stmt)}")
             if len(stmt.path) >= 2:
-                head = _Head(stmt.head, list(stmt.path), loc, None, ast.Scalar(True, loc), generated_value=True)
+                head = _Head(stmt.head, list(stmt.path), loc, None, new_scalar(True, loc), generated_value=True)
             elif len(stmt.path) == 1:
                 head = _Head(stmt.head, [], loc, None, None, stmt.path[0])
             else:
@@ -585,8 +586,8 @@ class Parser(LogicParser):
             op = lhs.op_ref
             if op is None:  # an operator: OPA makes a function of it too (`x + 1 = 2` defines plus)
                 names = lhs.op.split(".")
-                path = tuple(ast.Scalar(n, lhs.location) for n in names[1:])
-                op = ast.Ref(ast.Var(names[0], lhs.location), path, lhs.location)
+                path = tuple(new_scalar(n, lhs.location) for n in names[1:])
+                op = new_ref(new_var(names[0], lhs.location), path, lhs.location)
             if not isinstance(op.head, ast.Var):
                 raise self.error_at(loc, f"invalid rule head: {ast.ref_to_string(op)}")
             return _Head(op.head, list(op.path), loc, lhs.args or None, rhs)

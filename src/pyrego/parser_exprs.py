@@ -9,6 +9,7 @@ from __future__ import annotations
 from . import ast
 from .errors import Location, RegoParseError
 from .lexer import IDENT, ILLEGAL, KEYWORD_KINDS, TOKEN_NAMES
+from .parser_nodes import new_call, new_expr, new_ref
 from .parser_terms import MAX_DEPTH, FatalParseError, TermParser, memo_key
 
 __all__ = ["MEMBER_2", "MEMBER_3", "ExprParser"]
@@ -71,7 +72,7 @@ class ExprParser(TermParser):
                     if self.kind == "in":
                         self.advance()
                         rhs = self.parse_binary(1)
-                        lhs = ast.Call(MEMBER_3, (lhs, mhs, rhs), lhs.location)
+                        lhs = new_call(MEMBER_3, (lhs, mhs, rhs), lhs.location)
                         self.enter()
                         if self.kind == "in":
                             continue
@@ -86,7 +87,7 @@ class ExprParser(TermParser):
                 return lhs
             self.advance()
             rhs = self.parse_binary(1)
-            lhs = ast.Call(MEMBER_2, (lhs, rhs), lhs.location)
+            lhs = new_call(MEMBER_2, (lhs, rhs), lhs.location)
             self.enter()
             if self.kind != "in":
                 return lhs
@@ -130,7 +131,7 @@ class ExprParser(TermParser):
                 if nxt is not None and nxt[0] > prec:
                     rhs = self.climb(rhs, nxt, prec + 1)
                     nxt = binary.get(self.kind)
-                lhs = ast.Call(op[1], (lhs, rhs), lhs.location)
+                lhs = new_call(op[1], (lhs, rhs), lhs.location)
                 if nxt is None or nxt[0] < min_prec:
                     return lhs
                 op = nxt
@@ -201,7 +202,7 @@ class ExprParser(TermParser):
             stmt = ast.Unify(lhs, self.parse_term_in(True), lhs.location)
             k = self.kind
         withs = self.parse_with() if k == "with" else ()
-        return ast.Expr(stmt, negated, withs, loc)
+        return new_expr(stmt, negated, withs, loc)
 
     def body_head_term(self, head: tuple[int, str, int, ast.Term, int, str]) -> ast.Term:
         """parse_term_in(True) for a body's first expression, which
@@ -237,7 +238,7 @@ class ExprParser(TermParser):
                 raise self.illegal("expected ident")  # sic: OPA's wording here
             target = self.parse_term()
             if isinstance(target, ast.Var):
-                target = ast.Ref(target, (), target.location)
+                target = new_ref(target, (), target.location)
             elif not isinstance(target, ast.Ref):
                 raise self.illegal("expected with target path")
             if self.kind != "as":
@@ -271,7 +272,7 @@ class ExprParser(TermParser):
                 else:
                     stmt = ast.SomeIn(term.args[0], term.args[1], term.args[2], loc)
                 withs = self.parse_with() if self.kind == "with" else ()
-                return ast.Expr(stmt, False, withs, loc)
+                return new_expr(stmt, False, withs, loc)
             raise self.illegal("expected `x in xs` or `x, y in xs` expression")
         self.restore(state)
         names: list[ast.Var] = []
@@ -283,7 +284,7 @@ class ExprParser(TermParser):
             self.advance()
             if self.kind != ",":
                 break
-        return ast.Expr(ast.SomeVars(tuple(names), loc), False, (), loc)
+        return new_expr(ast.SomeVars(tuple(names), loc), False, (), loc)
 
     def member_parsed(self, start: tuple[int, str]) -> bool:
         """Whether `x in y` / `k, v in y` parsed from ``start`` before a failure
@@ -336,4 +337,4 @@ class ExprParser(TermParser):
         self.advance()
         stmt = ast.Every(key, value, domain, body, loc)  # type: ignore[arg-type]
         withs = self.parse_with() if self.kind == "with" else ()
-        return ast.Expr(stmt, False, withs, loc)
+        return new_expr(stmt, False, withs, loc)

@@ -32,6 +32,7 @@ from .lexer import (
     TMPLC,
     number_value,
 )
+from .parser_nodes import new_call, new_expr, new_ref, new_scalar, new_var
 from .parser_tokens import MAX_DEPTH, FatalParseError, TokenCursor, memo_key
 
 __all__ = ["MAX_DEPTH", "FatalParseError", "TermParser", "memo_key", "value_name"]
@@ -99,7 +100,7 @@ class TermParser(TokenCursor):
             name = f"$wildcard{self.wild}"
             self.wild += 1
         pos = self.pos
-        return ast.Var(name, self.locs[pos] or self.make_loc(pos))
+        return new_var(name, self.locs[pos] or self.make_loc(pos))
 
     def parse_term(self) -> ast.Term:
         """One term, with any ref/call suffix; no infix operators."""
@@ -114,13 +115,13 @@ class TermParser(TokenCursor):
                 lone: ast.Term
                 if kind == IDENT:
                     name = self.texts[pos]
-                    lone = ast.Var(name, loc)
+                    lone = new_var(name, loc)
                     if name in ROOTS:
-                        lone = ast.Ref(lone, (), loc)
+                        lone = new_ref(lone, (), loc)
                 elif kind == STRING:
-                    lone = ast.Scalar(self.values[pos], loc)  # type: ignore[arg-type]
+                    lone = new_scalar(self.values[pos], loc)  # type: ignore[arg-type]
                 else:
-                    lone = ast.Scalar(None if kind == "null" else kind == "true", loc)
+                    lone = new_scalar(None if kind == "null" else kind == "true", loc)
                 # advance(), knowing that the next token is no illegal one
                 self.pos = nxt
                 if after == IDENT and self.texts[nxt] in self.future:
@@ -182,7 +183,7 @@ class TermParser(TokenCursor):
             if (k == "." or k == "[" or k == "(") and not self.gaps[p]:
                 return self.parse_ref(var)
             if var.name in ROOTS:
-                return ast.Ref(var, (), var.location)
+                return new_ref(var, (), var.location)
             return var
         elif k == "[":
             head = self.parse_array()
@@ -191,14 +192,14 @@ class TermParser(TokenCursor):
             head = self.parse_set_or_object()
             self.advance()
         elif k == STRING:
-            head = ast.Scalar(self.values[self.pos], self.loc())  # type: ignore[arg-type]
+            head = new_scalar(self.values[self.pos], self.loc())  # type: ignore[arg-type]
             self.advance()
         elif k == NUMBER or k == ".":
             head = self.parse_number()
         elif k == "-":
             return self.parse_minus()
         elif k == "null" or k == "true" or k == "false":
-            head = ast.Scalar(None if k == "null" else k == "true", self.loc())
+            head = new_scalar(None if k == "null" else k == "true", self.loc())
             self.advance()
         elif k == TMPL:
             head = self.parse_template()
@@ -218,7 +219,7 @@ class TermParser(TokenCursor):
         if (k == "." or k == "[" or k == "(") and not self.gaps[self.pos]:
             return self.parse_ref(head)
         if type(head) is ast.Var and head.name in ROOTS:
-            return ast.Ref(head, (), head.location)
+            return new_ref(head, (), head.location)
         return head
 
     def parse_number(self) -> ast.Scalar:
@@ -247,7 +248,7 @@ class TermParser(TokenCursor):
                 raise self.illegal("invalid float")
             raise self.error("number too big")
         self.advance()
-        return ast.Scalar(value, loc, text)
+        return new_scalar(value, loc, text)
 
     def parse_minus(self) -> ast.Term:
         # '-' before a number is part of the literal; before a var, ref, call
@@ -259,7 +260,7 @@ class TermParser(TokenCursor):
         self.advance()
         if nk != IDENT and nk != "contains" and nk != "(":
             raise self.illegal("expected number")
-        return ast.Call("minus", (ast.Scalar(0, loc), self.parse_term()), loc)
+        return new_call("minus", (new_scalar(0, loc), self.parse_term()), loc)
 
     def parse_ref(self, head: ast.Term) -> ast.Term:
         if not isinstance(
@@ -287,7 +288,7 @@ class TermParser(TokenCursor):
                         if gaps[self.pos]:
                             raise self.dot_whitespace_error(name - 1)
                         raise self.illegal("expected identifier")
-                    path.append(ast.Scalar(texts[name], locs[name] or self.make_loc(name)))
+                    path.append(new_scalar(texts[name], locs[name] or self.make_loc(name)))
                     p = name + 1
                     if kinds[p] != "." or gaps[p]:
                         break
@@ -308,7 +309,7 @@ class TermParser(TokenCursor):
                     raise self.illegal("expected [")
                 self.advance()
             elif k == "(":
-                call = self.parse_call(ast.Ref(head, tuple(path), loc))
+                call = self.parse_call(new_ref(head, tuple(path), loc))
                 if (self.kind == "." or self.kind == "[") and not gaps[self.pos]:
                     return self.parse_ref(call)
                 return call
@@ -316,7 +317,7 @@ class TermParser(TokenCursor):
                 break
             if gaps[self.pos]:
                 break
-        return ast.Ref(head, tuple(path), loc)
+        return new_ref(head, tuple(path), loc)
 
     def dot_whitespace_error(self, dot: int) -> RegoParseError:
         """The error for a ref's '.' followed by a space, newline or comment."""
@@ -336,10 +337,10 @@ class TermParser(TokenCursor):
             self.advance()
             if not op.path and isinstance(op.head, ast.Var) and op.head.name == "set":
                 return ast.SetTerm((), loc)
-            return ast.Call(_op_name(op), (), loc, op)
+            return new_call(_op_name(op), (), loc, op)
         args = self.parse_term_list(")", [])
         self.advance()
-        return ast.Call(_op_name(op), tuple(args), loc, op)
+        return new_call(_op_name(op), tuple(args), loc, op)
 
     def parse_term_list(self, end: str, items: list[ast.Term]) -> list[ast.Term]:
         """Comma-separated terms up to ``end`` (not consumed); a trailing comma is fine."""
@@ -579,10 +580,10 @@ class TermParser(TokenCursor):
         like a wildcard, so no variable of the policy can be it.
         """
         loc = expr.location
-        var = ast.Var(f"$wildcard{self.wild}", loc)
+        var = new_var(f"$wildcard{self.wild}", loc)
         self.wild += 1
-        body = (ast.Expr(ast.Assign(var, value, loc), False, expr.with_mods, loc),)
-        return ast.Ref(ast.ArrayCompr(var, body, loc), (ast.Scalar(0, loc),), loc)
+        body = (new_expr(ast.Assign(var, value, loc), False, expr.with_mods, loc),)
+        return new_ref(ast.ArrayCompr(var, body, loc), (new_scalar(0, loc),), loc)
 
     # ------------------------------------------------------------ the expression layer
 
