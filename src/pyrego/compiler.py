@@ -215,16 +215,17 @@ def compile_modules(
     except RegoRecursionError as first:
         raise_all(recursion_errors(tree, uses) or [first])
     if type_check:
-        tree.types = _type_checker()(tree, graph, modules, schemas)
+        tree.types = _typecheck_module().check_program(tree, graph, modules, schemas)
     return tree
 
 
 @functools.cache
-def _type_checker() -> Any:
-    """:func:`pyrego.typecheck.check_program` (which imports this module), imported once."""
-    from .typecheck import check_program
+def _typecheck_module() -> Any:
+    """:mod:`pyrego.typecheck` (which imports this module), imported once; its
+    function is read at each use, so that a replaced one is the one called."""
+    from . import typecheck
 
-    return check_program
+    return typecheck
 
 
 @dataclass
