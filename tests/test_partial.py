@@ -23,8 +23,9 @@ from hypothesis import strategies as st
 from filter_policies import INPUT, generate
 from pyrego import Engine
 from pyrego.errors import RegoError
+from pyrego.parser import parse_module
 from pyrego.partial import PartialResult
-from pyrego.partial.output import body_text
+from pyrego.partial.output import line_text, rule_text
 from pyrego.runtime.values import UNDEF
 
 QUERY = "data.filters.include"
@@ -101,7 +102,7 @@ def residual_engine(original: str, result: PartialResult) -> Engine:
     lines = ["package residual", ""]
     for q in result.queries:
         lines.append("allow if {")
-        lines += ["\t" + body_text((e,)) for e in q] or ["\ttrue"]
+        lines += ["\t" + line_text(e) for e in q] or ["\ttrue"]
         lines.append("}")
     modules = {"p.rego": original, "residual.rego": "\n".join(lines) + "\n"}
     for i, m in enumerate(result.support):
@@ -206,3 +207,17 @@ def test_bad_unknowns() -> None:
     eng.add_policy("p.rego", "package filters\n\ninclude if true\n")
     with pytest.raises(UnknownsError):
         eng.eval_partial(QUERY, unknowns=["foo.bar"])
+
+
+def test_a_body_line_starting_with_a_minus_sign_keeps_its_meaning() -> None:
+    # `input.p < 1` then a line `-1 <= input.p` would read as one expression.
+    text = "package r\n\nallow if {\n\tinput.p < 1; -1 <= input.p\n}\n"
+    rule = parse_module(text).rules[0]
+    printed = "package r\n\n" + rule_text(rule) + "\n"
+    assert "\t(-1 <= input.p)\n" in printed
+    again = parse_module(printed).rules[0]
+    assert len(again.body) == 2
+    engine = Engine()
+    engine.add_policy("r.rego", printed)
+    assert engine.eval_rule("data.r.allow", input={"p": 1}) is UNDEF
+    assert engine.eval_rule("data.r.allow", input={"p": 0}) is True

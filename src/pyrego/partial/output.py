@@ -225,4 +225,12 @@ def rule_text(rule: ast.Rule) -> str:
     body = rule.body
     if len(body) == 1 and type(body[0].statement) is ast.Scalar and body[0].statement.value is True and not body[0].negated:
         return text
-    return text + " if {\n" + "".join("\t" + expr_text(e) + "\n" for e in body) + "}"
+    return text + " if {\n" + "".join("\t" + line_text(e) + "\n" for e in body) + "}"
+
+
+def line_text(e: ast.Expr) -> str:
+    """``e`` on a line of its own in a body: an expression starting with a
+    minus sign is put in parentheses, since Rego reads ``a < 1`` followed by
+    a line ``-1 <= b`` as one expression, ``a < 1 - 1 <= b``."""
+    text = expr_text(e)
+    return f"({text})" if text.startswith("-") else text
