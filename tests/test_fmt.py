@@ -105,6 +105,9 @@ def test_public_api() -> None:
         ("package a\n# c   \np := 1\n", "package a\n\n# c\np := 1\n"),
         # duplicate set elements go, as in OPA's sets
         ("package a\np := {1, 2, 1}\n", "package a\n\np := {1, 2}\n"),
+        # a line starting with a minus sign would continue the one before
+        ("package a\np if { input.p < 1; -1 <= input.p }\n", "package a\n\np if {\n\tinput.p < 1\n\t(-1 <= input.p)\n}\n"),
+        ("package a\np if { -1 <= input.p; input.p < 1 }\n", "package a\n\np if {\n\t-1 <= input.p\n\tinput.p < 1\n}\n"),
     ],
 )
 def test_small_cases(source: str, expected: str) -> None:

@@ -267,10 +267,12 @@ class Writer(TermWriter):
                 if expr.loc.row > last_row + 1:
                     self.blank_line()  # keep one blank line where the source had some
             self.start_line()
+            self.follows_expr = i > 0
             try:
                 comments = self.write_expr(expr, comments)
             except UnexpectedComment as e:
                 comments = e.comments
+            self.follows_expr = False
             self.end_line()
         return comments
 
@@ -321,6 +323,11 @@ class Writer(TermWriter):
                     comments = self.write_expr_terms(expr, paren_terms, comments)
                 except UnexpectedComment as e:
                     failure = e
+                if failure is None and self.follows_expr and not expr.negated and "".join(self.buf[mark : mark + 2]).startswith("-"):
+                    # A line starting with a minus sign continues the one before
+                    # (`a < 1` then `-1 <= b` reads as `a < 1 - 1 <= b`).
+                    self.buf.insert(mark, "(")
+                    self.write(")")
             if failure is not None and not failure.complete:
                 # OPA would leave the expression half written: write it as it stands
                 del self.buf[mark:]

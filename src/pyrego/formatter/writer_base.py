@@ -84,6 +84,8 @@ class WriterBase:
         self.write_comment_on_final_line = False
         #: an expression, and a term, to write in parentheses when next met
         self.paren_expr: Expr | None = None
+        #: the expression being written is on the line after another one's
+        self.follows_expr = False
         self.paren_term: Term | None = None
         #: whether the module has names OPA treats as generated (`__local...`)
         self.generated_vars = True
