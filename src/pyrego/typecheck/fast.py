@@ -40,9 +40,13 @@ from ..safety import is_wildcard
 from .env import merge_types, scalar_type, select_constant, to_json
 from .rules import branches, node_rules
 from .screen import SPECIAL_CALLS, constant
+from .signatures import builtin_type
 
 #: Comprehensions nested deeper than this are left to the full check.
 _MAX_NESTING = 8
+
+#: A scalar's type by its value's class (others, as Decimal, by ``scalar_type``): literals are most operands.
+_SCALAR_TYPE_BY_CLASS: dict[type, T.Type] = {type(None): T.NULL, bool: T.BOOLEAN, str: T.STRING, int: T.NUMBER, float: T.NUMBER}
 
 
 class _Unsure(Exception):
@@ -66,9 +70,12 @@ class ProgramScreen:
         self.negated = False
         self.nesting = 0
         self.open: frozenset[str] = frozenset()  # a function's arguments (see function_type)
-        self.statement: list[Any] = []  # the terms of the expression being read
+        self.statement: Any = None  # the expression (or head value) being read: see occurrences
         self.found: list[tuple[str, bool]] | None = None  # its variable occurrences (see occurrences)
-        self.signatures: dict[str, tuple[T.FunctionType, tuple[T.MaybeType, ...]]] = {}
+        # A call's signature by name; the builtins' are shared by the programs that call no extension.
+        self.signatures: dict[str, tuple[T.FunctionType, tuple[T.MaybeType, ...]]] = (
+            _BUILTIN_SIGNATURES if builtin is builtin_type and not self.function_ops else {}
+        )
 
     # -- rules -------------------------------------------------------------------
 
@@ -140,7 +147,7 @@ class ProgramScreen:
         elif type(value) is Var and self.is_open(value):
             value_type = None  # any, as the arguments still open (below)
         else:
-            self.statement, self.found = [value], None
+            self.statement, self.found = value, None
             self.statement_uses()
             value_type = self.value(value)  # (its calls and refs are checked after the body)
         arg_types = tuple([self.lookup(n) or T.ANY for n in names])
@@ -193,7 +200,7 @@ class ProgramScreen:
         elif type(value) is Scalar:
             tpe = scalar_type(value.value)
         else:
-            self.statement, self.found = [value], None
+            self.statement, self.found = value, None
             tpe = self.value(value)
         for k in reversed(keys):
             tpe = T.ObjectType((), (self.var(k), tpe))
@@ -210,7 +217,7 @@ class ProgramScreen:
             self.negated = e.negated
             s: Any = e.statement
             st = type(s)
-            self.statement = _statement_terms(s)
+            self.statement = s
             self.found = None
             if self.open:
                 self.statement_uses()
@@ -302,11 +309,12 @@ class ProgramScreen:
             raise _UNSURE
 
     def occurrences(self) -> list[tuple[str, bool]]:
-        """The variable occurrences of the expression being read (found once)."""
+        """The variable occurrences of the expression being read (found once,
+        when a function's open argument or a composite operand first asks)."""
         found = self.found
         if found is None:
             found = self.found = []
-            for t in self.statement:
+            for t in _statement_terms(self.statement):
                 _occurrences(t, found, False)
         return found
 
@@ -337,7 +345,7 @@ class ProgramScreen:
         """The type the full check gives ``t`` (lowered): checks the calls and refs in it."""
         tt = type(t)
         if tt is Scalar:
-            return scalar_type(t.value)
+            return _SCALAR_TYPE_BY_CLASS.get(t.value.__class__) or scalar_type(t.value)
         if tt is Var:
             return self.var(t)
         if tt is Ref:
@@ -394,7 +402,10 @@ class ProgramScreen:
         if type(head) is Var:
             name = head.name
             if name == "input":
-                self.any_keys(path)
+                for p in path:
+                    if type(p) is not Scalar:  # (most keys are literals: nothing to check)
+                        self.any_keys(path)
+                        break
                 return T.ANY  # (no schema: input is any)
             if name == "data":
                 return self.data_ref(path)
@@ -490,16 +501,7 @@ class ProgramScreen:
         op = c.op
         sig = self.signatures.get(op)
         if sig is None:
-            function = self.function_ops.get(op)
-            if function is not None:
-                tpe: T.MaybeType = self.node_type(function)
-            elif op in SPECIAL_CALLS or op.startswith("data."):
-                raise _UNSURE
-            else:
-                tpe = self.builtin(op)
-            if type(tpe) is not T.FunctionType or tpe.variadic is not None:
-                raise _UNSURE
-            sig = self.signatures[op] = (tpe, tpe.arg_types())
+            sig = self.signature(op)
         tpe, wants = sig
         args = c.args
         if len(args) == len(wants) + 1 and not nested and tpe.result is not None:
@@ -512,6 +514,20 @@ class ProgramScreen:
             raise _UNSURE
         self.call_operands(args, wants)
         return tpe.result_type() if nested else None
+
+    def signature(self, op: str) -> tuple[T.FunctionType, tuple[T.MaybeType, ...]]:
+        """The type of the function or builtin ``op`` and its arguments' types."""
+        function = self.function_ops.get(op)
+        if function is not None:
+            tpe: T.MaybeType = self.node_type(function)
+        elif op in SPECIAL_CALLS or op.startswith("data."):
+            raise _UNSURE
+        else:
+            tpe = self.builtin(op)
+        if type(tpe) is not T.FunctionType or tpe.variadic is not None:
+            raise _UNSURE
+        sig = self.signatures[op] = (tpe, tpe.arg_types())
+        return sig
 
     def call_operands(self, args: Any, wants: tuple[T.MaybeType, ...]) -> None:
         for a, want in zip(args, wants):
@@ -646,6 +662,10 @@ def _occurrences(t: Any, out: list[tuple[str, bool]], in_comprehension: bool) ->
 
 
 _BUILTIN_ROOTS: set[str] = set()
+
+#: The builtins' signatures (:meth:`ProgramScreen.signature`), for programs whose
+#: calls are all builtins without restriction (``builtin_type``: their types are fixed).
+_BUILTIN_SIGNATURES: dict[str, tuple[T.FunctionType, tuple[T.MaybeType, ...]]] = {}
 
 
 def _builtin_roots() -> set[str]:
