@@ -38,7 +38,7 @@ from ..ast import Call, Ref, Scalar, Var
 from ..compiler import FUNCTION, CompiledTree, RuleNode
 from ..safety import is_wildcard
 from .env import merge_types, scalar_type, select_constant, to_json
-from .rules import branches, node_rules
+from .rules import node_rules
 from .screen import SPECIAL_CALLS, constant
 from .signatures import builtin_type
 
@@ -47,6 +47,16 @@ _MAX_NESTING = 8
 
 #: A scalar's type by its value's class (others, as Decimal, by ``scalar_type``): literals are most operands.
 _SCALAR_TYPE_BY_CLASS: dict[type, T.Type] = {type(None): T.NULL, bool: T.BOOLEAN, str: T.STRING, int: T.NUMBER, float: T.NUMBER}
+
+
+_NO_ARGUMENTS: frozenset[str] = frozenset()
+
+# Literal composites: a side of a unification (see ProgramScreen.operand).
+_COMPOSITE_TERMS = frozenset({ast.Array, ast.SetTerm, ast.Object})
+
+# Types that are never nil (T.is_nil), told by their class alone: most types met,
+# tested in place before calling is_nil (None is nil: its class is not here).
+_NEVER_NIL = frozenset({T.NullType, T.BooleanType, T.NumberType, T.StringType, T.AnyType})
 
 
 class _Unsure(Exception):
@@ -63,13 +73,13 @@ class ProgramScreen:
         self.nodes = tree.nodes
         self.builtin = builtin
         self.function_ops = tree.functions
-        self.extension_roots = {name.split(".")[0] for name in tree.extensions}
+        self.extension_roots = {name.split(".")[0] for name in tree.extensions} if tree.extensions else set()
         self.types: dict[tuple[str, ...], T.Type] = {}  # rule path -> merged type
         self.pending: set[tuple[str, ...]] = set()
         self.scope: list[dict[str, T.Type]] = []  # innermost last
         self.negated = False
         self.nesting = 0
-        self.open: frozenset[str] = frozenset()  # a function's arguments (see function_type)
+        self.open: frozenset[str] = _NO_ARGUMENTS  # a function's arguments (see function_type)
         self.statement: Any = None  # the expression (or head value) being read: see occurrences
         self.found: list[tuple[str, bool]] | None = None  # its variable occurrences (see occurrences)
         # A call's signature by name; the builtins' are shared by the programs that call no extension.
@@ -105,10 +115,12 @@ class ProgramScreen:
         merged: T.MaybeType = None
         saved = self.scope, self.negated, self.nesting, self.open
         for rule in node_rules(node):  # (in the full check's order: types merge in it)
-            for branch in branches(rule):
+            branch: ast.Rule | None = rule
+            while branch is not None:  # (the rule, then its else branches)
                 # (an else branch has the arguments of the rule it follows)
                 tpe = self.function_type(branch, rule.head.args) if function else self.rule_type(branch)
-                merged = merge_types(merged, tpe)
+                merged = tpe if merged is None else merge_types(merged, tpe)
+                branch = branch.else_
         self.scope, self.negated, self.nesting, self.open = saved
         self.pending.discard(path)
         if merged is None:
@@ -154,7 +166,7 @@ class ProgramScreen:
         tpe = T.FunctionType(arg_types, value_type if value_type is not None else T.ANY)
         if T.is_nil(tpe.result_type()):
             raise _UNSURE
-        self.open = frozenset()
+        self.open = _NO_ARGUMENTS
         return tpe
 
     def _ground_name(self, head: ast.RuleHead) -> bool:
@@ -180,7 +192,7 @@ class ProgramScreen:
                 raise _UNSURE
         self.scope = [{}]
         self.nesting = 0
-        self.open = frozenset()
+        self.open = _NO_ARGUMENTS
         self.body(rule.body)
         key, value = head.key, head.value
         tpe: T.MaybeType
@@ -204,7 +216,7 @@ class ProgramScreen:
             tpe = self.value(value)
         for k in reversed(keys):
             tpe = T.ObjectType((), (self.var(k), tpe))
-        if tpe is None or T.is_nil(tpe):
+        if tpe.__class__ not in _NEVER_NIL and T.is_nil(tpe):
             raise _UNSURE
         return tpe
 
@@ -267,8 +279,10 @@ class ProgramScreen:
         elif type(b) is Var and binds(b):
             new, other = b, a
         else:
-            type_a, type_b = self.operand(a), self.operand(b)
-            if T.is_nil(type_a) or T.is_nil(type_b) or not T.unifies(type_a, type_b):
+            type_a = self.operand(a) if type(a) in _COMPOSITE_TERMS else self.value(a)
+            type_b = self.operand(b) if type(b) in _COMPOSITE_TERMS else self.value(b)
+            nil_a = type_a.__class__ not in _NEVER_NIL and T.is_nil(type_a)
+            if nil_a or (type_b.__class__ not in _NEVER_NIL and T.is_nil(type_b)) or not T.unifies(type_a, type_b):
                 raise _UNSURE
             return
         if is_wildcard(new.name):
@@ -278,7 +292,9 @@ class ProgramScreen:
 
     def bind(self, var: Any, tpe: T.MaybeType) -> None:
         """A new variable takes the type of what it is assigned."""
-        if type(var) is not Var or is_wildcard(var.name) or self.lookup(var.name) is not None or tpe is None or T.is_nil(tpe):
+        if type(var) is not Var or is_wildcard(var.name) or self.lookup(var.name) is not None:
+            raise _UNSURE
+        if tpe is None or (tpe.__class__ not in _NEVER_NIL and T.is_nil(tpe)):
             raise _UNSURE
         self.scope[-1][var.name] = tpe
 
@@ -349,6 +365,13 @@ class ProgramScreen:
         if tt is Var:
             return self.var(t)
         if tt is Ref:
+            head = t.head
+            if type(head) is Var and head.name == "input":  # (the most common ref: checked here)
+                for p in t.path:
+                    if type(p) is not Scalar:  # (most keys are literals: nothing to check)
+                        self.any_keys(t.path)
+                        break
+                return T.ANY  # (no schema: input is any)
             return self.ref(t)
         if tt is Call:
             result = self.call(t, nested=True)
@@ -401,11 +424,8 @@ class ProgramScreen:
         path = r.path
         if type(head) is Var:
             name = head.name
-            if name == "input":
-                for p in path:
-                    if type(p) is not Scalar:  # (most keys are literals: nothing to check)
-                        self.any_keys(path)
-                        break
+            if name == "input":  # (read by value(), which calls this for other refs)
+                self.any_keys(path)
                 return T.ANY  # (no schema: input is any)
             if name == "data":
                 return self.data_ref(path)
@@ -504,16 +524,19 @@ class ProgramScreen:
             sig = self.signature(op)
         tpe, wants = sig
         args = c.args
-        if len(args) == len(wants) + 1 and not nested and tpe.result is not None:
+        extra = len(args) - len(wants)
+        if extra == 0:
+            if nested and tpe.result is None:
+                raise _UNSURE
+            self.call_operands(args, wants)
+            return tpe.result_type() if nested else None
+        if extra == 1 and not nested and tpe.result is not None:
             # ``walk(x, [path, value])``: the last operand takes the result.
             self.call_operands(args[:-1], wants)
             if not self.unify_term(args[-1], tpe.result_type(), False, output=True):
                 raise _UNSURE
             return None
-        if len(args) != len(wants) or (nested and tpe.result is None):
-            raise _UNSURE
-        self.call_operands(args, wants)
-        return tpe.result_type() if nested else None
+        raise _UNSURE
 
     def signature(self, op: str) -> tuple[T.FunctionType, tuple[T.MaybeType, ...]]:
         """The type of the function or builtin ``op`` and its arguments' types."""

@@ -71,7 +71,8 @@ class QueryTypes:
         build: Callable[[], TypeEnv] | None = None,
         lookup: Callable[[str], T.FunctionType | None] | None = None,
     ) -> None:
-        arities = {op: node.arity for op, node in tree.functions.items()}
+        functions = tree.functions
+        arities = {op: node.arity for op, node in functions.items()} if functions else {}
         extensions, allowed = tree.extensions, tree.allowed_builtins
         lookup = lookup or function_types(tree)
 
@@ -86,7 +87,7 @@ class QueryTypes:
         self._build = build
         self.arity = arity
         self.is_function: Callable[[str], bool] = lambda n: n in arities or lookup(n) is not None
-        self.function_paths = {op: node.path for op, node in tree.functions.items()}
+        self.function_paths = {op: node.path for op, node in functions.items()} if functions else {}
 
     @property
     def rules_env(self) -> TypeEnv:
