@@ -46,7 +46,13 @@ from .signatures import builtin_type
 _MAX_NESTING = 8
 
 #: A scalar's type by its value's class (others, as Decimal, by ``scalar_type``): literals are most operands.
-_SCALAR_TYPE_BY_CLASS: dict[type, T.Type] = {type(None): T.NULL, bool: T.BOOLEAN, str: T.STRING, int: T.NUMBER, float: T.NUMBER}
+_SCALAR_TYPE_BY_CLASS: dict[type, T.Type] = {
+    type(None): T.NULL,
+    bool: T.BOOLEAN,
+    str: T.STRING,
+    int: T.NUMBER,
+    float: T.NUMBER,
+}
 
 
 _NO_ARGUMENTS: frozenset[str] = frozenset()
@@ -210,7 +216,7 @@ class ProgramScreen:
         elif key is not None:
             raise _UNSURE  # (a partial object with a literal key: left to the full check)
         elif type(value) is Scalar:
-            tpe = scalar_type(value.value)
+            tpe = _SCALAR_TYPE_BY_CLASS.get(value.value.__class__) or scalar_type(value.value)
         else:
             self.statement, self.found = value, None
             tpe = self.value(value)
@@ -281,8 +287,11 @@ class ProgramScreen:
         else:
             type_a = self.operand(a) if type(a) in _COMPOSITE_TERMS else self.value(a)
             type_b = self.operand(b) if type(b) in _COMPOSITE_TERMS else self.value(b)
-            nil_a = type_a.__class__ not in _NEVER_NIL and T.is_nil(type_a)
-            if nil_a or (type_b.__class__ not in _NEVER_NIL and T.is_nil(type_b)) or not T.unifies(type_a, type_b):
+            if type_a.__class__ not in _NEVER_NIL and T.is_nil(type_a):
+                raise _UNSURE
+            if type_b.__class__ not in _NEVER_NIL and T.is_nil(type_b):
+                raise _UNSURE
+            if type_a is not type_b and not T.unifies(type_a, type_b):  # (a type unifies with itself)
                 raise _UNSURE
             return
         if is_wildcard(new.name):
@@ -512,7 +521,7 @@ class ProgramScreen:
                 tpe = self.node_type(node)
                 if type(tpe) is T.FunctionType:
                     raise _UNSURE
-                return self.select(tpe, path[i + 1 :])
+                return self.select(tpe, path[i + 1 :]) if i + 1 < len(path) else tpe
         raise _UNSURE  # a package, or a prefix of rules' paths: an object of their types
 
     def call(self, c: Call, *, nested: bool) -> T.Type | None:
@@ -561,10 +570,16 @@ class ProgramScreen:
                 if not self.unify_term(a, want, False):
                     raise _UNSURE
                 continue
-            if ta is Var and self.is_open(a):  # type: ignore[arg-type]
+            if ta is Var and self.open and self.is_open(a):  # type: ignore[arg-type]
                 self.bind(a, want)  # (as unify1 types a variable not bound yet)
                 continue
-            if not T.unifies(self.value(a), want):
+            if ta is Scalar:  # (as value(), without a call: literals are common operands)
+                value = a.value  # type: ignore[attr-defined]
+                operand_type = _SCALAR_TYPE_BY_CLASS.get(value.__class__) or scalar_type(value)
+            else:
+                operand_type = self.value(a)
+            # (the same type unifies with itself: a declared scalar type is the shared one)
+            if operand_type is not want and not T.unifies(operand_type, want):
                 raise _UNSURE
 
 
