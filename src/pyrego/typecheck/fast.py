@@ -64,6 +64,10 @@ _COMPOSITE_TERMS = frozenset({ast.Array, ast.SetTerm, ast.Object})
 # tested in place before calling is_nil (None is nil: its class is not here).
 _NEVER_NIL = frozenset({T.NullType, T.BooleanType, T.NumberType, T.StringType, T.AnyType})
 
+# Types that unify with any (every type but a function's, told by class; a
+# recursive or named type is left to T.unifies): builtins' operands mostly want any.
+_UNIFY_WITH_ANY = _NEVER_NIL | {T.ArrayType, T.ObjectType, T.SetType}
+
 
 class _Unsure(Exception):
     """The screen cannot tell: the full check decides."""
@@ -291,7 +295,13 @@ class ProgramScreen:
                 raise _UNSURE
             if type_b.__class__ not in _NEVER_NIL and T.is_nil(type_b):
                 raise _UNSURE
-            if type_a is not type_b and not T.unifies(type_a, type_b):  # (a type unifies with itself)
+            if type_a is type_b:  # (a type unifies with itself)
+                return
+            if type_a is T.ANY and type_b.__class__ in _UNIFY_WITH_ANY:
+                return
+            if type_b is T.ANY and type_a.__class__ in _UNIFY_WITH_ANY:
+                return
+            if not T.unifies(type_a, type_b):
                 raise _UNSURE
             return
         if is_wildcard(new.name):
@@ -558,7 +568,9 @@ class ProgramScreen:
             tpe = self.builtin(op)
         if type(tpe) is not T.FunctionType or tpe.variadic is not None:
             raise _UNSURE
-        sig = self.signatures[op] = (tpe, tpe.arg_types())
+        # (an argument of type any is T.ANY here, which call_operands tells at once)
+        wants = tuple([T.ANY if type(w) is T.AnyType and not w.of else w for w in tpe.arg_types()])
+        sig = self.signatures[op] = (tpe, wants)
         return sig
 
     def call_operands(self, args: Any, wants: tuple[T.MaybeType, ...]) -> None:
@@ -579,7 +591,9 @@ class ProgramScreen:
             else:
                 operand_type = self.value(a)
             # (the same type unifies with itself: a declared scalar type is the shared one)
-            if operand_type is not want and not T.unifies(operand_type, want):
+            if operand_type is want or (want is T.ANY and operand_type.__class__ in _UNIFY_WITH_ANY):
+                continue
+            if not T.unifies(operand_type, want):
                 raise _UNSURE
 
 
