@@ -562,7 +562,8 @@ def is_nil(a: MaybeType) -> bool:
     if cls in _SCALAR_TYPES or cls is AnyType or cls in _RECURSIVE:
         return False
     a = unwrap(a)
-    # (loops, not any() over generators: arrays of literals are checked often)
+    # (loops, not any() over generators, and scalars told in place: arrays of
+    # literals are checked often)
     if isinstance(a, FunctionType):
         for x in a.args:
             if is_nil(x):
@@ -570,12 +571,12 @@ def is_nil(a: MaybeType) -> bool:
         return is_nil(a.result)
     if isinstance(a, ArrayType):
         for x in a.static:
-            if is_nil(x):
+            if x.__class__ not in _SCALAR_TYPES and is_nil(x):
                 return True
         return a.dynamic is not None and is_nil(a.dynamic)
     if isinstance(a, ObjectType):
         for _, v in a.static:
-            if is_nil(v):
+            if v.__class__ not in _SCALAR_TYPES and is_nil(v):
                 return True
         return a.dynamic is not None and (is_nil(a.dynamic[0]) or is_nil(a.dynamic[1]))
     if isinstance(a, SetType):

@@ -224,8 +224,9 @@ class ProgramScreen:
         else:
             self.statement, self.found = value, None
             tpe = self.value(value)
-        for k in reversed(keys):
-            tpe = T.ObjectType((), (self.var(k), tpe))
+        if keys:
+            for k in reversed(keys):
+                tpe = T.ObjectType((), (self.var(k), tpe))
         if tpe.__class__ not in _NEVER_NIL and T.is_nil(tpe):
             raise _UNSURE
         return tpe
