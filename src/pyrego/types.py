@@ -296,7 +296,10 @@ def _slice_compare(a: tuple[MaybeType, ...], b: tuple[MaybeType, ...]) -> int:
 
 def compare(a: MaybeType, b: MaybeType) -> int:
     """OPA's total order on types (by kind first, then structure)."""
-    a, b = unwrap(a), unwrap(b)
+    if a.__class__ is NamedType:
+        a = a.type  # type: ignore[union-attr]
+    if b.__class__ is NamedType:
+        b = b.type  # type: ignore[union-attr]
     x = -1 if a is None else a.order
     y = -1 if b is None else b.order
     if x != y:
@@ -428,11 +431,14 @@ def _function_union(a: FunctionType, b: FunctionType) -> MaybeType:
 
 def or_(a: MaybeType, b: MaybeType) -> MaybeType:
     """The union of two types; the superset itself when one contains the other."""
-    a, b = unwrap(a), unwrap(b)
+    if a.__class__ is NamedType:
+        a = a.type  # type: ignore[union-attr]
+    if b.__class__ is NamedType:
+        b = b.type  # type: ignore[union-attr]
     if a is None:
         return b
-    if b is None:
-        return a
+    if b is None or (a is b and a.__class__ is not FunctionType):
+        return a  # (a type's union with itself is that type: a function's is made anew)
     fa, fb = isinstance(a, FunctionType), isinstance(b, FunctionType)
     if fa and fb:
         return _function_union(a, b)  # type: ignore[arg-type]
@@ -556,15 +562,22 @@ def is_nil(a: MaybeType) -> bool:
     if cls in _SCALAR_TYPES or cls is AnyType or cls in _RECURSIVE:
         return False
     a = unwrap(a)
+    # (loops, not any() over generators, and scalars told in place: arrays of
+    # literals are checked often)
     if isinstance(a, FunctionType):
-        return any(is_nil(x) for x in a.args) or is_nil(a.result)
+        for x in a.args:
+            if is_nil(x):
+                return True
+        return is_nil(a.result)
     if isinstance(a, ArrayType):
-        if any(is_nil(x) for x in a.static):
-            return True
+        for x in a.static:
+            if x.__class__ not in _SCALAR_TYPES and is_nil(x):
+                return True
         return a.dynamic is not None and is_nil(a.dynamic)
     if isinstance(a, ObjectType):
-        if any(is_nil(v) for _, v in a.static):
-            return True
+        for _, v in a.static:
+            if v.__class__ not in _SCALAR_TYPES and is_nil(v):
+                return True
         return a.dynamic is not None and (is_nil(a.dynamic[0]) or is_nil(a.dynamic[1]))
     if isinstance(a, SetType):
         return is_nil(a.of)
@@ -576,10 +589,17 @@ def is_nil(a: MaybeType) -> bool:
 
 def unifies(a: MaybeType, b: MaybeType) -> bool:
     """Whether values of types ``a`` and ``b`` can be equal (OPA's checker rule)."""
+    if a is b:  # (the same type unifies with itself, whatever it is)
+        return a is not None
     if a is None or b is None:
         return False
-    a, b = unwrap(a), unwrap(b)
-    ca, cb = a.__class__, b.__class__  # type: ignore[union-attr]
+    ca, cb = a.__class__, b.__class__
+    if ca is NamedType:
+        a = a.type  # type: ignore[attr-defined]
+        ca = a.__class__
+    if cb is NamedType:
+        b = b.type  # type: ignore[attr-defined]
+        cb = b.__class__
     if ca in _SCALAR_TYPES and cb in _SCALAR_TYPES:
         return ca is cb
     if (ca is AnyType and not a.of and cb is not FunctionType) or (cb is AnyType and not b.of and ca is not FunctionType):  # type: ignore[union-attr]

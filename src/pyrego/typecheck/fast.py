@@ -38,11 +38,35 @@ from ..ast import Call, Ref, Scalar, Var
 from ..compiler import FUNCTION, CompiledTree, RuleNode
 from ..safety import is_wildcard
 from .env import merge_types, scalar_type, select_constant, to_json
-from .rules import branches, node_rules
+from .rules import node_rules
 from .screen import SPECIAL_CALLS, constant
+from .signatures import builtin_type
 
 #: Comprehensions nested deeper than this are left to the full check.
 _MAX_NESTING = 8
+
+#: A scalar's type by its value's class (others, as Decimal, by ``scalar_type``): literals are most operands.
+_SCALAR_TYPE_BY_CLASS: dict[type, T.Type] = {
+    type(None): T.NULL,
+    bool: T.BOOLEAN,
+    str: T.STRING,
+    int: T.NUMBER,
+    float: T.NUMBER,
+}
+
+
+_NO_ARGUMENTS: frozenset[str] = frozenset()
+
+# Literal composites: a side of a unification (see ProgramScreen.operand).
+_COMPOSITE_TERMS = frozenset({ast.Array, ast.SetTerm, ast.Object})
+
+# Types that are never nil (T.is_nil), told by their class alone: most types met,
+# tested in place before calling is_nil (None is nil: its class is not here).
+_NEVER_NIL = frozenset({T.NullType, T.BooleanType, T.NumberType, T.StringType, T.AnyType})
+
+# Types that unify with any (every type but a function's, told by class; a
+# recursive or named type is left to T.unifies): builtins' operands mostly want any.
+_UNIFY_WITH_ANY = _NEVER_NIL | {T.ArrayType, T.ObjectType, T.SetType}
 
 
 class _Unsure(Exception):
@@ -59,16 +83,19 @@ class ProgramScreen:
         self.nodes = tree.nodes
         self.builtin = builtin
         self.function_ops = tree.functions
-        self.extension_roots = {name.split(".")[0] for name in tree.extensions}
+        self.extension_roots = {name.split(".")[0] for name in tree.extensions} if tree.extensions else set()
         self.types: dict[tuple[str, ...], T.Type] = {}  # rule path -> merged type
         self.pending: set[tuple[str, ...]] = set()
         self.scope: list[dict[str, T.Type]] = []  # innermost last
         self.negated = False
         self.nesting = 0
-        self.open: frozenset[str] = frozenset()  # a function's arguments (see function_type)
-        self.statement: list[Any] = []  # the terms of the expression being read
+        self.open: frozenset[str] = _NO_ARGUMENTS  # a function's arguments (see function_type)
+        self.statement: Any = None  # the expression (or head value) being read: see occurrences
         self.found: list[tuple[str, bool]] | None = None  # its variable occurrences (see occurrences)
-        self.signatures: dict[str, tuple[T.FunctionType, tuple[T.MaybeType, ...]]] = {}
+        # A call's signature by name; the builtins' are shared by the programs that call no extension.
+        self.signatures: dict[str, tuple[T.FunctionType, tuple[T.MaybeType, ...]]] = (
+            _BUILTIN_SIGNATURES if builtin is builtin_type and not self.function_ops else {}
+        )
 
     # -- rules -------------------------------------------------------------------
 
@@ -98,10 +125,12 @@ class ProgramScreen:
         merged: T.MaybeType = None
         saved = self.scope, self.negated, self.nesting, self.open
         for rule in node_rules(node):  # (in the full check's order: types merge in it)
-            for branch in branches(rule):
+            branch: ast.Rule | None = rule
+            while branch is not None:  # (the rule, then its else branches)
                 # (an else branch has the arguments of the rule it follows)
                 tpe = self.function_type(branch, rule.head.args) if function else self.rule_type(branch)
-                merged = merge_types(merged, tpe)
+                merged = tpe if merged is None else merge_types(merged, tpe)
+                branch = branch.else_
         self.scope, self.negated, self.nesting, self.open = saved
         self.pending.discard(path)
         if merged is None:
@@ -140,14 +169,14 @@ class ProgramScreen:
         elif type(value) is Var and self.is_open(value):
             value_type = None  # any, as the arguments still open (below)
         else:
-            self.statement, self.found = [value], None
+            self.statement, self.found = value, None
             self.statement_uses()
             value_type = self.value(value)  # (its calls and refs are checked after the body)
         arg_types = tuple([self.lookup(n) or T.ANY for n in names])
         tpe = T.FunctionType(arg_types, value_type if value_type is not None else T.ANY)
         if T.is_nil(tpe.result_type()):
             raise _UNSURE
-        self.open = frozenset()
+        self.open = _NO_ARGUMENTS
         return tpe
 
     def _ground_name(self, head: ast.RuleHead) -> bool:
@@ -173,7 +202,7 @@ class ProgramScreen:
                 raise _UNSURE
         self.scope = [{}]
         self.nesting = 0
-        self.open = frozenset()
+        self.open = _NO_ARGUMENTS
         self.body(rule.body)
         key, value = head.key, head.value
         tpe: T.MaybeType
@@ -191,13 +220,14 @@ class ProgramScreen:
         elif key is not None:
             raise _UNSURE  # (a partial object with a literal key: left to the full check)
         elif type(value) is Scalar:
-            tpe = scalar_type(value.value)
+            tpe = _SCALAR_TYPE_BY_CLASS.get(value.value.__class__) or scalar_type(value.value)
         else:
-            self.statement, self.found = [value], None
+            self.statement, self.found = value, None
             tpe = self.value(value)
-        for k in reversed(keys):
-            tpe = T.ObjectType((), (self.var(k), tpe))
-        if tpe is None or T.is_nil(tpe):
+        if keys:
+            for k in reversed(keys):
+                tpe = T.ObjectType((), (self.var(k), tpe))
+        if tpe.__class__ not in _NEVER_NIL and T.is_nil(tpe):
             raise _UNSURE
         return tpe
 
@@ -210,7 +240,7 @@ class ProgramScreen:
             self.negated = e.negated
             s: Any = e.statement
             st = type(s)
-            self.statement = _statement_terms(s)
+            self.statement = s
             self.found = None
             if self.open:
                 self.statement_uses()
@@ -260,8 +290,19 @@ class ProgramScreen:
         elif type(b) is Var and binds(b):
             new, other = b, a
         else:
-            type_a, type_b = self.operand(a), self.operand(b)
-            if T.is_nil(type_a) or T.is_nil(type_b) or not T.unifies(type_a, type_b):
+            type_a = self.operand(a) if type(a) in _COMPOSITE_TERMS else self.value(a)
+            type_b = self.operand(b) if type(b) in _COMPOSITE_TERMS else self.value(b)
+            if type_a.__class__ not in _NEVER_NIL and T.is_nil(type_a):
+                raise _UNSURE
+            if type_b.__class__ not in _NEVER_NIL and T.is_nil(type_b):
+                raise _UNSURE
+            if type_a is type_b:  # (a type unifies with itself)
+                return
+            if type_a is T.ANY and type_b.__class__ in _UNIFY_WITH_ANY:
+                return
+            if type_b is T.ANY and type_a.__class__ in _UNIFY_WITH_ANY:
+                return
+            if not T.unifies(type_a, type_b):
                 raise _UNSURE
             return
         if is_wildcard(new.name):
@@ -271,7 +312,9 @@ class ProgramScreen:
 
     def bind(self, var: Any, tpe: T.MaybeType) -> None:
         """A new variable takes the type of what it is assigned."""
-        if type(var) is not Var or is_wildcard(var.name) or self.lookup(var.name) is not None or tpe is None or T.is_nil(tpe):
+        if type(var) is not Var or is_wildcard(var.name) or self.lookup(var.name) is not None:
+            raise _UNSURE
+        if tpe is None or (tpe.__class__ not in _NEVER_NIL and T.is_nil(tpe)):
             raise _UNSURE
         self.scope[-1][var.name] = tpe
 
@@ -302,11 +345,12 @@ class ProgramScreen:
             raise _UNSURE
 
     def occurrences(self) -> list[tuple[str, bool]]:
-        """The variable occurrences of the expression being read (found once)."""
+        """The variable occurrences of the expression being read (found once,
+        when a function's open argument or a composite operand first asks)."""
         found = self.found
         if found is None:
             found = self.found = []
-            for t in self.statement:
+            for t in _statement_terms(self.statement):
                 _occurrences(t, found, False)
         return found
 
@@ -337,10 +381,17 @@ class ProgramScreen:
         """The type the full check gives ``t`` (lowered): checks the calls and refs in it."""
         tt = type(t)
         if tt is Scalar:
-            return scalar_type(t.value)
+            return _SCALAR_TYPE_BY_CLASS.get(t.value.__class__) or scalar_type(t.value)
         if tt is Var:
             return self.var(t)
         if tt is Ref:
+            head = t.head
+            if type(head) is Var and head.name == "input":  # (the most common ref: checked here)
+                for p in t.path:
+                    if type(p) is not Scalar:  # (most keys are literals: nothing to check)
+                        self.any_keys(t.path)
+                        break
+                return T.ANY  # (no schema: input is any)
             return self.ref(t)
         if tt is Call:
             result = self.call(t, nested=True)
@@ -393,7 +444,7 @@ class ProgramScreen:
         path = r.path
         if type(head) is Var:
             name = head.name
-            if name == "input":
+            if name == "input":  # (read by value(), which calls this for other refs)
                 self.any_keys(path)
                 return T.ANY  # (no schema: input is any)
             if name == "data":
@@ -481,7 +532,7 @@ class ProgramScreen:
                 tpe = self.node_type(node)
                 if type(tpe) is T.FunctionType:
                     raise _UNSURE
-                return self.select(tpe, path[i + 1 :])
+                return self.select(tpe, path[i + 1 :]) if i + 1 < len(path) else tpe
         raise _UNSURE  # a package, or a prefix of rules' paths: an object of their types
 
     def call(self, c: Call, *, nested: bool) -> T.Type | None:
@@ -490,28 +541,38 @@ class ProgramScreen:
         op = c.op
         sig = self.signatures.get(op)
         if sig is None:
-            function = self.function_ops.get(op)
-            if function is not None:
-                tpe: T.MaybeType = self.node_type(function)
-            elif op in SPECIAL_CALLS or op.startswith("data."):
-                raise _UNSURE
-            else:
-                tpe = self.builtin(op)
-            if type(tpe) is not T.FunctionType or tpe.variadic is not None:
-                raise _UNSURE
-            sig = self.signatures[op] = (tpe, tpe.arg_types())
+            sig = self.signature(op)
         tpe, wants = sig
         args = c.args
-        if len(args) == len(wants) + 1 and not nested and tpe.result is not None:
+        extra = len(args) - len(wants)
+        if extra == 0:
+            if nested and tpe.result is None:
+                raise _UNSURE
+            self.call_operands(args, wants)
+            return tpe.result_type() if nested else None
+        if extra == 1 and not nested and tpe.result is not None:
             # ``walk(x, [path, value])``: the last operand takes the result.
             self.call_operands(args[:-1], wants)
             if not self.unify_term(args[-1], tpe.result_type(), False, output=True):
                 raise _UNSURE
             return None
-        if len(args) != len(wants) or (nested and tpe.result is None):
+        raise _UNSURE
+
+    def signature(self, op: str) -> tuple[T.FunctionType, tuple[T.MaybeType, ...]]:
+        """The type of the function or builtin ``op`` and its arguments' types."""
+        function = self.function_ops.get(op)
+        if function is not None:
+            tpe: T.MaybeType = self.node_type(function)
+        elif op in SPECIAL_CALLS or op.startswith("data."):
             raise _UNSURE
-        self.call_operands(args, wants)
-        return tpe.result_type() if nested else None
+        else:
+            tpe = self.builtin(op)
+        if type(tpe) is not T.FunctionType or tpe.variadic is not None:
+            raise _UNSURE
+        # (an argument of type any is T.ANY here, which call_operands tells at once)
+        wants = tuple([T.ANY if type(w) is T.AnyType and not w.of else w for w in tpe.arg_types()])
+        sig = self.signatures[op] = (tpe, wants)
+        return sig
 
     def call_operands(self, args: Any, wants: tuple[T.MaybeType, ...]) -> None:
         for a, want in zip(args, wants):
@@ -522,10 +583,18 @@ class ProgramScreen:
                 if not self.unify_term(a, want, False):
                     raise _UNSURE
                 continue
-            if ta is Var and self.is_open(a):  # type: ignore[arg-type]
+            if ta is Var and self.open and self.is_open(a):  # type: ignore[arg-type]
                 self.bind(a, want)  # (as unify1 types a variable not bound yet)
                 continue
-            if not T.unifies(self.value(a), want):
+            if ta is Scalar:  # (as value(), without a call: literals are common operands)
+                value = a.value  # type: ignore[attr-defined]
+                operand_type = _SCALAR_TYPE_BY_CLASS.get(value.__class__) or scalar_type(value)
+            else:
+                operand_type = self.value(a)
+            # (the same type unifies with itself: a declared scalar type is the shared one)
+            if operand_type is want or (want is T.ANY and operand_type.__class__ in _UNIFY_WITH_ANY):
+                continue
+            if not T.unifies(operand_type, want):
                 raise _UNSURE
 
 
@@ -646,6 +715,10 @@ def _occurrences(t: Any, out: list[tuple[str, bool]], in_comprehension: bool) ->
 
 
 _BUILTIN_ROOTS: set[str] = set()
+
+#: The builtins' signatures (:meth:`ProgramScreen.signature`), for programs whose
+#: calls are all builtins without restriction (``builtin_type``: their types are fixed).
+_BUILTIN_SIGNATURES: dict[str, tuple[T.FunctionType, tuple[T.MaybeType, ...]]] = {}
 
 
 def _builtin_roots() -> set[str]:

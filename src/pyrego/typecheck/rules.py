@@ -33,6 +33,8 @@ def function_types(tree: CompiledTree) -> Callable[[str], T.FunctionType | None]
     """Looks up the type of a builtin or extension the program may call (without
     holding on to the tree: what checks queries is kept by the tree)."""
     extensions, allowed = tree.extensions, tree.allowed_builtins
+    if not extensions and allowed is None:  # (most programs: the builtins' types, shared by all)
+        return builtin_type
     # Extensions: their declared types (Engine.add_extension's decl), else any.
     declared = {n: _declared_type(b.decl) if b.decl is not None else any_function(b.arity) for n, b in extensions.items()}
 
@@ -69,7 +71,8 @@ class QueryTypes:
         build: Callable[[], TypeEnv] | None = None,
         lookup: Callable[[str], T.FunctionType | None] | None = None,
     ) -> None:
-        arities = {op: node.arity for op, node in tree.functions.items()}
+        functions = tree.functions
+        arities = {op: node.arity for op, node in functions.items()} if functions else {}
         extensions, allowed = tree.extensions, tree.allowed_builtins
         lookup = lookup or function_types(tree)
 
@@ -84,7 +87,7 @@ class QueryTypes:
         self._build = build
         self.arity = arity
         self.is_function: Callable[[str], bool] = lambda n: n in arities or lookup(n) is not None
-        self.function_paths = {op: node.path for op, node in tree.functions.items()}
+        self.function_paths = {op: node.path for op, node in functions.items()} if functions else {}
 
     @property
     def rules_env(self) -> TypeEnv:
@@ -128,6 +131,8 @@ def root_env(tree: CompiledTree, shared: SharedLocations | None = None, names: C
 
 
 def branches(rule: ast.Rule) -> list[ast.Rule]:
+    if rule.else_ is None:  # (most rules)
+        return [rule]
     out = []
     r: ast.Rule | None = rule
     while r is not None:
@@ -164,6 +169,8 @@ def sorted_nodes(tree: CompiledTree, dependencies: dict[int, set[int]]) -> list[
 
 
 def node_rules(node: RuleNode) -> list[ast.Rule]:
+    if node.default is None and len(node.rules) == 1:  # (most nodes: nothing to sort)
+        return list(node.rules)
     rules = list(node.rules)
     if node.default is not None:
         rules.append(node.default)
