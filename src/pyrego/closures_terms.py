@@ -252,9 +252,7 @@ class TermPlanner:
         if op in COMPARE_OPS and len(t.args) == 2 and op not in gen.mockable:
             test = TESTS[op]
             return self.computed(self.operands(t.args, order := self.ranked(t.args)), order, _tested(test))
-        # (ModuleGen.arity, keeping what it finds for below)
-        node = gen.tree.functions.get(op)
-        b = gen.builtin(op) if node is None else None
+        node, b = gen.tree.callee(op)  # (kept for below)
         arity = node.arity if node is not None else b.arity if b is not None else None
         if arity is None or len(t.args) != arity or op in gen.mockable or op in ("print", "internal.print") or op.startswith("rego.metadata."):
             raise Unsupported(op)

@@ -114,12 +114,16 @@ class CompiledTree:
         """The builtin (or extension) called ``op``."""
         return find_builtin(op, self.extensions, self.allowed_builtins)
 
-    def arity(self, op: str) -> int | None:
+    def callee(self, op: str) -> tuple[RuleNode | None, Builtin | None]:
+        """What a call of ``op`` calls: a function of the policies, else a builtin (or neither)."""
         node = self.functions.get(op)
         if node is not None:
-            return node.arity
-        b = find_builtin(op, self.extensions, self.allowed_builtins)
-        return b.arity if b is not None else None
+            return node, None
+        return None, find_builtin(op, self.extensions, self.allowed_builtins)
+
+    def arity(self, op: str) -> int | None:
+        node, b = self.callee(op)
+        return node.arity if node is not None else b.arity if b is not None else None
 
 
 def find_builtin(op: str, extensions: dict[str, Builtin], allowed: frozenset[str] | None) -> Builtin | None:
