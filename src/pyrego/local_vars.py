@@ -220,6 +220,21 @@ class _Stack:
                 return
         self.scopes[-1].count[name] = 1
 
+    def use(self, name: str) -> str | None:
+        """An occurrence of ``name``: :meth:`declared` and :meth:`seen` in one
+        loop (the scope that declares a name is the innermost that counts it:
+        :meth:`insert` sets both), and a name met for the first time is
+        inserted as itself. Returns its new name if a scope has it."""
+        scopes = self.scopes
+        for scope in reversed(scopes):
+            new = scope.names.get(name)
+            if new is not None:
+                scope.count[name] += 1
+                return new
+        if name not in scopes[-1].occurrence:
+            self.insert(name, name, _SEEN)
+        return None
+
     def count(self, name: str) -> int:
         for s in reversed(self.scopes):
             c = s.count.get(name)
@@ -558,25 +573,11 @@ class LocalVarChecker:
         return out
 
     def _var(self, stack: _Stack, name: str, out: set[str]) -> str | None:
-        """Records an occurrence of ``name``; returns its new name if a scope
-        has it (None: it is seen for the first time)."""
-        # (_Stack.declared and _Stack.seen in one loop: the scope that
-        # declares a name is the innermost that counts it, as both are set
-        # together, by _Stack.insert)
-        scopes = stack.scopes
-        for scope in reversed(scopes):
-            new = scope.names.get(name)
-            if new is not None:
-                scope.count[name] += 1
-                out.add(new)
-                return new
-        top = scopes[-1]
-        if name not in top.occurrence:
-            top.names[name] = name
-            top.occurrence[name] = _SEEN
-            top.count[name] = 1
-        out.add(name)
-        return None
+        """Records an occurrence of ``name`` (its name in ``out``); returns its
+        new name if a scope has it (None: it is seen for the first time)."""
+        new = stack.use(name)
+        out.add(new if new is not None else name)
+        return new
 
     def _term(self, stack: _Stack, term: ast.Term, errors: list[RegoError]) -> set[str]:
         """OPA's rewrite of the variables of a term: declared names are
