@@ -46,12 +46,22 @@ def term_key(t: Any) -> Key | None:
     return None
 
 
+#: A scalar's type by its value's exact class (others, as Decimal, are told
+#: by scalar_type's tests; hot callers read this table in place).
+SCALAR_TYPE_BY_CLASS: dict[type, T.Type] = {
+    type(None): T.NULL,
+    bool: T.BOOLEAN,
+    str: T.STRING,
+    int: T.NUMBER,
+    float: T.NUMBER,
+}
+
+
 def scalar_type(v: Any) -> T.Type:
     """The type of a scalar's value."""
-    if v is None:
-        return T.NULL
-    if v is True or v is False:
-        return T.BOOLEAN
+    tpe = SCALAR_TYPE_BY_CLASS.get(v.__class__)
+    if tpe is not None:
+        return tpe
     if isinstance(v, str):
         return T.STRING
     return T.NUMBER

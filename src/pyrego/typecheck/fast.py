@@ -37,23 +37,13 @@ from .. import types as T
 from ..ast import Call, Ref, Scalar, Var
 from ..compiler import FUNCTION, CompiledTree, RuleNode
 from ..safety import is_wildcard
-from .env import merge_types, scalar_type, select_constant, to_json
+from .env import SCALAR_TYPE_BY_CLASS, merge_types, scalar_type, select_constant, to_json
 from .rules import node_rules
 from .screen import SPECIAL_CALLS, constant
 from .signatures import builtin_type
 
 #: Comprehensions nested deeper than this are left to the full check.
 _MAX_NESTING = 8
-
-#: A scalar's type by its value's class (others, as Decimal, by ``scalar_type``): literals are most operands.
-_SCALAR_TYPE_BY_CLASS: dict[type, T.Type] = {
-    type(None): T.NULL,
-    bool: T.BOOLEAN,
-    str: T.STRING,
-    int: T.NUMBER,
-    float: T.NUMBER,
-}
-
 
 _NO_ARGUMENTS: frozenset[str] = frozenset()
 
@@ -220,7 +210,7 @@ class ProgramScreen:
         elif key is not None:
             raise _UNSURE  # (a partial object with a literal key: left to the full check)
         elif type(value) is Scalar:
-            tpe = _SCALAR_TYPE_BY_CLASS.get(value.value.__class__) or scalar_type(value.value)
+            tpe = SCALAR_TYPE_BY_CLASS.get(value.value.__class__) or scalar_type(value.value)
         else:
             self.statement, self.found = value, None
             tpe = self.value(value)
@@ -381,7 +371,7 @@ class ProgramScreen:
         """The type the full check gives ``t`` (lowered): checks the calls and refs in it."""
         tt = type(t)
         if tt is Scalar:
-            return _SCALAR_TYPE_BY_CLASS.get(t.value.__class__) or scalar_type(t.value)
+            return SCALAR_TYPE_BY_CLASS.get(t.value.__class__) or scalar_type(t.value)
         if tt is Var:
             return self.var(t)
         if tt is Ref:
@@ -440,13 +430,11 @@ class ProgramScreen:
         return tpe
 
     def ref(self, r: Ref) -> T.Type:
+        """A ref not headed by ``input`` (value() reads those)."""
         head = r.head
         path = r.path
         if type(head) is Var:
             name = head.name
-            if name == "input":  # (read by value(), which calls this for other refs)
-                self.any_keys(path)
-                return T.ANY  # (no schema: input is any)
             if name == "data":
                 return self.data_ref(path)
             if self.is_open(head):
@@ -588,7 +576,7 @@ class ProgramScreen:
                 continue
             if ta is Scalar:  # (as value(), without a call: literals are common operands)
                 value = a.value  # type: ignore[attr-defined]
-                operand_type = _SCALAR_TYPE_BY_CLASS.get(value.__class__) or scalar_type(value)
+                operand_type = SCALAR_TYPE_BY_CLASS.get(value.__class__) or scalar_type(value)
             else:
                 operand_type = self.value(a)
             # (the same type unifies with itself: a declared scalar type is the shared one)
