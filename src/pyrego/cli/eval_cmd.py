@@ -64,6 +64,7 @@ def load_data_args(engine: Any, args: Sequence[str]) -> None:
 
         disk_cache.use_context(policies, "eval")  # the code cache's pack for this policy set, when enabled
         engine.add_policies(policies)
+        engine.compile()  # errors of the whole program are loading errors, as in opa eval
 
 
 def _read_input(ns: argparse.Namespace) -> tuple[bool, Any]:
