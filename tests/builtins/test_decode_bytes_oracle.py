@@ -83,3 +83,37 @@ def test_bytes_stay_whole_inside_and_print_as_replacement_characters(oracle: Ora
     eng.add_policy("p.rego", 'package p\n\nd := base64url.decode("_-8=")\nk := {base64url.decode("_-8="): {hex.decode("ff")}}\n')
     assert eng.eval_rule("data.p.d") == "\ufffd\ufffd"
     assert eng.eval_rule("data.p.k") == {"\ufffd\ufffd": {"\ufffd"}}
+
+
+RUNE_POLICY = """package r
+
+f(d) := [
+    base64.encode(upper(d)), base64.encode(lower(d)),
+    base64.encode(substring(d, 1, 2)), base64.encode(substring(d, 0, -1)),
+    indexof(d, "\\ufffd"), indexof(d, "b"), indexof_n(d, "\\ufffd"), indexof_n(d, "a"),
+    base64.encode(trim(d, "\\ufffd")), base64.encode(trim_left(d, "\\ufffda")),
+    base64.encode(trim_right(d, "b\\ufffd")), base64.encode(trim(d, "ab")),
+    base64.encode(trim(d, base64.decode("/w=="))),
+    regex.match("^.{4}$", d), regex.match("^[^a]", d), glob.match("?a*", [], d), glob.match("*", [], d),
+]
+
+x := [f(d) | some s in input.texts; d := base64.decode(s)]
+"""
+
+
+@pytest.mark.parametrize("strict", [True, False])
+def test_rune_builtins_read_bad_bytes_as_replacement_characters(oracle: Oracle, strict: bool) -> None:
+    """Builtins that decode runes (OPA: Go's []rune, strings.Map, strings.Trim,
+    regexp, gobwas/glob) read each byte that is not UTF-8 as U+FFFD."""
+    rng = random.Random(5)
+    texts = [b"\xff\xefab\xe2\x82", b"a\xff", b"\xffa\xef", "é€".encode() + b"\x80", b"ab", b"\xf0\x9f\x98a"]
+    texts += [bytes(rng.choice(b"ab\x80\xff\xe2\x82") for _ in range(rng.randint(1, 6))) for _ in range(30)]
+    inp = {"texts": [base64.b64encode(t).decode() for t in texts]}
+    want = oracle.evaluate({"r.rego": RUNE_POLICY}, "x := data.r.x", input=inp)
+    assert not want.is_error, want.error_message
+    eng = pyrego.Engine()
+    eng.set_strict_builtin_errors(strict)
+    eng.add_policy("r.rego", RUNE_POLICY)
+    got = eng.eval_query("x := data.r.x", input=inp)["result"][0]["bindings"]["x"]
+    diffs = [(t, w, g) for t, w, g in zip(texts, want.bindings[0]["x"], got) if w != g]
+    assert not diffs, diffs[:5]
