@@ -1,5 +1,5 @@
-"""How numbers print (json.marshal, sprintf with every verb, %v of
-composites) against OPA v1.20.2, on generated integers of many sizes, floats,
+"""How numbers print (json.marshal, yaml.marshal, sprintf with every verb,
+%v of composites) against OPA v1.20.2, on generated integers of many sizes, floats,
 exponents and negative zero, both as input values and as computed results.
 
 OPA keeps the text of a number that was not computed (literals, JSON); for
@@ -51,6 +51,7 @@ def query() -> str:
     for e, _ in EXPRS:
         parts += [f"json.marshal({e})", f'sprintf("%v", [[{e}]])', f"json.marshal({{{e}: 1}})"]
         parts += [f'sprintf("{v}", [{e}])' for v in VERBS]
+        parts += [f"yaml.marshal([{e}])", f"yaml.marshal({{{e}: 1}})"]
     return f"x := [[{', '.join(parts)}] | some n in input.ns]"
 
 
@@ -60,6 +61,7 @@ def labels() -> list[tuple[str, bool, bool]]:
     for e, computed in EXPRS:
         out += [(f"json.marshal({e})", computed, True), (f"%v [[{e}]]", computed, True), (f"json.marshal({{{e}: 1}})", computed, True)]
         out += [(f"{v} {e}", computed, False) for v in VERBS]
+        out += [(f"yaml.marshal([{e}])", computed, False), (f"yaml.marshal({{{e}: 1}})", computed, True)]
     return out
 
 
@@ -120,6 +122,8 @@ def test_numbers_print_as_in_opa(oracle: Oracle, seed: int, strict: bool) -> Non
         ('sprintf("%v", [[0 / -5]])', "[-0]"),
         ('json.marshal({0 / -5: [0 / -5]})', '{"-0":[-0]}'),
         ('sprintf("%v", [{0 / -5}])', "{-0}"),
+        ("yaml.marshal(13708279311291771 + 0.5)", "1.3708279311291772e+16\n"),
+        ("yaml.marshal([-1e-200 / 1e200, 1e-200 / 1e200, 1 / 3])", "- -0\n- 0\n- 0.3333333333333333\n"),
     ],
 )
 def test_computed_number_texts(oracle: Oracle, expr: str, want_text: str) -> None:
