@@ -61,7 +61,7 @@ from .instrument import InstrumentationMixin
 from .loader import data_document, iter_files, read_policy
 from .parser import parse_module, parse_query, parse_term
 from .runtime.context import EvalConfig, EvalContext
-from .runtime.convert import from_python, loads, to_json_value, to_python
+from .runtime.convert import from_python, loads, result_json_value, to_python, valid_text
 from .runtime.values import UNDEF
 
 if TYPE_CHECKING:
@@ -713,8 +713,10 @@ class Engine(InstrumentationMixin):
             raise EvalError(f"internal error: {type(exc).__name__}: {exc}", code="eval_internal_error") from exc
         self._spare = ctx
         t = type(value)
-        if t is bool or t is str or t is int or t is float or value is None or value is UNDEF:
+        if t is bool or t is int or t is float or value is None or value is UNDEF:
             return value
+        if t is str:
+            return value if value.isascii() else valid_text(value)
         try:
             return to_python(value)
         except RecursionError:
@@ -752,10 +754,10 @@ class Engine(InstrumentationMixin):
         try:
             for bindings, values in self._execute(q, input):
                 exprs = [
-                    {"value": to_json_value(v), "text": text, "location": {"row": loc.row, "col": loc.col}}
+                    {"value": result_json_value(v), "text": text, "location": {"row": loc.row, "col": loc.col}}
                     for v, text, loc in zip(values, q.texts, q.locations)
                 ]
-                results.append({"expressions": exprs, "bindings": {k: to_json_value(v) for k, v in bindings.items()}})
+                results.append({"expressions": exprs, "bindings": {k: result_json_value(v) for k, v in bindings.items()}})
         except RecursionError:
             raise _too_deep() from None
         return {"result": results}

@@ -34,6 +34,35 @@ def to_json_value(value: Any) -> Any:
     raise DataError(f"cannot render {t.__name__} as JSON")
 
 
+def result_json_value(value: Any) -> Any:
+    """:func:`to_json_value` for a caller: strings holding bytes that are not
+    UTF-8 (kept inside as lone surrogates) get U+FFFD for each such byte, as
+    OPA's JSON results have them (``base64url.decode("_-8=")`` is
+    ``"\ufffd\ufffd"``); the strings stay whole inside the evaluation."""
+    t = type(value)
+    if t is str:
+        return value if value.isascii() else valid_text(value)
+    if t is int or t is bool or value is None or t is float or t is Decimal:
+        return value
+    if t is list or t is tuple:
+        return [result_json_value(v) for v in value]
+    if t is dict:
+        out: dict[str, Any] = {}
+        for k, v in value.items():
+            key = (k if k.isascii() else valid_text(k)) if type(k) is str else _key_text(thaw(k))
+            out[key] = result_json_value(v)
+        return dict(sorted(out.items()))
+    if t is set or t is frozenset:
+        members = sorted((thaw(k) for k in value), key=sort_key)
+        return [result_json_value(v) for v in members]
+    raise DataError(f"cannot render {t.__name__} as JSON")
+
+
+def valid_text(s: str) -> str:
+    """``s`` with each lone surrogate (a byte that is not UTF-8) made U+FFFD."""
+    return _LONE_SURROGATE.sub("\ufffd", s) if _LONE_SURROGATE.search(s) else s
+
+
 def _key_text(key: Any) -> str:
     """OPA renders a non-string object key as its JSON text."""
     return dumps(key)
@@ -152,12 +181,17 @@ def _reject_constant(name: str) -> Any:
 def to_python(value: Any) -> Any:
     """A value for a Python caller: sets are Python sets of hashable members.
 
+    Bytes that are not UTF-8 in strings come back as U+FFFD, as in OPA's
+    results (see :func:`result_json_value`).
+
     Set members and non-string object keys come back in a hashable form:
     arrays as tuples, objects as frozensets of (key, value) pairs, sets as
     frozensets, booleans as bool.
     """
     t = type(value)
-    if t is str or t is int or t is float or t is bool or value is None or t is Decimal:
+    if t is str:
+        return value if value.isascii() else valid_text(value)
+    if t is int or t is float or t is bool or value is None or t is Decimal:
         return value
     if t is list or t is tuple:
         return [to_python(v) for v in value]
@@ -170,7 +204,9 @@ def to_python(value: Any) -> Any:
 
 def _hashable(key: Any) -> Any:
     t = type(key)
-    if t is str or t is int or t is float or key is None:
+    if t is str:
+        return key if key.isascii() else valid_text(key)
+    if t is int or t is float or key is None:
         return key
     if t is BoolKey:
         return key.value
