@@ -1,0 +1,63 @@
+"""The command line where a first-time user meets it: input from stdin, the
+bare command and ``--version``, load errors, ``fmt --fail``, ``compile``
+without unknowns and ``test --run`` with a bad pattern. Expected behaviour is
+OPA's ``cmd/*.go`` (v1.20.2), cited per test."""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from pyrego.cli import main
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def _run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    status = main(list(args))
+    out = capsys.readouterr()
+    return status, out.out, out.err
+
+
+class _Stdin(io.TextIOWrapper):
+    """A text stdin with a binary buffer, as the real one has."""
+
+
+def _stdin(monkeypatch: pytest.MonkeyPatch, data: bytes) -> None:
+    monkeypatch.setattr("sys.stdin", _Stdin(io.BytesIO(data), encoding="utf-8"))
+
+
+# ---------------------------------------------------------------- eval -I (OPA: readInputBytes + util.Unmarshal)
+
+
+def test_stdin_input_accepts_yaml(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """``-I`` reads JSON or YAML, as ``-i`` does (OPA's util.Unmarshal: JSON if valid, else YAML)."""
+    _stdin(monkeypatch, b"user: alice\nroles:\n  - admin\nn: 3\n")
+    assert _run(capsys, "eval", "-I", "-f", "raw", "[input.user, input.roles, input.n * 2]") == (0, '["alice",["admin"],6]\n', "")
+
+
+def test_stdin_input_json_byte_order_mark_and_empty(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    _stdin(monkeypatch, b'\xef\xbb\xbf{"a": 1.5}')
+    assert _run(capsys, "eval", "-I", "-f", "raw", "input.a") == (0, "1.5\n", "")
+    _stdin(monkeypatch, b"")  # YAML's empty document: input is null, as in OPA
+    assert _run(capsys, "eval", "-I", "-f", "raw", "input") == (0, "null\n", "")
+
+
+def test_input_file_is_json_or_yaml_whatever_its_name(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """OPA reads ``-i``'s bytes and unmarshals them the same way: a ``.json`` name holding YAML is read."""
+    path = tmp_path / "in.json"
+    path.write_text("a: [1, 2]\n")
+    assert _run(capsys, "eval", "-i", str(path), "-f", "raw", "input.a") == (0, "[1,2]\n", "")
+
+
+def test_stdin_input_neither_json_nor_yaml(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Told plainly on stderr, one line, exit 2 (OPA: ``unable to parse input: error converting YAML to JSON: yaml: ...``)."""
+    _stdin(monkeypatch, b"a: b: c\n")
+    status, out, err = _run(capsys, "eval", "-I", "input")
+    assert (status, out) == (2, "")
+    assert err == "unable to parse input: error converting YAML to JSON: yaml: line 1: mapping values are not allowed here\n"
