@@ -61,3 +61,17 @@ def test_stdin_input_neither_json_nor_yaml(capsys: pytest.CaptureFixture[str], m
     status, out, err = _run(capsys, "eval", "-I", "input")
     assert (status, out) == (2, "")
     assert err == "unable to parse input: error converting YAML to JSON: yaml: line 1: mapping values are not allowed here\n"
+
+
+# ---------------------------------------------------------------- fmt --fail (OPA: cmd/fmt.go)
+
+
+def test_fmt_fail_exits_2_as_opa(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """``opa fmt --fail`` returns ``newError("unexpected diff")``, whose exit code is 2; the help says so."""
+    path = tmp_path / "p.rego"
+    path.write_text("package p\n\nx   :=   1\n")
+    assert _run(capsys, "fmt", "--fail", str(path)) == (2, "", "unexpected diff\n")
+    path.write_text("package p\n\nx := 1\n")
+    assert _run(capsys, "fmt", "--fail", str(path))[0] == 0
+    assert main(["fmt", "--help"]) == 0
+    assert "exit with status 2 when a file would be reformatted" in " ".join(capsys.readouterr().out.split())
