@@ -6,9 +6,6 @@ OPA's ``cmd/*.go`` (v1.20.2), cited per test."""
 from __future__ import annotations
 
 import io
-import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
