@@ -6,6 +6,8 @@ OPA's ``cmd/*.go`` (v1.20.2), cited per test."""
 from __future__ import annotations
 
 import io
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -72,3 +74,28 @@ def test_fmt_fail_exits_2_as_opa(capsys: pytest.CaptureFixture[str], tmp_path: P
     assert _run(capsys, "fmt", "--fail", str(path))[0] == 0
     assert main(["fmt", "--help"]) == 0
     assert "exit with status 2 when a file would be reformatted" in " ".join(capsys.readouterr().out.split())
+
+
+# ---------------------------------------------------------------- test -r with a bad pattern (OPA: tester.Runner, regexp.Compile)
+
+
+def test_run_with_an_invalid_regex_is_gos_error_alone(tmp_path: Path) -> None:
+    """OPA prints Go's regexp error and exits 1; RE2's own log lines must not reach stderr
+    (they come from its C++ library, so the command runs in a fresh process here)."""
+    (tmp_path / "p_test.rego").write_text("package p_test\n\ntest_a if true\n")
+    proc = subprocess.run(
+        [sys.executable, "-m", "pyrego", "test", "--no-cache", "-r", "(", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=REPO,
+    )
+    assert (proc.returncode, proc.stdout, proc.stderr) == (1, "", "error parsing regexp: missing closing ): `(`\n")
+    proc = subprocess.run(
+        [sys.executable, "-m", "pyrego", "test", "--no-cache", "-r", "[", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=REPO,
+    )
+    assert (proc.returncode, proc.stderr) == (1, "error parsing regexp: missing closing ]: `[`\n")
