@@ -6,6 +6,7 @@ OPA's ``cmd/*.go`` (v1.20.2), cited per test."""
 from __future__ import annotations
 
 import io
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -99,3 +100,38 @@ def test_run_with_an_invalid_regex_is_gos_error_alone(tmp_path: Path) -> None:
         cwd=REPO,
     )
     assert (proc.returncode, proc.stderr) == (1, "error parsing regexp: missing closing ]: `[`\n")
+
+
+# ---------------------------------------------------------------- the bare command and --version (OPA: main.go, cmd/commands.go)
+
+
+def test_bare_command_prints_help_and_exits_0() -> None:
+    """``opa`` alone: the root command has no action of its own, so cobra prints its help
+    on stdout and the command succeeds."""
+    proc = subprocess.run([sys.executable, "-m", "pyrego"], capture_output=True, text=True, timeout=120, cwd=REPO)
+    assert (proc.returncode, proc.stderr) == (0, "")
+    assert proc.stdout.startswith("usage: pyrego ")
+    for command in ("eval", "test", "fmt", "version"):
+        assert f"    {command} " in proc.stdout
+
+
+def test_version_flag_prints_what_version_prints(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, err = _run(capsys, "version")
+    assert (status, err) == (0, "") and out.startswith("pyrego ")
+    assert _run(capsys, "--version") == (0, out, "")
+
+
+# ---------------------------------------------------------------- eval's load errors (OPA: cmd/eval.go)
+
+
+def test_input_and_data_load_errors_are_reported_where_opa_reports_them(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """``opa eval`` reads ``-i`` in setupEval: its error is returned from the command and
+    printed plainly on stderr; ``-d`` paths are loaded by rego.Load while preparing the
+    query: their error is one of the result's errors, printed in the output format (JSON
+    on stdout by default). Both exit 2."""
+    missing = tmp_path / "missing.json"
+    assert _run(capsys, "eval", "-i", str(missing), "1") == (2, "", f"open {missing}: no such file or directory\n")
+    nope = tmp_path / "nope.rego"
+    status, out, err = _run(capsys, "eval", "-d", str(nope), "1")
+    assert (status, err) == (2, "")
+    assert json.loads(out) == {"errors": [{"message": f"stat {nope}: no such file or directory"}]}
