@@ -63,6 +63,41 @@ def valid_text(s: str) -> str:
     return _LONE_SURROGATE.sub("\ufffd", s) if _LONE_SURROGATE.search(s) else s
 
 
+def json_ready(value: Any) -> Any:
+    """A value pyrego returned, as plain JSON-compatible Python: ``json.dumps(json_ready(v))``
+    gives the JSON OPA gives for it.
+
+    Takes what :meth:`pyrego.Engine.eval_rule` returns (sets as Python sets,
+    their members and non-string keys in hashable form) as well as
+    :meth:`~pyrego.Engine.eval_query`'s values. Sets become arrays sorted in
+    Rego's order (null, booleans, numbers, strings, arrays, objects, sets);
+    objects get string keys, a non-string key becoming its JSON text as in
+    OPA (``1`` -> ``"1"``, ``[1]`` -> ``"[1]"``), sorted; ``decimal.Decimal``
+    numbers (``1/3`` is ``Decimal('0.33333333333333333334')``, as OPA
+    computes it) become ``int`` when integral, else the nearest ``float``.
+    ``pyrego.UNDEFINED`` and values that are not Rego values raise
+    :class:`~pyrego.DataError`.
+
+    >>> json_ready({"s": {2, "a", (1, 2)}, "n": Decimal("2.50"), "k": {(1,): True}})
+    {'k': {'[1]': True}, 'n': 2.5, 's': [2, 'a', [1, 2]]}
+    """
+    return _plain_numbers(to_json_value(from_python(value)))
+
+
+def _plain_numbers(value: Any) -> Any:
+    """``value`` (as :func:`to_json_value` gives it) with its Decimals made int or float."""
+    t = type(value)
+    if t is Decimal:
+        if value == value.to_integral_value():
+            return int(value)
+        return float(value)
+    if t is list:
+        return [_plain_numbers(v) for v in value]
+    if t is dict:
+        return {k: _plain_numbers(v) for k, v in value.items()}
+    return value
+
+
 def _key_text(key: Any) -> str:
     """OPA renders a non-string object key as its JSON text."""
     return dumps(key)
@@ -178,6 +213,14 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not valid JSON")
 
 
+class FrozenObject(frozenset):  # type: ignore[type-arg]
+    """An object where Python needs a hashable value (a set member, an object key):
+    the frozenset of its ``(key, value)`` pairs. It equals (and hashes as) the plain
+    frozenset of those pairs; its type tells it apart from a set of 2-element arrays."""
+
+    __slots__ = ()
+
+
 def to_python(value: Any) -> Any:
     """A value for a Python caller: sets are Python sets of hashable members.
 
@@ -185,8 +228,8 @@ def to_python(value: Any) -> Any:
     results (see :func:`result_json_value`).
 
     Set members and non-string object keys come back in a hashable form:
-    arrays as tuples, objects as frozensets of (key, value) pairs, sets as
-    frozensets, booleans as bool.
+    arrays as tuples, objects as frozensets of (key, value) pairs
+    (:class:`FrozenObject`), sets as frozensets, booleans as bool.
     """
     t = type(value)
     if t is str:
@@ -216,7 +259,7 @@ def _hashable(key: Any) -> Any:
         if t is ArrayKey:
             return tuple(_hashable(k) for k in key.items)
         if t is ObjectKey:
-            return frozenset((_hashable(k), _hashable(v)) for k, v in key.items)
+            return FrozenObject((_hashable(k), _hashable(v)) for k, v in key.items)
         return frozenset(_hashable(k) for k in key.items)
     return key
 
@@ -269,6 +312,8 @@ def from_python(value: Any, *, _depth: int = 0) -> Any:
         return dict(items) if need_copy else value
     if t is set or t is frozenset:
         return frozenset(freeze(from_python(v, _depth=_depth + 1)) for v in value)
+    if t is FrozenObject:  # an object in to_python's hashable form
+        return from_python(dict(value), _depth=_depth + 1)
     if isinstance(value, BoolKey) or isinstance(value, _CompositeKey):
         return thaw(value)
     raise DataError(f"{t.__name__} is not a Rego value")
