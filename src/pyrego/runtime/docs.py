@@ -1,0 +1,191 @@
+"""Virtual documents made of several rules' parts, at run time.
+
+A document under ``data`` may be defined by rules at several levels of the
+rule tree: ``deny[u].reason := ...`` (rules at ``deny`` whose keys are
+variables) beside ``deny.root.audit := ...`` (a rule deeper down). OPA's
+document is the union of what every such rule defines: objects merge key by
+key, sets merge member by member, and two different values for one key are
+a conflict (``eval_conflict_error``).
+
+The helpers here merge such parts without changing any of them (each may be
+a rule's memoised value, or the caller's data), and read documents below a
+computed key one child at a time (``data.t[name].deny`` evaluates ``deny``
+of the one package ``t[name]``, never the whole package).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from ..errors import EvalConflictError, Location
+from .context import EvalContext
+from .values import UNDEF, equal, freeze
+
+
+def own_key(node_id: int) -> str:
+    """The ``ctx.cache`` key of the own part of rule node ``node_id`` (the part
+    its rules with variable keys define; a string never clashes with the rule
+    documents' int keys)."""
+    return f"P{node_id}"
+
+
+def rt_doc_merge(a: Any, b: Any, location: Location | None) -> Any:
+    """The union of two parts of one document: ``a`` and ``b`` unchanged (a new
+    object or set where both hold one), UNDEF standing for no part."""
+    if a is UNDEF:
+        return b
+    if b is UNDEF:
+        return a
+    ta, tb = type(a), type(b)
+    if ta is dict and tb is dict:
+        out = dict(a)
+        for k, v in b.items():
+            old = out.get(k, UNDEF)
+            out[k] = v if old is UNDEF else rt_doc_merge(old, v, location)
+        return out
+    if ta is set and tb is set:
+        return a | b
+    if equal(a, b):
+        return a
+    raise EvalConflictError("object keys must be unique", location)
+
+
+def rt_doc_put(acc: dict[Any, Any], key: str, value: Any, location: Location | None) -> None:
+    """Add the document ``value`` of a deeper rule under ``key`` of ``acc``
+    (a partial object being built, which ``acc`` alone may change)."""
+    if value is UNDEF:
+        return
+    old = acc.get(key, UNDEF)
+    acc[key] = value if old is UNDEF else rt_doc_merge(old, value, location)
+
+
+def _walk(value: Any, keys: tuple[str, ...]) -> Any:
+    for k in keys:
+        if type(value) is not dict:
+            return UNDEF
+        value = value.get(k, UNDEF)
+        if value is UNDEF:
+            return UNDEF
+    return value
+
+
+def _base_walk(value: Any, keys: tuple[str, ...]) -> Any:
+    """Base data along string ``keys`` (an array's item by a key that reads as an index)."""
+    from .helpers import rt_data_get
+
+    for k in keys:
+        value = rt_data_get(value, k)
+        if value is UNDEF:
+            return UNDEF
+    return value
+
+
+def ground_document(
+    namespace: dict[str, Any], parts: tuple[tuple[str, tuple[str, ...]], ...], location: Location | None
+) -> Callable[[EvalContext], Any]:
+    """``data.<path>`` for a path of string keys, as the union of ``parts``:
+    each the name of a document function (looked up at each call: a hot
+    program replaces it) and the keys to walk in its value. The name
+    ``""`` stands for base data."""
+
+    if len(parts) == 1:
+        ((name, keys),) = parts
+        if not name:
+
+            def base_document(ctx: EvalContext, keys: tuple[str, ...] = keys) -> Any:
+                return _base_walk(ctx.data, keys)
+
+            return base_document
+
+    def document(ctx: EvalContext, namespace: dict[str, Any] = namespace, parts: Any = parts, location: Any = location) -> Any:
+        r = UNDEF
+        for name, keys in parts:
+            v = _base_walk(ctx.data, keys) if not name else _walk(namespace[name](ctx), keys)
+            if v is not UNDEF:
+                r = v if r is UNDEF else rt_doc_merge(r, v, location)
+        return r
+
+    return document
+
+
+def pruned_document(
+    namespace: dict[str, Any], path: tuple[str, ...], entries: tuple[tuple[str, str], ...]
+) -> Callable[[EvalContext], Any]:
+    """The document at ``path`` (with no rules of its own) as part of one that
+    rules above define: base data there, and each child's document (``entries``:
+    child name, its function's name, whether that is another such part),
+    with no empty object where no rule defines anything; UNDEF for none."""
+
+    def document(ctx: EvalContext, namespace: dict[str, Any] = namespace, path: Any = path, entries: Any = entries) -> Any:
+        base = _walk(ctx.data, path)
+        r = dict(base) if type(base) is dict else {}
+        for name, fn in entries:
+            v = namespace[fn](ctx)
+            if v is not UNDEF:
+                r[name] = v
+        return r if r else UNDEF
+
+    return document
+
+
+def _child_key(key: Any) -> Any:
+    """A computed key as base data's objects hold it (an integer matches its string form)."""
+    if type(key) is int:
+        return str(key)
+    return key if type(key) is str else freeze(key)
+
+
+def rt_node_child_path(
+    ctx: EvalContext, table: dict[str, Callable[[EvalContext], Any]], key: Any, base_path: tuple[str, ...], keys: tuple[str, ...]
+) -> Any:
+    """``data.<node>[key].<keys>`` for a computed ``key``: only that document of
+    the child ``key`` is evaluated (``table``: child name -> its reader)."""
+    if type(key) is str:
+        fn = table.get(key)
+        if fn is not None:
+            return fn(ctx)
+    base = _walk(ctx.data, base_path)
+    if type(base) is not dict:
+        return UNDEF
+    return _base_walk(base.get(_child_key(key), UNDEF), keys)
+
+
+def rt_node_project(
+    ctx: EvalContext, table: dict[str, Callable[[EvalContext], Any]], base_path: tuple[str, ...], keys: tuple[str, ...]
+) -> dict[Any, Any]:
+    """``{k: data.<node>[k].<keys>}`` for every child ``k`` where it is defined,
+    to iterate ``data.<node>[k].<keys>`` over ``k`` evaluating only those documents."""
+    out: dict[Any, Any] = {}
+    base = _walk(ctx.data, base_path)
+    names = sorted(table)
+    if type(base) is dict:
+        names += [k for k in base if type(k) is not str or k not in table]
+    for name in names:
+        fn = table.get(name) if type(name) is str else None
+        v = fn(ctx) if fn is not None else _base_walk(base[name], keys)  # type: ignore[index]
+        if v is not UNDEF:
+            out[name] = v
+    return out
+
+
+def rt_own_child(ctx: EvalContext, table: dict[str, Callable[[EvalContext], Any]], own: Callable[[EvalContext], Any], key: Any) -> Any:
+    """``data.<node>[key]`` for a computed ``key``, where ``node`` has rules with
+    variable keys (``own``: their part) and rules below some children (``table``:
+    their readers): the other children are not evaluated."""
+    if type(key) is str:
+        fn = table.get(key)
+        if fn is not None:
+            return fn(ctx)
+    value = own(ctx)
+    return value.get(key if type(key) is str else freeze(key), UNDEF)
+
+
+DOC_HELPERS: dict[str, Any] = {
+    "rt_own_child": rt_own_child,
+    "rt_doc_put": rt_doc_put,
+    "rt_doc_merge": rt_doc_merge,
+    "rt_node_child_path": rt_node_child_path,
+    "rt_node_project": rt_node_project,
+}
+
+__all__ = ["DOC_HELPERS", "ground_document", "own_key", "pruned_document", "rt_doc_merge", "rt_doc_put", "rt_node_child_path", "rt_node_project", "rt_own_child"]
