@@ -22,8 +22,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Callable
 
 from . import ast
-from .compiler_base import FUNCTION, PARTIAL_OBJECT, RuleNode
-from .runtime.docs import ground_document, own_key, pruned_document
+from .compiler import rule_suffix
+from .compiler_base import FUNCTION, PARTIAL_OBJECT, PARTIAL_SET, RuleNode
+from .runtime.docs import Depths, Part, below, ground_document, nonempty_part, own_key, pruned_document
 from .runtime.values import UNDEF
 
 if TYPE_CHECKING:
@@ -48,7 +49,9 @@ def own_part_lines(gen: ModuleGen, node: RuleNode, defs: list[str], tick: str) -
     out.append(f"    acc = dict(P{node.id}(ctx))")
     for name, child in sorted(node.children.items()):
         if child.kind != FUNCTION and gen._has_rules_below(child):
-            out.append(f"    rt_doc_put(acc, {gen.literal(name)}, {part_function(gen, child)}(ctx), {where(gen, child)})")
+            depths = gen.const(below(own_depths(node))), gen.const(doc_depths(gen, child))
+            fn, at = part_function(gen, child), where(gen, child)
+            out.append(f"    rt_doc_put(acc, {gen.literal(name)}, {fn}(ctx), {depths[0]}, {depths[1]}, {at})")
     out.append("    r = acc")
     return out
 
@@ -66,6 +69,24 @@ def install_own_parts(gen: ModuleGen) -> None:
         namespace[f"P{nid}"] = stub
 
 
+def own_depths(node: RuleNode) -> Depths:
+    """The levels below ``node`` where its own rules give values (``a[x].y := 1``: 2)."""
+    return tuple(sorted({len(rule_suffix(0, rule)) for rule in node.rules}))
+
+
+def doc_depths(gen: ModuleGen, node: RuleNode) -> Depths:
+    """The levels below ``node`` where the rules at and below it give values."""
+    if node.kind == FUNCTION:
+        return ()
+    if node.has_rules() and node.kind != PARTIAL_OBJECT:
+        return (0,)
+    out = set(own_depths(node)) if node.has_rules() else set()
+    for child in node.children.values():
+        if gen._has_rules_below(child):
+            out.update(d + 1 for d in doc_depths(gen, child))
+    return tuple(sorted(out))
+
+
 def document_function(gen: ModuleGen, node: RuleNode) -> str:
     """The name of the function computing ``node``'s whole document."""
     if node.has_rules():
@@ -80,7 +101,12 @@ def part_function(gen: ModuleGen, node: RuleNode) -> str:
     :func:`document_function`, except that objects holding nothing are left
     out (OPA makes none where a rule above defines the document)."""
     if node.has_rules():
-        return f"R{node.id}"
+        if node.kind not in (PARTIAL_SET, PARTIAL_OBJECT):
+            return f"R{node.id}"
+        name = f"NE{node.id}"
+        if name not in gen.namespace:
+            gen.namespace[name] = nonempty_part(gen.namespace, f"R{node.id}")
+        return name
     name = f"NP{node.id}"
     if name not in gen.namespace:
         gen.namespace[name] = UNDEF  # (a placeholder while the children are planned)
@@ -137,15 +163,19 @@ def ground_document_name(gen: ModuleGen, keys: tuple[str, ...]) -> str:
     path = tuple(ast.Scalar(k) for k in keys)
     passed: list[tuple[RuleNode, int]] = []
     kind, node, i = gen.data_target(path, passed)
-    parts: list[tuple[str, tuple[str, ...]]] = [(f"P{a.id}", keys[j:]) for a, j in passed]
+    parts: list[Part] = [(f"P{a.id}", keys[j:], own_depths(a)) for a, j in passed]
     location = None
     if kind == "rule":
-        parts.append((rule_document(gen, node, keys[i:]), keys[i:]))
+        doc = rule_document(gen, node, keys[i:])
+        if doc.startswith("P"):
+            parts.append((doc, keys[i:], own_depths(node)))
+        else:
+            parts.append((part_function(gen, node) if passed else doc, keys[i:], doc_depths(gen, node)))
         location = node.rules[0].location if node.rules else None
     elif kind == "base":
-        parts.append(("", keys))
+        parts.append(("", keys, ()))
     elif kind == "tree":
-        parts.append((part_function(gen, node) if passed else document_function(gen, node), keys[i:]))
+        parts.append((part_function(gen, node) if passed else document_function(gen, node), keys[i:], doc_depths(gen, node)))
     fn: Callable[..., Any]
     if kind == "function" or not parts:
         def fn(ctx: Any) -> Any:

@@ -15,6 +15,7 @@ of the one package ``t[name]``, never the whole package).
 
 from __future__ import annotations
 
+import functools
 from typing import Any, Callable
 
 from ..errors import EvalConflictError, Location
@@ -29,34 +30,57 @@ def own_key(node_id: int) -> str:
     return f"P{node_id}"
 
 
-def rt_doc_merge(a: Any, b: Any, location: Location | None) -> Any:
-    """The union of two parts of one document: ``a`` and ``b`` unchanged (a new
-    object or set where both hold one), UNDEF standing for no part."""
+Depths = tuple[int, ...]
+
+
+@functools.lru_cache(maxsize=256)
+def below(depths: Depths) -> Depths:
+    """Leaf depths one level down."""
+    return tuple([d - 1 for d in depths if d > 0])
+
+
+def _leaf(value: Any, depths: Depths) -> bool:
+    """Whether ``value`` is a value a rule gave (not an object that rules'
+    paths made), its document's leaves being at ``depths`` below it."""
+    return type(value) is not dict or depths == (0,)
+
+
+def rt_doc_merge(a: Any, b: Any, da: Depths, db: Depths, location: Location | None) -> Any:
+    """The union of two parts of one document, whose rules give values at
+    ``da`` and ``db`` levels below them: ``a`` and ``b`` unchanged (a new
+    object or set where both hold one), UNDEF standing for no part.
+
+    As in OPA: objects that rules' paths make merge key by key; two values
+    rules give at one place must be equal (sets merge); a value where the
+    other part goes deeper is a conflict."""
     if a is UNDEF:
         return b
     if b is UNDEF:
         return a
-    ta, tb = type(a), type(b)
-    if ta is dict and tb is dict:
+    la, lb = _leaf(a, da), _leaf(b, db)
+    if la and lb:
+        if type(a) is set and type(b) is set:
+            return a | b
+        if equal(a, b):
+            return a
+    elif not la and not lb:
         out = dict(a)
+        da, db = below(da), below(db)
         for k, v in b.items():
             old = out.get(k, UNDEF)
-            out[k] = v if old is UNDEF else rt_doc_merge(old, v, location)
+            out[k] = v if old is UNDEF else rt_doc_merge(old, v, da, db, location)
         return out
-    if ta is set and tb is set:
-        return a | b
-    if equal(a, b):
-        return a
     raise EvalConflictError("object keys must be unique", location)
 
 
-def rt_doc_put(acc: dict[Any, Any], key: str, value: Any, location: Location | None) -> None:
-    """Add the document ``value`` of a deeper rule under ``key`` of ``acc``
-    (a partial object being built, which ``acc`` alone may change)."""
+def rt_doc_put(acc: dict[Any, Any], key: str, value: Any, da: Depths, db: Depths, location: Location | None) -> None:
+    """Add the document ``value`` of deeper rules under ``key`` of ``acc`` (a
+    partial object being built, which ``acc`` alone may change; ``da``, ``db``:
+    as for :func:`rt_doc_merge`, for ``acc[key]`` and ``value``)."""
     if value is UNDEF:
         return
     old = acc.get(key, UNDEF)
-    acc[key] = value if old is UNDEF else rt_doc_merge(old, value, location)
+    acc[key] = value if old is UNDEF else rt_doc_merge(old, value, da, db, location)
 
 
 def _walk(value: Any, keys: tuple[str, ...]) -> Any:
@@ -80,16 +104,31 @@ def _base_walk(value: Any, keys: tuple[str, ...]) -> Any:
     return value
 
 
-def ground_document(
-    namespace: dict[str, Any], parts: tuple[tuple[str, tuple[str, ...]], ...], location: Location | None
-) -> Callable[[EvalContext], Any]:
-    """``data.<path>`` for a path of string keys, as the union of ``parts``:
-    each the name of a document function (looked up at each call: a hot
-    program replaces it) and the keys to walk in its value. The name
-    ``""`` stands for base data."""
+def _part(value: Any, keys: tuple[str, ...], depths: Depths) -> tuple[Any, Depths, bool]:
+    """``value`` along ``keys``: the value there, its leaf depths, and whether
+    the walk went past a value a rule gave (into it, or where it holds nothing)."""
+    past = False
+    for k in keys:
+        if value is UNDEF:
+            break
+        if not past and _leaf(value, depths):
+            past = True
+        value = value.get(k, UNDEF) if type(value) is dict else UNDEF
+        depths = below(depths)
+    return value, depths, past
+
+
+#: A part of a document: its function's name ("" for base data), the keys
+#: to walk in its value, and the depths of its leaves.
+Part = tuple[str, tuple[str, ...], Depths]
+
+
+def ground_document(namespace: dict[str, Any], parts: tuple[Part, ...], location: Location | None) -> Callable[[EvalContext], Any]:
+    """``data.<path>`` for a path of string keys, as the union of ``parts``
+    (each function looked up at each call: a hot program replaces it)."""
 
     if len(parts) == 1:
-        ((name, keys),) = parts
+        ((name, keys, _depths),) = parts
         if not name:
 
             def base_document(ctx: EvalContext, keys: tuple[str, ...] = keys) -> Any:
@@ -98,11 +137,24 @@ def ground_document(
             return base_document
 
     def document(ctx: EvalContext, namespace: dict[str, Any] = namespace, parts: Any = parts, location: Any = location) -> Any:
-        r = UNDEF
-        for name, keys in parts:
-            v = _base_walk(ctx.data, keys) if not name else _walk(namespace[name](ctx), keys)
+        found: list[tuple[Any, Depths, bool]] = []
+        for name, keys, depths in parts:
+            if not name:
+                found.append((_base_walk(ctx.data, keys), (), False))
+            else:
+                found.append(_part(namespace[name](ctx), keys, depths))
+        if any(past for _, _, past in found):
+            # Inside a value a rule gave: any other part here is a conflict.
+            inside = [v for v, _, past in found if past and v is not UNDEF]
+            if any(v is not UNDEF for v, _, past in found if not past):
+                raise EvalConflictError("object keys must be unique", location)
+            found = [(v, (), False) for v in inside]
+        r: Any = UNDEF
+        dr: Depths = ()
+        for v, dv, _ in found:
             if v is not UNDEF:
-                r = v if r is UNDEF else rt_doc_merge(r, v, location)
+                r = rt_doc_merge(r, v, dr, dv, location)
+                dr = tuple(sorted(set(dr) | set(dv)))
         return r
 
     return document
@@ -112,9 +164,9 @@ def pruned_document(
     namespace: dict[str, Any], path: tuple[str, ...], entries: tuple[tuple[str, str], ...]
 ) -> Callable[[EvalContext], Any]:
     """The document at ``path`` (with no rules of its own) as part of one that
-    rules above define: base data there, and each child's document (``entries``:
-    child name, its function's name, whether that is another such part),
-    with no empty object where no rule defines anything; UNDEF for none."""
+    rules above define: base data there, and each child's part (``entries``:
+    child name, its function's name), with no empty object where no rule
+    defines anything; UNDEF for none."""
 
     def document(ctx: EvalContext, namespace: dict[str, Any] = namespace, path: Any = path, entries: Any = entries) -> Any:
         base = _walk(ctx.data, path)
@@ -126,6 +178,17 @@ def pruned_document(
         return r if r else UNDEF
 
     return document
+
+
+def nonempty_part(namespace: dict[str, Any], name: str) -> Callable[[EvalContext], Any]:
+    """A partial set's or object's document ``name`` as part of one that rules
+    above define: UNDEF where its rules define nothing (OPA makes no key there)."""
+
+    def part(ctx: EvalContext, namespace: dict[str, Any] = namespace, name: str = name) -> Any:
+        v = namespace[name](ctx)
+        return v if v else UNDEF
+
+    return part
 
 
 def _child_key(key: Any) -> Any:
@@ -188,4 +251,4 @@ DOC_HELPERS: dict[str, Any] = {
     "rt_node_project": rt_node_project,
 }
 
-__all__ = ["DOC_HELPERS", "ground_document", "own_key", "pruned_document", "rt_doc_merge", "rt_doc_put", "rt_node_child_path", "rt_node_project", "rt_own_child"]
+__all__ = ["DOC_HELPERS", "ground_document", "nonempty_part", "own_key", "pruned_document", "rt_doc_merge", "rt_doc_put", "rt_node_child_path", "rt_node_project", "rt_own_child"]
