@@ -497,7 +497,7 @@ class ModuleGen:
             out = [f"def R{node.id}(ctx):", "    c = ctx.cache", f"    r = c.get({node.id}, MISS)", "    if r is not MISS: return r", TICK_LINE]
             out.append("    acc = set()" if node.kind == PARTIAL_SET else "    acc = {}")
             out += [f"    {d}(ctx, acc)" for d in defs]
-            out.append("    r = acc")
+            out.append("    r = acc" if node.kind == PARTIAL_SET else "    r = rt_obj_done(acc)")
         if node.default is not None:
             value = node.default.head.value
             if value is not None and is_ground(value):

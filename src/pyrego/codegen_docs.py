@@ -44,6 +44,7 @@ def own_part_lines(gen: ModuleGen, node: RuleNode, defs: list[str], tick: str) -
     key = gen.literal(own_key(node.id))
     out = [f"def P{node.id}(ctx):", "    c = ctx.cache", f"    r = c.get({key}, MISS)", "    if r is not MISS: return r", "    acc = {}"]
     out += [f"    {d}(ctx, acc)" for d in defs]
+    # (the objects its rules' paths made stay known: see runtime.docs)
     out += [f"    c[{key}] = acc", "    return acc", ""]
     out += [f"def R{node.id}(ctx):", "    c = ctx.cache", f"    r = c.get({node.id}, MISS)", "    if r is not MISS: return r", tick]
     out.append(f"    acc = dict(P{node.id}(ctx))")
@@ -52,7 +53,7 @@ def own_part_lines(gen: ModuleGen, node: RuleNode, defs: list[str], tick: str) -
             depths = gen.const(below(own_depths(node))), gen.const(doc_depths(gen, child))
             fn, at = part_function(gen, child), where(gen, child)
             out.append(f"    rt_doc_put(acc, {gen.literal(name)}, {fn}(ctx), {depths[0]}, {depths[1]}, {at})")
-    out.append("    r = acc")
+    out.append("    r = rt_obj_done(acc)")
     return out
 
 

@@ -20,6 +20,7 @@ from typing import Any, Callable
 
 from ..errors import EvalConflictError, Location
 from .context import EvalContext
+from .helpers import PATHS
 from .values import UNDEF, equal, freeze
 
 
@@ -39,16 +40,22 @@ def below(depths: Depths) -> Depths:
     return tuple([d - 1 for d in depths if d > 0])
 
 
-def _leaf(value: Any, depths: Depths) -> bool:
+def _leaf(value: Any, depths: Depths, made: set[int] | None) -> bool:
     """Whether ``value`` is a value a rule gave (not an object that rules'
-    paths made), its document's leaves being at ``depths`` below it."""
-    return type(value) is not dict or depths == (0,)
+    paths made): ``made`` holds the ids of those objects where known (see
+    helpers.PATHS), else the document's leaves are at ``depths`` below ``value``."""
+    if type(value) is not dict:
+        return True
+    return id(value) not in made if made is not None else depths == (0,)
 
 
-def rt_doc_merge(a: Any, b: Any, da: Depths, db: Depths, location: Location | None) -> Any:
+def rt_doc_merge(
+    a: Any, b: Any, da: Depths, db: Depths, location: Location | None, ma: set[int] | None = None, mb: set[int] | None = None
+) -> Any:
     """The union of two parts of one document, whose rules give values at
-    ``da`` and ``db`` levels below them: ``a`` and ``b`` unchanged (a new
-    object or set where both hold one), UNDEF standing for no part.
+    ``da`` and ``db`` levels below them (``ma``, ``mb``: the objects their
+    rules' paths made, where known): ``a`` and ``b`` unchanged (a new object
+    or set where both hold one), UNDEF standing for no part.
 
     As in OPA: objects that rules' paths make merge key by key; two values
     rules give at one place must be equal (sets merge); a value where the
@@ -57,7 +64,7 @@ def rt_doc_merge(a: Any, b: Any, da: Depths, db: Depths, location: Location | No
         return b
     if b is UNDEF:
         return a
-    la, lb = _leaf(a, da), _leaf(b, db)
+    la, lb = _leaf(a, da, ma), _leaf(b, db, mb)
     if la and lb:
         if type(a) is set and type(b) is set:
             return a | b
@@ -68,7 +75,7 @@ def rt_doc_merge(a: Any, b: Any, da: Depths, db: Depths, location: Location | No
         da, db = below(da), below(db)
         for k, v in b.items():
             old = out.get(k, UNDEF)
-            out[k] = v if old is UNDEF else rt_doc_merge(old, v, da, db, location)
+            out[k] = v if old is UNDEF else rt_doc_merge(old, v, da, db, location, ma, mb)
         return out
     raise EvalConflictError("object keys must be unique", location)
 
@@ -80,7 +87,7 @@ def rt_doc_put(acc: dict[Any, Any], key: str, value: Any, da: Depths, db: Depths
     if value is UNDEF:
         return
     old = acc.get(key, UNDEF)
-    acc[key] = value if old is UNDEF else rt_doc_merge(old, value, da, db, location)
+    acc[key] = value if old is UNDEF else rt_doc_merge(old, value, da, db, location, acc.get(PATHS))
 
 
 def _walk(value: Any, keys: tuple[str, ...]) -> Any:
@@ -104,18 +111,22 @@ def _base_walk(value: Any, keys: tuple[str, ...]) -> Any:
     return value
 
 
-def _part(value: Any, keys: tuple[str, ...], depths: Depths) -> tuple[Any, Depths, bool]:
-    """``value`` along ``keys``: the value there, its leaf depths, and whether
-    the walk went past a value a rule gave (into it, or where it holds nothing)."""
+def _part(value: Any, keys: tuple[str, ...], depths: Depths) -> tuple[Any, Depths, bool, set[int] | None]:
+    """``value`` along ``keys``: the value there, its leaf depths, whether the
+    walk went past a value a rule gave (into it, or where it holds nothing),
+    and the objects its rules' paths made (an own part's, see helpers.PATHS)."""
     past = False
+    made = value.get(PATHS) if type(value) is dict else None
+    top = True
     for k in keys:
         if value is UNDEF:
             break
-        if not past and _leaf(value, depths):
+        if not past and _leaf(value, depths, None if top else made):
             past = True
         value = value.get(k, UNDEF) if type(value) is dict else UNDEF
         depths = below(depths)
-    return value, depths, past
+        top = False
+    return value, depths, past, made
 
 
 #: A part of a document: its function's name ("" for base data), the keys
@@ -137,23 +148,29 @@ def ground_document(namespace: dict[str, Any], parts: tuple[Part, ...], location
             return base_document
 
     def document(ctx: EvalContext, namespace: dict[str, Any] = namespace, parts: Any = parts, location: Any = location) -> Any:
-        found: list[tuple[Any, Depths, bool]] = []
+        found: list[tuple[Any, Depths, bool, set[int] | None]] = []
         for name, keys, depths in parts:
             if not name:
-                found.append((_base_walk(ctx.data, keys), (), False))
+                found.append((_base_walk(ctx.data, keys), (), False, None))
             else:
                 found.append(_part(namespace[name](ctx), keys, depths))
-        if any(past for _, _, past in found):
+        if any(past for _, _, past, _ in found):
             # Inside a value a rule gave: any other part here is a conflict.
-            inside = [v for v, _, past in found if past and v is not UNDEF]
-            if any(v is not UNDEF for v, _, past in found if not past):
+            inside = [v for v, _, past, _ in found if past and v is not UNDEF]
+            if any(v is not UNDEF for v, _, past, _ in found if not past):
                 raise EvalConflictError("object keys must be unique", location)
-            found = [(v, (), False) for v in inside]
+            found = [(v, (), False, None) for v in inside]
         r: Any = UNDEF
         dr: Depths = ()
-        for v, dv, _ in found:
-            if v is not UNDEF:
-                r = rt_doc_merge(r, v, dr, dv, location)
+        mr: set[int] | None = None
+        for v, dv, _, mv in found:
+            if v is UNDEF:
+                continue
+            if r is UNDEF:
+                r, dr, mr = v, dv, mv
+            else:
+                # (a merged object is none of the parts': from here on, by levels)
+                r, mr = rt_doc_merge(r, v, dr, dv, location, mr, mv), None
                 dr = tuple(sorted(set(dr) | set(dv)))
         return r
 

@@ -212,25 +212,58 @@ def rt_conflict(message: str, location: Location | None) -> None:
     raise EvalConflictError(message, location)
 
 
-def rt_obj_put(acc: dict[Any, Any], key: Any, value: Any, location: Location | None) -> None:
-    """Add a partial-object entry; a key with two different values is a conflict."""
+def rt_obj_put(acc: dict[Any, Any], key: Any, value: Any, location: Location | None, top: dict[Any, Any] | None = None) -> None:
+    """Add a partial-object entry; a key with two different values is a conflict.
+    (``top``: the partial object, where ``acc`` is an object inside it.)"""
     fk = key if type(key) is str else freeze(key)
     old = acc.get(fk, MISS)
     if old is MISS:
         acc[fk] = value
     elif not equal(old, value):
         raise EvalConflictError("object keys must be unique", location)
+    elif type(old) is dict:
+        # An object rules' paths made, now also a value a rule gave: no path goes on through it (as in OPA).
+        made = (acc if top is None else top).get(PATHS)
+        if made is not None:
+            made.discard(id(old))
+
+
+class _PathsKey:
+    """The type of :data:`PATHS`: equal to no key a document may hold."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "PATHS"
+
+
+#: The key, in a partial object being built, of the ids of the objects its
+#: rules' paths made (``p[x].y := 1`` makes ``p[x]``); removed when it is done
+#: (:func:`rt_obj_done`). A path goes on through those objects only: one
+#: through a value a rule gave (``p[x] := {...}``) is a conflict, as in OPA,
+#: and never changes that value (a constant, or the caller's data).
+PATHS: Any = _PathsKey()
+
+
+def rt_obj_done(acc: dict[Any, Any]) -> dict[Any, Any]:
+    """The partial object ``acc`` once its rules are done (see :data:`PATHS`)."""
+    acc.pop(PATHS, None)
+    return acc
 
 
 def _subobject(acc: dict[Any, Any], keys: tuple[Any, ...], location: Location | None) -> dict[Any, Any]:
     """The object at ``keys`` under ``acc``, made where missing (ref-head rule paths)."""
+    made = acc.get(PATHS)
+    if made is None:
+        made = acc[PATHS] = set()
     cur = acc
     for key in keys:
         fk = key if type(key) is str else freeze(key)
         nxt = cur.get(fk, MISS)
         if nxt is MISS:
             nxt = cur[fk] = {}
-        elif type(nxt) is not dict:
+            made.add(id(nxt))
+        elif type(nxt) is not dict or id(nxt) not in made:
             raise EvalConflictError("object keys must be unique", location)
         cur = nxt
     return cur
@@ -238,7 +271,7 @@ def _subobject(acc: dict[Any, Any], keys: tuple[Any, ...], location: Location | 
 
 def rt_obj_put_path(acc: dict[Any, Any], keys: tuple[Any, ...], value: Any, location: Location | None) -> None:
     """Add an entry at a multi-key ref-head path (``p[x].y[z] := v``)."""
-    rt_obj_put(_subobject(acc, keys[:-1], location), keys[-1], value, location)
+    rt_obj_put(_subobject(acc, keys[:-1], location), keys[-1], value, location, acc)
 
 
 def rt_obj_add_member(acc: dict[Any, Any], keys: tuple[Any, ...], member: Any, location: Location | None) -> None:
@@ -368,6 +401,8 @@ HELPERS: dict[str, Any] = {
     "rt_obj_put": rt_obj_put,
     "rt_obj_put_path": rt_obj_put_path,
     "rt_obj_add_member": rt_obj_add_member,
+    "rt_obj_done": rt_obj_done,
+    "PATHS": PATHS,
     "rt_builtin_error": rt_builtin_error,
     "rt_call_builtin": rt_call_builtin,
     # The compact forms of literal-key lookups (see codegen_tiers).
