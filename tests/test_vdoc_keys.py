@@ -148,6 +148,18 @@ CASES = [
         input=BLOCKED,
     ),
     Case(
+        "deeper-value-equal-to-the-paths",
+        {"p.rego": 'package p\na.x := {"r": 1}\na[k].r := 1 if k := "x"'},
+        "x := data.p.a",
+        {"x": {"x": {"r": 1}}},
+    ),
+    Case(
+        "deeper-value-not-all-the-paths-hold",
+        {"p.rego": 'package p\na.x := {"r": 1, "s": 2}\na[k].r := 1 if k := "x"'},
+        "x := data.p.a.x",
+        "eval_conflict_error",
+    ),
+    Case(
         "no-empty-objects-below",
         {"p.rego": 'package p\ndeny[u].audit := "v" if some u in input.blocked\ndeny.root.audit := "logged" if false\ndeny.root.z.q := 1 if false'},
         "x := [data.p.deny, object.get(data.p.deny, \"root\", 0)]",
@@ -223,18 +235,15 @@ def _program(rng: random.Random) -> tuple[dict[str, str], Any, list[str]]:
             body.append(f"a[k] contains {rng.choice(_VALUES)} if {{ {cond} }}")
         elif depth == 1:
             body.append(f"a[k].r := {value} if {{ {cond} }}")
-        elif rng.random() < 0.8:
-            body.append(f"a[k][j] := {value} if {{ {cond}; some j in input.js }}")
         else:
-            body.append(f"a[k] := {{\"r\": {value}}} if {{ {cond} }}")
+            # (not beside a[k] := {...}: see the README's note on such rules)
+            body.append(f"a[k][j] := {value} if {{ {cond}; some j in input.js }}")
     for _ in range(rng.randint(1, 3)):
         key, v, cond = rng.choice("xyz"), rng.choice(_VALUES), rng.choice(("", " if input.on", " if false"))
         if family == "set":
             body.append(f"a.{key} contains {v}{cond}")
-        elif rng.random() < 0.85:
-            body.append(f"a.{key}.{rng.choice('rs')} := {v}{cond}")
         else:
-            body.append(f"a.{key} := {{\"r\": {v}}}{cond}")
+            body.append(f"a.{key}.{rng.choice('rs')} := {v}{cond}")
     if family == "set":
         # (no constant member lookups: see the README's note on the type checker)
         readers = ["allow if not a.x", "cnt_x := count(a.x)", "out := a.x", "cnt := count(a)", "ys := a.y", "kk := [k | a[k]]"]

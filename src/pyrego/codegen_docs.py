@@ -25,6 +25,7 @@ from . import ast
 from .compiler import rule_suffix
 from .compiler_base import FUNCTION, PARTIAL_OBJECT, PARTIAL_SET, RuleNode
 from .runtime.docs import Depths, Part, below, ground_document, nonempty_part, own_key, pruned_document
+from .runtime.helpers import rt_get
 from .runtime.values import UNDEF
 
 if TYPE_CHECKING:
@@ -166,6 +167,11 @@ def ground_document_name(gen: ModuleGen, keys: tuple[str, ...]) -> str:
     kind, node, i = gen.data_target(path, passed)
     parts: list[Part] = [(f"P{a.id}", keys[j:], own_depths(a)) for a, j in passed]
     location = None
+    if kind == "rule" and passed and i < len(keys) and node.kind != PARTIAL_OBJECT:
+        # Inside a value a rule deeper down gives: the union at that rule, then the keys into it.
+        name = gen.ground_docs[keys] = f"GD{len(gen.ground_docs)}"
+        gen.namespace[name] = _walked(gen.namespace, ground_document_name(gen, keys[:i]), keys[i:])
+        return name
     if kind == "rule":
         doc = rule_document(gen, node, keys[i:])
         if doc.startswith("P"):
@@ -186,6 +192,18 @@ def ground_document_name(gen: ModuleGen, keys: tuple[str, ...]) -> str:
     name = gen.ground_docs[keys] = f"GD{len(gen.ground_docs)}"
     gen.namespace[name] = fn
     return name
+
+
+def _walked(namespace: dict[str, Any], name: str, keys: tuple[str, ...]) -> Callable[..., Any]:
+    """The document ``name`` along ``keys``."""
+
+    def walked(ctx: Any, namespace: dict[str, Any] = namespace, name: str = name, keys: tuple[str, ...] = keys) -> Any:
+        v = namespace[name](ctx)
+        for k in keys:
+            v = rt_get(v, k)
+        return v
+
+    return walked
 
 
 def rule_document(gen: ModuleGen, node: RuleNode, rest: tuple[Any, ...]) -> str:

@@ -52,25 +52,27 @@ def _leaf(value: Any, depths: Depths, made: set[int] | None) -> bool:
 def rt_doc_merge(
     a: Any, b: Any, da: Depths, db: Depths, location: Location | None, ma: set[int] | None = None, mb: set[int] | None = None
 ) -> Any:
-    """The union of two parts of one document, whose rules give values at
-    ``da`` and ``db`` levels below them (``ma``, ``mb``: the objects their
-    rules' paths made, where known): ``a`` and ``b`` unchanged (a new object
-    or set where both hold one), UNDEF standing for no part.
+    """The union of two parts of one document, ``a`` defined by rules above
+    ``b``'s, whose rules give values at ``da`` and ``db`` levels below them
+    (``ma``, ``mb``: the objects their rules' paths made, where known): ``a``
+    and ``b`` unchanged (a new object or set where both hold one), UNDEF
+    standing for no part.
 
     As in OPA: objects that rules' paths make merge key by key; two values
-    rules give at one place must be equal (sets merge); a value where the
-    other part goes deeper is a conflict."""
+    rules give at one place must be equal (sets merge); a value of ``a``'s
+    where ``b`` goes deeper is a conflict, and a value of ``b``'s where ``a``
+    goes deeper must equal all ``a`` has there."""
     if a is UNDEF:
         return b
     if b is UNDEF:
         return a
     la, lb = _leaf(a, da, ma), _leaf(b, db, mb)
-    if la and lb:
-        if type(a) is set and type(b) is set:
+    if lb:
+        if la and type(a) is set and type(b) is set:
             return a | b
         if equal(a, b):
-            return a
-    elif not la and not lb:
+            return b
+    elif not la:
         out = dict(a)
         da, db = below(da), below(db)
         for k, v in b.items():
