@@ -172,6 +172,23 @@ CASES = [
         {"x": {"audit": 1, "b": 2, "reason": "r"}},
         input=BLOCKED,
     ),
+    Case(
+        "with-replacements",
+        {
+            "p.rego": DENY,
+            "q.rego": (
+                "package q\n"
+                't1 := x if { x := data.p.deny.root with input as {"blocked": ["root"]} }\n'
+                't3 := x if { x := data.p.deny.root with data.p.deny as {"root": {"q": 1}} }\n'
+                "t4 := x if { x := data.p.allow with input.blocked as [] }\n"
+                't5 := x if { x := data.p.allow with input.blocked as ["root"] }\n'
+                't6 := x if { x := data.p.deny.root.reason with data.p.deny as {"root": {"reason": 1}} }\n'
+                't7 := x if { x := data.p with data.p.deny as {"root": {"reason": 1}} }'
+            ),
+        },
+        "x := data.q",
+        {"x": {"t1": ROOT, "t3": {"q": 1}, "t4": True, "t6": 1, "t7": {"deny": {"root": {"reason": 1}}}}},
+    ),
     # -- a computed key into a tree of packages: only the document it names
     Case("package-key-test", {"lib.rego": LIB, "ta.rego": T_A, "tb.rego": T_B}, "x := data.t.a.test_deny", {"x": True}),
     Case("package-key-iterated-test", {"lib.rego": LIB, "ta.rego": T_A, "tb.rego": T_B}, "x := data.t.a.test_g", {"x": True}),

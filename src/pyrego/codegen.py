@@ -623,7 +623,8 @@ class ModuleGen:
             keys = [em.term(k) for k in suffix]
             v = em.term(head.value)
             if len(keys) == 1:
-                em.w(f"rt_obj_put(acc, {keys[0]}, {v}, {self.loc(head.location)})")
+                put = "rt_obj_put_value" if codegen_docs.tracks_values(self, node) else "rt_obj_put"
+                em.w(f"{put}(acc, {keys[0]}, {v}, {self.loc(head.location)})")
             else:
                 em.w(f"rt_obj_put_path(acc, ({', '.join(keys)},), {v}, {self.loc(head.location)})")
         else:

@@ -43,9 +43,9 @@ def own_part_lines(gen: ModuleGen, node: RuleNode, defs: list[str], tick: str) -
     child's document) for a partial object with rules below its children."""
     gen.own_parts.add(node.id)
     key = gen.literal(own_key(node.id))
-    out = [f"def P{node.id}(ctx):", "    c = ctx.cache", f"    r = c.get({key}, MISS)", "    if r is not MISS: return r", "    acc = {}"]
+    out = [f"def P{node.id}(ctx):", "    c = ctx.cache", f"    r = c.get({key}, MISS)", "    if r is not MISS: return r", "    acc = {VALUES: set()}"]
     out += [f"    {d}(ctx, acc)" for d in defs]
-    # (the objects its rules' paths made stay known: see runtime.docs)
+    # (the objects its rules gave stay known: see runtime.docs)
     out += [f"    c[{key}] = acc", "    return acc", ""]
     out += [f"def R{node.id}(ctx):", "    c = ctx.cache", f"    r = c.get({node.id}, MISS)", "    if r is not MISS: return r", tick]
     out.append(f"    acc = dict(P{node.id}(ctx))")
@@ -69,6 +69,15 @@ def install_own_parts(gen: ModuleGen) -> None:
             return namespace[name](*args)
 
         namespace[f"P{nid}"] = stub
+
+
+def tracks_values(gen: ModuleGen, node: RuleNode) -> bool:
+    """Whether the partial object at ``node`` notes the objects its rules give
+    as values (helpers.VALUES): where rules with longer heads make objects
+    too, or rules deeper down add to it."""
+    if node.kind != PARTIAL_OBJECT:
+        return False
+    return has_own_part(gen, node) or any(len(rule_suffix(0, r)) > 1 for r in node.rules)
 
 
 def own_depths(node: RuleNode) -> Depths:

@@ -32,7 +32,7 @@ from ast import literal_eval
 from dataclasses import dataclass
 from typing import Any, Callable, NamedTuple
 
-from .runtime.helpers import MISS, PATHS, rt_conflict
+from .runtime.helpers import MISS, VALUES, rt_conflict
 from .runtime.values import UNDEF, equal
 
 #: Rule computations (cache misses of rule functions) before a program's code
@@ -115,7 +115,7 @@ class RuleWrapper:
             out.append("    acc = set()" if self.kind == "set" else "    acc = {}")
             out += [f"    {d}(ctx, acc)" for d in self.defs]
             if self.kind == "object":
-                out.append("    acc.pop(PATHS, None)")
+                out.append("    acc.pop(VALUES, None)")
             return out + [f"    c[{key}] = acc", "    return acc"]
         calls = [f"{d}(ctx)" for d in self.defs]
         if self.constant is not None:
@@ -229,7 +229,7 @@ def _partial_closure(key: int, tick: Callable[[], None], defs: tuple[Callable[..
         for d in defs:
             d(ctx, acc)
         if collection is dict:
-            acc.pop(PATHS, None)
+            acc.pop(VALUES, None)
         c[key] = acc
         return acc
 

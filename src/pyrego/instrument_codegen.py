@@ -37,7 +37,7 @@ from .compiler import COMPLETE, FUNCTION, PARTIAL_OBJECT, PARTIAL_SET, CompiledT
 from .instrument_runtime import NAMESPACE, resolve_ref
 from .opa_form import OpaForm, PieceTable
 from .rule_index import IndexedRule, RuleIndex, head_value
-from .runtime.helpers import MISS, PATHS, rt_conflict
+from .runtime.helpers import MISS, VALUES, rt_conflict
 from .runtime.values import UNDEF, equal, freeze
 from .safety import reorder_body, stmt_vars
 from .spans import SourceSpans
@@ -313,7 +313,7 @@ class _Run:
             finally:
                 rec.pop()
         if type(acc) is dict:
-            acc.pop(PATHS, None)
+            acc.pop(VALUES, None)
         c[self.key] = acc
         return acc
 
@@ -342,7 +342,7 @@ class _Run:
             finally:
                 rec.pop()
         if type(acc) is dict:
-            acc.pop(PATHS, None)
+            acc.pop(VALUES, None)
         c[slot] = acc
         return acc
 

@@ -20,7 +20,7 @@ from typing import Any, Callable
 
 from ..errors import EvalConflictError, Location
 from .context import EvalContext
-from .helpers import PATHS
+from .helpers import VALUES
 from .values import UNDEF, equal, freeze
 
 
@@ -40,13 +40,13 @@ def below(depths: Depths) -> Depths:
     return tuple([d - 1 for d in depths if d > 0])
 
 
-def _leaf(value: Any, depths: Depths, made: set[int] | None) -> bool:
+def _leaf(value: Any, depths: Depths, given: set[int] | None) -> bool:
     """Whether ``value`` is a value a rule gave (not an object that rules'
-    paths made): ``made`` holds the ids of those objects where known (see
-    helpers.PATHS), else the document's leaves are at ``depths`` below ``value``."""
+    paths made): ``given`` holds the ids of the objects rules gave where known
+    (see helpers.VALUES), else the document's leaves are at ``depths`` below ``value``."""
     if type(value) is not dict:
         return True
-    return id(value) not in made if made is not None else depths == (0,)
+    return id(value) in given if given is not None else depths == (0,)
 
 
 def rt_doc_merge(
@@ -54,7 +54,7 @@ def rt_doc_merge(
 ) -> Any:
     """The union of two parts of one document, ``a`` defined by rules above
     ``b``'s, whose rules give values at ``da`` and ``db`` levels below them
-    (``ma``, ``mb``: the objects their rules' paths made, where known): ``a``
+    (``ma``, ``mb``: the objects their rules gave, where known): ``a``
     and ``b`` unchanged (a new object or set where both hold one), UNDEF
     standing for no part.
 
@@ -89,7 +89,7 @@ def rt_doc_put(acc: dict[Any, Any], key: str, value: Any, da: Depths, db: Depths
     if value is UNDEF:
         return
     old = acc.get(key, UNDEF)
-    acc[key] = value if old is UNDEF else rt_doc_merge(old, value, da, db, location, acc.get(PATHS))
+    acc[key] = value if old is UNDEF else rt_doc_merge(old, value, da, db, location, acc.get(VALUES))
 
 
 def _walk(value: Any, keys: tuple[str, ...]) -> Any:
@@ -116,9 +116,9 @@ def _base_walk(value: Any, keys: tuple[str, ...]) -> Any:
 def _part(value: Any, keys: tuple[str, ...], depths: Depths) -> tuple[Any, Depths, bool, set[int] | None]:
     """``value`` along ``keys``: the value there, its leaf depths, whether the
     walk went past a value a rule gave (into it, or where it holds nothing),
-    and the objects its rules' paths made (an own part's, see helpers.PATHS)."""
+    and the objects its rules gave (an own part's, see helpers.VALUES)."""
     past = False
-    made = value.get(PATHS) if type(value) is dict else None
+    made = value.get(VALUES) if type(value) is dict else None
     top = True
     for k in keys:
         if value is UNDEF:
