@@ -32,18 +32,9 @@ _PARTIAL_KEY = (
     "a partial rule read with a key that is only partly known (data.p[[x, 2]]) or spread over rules "
     "with ref heads (p[k] beside p.foo): OPA evaluates each rule for that key, pyrego the whole document"
 )
-_MATERIALIZED = (
-    "iterating a document that mixes base data and rules: OPA evaluates only the rules the "
-    "reference selects, pyrego the whole subtree"
-)
 #: Conformance cases whose coverage differs from OPA's on purpose, with the reason.
 KNOWN_DIFFERENCES = {
-    "baseandvirtualdocs/enumerate/key in base and virtual doc yielded once": _MATERIALIZED,
-    "baseandvirtualdocs/enumerate/keys only in virtual doc still yielded": _MATERIALIZED,
-    "baseandvirtualdocs/enumerate/key in base and virtual doc yielded once with values": _MATERIALIZED,
     "compositereferences/unify partial ground array": _PARTIAL_KEY,
-    "planner-ir/ir/no call-dynamic with mixed partial rules": _PARTIAL_KEY,
-    "planner-ir/ir/no call-dynamic with mixed partial rules, ref heads": _PARTIAL_KEY,
     "planner-ir/ir/call-dynamic with ref heads and unrelated rule (issue 7399)": _PARTIAL_KEY,
     "refheads/regression/virtual-cache key scope": _PARTIAL_KEY,
     "type/regression/partial-object override, different key type, query": _PARTIAL_KEY,

@@ -36,7 +36,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, AbstractSet, Any, Callable
 
-from . import ast
+from . import ast, codegen_docs
 from .closures_terms import TESTS, Operand, Step, TermPlanner, Unsupported
 from .codegen_body import COMPARE_OPS
 from .compiler import COMPLETE, FUNCTION, PARTIAL_OBJECT, PARTIAL_SET, RuleNode, iter_rule_chain, rule_suffix
@@ -50,6 +50,7 @@ from .runtime.helpers import (
     rt_member,
     rt_obj_put,
     rt_obj_put_path,
+    rt_obj_put_value,
     rt_values,
     rt_values_sorted,
 )
@@ -91,7 +92,7 @@ def plan_definition(gen: ModuleGen, node: RuleNode, rule: ast.Rule, conflict: Ca
         if node.kind == COMPLETE and head.key is None:
             return _Planner(gen).complete(chain, node, conflict)
         if node.kind in (PARTIAL_SET, PARTIAL_OBJECT) and rule.else_ is None:
-            return _Planner(gen).partial(node.kind, rule)
+            return _Planner(gen).partial(node.kind, rule, codegen_docs.tracks_values(gen, node))
     except (Unsupported, RegoError, RecursionError):
         pass
     return None
@@ -167,8 +168,9 @@ class _Planner(TermPlanner):
 
         return all_solutions
 
-    def partial(self, kind: str, rule: ast.Rule) -> Callable[[Any, Any], None]:
-        """A partial set's or object's definition: adds each solution's key (and value) to ``acc``."""
+    def partial(self, kind: str, rule: ast.Rule, tracked: bool = False) -> Callable[[Any, Any], None]:
+        """A partial set's or object's definition: adds each solution's key (and
+        value) to ``acc`` (``tracked``: noting the objects given, see codegen_docs.tracks_values)."""
         head = rule.head
         acc = self.slot()
         builders = self.body(rule.body, self.head_vars(rule), head.location)
@@ -192,7 +194,11 @@ class _Planner(TermPlanner):
             value = self.head_value(head.value)
             where = head.location
 
-            def put(ctx: Any, env: list[Any], keys: list[Any] = keys, value: Any = value, acc: int = acc, where: Any = where) -> Any:
+            put_one = rt_obj_put_value if tracked else rt_obj_put
+
+            def put(
+                ctx: Any, env: list[Any], keys: list[Any] = keys, value: Any = value, acc: int = acc, where: Any = where, put_one: Any = put_one
+            ) -> Any:
                 ks = []
                 for key in keys:
                     k = key(ctx, env)
@@ -203,7 +209,7 @@ class _Planner(TermPlanner):
                 if v is UNDEF:
                     return UNDEF
                 if len(ks) == 1:
-                    rt_obj_put(env[acc], ks[0], v, where)
+                    put_one(env[acc], ks[0], v, where)
                 else:
                     rt_obj_put_path(env[acc], tuple(ks), v, where)
                 return UNDEF

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Callable, NamedTuple
 
-from . import ast
+from . import ast, codegen_docs
 from .codegen_body import COMPARE_OPS, ground_value, is_ground
 from .runtime.helpers import (
     INDEX_TEXT,
@@ -37,6 +37,7 @@ from .safety import ROOTS, has_unbound, iterable_only
 
 if TYPE_CHECKING:
     from .codegen import ModuleGen
+    from .compiler_base import RuleNode
 
 Step = Callable[[Any, list[Any]], Any]
 Compute = Callable[[Any, list[Any]], Any]  # (ctx, operand values) -> value
@@ -287,11 +288,20 @@ class TermPlanner:
 
     def data_ref(self, path: tuple[ast.Term, ...]) -> Operand:
         """``data.<path>`` (see ModuleGen.data_target): a rule's document, then a path into it; or base data."""
-        kind, node, i = self.gen.data_target(path)
+        passed: list[tuple[RuleNode, int]] = []
+        kind, node, i = self.gen.data_target(path, passed)
         if kind == "function":
             return Operand(constant(UNDEF), None, -1)
+        if passed:
+            # Past rules with variable keys into a child: the union of the parts (codegen_docs).
+            n = codegen_docs.ground_prefix_length(path)
+            name = codegen_docs.ground_document_name(self.gen, codegen_docs.ground_keys(path[:n]))
+            return self.walk(document_of(self.ns, name), path[n:], rt_get)
         if kind == "rule":
-            return self.walk(document_of(self.ns, f"R{node.id}"), path[i:], rt_get)
+            if i < len(path) and codegen_docs.has_own_part(self.gen, node) and type(path[i]) is not ast.Scalar:
+                raise Unsupported("a computed key into rules beside deeper rules")
+            first = tuple([p.value for p in path[i : i + 1] if type(p) is ast.Scalar])  # type: ignore[union-attr]
+            return self.walk(document_of(self.ns, codegen_docs.rule_document(self.gen, node, first)), path[i:], rt_get)
         if kind == "base":
             return self.walk(_base_data, path, rt_data_get)
         raise Unsupported("a document holding rules")

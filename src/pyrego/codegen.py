@@ -18,7 +18,7 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from . import ast, closures
+from . import ast, closures, codegen_docs
 from .bounded import BoundedDict
 from .builtins.registry import Builtin
 from .codegen_body import BodyEmitter, ground_value, is_ground
@@ -35,6 +35,7 @@ from .compiler import (
 )
 from .disk_cache import compile_source
 from .errors import Location, RegoCompileError, RegoError, RegoUnsafeVarError
+from .runtime.docs import DOC_HELPERS
 from .runtime.helpers import HELPERS, builtin_call, rt_call_builtin
 from .runtime.values import UNDEF, freeze
 from .safety import body_vars, term_vars
@@ -52,6 +53,7 @@ LARGEST_PROMOTED_CHUNK = 60_000
 # What every program's namespace starts with (copied, never shared).
 _BASE_NAMESPACE: dict[str, Any] = {
     **HELPERS,
+    **DOC_HELPERS,
     "rt_path": rt_path,
     "rt_node_child": rt_node_child,
     "rt_const_fn": rt_const_fn,
@@ -142,6 +144,11 @@ class ModuleGen:
         self._closure_nodes: set[int] = set()
         # Rule id -> the rules it reads, for ``with`` targets (with_checks).
         self.with_dependencies: dict[int, set[int]] | None = None
+        # Documents of several levels' rules (codegen_docs): nodes with an own part, readers, tables.
+        self.own_parts: set[int] = set()
+        self.ground_docs: dict[tuple[str, ...], str] = {}
+        self.child_tables: dict[tuple[int, tuple[str, ...]], str] = {}
+        self.built = False
 
     # -- names and tables -----------------------------------------------------
 
@@ -258,11 +265,14 @@ class ModuleGen:
 
     # -- data references ----------------------------------------------------------
 
-    def data_target(self, path: tuple[ast.Term, ...]) -> tuple[str, RuleNode, int]:
+    def data_target(self, path: tuple[ast.Term, ...], passed: list[tuple[RuleNode, int]] | None = None) -> tuple[str, RuleNode, int]:
         """Where ``data.<path>`` is read: ``("rule", node, i)``, the document of
         the rules at ``node`` with ``path[i:]`` inside it (``"function"``: a
         function's name, never a value); ``("base", node, 0)``, base data
-        only; ``("tree", node, i)``, a document holding rules, ``path[i:]`` below it."""
+        only; ``("tree", node, i)``, a document holding rules, ``path[i:]`` below it.
+        ``passed`` gets the nodes with an own part that the path goes through
+        (to a child holding rules), each with the index of the key after it:
+        their parts belong to the document too (codegen_docs)."""
         cur = self.tree.root
         i = 0
         while i < len(path):
@@ -278,6 +288,8 @@ class ModuleGen:
                     and nxt.value in cur.children
                     and self._has_rules_below(cur.children[nxt.value])
                 ):
+                    if passed is not None and codegen_docs.has_own_part(self, cur):
+                        passed.append((cur, i))
                     continue  # a deeper rule defines this part of the document
                 if cur.has_rules():
                     return ("function" if cur.kind == FUNCTION else "rule"), cur, i
@@ -291,10 +303,14 @@ class ModuleGen:
 
     def data_ref(self, em: BodyEmitter, path: tuple[ast.Term, ...], check: bool = True) -> str:
         """The value at ``data.<path>`` (``check``: as for :meth:`BodyEmitter.term`)."""
-        kind, cur, i = self.data_target(path)
+        passed: list[tuple[RuleNode, int]] = []
+        kind, cur, i = self.data_target(path, passed)
         if kind == "function":
             em.w(em.fail)
             return "UNDEF"
+        done = codegen_docs.data_ref(self, em, path, (kind, cur, i), passed, check)
+        if done is not None:
+            return done
         if kind == "rule":
             v = em.tmp()
             em.assign(v, f"R{cur.id}({em.ctx})")
@@ -475,18 +491,13 @@ class ModuleGen:
     def partial_rule_def(self, node: RuleNode, defs: list[str]) -> None:
         """``R<id>`` of a partial rule as a ``def``: rules deeper down add their
         documents (``a.b.c := 1`` beside ``a[x] := ...``)."""
-        out = [f"def R{node.id}(ctx):", "    c = ctx.cache", f"    r = c.get({node.id}, MISS)", "    if r is not MISS: return r", TICK_LINE]
-        out.append("    acc = set()" if node.kind == PARTIAL_SET else "    acc = {}")
-        out += [f"    {d}(ctx, acc)" for d in defs]
-        if node.kind == PARTIAL_OBJECT:
-            for name, child in sorted(node.children.items()):
-                if child.kind != FUNCTION and self._has_rules_below(child):
-                    fn = f"R{child.id}" if child.has_rules() else f"N{child.id}"
-                    if not child.has_rules():
-                        self._materialize_needed.add(child.id)
-                    out.append(f"    v = {fn}(ctx)")
-                    out.append(f"    if v is not UNDEF: rt_obj_put(acc, {self.literal(name)}, v, None)")
-        out.append("    r = acc")
+        if codegen_docs.has_own_part(self, node):
+            out = codegen_docs.own_part_lines(self, node, defs, TICK_LINE)
+        else:
+            out = [f"def R{node.id}(ctx):", "    c = ctx.cache", f"    r = c.get({node.id}, MISS)", "    if r is not MISS: return r", TICK_LINE]
+            out.append("    acc = set()" if node.kind == PARTIAL_SET else "    acc = {}")
+            out += [f"    {d}(ctx, acc)" for d in defs]
+            out.append("    r = acc" if node.kind == PARTIAL_SET else "    r = rt_obj_done(acc)")
         if node.default is not None:
             value = node.default.head.value
             if value is not None and is_ground(value):
@@ -612,7 +623,8 @@ class ModuleGen:
             keys = [em.term(k) for k in suffix]
             v = em.term(head.value)
             if len(keys) == 1:
-                em.w(f"rt_obj_put(acc, {keys[0]}, {v}, {self.loc(head.location)})")
+                put = "rt_obj_put_value" if codegen_docs.tracks_values(self, node) else "rt_obj_put"
+                em.w(f"{put}(acc, {keys[0]}, {v}, {self.loc(head.location)})")
             else:
                 em.w(f"rt_obj_put_path(acc, ({', '.join(keys)},), {v}, {self.loc(head.location)})")
         else:
@@ -688,8 +700,10 @@ class ModuleGen:
         self.namespace["TICK"] = make_tick(self.promote)
         for name, chunk in self.chunks.items():
             self.namespace[name] = self._lazy(name, chunk)
+        codegen_docs.install_own_parts(self)
         if self.lines:
             self.exec_lines(self.lines)
+        self.built = True
         return program
 
     def source(self) -> str:

@@ -32,7 +32,7 @@ from ast import literal_eval
 from dataclasses import dataclass
 from typing import Any, Callable, NamedTuple
 
-from .runtime.helpers import MISS, rt_conflict
+from .runtime.helpers import MISS, VALUES, rt_conflict
 from .runtime.values import UNDEF, equal
 
 #: Rule computations (cache misses of rule functions) before a program's code
@@ -114,6 +114,8 @@ class RuleWrapper:
         if self.kind != "complete":
             out.append("    acc = set()" if self.kind == "set" else "    acc = {}")
             out += [f"    {d}(ctx, acc)" for d in self.defs]
+            if self.kind == "object":
+                out.append("    acc.pop(VALUES, None)")
             return out + [f"    c[{key}] = acc", "    return acc"]
         calls = [f"{d}(ctx)" for d in self.defs]
         if self.constant is not None:
@@ -226,6 +228,8 @@ def _partial_closure(key: int, tick: Callable[[], None], defs: tuple[Callable[..
         acc = collection()
         for d in defs:
             d(ctx, acc)
+        if collection is dict:
+            acc.pop(VALUES, None)
         c[key] = acc
         return acc
 

@@ -37,7 +37,7 @@ from .compiler import COMPLETE, FUNCTION, PARTIAL_OBJECT, PARTIAL_SET, CompiledT
 from .instrument_runtime import NAMESPACE, resolve_ref
 from .opa_form import OpaForm, PieceTable
 from .rule_index import IndexedRule, RuleIndex, head_value
-from .runtime.helpers import MISS, rt_conflict
+from .runtime.helpers import MISS, VALUES, rt_conflict
 from .runtime.values import UNDEF, equal, freeze
 from .safety import reorder_body, stmt_vars
 from .spans import SourceSpans
@@ -312,6 +312,8 @@ class _Run:
                 self.defs[chain](ctx, acc)
             finally:
                 rec.pop()
+        if type(acc) is dict:
+            acc.pop(VALUES, None)
         c[self.key] = acc
         return acc
 
@@ -339,6 +341,8 @@ class _Run:
                 self.keyed_defs[chain](ctx, acc, key)
             finally:
                 rec.pop()
+        if type(acc) is dict:
+            acc.pop(VALUES, None)
         c[slot] = acc
         return acc
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Callable
 
 from .runtime.context import EvalContext
+from .runtime.docs import own_key
 from .runtime.values import UNDEF, freeze
 
 if TYPE_CHECKING:
@@ -110,7 +111,7 @@ def make_with(tree: CompiledTree) -> Callable[..., EvalContext]:
         if rule_nodes is None:
             rule_nodes = [(n.path, n.id) for n in tree.nodes.values() if n.has_rules() and n.kind != "function"]
         new = derive(ctx)
-        replaced: dict[int, Any] | None = None
+        replaced: dict[Any, Any] | None = None
         for kind, path, value in entries:
             if kind == "input":
                 new.input = patch(new.input, path, value)
@@ -130,6 +131,7 @@ def make_with(tree: CompiledTree) -> Callable[..., EvalContext]:
                     if node_path[:n] == path:
                         doc = rt_path(value, node_path[n:]) if type(value) is dict or n == len(node_path) else UNDEF
                         new.cache[nid] = replaced[nid] = doc
+                        new.cache[own_key(nid)] = replaced[own_key(nid)] = doc  # (its rules' own part too)
         if replaced is not None:
             new.cache[REPLACED] = replaced
         return new

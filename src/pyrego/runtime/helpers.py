@@ -222,23 +222,92 @@ def rt_obj_put(acc: dict[Any, Any], key: Any, value: Any, location: Location | N
         raise EvalConflictError("object keys must be unique", location)
 
 
+class _ValuesKey:
+    """The type of :data:`VALUES`: equal to no key a document may hold."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "VALUES"
+
+
+#: The key, in a partial object being built, of the ids of the objects that
+#: its rules gave as values (``p[x] := {...}``), where rules with longer heads
+#: make objects too (``p[x].y := 1`` makes ``p[x]``); removed when it is done
+#: (:func:`rt_obj_done`). A path goes on through the objects rules' paths
+#: made only: one through a value is a conflict, as in OPA, and never changes
+#: that value (a constant of the policy, or the caller's data).
+VALUES: Any = _ValuesKey()
+
+
+def rt_obj_done(acc: dict[Any, Any]) -> dict[Any, Any]:
+    """The partial object ``acc`` once its rules are done (see :data:`VALUES`)."""
+    acc.pop(VALUES, None)
+    return acc
+
+
+def _value_given(top: dict[Any, Any], value: Any) -> None:
+    """Note ``value``, an object, as a value a rule gave in the partial object ``top``."""
+    values = top.get(VALUES)
+    if values is None:
+        values = top[VALUES] = set()
+    values.add(id(value))
+
+
+def rt_obj_put_value(acc: dict[Any, Any], key: Any, value: Any, location: Location | None) -> None:
+    """:func:`rt_obj_put` in a partial object whose rules also make objects
+    with longer heads, or to which rules deeper down add (see :data:`VALUES`)."""
+    fk = key if type(key) is str else freeze(key)
+    old = acc.get(fk, MISS)
+    if old is MISS:
+        acc[fk] = value
+        if type(value) is dict:
+            _value_given(acc, value)
+    elif not equal(old, value):
+        raise EvalConflictError("object keys must be unique", location)
+    elif type(old) is dict:
+        _value_given(acc, old)  # (an object paths made, now a value too)
+
+
 def _subobject(acc: dict[Any, Any], keys: tuple[Any, ...], location: Location | None) -> dict[Any, Any]:
     """The object at ``keys`` under ``acc``, made where missing (ref-head rule paths)."""
+    values = acc.get(VALUES)
     cur = acc
     for key in keys:
         fk = key if type(key) is str else freeze(key)
         nxt = cur.get(fk, MISS)
         if nxt is MISS:
             nxt = cur[fk] = {}
-        elif type(nxt) is not dict:
+        elif type(nxt) is not dict or (values is not None and id(nxt) in values):
             raise EvalConflictError("object keys must be unique", location)
         cur = nxt
     return cur
 
 
 def rt_obj_put_path(acc: dict[Any, Any], keys: tuple[Any, ...], value: Any, location: Location | None) -> None:
-    """Add an entry at a multi-key ref-head path (``p[x].y[z] := v``)."""
-    rt_obj_put(_subobject(acc, keys[:-1], location), keys[-1], value, location)
+    """Add an entry at a multi-key ref-head path (``p[x].y[z] := v``): as
+    :func:`_subobject` then :func:`rt_obj_put_value`, in one call."""
+    values = acc.get(VALUES)
+    cur = acc
+    for key in keys[:-1]:
+        fk = key if type(key) is str else freeze(key)
+        nxt = cur.get(fk, MISS)
+        if nxt is MISS:
+            nxt = cur[fk] = {}
+        elif type(nxt) is not dict or (values is not None and id(nxt) in values):
+            raise EvalConflictError("object keys must be unique", location)
+        cur = nxt
+    last = keys[-1]
+    fk = last if type(last) is str else freeze(last)
+    old = cur.get(fk, MISS)
+    if old is MISS:
+        cur[fk] = value
+        if type(value) is dict:
+            _value_given(acc, value)
+    elif not equal(old, value):
+        raise EvalConflictError("object keys must be unique", location)
+    elif type(old) is dict:
+        _value_given(acc, old)  # (an object paths made, now a value too)
 
 
 def rt_obj_add_member(acc: dict[Any, Any], keys: tuple[Any, ...], member: Any, location: Location | None) -> None:
@@ -368,6 +437,9 @@ HELPERS: dict[str, Any] = {
     "rt_obj_put": rt_obj_put,
     "rt_obj_put_path": rt_obj_put_path,
     "rt_obj_add_member": rt_obj_add_member,
+    "rt_obj_done": rt_obj_done,
+    "rt_obj_put_value": rt_obj_put_value,
+    "VALUES": VALUES,
     "rt_builtin_error": rt_builtin_error,
     "rt_call_builtin": rt_call_builtin,
     # The compact forms of literal-key lookups (see codegen_tiers).

@@ -1,0 +1,273 @@
+"""Virtual documents made of several rules' parts, at run time.
+
+A document under ``data`` may be defined by rules at several levels of the
+rule tree: ``deny[u].reason := ...`` (rules at ``deny`` whose keys are
+variables) beside ``deny.root.audit := ...`` (a rule deeper down). OPA's
+document is the union of what every such rule defines: objects merge key by
+key, sets merge member by member, and two different values for one key are
+a conflict (``eval_conflict_error``).
+
+The helpers here merge such parts without changing any of them (each may be
+a rule's memoised value, or the caller's data), and read documents below a
+computed key one child at a time (``data.t[name].deny`` evaluates ``deny``
+of the one package ``t[name]``, never the whole package).
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any, Callable
+
+from ..errors import EvalConflictError, Location
+from .context import EvalContext
+from .helpers import VALUES
+from .values import UNDEF, equal, freeze
+
+
+def own_key(node_id: int) -> str:
+    """The ``ctx.cache`` key of the own part of rule node ``node_id`` (the part
+    its rules with variable keys define; a string never clashes with the rule
+    documents' int keys)."""
+    return f"P{node_id}"
+
+
+Depths = tuple[int, ...]
+
+
+@functools.lru_cache(maxsize=256)
+def below(depths: Depths) -> Depths:
+    """Leaf depths one level down."""
+    return tuple([d - 1 for d in depths if d > 0])
+
+
+def _leaf(value: Any, depths: Depths, given: set[int] | None) -> bool:
+    """Whether ``value`` is a value a rule gave (not an object that rules'
+    paths made): ``given`` holds the ids of the objects rules gave where known
+    (see helpers.VALUES), else the document's leaves are at ``depths`` below ``value``."""
+    if type(value) is not dict:
+        return True
+    return id(value) in given if given is not None else depths == (0,)
+
+
+def rt_doc_merge(
+    a: Any, b: Any, da: Depths, db: Depths, location: Location | None, ma: set[int] | None = None, mb: set[int] | None = None
+) -> Any:
+    """The union of two parts of one document, ``a`` defined by rules above
+    ``b``'s, whose rules give values at ``da`` and ``db`` levels below them
+    (``ma``, ``mb``: the objects their rules gave, where known): ``a``
+    and ``b`` unchanged (a new object or set where both hold one), UNDEF
+    standing for no part.
+
+    As in OPA: objects that rules' paths make merge key by key; two values
+    rules give at one place must be equal (sets merge); a value of ``a``'s
+    where ``b`` goes deeper is a conflict, and a value of ``b``'s where ``a``
+    goes deeper must equal all ``a`` has there."""
+    if a is UNDEF:
+        return b
+    if b is UNDEF:
+        return a
+    la, lb = _leaf(a, da, ma), _leaf(b, db, mb)
+    if lb:
+        if la and type(a) is set and type(b) is set:
+            return a | b
+        if equal(a, b):
+            return b
+    elif not la:
+        out = dict(a)
+        da, db = below(da), below(db)
+        for k, v in b.items():
+            old = out.get(k, UNDEF)
+            out[k] = v if old is UNDEF else rt_doc_merge(old, v, da, db, location, ma, mb)
+        return out
+    raise EvalConflictError("object keys must be unique", location)
+
+
+def rt_doc_put(acc: dict[Any, Any], key: str, value: Any, da: Depths, db: Depths, location: Location | None) -> None:
+    """Add the document ``value`` of deeper rules under ``key`` of ``acc`` (a
+    partial object being built, which ``acc`` alone may change; ``da``, ``db``:
+    as for :func:`rt_doc_merge`, for ``acc[key]`` and ``value``)."""
+    if value is UNDEF:
+        return
+    old = acc.get(key, UNDEF)
+    acc[key] = value if old is UNDEF else rt_doc_merge(old, value, da, db, location, acc.get(VALUES))
+
+
+def _walk(value: Any, keys: tuple[str, ...]) -> Any:
+    for k in keys:
+        if type(value) is not dict:
+            return UNDEF
+        value = value.get(k, UNDEF)
+        if value is UNDEF:
+            return UNDEF
+    return value
+
+
+def _base_walk(value: Any, keys: tuple[str, ...]) -> Any:
+    """Base data along string ``keys`` (an array's item by a key that reads as an index)."""
+    from .helpers import rt_data_get
+
+    for k in keys:
+        value = rt_data_get(value, k)
+        if value is UNDEF:
+            return UNDEF
+    return value
+
+
+def _part(value: Any, keys: tuple[str, ...], depths: Depths) -> tuple[Any, Depths, bool, set[int] | None]:
+    """``value`` along ``keys``: the value there, its leaf depths, whether the
+    walk went past a value a rule gave (into it, or where it holds nothing),
+    and the objects its rules gave (an own part's, see helpers.VALUES)."""
+    past = False
+    made = value.get(VALUES) if type(value) is dict else None
+    top = True
+    for k in keys:
+        if value is UNDEF:
+            break
+        if not past and _leaf(value, depths, None if top else made):
+            past = True
+        value = value.get(k, UNDEF) if type(value) is dict else UNDEF
+        depths = below(depths)
+        top = False
+    return value, depths, past, made
+
+
+#: A part of a document: its function's name ("" for base data), the keys
+#: to walk in its value, and the depths of its leaves.
+Part = tuple[str, tuple[str, ...], Depths]
+
+
+def ground_document(namespace: dict[str, Any], parts: tuple[Part, ...], location: Location | None) -> Callable[[EvalContext], Any]:
+    """``data.<path>`` for a path of string keys, as the union of ``parts``
+    (each function looked up at each call: a hot program replaces it)."""
+
+    if len(parts) == 1:
+        ((name, keys, _depths),) = parts
+        if not name:
+
+            def base_document(ctx: EvalContext, keys: tuple[str, ...] = keys) -> Any:
+                return _base_walk(ctx.data, keys)
+
+            return base_document
+
+    def document(ctx: EvalContext, namespace: dict[str, Any] = namespace, parts: Any = parts, location: Any = location) -> Any:
+        found: list[tuple[Any, Depths, bool, set[int] | None]] = []
+        for name, keys, depths in parts:
+            if not name:
+                found.append((_base_walk(ctx.data, keys), (), False, None))
+            else:
+                found.append(_part(namespace[name](ctx), keys, depths))
+        if any(past for _, _, past, _ in found):
+            # Inside a value a rule gave: any other part here is a conflict.
+            inside = [v for v, _, past, _ in found if past and v is not UNDEF]
+            if any(v is not UNDEF for v, _, past, _ in found if not past):
+                raise EvalConflictError("object keys must be unique", location)
+            found = [(v, (), False, None) for v in inside]
+        r: Any = UNDEF
+        dr: Depths = ()
+        mr: set[int] | None = None
+        for v, dv, _, mv in found:
+            if v is UNDEF:
+                continue
+            if r is UNDEF:
+                r, dr, mr = v, dv, mv
+            else:
+                # (a merged object is none of the parts': from here on, by levels)
+                r, mr = rt_doc_merge(r, v, dr, dv, location, mr, mv), None
+                dr = tuple(sorted(set(dr) | set(dv)))
+        return r
+
+    return document
+
+
+def pruned_document(
+    namespace: dict[str, Any], path: tuple[str, ...], entries: tuple[tuple[str, str], ...]
+) -> Callable[[EvalContext], Any]:
+    """The document at ``path`` (with no rules of its own) as part of one that
+    rules above define: base data there, and each child's part (``entries``:
+    child name, its function's name), with no empty object where no rule
+    defines anything; UNDEF for none."""
+
+    def document(ctx: EvalContext, namespace: dict[str, Any] = namespace, path: Any = path, entries: Any = entries) -> Any:
+        base = _walk(ctx.data, path)
+        r = dict(base) if type(base) is dict else {}
+        for name, fn in entries:
+            v = namespace[fn](ctx)
+            if v is not UNDEF:
+                r[name] = v
+        return r if r else UNDEF
+
+    return document
+
+
+def nonempty_part(namespace: dict[str, Any], name: str) -> Callable[[EvalContext], Any]:
+    """A partial set's or object's document ``name`` as part of one that rules
+    above define: UNDEF where its rules define nothing (OPA makes no key there)."""
+
+    def part(ctx: EvalContext, namespace: dict[str, Any] = namespace, name: str = name) -> Any:
+        v = namespace[name](ctx)
+        return v if v else UNDEF
+
+    return part
+
+
+def _child_key(key: Any) -> Any:
+    """A computed key as base data's objects hold it (an integer matches its string form)."""
+    if type(key) is int:
+        return str(key)
+    return key if type(key) is str else freeze(key)
+
+
+def rt_node_child_path(
+    ctx: EvalContext, table: dict[str, Callable[[EvalContext], Any]], key: Any, base_path: tuple[str, ...], keys: tuple[str, ...]
+) -> Any:
+    """``data.<node>[key].<keys>`` for a computed ``key``: only that document of
+    the child ``key`` is evaluated (``table``: child name -> its reader)."""
+    if type(key) is str:
+        fn = table.get(key)
+        if fn is not None:
+            return fn(ctx)
+    base = _walk(ctx.data, base_path)
+    if type(base) is not dict:
+        return UNDEF
+    return _base_walk(base.get(_child_key(key), UNDEF), keys)
+
+
+def rt_node_project(
+    ctx: EvalContext, table: dict[str, Callable[[EvalContext], Any]], base_path: tuple[str, ...], keys: tuple[str, ...]
+) -> dict[Any, Any]:
+    """``{k: data.<node>[k].<keys>}`` for every child ``k`` where it is defined,
+    to iterate ``data.<node>[k].<keys>`` over ``k`` evaluating only those documents."""
+    out: dict[Any, Any] = {}
+    base = _walk(ctx.data, base_path)
+    names = sorted(table)
+    if type(base) is dict:
+        names += [k for k in base if type(k) is not str or k not in table]
+    for name in names:
+        fn = table.get(name) if type(name) is str else None
+        v = fn(ctx) if fn is not None else _base_walk(base[name], keys)  # type: ignore[index]
+        if v is not UNDEF:
+            out[name] = v
+    return out
+
+
+def rt_own_child(ctx: EvalContext, table: dict[str, Callable[[EvalContext], Any]], own: Callable[[EvalContext], Any], key: Any) -> Any:
+    """``data.<node>[key]`` for a computed ``key``, where ``node`` has rules with
+    variable keys (``own``: their part) and rules below some children (``table``:
+    their readers): the other children are not evaluated."""
+    if type(key) is str:
+        fn = table.get(key)
+        if fn is not None:
+            return fn(ctx)
+    value = own(ctx)
+    return value.get(key if type(key) is str else freeze(key), UNDEF)
+
+
+DOC_HELPERS: dict[str, Any] = {
+    "rt_own_child": rt_own_child,
+    "rt_doc_put": rt_doc_put,
+    "rt_doc_merge": rt_doc_merge,
+    "rt_node_child_path": rt_node_child_path,
+    "rt_node_project": rt_node_project,
+}
+
+__all__ = ["DOC_HELPERS", "ground_document", "nonempty_part", "own_key", "pruned_document", "rt_doc_merge", "rt_doc_put", "rt_node_child_path", "rt_node_project", "rt_own_child"]
