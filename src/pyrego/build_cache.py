@@ -17,6 +17,8 @@ from typing import Any, Callable, Generic, Iterator, TypeVar
 
 from . import ast
 from .codegen import Program
+from .compile_checks import check_modules
+from .errors import RegoError
 from .parser import parse_module
 
 _cache_lock = threading.Lock()
@@ -147,7 +149,7 @@ class _BuildCache(Generic[_T]):
 # entries, engines built for never-seen policies spent a sixth of their time
 # in the collector. See set_compile_cache_size.
 _programs: _BuildCache[Program] = _BuildCache(32)
-_modules: _BuildCache[ast.Module] = _BuildCache(64)
+_modules: _BuildCache[tuple[ast.Module, list[RegoError]]] = _BuildCache(64)
 
 
 _gc_lock = threading.Lock()
@@ -180,9 +182,17 @@ def _gc_paused() -> Iterator[None]:
                 gc.enable()
 
 
-def _parse_cached(text: str, path: str, rego_v1: bool) -> ast.Module:
-    """Parse a policy, reusing the AST of identical text."""
-    return _modules.get_or_build((path, text, rego_v1), lambda: parse_module(text, path, rego_v1=rego_v1))
+def _parse_cached(text: str, path: str, rego_v1: bool) -> tuple[ast.Module, list[RegoError]]:
+    """Parse a policy and run OPA's checks of one module on it (raising their
+    errors), reusing the result for identical text; returns the module and
+    the calls of functions a local variable hides, which the whole program's
+    check reports (see :func:`pyrego.compile_checks.check_modules`)."""
+
+    def build() -> tuple[ast.Module, list[RegoError]]:
+        module = parse_module(text, path, rego_v1=rego_v1)
+        return module, check_modules([module])
+
+    return _modules.get_or_build((path, text, rego_v1), build)
 
 
 def set_compile_cache_size(programs: int = 32, modules: int = 64) -> None:

@@ -31,7 +31,7 @@ from .bounded import BoundedDict
 from .build_cache import _cache_lock, _parse_cached, _programs
 from .codegen import Program, generate_program
 from .codegen_body import ground_value
-from .compile_checks import check_deprecated_builtins, check_modules
+from .compile_checks import check_deprecated_builtins
 from .compiler import compile_modules, resolve_query
 from .engine_support import (
     _body_with_function_targets,
@@ -99,6 +99,17 @@ def _query_context(package: str | None, imports: tuple[str, ...], rego_v0: bool)
     if package is None:
         module = ast.Module(ast.Ref(ast.Var("data"), ()), module.imports, (), file="query")
     return module
+
+
+def _attach_line(err: RegoError, text: str) -> None:
+    """Give ``err`` the line of ``text`` its location names (when it has none yet)."""
+    loc = err.location
+    if loc is None or err.source_line is not None:
+        return
+    lines = text.splitlines()
+    if 1 <= loc.row <= len(lines):
+        err.source_line = lines[loc.row - 1]
+        err.args = (err.format(),)
 
 
 class _Query:
@@ -447,9 +458,12 @@ class Engine(InstrumentationMixin):
         """Parse ``text`` and run the checks that concern it alone (OPA's stages
         before name resolution); returns the module and the calls of functions
         a local variable hides, which the whole program's check reports."""
-        module = _parse_cached(text, path, not self._rego_v0)
-        hidden = self._with_source(lambda: check_modules([module]), {path: (text, module)})
-        return module, hidden
+        try:
+            return _parse_cached(text, path, not self._rego_v0)
+        except RegoError as err:
+            if err.location is not None and err.location.file == path:
+                _attach_line(err, text)
+            raise
 
     def _set_policies(
         self,
@@ -647,12 +661,8 @@ class Engine(InstrumentationMixin):
         if loc is None or err.source_line is not None:
             return
         entry = (self._policies if policies is None else policies).get(loc.file)
-        if entry is None:
-            return
-        lines = entry[0].splitlines()
-        if 1 <= loc.row <= len(lines):
-            err.source_line = lines[loc.row - 1]
-            err.args = (err.format(),)
+        if entry is not None:
+            _attach_line(err, entry[0])
 
     # -- evaluation ----------------------------------------------------------------------
 
