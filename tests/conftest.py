@@ -13,10 +13,8 @@ import pytest
 
 import pyrego
 from pyrego import closures, codegen_tiers
-from pyrego.conformance import find_shared_dir
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
-SHARED_DIR: Path | None = find_shared_dir(REPO_ROOT)
 
 KNOWN_FAILURE_FILES = {
     "conformance": "tests/conformance_known_failures.txt",

@@ -21,12 +21,20 @@ class Case:
     modules: dict[str, str]
     query: str
     want: Any  # the bindings of the query's one result, or "undefined", or an error code
+    # (with ``many``: the list of every result's bindings, in any order)
     input: Any = None
     data: Any = None
     v0: bool = False
     extra: dict[str, Any] = field(default_factory=dict)
     # Text the error message holds (in pyrego and in OPA), for error cases.
     message: str | None = None
+    # The query has any number of results: ``want`` lists their bindings.
+    many: bool = False
+
+
+def _results(bindings: list[Any]) -> list[Any]:
+    """Results' bindings in a canonical order (OPA's order is not compared)."""
+    return sorted((canonical(b) for b in bindings), key=repr)
 
 
 def pyrego_answer(case: Case) -> Any:
@@ -43,6 +51,8 @@ def pyrego_answer(case: Case) -> Any:
         results = engine.eval_query(case.query)["result"]
     except pyrego.RegoError as err:
         return err
+    if case.many:
+        return _results([r.get("bindings") or {} for r in results])
     if not results:
         return "undefined"
     assert len(results) == 1
@@ -52,7 +62,7 @@ def pyrego_answer(case: Case) -> Any:
 def check_pyrego(case: Case) -> None:
     """pyrego gives the written answer (twice: the second evaluation may run
     code the first one made hot)."""
-    want = case.want if isinstance(case.want, str) else canonical(case.want)
+    want = case.want if isinstance(case.want, str) else _results(case.want) if case.many else canonical(case.want)
     for _ in range(2):
         got = pyrego_answer(case)
         if isinstance(got, pyrego.RegoError):
@@ -70,6 +80,9 @@ def check_oracle(case: Case, oracle: Any) -> None:
         assert case.want == got.error_code, got.error_message
         if case.message is not None:
             assert case.message in got.error_message
+    elif case.many:
+        assert not isinstance(case.want, str), f"OPA returned {got.bindings}"
+        assert _results(got.bindings) == _results(case.want)
     elif not got.bindings:
         assert case.want == "undefined"
     else:

@@ -112,8 +112,21 @@ def test_a_policy_that_does_not_compile_is_refused_and_nothing_changes(text: str
     engine = _engine()
     engine.set_input({"user": "admin"})
     assert engine.eval_rule("data.authz.allow") is True
-    with pytest.raises(pyrego.RegoError) as info:
+    if code == "rego_parse_error":
+        # A parse error concerns the module alone: add_policy refuses it.
+        with pytest.raises(pyrego.RegoError) as info:
+            engine.add_policy("bad.rego", text)
+        assert engine.get_packages() == ["data.authz"]
+    else:
+        # An error of the program as a whole: raised by compile() and every
+        # evaluation until the module goes; then the engine answers as before.
         engine.add_policy("bad.rego", text)
+        with pytest.raises(pyrego.RegoError) as again:
+            engine.eval_rule("data.authz.allow")
+        with pytest.raises(pyrego.RegoError) as info:
+            engine.compile()
+        assert again.value.code == code
+        engine.remove_policy("bad.rego")
     assert info.value.code == code
     assert info.value.location is not None and info.value.location.file == "bad.rego"
     assert engine.get_packages() == ["data.authz"]
@@ -121,25 +134,31 @@ def test_a_policy_that_does_not_compile_is_refused_and_nothing_changes(text: str
     assert engine.eval_query("x := data.authz.secret")["result"][0]["bindings"]["x"] == "s3cr3t"
 
 
-def test_replacing_a_policy_with_a_broken_one_keeps_the_old_one() -> None:
+def test_replacing_a_policy_with_a_broken_one_and_back() -> None:
     engine = _engine()
-    with pytest.raises(pyrego.RegoError):
-        engine.add_policy("authz.rego", "package authz\nallow if { y }")
+    engine.add_policy("authz.rego", "package authz\nallow if { y }")
+    with pytest.raises(pyrego.RegoError) as info:
+        engine.eval_rule("data.authz.allow")
+    assert info.value.code == "rego_unsafe_var_error"
+    engine.add_policy("authz.rego", AUTHZ)
     assert engine.get_policies()[0]["text"] == AUTHZ
     engine.set_input({"user": "admin"})
     assert engine.eval_rule("data.authz.allow") is True
 
 
-def test_modules_that_need_each_other_are_added_together() -> None:
+def test_modules_that_need_each_other_load_in_either_order() -> None:
     caller = "package app\nr := data.lib.double(2)"
     lib = "package lib\ndouble(x) := 2 * x"
     engine = pyrego.Engine()
+    engine.add_policy("app.rego", caller)
     with pytest.raises(pyrego.RegoTypeError, match="undefined function data.lib.double"):
-        engine.add_policy("app.rego", caller)
+        engine.eval_rule("data.app.r")
+    engine.add_policy("lib.rego", lib)
+    assert engine.eval_rule("data.app.r") == 4
     assert engine.add_policies({"app.rego": caller, "lib.rego": lib}) == ["data.app", "data.lib"]
     assert engine.eval_rule("data.app.r") == 4
     other = pyrego.Engine()
-    other.add_policy("lib.rego", lib)  # in dependency order, one at a time, also works
+    other.add_policy("lib.rego", lib)
     other.add_policy("app.rego", caller)
     assert other.eval_rule("data.app.r") == 4
 
@@ -160,14 +179,18 @@ def test_rules_where_base_data_is_are_refused_either_way(policy: str, data: dict
     engine = pyrego.Engine()
     engine.add_policy("p.rego", policy)
     before = engine.eval_query("x := data")
+    engine.add_data(data)  # the conflict is the program's: found when it is next used
     with pytest.raises(pyrego.RegoCompileError, match="conflicting rule for data path p/k"):
-        engine.add_data(data)
-    assert engine.eval_query("x := data") == before  # the data was not merged
+        engine.eval_query("x := data")
+    engine.clear_data()
+    assert engine.eval_query("x := data") == before
     other = pyrego.Engine()
     other.add_data(data)
+    other.add_policy("p.rego", policy)
     with pytest.raises(pyrego.RegoCompileError, match="conflicting rule for data path p/k"):
-        other.add_policy("p.rego", policy)
-    assert other.get_packages() == []
+        other.compile()
+    assert other.remove_policy("p.rego") == "data." + policy.split()[1] and other.get_packages() == []
+    other.compile()
 
 
 def test_base_data_beside_rules_is_fine() -> None:

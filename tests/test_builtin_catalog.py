@@ -6,20 +6,16 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
-
-from conftest import SHARED_DIR
 from pyrego.builtins.catalog import opa_builtins, render, render_type
 from pyrego.builtins.descriptions import DESCRIPTIONS
 from pyrego.builtins.registry import all_builtins
+from shared_material import CAPABILITIES, need_shared
 
 REPO = Path(__file__).resolve().parent.parent
 
 
 def _capabilities() -> Path:
-    if SHARED_DIR is None:
-        pytest.skip("../shared (OPA capabilities file) is not present")
-    return SHARED_DIR / "opa" / "capabilities-v1.20.2.json"
+    return need_shared(*CAPABILITIES)
 
 
 def test_every_opa_builtin_is_registered_with_its_arity() -> None:

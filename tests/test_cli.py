@@ -185,7 +185,6 @@ def test_missing_file_is_an_error() -> None:
 def test_usage_error_exit_code() -> None:
     assert run("eval").returncode == 2
     assert run("eval", "--no-such-flag", "x").returncode == 2
-    assert run().returncode == 2
 
 
 def test_conflict_error(tmp_path: Path) -> None:

@@ -21,9 +21,15 @@ import pytest
 
 from pyrego.builtins.registry import all_builtins
 from pyrego.cli import main
+from shared_material import CAPABILITIES, need_shared
 
 REPO = Path(__file__).resolve().parent.parent
-OPA_FILE = REPO.parent / "shared" / "opa" / "capabilities-v1.20.2.json"
+
+
+@pytest.fixture
+def opa_file() -> Path:
+    """OPA v1.20.2's capabilities file from the shared material (skips without it)."""
+    return need_shared(*CAPABILITIES)
 
 
 def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
@@ -36,11 +42,11 @@ def test_no_flag_lists_versions(capsys: pytest.CaptureFixture[str]) -> None:
     assert run(capsys) == (0, "v1.20.2\n", "")
 
 
-def test_current_is_opa_file_for_implemented_builtins(capsys: pytest.CaptureFixture[str]) -> None:
+def test_current_is_opa_file_for_implemented_builtins(capsys: pytest.CaptureFixture[str], opa_file: Path) -> None:
     """Every builtin pyrego implements, with OPA's entry for it, byte for byte."""
     code, out, err = run(capsys, "--current")
     assert (code, err) == (0, "")
-    opa = json.loads(OPA_FILE.read_text())
+    opa = json.loads(opa_file.read_text())
     mine = json.loads(out)
     implemented = set(all_builtins())
     assert mine["builtins"] == [b for b in opa["builtins"] if b["name"] in implemented]
@@ -48,12 +54,12 @@ def test_current_is_opa_file_for_implemented_builtins(capsys: pytest.CaptureFixt
     for key in ("future_keywords", "wasm_abi_versions", "features"):
         assert mine[key] == opa[key]
     assert list(mine) == ["builtins", "future_keywords", "wasm_abi_versions", "features"]
-    assert out == OPA_FILE.read_text()  # Go's MarshalIndent layout and escapes, plus Println's newline
+    assert out == opa_file.read_text()  # Go's MarshalIndent layout and escapes, plus Println's newline
 
 
-def test_version(capsys: pytest.CaptureFixture[str]) -> None:
+def test_version(capsys: pytest.CaptureFixture[str], opa_file: Path) -> None:
     code, out, _ = run(capsys, "--version", "v1.20.2")
-    assert code == 0 and out == OPA_FILE.read_text()
+    assert code == 0 and out == opa_file.read_text()
     code, out, err = run(capsys, "--version", "v9.9.9")
     assert (code, out) == (1, "")
     assert "no capabilities version found v9.9.9" in err
@@ -109,21 +115,21 @@ def test_current_features_as_opa_capabilities_test(
     assert (doc["features"], doc["future_keywords"]) == (features, keywords)
 
 
-def test_flag_precedence(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_flag_precedence(tmp_path: Path, capsys: pytest.CaptureFixture[str], opa_file: Path) -> None:
     """cmd/capabilities.go: --version, then --file, then --current."""
     path = tmp_path / "c.json"
     path.write_text('{"features": ["x"]}')
     _, out, _ = run(capsys, "--current", "--file", str(path))
     assert json.loads(out) == {"features": ["x"]}
     _, out, _ = run(capsys, "--file", str(path), "--version", "v1.20.2")
-    assert out == OPA_FILE.read_text()
+    assert out == opa_file.read_text()
 
 
-def test_subprocess_and_help() -> None:
+def test_subprocess_and_help(opa_file: Path) -> None:
     proc = subprocess.run(
         [sys.executable, "-m", "pyrego", "capabilities", "--current"], capture_output=True, text=True, timeout=120
     )
-    assert proc.returncode == 0 and proc.stdout == OPA_FILE.read_text()
+    assert proc.returncode == 0 and proc.stdout == opa_file.read_text()
     proc = subprocess.run(
         [sys.executable, "-m", "pyrego", "capabilities", "--help"], capture_output=True, text=True, timeout=120
     )

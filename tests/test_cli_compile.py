@@ -118,3 +118,34 @@ def test_source_format_needs_partial(capsys: pytest.CaptureFixture[str], files: 
     status, _, err = _run(capsys, "eval", "-d", policy, "-f", "source", "data.filters.include")
     assert status == 2
     assert "partial" in err
+
+
+def test_compile_without_unknowns_names_the_option(capsys: pytest.CaptureFixture[str], tmp_path: Path, files: tuple[str, str]) -> None:
+    """Without --unknowns and without unknowns in the rule's metadata, OPA's Compile API has
+    no unknowns (the oracle answers the whole decision, no filter); the command says which
+    option is missing instead of treating all of input as table rows."""
+    policy, inp = files
+    status, out, err = _run(capsys, "compile", "-d", policy, "-i", inp, "data.filters.include")
+    assert (status, out) == (2, "")
+    assert err.startswith("pyrego compile: no unknowns: name the table rows the filter is about with --unknowns")
+    try:
+        get_oracle()
+    except OracleUnavailable:
+        pass
+    else:
+        from opa_bindings.engine import OpaEngine
+
+        eng = OpaEngine()
+        try:
+            eng.add_policy("filters.rego", POLICY)
+            assert eng.compile_filters("data.filters.include", {"tenant": 3}, unknowns=[])["query"] is None
+        finally:
+            eng.close()
+    # Unknowns the rule's # METADATA declares are enough.
+    declared = tmp_path / "declared.rego"
+    declared.write_text(
+        "package filters\n\n# METADATA\n# compile:\n#   unknowns: [input.tickets]\n"
+        "include if input.tickets.tenant == input.tenant\n"
+    )
+    status, out, _ = _run(capsys, "compile", "-d", str(declared), "-i", inp, "data.filters.include")
+    assert (status, json.loads(out)) == (0, {"result": {"query": "WHERE tickets.tenant = E'3'"}})

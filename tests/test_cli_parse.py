@@ -38,11 +38,10 @@ from pyrego.ast_pretty import go_quote, pretty_module
 from pyrego.cli import main
 from pyrego.errors import RegoError
 from pyrego.parser import parse_module
+from shared_material import CONFORMANCE, SEED, need_shared
 
 REPO = Path(__file__).resolve().parent.parent
 CASES = Path(__file__).resolve().parent / "parse_cases"
-CONFORMANCE = REPO.parent / "shared" / "opa-conformance" / "v1"
-SEED = REPO.parent / "shared" / "bench" / "seed"
 
 
 def run_parse(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
@@ -463,16 +462,17 @@ def test_json_agrees_with_opa(name: str, oracle_ready: None) -> None:
 
 def corpus() -> list[tuple[str, str, bool]]:
     """Every module of the test repositories, the seed benchmark and the conformance suite."""
+    seed, conformance = need_shared(*SEED), need_shared(*CONFORMANCE)
     out: list[tuple[str, str, bool]] = []
     for path in sorted((REPO / "tests" / "repos").rglob("*.rego")):
         out.append((str(path.relative_to(REPO)), path.read_text(), "_v0" not in str(path)))
-    for path in sorted(SEED.rglob("*.rego")):
+    for path in sorted(seed.rglob("*.rego")):
         out.append((str(path), path.read_text(), True))
-    for path in sorted(CONFORMANCE.rglob("*.yaml")):
+    for path in sorted(conformance.rglob("*.yaml")):
         doc = yaml.safe_load(path.read_text())
         for i, case in enumerate(doc.get("cases") or []):
             for j, text in enumerate(case.get("modules") or []):
-                out.append((f"{path.relative_to(CONFORMANCE)}#{i}.{j}", text, True))
+                out.append((f"{path.relative_to(conformance)}#{i}.{j}", text, True))
     return out
 
 

@@ -200,8 +200,9 @@ def test_packages_inside_a_rule(oracle: Any) -> None:
     res = oracle.evaluate(files, "data")
     assert _HEADER.sub("", res.error_message or "") == "\n".join(want)
     engine = pyrego.Engine()
+    engine.add_policies(files)
     with pytest.raises(pyrego.RegoTypeError) as info:
-        engine.add_policies(files)
+        engine.compile()
     assert [str(e) for e in info.value.errors] == want  # type: ignore[attr-defined]
 
 

@@ -13,8 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from conftest import SHARED_DIR, KnownFailureTracker
+from conftest import KnownFailureTracker
 from pyrego.conformance import Case, iter_cases, read_known_failures, run_case
+from shared_material import SHARED_DIR
 
 HERE = Path(__file__).resolve().parent
 KNOWN_FAILURES = read_known_failures(HERE / "conformance_known_failures.txt")

@@ -19,10 +19,10 @@ from typing import Any
 import pytest
 
 import pyrego
-from conftest import SHARED_DIR
 from pyrego import ast
 from pyrego.conformance import Case, iter_cases
 from pyrego.coverage import line_sets
+from shared_material import SHARED_DIR
 
 SEED_DIR = SHARED_DIR / "bench" / "seed" if SHARED_DIR is not None else None
 CONFORMANCE_ROOT = SHARED_DIR / "opa-conformance" / "v1" if SHARED_DIR is not None else None

@@ -21,6 +21,7 @@ def make(policy: str, *, data: object = None, input: object = UNDEFINED, v0: boo
         e.add_data(data)
     if input is not UNDEFINED:
         e.set_input(input)
+    e.compile()  # errors of the whole program now, for the tests that expect them
     return e
 
 
@@ -309,8 +310,9 @@ def test_errors_carry_codes_and_locations() -> None:
         e.add_policy("bad.rego", "package t\np := [1,\n")
     assert perr.value.code == "rego_parse_error"
     assert perr.value.location is not None and perr.value.location.file == "bad.rego"
+    e.add_policy("unsafe.rego", "package t\np if { x > 1 }\n")
     with pytest.raises(pyrego.RegoUnsafeVarError) as uerr:
-        e.add_policy("unsafe.rego", "package t\np if { x > 1 }\n")
+        e.compile()
     assert uerr.value.code == "rego_unsafe_var_error"
     assert uerr.value.location is not None and uerr.value.location.row == 2
     assert "var x is unsafe" in str(uerr.value)
@@ -410,6 +412,7 @@ def test_text_seen_once_is_freed_with_its_engine() -> None:
     for _ in range(2):
         engine = pyrego.Engine()
         engine.add_policy("once.rego", "package once\nx := 1\n")
+        engine.compile()
     assert list(build_cache._programs.entries.values()) == [engine._get_program()]
 
 
@@ -427,6 +430,7 @@ def test_concurrent_first_requests_share_one_build() -> None:
         barrier.wait()
         e = pyrego.Engine()
         e.add_policy("shared_build.rego", policy)
+        e.compile()
         with lock:
             engines.append(e)
 

@@ -27,11 +27,11 @@ from typing import Any
 import pytest
 
 import pyrego
-from conftest import SHARED_DIR
 from pyrego import ast
 from pyrego.errors import Location, RegoError, RegoParseError, RegoTypeError
 from pyrego.formatter import FormatErrors, format_module
 from pyrego.parser import parse_module
+from shared_material import SHARED_DIR
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent

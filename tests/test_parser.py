@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -16,19 +14,13 @@ from hypothesis import strategies as st
 from pyrego import ast
 from pyrego.errors import RegoParseError
 from pyrego.parser import parse_module, parse_query, parse_term
+from shared_material import SHARED_DIR
 
 S = ast.Scalar
 V = ast.Var
 
 
-def _shared_dir() -> Path | None:
-    env = os.environ.get("PYREGO_SHARED")
-    candidates = [Path(env)] if env else []
-    candidates += [Path(__file__).resolve().parents[1].parent / "shared", Path("/work/shared")]
-    return next((c for c in candidates if c.is_dir()), None)
-
-
-SHARED = _shared_dir()
+SHARED = SHARED_DIR
 
 
 def ref(head: str, *path: object) -> ast.Ref:

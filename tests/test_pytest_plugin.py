@@ -7,6 +7,8 @@ tests/test_test_cmd.py) on the same folders.
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
 import shutil
 from importlib.metadata import entry_points
 from pathlib import Path
@@ -24,6 +26,14 @@ pytest_plugins = ["pytester"]
 # they are all imported here, before any run.
 lookup_builtin("count")
 import pyrego.testing.reporters  # noqa: E402, F401
+
+# So is the type checker, which the first run would otherwise import: a later
+# run's fresh copy of its modules would not know the types an earlier one left
+# in the modules that stay.
+import pyrego.typecheck  # noqa: E402
+
+for _module in pkgutil.iter_modules(pyrego.typecheck.__path__):
+    importlib.import_module(f"pyrego.typecheck.{_module.name}")
 
 CASES = Path(__file__).resolve().parent / "test_cmd_cases"
 
@@ -161,6 +171,29 @@ def test_rego_folder_named_on_the_command_line_is_collected_once(pytester: pytes
     shutil.copy(CASES / "v0" / "policy_test.rego", pol / "policy_test.rego")
     result = pytester.runpytest("--rego", "pol", "--rego-v0", "pol", "-p", "no:cacheprovider")
     result.assert_outcomes(passed=3)
+
+
+def test_several_rego_paths_are_one_program(pytester: pytest.Pytester) -> None:
+    """``--rego policy --rego data`` loads both together, as ``pyrego test policy data`` does:
+    a test in one folder sees the data and the policies of the other."""
+    pol, data = pytester.mkdir("policy"), pytester.mkdir("data")
+    (pol / "authz.rego").write_text("package authz\n\nallow if input.user in data.users\n")
+    (pol / "authz_test.rego").write_text(
+        "package authz_test\n\nimport data.authz\n\n"
+        'test_alice if authz.allow with input as {"user": "alice"}\n\n'
+        'test_mallory if not authz.allow with input as {"user": "mallory"}\n\n'
+        "test_lib if data.lib.double(2) == 4\n"
+    )
+    (data / "data.json").write_text('{"users": ["alice"]}')
+    (data / "lib.rego").write_text("package lib\n\ndouble(x) := 2 * x\n")
+    expected = run_tests([pol, data])
+    assert [r.passed for r in expected] == [True, True, True]
+    result = pytester.runpytest("--rego", "policy", "--rego", "data", "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=3)
+    # The policy folder alone is another program, one that does not compile.
+    result = pytester.runpytest("--rego", "policy", "-p", "no:cacheprovider")
+    assert result.ret == pytest.ExitCode.INTERRUPTED
+    result.stdout.fnmatch_lines(["*rego_type_error: undefined function data.lib.double*"])
 
 
 def test_coverage_threshold_option(pytester: pytest.Pytester) -> None:

@@ -27,9 +27,9 @@ from typing import Any
 import pytest
 
 import pyrego
-from conftest import SHARED_DIR
 from opa_oracle import OracleUnavailable, get_oracle
 from pyrego.conformance import load_yaml, results_equal
+from shared_material import SHARED_DIR
 
 SEED = SHARED_DIR / "bench" / "seed" if SHARED_DIR is not None else None
 ACI = SHARED_DIR / "bench" / "aci" if SHARED_DIR is not None else None

@@ -544,6 +544,39 @@ def test_coverage_report_agrees_with_opa(oracle: Any) -> None:
     assert p.returncode == 1
 
 
+def test_coverage_with_failed_skipped_and_erring_tests_is_opas() -> None:
+    """``opa test --coverage`` when not every test passes (v1/tester/reporter.go,
+    JSONCoverageReporter.Report, and cmd/test.go's runTests): the failed tests alone
+    go through the pretty reporter (so its summary counts only them), the first
+    failure is the command's error on stderr, no coverage report is printed, exit 1.
+    A test that errs is the error at once (exit 1). Skipped tests do not stop the
+    report, but the run exits 2 for them (0 with -z), as without --coverage."""
+    from pyrego.testing import features
+
+    if not features.coverage_available():
+        pytest.skip("no coverage support")
+    root = rel(CASES / "outcomes")
+    p = pyrego_test("--coverage", root, "-r", "test_admin_allowed|test_bob_writes|test_bob_quota|todo_test_later")
+    assert p.returncode == 1
+    lines = p.stdout.splitlines()
+    assert lines[0] == f"{root}/outcomes_test.rego:"
+    assert [line.split(" (")[0] for line in lines[1:3]] == [
+        "data.outcomes_test.test_bob_writes: FAIL",
+        "data.outcomes_test.test_bob_quota: FAIL",
+    ]
+    assert lines[3:] == ["-" * 80, "FAIL: 2/2"]
+    assert p.stderr.split(" (")[0] == "data.outcomes_test.test_bob_writes: FAIL"
+    assert '"coverage"' not in p.stdout
+    # An error ends the run with it.
+    p = pyrego_test("--coverage", root, "-r", "test_admin_allowed|test_conflict")
+    assert (p.returncode, p.stdout) == (1, "")
+    assert "eval_conflict_error" in p.stderr
+    # Passed and skipped tests: the report, and the exit status of the skip.
+    p = pyrego_test("--coverage", root, "-r", "test_admin_allowed|todo_test_later")
+    assert p.returncode == 2 and json.loads(p.stdout)["coverage"] > 0
+    assert pyrego_test("--coverage", "-z", root, "-r", "test_admin_allowed|todo_test_later").returncode == 0
+
+
 def test_threshold_must_be_a_percentage() -> None:
     p = pyrego_test("--threshold", "101", rel(CASES / "v0"))
     assert p.returncode == 1 and "between 0 and 100" in p.stderr

@@ -17,10 +17,10 @@ from typing import Any
 import pytest
 
 import pyrego
-from conftest import SHARED_DIR
 from pyrego.conformance import iter_cases
 from pyrego.errors import Location
 from pyrego.tracing import TraceEvent, lineage, render
+from shared_material import SHARED_DIR
 
 SEED_DIR = SHARED_DIR / "bench" / "seed" if SHARED_DIR is not None else None
 CONFORMANCE_ROOT = SHARED_DIR / "opa-conformance" / "v1" if SHARED_DIR is not None else None

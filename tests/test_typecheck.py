@@ -140,8 +140,9 @@ def test_on_by_default() -> None:
     """As OPA: a policy its type checker refuses does not load, unless the check is turned off."""
     engine = pyrego.Engine()
     text = "package p\n\nr if {\n\tx := 1\n\tx == \"a\"\n}\n"
+    engine.add_policy("p.rego", text)
     with pytest.raises(pyrego.RegoTypeError, match="match error"):
-        engine.add_policy("p.rego", text)
+        engine.compile()
     engine = pyrego.Engine()
     engine.set_type_check(False)
     engine.add_policy("p.rego", text)
@@ -163,8 +164,9 @@ def test_switching_recompiles() -> None:
 def test_error_lists_every_error() -> None:
     engine = pyrego.Engine()
     engine.set_type_check(True)
+    engine.add_policy("p.rego", "package p\n\na if upper(1)\n\nb if lower(2)\n")
     with pytest.raises(pyrego.RegoTypeError) as info:
-        engine.add_policy("p.rego", "package p\n\na if upper(1)\n\nb if lower(2)\n")
+        engine.compile()
     err = info.value
     assert [e.message.split(":")[0] for e in err.errors] == ["upper", "lower"]  # type: ignore[attr-defined]
     assert err is err.errors[0]  # type: ignore[attr-defined]
@@ -183,8 +185,9 @@ def test_unsafe_bodies_are_reported_as_unsafe() -> None:
     """OPA checks safety before types: an unsafe body is not type-checked."""
     engine = pyrego.Engine()
     engine.set_type_check(True)
+    engine.add_policy("p.rego", "package p\n\nr if {\n\tx == 1 + \"a\"\n}\n")
     with pytest.raises(pyrego.RegoError) as info:
-        engine.add_policy("p.rego", "package p\n\nr if {\n\tx == 1 + \"a\"\n}\n")
+        engine.compile()
     assert info.value.code == "rego_unsafe_var_error"
 
 
@@ -192,8 +195,9 @@ def test_capabilities_still_decide_undefined_functions() -> None:
     engine = pyrego.Engine()
     engine.set_type_check(True)
     engine.set_capabilities({"builtins": [{"name": "plus"}, {"name": "eq"}, {"name": "assign"}]})
+    engine.add_policy("p.rego", "package p\n\nr := upper(\"a\")\n")
     with pytest.raises(pyrego.RegoTypeError, match="undefined function upper"):
-        engine.add_policy("p.rego", "package p\n\nr := upper(\"a\")\n")
+        engine.compile()
 
 
 # ---------------------------------------------------------------- the types themselves
@@ -234,13 +238,11 @@ def test_signatures_are_current(oracle: Any) -> None:
     """The shipped declarations are OPA's (capabilities file, names from OPA's messages)."""
     import json
 
-    from conftest import SHARED_DIR
     from pyrego.typecheck.signatures_data import SIGNATURES
+    from shared_material import CAPABILITIES, need_shared
     from typecheck_signatures import build
 
-    if SHARED_DIR is None:
-        pytest.skip("the shared test material (OPA's capabilities file) is not here")
-    fresh = build(SHARED_DIR / "opa" / "capabilities-v1.20.2.json")
+    fresh = build(need_shared(*CAPABILITIES))
     shipped = {name: json.loads(json.dumps(list(entry))) for name, entry in SIGNATURES.items()}
     assert shipped == json.loads(json.dumps(fresh))
 

@@ -25,11 +25,11 @@ import pyrego  # noqa: E402
 import pyrego.typecheck as tc  # noqa: E402
 from pyrego.conformance import iter_cases  # noqa: E402
 from pyrego.typecheck.env import Node  # noqa: E402
+from shared_material import CONFORMANCE, SEED, need_shared, needs_shared, shared_path  # noqa: E402
 from test_typecheck_opa import documents_case, module_case, pyrego_outcome, query_case  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent
-SHARED = ROOT.parent.parent / "shared"
-CONFORMANCE = SHARED / "opa-conformance" / "v1"
+CONFORMANCE_DIR = shared_path(*CONFORMANCE)
 
 
 def _dump(node: Node, path: tuple[Any, ...], out: dict[tuple[Any, ...], str]) -> dict[tuple[Any, ...], str]:
@@ -84,7 +84,8 @@ def screened(monkeypatch: pytest.MonkeyPatch) -> Passed:
 
 
 def _policy_sets() -> list[dict[str, str]]:
-    sets = [{p.name: p.read_text()} for p in sorted((SHARED / "bench" / "seed" / "policies").glob("*.rego"))]
+    seed = need_shared(*SEED, "policies")
+    sets = [{p.name: p.read_text()} for p in sorted(seed.glob("*.rego"))]
     for base in (ROOT / "repos", ROOT.parent / "examples"):
         for repo in sorted(base.iterdir()):
             if repo.is_dir() and not repo.name.endswith("_v0"):
@@ -109,9 +110,10 @@ def test_generated_programs(screened: Passed) -> None:
     assert screened.count >= 50, screened.count
 
 
-@pytest.mark.skipif(not CONFORMANCE.is_dir(), reason="no ../shared/opa-conformance")
+@needs_shared(*CONFORMANCE)
 def test_conformance_programs(screened: Passed) -> None:
-    for case in iter_cases(CONFORMANCE):
+    assert CONFORMANCE_DIR is not None
+    for case in iter_cases(CONFORMANCE_DIR):
         engine = pyrego.Engine()
         engine.set_type_check(True)
         try:

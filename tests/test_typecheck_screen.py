@@ -23,10 +23,10 @@ import pyrego  # noqa: E402
 import pyrego.typecheck as tc  # noqa: E402
 from pyrego.typecheck import rules as tc_rules  # noqa: E402
 from pyrego.typecheck.screen import ground_head  # noqa: E402
+from shared_material import SEED, need_shared  # noqa: E402
 from test_typecheck_opa import documents_case, module_case, pyrego_outcome  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent
-SHARED = ROOT.parent.parent / "shared"
 
 
 @pytest.fixture
@@ -58,7 +58,8 @@ def screened(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
 
 
 def _policy_sets() -> list[dict[str, str]]:
-    sets = [{p.name: p.read_text()} for p in sorted((SHARED / "bench" / "seed" / "policies").glob("*.rego"))]
+    seed = need_shared(*SEED, "policies")
+    sets = [{p.name: p.read_text()} for p in sorted(seed.glob("*.rego"))]
     for repo in sorted((ROOT / "repos").iterdir()):
         if repo.is_dir() and not repo.name.endswith("_v0"):
             sets.append({str(p.relative_to(repo)): p.read_text() for p in sorted(repo.rglob("*.rego"))})

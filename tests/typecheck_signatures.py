@@ -29,8 +29,9 @@ sys.path.insert(0, str(HERE.parent / "src"))
 
 from opa_oracle import get_oracle  # noqa: E402
 from pyrego import types as T  # noqa: E402
+from shared_material import CAPABILITIES, SHARED_DIR  # noqa: E402
 
-DEFAULT_CAPABILITIES = HERE.parent.parent / "shared" / "opa" / "capabilities-v1.20.2.json"
+DEFAULT_CAPABILITIES = SHARED_DIR.joinpath(*CAPABILITIES) if SHARED_DIR is not None else None
 # Language constructs: not called with arguments by name.
 SKIP = {"eq", "assign", "print", "internal.print", "internal.member_2", "internal.member_3", "rego.metadata.chain", "rego.metadata.rule"}
 SAMPLE_VALUES = ["1", '"s"', "true", "null", "[]", "{}", "set()"]
@@ -189,6 +190,9 @@ def _py(v: Any) -> str:
 
 def main(argv: list[str]) -> int:
     path = Path(argv[0]) if argv else DEFAULT_CAPABILITIES
+    if path is None:
+        print("no capabilities file: pass its path, or set $PYREGO_SHARED", file=sys.stderr)
+        return 2
     sys.stdout.write(render(build(path)))
     return 0
 

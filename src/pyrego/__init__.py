@@ -7,6 +7,9 @@
 >>> engine.set_input({"user": "admin"})
 >>> engine.eval_rule("data.example.allow")
 True
+
+``pyrego.json_ready(value)`` turns any value pyrego returns into plain
+JSON-compatible Python (sets as sorted lists, exact numbers as int or float).
 """
 
 from .build_cache import clear_compile_cache, set_compile_cache_size
@@ -29,6 +32,7 @@ from .errors import (
     RegoUnsafeVarError,
 )
 from .formatter import format_module
+from .runtime.convert import json_ready
 from .runtime.values import UNDEFINED
 
 __version__ = "0.1.0"
@@ -38,6 +42,7 @@ __all__ = [
     "clear_compile_cache",
     "set_compile_cache_size",
     "UNDEFINED",
+    "json_ready",
     "Location",
     "RegoError",
     "RegoParseError",

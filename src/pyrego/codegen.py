@@ -617,8 +617,14 @@ class ModuleGen:
                 em.w(f"rt_obj_put_path(acc, ({', '.join(keys)},), {v}, {self.loc(head.location)})")
         else:
             assert head.value is not None
+            body_loops = em.loops
             v = em.term(head.value)
-            stable = em.loops == base_loops or not (term_vars(head.value, set(), closures=True) - _arg_vars(head))
+            # The value may differ between solutions when the body iterates
+            # over variables the value reads, or when the value itself
+            # iterates (a relation: ``r := walk(x)`` has a value per pair).
+            stable = em.loops == body_loops and (
+                em.loops == base_loops or not (term_vars(head.value, set(), closures=True) - _arg_vars(head))
+            )
             if stable:
                 em.returns(v)
             else:

@@ -143,12 +143,21 @@ def compile_modules(
     type_check: bool = False,
     strict: bool = False,
     schemas: SchemaSet | None = None,
+    checked_hidden_calls: list[RegoError] | None = None,
 ) -> CompiledTree:
     """Merge, resolve and check ``modules`` (calling only ``allowed_builtins``, when given;
     with ``type_check``, OPA's type checker runs last: :mod:`pyrego.typecheck`;
     ``strict``: OPA's strict mode, :mod:`pyrego.compile_checks`; ``schemas``: the
-    JSON schemas the type checker reads, :mod:`pyrego.typecheck.schemas`)."""
-    hidden_calls = check_modules(modules, strict=strict)  # OPA's stages before its name resolution
+    JSON schemas the type checker reads, :mod:`pyrego.typecheck.schemas`).
+
+    ``checked_hidden_calls``: the modules have each passed OPA's early stages
+    (:func:`pyrego.compile_checks.check_modules`, outside strict mode) when they
+    were added, which found these hidden calls, in file order: the stages are
+    not run again."""
+    if checked_hidden_calls is None or strict:
+        hidden_calls = check_modules(modules, strict=strict)  # OPA's stages before its name resolution
+    else:
+        hidden_calls = checked_hidden_calls
     counter = itertools.count()
     ids = itertools.count()
     root = RuleNode((), next(ids))

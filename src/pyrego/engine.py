@@ -31,7 +31,7 @@ from .bounded import BoundedDict
 from .build_cache import _cache_lock, _parse_cached, _programs
 from .codegen import Program, generate_program
 from .codegen_body import ground_value
-from .compile_checks import check_deprecated_builtins
+from .compile_checks import check_deprecated_builtins, check_modules
 from .compiler import compile_modules, resolve_query
 from .engine_support import (
     _body_with_function_targets,
@@ -61,7 +61,7 @@ from .instrument import InstrumentationMixin
 from .loader import data_document, iter_files, read_policy
 from .parser import parse_module, parse_query, parse_term
 from .runtime.context import EvalConfig, EvalContext
-from .runtime.convert import from_python, loads, to_json_value, to_python
+from .runtime.convert import from_python, loads, result_json_value, to_python, valid_text
 from .runtime.values import UNDEF
 
 if TYPE_CHECKING:
@@ -122,6 +122,14 @@ class Engine(InstrumentationMixin):
         self._rego_v0 = False
         self._strict = False
         self._program: Program | None = None
+        # Modules that passed the one-module checks when added, by path, with
+        # the hidden calls those checks found (see _parse_policy).
+        self._checked: dict[str, tuple[ast.Module, list[RegoError]]] = {}
+        # Whether the program was checked against the data since either changed.
+        self._data_checked = True
+        # (version, data, error) of the last failed compilation, raised again
+        # until the policies or the data change.
+        self._failure: tuple[int, Any, RegoError] | None = None
         # Each entry holds its program: a program lives while anything that
         # runs its code can still reach it (see Program.__del__).
         # (namespace, function name, program), or (None, query text, None).
@@ -326,38 +334,62 @@ class Engine(InstrumentationMixin):
     def add_policy(self, path: str, text: str) -> str:
         """Add (or replace) the policy file ``path``; returns its package, e.g. ``data.authz``.
 
-        The policies are compiled together now: a parse or compile error (an
-        unsafe variable, an undefined function, a rule that conflicts with
-        base data, ...) is raised here, and the engine is left exactly as it
-        was. Modules that need each other (one calls a function the other
-        defines) are added together with :meth:`add_policies`."""
+        The text is parsed and checked on its own now: a parse error, or an
+        error OPA finds in one module alone (``var x assigned above``,
+        ``cannot assign to ref``, ...), is raised here and the engine is left
+        as it was. Everything that concerns the program as a whole (an
+        undefined function, an unsafe variable, conflicting rules, a type
+        error, a rule where the data has a document) is found when all
+        modules are compiled together, at the first evaluation or by
+        :meth:`compile`, as in OPA: files may be added in any order, each
+        using rules and functions of files added after it."""
         if type(path) is not str or type(text) is not str:
             raise ArgumentError("add_policy takes a path and a policy text (both strings)")
-        module = _parse_cached(text, path, not self._rego_v0)
-        self._install({**self._policies, path: (text, module)}, self._data)
+        module, hidden = self._parse_policy(path, text)
+        self._set_policies({**self._policies, path: (text, module)}, {path: (module, hidden)})
         return _package_name(module)
 
     def add_policies(self, policies: Mapping[str, str]) -> list[str]:
         """Add (or replace) several policy files at once (``{path: text}``); returns their packages.
 
-        One compilation for all of them, with the same guarantee as
-        :meth:`add_policy`: on any error nothing is added."""
+        As :meth:`add_policy` for each file: on a parse error in any of them
+        nothing is added."""
+        if not isinstance(policies, Mapping):
+            raise ArgumentError(f"add_policies takes a mapping of paths to policy texts, not {type(policies).__name__}")
         parsed: dict[str, tuple[str, ast.Module]] = {}
+        checked: dict[str, tuple[ast.Module, list[RegoError]]] = {}
         for path, text in policies.items():
             if type(path) is not str or type(text) is not str:
                 raise ArgumentError("add_policies takes a mapping of paths to policy texts (strings)")
-            parsed[path] = (text, _parse_cached(text, path, not self._rego_v0))
-        self._install({**self._policies, **parsed}, self._data)
+            module, hidden = self._parse_policy(path, text)
+            parsed[path] = (text, module)
+            checked[path] = (module, hidden)
+        self._set_policies({**self._policies, **parsed}, checked)
         return [_package_name(m) for _, m in parsed.values()]
+
+    def remove_policy(self, path: str) -> str:
+        """Remove the policy file ``path`` added before; returns its package.
+
+        Raises :class:`ArgumentError` when no policy of that path was added."""
+        entry = self._policies.get(path) if type(path) is str else None
+        if entry is None:
+            raise ArgumentError(f"no policy {path!r} was added")
+        policies = dict(self._policies)
+        del policies[path]
+        self._set_policies(policies, {})
+        return _package_name(entry[1])
 
     def add_policy_from_file(self, path: str) -> str:
         """Read and add the policy file at ``path``."""
+        if not isinstance(path, (str, os.PathLike)):
+            raise ArgumentError(f"add_policy_from_file takes a file path, not {type(path).__name__}")
+        path = os.fspath(path)
         try:
             with open(path, encoding="utf-8") as f:
                 text = f.read()
         except (OSError, UnicodeDecodeError) as exc:
-            raise RegoParseError(f"cannot read policy: {exc}", Location(path, 1, 1)) from None
-        return self.add_policy(path, text)
+            raise RegoParseError(f"cannot read policy: {exc}", Location(str(path), 1, 1)) from None
+        return self.add_policy(str(path), text)
 
     def add_policies_from_dir(self, path: str | os.PathLike[str], *, recursive: bool = True) -> list[str]:
         """Load a policy repository as ``opa eval -d DIR`` does; returns the module names added.
@@ -370,18 +402,25 @@ class Engine(InstrumentationMixin):
         ``recursive=False`` takes only the files directly in ``path``. A file
         that cannot be read or parsed, or data that clashes, raises before
         anything is added: the engine is left as it was. A module name already
-        added is replaced, as with :meth:`add_policy`.
+        added is replaced, as with :meth:`add_policy`. The modules are
+        compiled together with the others at the next evaluation (or
+        :meth:`compile`).
         """
+        if not isinstance(path, (str, os.PathLike)):
+            raise ArgumentError(f"add_policies_from_dir takes a folder path, not {type(path).__name__}")
         root = Path(path)
         policies: dict[str, tuple[str, ast.Module]] = {}
+        checked: dict[str, tuple[ast.Module, list[RegoError]]] = {}
         data = self._data
         for file in iter_files(root, recursive=recursive, relative_to=root if root.is_dir() else root.parent):
             if file.is_policy:
                 text = read_policy(file)
-                policies[file.name] = (text, _parse_cached(text, file.name, not self._rego_v0))
+                module, hidden = self._parse_policy(file.name, text)
+                policies[file.name] = (text, module)
+                checked[file.name] = (module, hidden)
             else:
                 data = _merge(data, from_python(data_document(file)), ())
-        self._install({**self._policies, **policies}, data)
+        self._set_policies({**self._policies, **policies}, checked, data)
         return list(policies)
 
     def get_packages(self) -> list[str]:
@@ -392,16 +431,59 @@ class Engine(InstrumentationMixin):
         """Every added policy as ``{"path": ..., "text": ...}``."""
         return [{"path": p, "text": t} for p, (t, _) in self._policies.items()]
 
+    def compile(self) -> None:
+        """Compile the policies added so far together, now, against the data.
+
+        Raises what the first evaluation would raise for the program as a
+        whole (``rego_compile_error``, ``rego_type_error``,
+        ``rego_unsafe_var_error``, ``rego_recursion_error``, a rule where the
+        data has a document, ...), with OPA's code and file:row:col; the
+        engine stays usable, and adding, replacing or removing a module fixes
+        it. Evaluations compile by themselves: this is for finding errors
+        early (at start-up, in CI)."""
+        self._get_program()
+
+    def _parse_policy(self, path: str, text: str) -> tuple[ast.Module, list[RegoError]]:
+        """Parse ``text`` and run the checks that concern it alone (OPA's stages
+        before name resolution); returns the module and the calls of functions
+        a local variable hides, which the whole program's check reports."""
+        module = _parse_cached(text, path, not self._rego_v0)
+        hidden = self._with_source(lambda: check_modules([module]), {path: (text, module)})
+        return module, hidden
+
+    def _set_policies(
+        self,
+        policies: dict[str, tuple[str, ast.Module]],
+        checked: dict[str, tuple[ast.Module, list[RegoError]]],
+        data: dict[Any, Any] | None = None,
+    ) -> None:
+        """Make ``policies`` the engine's (``checked``: modules that passed the
+        one-module checks, by path); they are compiled on first use."""
+        with self._lock:
+            self._version += 1
+            self._policies = policies
+            self._checked = {p: c for p, c in {**self._checked, **checked}.items() if p in policies}
+            if data is not None:
+                self._data = data
+            self._data_checked = False
+            self._program = None
+            self._failure = None
+            self._rule_fns = {}
+            self._queries = BoundedDict(QUERIES_KEPT)
+
     def _install(self, policies: dict[str, tuple[str, ast.Module]], data: dict[Any, Any]) -> None:
-        """Compile ``policies`` against ``data`` and make both the engine's; on an error, change nothing."""
+        """Compile ``policies`` against ``data`` now and make both the engine's; on an error, change nothing."""
         program = self._compile(self._extra_mockable, policies) if policies else None
         if program is not None:
             self._with_source(lambda: _check_data_conflicts(program.tree, data), policies)
         with self._lock:
             self._version += 1
             self._policies = policies
+            self._checked = {p: c for p, c in self._checked.items() if p in policies}
             self._data = data
+            self._data_checked = True
             self._program = program
+            self._failure = None
             self._rule_fns = {}
             self._queries = BoundedDict(QUERIES_KEPT)
 
@@ -411,13 +493,17 @@ class Engine(InstrumentationMixin):
         with self._lock:
             self._version += 1
             self._program = None
+            self._failure = None
             self._rule_fns = {}
             self._queries = BoundedDict(QUERIES_KEPT)
 
     # -- data and input ---------------------------------------------------------------
 
     def add_data(self, data: Any) -> None:
-        """Deep-merge ``data`` (an object) into the base documents; a clash is a DataError."""
+        """Deep-merge ``data`` (an object) into the base documents; a clash between
+        data documents is a DataError, raised here. A rule where the data now has
+        a document is OPA's ``rego_compile_error``, raised at the next evaluation
+        (or :meth:`compile`)."""
         try:
             data = from_python(data)
             if type(data) is not dict:
@@ -425,23 +511,36 @@ class Engine(InstrumentationMixin):
             merged = _merge(self._data, data, ())
         except RecursionError:
             raise DataError("data nested too deeply") from None
-        if self._policies:
-            # A rule where the new data has a document is refused, as in OPA.
-            tree = self._get_program().tree
-            self._with_source(lambda: _check_data_conflicts(tree, merged))
-        self._data = merged
+        self._set_data(merged)
 
     def add_data_json(self, text: str) -> None:
+        """:meth:`add_data` of a JSON text."""
+        if not isinstance(text, (str, bytes, bytearray)):
+            raise ArgumentError(f"add_data_json takes JSON text, not {type(text).__name__}")
         self.add_data(loads(text, what="data JSON"))
 
     def clear_data(self) -> None:
-        self._data = {}
+        """Remove every base document."""
+        self._set_data({})
+
+    def _set_data(self, data: dict[Any, Any]) -> None:
+        # The rules are checked against the new data at the next evaluation:
+        # the tables of resolved rules and queries are emptied to get there.
+        with self._lock:
+            self._data = data
+            self._data_checked = False
+            self._failure = None
+            self._rule_fns = {}
+            self._queries = BoundedDict(QUERIES_KEPT)
 
     def set_input(self, value: Any) -> None:
         """Use ``value`` as ``input`` (kept by reference, never modified)."""
         self._input = value
 
     def set_input_json(self, text: str) -> None:
+        """:meth:`set_input` of a JSON text."""
+        if not isinstance(text, (str, bytes, bytearray)):
+            raise ArgumentError(f"set_input_json takes JSON text, not {type(text).__name__}")
         self._input = loads(text, what="input JSON")
 
     def set_input_term(self, text: str) -> None:
@@ -460,13 +559,36 @@ class Engine(InstrumentationMixin):
     # -- compilation -------------------------------------------------------------------
 
     def _get_program(self) -> Program:
+        """The compiled program of the engine's policies, checked against its data;
+        compiled now if the policies changed since (see :meth:`compile`)."""
         prog = self._program
-        if prog is None:
-            version = self._version
-            prog = self._compile(self._extra_mockable)
+        if prog is None or not self._data_checked:
+            prog = self._build_program()
+        return prog
+
+    def _build_program(self) -> Program:
+        with self._lock:
+            version, policies, data, failure = self._version, self._policies, self._data, self._failure
+            prog = self._program
+        if failure is not None and failure[0] == version and failure[1] is data:
+            # The same program fails the same way: not compiled again per evaluation.
+            raise failure[2].with_traceback(None)
+        try:
+            if prog is None:
+                prog = self._compile(self._extra_mockable, policies)
+                with self._lock:
+                    if self._version == version:
+                        self._program = prog
+            program = prog
+            self._with_source(lambda: _check_data_conflicts(program.tree, data), policies)
+        except RegoError as err:
             with self._lock:
                 if self._version == version:
-                    self._program = prog
+                    self._failure = (version, data, err)
+            raise
+        with self._lock:
+            if self._version == version and self._data is data:
+                self._data_checked = True
         return prog
 
     def _compile(self, mockable: frozenset[str], policies: dict[str, tuple[str, ast.Module]] | None = None) -> Program:
@@ -478,10 +600,21 @@ class Engine(InstrumentationMixin):
         sources = tuple((path, policies[path][0], policies[path][1].rego_v1) for path in paths)
         key = (sources, tuple(sorted(mockable)), tuple(sorted(self._extension_ids.items())), self._allowed_builtins, self._type_check, self._strict_mode, self._schema_key)
         modules = [policies[p][1] for p in paths]
+        # Modules checked on their own when added skip those checks here.
+        hidden_calls: list[RegoError] | None = []
+        checked = self._checked
+        for p in paths:
+            entry = checked.get(p)
+            if entry is None or entry[0] is not policies[p][1] or hidden_calls is None:
+                hidden_calls = None
+                break
+            hidden_calls.extend(entry[1])
 
         def build() -> Program:
             tree = self._with_source(
-                lambda: compile_modules(modules, self._extensions, self._allowed_builtins, self._type_check, self._strict_mode, self._schemas),
+                lambda: compile_modules(
+                    modules, self._extensions, self._allowed_builtins, self._type_check, self._strict_mode, self._schemas, hidden_calls
+                ),
                 policies,
             )
             # `with f as g` can only appear in text that has the word "with".
@@ -580,8 +713,10 @@ class Engine(InstrumentationMixin):
             raise EvalError(f"internal error: {type(exc).__name__}: {exc}", code="eval_internal_error") from exc
         self._spare = ctx
         t = type(value)
-        if t is bool or t is str or t is int or t is float or value is None or value is UNDEF:
+        if t is bool or t is int or t is float or value is None or value is UNDEF:
             return value
+        if t is str:
+            return value if value.isascii() else valid_text(value)
         try:
             return to_python(value)
         except RecursionError:
@@ -619,10 +754,10 @@ class Engine(InstrumentationMixin):
         try:
             for bindings, values in self._execute(q, input):
                 exprs = [
-                    {"value": to_json_value(v), "text": text, "location": {"row": loc.row, "col": loc.col}}
+                    {"value": result_json_value(v), "text": text, "location": {"row": loc.row, "col": loc.col}}
                     for v, text, loc in zip(values, q.texts, q.locations)
                 ]
-                results.append({"expressions": exprs, "bindings": {k: to_json_value(v) for k, v in bindings.items()}})
+                results.append({"expressions": exprs, "bindings": {k: result_json_value(v) for k, v in bindings.items()}})
         except RecursionError:
             raise _too_deep() from None
         return {"result": results}

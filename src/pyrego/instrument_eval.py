@@ -26,7 +26,7 @@ from .instrument_codegen import InstrumentedGen, generate_instrumented, piece_ta
 from .instrument_runtime import Recorder, RecordingConfig
 from .parser import parse_query
 from .runtime.context import EvalContext
-from .runtime.convert import to_json_value, to_python
+from .runtime.convert import result_json_value, to_python
 from .runtime.values import UNDEF
 from .spans import Span
 
@@ -191,10 +191,10 @@ def eval_query_instrumented(
     try:
         for bindings, values in _run(engine, solutions, ctx, locations[0] if locations else None):
             exprs = [
-                {"value": to_json_value(v), "text": text, "location": {"row": loc.row, "col": loc.col}}
+                {"value": result_json_value(v), "text": text, "location": {"row": loc.row, "col": loc.col}}
                 for v, text, loc in zip(values, texts, locations)
             ]
-            results.append({"expressions": exprs, "bindings": {k: to_json_value(v) for k, v in bindings.items()}})
+            results.append({"expressions": exprs, "bindings": {k: result_json_value(v) for k, v in bindings.items()}})
     finally:
         recorder.finish()
     return InstrumentedRun({"result": results}, recorder, program)

@@ -5,7 +5,9 @@ without ``--rego`` it only adds its options and two fixtures, and does not
 import pyrego.
 
 ``pytest --rego DIR`` loads DIR as ``pyrego test DIR`` does (every policy
-and data file under it, compiled together), collects its ``*_test.rego``
+and data file under it, compiled together; several ``--rego`` paths are
+loaded together as one program, as ``pyrego test A B`` loads them, so a test
+in one may use the data or policies of another), collects its ``*_test.rego``
 files and any other ``.rego`` file with ``test_`` rules, and runs each
 ``test_`` rule as an item (``todo_test_`` rules are skipped). DIR is added to
 what pytest collects: ``pytest --rego policies`` runs the project's Python
@@ -85,12 +87,14 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 class RegoTests:
-    """The ``--rego`` folders of one pytest run: loaded once each, on first use."""
+    """The ``--rego`` paths of one pytest run: loaded together as one program, once, on first use."""
 
     def __init__(self, config: pytest.Config, dirs: list[Path]) -> None:
         self.config = config
-        self.dirs = [d.resolve() for d in dirs]
-        self._suites: dict[Path, TestSuite | Exception] = {}
+        resolved = list(dict.fromkeys(d.resolve() for d in dirs))
+        # A path inside another given path is loaded through that one (its files once).
+        self.dirs = [d for d in resolved if not any(o in d.parents for o in resolved)]
+        self._suite: TestSuite | Exception | None = None
 
     def root_of(self, path: Path) -> Path | None:
         resolved = path.resolve()
@@ -99,18 +103,19 @@ class RegoTests:
                 return d
         return None
 
-    def suite(self, root: Path) -> TestSuite:
-        found = self._suites.get(root)
+    def suite(self) -> TestSuite:
+        """Every ``--rego`` path's policies and data, compiled together (as ``pyrego test A B``)."""
+        found = self._suite
         if found is None:
             from .testing import TestSuite
 
             try:
-                found = TestSuite.load([root], v0_compatible=bool(self.config.getoption("rego_v0")))
+                found = TestSuite.load(self.dirs, v0_compatible=bool(self.config.getoption("rego_v0")))
                 if self.config.getoption("rego_coverage_threshold") is not None:
                     found.engine.set_enable_coverage(True)
             except Exception as exc:  # noqa: BLE001 - reported on the files, below
                 found = exc
-            self._suites[root] = found
+            self._suite = found
         if isinstance(found, Exception):
             raise found
         return found
@@ -123,22 +128,19 @@ class RegoTests:
             return None
         if not file_path.name.endswith("_test.rego") and "test_" not in file_path.read_text(encoding="utf-8", errors="replace"):
             return None
-        return RegoFile.from_parent(parent, path=file_path, rego=self, root=root)  # type: ignore[no-any-return]
-
+        return RegoFile.from_parent(parent, path=file_path, rego=self)  # type: ignore[no-any-return]
 
     def coverage_shortfalls(self) -> list[str]:
-        """One line per ``--rego`` folder whose tests covered less than the threshold."""
+        """A line when the tests covered less of the ``--rego`` policies than the threshold."""
         threshold = self.config.getoption("rego_coverage_threshold")
-        if threshold is None:
+        suite = self._suite
+        if threshold is None or suite is None or isinstance(suite, Exception):
             return []
-        out = []
-        for root, suite in self._suites.items():
-            if isinstance(suite, Exception):
-                continue
-            coverage = float(suite.engine.get_coverage_report().get("coverage") or 0)
-            if coverage < threshold:
-                out.append(f"Rego code coverage threshold not met for {root}: got {coverage:.2f} instead of {threshold:.2f}")
-        return out
+        coverage = float(suite.engine.get_coverage_report().get("coverage") or 0)
+        if coverage >= threshold:
+            return []
+        where = ", ".join(str(d) for d in self.dirs)
+        return [f"Rego code coverage threshold not met for {where}: got {coverage:.2f} instead of {threshold:.2f}"]
 
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
         self._shortfalls = self.coverage_shortfalls()
@@ -153,16 +155,15 @@ class RegoTests:
 class RegoFile(pytest.File):
     """A .rego file of a ``--rego`` folder: one item per test rule it defines."""
 
-    def __init__(self, *, rego: RegoTests, root: Path, **kwargs: Any) -> None:
+    def __init__(self, *, rego: RegoTests, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.rego = rego
-        self.root = root
 
     def collect(self) -> Iterator[RegoItem]:
         from .testing import LoadFailure
 
         try:
-            suite = self.rego.suite(self.root)
+            suite = self.rego.suite()
         except LoadFailure as exc:
             # Shown on the files the errors are in (or the first file when none names one).
             mine = [e for e in exc.errors if e.location is not None and Path(e.location.file).resolve() == self.path]
@@ -194,7 +195,7 @@ class RegoItem(pytest.Item):
 
         parent = self.parent
         assert isinstance(parent, RegoFile)
-        suite = parent.rego.suite(parent.root)
+        suite = parent.rego.suite()
         options = RunOptions(timeout=self.config.getoption("rego_timeout"), explain_failures=True)
         result = TestRunner(suite, options).run(self.case)
         if result.skip:

@@ -37,6 +37,7 @@ from .ast import (
 )
 from .errors import RegoUnsafeVarError
 from .rewrite import bind_negated_operands, split_negated_calls
+from .with_values import bind_with_values
 
 ROOTS = frozenset({"data", "input"})
 
@@ -47,6 +48,12 @@ ArityFn = Callable[[str], "int | None"]
 
 def is_wildcard(name: str) -> bool:
     return name.startswith("$")
+
+
+def _generated(name: str) -> bool:
+    """A variable the compiler made (``__local0__#w@...``), not a user's
+    (whose unique name ends in ``#<number>``)."""
+    return name.startswith("__local") and not name.partition("#")[2].isdigit()
 
 
 # ---------------------------------------------------------------- variable collection
@@ -485,7 +492,7 @@ def reorder_body(
     ``equality_unifies`` is False for a query's bodies, where ``==`` stays a
     call; without ``bind_operands`` the caller makes those after ordering.
     """
-    body = split_negated_calls(body)
+    body = bind_with_values(split_negated_calls(body), arity)
     now = set(bound)
     # Most bodies are already in a valid order: take expressions in source
     # order while each is ready (what the general loop below would pick too).
@@ -547,11 +554,14 @@ def _raise_unsafe(remaining: list[ast.Expr], now: set[str], outer: set[str], ari
     # Every unbound variable, each at the first expression that needs it, in
     # location order, as OPA reports them: the first is raised, all are in
     # its ``errors``.
+    # Variables the compiler made (a ``with`` value's, a negation's operands)
+    # are not named: OPA reports the user's variables that keep them unbound.
     first_use: dict[str, ast.Expr] = {}
     for expr in remaining:
         needs, _ = expr_needs_and_outputs(expr, now, outer, arity)
         for name in sorted(needs - now):
-            first_use.setdefault(name, expr)
+            if not _generated(name):
+                first_use.setdefault(name, expr)
     if not first_use:
         raise RegoUnsafeVarError("unsafe expression", remaining[0].location)
     errors = []

@@ -99,13 +99,14 @@ def test_units_errors(name: str, text: str, message: str) -> None:
         ("v1.0.0", True),
         ("1.0.0-rc.1+build.1", True),
         ("1", False),
-        ("01.2.3", False),
-        ("1.02.3", False),
-        ("1.2.03", False),
-        ("1.2.3-01", False),
-        ("1.2.3-alpha.01", False),
-        ("1.2.3-", False),
-        ("1.2.3+", False),
+        # OPA v1.20.2 allows leading zeros and empty pre-release/build sections
+        ("01.2.3", True),
+        ("1.02.3", True),
+        ("1.2.03", True),
+        ("1.2.3-01", True),
+        ("1.2.3-alpha.01", True),
+        ("1.2.3-", True),
+        ("1.2.3+", True),
         ("1.0.0-alpha..1", False),
         (" 1.0.0", False),
         ("99999999999999999999.0.0", False),
@@ -133,7 +134,9 @@ def test_semver_compare() -> None:
     assert call("semver.compare", "1.2.3+01", "1.2.3+2") == 0
     assert call("semver.compare", "2.0.0", "10.0.0") == -1
     assert str(error("semver.compare", "1", "1.0.0")) == 'operand 1: string "1" is not a valid SemVer'
-    assert str(error("semver.compare", "1.0.0", "1.2.3-01")) == 'operand 2: string "1.2.3-01" is not a valid SemVer'
+    assert str(error("semver.compare", "1.0.0", "1.2.3-a..b")) == 'operand 2: string "1.2.3-a..b" is not a valid SemVer'
+    assert call("semver.compare", "01.0.0", "2.0.0") == -1
+    assert call("semver.compare", "1.0.0-01", "1.0.0-2") == -1
     assert isinstance(error("semver.compare", 1, "1.0.0"), OperandTypeError)
 
 

@@ -7,7 +7,7 @@ pyrego, and compares values, or error codes and messages.
 Deliberate differences are left out of the cases (see the modules' docs):
 numbers whose text OPA keeps (``1e-07``, ``-0.0``), strings holding bytes
 that are not UTF-8, json.patch failures (undefined here, as in newer OPA;
-errors in v1.20.2), semver and glob rules that newer OPA tightened,
+errors in v1.20.2), glob rules that newer OPA tightened,
 yaml.is_valid on content after the first document, YAML output of strings
 holding U+2028/U+2029/U+0085 line breaks, and a few gobwas/glob
 matcher bugs (``a?`` with the delimiter as the last character).

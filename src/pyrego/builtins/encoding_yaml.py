@@ -27,6 +27,7 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from ..runtime.context import EvalContext
 from ..runtime.convert import to_json_value
+from ..runtime.numbers import format_number
 from ..yaml_safe import AliasingError, check_aliasing
 from ._goutil import format_float_g, from_bytes, go_quote, int_to_decimal, valid_utf8
 from .limits import Deadline
@@ -423,6 +424,15 @@ def _node(v: Any) -> Node:
         return ScalarNode(_NULL, "null")
     if t is bool:
         return ScalarNode(_BOOL, "true" if v else "false")
+    if t is float or t is Decimal:
+        # OPA's YAML reads the number's JSON text: an integer text is an int,
+        # any other text (2.5, 4.8525594709239458522e+17) a float64.
+        text = format_number(v)
+        if "." in text or "e" in text:
+            g = format_float_g(float(v))
+            # Go writes 0 for 1e-400: plain YAML that reads back as that number.
+            return ScalarNode(_INT if g.lstrip("-").isdigit() else _FLOAT, g)
+        v, t = int(text), int
     if t is int:
         if -_INT64 <= v < _UINT64:
             return ScalarNode(_INT, str(v))
@@ -430,10 +440,6 @@ def _node(v: Any) -> Node:
             return ScalarNode(_FLOAT, format_float_g(float(v)))
         # Beyond float64, Go's YAML reads the JSON digits as a string: all of them.
         return ScalarNode(_STR, int_to_decimal(v))
-    if t is float:
-        if v.is_integer() and abs(v) < 2**63:
-            return ScalarNode(_INT, str(int(v)))
-        return ScalarNode(_FLOAT, format_float_g(v))
     if t is list:
         return SequenceNode("tag:yaml.org,2002:seq", [_node(x) for x in v], flow_style=False if v else True)
     pairs = [(_node(k), _node(v[k])) for k in sorted(v, key=_key_order)]
@@ -457,6 +463,4 @@ def _to_plain(v: Any) -> Any:
         return [_to_plain(x) for x in v]
     if t is dict:
         return {valid_utf8(k): _to_plain(x) for k, x in v.items()}
-    if t is Decimal:
-        return float(v)  # OPA's YAML goes through JSON into a float64
     return v

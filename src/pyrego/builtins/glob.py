@@ -19,7 +19,7 @@ from typing import Any
 
 from re2 import _re2  # type: ignore[import-untyped]
 
-from ._goutil import to_bytes
+from ._goutil import to_bytes, valid_utf8
 from .registry import BuiltinError, OperandTypeError, builtin, operand_error
 
 _OPTIONS = _re2.RE2.Options()
@@ -183,7 +183,8 @@ def glob_match(pattern: Any, delimiters: Any, match: Any) -> bool:
     if type(match) is not str:
         raise operand_error(3, match, "string")
     r = _cache.get((pattern, delims)) or compile_glob(pattern, delims)
-    b = match.encode("utf-8") if match.isascii() else to_bytes(match)
+    # gobwas/glob reads a byte that is not UTF-8 as U+FFFD.
+    b = match.encode("utf-8") if match.isascii() else to_bytes(valid_utf8(match))
     return r.Match(_ANCHOR_BOTH, b, 0, len(b))[0][0] >= 0  # type: ignore[no-any-return]
 
 

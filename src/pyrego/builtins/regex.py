@@ -18,7 +18,7 @@ from typing import Any
 from re2 import _re2  # type: ignore[import-untyped]
 
 from ..runtime.context import EvalContext
-from ._goutil import from_bytes, to_bytes
+from ._goutil import from_bytes, to_bytes, valid_utf8
 from .limits import MAX_STRING, TICK, Deadline, check, check_string_size
 from .regex_glob import globs_match
 from .registry import BuiltinError, OperandTypeError, builtin, operand_error
@@ -173,7 +173,8 @@ def regex_match(pattern: Any, value: Any) -> bool:
     if type(value) is not str:
         raise operand_error(2, value, "string")
     r = _cache.get(pattern) or compile_regex(pattern)
-    b = value.encode("utf-8") if value.isascii() else to_bytes(value)
+    # Go's regexp reads a byte that is not UTF-8 as U+FFFD.
+    b = value.encode("utf-8") if value.isascii() else to_bytes(valid_utf8(value))
     return r.re.Match(_UNANCHORED, b, 0, len(b))[0][0] >= 0  # type: ignore[no-any-return]
 
 

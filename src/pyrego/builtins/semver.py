@@ -1,9 +1,24 @@
-"""semver.is_valid and semver.compare.
+"""semver.is_valid and semver.compare, as OPA v1.20.2 has them.
 
-Versions follow SemVer 2.0.0 strictly (no leading zeros in numeric parts,
-no empty pre-release or build sections), as OPA's newer releases and its
-conformance cases do; like OPA, a leading ``v`` is accepted and the
-major/minor/patch numbers must fit in a signed 64-bit integer.
+OPA v1.20.2 parses versions with its own small SemVer package, which is more
+lenient than SemVer 2.0.0 (newer OPA releases tightened it; their conformance
+cases expect the strict rules, v1.20.2 does not follow them):
+
+* one leading ``v`` is dropped;
+* the text after the first ``+`` is build metadata and the text before it,
+  after the first ``-``, the pre-release; either may be empty, and when not
+  empty it is dot-separated non-empty identifiers of ``[0-9A-Za-z-]``;
+* what remains must hold exactly two dots around three decimal numbers that
+  fit in a signed 64-bit integer; leading zeros are allowed everywhere.
+
+Precedence compares major, minor and patch numerically, ranks a version with
+a pre-release below the same version without one, then compares pre-release
+identifiers in turn: all-digit identifiers numerically (values beyond the
+int64 range count as its maximum, as Go's ``Atoi`` saturates) and below
+others, others byte-wise; with equal identifiers the longer list ranks higher.
+Build metadata plays no part. OPA v1.20.2 never returns when two different
+pre-releases are equal identifier by identifier (``1.0.0-01`` against
+``1.0.0-1``); pyrego answers 0 there.
 """
 
 from __future__ import annotations
@@ -14,54 +29,65 @@ from typing import Any
 from ._goutil import go_quote
 from .registry import BuiltinError, builtin, operand_error
 
-_NUM = r"(0|[1-9][0-9]*)"
-_PRE_ID = r"(?:0|[1-9][0-9]*|[0-9]*[A-Za-z-][0-9A-Za-z-]*)"
-_SEMVER = re.compile(
-    rf"v?{_NUM}\.{_NUM}\.{_NUM}"
-    rf"(?:-({_PRE_ID}(?:\.{_PRE_ID})*))?"
-    r"(?:\+([0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*))?",
-    re.ASCII,
-)
+_IDENTIFIERS = re.compile(r"[0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*", re.ASCII)
+_DIGITS = re.compile(r"[0-9]+", re.ASCII)
 _INT64_MAX = (1 << 63) - 1
 
+Version = tuple[int, int, int, str]
 
-def parse(version: str) -> tuple[int, int, int, str] | None:
-    """(major, minor, patch, pre-release) or None when not a valid version."""
-    m = _SEMVER.fullmatch(version)
-    if m is None:
+
+def parse(version: str) -> Version | None:
+    """(major, minor, patch, pre-release) or None when OPA rejects the text."""
+    if version.startswith("v"):
+        version = version[1:]
+    version, _, metadata = version.partition("+")
+    if metadata and _IDENTIFIERS.fullmatch(metadata) is None:
         return None
-    major, minor, patch = int(m.group(1)), int(m.group(2)), int(m.group(3))
-    if max(major, minor, patch) > _INT64_MAX:
+    version, _, pre = version.partition("-")
+    if pre and _IDENTIFIERS.fullmatch(pre) is None:
         return None
-    return major, minor, patch, m.group(4) or ""
+    parts = version.split(".")
+    if len(parts) != 3:
+        return None
+    numbers = []
+    for part in parts:
+        # strconv.ParseInt(part, 10, 64): ASCII digits (no sign can be left here)
+        if _DIGITS.fullmatch(part) is None:
+            return None
+        n = int(part)
+        if n > _INT64_MAX:
+            return None
+        numbers.append(n)
+    return numbers[0], numbers[1], numbers[2], pre
+
+
+def _identifier_order(x: str, y: str) -> int:
+    xi, yi = _DIGITS.fullmatch(x) is not None, _DIGITS.fullmatch(y) is not None
+    if xi != yi:
+        return -1 if xi else 1  # numeric identifiers rank lower
+    if xi:
+        xn, yn = min(int(x), _INT64_MAX), min(int(y), _INT64_MAX)
+        return (xn > yn) - (xn < yn)
+    return (x > y) - (x < y)
 
 
 def _compare_pre(a: str, b: str) -> int:
     if a == b:
         return 0
-    # a version without a pre-release ranks higher
     if not a:
-        return 1
+        return 1  # a version without a pre-release ranks higher
     if not b:
         return -1
     pa, pb = a.split("."), b.split(".")
     for x, y in zip(pa, pb):
-        xi, yi = x.isdigit(), y.isdigit()
-        if xi and yi:
-            # Go's Atoi saturates at the int64 maximum
-            xn, yn = min(int(x), _INT64_MAX), min(int(y), _INT64_MAX)
-            if xn != yn:
-                return 1 if xn > yn else -1
-        elif xi != yi:
-            return -1 if xi else 1  # numeric identifiers rank lower
-        elif x != y:
-            return 1 if x > y else -1
-    if len(pa) != len(pb):
-        return 1 if len(pa) > len(pb) else -1
-    return 0
+        order = _identifier_order(x, y)
+        if order:
+            return order
+    return (len(pa) > len(pb)) - (len(pa) < len(pb))
 
 
-def compare(a: tuple[int, int, int, str], b: tuple[int, int, int, str]) -> int:
+def compare(a: Version, b: Version) -> int:
+    """-1, 0 or 1 as version ``a`` ranks below, level with or above ``b``."""
     for x, y in zip(a[:3], b[:3]):
         if x != y:
             return 1 if x > y else -1

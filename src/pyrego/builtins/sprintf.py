@@ -2,7 +2,8 @@
 
 OPA hands Go's ``fmt.Sprintf`` one Go value per array element: an integer
 that fits 64 bits is an ``int64``, a larger one a ``*big.Int``, any other
-number a ``float64`` (an integral float counts as an integer), a string a ``string``, and every other value (booleans,
+number a ``float64`` when its text has a decimal point and else that text (an
+integral float counts as an integer), a string a ``string``, and every other value (booleans,
 null, arrays, objects, sets) the *string* of its Rego text (so ``%v`` of
 ``true`` is ``true`` but ``%t`` of it is ``%!t(string=true)``). This module
 re-implements the part of ``fmt`` those types reach: flags ``+ - # 0 space``,
@@ -114,19 +115,27 @@ def _go_arg(value: Any) -> _GoArg:
     t = type(value)
     if t is int:
         return ("int64", value) if INT64_MIN <= value <= INT64_MAX else ("*big.Int", value)
-    if t is float:
-        # OPA reads an integral number such as 2.0 as an int64, as it does 2.
-        if value.is_integer() and INT64_MIN <= value < INT64_MAX:
-            return ("int64", int(value))
-        return ("float64", value)
-    if t is Decimal:
-        # OPA hands Go's fmt a number that is not an integer as a float64,
-        # or as its text when no float64 holds it (1e-400).
-        f = float(value)
-        return ("float64", f) if f and f - f == 0 else ("string", format_number(value))
+    if t is float or t is Decimal:
+        return _go_number_arg(format_number(value))
     if t is str:
         return ("string", value)
     return ("string", format_value(value))
+
+
+def _go_number_arg(text: str) -> _GoArg:
+    """The Go value OPA makes of a number with the text ``text``: an integer
+    text is an int64 or a ``*big.Int``; a text with a decimal point is the
+    nearest float64 (``1.5e-400`` is 0); any other (``1e-07``, ``1e-400``) is
+    passed as its text, a string (so ``%d`` of ``1 / 10000000`` is
+    ``%!d(string=1e-07)`` but ``%d`` of ``3 / 20000000`` is
+    ``%!d(float64=1.5e-07)``)."""
+    if "." in text:
+        f = float(text)
+        return ("float64", f) if f - f == 0 else ("string", text)
+    if "e" in text:
+        return ("string", text)
+    n = int(text)
+    return ("int64", n) if INT64_MIN <= n <= INT64_MAX else ("*big.Int", n)
 
 
 class _Flags:

@@ -1,7 +1,9 @@
 """String builtins.
 
 Positions and lengths count Unicode code points (OPA works on Go runes), so
-Python's own indexing fits. Case mapping follows Go's per-character mapping
+Python's own indexing fits. Where OPA decodes a string into runes (``indexof``,
+``indexof_n``, ``substring``, ``upper``, ``lower``, the cutsets of the
+``trim`` builtins), each byte that is not UTF-8 is one U+FFFD, as Go reads it. Case mapping follows Go's per-character mapping
 (no context, no expansion: ``upper("ß") == "ß"``). ``trim_space`` trims the
 characters Go's ``unicode.IsSpace`` names, which differ a little from
 Python's ``str.isspace``.
@@ -20,6 +22,7 @@ from typing import Any
 
 from ..runtime.context import EvalContext
 from ..runtime.values import sorted_values, thaw, type_name
+from ._goutil import valid_utf8
 from .limits import MAX_STRING, TICK, Deadline, check, check_string_size
 from .registry import BuiltinError, BuiltinHalt, builtin
 from .sprintf import format_value
@@ -57,8 +60,8 @@ def endswith(s: Any, suffix: Any) -> bool:
 
 @builtin("indexof", 2)
 def indexof(s: Any, sub: Any) -> int:
-    text = str_operand(s, 1)
-    search = str_operand(sub, 2)
+    text = valid_utf8(str_operand(s, 1))
+    search = valid_utf8(str_operand(sub, 2))
     if not search:
         raise BuiltinError("empty search character")
     return text.find(search)
@@ -67,8 +70,8 @@ def indexof(s: Any, sub: Any) -> int:
 @builtin("indexof_n", 2, cancellable=True)
 def indexof_n(ctx: EvalContext, s: Any, sub: Any) -> list[int]:
     """Every index where ``sub`` starts, overlapping matches included."""
-    text = str_operand(s, 1)
-    search = str_operand(sub, 2)
+    text = valid_utf8(str_operand(s, 1))
+    search = valid_utf8(str_operand(sub, 2))
     if not search:
         raise BuiltinError("empty search character")
     out = []
@@ -163,7 +166,7 @@ def concat(delim: Any, coll: Any) -> str:
 
 @builtin("substring", 3)
 def substring(s: Any, start: Any, length: Any) -> str:
-    text = str_operand(s, 1)
+    text = valid_utf8(str_operand(s, 1))
     i = int_operand(start, 2)
     n = int_operand(length, 3)
     if i < 0:
@@ -204,6 +207,7 @@ def lower(s: Any) -> str:
     text = str_operand(s, 1)
     if text.isascii():
         return text.lower()
+    text = valid_utf8(text)
     low = text.lower()
     if len(low) == len(text) and "\u03a3" not in text:
         return low
@@ -215,6 +219,7 @@ def upper(s: Any) -> str:
     text = str_operand(s, 1)
     if text.isascii():
         return text.upper()
+    text = valid_utf8(text)
     up = text.upper()
     if len(up) == len(text):
         return up
@@ -315,19 +320,32 @@ def _alternation(keys: tuple[str, ...]) -> re.Pattern[str]:
 _GO_SPACE = "\t\n\v\f\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
 
 
+def _trim(s: Any, cutset: Any, left: bool, right: bool) -> str:
+    """Go's ``strings.Trim``: a byte that is not UTF-8 reads as U+FFFD, on
+    either side; the kept part keeps its bytes."""
+    text = str_operand(s, 1)
+    cut = valid_utf8(str_operand(cutset, 2))
+    runes = valid_utf8(text)
+    if runes is text:
+        return text.strip(cut) if left and right else text.lstrip(cut) if left else text.rstrip(cut)
+    start = len(runes) - len(runes.lstrip(cut)) if left else 0
+    end = len(runes.rstrip(cut)) if right else len(runes)
+    return text[start:end] if start < end else ""
+
+
 @builtin("trim", 2)
 def trim(s: Any, cutset: Any) -> str:
-    return str_operand(s, 1).strip(str_operand(cutset, 2))
+    return _trim(s, cutset, True, True)
 
 
 @builtin("trim_left", 2)
 def trim_left(s: Any, cutset: Any) -> str:
-    return str_operand(s, 1).lstrip(str_operand(cutset, 2))
+    return _trim(s, cutset, True, False)
 
 
 @builtin("trim_right", 2)
 def trim_right(s: Any, cutset: Any) -> str:
-    return str_operand(s, 1).rstrip(str_operand(cutset, 2))
+    return _trim(s, cutset, False, True)
 
 
 @builtin("trim_prefix", 2)

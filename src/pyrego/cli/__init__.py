@@ -8,6 +8,10 @@ is in :mod:`pyrego.cli.output`.
 Errors are printed as OPA prints them: a JSON ``{"errors": [...]}`` object in
 ``json`` format, ``N error(s) occurred: file:row:col: code: message`` with a
 caret line otherwise; the exit status is 1 (2 for usage errors).
+
+``pyrego`` alone prints the help and exits 0, as ``opa`` alone does (a root
+command without an action of its own); ``pyrego --version`` prints what
+``pyrego version`` prints.
 """
 
 from __future__ import annotations
@@ -32,6 +36,9 @@ def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(
         prog="pyrego", description="A Rego policy engine that compiles policies to Python.", allow_abbrev=False
     )
+    ap.add_argument(
+        "--version", action=_VersionAction, nargs=0, default=argparse.SUPPRESS, help="print the version (as pyrego version)"
+    )
     sub = ap.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
     for name in COMMANDS:
@@ -39,6 +46,16 @@ def build_parser() -> argparse.ArgumentParser:
     # `pyrego bench ...` hands its arguments to the benchmark runner (see main()).
     sub.add_parser("bench", help="run the benchmark suite (pyrego bench --help)", add_help=False)
     return ap
+
+
+class _VersionAction(argparse.Action):
+    """``--version``: what ``pyrego version`` prints, then exit 0."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: object, option_string: str | None = None) -> None:
+        from .version_cmd import cmd_version
+
+        cmd_version(namespace, sys.stdout, sys.stderr)
+        parser.exit(0)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -64,6 +81,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         return bench_main(args[1:])
     ap = build_parser()
+    if not args:
+        ap.print_help(sys.stdout)  # as opa: the bare command shows its help
+        return 0
     try:
         ns, unknown = ap.parse_known_args(args)
         if unknown:

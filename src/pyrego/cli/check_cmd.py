@@ -121,6 +121,7 @@ def check_policies(
         for path, schema in (schemas or {}).items():
             engine._set_schema(path, schema)
         engine.add_policies(texts)
+        engine.compile()
         check_deprecated_builtins(modules.values(), strict=strict, limit=limit)
     except RegoError as exc:
         raise _Failed(_limited(list(getattr(exc, "errors", None) or [exc]), limit)) from None

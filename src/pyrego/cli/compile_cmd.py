@@ -7,8 +7,11 @@ when a mask rule gives some; ``{}`` when no row can ever pass). ``--target
 ucast`` (dialects ``all``, ``minimal``, ``prisma``, ``linq``) gives a UCAST
 object. ``--mappings FILE`` renames tables and columns (JSON), ``--mask-rule``
 names the rule whose value are the column masks. Without ``--unknowns``,
-those the rule's ``# METADATA`` declares (``compile: unknowns:``), else
-``input``.
+those the rule's ``# METADATA`` declares (``compile: unknowns:``); when it
+declares none either, the command stops with an error naming ``--unknowns``
+(exit 2): OPA's Compile API then has no unknowns at all and evaluates the whole
+decision, which is no filter, and taking all of ``input`` as unknown would turn
+the known request fields into table columns.
 
 Errors (a policy a filter cannot express) print as ``pyrego eval`` prints
 them and exit with status 2.
@@ -24,7 +27,14 @@ from typing import Any, TextIO
 from ..errors import RegoError
 from ..loader import read_document
 from .eval_cmd import load_data_args
-from .output import PlainError, format_errors
+from .output import PlainError, UsageError, format_errors
+
+#: Told when neither --unknowns nor the rule's metadata names the unknown rows.
+NO_UNKNOWNS = (
+    "no unknowns: name the table rows the filter is about with --unknowns "
+    "(e.g. --unknowns input.tickets, repeatable), or declare them in the rule's "
+    "# METADATA (compile: {unknowns: [input.tickets]})"
+)
 
 
 def cmd_compile(ns: argparse.Namespace, out: TextIO, err: TextIO) -> int:
@@ -51,6 +61,8 @@ def cmd_compile(ns: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                 raise PlainError(f"open {ns.mappings}: no such file or directory") from None
             except ValueError as exc:
                 raise PlainError(f"{ns.mappings}: invalid JSON: {exc}") from None
+        if ns.unknowns is None and not _declares_unknowns(engine, ns.query):
+            raise UsageError(NO_UNKNOWNS)
         filters = engine.compile_filters(
             ns.query,
             document,
@@ -65,6 +77,14 @@ def cmd_compile(ns: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         return 2
     print(marshal(response(filters)), file=out)
     return 0
+
+
+def _declares_unknowns(engine: Any, query: str) -> bool:
+    """Whether the ``# METADATA`` of the rule ``query`` names (``data.x.y``) declares unknowns."""
+    from ..partial.annotations import declared_unknowns, query_path
+
+    path = query_path(query)
+    return path is not None and declared_unknowns(engine._get_program().tree, path) is not None
 
 
 def response(filters: dict[str, Any]) -> dict[str, Any]:
@@ -100,7 +120,13 @@ def register(sub: Any) -> None:
     p.add_argument("query", help="the decision, e.g. data.filters.include")
     p.add_argument("-d", "--data", action="append", metavar="PATH", help="policy or data file, or folder (repeatable)")
     p.add_argument("-i", "--input", metavar="FILE", help="the known input (JSON or YAML)")
-    p.add_argument("-u", "--unknowns", action="append", metavar="REF", help="unknown rows, e.g. input.tickets (repeatable)")
+    p.add_argument(
+        "-u",
+        "--unknowns",
+        action="append",
+        metavar="REF",
+        help="unknown rows, e.g. input.tickets (repeatable; needed unless the rule's # METADATA declares them)",
+    )
     p.add_argument("--target", default="sql", choices=("sql", "ucast"), help="sql (default) or ucast")
     p.add_argument("--dialect", default="postgresql", help="postgresql (default), mysql, sqlserver, sqlite; ucast: all, minimal, prisma, linq")
     p.add_argument("--mappings", metavar="FILE", help="JSON table and column mappings")

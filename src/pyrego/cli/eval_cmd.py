@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from ..errors import RegoError
-from ..loader import LoadError, data_document, iter_files, read_document, read_policy, split_prefix
+from ..loader import LoadError, data_document, iter_files, read_policy, split_prefix
 from .eval_extras import EvalExtras, add_arguments
 from .output import PlainError, UsageError, format_errors
 from .partial_output import add_partial_arguments, run_partial
@@ -64,6 +64,38 @@ def load_data_args(engine: Any, args: Sequence[str]) -> None:
 
         disk_cache.use_context(policies, "eval")  # the code cache's pack for this policy set, when enabled
         engine.add_policies(policies)
+        engine.compile()  # errors of the whole program are loading errors, as in opa eval
+
+
+def parse_input_text(text: str | bytes) -> Any:
+    """The input document in ``text``, read as ``opa eval`` reads ``-i`` and ``-I``
+    (OPA's ``util.Unmarshal``): JSON when the text is valid JSON, else YAML,
+    whatever the file is called; a leading UTF-8 byte order mark is dropped.
+
+    Raises :class:`~pyrego.errors.DataError` when the text is neither."""
+    from ..conformance import load_yaml
+    from ..errors import DataError
+    from ..runtime.convert import loads
+
+    if isinstance(text, bytes):
+        text = text.decode("utf-8", errors="replace")
+    text = text.removeprefix("\ufeff")
+    try:
+        return loads(text, what="JSON input")
+    except DataError:
+        pass
+    try:
+        return load_yaml(text)
+    except Exception as exc:  # noqa: BLE001 - yaml raises many kinds
+        raise DataError(f"error converting YAML to JSON: {_yaml_message(exc)}") from None
+
+
+def _yaml_message(exc: Exception) -> str:
+    """A YAML error on one line, as Go's YAML library words it (``yaml: line N: problem``)."""
+    problem, mark = getattr(exc, "problem", None), getattr(exc, "problem_mark", None)
+    if problem and mark is not None:
+        return f"yaml: line {mark.line + 1}: {problem}"
+    return "yaml: " + " ".join(str(exc).split())
 
 
 def _read_input(ns: argparse.Namespace) -> tuple[bool, Any]:
@@ -72,13 +104,15 @@ def _read_input(ns: argparse.Namespace) -> tuple[bool, Any]:
         raise UsageError("specify --input or --stdin-input, not both")
     if ns.input is not None:
         path = Path(ns.input)
-        if not path.exists():
-            raise PlainError(f"open {ns.input}: no such file or directory")
-        return True, read_document(path)
+        try:
+            raw = path.read_bytes()
+        except FileNotFoundError:
+            raise PlainError(f"open {ns.input}: no such file or directory") from None
+        except OSError as exc:
+            raise PlainError(f"open {ns.input}: {exc.strerror or exc}") from None
+        return True, parse_input_text(raw)
     if ns.stdin_input:
-        from ..runtime.convert import loads
-
-        return True, loads(sys.stdin.read(), what="JSON input")
+        return True, parse_input_text(sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") else sys.stdin.read())
     return False, None
 
 

@@ -139,7 +139,9 @@ def register(sub: Any) -> None:
     fm.add_argument("-w", "--write", action="store_true", help="overwrite the original source file")
     fm.add_argument("-l", "--list", action="store_true", help="list all files who would change when formatted")
     fm.add_argument("-d", "--diff", action="store_true", help="only display a diff of the changes")
-    fm.add_argument("--fail", action="store_true", help="non zero exit code on reformat")
+    fm.add_argument(
+        "--fail", action="store_true", help="exit with status 2 when a file would be reformatted (as opa fmt --fail)"
+    )
     fm.add_argument(
         "--v0-compatible", action="store_true", help="read and write Rego v0 (as OPA before v1.0)"
     )

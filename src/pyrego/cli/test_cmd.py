@@ -14,6 +14,11 @@ after another. ``--no-cache`` skips the on-disk cache of parsed policies.
 Exit status as OPA's: 0 when every test passed, 2 when one failed, erred or
 was skipped (skips allowed with ``-z``), 1 when the policies do not load or
 compile or (``--fail-on-empty``) no test ran; 2 for usage errors.
+
+With ``--coverage``, as ``opa test --coverage``: the coverage report is printed
+only when no test failed or erred; otherwise the failed tests are listed (the
+summary counts only them), the first one is the error on stderr, and the exit
+status is 1 (:mod:`pyrego.testing.coverage_report`).
 """
 
 from __future__ import annotations
@@ -144,7 +149,13 @@ def register(sub: Any) -> None:
     t.add_argument(
         "--explain", choices=("fails", "full", "notes", "debug"), help="enable query explanations (needs the trace)"
     )
-    t.add_argument("-c", "--coverage", action="store_true", help="report coverage")
+    t.add_argument(
+        "-c",
+        "--coverage",
+        action="store_true",
+        help="report coverage as JSON; as in opa test, the report needs every test to pass or be skipped "
+        "(failed tests are listed instead, exit 1)",
+    )
     t.add_argument("--threshold", type=float, default=0.0, help="coverage threshold: exit 2 below this percentage")
     t.add_argument("--ignore", action="append", metavar="GLOB", help="file and folder names to ignore (repeatable)")
     t.add_argument("-m", "--max-errors", type=int, default=10, help="parse errors to report before stopping (default 10)")

@@ -34,6 +34,70 @@ def to_json_value(value: Any) -> Any:
     raise DataError(f"cannot render {t.__name__} as JSON")
 
 
+def result_json_value(value: Any) -> Any:
+    """:func:`to_json_value` for a caller: strings holding bytes that are not
+    UTF-8 (kept inside as lone surrogates) get U+FFFD for each such byte, as
+    OPA's JSON results have them (``base64url.decode("_-8=")`` is
+    ``"\ufffd\ufffd"``); the strings stay whole inside the evaluation."""
+    t = type(value)
+    if t is str:
+        return value if value.isascii() else valid_text(value)
+    if t is int or t is bool or value is None or t is float or t is Decimal:
+        return value
+    if t is list or t is tuple:
+        return [result_json_value(v) for v in value]
+    if t is dict:
+        out: dict[str, Any] = {}
+        for k, v in value.items():
+            key = (k if k.isascii() else valid_text(k)) if type(k) is str else _key_text(thaw(k))
+            out[key] = result_json_value(v)
+        return dict(sorted(out.items()))
+    if t is set or t is frozenset:
+        members = sorted((thaw(k) for k in value), key=sort_key)
+        return [result_json_value(v) for v in members]
+    raise DataError(f"cannot render {t.__name__} as JSON")
+
+
+def valid_text(s: str) -> str:
+    """``s`` with each lone surrogate (a byte that is not UTF-8) made U+FFFD."""
+    return _LONE_SURROGATE.sub("\ufffd", s) if _LONE_SURROGATE.search(s) else s
+
+
+def json_ready(value: Any) -> Any:
+    """A value pyrego returned, as plain JSON-compatible Python: ``json.dumps(json_ready(v))``
+    gives the JSON OPA gives for it.
+
+    Takes what :meth:`pyrego.Engine.eval_rule` returns (sets as Python sets,
+    their members and non-string keys in hashable form) as well as
+    :meth:`~pyrego.Engine.eval_query`'s values. Sets become arrays sorted in
+    Rego's order (null, booleans, numbers, strings, arrays, objects, sets);
+    objects get string keys, a non-string key becoming its JSON text as in
+    OPA (``1`` -> ``"1"``, ``[1]`` -> ``"[1]"``), sorted; ``decimal.Decimal``
+    numbers (``1/3`` is ``Decimal('0.33333333333333333334')``, as OPA
+    computes it) become ``int`` when integral, else the nearest ``float``.
+    ``pyrego.UNDEFINED`` and values that are not Rego values raise
+    :class:`~pyrego.DataError`.
+
+    >>> json_ready({"s": {2, "a", (1, 2)}, "n": Decimal("2.50"), "k": {(1,): True}})
+    {'k': {'[1]': True}, 'n': 2.5, 's': [2, 'a', [1, 2]]}
+    """
+    return _plain_numbers(to_json_value(from_python(value)))
+
+
+def _plain_numbers(value: Any) -> Any:
+    """``value`` (as :func:`to_json_value` gives it) with its Decimals made int or float."""
+    t = type(value)
+    if t is Decimal:
+        if value == value.to_integral_value():
+            return int(value)
+        return float(value)
+    if t is list:
+        return [_plain_numbers(v) for v in value]
+    if t is dict:
+        return {k: _plain_numbers(v) for k, v in value.items()}
+    return value
+
+
 def _key_text(key: Any) -> str:
     """OPA renders a non-string object key as its JSON text."""
     return dumps(key)
@@ -149,15 +213,28 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not valid JSON")
 
 
+class FrozenObject(frozenset):  # type: ignore[type-arg]
+    """An object where Python needs a hashable value (a set member, an object key):
+    the frozenset of its ``(key, value)`` pairs. It equals (and hashes as) the plain
+    frozenset of those pairs; its type tells it apart from a set of 2-element arrays."""
+
+    __slots__ = ()
+
+
 def to_python(value: Any) -> Any:
     """A value for a Python caller: sets are Python sets of hashable members.
 
+    Bytes that are not UTF-8 in strings come back as U+FFFD, as in OPA's
+    results (see :func:`result_json_value`).
+
     Set members and non-string object keys come back in a hashable form:
-    arrays as tuples, objects as frozensets of (key, value) pairs, sets as
-    frozensets, booleans as bool.
+    arrays as tuples, objects as frozensets of (key, value) pairs
+    (:class:`FrozenObject`), sets as frozensets, booleans as bool.
     """
     t = type(value)
-    if t is str or t is int or t is float or t is bool or value is None or t is Decimal:
+    if t is str:
+        return value if value.isascii() else valid_text(value)
+    if t is int or t is float or t is bool or value is None or t is Decimal:
         return value
     if t is list or t is tuple:
         return [to_python(v) for v in value]
@@ -170,7 +247,9 @@ def to_python(value: Any) -> Any:
 
 def _hashable(key: Any) -> Any:
     t = type(key)
-    if t is str or t is int or t is float or key is None:
+    if t is str:
+        return key if key.isascii() else valid_text(key)
+    if t is int or t is float or key is None:
         return key
     if t is BoolKey:
         return key.value
@@ -180,7 +259,7 @@ def _hashable(key: Any) -> Any:
         if t is ArrayKey:
             return tuple(_hashable(k) for k in key.items)
         if t is ObjectKey:
-            return frozenset((_hashable(k), _hashable(v)) for k, v in key.items)
+            return FrozenObject((_hashable(k), _hashable(v)) for k, v in key.items)
         return frozenset(_hashable(k) for k in key.items)
     return key
 
@@ -233,6 +312,8 @@ def from_python(value: Any, *, _depth: int = 0) -> Any:
         return dict(items) if need_copy else value
     if t is set or t is frozenset:
         return frozenset(freeze(from_python(v, _depth=_depth + 1)) for v in value)
+    if t is FrozenObject:  # an object in to_python's hashable form
+        return from_python(dict(value), _depth=_depth + 1)
     if isinstance(value, BoolKey) or isinstance(value, _CompositeKey):
         return thaw(value)
     raise DataError(f"{t.__name__} is not a Rego value")

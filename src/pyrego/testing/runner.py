@@ -10,7 +10,6 @@ ERROR; the run goes on. ``todo_test_`` rules are SKIPPED without evaluation.
 
 from __future__ import annotations
 
-import re
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -107,16 +106,19 @@ class TestSuite:
 
 
 def compile_filter(regex: str) -> Callable[[str], bool]:
-    """A test-name filter from an RE2 expression (as Go's regexp); ValueError if it does not compile."""
-    try:
-        import re2
+    """A test-name filter from an RE2 expression (as Go's regexp); ValueError with Go's
+    message (``error parsing regexp: missing closing ): `(` ``) if it does not compile.
 
-        compiled: Any = re2.compile(regex)
-    except ImportError:  # pragma: no cover - google-re2 is a dependency
-        compiled = re.compile(regex)
-    except Exception as exc:  # noqa: BLE001 - re2 raises its own error type
-        raise ValueError(f"error parsing regexp: {exc}") from None
-    return lambda name: compiled.search(name) is not None
+    Compiled as the ``regex.*`` builtins compile patterns: with RE2's own error
+    logging off, so nothing but the message reaches the user."""
+    from ..builtins.regex import compile_regex, regex_match
+    from ..builtins.registry import BuiltinError
+
+    try:
+        compile_regex(regex)
+    except BuiltinError as exc:
+        raise ValueError(str(exc)) from None
+    return lambda name: regex_match(regex, name)
 
 
 class TestRunner:
