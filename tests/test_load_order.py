@@ -518,6 +518,19 @@ def test_compile_raises_before_any_evaluation(oracle: Any) -> None:
     assert engine.eval_rule("data.app.allow") is True
 
 
+@pytest.mark.xfail(strict=True, reason="add_policies raises the one-module error of the first file only; OPA lists those of every file")
+def test_one_module_errors_of_several_files_are_all_reported(oracle: Any) -> None:
+    """Loading files at once reports the one-module errors of each of them, as OPA does (up to its limit of ten)."""
+    modules = {
+        "a.rego": "package p\n\nq if {\n\tx := 1\n\tx := 2\n}\n",
+        "b.rego": "package p\n\nr if {\n\ty := 1\n\ty := 2\n}\n",
+    }
+    want = opa_errors(oracle, modules, "x := 1")
+    assert len(want) == 2
+    engine = pyrego.Engine()
+    assert pyrego_errors(lambda: engine.add_policies(modules)) == want
+
+
 def test_data_added_after_the_rules_conflict_at_evaluation(oracle: Any) -> None:
     """A rule/data conflict is the program's error, found when compiling, whichever came first."""
     modules = {"p.rego": "package app\n\nlimit := 1\n"}
