@@ -458,6 +458,47 @@ def test_generated(oracle: Oracle, case: DiffCase, known_failures: KnownFailureT
     _run_tracked(oracle, case, known_failures)
 
 
+def program_cases(cases: list[DiffCase], r: random.Random, name: str) -> list[DiffCase]:
+    """The expressions of ``cases`` (``x := EXPR`` queries, no input) as the rules of
+    one program split across files, and one case per rule querying it.
+
+    Expression ``i`` becomes ``e<i> := EXPR`` in a random one of 2-4 files
+    (``gen/<n>.rego``) over the packages ``gen.a`` and, often, ``gen.b``. Each
+    package also gets, each in a random file of it, a function ``pair(v) :=
+    [v, e<j>]``, a rule ``both := pair(e<k>)`` and a rule ``all`` listing some
+    ``e<i>`` by short name or ``data`` ref: so rules and functions are used in
+    files other than their own, and in other packages. The files come in a
+    random order (the cases share the modules): a file often comes before the
+    files defining what it uses."""
+    pkgs = ["gen.a", "gen.b"][: r.randint(1, 2)]
+    n_files = r.randint(2, 4)
+    file_pkg = [pkgs[i] if i < len(pkgs) else r.choice(pkgs) for i in range(n_files)]
+    bodies: list[list[str]] = [[] for _ in range(n_files)]
+    rules: list[tuple[str, str]] = []  # (package, rule name)
+
+    def put(pkg: str, text: str) -> None:
+        bodies[r.choice([i for i, p in enumerate(file_pkg) if p == pkg])].append(text)
+
+    for i, case in enumerate(cases):
+        assert case.query.startswith("x := ") and case.input is None, case.id
+        pkg = r.choice(pkgs)
+        put(pkg, f"e{i} := {case.query[5:]}")
+        rules.append((pkg, f"e{i}"))
+
+    def ref(pkg: str, target: tuple[str, str]) -> str:
+        return target[1] if target[0] == pkg and r.random() < 0.7 else f"data.{target[0]}.{target[1]}"
+
+    for pkg in pkgs:
+        put(pkg, f"pair(v) := [v, {ref(pkg, r.choice(rules))}]")
+        put(pkg, f"both := pair({ref(pkg, r.choice(rules))})")
+        put(pkg, "all := [" + ", ".join(ref(pkg, t) for t in r.sample(rules, min(3, len(rules)))) + "]")
+        rules += [(pkg, "both"), (pkg, "all")]
+    order = list(range(n_files))
+    r.shuffle(order)
+    modules = {f"gen/{i}.rego": f"package {file_pkg[i]}\n\n" + "\n".join(bodies[i]) + "\n" for i in order}
+    return [DiffCase(f"{name}-{pkg}.{rule}", f"x := data.{pkg}.{rule}", modules) for pkg, rule in rules]
+
+
 def test_known_failures_are_real_case_ids() -> None:
     stale = sorted(set(KNOWN_FAILURES) - {c.id for c in HAND_WRITTEN + GENERATED})
     assert not stale, f"known failures that are not case ids: {stale[:10]}"

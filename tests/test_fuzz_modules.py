@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
@@ -500,15 +500,27 @@ def programs(draw: st.DrawFn) -> Program:
     return Program({m.path: m.text() for m in mods}, queries)
 
 
-def pyrego_answers(prog: Program, inp: dict[str, Any]) -> list[tuple[list[dict[str, Any]] | None, str | None, str]]:
-    """(bindings, error code, error message) for each query, from one engine (OPA runs with strict builtin errors)."""
+def pyrego_answers(
+    prog: Program, inp: dict[str, Any], order: Sequence[str] | None = None, input_at: int = 0
+) -> list[tuple[list[dict[str, Any]] | None, str | None, str]]:
+    """(bindings, error code, error message) for each query, from one engine (OPA runs with strict builtin errors).
+
+    The files are added all at once, or with ``order`` (their paths) one by one
+    in that order, the input set after the first ``input_at`` of them: the
+    program is compiled as a whole at the first evaluation either way."""
     engine = pyrego.Engine()
     engine.set_strict_builtin_errors(True)
     try:
-        # All files at once: add_policy compiles each file when it is added,
-        # before the files after it define the rules it refers to.
-        engine.add_policies(prog.modules)
-        engine.set_input(inp)
+        if order is None:
+            engine.add_policies(prog.modules)
+            engine.set_input(inp)
+        else:
+            for i, path in enumerate(order):
+                if i == input_at:
+                    engine.set_input(inp)
+                engine.add_policy(path, prog.modules[path])
+            if input_at >= len(order):
+                engine.set_input(inp)
     except pyrego.RegoError as exc:
         return [(None, exc.code, str(exc))] * len(prog.queries)
     out: list[tuple[list[dict[str, Any]] | None, str | None, str]] = []

@@ -372,3 +372,58 @@ def query(seed: int) -> str:
     g.rules = [Rule("data.p.c0", "any")]
     lines = g.statement() + ([g.condition()] if g.chance(50) else [])
     return "; ".join(lines)
+
+
+def split_module(text: str, files: int, rng: random.Random) -> list[str]:
+    """``text`` (one module) dealt into ``files`` modules of the same package.
+
+    A rule is a line that starts in the first column (not ``package`` or
+    ``import``) with the indented and closing lines after it; each rule goes
+    to a random file, keeping their order within a file. Every file gets the
+    module's ``package`` and ``import`` lines; no file is left without a rule
+    (there are fewer files when there are fewer rules)."""
+    header: list[str] = []
+    rules: list[list[str]] = []
+    for line in text.splitlines():
+        if line.startswith(("package ", "import ")):
+            header.append(line)
+        elif not line.strip():
+            continue
+        elif line[0] in "\t }" and rules:
+            rules[-1].append(line)
+        else:
+            rules.append([line])
+    files = max(1, min(files, len(rules)))
+    slots = list(range(files)) + [rng.randrange(files) for _ in range(max(0, len(rules) - files))]
+    rng.shuffle(slots)
+    bodies: list[list[str]] = [[] for _ in range(files)]
+    for slot, rule in zip(slots, rules):
+        bodies[slot] += rule
+    return ["\n".join([*header, "", *body]) + "\n" for body in bodies]
+
+
+def program_files(seed: int) -> dict[str, str]:
+    """The module of :func:`program` for ``seed`` dealt into 2-4 files (``p/1.rego`` ...)
+    of ``package p``, the files in a random order: rules defined in one file are
+    used in others, and a file may come before the files that define what it uses."""
+    rng = random.Random(f"split-{seed}")
+    texts = split_module(program(seed), rng.randint(2, 4), rng)
+    names = [f"p/{i}.rego" for i in range(len(texts))]
+    order = list(range(len(texts)))
+    rng.shuffle(order)
+    return {names[i]: texts[i] for i in order}
+
+
+def program_documents_files(seed: int) -> dict[str, str]:
+    """The two packages of :func:`program_documents` for ``seed``, each dealt into
+    1-3 files, all in a random order (so ``q``'s files, which read ``p``'s rules,
+    often come first)."""
+    rng = random.Random(f"split-documents-{seed}")
+    files: dict[str, str] = {}
+    for name, text in program_documents(seed).items():
+        pkg = name.removesuffix(".rego")
+        for i, part in enumerate(split_module(text, rng.randint(1, 3), rng)):
+            files[f"{pkg}/{i}.rego"] = part
+    names = list(files)
+    rng.shuffle(names)
+    return {n: files[n] for n in names}
