@@ -518,7 +518,6 @@ def test_compile_raises_before_any_evaluation(oracle: Any) -> None:
     assert engine.eval_rule("data.app.allow") is True
 
 
-@pytest.mark.xfail(strict=True, reason="add_policies raises the one-module error of the first file only; OPA lists those of every file")
 def test_one_module_errors_of_several_files_are_all_reported(oracle: Any) -> None:
     """Loading files at once reports the one-module errors of each of them, as OPA does (up to its limit of ten)."""
     modules = {

@@ -31,7 +31,7 @@ from .bounded import BoundedDict
 from .build_cache import _cache_lock, _parse_cached, _programs
 from .codegen import Program, generate_program
 from .codegen_body import ground_value
-from .compile_checks import check_deprecated_builtins
+from .compile_checks import check_deprecated_builtins, check_modules
 from .compiler import compile_modules, resolve_query
 from .engine_support import (
     _body_with_function_targets,
@@ -367,14 +367,10 @@ class Engine(InstrumentationMixin):
         nothing is added."""
         if not isinstance(policies, Mapping):
             raise ArgumentError(f"add_policies takes a mapping of paths to policy texts, not {type(policies).__name__}")
-        parsed: dict[str, tuple[str, ast.Module]] = {}
-        checked: dict[str, tuple[ast.Module, list[RegoError]]] = {}
         for path, text in policies.items():
             if type(path) is not str or type(text) is not str:
                 raise ArgumentError("add_policies takes a mapping of paths to policy texts (strings)")
-            module, hidden = self._parse_policy(path, text)
-            parsed[path] = (text, module)
-            checked[path] = (module, hidden)
+        parsed, checked = self._parse_policies(dict(policies))
         self._set_policies({**self._policies, **parsed}, checked)
         return [_package_name(m) for _, m in parsed.values()]
 
@@ -420,17 +416,14 @@ class Engine(InstrumentationMixin):
         if not isinstance(path, (str, os.PathLike)):
             raise ArgumentError(f"add_policies_from_dir takes a folder path, not {type(path).__name__}")
         root = Path(path)
-        policies: dict[str, tuple[str, ast.Module]] = {}
-        checked: dict[str, tuple[ast.Module, list[RegoError]]] = {}
+        texts: dict[str, str] = {}
         data = self._data
         for file in iter_files(root, recursive=recursive, relative_to=root if root.is_dir() else root.parent):
             if file.is_policy:
-                text = read_policy(file)
-                module, hidden = self._parse_policy(file.name, text)
-                policies[file.name] = (text, module)
-                checked[file.name] = (module, hidden)
+                texts[file.name] = read_policy(file)
             else:
                 data = _merge(data, from_python(data_document(file)), ())
+        policies, checked = self._parse_policies(texts)
         self._set_policies({**self._policies, **policies}, checked, data)
         return list(policies)
 
@@ -453,6 +446,42 @@ class Engine(InstrumentationMixin):
         it. Evaluations compile by themselves: this is for finding errors
         early (at start-up, in CI)."""
         self._get_program()
+
+    def _parse_policies(
+        self, texts: dict[str, str]
+    ) -> tuple[dict[str, tuple[str, ast.Module]], dict[str, tuple[ast.Module, list[RegoError]]]]:
+        """:meth:`_parse_policy` for several files. When the one-module checks
+        of some fail, their errors are raised together, in OPA's order (all
+        files' errors of the first check stage that finds any), as OPA
+        reports them for files loaded at once."""
+        parsed: dict[str, tuple[str, ast.Module]] = {}
+        checked: dict[str, tuple[ast.Module, list[RegoError]]] = {}
+        failed: list[str] = []
+        first: RegoError | None = None
+        for path, text in texts.items():
+            try:
+                module, hidden = self._parse_policy(path, text)
+            except RegoParseError:
+                raise
+            except RegoError as err:
+                first = first or err
+                failed.append(path)
+                continue
+            parsed[path] = (text, module)
+            checked[path] = (module, hidden)
+        if first is not None:
+            if len(failed) > 1:
+                modules = [m for _, m in parsed.values()]
+                modules += [parse_module(texts[p], p, rego_v1=not self._rego_v0) for p in failed]
+                try:
+                    check_modules(modules)
+                except RegoError as err:
+                    for each in getattr(err, "errors", None) or [err]:
+                        if each.location is not None and each.location.file in texts:
+                            _attach_line(each, texts[each.location.file])
+                    raise
+            raise first
+        return parsed, checked
 
     def _parse_policy(self, path: str, text: str) -> tuple[ast.Module, list[RegoError]]:
         """Parse ``text`` and run the checks that concern it alone (OPA's stages
