@@ -25,6 +25,7 @@ from typing import Any
 import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
+from ..runtime.budget import tick
 from ..runtime.context import EvalContext
 from ..runtime.convert import to_json_value
 from ..runtime.numbers import format_number
@@ -391,6 +392,10 @@ _key_order = cmp_to_key(_go_key_less)
 
 
 class _GoDumper(_Dumper):  # type: ignore[misc, valid-type]
+    def emit(self, event: Any) -> None:
+        tick()  # a value with shared parts is written out in full: keep to the deadline
+        super().emit(event)
+
     def resolve(self, kind: Any, value: Any, implicit: Any) -> str:
         if kind is ScalarNode:
             if implicit[0]:
@@ -440,6 +445,7 @@ def _node(v: Any) -> Node:
             return ScalarNode(_FLOAT, format_float_g(float(v)))
         # Beyond float64, Go's YAML reads the JSON digits as a string: all of them.
         return ScalarNode(_STR, int_to_decimal(v))
+    tick(len(v) + 1)
     if t is list:
         return SequenceNode("tag:yaml.org,2002:seq", [_node(x) for x in v], flow_style=False if v else True)
     pairs = [(_node(k), _node(v[k])) for k in sorted(v, key=_key_order)]
@@ -460,7 +466,9 @@ def _to_plain(v: Any) -> Any:
     if t is str:
         return valid_utf8(v)
     if t is list:
+        tick(len(v) + 1)
         return [_to_plain(x) for x in v]
     if t is dict:
+        tick(len(v) + 1)
         return {valid_utf8(k): _to_plain(x) for k, x in v.items()}
     return v

@@ -9,29 +9,50 @@ from decimal import Decimal
 from typing import Any
 
 from ..errors import DataError
+from .budget import tick
 from .numbers import exact_number, format_number
 from .values import BoolKey, _CompositeKey, sort_key, thaw
 
 
 def to_json_value(value: Any) -> Any:
-    """A value as OPA renders it in JSON: sets become sorted arrays, object keys strings."""
+    """A value as OPA renders it in JSON: sets become sorted arrays, object keys strings.
+
+    A part shared in ``value`` (the same list twice) is rendered once and
+    shared in the result, and the walk checks the evaluation's deadline."""
     t = type(value)
     if t is str or t is int or t is bool or value is None:
         return value
     if t is float or t is Decimal:
         return value
+    return _to_json(value, {})
+
+
+def _to_json(value: Any, memo: dict[int, Any]) -> Any:
+    t = type(value)
+    if t is str or t is int or t is bool or value is None or t is float or t is Decimal:
+        return value
+    done = memo.get(id(value))
+    if done is not None:
+        return done[1]
+    out: Any
     if t is list or t is tuple:
-        return [to_json_value(v) for v in value]
-    if t is dict:
-        out: dict[str, Any] = {}
+        tick(len(value) + 1)
+        out = [_to_json(v, memo) for v in value]
+    elif t is dict:
+        tick(len(value) + 1)
+        items: dict[str, Any] = {}
         for k, v in value.items():
             key = k if type(k) is str else _key_text(thaw(k))
-            out[key] = to_json_value(v)
-        return dict(sorted(out.items()))
-    if t is set or t is frozenset:
+            items[key] = _to_json(v, memo)
+        out = dict(sorted(items.items()))
+    elif t is set or t is frozenset:
+        tick(len(value) + 1)
         members = sorted((thaw(k) for k in value), key=sort_key)
-        return [to_json_value(v) for v in members]
-    raise DataError(f"cannot render {t.__name__} as JSON")
+        out = [_to_json(v, memo) for v in members]
+    else:
+        raise DataError(f"cannot render {t.__name__} as JSON")
+    memo[id(value)] = (value, out)  # (the value is kept: its id stays its own during the walk)
+    return out
 
 
 def result_json_value(value: Any) -> Any:
@@ -110,35 +131,66 @@ def _encode_float(x: float) -> str:
 
 
 def dumps(value: Any, *, indent: int | None = None) -> str:
-    """JSON text of a Rego value, numbers printed as OPA prints them."""
+    """JSON text of a Rego value, numbers printed as OPA prints them.
+
+    A part shared in ``value`` is written once and its text reused; texts
+    longer than :data:`MAX_TEXT` characters in all are refused."""
     plain = to_json_value(value)
-    return _dumps_plain(plain, indent, 0)
+    return _Dumper(indent).dump(plain, 0)
 
 
-def _dumps_plain(v: Any, indent: int | None, level: int) -> str:
-    t = type(v)
-    if t is float:
-        return _encode_float(v)
-    if t is int or t is Decimal:
-        return format_number(v)
-    if t is list:
+#: The longest JSON text :func:`dumps` writes (the builtins' string limit).
+MAX_TEXT = 1 << 28
+
+
+class _Dumper:
+    """:func:`dumps`'s writer: its indent, the texts of shared parts, and the size written."""
+
+    __slots__ = ("indent", "memo", "size")
+
+    def __init__(self, indent: int | None) -> None:
+        self.indent = indent
+        self.memo: dict[tuple[int, int], str | None] = {}
+        self.size = 0
+
+    def dump(self, v: Any, level: int) -> str:
+        t = type(v)
+        if t is float:
+            return _encode_float(v)
+        if t is int or t is Decimal:
+            return format_number(v)
+        if t is str:
+            text = json.dumps(v, ensure_ascii=False)
+            # Bytes that were not UTF-8 (kept as lone surrogates) print as U+FFFD, as in OPA.
+            return _LONE_SURROGATE.sub("\ufffd", text) if _LONE_SURROGATE.search(text) else text
+        if t is not list and t is not dict:
+            return json.dumps(v, ensure_ascii=False)
         if not v:
-            return "[]"
-        parts = [_dumps_plain(x, indent, level + 1) for x in v]
-        return _join("[", "]", parts, indent, level)
-    if t is dict:
-        if not v:
-            return "{}"
-        parts = [
-            json.dumps(k, ensure_ascii=False) + (": " if indent is not None else ":") + _dumps_plain(x, indent, level + 1)
-            for k, x in v.items()
-        ]
-        return _join("{", "}", parts, indent, level)
-    if type(v) is str:
-        text = json.dumps(v, ensure_ascii=False)
-        # Bytes that were not UTF-8 (kept as lone surrogates) print as U+FFFD, as in OPA.
-        return _LONE_SURROGATE.sub("\ufffd", text) if _LONE_SURROGATE.search(text) else text
-    return json.dumps(v, ensure_ascii=False)
+            return "[]" if t is list else "{}"
+        # A part met a second time keeps its text (parts met once keep
+        # nothing: a deep value's texts would add up to its size times its depth).
+        key = (id(v), level)
+        seen = key in self.memo
+        done = self.memo.get(key)
+        if done is not None:
+            self._spend(len(done))
+            return done
+        tick(len(v) + 1)
+        indent = self.indent
+        if t is list:
+            parts = [self.dump(x, level + 1) for x in v]
+            text = _join("[", "]", parts, indent, level)
+        else:
+            sep = ": " if indent is not None else ":"
+            parts = [json.dumps(k, ensure_ascii=False) + sep + self.dump(x, level + 1) for k, x in v.items()]
+            text = _join("{", "}", parts, indent, level)
+        self.memo[key] = text if seen else None
+        return text
+
+    def _spend(self, size: int) -> None:
+        self.size += size
+        if self.size > MAX_TEXT:
+            raise DataError(f"the JSON text would be longer than the limit of {MAX_TEXT} characters")
 
 
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
