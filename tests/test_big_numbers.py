@@ -165,3 +165,14 @@ def test_big_int_conversions_are_exact(digits: int) -> None:
         assert bigint.int_decimal(n) == Decimal(text)
     finally:
         sys.set_int_max_str_digits(old)
+
+
+@pytest.mark.parametrize("digits", [4301, 5000, 50000])
+def test_json_integers_past_python_digit_limit_load(digits: int) -> None:
+    # OPA reads integers of any length; Python's JSON reader refuses past 4,300 digits.
+    eng = _engine()
+    eng.set_input_json("[" + "1" * digits + ", -" + "9" * digits + "]")
+    assert _x(eng, "x := input[0] % 7") == (10**digits - 1) // 9 % 7
+    assert _x(eng, "x := count(json.marshal(input[0] + 1))") == digits
+    assert _x(eng, "x := substring(json.marshal(input[1] - 1), 0, 4)") == "-100"
+    assert _x(eng, "x := input[0] > input[1]") is True

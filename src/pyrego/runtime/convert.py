@@ -210,7 +210,15 @@ def loads(text: str | bytes, *, what: str = "JSON") -> Any:
     Big integers and numbers no float holds (``1e400``, 30 digits) stay
     exact; a lone surrogate escape (``"\\ud800"``) becomes U+FFFD."""
     try:
-        value = json.loads(text, parse_constant=_reject_constant, parse_float=_parse_float)
+        try:
+            value = json.loads(text, parse_constant=_reject_constant, parse_float=_parse_float)
+        except ValueError as exc:
+            if "integer string conversion" not in str(exc):
+                raise
+            # An integer of more than 4,300 digits, which Python's reader refuses.
+            from .numbers import parse_number
+
+            value = json.loads(text, parse_constant=_reject_constant, parse_float=_parse_float, parse_int=parse_number)
     except (ValueError, RecursionError) as exc:
         raise DataError(f"malformed {what}: {exc}") from None
     escaped = text if isinstance(text, str) else text.decode("utf-8", errors="replace")
