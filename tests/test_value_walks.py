@@ -126,3 +126,15 @@ def test_shared_parts_print_as_in_opa(query: str, oracle: Any) -> None:
     eng.add_policy("p.rego", policy)
     got = eng.eval_query(query)["result"][0]["bindings"]
     assert got == want.bindings[0]
+
+
+def test_a_shared_result_comes_back_to_python_at_once(engine: pyrego.Engine) -> None:
+    start = time.monotonic()
+    value = engine.eval_rule("data.p.a22")
+    assert time.monotonic() - start < LIMIT
+    for _ in range(22):
+        assert len(value) == 2 and value[0] == value[1]
+        value = value[0]
+    assert value == [1]
+    assert engine.eval_rule("data.p.a2") == [[[1], [1]], [[1], [1]]]
+    assert engine.eval_query("x := {data.p.a1}")["result"][0]["bindings"]["x"] == [[[1], [1]]]

@@ -296,13 +296,29 @@ def to_python(value: Any) -> Any:
         return value if value.isascii() else valid_text(value)
     if t is int or t is float or t is bool or value is None or t is Decimal:
         return value
+    return _to_python(value, {})
+
+
+def _to_python(value: Any, memo: dict[int, Any]) -> Any:
+    """:func:`to_python` of a composite; a part shared in ``value`` is converted once, and shared."""
+    t = type(value)
+    if t is str or t is int or t is float or t is bool or value is None or t is Decimal:
+        return value
+    if t is not list and t is not tuple and t is not dict and t is not set and t is not frozenset:
+        return value
+    done = memo.get(id(value))
+    if done is not None:
+        return done[1]
+    # (No deadline check: results are converted after their evaluation, in
+    # time linear in what the evaluation built.)
     if t is list or t is tuple:
-        return [to_python(v) for v in value]
-    if t is dict:
-        return {(_hashable(k)): to_python(v) for k, v in value.items()}
-    if t is set or t is frozenset:
-        return {_hashable(k) for k in value}
-    return value
+        out: Any = [_to_python(v, memo) for v in value]
+    elif t is dict:
+        out = {(_hashable(k)): _to_python(v, memo) for k, v in value.items()}
+    else:
+        out = {_hashable(k) for k in value}
+    memo[id(value)] = (value, out)  # (the value is kept: its id stays its own during the walk)
+    return out
 
 
 def _hashable(key: Any) -> Any:
