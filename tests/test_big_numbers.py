@@ -176,3 +176,23 @@ def test_json_integers_past_python_digit_limit_load(digits: int) -> None:
     assert _x(eng, "x := count(json.marshal(input[0] + 1))") == digits
     assert _x(eng, "x := substring(json.marshal(input[1] - 1), 0, 4)") == "-100"
     assert _x(eng, "x := input[0] > input[1]") is True
+
+
+def test_shortest_digits_from_leading_digits_match_the_exact_digits(monkeypatch: Any) -> None:
+    # Floats of 14,000 bits and more get their shortest digits from 50
+    # leading digits; the exact expansion must give the same digits.
+    import random
+
+    from pyrego.runtime import bigfloat
+
+    rng = random.Random(20)
+    exact = bigfloat._decimal
+    values = []
+    for i in range(80):
+        prec = 64 if i % 3 else 53
+        mant = [1 << (prec - 1), (1 << prec) - 1, rng.getrandbits(prec) | 1 << (prec - 1)][i % 3]
+        exp = rng.choice([1, -1]) * rng.randint(14_000, 30_000)
+        values.append(bigfloat.BigFloat(bool(i & 4), mant, exp, prec))
+    fast = [bigfloat.shortest(v) for v in values]
+    monkeypatch.setattr(bigfloat, "_decimal", lambda m, e, lead=False: exact(m, e, False))
+    assert fast == [bigfloat.shortest(v) for v in values]
