@@ -46,7 +46,25 @@ def check() -> None:
     """Raise :class:`pyrego.EvalCancelError` if the running evaluation's time limit has passed."""
     deadline = current_deadline()
     if deadline is not None and time.monotonic() > deadline:
-        raise EvalCancelError("evaluation timed out")
+        raise _cancel_error()
+
+
+_CANCEL: Any = None
+
+
+def _cancel_error() -> EvalCancelError:
+    """The error that ends an evaluation from a walk: an :class:`EvalCancelError`
+    that is also a builtin's cancel, so that inside a builtin the error names
+    the builtin and its location, as a builtin's own deadline check does."""
+    global _CANCEL
+    if _CANCEL is None:
+        from ..builtins.registry import BuiltinCancel
+
+        class WalkCancelled(EvalCancelError, BuiltinCancel):
+            """The deadline passed during a walk over a value."""
+
+        _CANCEL = WalkCancelled
+    return _CANCEL("evaluation timed out")  # type: ignore[no-any-return]
 
 
 def current_deadline() -> float | None:
