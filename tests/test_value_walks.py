@@ -142,3 +142,13 @@ def test_a_shared_result_comes_back_to_python_at_once(engine: pyrego.Engine) -> 
     assert value == [1]
     assert engine.eval_rule("data.p.a2") == [[[1], [1]], [[1], [1]]]
     assert engine.eval_query("x := {data.p.a1}")["result"][0]["bindings"]["x"] == [[[1], [1]]]
+
+
+def test_query_results_with_shared_parts_convert_at_once(engine: pyrego.Engine) -> None:
+    start = time.monotonic()
+    value = engine.eval_query("x := data.p.a22")["result"][0]["bindings"]["x"]
+    assert time.monotonic() - start < LIMIT
+    assert pyrego.json_ready(engine.eval_rule("data.p.a2")) == [[[1], [1]], [[1], [1]]]
+    for _ in range(22):
+        value = value[1]
+    assert value == [1]

@@ -437,6 +437,10 @@ def _node(v: Any) -> Node:
             g = format_float_g(float(v))
             # Go writes 0 for 1e-400: plain YAML that reads back as that number.
             return ScalarNode(_INT if g.lstrip("-").isdigit() else _FLOAT, g)
+        if len(text.lstrip("-")) > 1000:
+            # Past float64 (and past Python's int-from-text limit): Go's YAML
+            # reads the JSON digits as a string, all of them.
+            return ScalarNode(_STR, text)
         v, t = int(text), int
     if t is int:
         if -_INT64 <= v < _UINT64:

@@ -9,6 +9,7 @@ from decimal import Decimal
 from typing import Any
 
 from ..errors import DataError
+from .bigint import ArithmeticError_, decimal_to_int
 from .budget import tick
 from .numbers import exact_number, format_number
 from .values import BoolKey, _CompositeKey, sort_key, thaw
@@ -59,24 +60,41 @@ def result_json_value(value: Any) -> Any:
     """:func:`to_json_value` for a caller: strings holding bytes that are not
     UTF-8 (kept inside as lone surrogates) get U+FFFD for each such byte, as
     OPA's JSON results have them (``base64url.decode("_-8=")`` is
-    ``"\ufffd\ufffd"``); the strings stay whole inside the evaluation."""
+    ``"\ufffd\ufffd"``); the strings stay whole inside the evaluation.
+    A part shared in ``value`` is converted once, and shared."""
     t = type(value)
     if t is str:
         return value if value.isascii() else valid_text(value)
     if t is int or t is bool or value is None or t is float or t is Decimal:
         return value
+    return _result_json(value, {})
+
+
+def _result_json(value: Any, memo: dict[int, Any]) -> Any:
+    t = type(value)
+    if t is str:
+        return value if value.isascii() else valid_text(value)
+    if t is int or t is bool or value is None or t is float or t is Decimal:
+        return value
+    done = memo.get(id(value))
+    if done is not None:
+        return done[1]
+    out: Any
     if t is list or t is tuple:
-        return [result_json_value(v) for v in value]
-    if t is dict:
-        out: dict[str, Any] = {}
+        out = [_result_json(v, memo) for v in value]
+    elif t is dict:
+        items: dict[str, Any] = {}
         for k, v in value.items():
             key = (k if k.isascii() else valid_text(k)) if type(k) is str else _key_text(thaw(k))
-            out[key] = result_json_value(v)
-        return dict(sorted(out.items()))
-    if t is set or t is frozenset:
+            items[key] = _result_json(v, memo)
+        out = dict(sorted(items.items()))
+    elif t is set or t is frozenset:
         members = sorted((thaw(k) for k in value), key=sort_key)
-        return [result_json_value(v) for v in members]
-    raise DataError(f"cannot render {t.__name__} as JSON")
+        out = [_result_json(v, memo) for v in members]
+    else:
+        raise DataError(f"cannot render {t.__name__} as JSON")
+    memo[id(value)] = (value, out)  # (the value is kept: its id stays its own during the walk)
+    return out
 
 
 def valid_text(s: str) -> str:
@@ -110,7 +128,10 @@ def _plain_numbers(value: Any) -> Any:
     t = type(value)
     if t is Decimal:
         if value == value.to_integral_value():
-            return int(value)
+            try:
+                return decimal_to_int(value)  # (Python's int() is quadratic in the digits)
+            except ArithmeticError_ as exc:
+                raise DataError(f"cannot render {value:.5E} as an int: {exc}") from None
         return float(value)
     if t is list:
         return [_plain_numbers(v) for v in value]
@@ -302,7 +323,9 @@ def to_python(value: Any) -> Any:
 def _to_python(value: Any, memo: dict[int, Any]) -> Any:
     """:func:`to_python` of a composite; a part shared in ``value`` is converted once, and shared."""
     t = type(value)
-    if t is str or t is int or t is float or t is bool or value is None or t is Decimal:
+    if t is str:
+        return value if value.isascii() else valid_text(value)
+    if t is int or t is float or t is bool or value is None or t is Decimal:
         return value
     if t is not list and t is not tuple and t is not dict and t is not set and t is not frozenset:
         return value
