@@ -11,10 +11,11 @@ JSON output turns such code points into U+FFFD, as Go's encoder does.
 
 from __future__ import annotations
 
-import decimal
 import math
 import re
 from decimal import Decimal
+
+from ..runtime.bigint import int_text
 
 _SURROGATES = re.compile("[\ud800-\udfff]")
 
@@ -156,11 +157,9 @@ def _shortest32(x: float) -> str:
 
 
 # Python refuses to print an int of more than 4,300 decimal digits (its
-# conversion is quadratic); Go prints any big.Int. Larger ints are split in
-# binary and put together in decimal arithmetic, which multiplies huge
-# numbers fast, up to MAX_INT_BITS (see limits).
+# conversion is quadratic); Go prints any big.Int (runtime.bigint does it in
+# close to linear time), up to MAX_INT_BITS (see limits).
 _DIRECT_DIGITS_BITS = 12_000  # about 3,600 digits: str() is allowed and fast
-_DEC_CONTEXT = decimal.Context(prec=decimal.MAX_PREC, Emax=decimal.MAX_EMAX, Emin=decimal.MIN_EMIN)
 
 
 def int_to_decimal(n: int) -> str:
@@ -170,18 +169,4 @@ def int_to_decimal(n: int) -> str:
     from .limits import check_int_bits
 
     check_int_bits(n.bit_length(), "the integer to print")
-    powers: dict[int, Decimal] = {}
-
-    def convert(x: int, bits: int) -> Decimal:
-        if bits <= _DIRECT_DIGITS_BITS:
-            return Decimal(x)
-        half = bits >> 1
-        hi = x >> half
-        lo = x - (hi << half)
-        p = powers.get(half)
-        if p is None:
-            p = powers[half] = _DEC_CONTEXT.power(Decimal(2), half)
-        return _DEC_CONTEXT.add(_DEC_CONTEXT.multiply(convert(hi, bits - half), p), convert(lo, half))
-
-    text = format(convert(abs(n), n.bit_length()), "f")
-    return "-" + text if n < 0 else text
+    return int_text(n)

@@ -64,7 +64,10 @@ def agg_sum(x: Any) -> int | float | decimal.Decimal:
     values = _members(x)
     if _check_numbers(x, values):
         return sum(values)
-    return total(_in_order(x, values))
+    try:
+        return total(_in_order(x, values))
+    except ArithmeticError_ as exc:
+        raise BuiltinError(str(exc)) from None
 
 
 @builtin("product", 1)

@@ -7,7 +7,7 @@ import re
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
-from ..runtime.numbers import parse_number, truncate
+from ..runtime.numbers import ArithmeticError_, parse_number, truncate
 from ..runtime.values import make_set, sort_key, thaw
 from ._goutil import int_to_decimal
 from .registry import BuiltinError, builtin
@@ -91,7 +91,10 @@ def format_int(x: Any, base: Any) -> str:
     if spec is None:
         raise operand_msg(2, "must be one of {2, 8, 10, 16}")
     # A number that is not an int goes through OPA's 64-bit float first.
-    n = truncate(x)
+    try:
+        n = truncate(x)
+    except ArithmeticError_ as exc:
+        raise BuiltinError(str(exc)) from None
     if spec == "d":
         return int_to_decimal(n)  # any size, as Go prints a big.Int
     return format(n, spec)

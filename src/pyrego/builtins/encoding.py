@@ -13,6 +13,7 @@ import re
 from decimal import Decimal
 from typing import Any
 
+from ..runtime.budget import tick
 from ..runtime.context import EvalContext
 from ..runtime.convert import to_json_value
 from ..runtime.numbers import format_number, parse_number
@@ -159,8 +160,27 @@ def go_json_dumps(value: Any, indent: str | None = None, prefix: str = "") -> st
     deep value or a long indent multiplies the text, so the whitespace is
     counted against :data:`~.limits.MAX_STRING` as it is laid out."""
     parts: list[str] = []
-    _emit(to_json_value(value), indent, "\n" + prefix, parts, [MAX_STRING] if indent is not None else None)
+    _emit(to_json_value(value), indent, "\n" + prefix, parts, [MAX_STRING] if indent is not None else None, _Shared())
     return "".join(parts)
+
+
+class _Shared(dict):  # type: ignore[type-arg]
+    """The parts of a value met more than once, and their texts (a shared part is written once)."""
+
+    __slots__ = ("size",)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.size = 0
+
+    def spend(self, size: int) -> None:
+        """Count a repeated text against :data:`~.limits.MAX_STRING`."""
+        self.size += size
+        if self.size > MAX_STRING:
+            check_string_size(self.size, "the JSON text")
+
+
+_SEEN_ONCE = ""
 
 
 def _spend(budget: list[int], lines: int, width: int) -> None:
@@ -169,8 +189,27 @@ def _spend(budget: list[int], lines: int, width: int) -> None:
         check_string_size(MAX_STRING + 1, "the indented JSON text")
 
 
-def _emit(v: Any, indent: str | None, nl: str, out: list[str], budget: list[int] | None = None) -> None:
+def _emit(v: Any, indent: str | None, nl: str, out: list[str], budget: list[int] | None, shared: _Shared) -> None:
     t = type(v)
+    if (t is list or t is dict) and v:
+        key = (id(v), nl)
+        text = shared.get(key)
+        if text is None:
+            shared[key] = _SEEN_ONCE
+            tick(len(v) + 1)
+            _emit_composite(v, t, indent, nl, out, budget, shared)
+        elif not text:
+            # Met again: written once more, and its text kept for the next times.
+            part: list[str] = []
+            _emit_composite(v, t, indent, nl, part, budget, shared)
+            text = shared[key] = "".join(part)
+            out.append(text)
+        else:
+            shared.spend(len(text))
+            if budget is not None:
+                _spend(budget, 1, len(text))
+            out.append(text)
+        return
     if t is str:
         out.append(_go_json_string(v))
     elif v is None:
@@ -182,9 +221,16 @@ def _emit(v: Any, indent: str | None, nl: str, out: list[str], budget: list[int]
     elif t is float or t is Decimal:
         out.append(format_number(v))
     elif t is list:
-        if not v:
-            out.append("[]")
-            return
+        out.append("[]")
+    else:
+        out.append("{}")
+
+
+def _emit_composite(
+    v: Any, t: type, indent: str | None, nl: str, out: list[str], budget: list[int] | None, shared: _Shared
+) -> None:
+    """A non-empty array (list) or object (dict with str keys, sorted by to_json_value)."""
+    if t is list:
         out.append("[")
         inner = ""
         if indent is not None:
@@ -194,14 +240,11 @@ def _emit(v: Any, indent: str | None, nl: str, out: list[str], budget: list[int]
             if i:
                 out.append(",")
             out.append(inner)
-            _emit(x, indent, inner if indent is not None else nl, out, budget)
+            _emit(x, indent, inner if indent is not None else nl, out, budget, shared)
         if indent is not None:
             out.append(nl)
         out.append("]")
-    else:  # dict with str keys, sorted by to_json_value
-        if not v:
-            out.append("{}")
-            return
+    else:
         out.append("{")
         inner = ""
         if indent is not None:
@@ -214,7 +257,7 @@ def _emit(v: Any, indent: str | None, nl: str, out: list[str], budget: list[int]
             out.append(inner)
             out.append(_go_json_string(k))
             out.append(sep)
-            _emit(v[k], indent, inner if indent is not None else nl, out, budget)
+            _emit(v[k], indent, inner if indent is not None else nl, out, budget, shared)
         if indent is not None:
             out.append(nl)
         out.append("}")

@@ -25,6 +25,7 @@ from typing import Any
 import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
+from ..runtime.budget import tick
 from ..runtime.context import EvalContext
 from ..runtime.convert import to_json_value
 from ..runtime.numbers import format_number
@@ -391,6 +392,10 @@ _key_order = cmp_to_key(_go_key_less)
 
 
 class _GoDumper(_Dumper):  # type: ignore[misc, valid-type]
+    def emit(self, event: Any) -> None:
+        tick()  # a value with shared parts is written out in full: keep to the deadline
+        super().emit(event)
+
     def resolve(self, kind: Any, value: Any, implicit: Any) -> str:
         if kind is ScalarNode:
             if implicit[0]:
@@ -432,6 +437,10 @@ def _node(v: Any) -> Node:
             g = format_float_g(float(v))
             # Go writes 0 for 1e-400: plain YAML that reads back as that number.
             return ScalarNode(_INT if g.lstrip("-").isdigit() else _FLOAT, g)
+        if len(text.lstrip("-")) > 1000:
+            # Past float64 (and past Python's int-from-text limit): Go's YAML
+            # reads the JSON digits as a string, all of them.
+            return ScalarNode(_STR, text)
         v, t = int(text), int
     if t is int:
         if -_INT64 <= v < _UINT64:
@@ -440,6 +449,7 @@ def _node(v: Any) -> Node:
             return ScalarNode(_FLOAT, format_float_g(float(v)))
         # Beyond float64, Go's YAML reads the JSON digits as a string: all of them.
         return ScalarNode(_STR, int_to_decimal(v))
+    tick(len(v) + 1)
     if t is list:
         return SequenceNode("tag:yaml.org,2002:seq", [_node(x) for x in v], flow_style=False if v else True)
     pairs = [(_node(k), _node(v[k])) for k in sorted(v, key=_key_order)]
@@ -460,7 +470,9 @@ def _to_plain(v: Any) -> Any:
     if t is str:
         return valid_utf8(v)
     if t is list:
+        tick(len(v) + 1)
         return [_to_plain(x) for x in v]
     if t is dict:
+        tick(len(v) + 1)
         return {valid_utf8(k): _to_plain(x) for k, x in v.items()}
     return v

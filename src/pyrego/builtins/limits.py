@@ -22,9 +22,11 @@ Each cap is far above any real policy's needs and raises a builtin error
   whatever the characters) for a string a builtin builds (``replace``,
   ``strings.replace_n``, ``concat``, ``regex.replace``, ``sprintf``
   padding, ``json.marshal_with_options`` indentation);
-- :data:`MAX_INT_BITS`: 2**22 bits (about 1.26 million decimal digits) for
-  an integer ``bits.lsh`` makes and for an integer printed in decimal
-  (printing is quadratic beyond that in Python);
+- :data:`MAX_INT_BITS`: 2**20 bits (about 315,000 decimal digits) for an
+  integer ``*``, ``product`` or ``bits.lsh`` makes, one integer arithmetic
+  reads (``1e1000000 + 1``) and one printed in decimal: at that size one
+  multiplication or conversion takes a tenth of a second or so (see
+  :mod:`pyrego.runtime.bigint`);
 - :data:`MAX_CIDR_EXPAND`: 2**24 addresses for ``net.cidr_expand`` (a /8).
 """
 

@@ -102,7 +102,10 @@ def plus(a: Any, b: Any) -> int | float | Decimal:
     if type(a) is int and type(b) is int:
         return a + b  # type: ignore[no-any-return]
     _numbers(a, b)
-    return numbers.add(a, b)
+    try:
+        return numbers.add(a, b)
+    except numbers.ArithmeticError_ as exc:
+        raise BuiltinError(str(exc))
 
 
 @builtin("minus", 2)
@@ -114,7 +117,10 @@ def minus(a: Any, b: Any) -> Any:
     a_num = ta is int or ta is float or ta is Decimal
     b_num = tb is int or tb is float or tb is Decimal
     if a_num and b_num:
-        return numbers.sub(a, b)
+        try:
+            return numbers.sub(a, b)
+        except numbers.ArithmeticError_ as exc:
+            raise BuiltinError(str(exc))
     a_set = ta is frozenset or ta is set
     b_set = tb is frozenset or tb is set
     if a_set and b_set:
@@ -175,14 +181,20 @@ _SMALL = 1 << 62
 def op_abs(x: Any) -> int | float | Decimal:
     if type(x) is int and -_SMALL < x < _SMALL:
         return abs(x)
-    return numbers.absolute(_number(x))
+    try:
+        return numbers.absolute(_number(x))
+    except numbers.ArithmeticError_ as exc:
+        raise BuiltinError(str(exc))
 
 
 @builtin("round", 1)
 def op_round(x: Any) -> int:
     if type(x) is int and -_SMALL < x < _SMALL:
         return x
-    return numbers.round_half_away(_number(x))
+    try:
+        return numbers.round_half_away(_number(x))
+    except numbers.ArithmeticError_ as exc:
+        raise BuiltinError(str(exc))
 
 
 @builtin("ceil", 1)
@@ -190,14 +202,20 @@ def op_ceil(x: Any) -> int:
     if type(x) is int and -_SMALL < x < _SMALL:
         return x
     # As in OPA v1.20, a number in (-1, 0) has ceil 1 and floor 0.
-    return numbers.ceil(_number(x))
+    try:
+        return numbers.ceil(_number(x))
+    except numbers.ArithmeticError_ as exc:
+        raise BuiltinError(str(exc))
 
 
 @builtin("floor", 1)
 def op_floor(x: Any) -> int:
     if type(x) is int and -_SMALL < x < _SMALL:
         return x
-    return numbers.floor(_number(x))
+    try:
+        return numbers.floor(_number(x))
+    except numbers.ArithmeticError_ as exc:
+        raise BuiltinError(str(exc))
 
 
 # ---------------------------------------------------------------- set operators

@@ -23,6 +23,7 @@ from decimal import Decimal
 from functools import lru_cache
 from typing import Any
 
+from ..runtime.budget import tick
 from ..runtime.numbers import format_number
 from ..runtime.values import freeze, sort_key, thaw
 from ._goutil import int_to_decimal
@@ -76,7 +77,10 @@ def _escape_rune(r: int) -> str:
 
 
 def format_value(value: Any) -> str:
-    """A value as OPA writes it as Rego text (strings quoted, sets as ``{...}``)."""
+    """A value as OPA writes it as Rego text (strings quoted, sets as ``{...}``).
+
+    A part met twice (values may share parts) keeps its text for the next
+    times, and the walk checks the evaluation's deadline."""
     t = type(value)
     if t is str:
         return go_quote(value)
@@ -88,17 +92,34 @@ def format_value(value: Any) -> str:
         return int_to_decimal(value)
     if t is float or t is Decimal:
         return format_number(value)
+    return _format_composite(value, {})
+
+
+def _format_composite(value: Any, shared: dict[int, Any]) -> str:
+    t = type(value)
+    if t is not list and t is not tuple and t is not dict and t is not frozenset and t is not set:
+        return format_value(value) if t in _SCALARS else str(value)
+    done = shared.get(id(value))
+    if done is not None and done[1] is not None:
+        check_string_size(len(done[1]), "the formatted value")
+        return done[1]  # type: ignore[no-any-return]
+    tick(len(value) + 1)
     if t is list or t is tuple:
-        return "[" + ", ".join(format_value(v) for v in value) + "]"
-    if t is dict:
+        text = "[" + ", ".join(_format_composite(v, shared) for v in value) + "]"
+    elif t is dict:
         keys = sorted((thaw(k) for k in value), key=sort_key)
-        return "{" + ", ".join(format_value(k) + ": " + format_value(value[freeze(k)]) for k in keys) + "}"
-    if t is frozenset or t is set:
-        if not value:
-            return "set()"
+        text = "{" + ", ".join(_format_composite(k, shared) + ": " + _format_composite(value[freeze(k)], shared) for k in keys) + "}"
+    elif not value:
+        text = "set()"
+    else:
         members = sorted((thaw(k) for k in value), key=sort_key)
-        return "{" + ", ".join(format_value(v) for v in members) + "}"
-    return str(value)
+        text = "{" + ", ".join(_format_composite(v, shared) for v in members) + "}"
+    # (The value is kept with its text: its id stays its own while the walk runs.)
+    shared[id(value)] = (value, None if done is None else text)
+    return text
+
+
+_SCALARS = frozenset((str, bool, int, float, Decimal, type(None)))
 
 
 # ---------------------------------------------------------------- Go values

@@ -19,8 +19,11 @@ number text OPA would print.
 
 from __future__ import annotations
 
+import decimal
 from decimal import Decimal
 from functools import lru_cache
+
+from .bigint import INT_DIGITS, MAX_INT_BITS, int_text, text_int
 
 #: The mantissa width OPA's arithmetic uses (the default of its float type).
 PREC = 64
@@ -134,16 +137,16 @@ def from_int(i: int) -> BigFloat:
     return BigFloat(i < 0, m, 0, max(m.bit_length(), PREC))
 
 
-# Python refuses int <-> str conversions past 4300 digits; Decimal does them.
+# Python refuses int <-> str conversions past 4300 digits (and is quadratic).
 _STR_BITS = 14000
 
 
 def _int_text(n: int) -> str:
-    return str(n) if n.bit_length() < _STR_BITS else format(Decimal(n), "f")
+    return str(n) if n.bit_length() < _STR_BITS else int_text(n)
 
 
 def _text_int(s: str) -> int:
-    return int(s) if len(s) < 4000 else int(Decimal(s))
+    return int(s) if len(s) < 4000 else text_int(s)
 
 
 # ---------------------------------------------------------------- parsing
@@ -230,8 +233,17 @@ def from_number(x: int | float | Decimal) -> BigFloat:
     assert isinstance(x, Decimal)
     sign, dtuple, exponent = x.as_tuple()
     assert isinstance(exponent, int)
-    digits = int(Decimal((0, dtuple, 0))) if dtuple else 0
+    if len(dtuple) > _MAX_DIGITS:
+        # (Only a sum with a huge number has this many digits: 1e1000000 + 1.)
+        from .bigint import too_big
+
+        raise too_big("the number's digits")
+    digits = _text_int("".join(map(str, dtuple))) if dtuple else 0
     return parse(bool(sign), digits, exponent)
+
+
+#: The most digits of a ``Decimal`` read into a float (the integer size limit's worth).
+_MAX_DIGITS = int(MAX_INT_BITS / 3.33)
 
 
 # ---------------------------------------------------------------- printing
@@ -242,10 +254,18 @@ def _pow5_int(n: int) -> int:
     return 5**n
 
 
-def _decimal(mant: int, exp: int) -> tuple[str, int]:
+def _decimal(mant: int, exp: int, lead: bool = False) -> tuple[str, int]:
     """Exact decimal digits of ``mant * 2**exp`` (no trailing zeros) and the
-    position of the decimal point: the value is ``0.<digits> * 10**point``."""
+    position of the decimal point: the value is ``0.<digits> * 10**point``.
+
+    ``lead``: a number with more than a few thousand digits may come back as
+    its first :data:`_LEAD` digits and a ``1`` standing for the nonzero rest
+    (enough for :func:`shortest` at up to 100 bits of precision)."""
     if exp >= 0:
+        if lead and mant.bit_length() + exp > _STR_BITS:
+            found = _leading(mant, 2, exp, 0)
+            if found is not None:
+                return found
         s = _int_text(mant << exp)
         point = len(s)
     else:
@@ -254,10 +274,37 @@ def _decimal(mant: int, exp: int) -> tuple[str, int]:
             take = min(tz, -exp)
             mant >>= take
             exp += take
+        if lead and exp and mant.bit_length() - exp * 2.33 > _STR_BITS:
+            # mant * 5**-exp, an odd number of that many digits, then the point moved left
+            found = _leading(mant, 5, -exp, exp)
+            if found is not None:
+                return found
         s = _int_text(mant * _pow5_int(-exp)) if exp else _int_text(mant)
         point = len(s) + exp
     stripped = s.rstrip("0")
     return stripped, (point if stripped else 0)
+
+
+#: Digits :func:`_decimal` keeps of a long expansion, and the guard digits after them.
+_LEAD = 50
+_GUARD = 16
+_LEAD_CONTEXT = decimal.Context(
+    prec=_LEAD + _GUARD + 14, rounding=decimal.ROUND_DOWN, Emax=decimal.MAX_EMAX, Emin=decimal.MIN_EMIN
+)
+
+
+def _leading(mant: int, base: int, k: int, shift: int) -> tuple[str, int] | None:
+    """The first :data:`_LEAD` digits of ``mant * base**k`` (which has thousands
+    of digits, not ending in zeros beyond the first few dozen) followed by
+    ``1``, and its point moved by ``shift``; None when the rounding error of
+    the short computation could reach those digits."""
+    ctx = _LEAD_CONTEXT
+    v = ctx.multiply(Decimal(mant), ctx.power(Decimal(base), k))
+    text = "".join(map(str, v.as_tuple().digits))
+    guard = text[_LEAD : _LEAD + _GUARD]
+    if len(guard) < _GUARD or guard == "0" * _GUARD or guard == "9" * _GUARD:
+        return None
+    return text[:_LEAD] + "1", v.adjusted() + 1 + shift
 
 
 def _round_up(d: str, point: int, n: int) -> tuple[str, int]:
@@ -278,15 +325,16 @@ def shortest(x: BigFloat) -> tuple[str, int]:
     """The fewest decimal digits that read back as ``x`` at its precision,
     found the way OPA's float formatting does (compare ``x``'s digits with
     those of the two half-way points to its neighbours)."""
-    d, point = _decimal(x.mant, x.exp)
+    lead = x.prec <= 100
+    d, point = _decimal(x.mant, x.exp, lead)
     if not d:
         return d, point
     # Mantissa with exactly prec+1 bits, so that its last bit is half an ulp.
     s = x.mant.bit_length() - (x.prec + 1)
     m2 = x.mant << -s if s < 0 else x.mant >> s
     e2 = x.exp + s
-    lower, _ = _decimal(m2 - 1, e2)
-    upper, _ = _decimal(m2 + 1, e2)
+    lower, _ = _decimal(m2 - 1, e2, lead)
+    upper, _ = _decimal(m2 + 1, e2, lead)
     inclusive = not m2 & 2
     nl, nu = len(lower), len(upper)
     # Skip the digits all three share: no decision can be made there (the
@@ -362,6 +410,9 @@ def _to_number(x: BigFloat) -> int | float | Decimal:
     if x.is_int():
         if not d:
             return -0.0 if x.neg else 0
+        if point > INT_DIGITS:
+            # Too long for an int: the exact digits in exponent form.
+            return Decimal((1 if x.neg else 0, tuple(map(int, d)), point - len(d)))
         n = int(d) * 10 ** (point - len(d)) if point > len(d) else int(d)
         return -n if x.neg else n
     exp10 = point - len(d)

@@ -9,53 +9,92 @@ from decimal import Decimal
 from typing import Any
 
 from ..errors import DataError
+from .bigint import ArithmeticError_, decimal_to_int
+from .budget import tick
 from .numbers import exact_number, format_number
 from .values import BoolKey, _CompositeKey, sort_key, thaw
 
 
 def to_json_value(value: Any) -> Any:
-    """A value as OPA renders it in JSON: sets become sorted arrays, object keys strings."""
+    """A value as OPA renders it in JSON: sets become sorted arrays, object keys strings.
+
+    A part shared in ``value`` (the same list twice) is rendered once and
+    shared in the result, and the walk checks the evaluation's deadline."""
     t = type(value)
     if t is str or t is int or t is bool or value is None:
         return value
     if t is float or t is Decimal:
         return value
+    return _to_json(value, {})
+
+
+def _to_json(value: Any, memo: dict[int, Any]) -> Any:
+    t = type(value)
+    if t is str or t is int or t is bool or value is None or t is float or t is Decimal:
+        return value
+    done = memo.get(id(value))
+    if done is not None:
+        return done[1]
+    out: Any
     if t is list or t is tuple:
-        return [to_json_value(v) for v in value]
-    if t is dict:
-        out: dict[str, Any] = {}
+        tick(len(value) + 1)
+        out = [_to_json(v, memo) for v in value]
+    elif t is dict:
+        tick(len(value) + 1)
+        items: dict[str, Any] = {}
         for k, v in value.items():
             key = k if type(k) is str else _key_text(thaw(k))
-            out[key] = to_json_value(v)
-        return dict(sorted(out.items()))
-    if t is set or t is frozenset:
+            items[key] = _to_json(v, memo)
+        out = dict(sorted(items.items()))
+    elif t is set or t is frozenset:
+        tick(len(value) + 1)
         members = sorted((thaw(k) for k in value), key=sort_key)
-        return [to_json_value(v) for v in members]
-    raise DataError(f"cannot render {t.__name__} as JSON")
+        out = [_to_json(v, memo) for v in members]
+    else:
+        raise DataError(f"cannot render {t.__name__} as JSON")
+    memo[id(value)] = (value, out)  # (the value is kept: its id stays its own during the walk)
+    return out
 
 
 def result_json_value(value: Any) -> Any:
     """:func:`to_json_value` for a caller: strings holding bytes that are not
     UTF-8 (kept inside as lone surrogates) get U+FFFD for each such byte, as
     OPA's JSON results have them (``base64url.decode("_-8=")`` is
-    ``"\ufffd\ufffd"``); the strings stay whole inside the evaluation."""
+    ``"\ufffd\ufffd"``); the strings stay whole inside the evaluation.
+    A part shared in ``value`` is converted once, and shared."""
     t = type(value)
     if t is str:
         return value if value.isascii() else valid_text(value)
     if t is int or t is bool or value is None or t is float or t is Decimal:
         return value
+    return _result_json(value, {})
+
+
+def _result_json(value: Any, memo: dict[int, Any]) -> Any:
+    t = type(value)
+    if t is str:
+        return value if value.isascii() else valid_text(value)
+    if t is int or t is bool or value is None or t is float or t is Decimal:
+        return value
+    done = memo.get(id(value))
+    if done is not None:
+        return done[1]
+    out: Any
     if t is list or t is tuple:
-        return [result_json_value(v) for v in value]
-    if t is dict:
-        out: dict[str, Any] = {}
+        out = [_result_json(v, memo) for v in value]
+    elif t is dict:
+        items: dict[str, Any] = {}
         for k, v in value.items():
             key = (k if k.isascii() else valid_text(k)) if type(k) is str else _key_text(thaw(k))
-            out[key] = result_json_value(v)
-        return dict(sorted(out.items()))
-    if t is set or t is frozenset:
+            items[key] = _result_json(v, memo)
+        out = dict(sorted(items.items()))
+    elif t is set or t is frozenset:
         members = sorted((thaw(k) for k in value), key=sort_key)
-        return [result_json_value(v) for v in members]
-    raise DataError(f"cannot render {t.__name__} as JSON")
+        out = [_result_json(v, memo) for v in members]
+    else:
+        raise DataError(f"cannot render {t.__name__} as JSON")
+    memo[id(value)] = (value, out)  # (the value is kept: its id stays its own during the walk)
+    return out
 
 
 def valid_text(s: str) -> str:
@@ -89,7 +128,10 @@ def _plain_numbers(value: Any) -> Any:
     t = type(value)
     if t is Decimal:
         if value == value.to_integral_value():
-            return int(value)
+            try:
+                return decimal_to_int(value)  # (Python's int() is quadratic in the digits)
+            except ArithmeticError_ as exc:
+                raise DataError(f"cannot render {value:.5E} as an int: {exc}") from None
         return float(value)
     if t is list:
         return [_plain_numbers(v) for v in value]
@@ -110,35 +152,66 @@ def _encode_float(x: float) -> str:
 
 
 def dumps(value: Any, *, indent: int | None = None) -> str:
-    """JSON text of a Rego value, numbers printed as OPA prints them."""
+    """JSON text of a Rego value, numbers printed as OPA prints them.
+
+    A part shared in ``value`` is written once and its text reused; texts
+    longer than :data:`MAX_TEXT` characters in all are refused."""
     plain = to_json_value(value)
-    return _dumps_plain(plain, indent, 0)
+    return _Dumper(indent).dump(plain, 0)
 
 
-def _dumps_plain(v: Any, indent: int | None, level: int) -> str:
-    t = type(v)
-    if t is float:
-        return _encode_float(v)
-    if t is int or t is Decimal:
-        return format_number(v)
-    if t is list:
+#: The longest JSON text :func:`dumps` writes (the builtins' string limit).
+MAX_TEXT = 1 << 28
+
+
+class _Dumper:
+    """:func:`dumps`'s writer: its indent, the texts of shared parts, and the size written."""
+
+    __slots__ = ("indent", "memo", "size")
+
+    def __init__(self, indent: int | None) -> None:
+        self.indent = indent
+        self.memo: dict[tuple[int, int], str | None] = {}
+        self.size = 0
+
+    def dump(self, v: Any, level: int) -> str:
+        t = type(v)
+        if t is float:
+            return _encode_float(v)
+        if t is int or t is Decimal:
+            return format_number(v)
+        if t is str:
+            text = json.dumps(v, ensure_ascii=False)
+            # Bytes that were not UTF-8 (kept as lone surrogates) print as U+FFFD, as in OPA.
+            return _LONE_SURROGATE.sub("\ufffd", text) if _LONE_SURROGATE.search(text) else text
+        if t is not list and t is not dict:
+            return json.dumps(v, ensure_ascii=False)
         if not v:
-            return "[]"
-        parts = [_dumps_plain(x, indent, level + 1) for x in v]
-        return _join("[", "]", parts, indent, level)
-    if t is dict:
-        if not v:
-            return "{}"
-        parts = [
-            json.dumps(k, ensure_ascii=False) + (": " if indent is not None else ":") + _dumps_plain(x, indent, level + 1)
-            for k, x in v.items()
-        ]
-        return _join("{", "}", parts, indent, level)
-    if type(v) is str:
-        text = json.dumps(v, ensure_ascii=False)
-        # Bytes that were not UTF-8 (kept as lone surrogates) print as U+FFFD, as in OPA.
-        return _LONE_SURROGATE.sub("\ufffd", text) if _LONE_SURROGATE.search(text) else text
-    return json.dumps(v, ensure_ascii=False)
+            return "[]" if t is list else "{}"
+        # A part met a second time keeps its text (parts met once keep
+        # nothing: a deep value's texts would add up to its size times its depth).
+        key = (id(v), level)
+        seen = key in self.memo
+        done = self.memo.get(key)
+        if done is not None:
+            self._spend(len(done))
+            return done
+        tick(len(v) + 1)
+        indent = self.indent
+        if t is list:
+            parts = [self.dump(x, level + 1) for x in v]
+            text = _join("[", "]", parts, indent, level)
+        else:
+            sep = ": " if indent is not None else ":"
+            parts = [json.dumps(k, ensure_ascii=False) + sep + self.dump(x, level + 1) for k, x in v.items()]
+            text = _join("{", "}", parts, indent, level)
+        self.memo[key] = text if seen else None
+        return text
+
+    def _spend(self, size: int) -> None:
+        self.size += size
+        if self.size > MAX_TEXT:
+            raise DataError(f"the JSON text would be longer than the limit of {MAX_TEXT} characters")
 
 
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
@@ -158,7 +231,15 @@ def loads(text: str | bytes, *, what: str = "JSON") -> Any:
     Big integers and numbers no float holds (``1e400``, 30 digits) stay
     exact; a lone surrogate escape (``"\\ud800"``) becomes U+FFFD."""
     try:
-        value = json.loads(text, parse_constant=_reject_constant, parse_float=_parse_float)
+        try:
+            value = json.loads(text, parse_constant=_reject_constant, parse_float=_parse_float)
+        except ValueError as exc:
+            if "integer string conversion" not in str(exc):
+                raise
+            # An integer of more than 4,300 digits, which Python's reader refuses.
+            from .numbers import parse_number
+
+            value = json.loads(text, parse_constant=_reject_constant, parse_float=_parse_float, parse_int=parse_number)
     except (ValueError, RecursionError) as exc:
         raise DataError(f"malformed {what}: {exc}") from None
     escaped = text if isinstance(text, str) else text.decode("utf-8", errors="replace")
@@ -236,13 +317,31 @@ def to_python(value: Any) -> Any:
         return value if value.isascii() else valid_text(value)
     if t is int or t is float or t is bool or value is None or t is Decimal:
         return value
+    return _to_python(value, {})
+
+
+def _to_python(value: Any, memo: dict[int, Any]) -> Any:
+    """:func:`to_python` of a composite; a part shared in ``value`` is converted once, and shared."""
+    t = type(value)
+    if t is str:
+        return value if value.isascii() else valid_text(value)
+    if t is int or t is float or t is bool or value is None or t is Decimal:
+        return value
+    if t is not list and t is not tuple and t is not dict and t is not set and t is not frozenset:
+        return value
+    done = memo.get(id(value))
+    if done is not None:
+        return done[1]
+    # (No deadline check: results are converted after their evaluation, in
+    # time linear in what the evaluation built.)
     if t is list or t is tuple:
-        return [to_python(v) for v in value]
-    if t is dict:
-        return {(_hashable(k)): to_python(v) for k, v in value.items()}
-    if t is set or t is frozenset:
-        return {_hashable(k) for k in value}
-    return value
+        out: Any = [_to_python(v, memo) for v in value]
+    elif t is dict:
+        out = {(_hashable(k)): _to_python(v, memo) for k, v in value.items()}
+    else:
+        out = {_hashable(k) for k in value}
+    memo[id(value)] = (value, out)  # (the value is kept: its id stays its own during the walk)
+    return out
 
 
 def _hashable(key: Any) -> Any:

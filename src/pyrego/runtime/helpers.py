@@ -328,7 +328,8 @@ def rt_builtin_error(ctx: EvalContext, exc: Exception, name: str, location: Loca
         # A builtin that stopped at the deadline ends the evaluation as the
         # generated code's own deadline check does.
         cls = EvalCancelError if exc.code == "eval_cancel_error" else EvalError
-        raise cls(f"{name}: {exc}", location, code=exc.code)
+        text = exc.message if isinstance(exc, EvalError) else str(exc)  # (a walk's cancel: see budget)
+        raise cls(f"{name}: {text}", location, code=exc.code) from None
     code = getattr(exc, "code", "eval_builtin_error")
     message = f"{name}: {exc}"
     if ctx.strict:

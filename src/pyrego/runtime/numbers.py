@@ -22,6 +22,8 @@ from decimal import Decimal
 from typing import Any
 
 from . import bigfloat
+from .bigint import INT_DIGITS, MAX_INT_BITS, decimal_to_int, int_decimal, int_text
+from .bigint import ArithmeticError_ as ArithmeticError_  # (with the integer size limit)
 
 # Enough digits for exact results on any float input and on large ints.
 _CONTEXT = decimal.Context(prec=100, Emax=999999, Emin=-999999)
@@ -32,21 +34,29 @@ _DIV_LIMIT = 1 << 64
 _ROUND_LIMIT = 1 << 63
 
 
-class ArithmeticError_(Exception):
-    """Raised for division by zero and similar; builtins turn it into an eval error."""
+def integral(d: Decimal) -> int | Decimal:
+    """The value of an integral, finite ``d``: an ``int``, or ``d`` itself
+    (normalized) past :data:`INT_DIGITS` digits."""
+    if d.adjusted() < INT_DIGITS:
+        return decimal_to_int(d)
+    return d.normalize(_BIG)
+
+
+_BIG = decimal.Context(prec=decimal.MAX_PREC, Emax=decimal.MAX_EMAX, Emin=decimal.MIN_EMIN)
 
 
 Number = int | float | Decimal
 
 #: The largest integer product computed (the builtins' integer size limit):
-#: one bigger multiplication would run for seconds between deadline checks.
-MAX_PRODUCT_BITS = 1 << 22
+#: one bigger multiplication, or printing the result, would run for most of a
+#: second or more between deadline checks.
+MAX_PRODUCT_BITS = MAX_INT_BITS
 
 
 def to_decimal(x: int | float | Decimal) -> Decimal:
     """The decimal a number stands for (a float's is its shortest repr)."""
     if type(x) is int:
-        return Decimal(x)
+        return int_decimal(x)  # type: ignore[arg-type]
     if type(x) is Decimal:
         return x
     return Decimal(repr(x))
@@ -55,7 +65,7 @@ def to_decimal(x: int | float | Decimal) -> Decimal:
 def from_decimal(d: Decimal) -> int | float:
     """Integral results become ``int``; others the nearest ``float``."""
     if d == d.to_integral_value(context=_CONTEXT):
-        return int(d)
+        return decimal_to_int(d)
     return float(d)
 
 
@@ -65,7 +75,7 @@ def exact_number(d: Decimal) -> int | float | Decimal:
     if not d.is_finite():
         raise ArithmeticError_("number is not finite")
     if d == d.to_integral_value(context=_CONTEXT):
-        return int(d)
+        return integral(d)
     f = float(d)
     if f and f - f == 0 and Decimal(repr(f)) == d:
         return f
@@ -97,8 +107,18 @@ def as_int(x: int | float | Decimal) -> int | None:
         return int(Decimal(repr(x)))
     d: Decimal = x  # type: ignore[assignment]
     if d.as_tuple().exponent >= 0 or d == d.to_integral_value(context=_CONTEXT):  # type: ignore[operator]
-        return int(d)
+        return decimal_to_int(d)  # (past the size limit: IntTooBig, an ArithmeticError_)
     return None
+
+
+def _integral(x: Number) -> bool:
+    """Whether a number is an integer (without making the int: see :func:`as_int`)."""
+    t = type(x)
+    if t is int:
+        return True
+    if t is float:
+        return x.is_integer()  # type: ignore[union-attr]
+    return x.as_tuple().exponent >= 0 or x == x.to_integral_value(context=_CONTEXT)  # type: ignore[union-attr, operator]
 
 
 def normalize(x: int | float | Decimal) -> int | float | Decimal:
@@ -143,10 +163,10 @@ def add(a: Number, b: Number) -> Number:
     """``a + b`` as OPA computes it."""
     if type(a) is int and type(b) is int:
         return a + b
-    ia = as_int(a)
-    ib = as_int(b)
-    if ia is not None and ib is not None:
-        return ia + ib
+    if _integral(a) and _integral(b):
+        if _huge(a) or _huge(b):
+            return _exact_decimal(_BIG.add, a, b)
+        return as_int(a) + as_int(b)  # type: ignore[operator]
     return _float_op(bigfloat.add, a, b)
 
 
@@ -154,19 +174,31 @@ def sub(a: Number, b: Number) -> Number:
     """``a - b`` as OPA computes it."""
     if type(a) is int and type(b) is int:
         return a - b
-    ia = as_int(a)
-    ib = as_int(b)
-    if ia is not None and ib is not None:
-        return ia - ib
+    if _integral(a) and _integral(b):
+        if _huge(a) or _huge(b):
+            return _exact_decimal(_BIG.subtract, a, b)
+        return as_int(a) - as_int(b)  # type: ignore[operator]
     return _float_op(bigfloat.sub, a, b)
+
+
+def _exact_decimal(op: Any, a: Number, b: Number) -> Number:
+    """An integer sum or difference with a huge ``Decimal`` operand (``1e1000000 + 1``),
+    exact in decimal arithmetic: an int when it has few digits, else a ``Decimal``."""
+    for x in (a, b):
+        if type(x) is int and x.bit_length() > MAX_INT_BITS:  # type: ignore[union-attr]
+            raise ArithmeticError_(f"the integer would have more than the limit of {MAX_INT_BITS} bits")
+    d = op(to_decimal(a), to_decimal(b))
+    if len(d.as_tuple().digits) * 3.33 > MAX_INT_BITS:
+        raise ArithmeticError_(f"the integer would have more than the limit of {MAX_INT_BITS} bits")
+    return integral(d) if d else 0
 
 
 def mul(a: Number, b: Number) -> Number:
     """``a * b`` as OPA computes it."""
     if type(a) is int and type(b) is int:
         return a * b
-    ia = as_int(a)
-    ib = as_int(b)
+    ia = as_int(a) if _integral(a) and _integral(b) else None
+    ib = as_int(b) if ia is not None else None
     if ia is not None and ib is not None:
         if ia.bit_length() + ib.bit_length() > MAX_PRODUCT_BITS:
             raise ArithmeticError_(f"the product would have more than the limit of {MAX_PRODUCT_BITS} bits")
@@ -201,7 +233,7 @@ def rem(a: Number, b: Number) -> Number:
 
 def absolute(x: Number) -> Number:
     """``abs``: beyond 64 bits an integer keeps only its shortest 64-bit digits, as in OPA."""
-    i = as_int(x)
+    i = None if _huge(x) else as_int(x)
     if i is not None and -_DIV_LIMIT < i < _DIV_LIMIT:
         return abs(i)
     if i is None and type(x) is float:
@@ -211,10 +243,17 @@ def absolute(x: Number) -> Number:
 
 def _float_path(x: Number) -> bigfloat.BigFloat | None:
     """None for an int that round/ceil/floor leave alone, else the operand as OPA's float."""
+    if _huge(x):
+        return bigfloat.from_number(x)
     i = as_int(x)
     if i is not None and -_ROUND_LIMIT < i < _ROUND_LIMIT:
         return None
     return bigfloat.from_number(x)
+
+
+def _huge(x: Number) -> bool:
+    """A ``Decimal`` past 2**64 in size (no int path applies to it)."""
+    return type(x) is Decimal and x.adjusted() > 20  # type: ignore[union-attr]
 
 
 def round_half_away(x: Number) -> int:
@@ -222,7 +261,7 @@ def round_half_away(x: Number) -> int:
     f = _float_path(x)
     if f is None:
         return as_int(x)  # type: ignore[return-value]
-    return bigfloat.trunc(bigfloat.add(f, bigfloat.BigFloat(f.neg, 1, -1, 53)))
+    return _trunc(bigfloat.add(f, bigfloat.BigFloat(f.neg, 1, -1, 53)))
 
 
 def ceil(x: Number) -> int:
@@ -230,7 +269,7 @@ def ceil(x: Number) -> int:
     f = _float_path(x)
     if f is None:
         return as_int(x)  # type: ignore[return-value]
-    i = bigfloat.trunc(f)
+    i = _trunc(f)
     # OPA steps up from the truncated value unless it is negative, so a
     # number in (-1, 0) (truncated to +0) gets 1.
     return i if i < 0 or f.is_int() else i + 1
@@ -241,7 +280,7 @@ def floor(x: Number) -> int:
     f = _float_path(x)
     if f is None:
         return as_int(x)  # type: ignore[return-value]
-    i = bigfloat.trunc(f)
+    i = _trunc(f)
     return i if i >= 0 or f.is_int() else i - 1
 
 
@@ -250,7 +289,14 @@ def truncate(x: Number) -> int:
     int, through the 64-bit float otherwise."""
     if type(x) is int:
         return x
-    return bigfloat.trunc(bigfloat.from_number(x))
+    return _trunc(bigfloat.from_number(x))
+
+
+def _trunc(f: bigfloat.BigFloat) -> int:
+    """:func:`bigfloat.trunc`, refused past the integer size limit."""
+    if f.exp + f.mant.bit_length() > MAX_INT_BITS:
+        raise ArithmeticError_(f"the integer would have more than the limit of {MAX_INT_BITS} bits")
+    return bigfloat.trunc(f)
 
 
 def total(values: Any) -> Number:
@@ -293,8 +339,7 @@ def format_number(x: int | float | Decimal) -> str:
         # most: test that by bit length, which costs nothing to read.
         if x.bit_length() < _STR_SAFE_BITS:
             return str(x)
-        # Past the limit: Decimal formats any size.
-        return format(Decimal(x), "f")
+        return int_text(x)  # past Python's own limit (and in close to linear time)
     if type(x) is Decimal:
         return _format_decimal(x)
     assert isinstance(x, float)
@@ -310,6 +355,9 @@ def format_number(x: int | float | Decimal) -> str:
 def _format_decimal(d: Decimal) -> str:
     """Exact decimal text in the form OPA gives arithmetic results: plain
     digits for exponents -4 to 5, else ``3.3333333333333333334e-06``."""
+    if d.adjusted() >= INT_DIGITS:
+        # Integral at this size: all its digits, as OPA prints a big result.
+        return format(d, "f")
     n = normalize(d)
     if type(n) is not Decimal:
         return format_number(n)
@@ -332,8 +380,8 @@ def parse_number(text: str) -> int | float | Decimal:
         except ValueError:
             pass
     d = Decimal(text)
-    if d.is_finite() and d == d.to_integral_value(context=_CONTEXT):
-        return int(d) if d.adjusted() < 100000 else d
+    if d.is_finite() and (d == d.to_integral_value(context=_CONTEXT)):
+        return integral(d)
     return literal_number(d)
 
 

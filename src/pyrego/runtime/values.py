@@ -31,6 +31,7 @@ from decimal import Decimal
 from functools import cmp_to_key
 from typing import Any, Iterator
 
+from .budget import tick
 from .numbers import compare as compare_numbers
 
 
@@ -92,7 +93,14 @@ class _CompositeKey:
         return self._hash
 
     def __eq__(self, other: object) -> bool:
-        return type(other) is type(self) and self._hash == other._hash and self.items == other.items  # type: ignore[attr-defined]
+        if other is self:
+            return True
+        if type(other) is not type(self) or self._hash != other._hash:  # type: ignore[attr-defined]
+            return False
+        if type(self) is ArrayKey:
+            return _array_keys_equal(self, other, None)
+        tick(len(self.items))
+        return self.items == other.items  # type: ignore[attr-defined]
 
     def __ne__(self, other: object) -> bool:
         return not self.__eq__(other)
@@ -128,6 +136,30 @@ class SetKey(_CompositeKey):
 _KEY_TYPES = (BoolKey, ArrayKey, ObjectKey, SetKey)
 
 
+def _array_keys_equal(a: Any, b: Any, seen: _SeenPairs | None) -> bool:
+    """Two frozen arrays of equal hash: equal items (a pair of parts found equal is not compared again)."""
+    items_a = a.items
+    items_b = b.items
+    if len(items_a) != len(items_b):
+        return False
+    if seen is None:
+        seen = _SeenPairs()
+    key = (id(a), id(b))
+    if key in seen:
+        return True
+    seen.visit(len(items_a))
+    for x, y in zip(items_a, items_b):
+        if x is y:
+            continue
+        if type(x) is ArrayKey:
+            if type(y) is not ArrayKey or x._hash != y._hash or not _array_keys_equal(x, y, seen):
+                return False
+        elif not x == y:
+            return False
+    seen.add(key)
+    return True
+
+
 def freeze(value: Any) -> Any:
     """Return the hashable frozen form of ``value`` (idempotent)."""
     t = type(value)
@@ -137,15 +169,68 @@ def freeze(value: Any) -> Any:
         return value
     if t is bool:
         return TRUE_KEY if value else FALSE_KEY
-    if t is list or t is tuple:
-        return ArrayKey(tuple([freeze(v) for v in value]))
-    if t is dict:
-        return ObjectKey(frozenset([(freeze(k), freeze(v)) for k, v in value.items()]))
-    if t is set or t is frozenset:
-        return SetKey(frozenset([freeze(v) for v in value]))
-    if t in _KEY_TYPES:
-        return value
+    if t is list or t is tuple or t is dict or t is set or t is frozenset:
+        budget = [_SMALL_WALK]
+        try:
+            return _freeze_small(value, budget)
+        except _WalkTooLong:
+            # A big value (or one with shared parts): once more, each part
+            # frozen once and the deadline checked as it goes.
+            return _freeze_big(value, {})
     return value
+
+
+#: Composite nodes a walk visits before it counts its work and remembers shared parts.
+_SMALL_WALK = 512
+
+
+class _WalkTooLong(Exception):
+    """A walk's small-value path ran out of its node budget."""
+
+
+def _freeze_small(value: Any, budget: list[int]) -> Any:
+    t = type(value)
+    if t is str or t is int or t is float or value is None or t is Decimal:
+        return value
+    if t is bool:
+        return TRUE_KEY if value else FALSE_KEY
+    budget[0] -= 1
+    if budget[0] < 0:
+        raise _WalkTooLong
+    if t is list or t is tuple:
+        return ArrayKey(tuple([_freeze_small(v, budget) for v in value]))
+    if t is dict:
+        return ObjectKey(frozenset([(_freeze_small(k, budget), _freeze_small(v, budget)) for k, v in value.items()]))
+    if t is set or t is frozenset:
+        budget[0] -= len(value) >> 3
+        return SetKey(frozenset([_freeze_small(v, budget) for v in value]))
+    return value
+
+
+def _freeze_big(value: Any, memo: dict[int, Any]) -> Any:
+    t = type(value)
+    if t is str or t is int or t is float or value is None or t is Decimal:
+        return value
+    if t is bool:
+        return TRUE_KEY if value else FALSE_KEY
+    if t not in _COMPOSITE_TYPES:
+        return value
+    done = memo.get(id(value))
+    if done is not None:
+        return done[1]
+    tick(len(value) + 1)
+    if t is list or t is tuple:
+        out: Any = ArrayKey(tuple([_freeze_big(v, memo) for v in value]))
+    elif t is dict:
+        out = ObjectKey(frozenset([(_freeze_big(k, memo), _freeze_big(v, memo)) for k, v in value.items()]))
+    else:
+        out = SetKey(frozenset([_freeze_big(v, memo) for v in value]))
+    # (The value is kept with its key: the id stays its own while the walk runs.)
+    memo[id(value)] = (value, out)
+    return out
+
+
+_COMPOSITE_TYPES = frozenset((list, tuple, dict, set, frozenset))
 
 
 def thaw(key: Any) -> Any:
@@ -155,13 +240,34 @@ def thaw(key: Any) -> Any:
         return key
     if t is BoolKey:
         return key.value
-    if t is ArrayKey:
-        return [thaw(v) for v in key.items]
-    if t is ObjectKey:
-        return {k: thaw(v) for k, v in key.items}
+    if t is ArrayKey or t is ObjectKey:
+        return _thaw(key, {})
     if t is SetKey:
         return key.items
     return key
+
+
+def _thaw(key: Any, memo: dict[int, Any]) -> Any:
+    """:func:`thaw` of a composite key; a part shared in the key is thawed once and shared."""
+    t = type(key)
+    if t is str or t is int or t is float or key is None:
+        return key
+    if t is BoolKey:
+        return key.value
+    if t is SetKey:
+        return key.items
+    if t is not ArrayKey and t is not ObjectKey:
+        return key
+    done = memo.get(id(key))
+    if done is not None:
+        return done
+    tick(len(key.items) + 1)
+    if t is ArrayKey:
+        out: Any = [_thaw(v, memo) for v in key.items]
+    else:
+        out = {k: _thaw(v, memo) for k, v in key.items}
+    memo[id(key)] = out  # (the key itself is alive: it is part of the root key)
+    return out
 
 
 # ---------------------------------------------------------------- types
@@ -207,6 +313,8 @@ def is_set(value: Any) -> bool:
 
 def equal(a: Any, b: Any) -> bool:
     """Rego equality: ``1 == 1.0``, ``true != 1``, deep on composites."""
+    if a is b:
+        return True
     ta = type(a)
     tb = type(b)
     if ta is str or tb is str:
@@ -216,8 +324,79 @@ def equal(a: Any, b: Any) -> bool:
     if (ta is int or ta is float or ta is Decimal) and (tb is int or tb is float or tb is Decimal):
         return a == b
     if a is None or b is None:
-        return a is b
-    return freeze(a) == freeze(b)
+        return False
+    return _equal_composite(a, b, None)
+
+
+def _equal_composite(a: Any, b: Any, seen: _SeenPairs | None) -> bool:
+    """Deep equality of two values, at least one of them not a scalar.
+
+    Pairs of composites already found equal are remembered (``seen``, made
+    once the walk is past a few hundred pairs), so parts two values share are compared once."""
+    if a is b:
+        return True
+    ta = type(a)
+    tb = type(b)
+    if ta is list or ta is tuple:
+        if (tb is not list and tb is not tuple) or len(a) != len(b):
+            return False
+        pairs: Any = zip(a, b)
+    elif ta is dict:
+        if tb is not dict or len(a) != len(b):
+            return False
+        pairs = [(v, b.get(k, _MISSING)) for k, v in a.items()]
+    elif ta is set or ta is frozenset:
+        if tb is not set and tb is not frozenset:
+            return False
+        tick(len(a))
+        return a == b  # members are frozen keys
+    else:
+        return freeze(a) == freeze(b)  # a scalar and a composite, or a frozen key
+    if seen is None:
+        seen = _SeenPairs()
+    key = (id(a), id(b))
+    if key in seen:
+        return True
+    seen.visit(len(a))
+    for x, y in pairs:
+        if x is y:
+            continue
+        if y is _MISSING:
+            return False
+        tx = type(x)
+        if tx is str or tx is int or tx is bool or tx is float or x is None or tx is Decimal:
+            if not equal(x, y):
+                return False
+        elif not _equal_composite(x, y, seen):
+            return False
+    seen.add(key)
+    return True
+
+
+_MISSING = object()
+
+
+class _SeenPairs(set):  # type: ignore[type-arg]
+    """The pairs of composites an equality walk found equal, and its work count.
+
+    Small walks neither count nor remember (``__contains__`` is false until
+    the walk has visited :data:`_SMALL_WALK` nodes)."""
+
+    __slots__ = ("left",)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.left = _SMALL_WALK
+
+    def visit(self, units: int) -> None:
+        if self.left > 0:
+            self.left -= units + 1
+        else:
+            tick(units + 1)
+
+    def add(self, key: Any) -> None:
+        if self.left <= 0:
+            set.add(self, key)
 
 
 # ---------------------------------------------------------------- ordering
@@ -251,8 +430,9 @@ def compare(a: Any, b: Any) -> int:
             # By the decimals they spell, not a float's binary value.
             return compare_numbers(a, b)
         return -1 if a < b else (1 if a > b else 0)
-    if ra == 0:
+    if ra == 0 or a is b:
         return 0
+    tick(len(a) + 1)
     if ra == 4:
         for x, y in zip(a, b):
             c = compare(x, y)
