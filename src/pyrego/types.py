@@ -374,61 +374,57 @@ def compare(a: MaybeType, b: MaybeType, memo: _Memo = None) -> int:
     if a.__class__ in _RECURSIVE and b.__class__ in _RECURSIVE:  # type: ignore[union-attr]
         ra, rb = a.ref, b.ref  # type: ignore[union-attr,attr-defined]
         return (ra > rb) - (ra < rb)
+    key = (id(a), id(b))
     if memo is None:
         memo = {}
     else:
-        found = memo.get((id(a), id(b)))
+        found = memo.get(key)
         if found is not None:
             return found  # type: ignore[no-any-return]
-    c = _compare_parts(a, b, memo)  # type: ignore[arg-type]
-    memo[(id(a), id(b))] = c
-    return c
-
-
-def _compare_parts(a: Type, b: Type, memo: dict[Any, Any]) -> int:
-    """compare() of two composite types of one kind."""
+    # (one frame per level of the types where it can be: deep types are met)
+    c = 0
     if isinstance(a, ArrayType) and isinstance(b, ArrayType):
         if a.dynamic is not None and b.dynamic is None:
-            return 1
-        if b.dynamic is not None and a.dynamic is None:
-            return -1
-        if a.dynamic is not None and b.dynamic is not None:
+            c = 1
+        elif b.dynamic is not None and a.dynamic is None:
+            c = -1
+        elif a.dynamic is not None and b.dynamic is not None:
             c = compare(a.dynamic, b.dynamic, memo)
-            if c:
-                return c
-        return _slice_compare(a.static, b.static, memo)
-    if isinstance(a, ObjectType) and isinstance(b, ObjectType):
+        if not c:
+            for pa, pb in zip(a.static, b.static):
+                c = compare(pa, pb, memo)
+                if c:
+                    break
+            else:
+                c = (len(a.static) > len(b.static)) - (len(a.static) < len(b.static))
+    elif isinstance(a, ObjectType) and isinstance(b, ObjectType):
         if a.dynamic is not None and b.dynamic is None:
-            return 1
-        if b.dynamic is not None and a.dynamic is None:
-            return -1
-        if a.dynamic is not None and b.dynamic is not None:
+            c = 1
+        elif b.dynamic is not None and a.dynamic is None:
+            c = -1
+        elif a.dynamic is not None and b.dynamic is not None:
             c = compare(a.dynamic[0], b.dynamic[0], memo) or compare(a.dynamic[1], b.dynamic[1], memo)
-            if c:
-                return c
-        for (ka, va), (kb, vb) in zip(a.static, b.static):
-            c = compare_json(ka, kb) or compare(va, vb, memo)
-            if c:
-                return c
-        return (len(a.static) > len(b.static)) - (len(a.static) < len(b.static))
-    if isinstance(a, SetType) and isinstance(b, SetType):
-        if a.of is None and b.of is None:
-            return 0
-        if a.of is None:
-            return -1
-        if b.of is None:
-            return 1
-        return compare(a.of, b.of, memo)
-    if isinstance(a, AnyType) and isinstance(b, AnyType):
-        return _slice_compare(a.of, b.of, memo)
-    if isinstance(a, FunctionType) and isinstance(b, FunctionType):
+        if not c:
+            for (ka, va), (kb, vb) in zip(a.static, b.static):
+                c = compare_json(ka, kb) or compare(va, vb, memo)
+                if c:
+                    break
+            else:
+                c = (len(a.static) > len(b.static)) - (len(a.static) < len(b.static))
+    elif isinstance(a, SetType) and isinstance(b, SetType):
+        if a.of is None or b.of is None:
+            c = (a.of is not None) - (b.of is not None)
+        else:
+            c = compare(a.of, b.of, memo)
+    elif isinstance(a, AnyType) and isinstance(b, AnyType):
+        c = _slice_compare(a.of, b.of, memo)
+    elif isinstance(a, FunctionType) and isinstance(b, FunctionType):
         if len(a.args) != len(b.args):
-            return -1 if len(a.args) < len(b.args) else 1
-        c = _slice_compare(a.args, b.args, memo)
-        if c:
-            return c
-        return compare(a.result, b.result, memo) or compare(a.variadic, b.variadic, memo)
-    return 0
+            c = -1 if len(a.args) < len(b.args) else 1
+        else:
+            c = _slice_compare(a.args, b.args, memo) or compare(a.result, b.result, memo) or compare(a.variadic, b.variadic, memo)
+    memo[key] = c
+    return c
 
 
 def _insert_sorted(members: tuple[Type, ...], t: Type) -> tuple[Type, ...]:

@@ -45,38 +45,47 @@ def unifies(a: MaybeType, b: MaybeType, memo: _Memo = None) -> bool:
         return True  # any: every value but a function's
     if a is b or (ca in _RECURSIVE and cb in _RECURSIVE and a.ref == b.ref):  # type: ignore[union-attr]
         return True  # (a recursive type unifies with itself: its cycle is not walked)
+    key = (id(a), id(b))
     if memo is None:
         memo = {}
     else:
-        found = memo.get((id(a), id(b)))
+        found = memo.get(key)
         if found is not None:
             return found  # type: ignore[no-any-return]
-    ok = _unifies_parts(a, b, memo)  # type: ignore[arg-type]
-    memo[(id(a), id(b))] = ok
-    return ok
-
-
-def _unifies_parts(a: Type, b: Type, memo: dict[Any, Any]) -> bool:
-    """unifies() of two types, not both scalars, neither ``any`` of everything."""
-    any_a = isinstance(a, AnyType)
-    any_b = isinstance(b, AnyType)
-    if any_a and _unifies_any(a, b, memo):  # type: ignore[arg-type]
-        return True
-    if any_b and _unifies_any(b, a, memo):  # type: ignore[arg-type]
-        return True
+    # (one frame per level of the types where it can be: deep types are met)
+    any_a = ca is AnyType or isinstance(a, AnyType)
+    any_b = cb is AnyType or isinstance(b, AnyType)
+    ok: bool
     if any_a or any_b:
-        return False
-    if isinstance(a, ArrayType):
-        return isinstance(b, ArrayType) and _unifies_arrays(a, b, memo)
-    if isinstance(a, ObjectType):
-        return isinstance(b, ObjectType) and _unifies_objects(a, b, memo)
-    if isinstance(a, SetType):
-        return isinstance(b, SetType) and unifies(values(a), values(b), memo)
-    if isinstance(a, FunctionType):
-        if not isinstance(b, FunctionType) or len(a.args) != len(b.args):
-            return False
-        return all(unifies(x, y, memo) for x, y in zip(a.arg_types(), b.arg_types()))
-    return type(a) is type(b)
+        ok = (any_a and _unifies_any(a, b, memo)) or (any_b and _unifies_any(b, a, memo))  # type: ignore[arg-type]
+    elif isinstance(a, ArrayType):
+        ok = isinstance(b, ArrayType)
+        if ok:  # (each position both ways, then the dynamic parts; in place: deep types are met)
+            assert isinstance(b, ArrayType)
+            for i in range(len(a.static)):
+                if not unifies(a.select(i), b.select(i), memo):
+                    ok = False
+                    break
+            if ok:
+                for i in range(len(b.static)):
+                    if not unifies(b.select(i), a.select(i), memo):
+                        ok = False
+                        break
+            ok = ok and (a.dynamic is None or b.dynamic is None or unifies(a.dynamic, b.dynamic, memo))
+    elif isinstance(a, ObjectType):
+        ok = isinstance(b, ObjectType) and (
+            _unifies_objects_static(a, b, memo)
+            and _unifies_objects_static(b, a, memo)
+            and (a.dynamic is None or b.dynamic is None or unifies(a.dynamic[1], b.dynamic[1], memo))
+        )
+    elif isinstance(a, SetType):
+        ok = isinstance(b, SetType) and unifies(values(a), values(b), memo)
+    elif isinstance(a, FunctionType):
+        ok = isinstance(b, FunctionType) and len(a.args) == len(b.args) and all(unifies(x, y, memo) for x, y in zip(a.arg_types(), b.arg_types()))
+    else:
+        ok = type(a) is type(b)
+    memo[key] = ok
+    return ok
 
 
 def _unifies_any(a: AnyType, b: Type, memo: dict[Any, Any]) -> bool:
@@ -86,24 +95,6 @@ def _unifies_any(a: AnyType, b: Type, memo: dict[Any, Any]) -> bool:
         if unifies(m, b, memo):
             return True
     return not a.of
-
-
-def _unifies_arrays(a: ArrayType, b: ArrayType, memo: dict[Any, Any]) -> bool:
-    for i in range(len(a.static)):
-        if not unifies(a.select(i), b.select(i), memo):
-            return False
-    for i in range(len(b.static)):
-        if not unifies(b.select(i), a.select(i), memo):
-            return False
-    return a.dynamic is None or b.dynamic is None or unifies(a.dynamic, b.dynamic, memo)
-
-
-def _unifies_objects(a: ObjectType, b: ObjectType, memo: dict[Any, Any]) -> bool:
-    return (
-        _unifies_objects_static(a, b, memo)
-        and _unifies_objects_static(b, a, memo)
-        and (a.dynamic is None or b.dynamic is None or unifies(a.dynamic[1], b.dynamic[1], memo))
-    )
 
 
 def _unifies_objects_static(a: ObjectType, b: ObjectType, memo: dict[Any, Any]) -> bool:
