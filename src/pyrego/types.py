@@ -25,7 +25,7 @@ part and cut when very long.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Optional, Union
+from typing import Any, Optional, Union
 
 # JSON values (object keys): kept in their own module, re-exported here.
 from .types_json import JMap, JNum, compare_json, go_value_text
@@ -709,19 +709,8 @@ def from_decl(d: dict[str, Any]) -> Type:
     return NamedType(name, t) if name else t
 
 
-if TYPE_CHECKING:
-    from .types_unify import unifies
-
-
-def __getattr__(name: str) -> Any:
-    """``unifies``, from its own module (which reads everything here), on first use."""
-    if name == "unifies":
-        from .types_unify import unifies
-
-        globals()["unifies"] = unifies
-        return unifies
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
+# (unification has a module of its own, which reads everything above)
+from .types_unify import unifies  # noqa: E402
 
 __all__ = [
     "Type",

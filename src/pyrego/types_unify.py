@@ -1,26 +1,13 @@
 """Unification of types: whether values of two types can be equal (OPA's checker rule).
 
-Part of :mod:`pyrego.types`, which re-exports :func:`unifies`.
+Part of :mod:`pyrego.types`, which re-exports :func:`unifies` (and imports
+this module at its end). The types this reads are imported at the end here
+too, so that either module can be imported first.
 """
 
 from __future__ import annotations
 
 from typing import Any
-
-from .types import (
-    _RECURSIVE,
-    _SCALAR_TYPES,
-    AnyType,
-    ArrayType,
-    FunctionType,
-    MaybeType,
-    NamedType,
-    ObjectType,
-    SetType,
-    Type,
-    _Memo,
-    values,
-)
 
 
 def unifies(a: MaybeType, b: MaybeType, memo: _Memo = None) -> bool:
@@ -108,5 +95,20 @@ def _unifies_objects_static(a: ObjectType, b: ObjectType, memo: dict[Any, Any]) 
             return False
     return True
 
+
+from .types import (  # noqa: E402
+    _RECURSIVE,
+    _SCALAR_TYPES,
+    AnyType,
+    ArrayType,
+    FunctionType,
+    MaybeType,
+    NamedType,
+    ObjectType,
+    SetType,
+    Type,
+    _Memo,
+    values,
+)
 
 __all__ = ["unifies"]
