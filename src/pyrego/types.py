@@ -12,6 +12,15 @@ the same types and prints them the same way in error messages:
 ``any<number, string>``, ``array[any]``, ``object<a: string>[string: any]``,
 ``set[any]``. Static object keys are JSON values (see :class:`JNum`); they
 print and order as OPA's Go values do.
+
+Types are shared, never copied: a rule's type is one object in the type of
+every rule that holds its value, so ``a1 := [a0, a0]``, ...,
+``a60 := [a59, a59]`` make 61 small types whose printed forms double at
+each step. Everything here works on that graph, not on the tree it prints
+as: :func:`is_nil` keeps its answer in the type, :func:`compare` and
+:func:`unifies` remember the pairs of parts they have met within one call
+(by identity), and the text (:mod:`pyrego.types_text`) is built once per
+part and cut when very long.
 """
 
 from __future__ import annotations
@@ -20,6 +29,7 @@ from typing import Any, Optional, Union
 
 # JSON values (object keys): kept in their own module, re-exported here.
 from .types_json import JMap, JNum, compare_json, go_value_text
+from .types_text import type_text
 
 # ---------------------------------------------------------------- types
 
@@ -30,8 +40,12 @@ class Type:
     __slots__ = ()
     order = -1
 
-    def __str__(self) -> str:  # pragma: no cover - each subclass prints itself
+    def pieces(self) -> list[Any]:  # pragma: no cover - each subclass prints itself
+        """Its text as OPA prints it: strings, and the types (or None) printed between them."""
         raise NotImplementedError
+
+    def __str__(self) -> str:
+        return type_text(self)
 
     def __repr__(self) -> str:
         return str(self)
@@ -41,6 +55,9 @@ class NullType(Type):
     __slots__ = ()
     order = 0
 
+    def pieces(self) -> list[Any]:
+        return ["null"]
+
     def __str__(self) -> str:
         return "null"
 
@@ -48,6 +65,9 @@ class NullType(Type):
 class BooleanType(Type):
     __slots__ = ()
     order = 1
+
+    def pieces(self) -> list[Any]:
+        return ["boolean"]
 
     def __str__(self) -> str:
         return "boolean"
@@ -57,6 +77,9 @@ class NumberType(Type):
     __slots__ = ()
     order = 2
 
+    def pieces(self) -> list[Any]:
+        return ["number"]
+
     def __str__(self) -> str:
         return "number"
 
@@ -64,6 +87,9 @@ class NumberType(Type):
 class StringType(Type):
     __slots__ = ()
     order = 3
+
+    def pieces(self) -> list[Any]:
+        return ["string"]
 
     def __str__(self) -> str:
         return "string"
@@ -75,12 +101,13 @@ MaybeType = Optional[Type]
 class ArrayType(Type):
     """``array<static...>[dynamic]``."""
 
-    __slots__ = ("static", "dynamic")
+    __slots__ = ("static", "dynamic", "nil")
     order = 4
 
     def __init__(self, static: tuple[MaybeType, ...] = (), dynamic: MaybeType = None) -> None:
         self.static = static
         self.dynamic = dynamic
+        self.nil: bool | None = None  # is_nil's answer, once asked
 
     def select(self, pos: int) -> MaybeType:
         if pos >= 0:
@@ -90,19 +117,21 @@ class ArrayType(Type):
                 return self.dynamic
         return None
 
-    def __str__(self) -> str:
-        out = "array"
+    def pieces(self) -> list[Any]:
+        out: list[Any] = ["array"]
         if self.static:
-            out += "<" + ", ".join(sprint(t) for t in self.static) + ">"
+            out.append("<")
+            _join(out, self.static)
+            out.append(">")
         if self.dynamic is not None:
-            out += "[" + str(self.dynamic) + "]"
+            out += ["[", self.dynamic, "]"]
         return out
 
 
 class ObjectType(Type):
     """``object<key: type, ...>[key type: value type]``; static keys are JSON values, sorted."""
 
-    __slots__ = ("static", "dynamic")
+    __slots__ = ("static", "dynamic", "nil")
     order = 5
 
     def __init__(
@@ -112,6 +141,7 @@ class ObjectType(Type):
     ) -> None:
         self.static: tuple[tuple[Any, MaybeType], ...] = tuple(_sort_props(list(static))) if len(static) > 1 else tuple(static)
         self.dynamic = dynamic
+        self.nil: bool | None = None  # is_nil's answer, once asked (reset where dynamic is widened)
 
     def keys(self) -> list[Any]:
         return [k for k, _ in self.static]
@@ -128,12 +158,16 @@ class ObjectType(Type):
             return self.dynamic[1]
         return None
 
-    def __str__(self) -> str:
-        out = "object"
+    def pieces(self) -> list[Any]:
+        out: list[Any] = ["object"]
         if self.static:
-            out += "<" + ", ".join(f"{go_value_text(k)}: {sprint(v)}" for k, v in self.static) + ">"
+            sep = "<"
+            for k, v in self.static:
+                out += [sep + go_value_text(k) + ": ", v]
+                sep = ", "
+            out.append(">")
         if self.dynamic is not None:
-            out += "[" + sprint(self.dynamic[0]) + ": " + sprint(self.dynamic[1]) + "]"
+            out += ["[", self.dynamic[0], ": ", self.dynamic[1], "]"]
         return out
 
 
@@ -150,14 +184,15 @@ def _sort_props(props: list[tuple[Any, MaybeType]]) -> list[tuple[Any, MaybeType
 
 
 class SetType(Type):
-    __slots__ = ("of",)
+    __slots__ = ("of", "nil")
     order = 6
 
     def __init__(self, of: MaybeType) -> None:
         self.of = of
+        self.nil: bool | None = None  # is_nil's answer, once asked
 
-    def __str__(self) -> str:
-        return "set[" + sprint(self.of) + "]"
+    def pieces(self) -> list[Any]:
+        return ["set[", self.of, "]"]
 
 
 class AnyType(Type):
@@ -169,10 +204,13 @@ class AnyType(Type):
     def __init__(self, of: tuple[Type, ...] = ()) -> None:
         self.of = of
 
-    def __str__(self) -> str:
+    def pieces(self) -> list[Any]:
         if not self.of:
-            return "any"
-        return "any<" + ", ".join(sprint(t) for t in self.of) + ">"
+            return ["any"]
+        out: list[Any] = ["any<"]
+        _join(out, self.of)
+        out.append(">")
+        return out
 
 
 class NamedType(Type):
@@ -184,14 +222,14 @@ class NamedType(Type):
         self.name = name
         self.type = type
 
-    def __str__(self) -> str:
-        return f"{self.name}: {self.type}"
+    def pieces(self) -> list[Any]:
+        return [self.name + ": ", self.type]
 
 
 class FunctionType(Type):
     """Arguments (possibly named), a result (None: void) and a variadic tail."""
 
-    __slots__ = ("args", "result", "variadic", "_arg_types")
+    __slots__ = ("args", "result", "variadic", "_arg_types", "nil")
     order = 8
 
     def __init__(self, args: tuple[MaybeType, ...], result: MaybeType, variadic: MaybeType = None) -> None:
@@ -199,6 +237,7 @@ class FunctionType(Type):
         self.result = result
         self.variadic = variadic
         self._arg_types: tuple[MaybeType, ...] | None = None
+        self.nil: bool | None = None  # is_nil's answer, once asked
 
     def arg_types(self) -> tuple[MaybeType, ...]:
         """The argument types without their names (worked out once: builtins' types are shared)."""
@@ -210,8 +249,22 @@ class FunctionType(Type):
     def result_type(self) -> MaybeType:
         return unwrap(self.result)
 
-    def __str__(self) -> str:
-        return func_args_text(self.arg_types(), unwrap(self.variadic)) + " => " + sprint(self.result_type())
+    def pieces(self) -> list[Any]:
+        out: list[Any] = ["("]
+        _join(out, self.arg_types())
+        variadic = unwrap(self.variadic)
+        if variadic is not None:
+            out += [", " if self.args else "", variadic, "..."]
+        out += [") => ", self.result_type()]
+        return out
+
+
+def _join(out: list[Any], types: tuple[MaybeType, ...] | list[MaybeType]) -> None:
+    """``types`` into ``out``, separated by commas."""
+    for i, t in enumerate(types):
+        if i:
+            out.append(", ")
+        out.append(t)
 
 
 class _Recursive:
@@ -224,8 +277,8 @@ class _Recursive:
     __slots__ = ()
     ref: str
 
-    def __str__(self) -> str:
-        return f"recursive({self.ref})"
+    def pieces(self) -> list[Any]:
+        return [f"recursive({self.ref})"]
 
 
 class RecursiveObjectType(_Recursive, ObjectType):
@@ -272,30 +325,42 @@ _SCALAR_TYPES = frozenset({NullType, BooleanType, NumberType, StringType})
 
 
 def sprint(t: MaybeType) -> str:
-    """A type as OPA prints it in messages; ``???`` for an unknown type."""
-    return "???" if t is None else str(t)
+    """A type as OPA prints it in messages; ``???`` for an unknown type (cut when
+    very long: :mod:`pyrego.types_text`)."""
+    return type_text(t)
 
 
 def func_args_text(args: tuple[MaybeType, ...] | list[MaybeType], variadic: MaybeType = None) -> str:
-    parts = [sprint(a) for a in args]
+    """An argument list as OPA prints it: ``(number, string, any...)``."""
+    parts = [type_text(a) for a in args]
     if variadic is not None:
-        parts.append(sprint(variadic) + "...")
+        parts.append(type_text(variadic) + "...")
     return "(" + ", ".join(parts) + ")"
 
 
 # ---------------------------------------------------------------- comparison and union
 
 
-def _slice_compare(a: tuple[MaybeType, ...], b: tuple[MaybeType, ...]) -> int:
+# Memos of the comparisons and unifications made within one call, by the
+# identities of the two types: types are shared, not copied (a rule's type is
+# in the type of every rule that holds its value), so two types can hold the
+# same pair of parts many times over; each pair is worked out once.
+_Memo = Optional[dict]
+
+
+def _slice_compare(a: tuple[MaybeType, ...], b: tuple[MaybeType, ...], memo: _Memo = None) -> int:
     for x, y in zip(a, b):
-        c = compare(x, y)
+        c = compare(x, y, memo)
         if c:
             return c
     return (len(a) > len(b)) - (len(a) < len(b))
 
 
-def compare(a: MaybeType, b: MaybeType) -> int:
-    """OPA's total order on types (by kind first, then structure)."""
+def compare(a: MaybeType, b: MaybeType, memo: _Memo = None) -> int:
+    """OPA's total order on types (by kind first, then structure).
+
+    ``memo``: the answers for pairs of parts met so far in this comparison
+    (by identity; made when first needed)."""
     if a.__class__ is NamedType:
         a = a.type  # type: ignore[union-attr]
     if b.__class__ is NamedType:
@@ -309,48 +374,57 @@ def compare(a: MaybeType, b: MaybeType) -> int:
     if a.__class__ in _RECURSIVE and b.__class__ in _RECURSIVE:  # type: ignore[union-attr]
         ra, rb = a.ref, b.ref  # type: ignore[union-attr,attr-defined]
         return (ra > rb) - (ra < rb)
+    key = (id(a), id(b))
+    if memo is None:
+        memo = {}
+    else:
+        found = memo.get(key)
+        if found is not None:
+            return found  # type: ignore[no-any-return]
+    # (one frame per level of the types where it can be: deep types are met)
+    c = 0
     if isinstance(a, ArrayType) and isinstance(b, ArrayType):
         if a.dynamic is not None and b.dynamic is None:
-            return 1
-        if b.dynamic is not None and a.dynamic is None:
-            return -1
-        if a.dynamic is not None and b.dynamic is not None:
-            c = compare(a.dynamic, b.dynamic)
-            if c:
-                return c
-        return _slice_compare(a.static, b.static)
-    if isinstance(a, ObjectType) and isinstance(b, ObjectType):
+            c = 1
+        elif b.dynamic is not None and a.dynamic is None:
+            c = -1
+        elif a.dynamic is not None and b.dynamic is not None:
+            c = compare(a.dynamic, b.dynamic, memo)
+        if not c:
+            for pa, pb in zip(a.static, b.static):
+                c = compare(pa, pb, memo)
+                if c:
+                    break
+            else:
+                c = (len(a.static) > len(b.static)) - (len(a.static) < len(b.static))
+    elif isinstance(a, ObjectType) and isinstance(b, ObjectType):
         if a.dynamic is not None and b.dynamic is None:
-            return 1
-        if b.dynamic is not None and a.dynamic is None:
-            return -1
-        if a.dynamic is not None and b.dynamic is not None:
-            c = compare(a.dynamic[0], b.dynamic[0]) or compare(a.dynamic[1], b.dynamic[1])
-            if c:
-                return c
-        for (ka, va), (kb, vb) in zip(a.static, b.static):
-            c = compare_json(ka, kb) or compare(va, vb)
-            if c:
-                return c
-        return (len(a.static) > len(b.static)) - (len(a.static) < len(b.static))
-    if isinstance(a, SetType) and isinstance(b, SetType):
-        if a.of is None and b.of is None:
-            return 0
-        if a.of is None:
-            return -1
-        if b.of is None:
-            return 1
-        return compare(a.of, b.of)
-    if isinstance(a, AnyType) and isinstance(b, AnyType):
-        return _slice_compare(a.of, b.of)
-    if isinstance(a, FunctionType) and isinstance(b, FunctionType):
+            c = 1
+        elif b.dynamic is not None and a.dynamic is None:
+            c = -1
+        elif a.dynamic is not None and b.dynamic is not None:
+            c = compare(a.dynamic[0], b.dynamic[0], memo) or compare(a.dynamic[1], b.dynamic[1], memo)
+        if not c:
+            for (ka, va), (kb, vb) in zip(a.static, b.static):
+                c = compare_json(ka, kb) or compare(va, vb, memo)
+                if c:
+                    break
+            else:
+                c = (len(a.static) > len(b.static)) - (len(a.static) < len(b.static))
+    elif isinstance(a, SetType) and isinstance(b, SetType):
+        if a.of is None or b.of is None:
+            c = (a.of is not None) - (b.of is not None)
+        else:
+            c = compare(a.of, b.of, memo)
+    elif isinstance(a, AnyType) and isinstance(b, AnyType):
+        c = _slice_compare(a.of, b.of, memo)
+    elif isinstance(a, FunctionType) and isinstance(b, FunctionType):
         if len(a.args) != len(b.args):
-            return -1 if len(a.args) < len(b.args) else 1
-        c = _slice_compare(a.args, b.args)
-        if c:
-            return c
-        return compare(a.result, b.result) or compare(a.variadic, b.variadic)
-    return 0
+            c = -1 if len(a.args) < len(b.args) else 1
+        else:
+            c = _slice_compare(a.args, b.args, memo) or compare(a.result, b.result, memo) or compare(a.variadic, b.variadic, memo)
+    memo[key] = c
+    return c
 
 
 def _insert_sorted(members: tuple[Type, ...], t: Type) -> tuple[Type, ...]:
@@ -555,13 +629,26 @@ def values(a: MaybeType) -> MaybeType:
 
 
 def is_nil(a: MaybeType) -> bool:
-    """Whether ``a`` is unknown or holds an unknown part (OPA's ``types.Nil``)."""
+    """Whether ``a`` is unknown or holds an unknown part (OPA's ``types.Nil``).
+
+    A composite type keeps the answer (in ``nil``): types are shared, not
+    copied (a rule's type is in the type of every rule that holds its
+    value), so a walk of every part each time would grow with the size of
+    the printed type, which doubles with each level of sharing."""
     if a is None:
         return True
     cls = a.__class__
     if cls in _SCALAR_TYPES or cls is AnyType or cls in _RECURSIVE:
         return False
-    a = unwrap(a)
+    if cls is NamedType:
+        return is_nil(a.type)  # type: ignore[attr-defined]
+    found: bool | None = a.nil  # type: ignore[attr-defined]
+    if found is None:
+        found = a.nil = _holds_nil(a)  # type: ignore[attr-defined]
+    return found
+
+
+def _holds_nil(a: Type) -> bool:
     # (loops, not any() over generators, and scalars told in place: arrays of
     # literals are checked often)
     if isinstance(a, FunctionType):
@@ -582,88 +669,6 @@ def is_nil(a: MaybeType) -> bool:
     if isinstance(a, SetType):
         return is_nil(a.of)
     return False
-
-
-# ---------------------------------------------------------------- unification of types
-
-
-def unifies(a: MaybeType, b: MaybeType) -> bool:
-    """Whether values of types ``a`` and ``b`` can be equal (OPA's checker rule)."""
-    if a is b:  # (the same type unifies with itself, whatever it is)
-        return a is not None
-    if a is None or b is None:
-        return False
-    ca, cb = a.__class__, b.__class__
-    if ca is NamedType:
-        a = a.type  # type: ignore[attr-defined]
-        ca = a.__class__
-    if cb is NamedType:
-        b = b.type  # type: ignore[attr-defined]
-        cb = b.__class__
-    if ca in _SCALAR_TYPES and cb in _SCALAR_TYPES:
-        return ca is cb
-    if (ca is AnyType and not a.of and cb is not FunctionType) or (cb is AnyType and not b.of and ca is not FunctionType):  # type: ignore[union-attr]
-        return True  # any: every value but a function's
-    if a is b or (ca in _RECURSIVE and cb in _RECURSIVE and a.ref == b.ref):  # type: ignore[union-attr]
-        return True  # (a recursive type unifies with itself: its cycle is not walked)
-    any_a = isinstance(a, AnyType)
-    any_b = isinstance(b, AnyType)
-    if any_a and _unifies_any(a, b):  # type: ignore[arg-type]
-        return True
-    if any_b and _unifies_any(b, a):  # type: ignore[arg-type]
-        return True
-    if any_a or any_b:
-        return False
-    if isinstance(a, ArrayType):
-        return isinstance(b, ArrayType) and _unifies_arrays(a, b)
-    if isinstance(a, ObjectType):
-        return isinstance(b, ObjectType) and _unifies_objects(a, b)
-    if isinstance(a, SetType):
-        return isinstance(b, SetType) and unifies(values(a), values(b))
-    if isinstance(a, FunctionType):
-        if not isinstance(b, FunctionType) or len(a.args) != len(b.args):
-            return False
-        return all(unifies(x, y) for x, y in zip(a.arg_types(), b.arg_types()))
-    return type(a) is type(b)
-
-
-def _unifies_any(a: AnyType, b: Type) -> bool:
-    if isinstance(b, FunctionType):
-        return False
-    for m in a.of:
-        if unifies(m, b):
-            return True
-    return not a.of
-
-
-def _unifies_arrays(a: ArrayType, b: ArrayType) -> bool:
-    for i in range(len(a.static)):
-        if not unifies(a.select(i), b.select(i)):
-            return False
-    for i in range(len(b.static)):
-        if not unifies(b.select(i), a.select(i)):
-            return False
-    return a.dynamic is None or b.dynamic is None or unifies(a.dynamic, b.dynamic)
-
-
-def _unifies_objects(a: ObjectType, b: ObjectType) -> bool:
-    return (
-        _unifies_objects_static(a, b)
-        and _unifies_objects_static(b, a)
-        and (a.dynamic is None or b.dynamic is None or unifies(a.dynamic[1], b.dynamic[1]))
-    )
-
-
-def _unifies_objects_static(a: ObjectType, b: ObjectType) -> bool:
-    for k, _ in a.static:
-        other = b.select(k)
-        # A key the other object lacks is fine when either has dynamic
-        # properties: OPA (as of v1.20.2) leaves those to the dynamic check.
-        if other is None and (a.dynamic is not None or b.dynamic is not None):
-            continue
-        if not unifies(a.select(k), other):
-            return False
-    return True
 
 
 # ---------------------------------------------------------------- declarations (capabilities JSON)
@@ -703,6 +708,9 @@ def from_decl(d: dict[str, Any]) -> Type:
     name = d.get("name")
     return NamedType(name, t) if name else t
 
+
+# (unification has a module of its own, which reads everything above)
+from .types_unify import unifies  # noqa: E402
 
 __all__ = [
     "Type",

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Callable, Optional
 
 from .. import types as T
 from ..ast import Scalar, Var
+from ..types_text import text_key
 from .ir import IArray, ICompr, IObject, IRef, ISet, Term
 
 if TYPE_CHECKING:
@@ -196,6 +197,8 @@ def merge_types(a: T.MaybeType, b: T.MaybeType) -> T.MaybeType:
                 if isinstance(m, T.ObjectType) and not m.static and m.dynamic is not None and a.dynamic is not None:
                     # OPA widens that member in place and keeps the union as it is.
                     m.dynamic = (T.or_(m.dynamic[0], a.dynamic[0]), T.or_(m.dynamic[1], a.dynamic[1]))
+                    m.nil = None  # (worked out again when asked)
+                    _WIDENED[0] += 1  # (see EnvRoot.type_key)
                     return b
     elif isinstance(a, T.SetType):
         if isinstance(b, T.SetType):
@@ -221,6 +224,10 @@ def insert_into_object(o: T.ObjectType, path: list[Term], tpe: T.MaybeType, env:
     return T.ObjectType(o.static, dyn)
 
 
+#: How many times merge_types has changed a type in place (see EnvRoot.type_key).
+_WIDENED = [0]
+
+
 def _no_functions(name: str) -> T.FunctionType | None:
     return None
 
@@ -233,15 +240,39 @@ class EnvRoot:
     Kept apart from the root level itself so that no level refers to itself:
     a checked program is freed by reference counting alone."""
 
-    __slots__ = ("functions", "input_typed", "closure_memo")
+    __slots__ = ("functions", "input_typed", "closure_memo", "type_keys", "key_memo", "key_pins", "key_widened")
 
     def __init__(self, functions: Callable[[str], Optional[T.FunctionType]] = _no_functions) -> None:
         self.functions = functions
         self.input_typed = False
         self.closure_memo: dict[Any, Any] = {}
+        self.type_keys: dict[tuple[Any, ...], int] = {}  # (see type_key)
+        self.key_memo: dict[int, int] = {}
+        self.key_pins: list[T.Type] = []
+        self.key_widened = _WIDENED[0]
 
     def builtin(self, name: str) -> T.FunctionType | None:
         return self.functions(name)
+
+    def type_key(self, t: T.Type) -> int:
+        """A number that stands for ``t``'s text (:func:`.text_key`): the same
+        for types that print the same, in this environment.
+
+        The numbers are kept by the types' identities while the environment
+        lives (each type numbered is kept alive with it), so a type met again
+        costs nothing, and one that holds types numbered before costs only
+        its own parts; all are forgotten when merge_types changes a type in
+        place, which changes the text of every type that holds it."""
+        if self.key_widened != _WIDENED[0]:
+            self.key_memo.clear()
+            self.key_pins.clear()
+            self.key_widened = _WIDENED[0]
+        memo = self.key_memo
+        found = memo.get(id(t))
+        if found is None:
+            found = text_key(t, self.type_keys, memo)
+            self.key_pins.append(t)
+        return found
 
 
 class TypeEnv:
@@ -326,7 +357,10 @@ class TypeEnv:
             # Nested deeper than any real policy: not checked (the work grows
             # with the cube of the depth even so), its type unknown.
             return [], T.ANY
-        signature = tuple([(v.name, str(t)) for v in names[1] for t in (self.get_by_value(v),) if t is not None])
+        # (the variables' types by what they print: a number for each, not the
+        # text, which doubles with each level of types held twice)
+        type_key = self.root.type_key
+        signature = tuple([(v.name, type_key(t)) for v in names[1] for t in (self.get_by_value(v),) if t is not None])
         key = (id(c), signature)
         done = memo.get(key)
         if done is not None:
