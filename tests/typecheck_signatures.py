@@ -29,6 +29,7 @@ sys.path.insert(0, str(HERE.parent / "src"))
 
 from opa_oracle import get_oracle  # noqa: E402
 from pyrego import types as T  # noqa: E402
+from pyrego.types_unify import unifies  # noqa: E402
 from shared_material import CAPABILITIES, SHARED_DIR  # noqa: E402
 
 DEFAULT_CAPABILITIES = SHARED_DIR.joinpath(*CAPABILITIES) if SHARED_DIR is not None else None
@@ -68,7 +69,7 @@ def _type_of_sample(text: str) -> T.Type:
 
 def _failing(t: T.MaybeType) -> str | None:
     for v in SAMPLE_VALUES:
-        if not T.unifies(_type_of_sample(v), T.unwrap(t)):
+        if not unifies(_type_of_sample(v), T.unwrap(t)):
             return v
     return None
 

@@ -710,7 +710,6 @@ def from_decl(d: dict[str, Any]) -> Type:
 
 
 # (unification has a module of its own, which reads everything above)
-from .types_unify import unifies  # noqa: E402
 
 __all__ = [
     "Type",
@@ -740,7 +739,6 @@ __all__ = [
     "keys",
     "values",
     "is_nil",
-    "unifies",
     "sprint",
     "type_of",
     "unwrap",

@@ -1,13 +1,27 @@
 """Unification of types: whether values of two types can be equal (OPA's checker rule).
 
-Part of :mod:`pyrego.types`, which re-exports :func:`unifies` (and imports
-this module at its end). The types this reads are imported at the end here
-too, so that either module can be imported first.
+Kept beside :mod:`pyrego.types` (the type model it reads), which it imports:
+the checker calls :func:`unifies` from here.
 """
 
 from __future__ import annotations
 
 from typing import Any
+
+from .types import (
+    _RECURSIVE,
+    _SCALAR_TYPES,
+    AnyType,
+    ArrayType,
+    FunctionType,
+    MaybeType,
+    NamedType,
+    ObjectType,
+    SetType,
+    Type,
+    _Memo,
+    values,
+)
 
 
 def unifies(a: MaybeType, b: MaybeType, memo: _Memo = None) -> bool:
@@ -96,19 +110,5 @@ def _unifies_objects_static(a: ObjectType, b: ObjectType, memo: dict[Any, Any]) 
     return True
 
 
-from .types import (  # noqa: E402
-    _RECURSIVE,
-    _SCALAR_TYPES,
-    AnyType,
-    ArrayType,
-    FunctionType,
-    MaybeType,
-    NamedType,
-    ObjectType,
-    SetType,
-    Type,
-    _Memo,
-    values,
-)
 
 __all__ = ["unifies"]

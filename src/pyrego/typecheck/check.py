@@ -17,6 +17,7 @@ from typing import Any, Callable
 from .. import types as T
 from ..ast import Scalar, Var
 from ..errors import Location
+from ..types_unify import unifies
 from .env import TypeEnv, is_constant, select_constant
 from .ir import CALL, EVERY, TERM, IArray, ICompr, IExpr, IObject, IRef, ISet, Term, ref_text, term_text
 from .refs import RefChecker
@@ -146,7 +147,7 @@ class Checker:
             target = env.get_by_value(w.target)
             value = env.get_by_value(w.value)
             if isinstance(target, T.FunctionType) and isinstance(value, T.FunctionType):
-                if not T.unifies(target, value):
+                if not unifies(target, value):
                     name = term_text(w.target, env.names)
                     return arg_error(w.location, name, "arity mismatch", list(value.arg_types()), (target.args, target.variadic))
         return None
@@ -237,7 +238,7 @@ def unify2(env: TypeEnv, a: Any, type_a: T.MaybeType, b: Any, type_b: T.MaybeTyp
     if nil_b and not nil_a:
         return unify1(env, b, type_a, False)
     if not nil_a and not nil_b:
-        return T.unifies(type_a, type_b)
+        return unifies(type_a, type_b)
     ta = type(a)
     if ta is IArray:
         return _unify2_array(env, a, b)
@@ -293,15 +294,15 @@ def unify1(env: TypeEnv, term: Any, tpe: T.MaybeType, union: bool) -> bool:
         if not union:
             exist = env.get_by_value(term)
             if exist is not None:
-                return T.unifies(exist, tpe)
+                return unifies(exist, tpe)
             env.tree.put_one(("v", term.name), term, tpe)
         else:
             env.tree.put_one(("v", term.name), term, T.or_(env.get_by_value(term), tpe))
         return True
     if tt is Scalar:
-        return T.unifies(env.get_by_value(term), tpe)
+        return unifies(env.get_by_value(term), tpe)
     if tt is IRef or tt is ICompr:
-        return T.unifies(env.get_by_value(term), tpe)
+        return unifies(env.get_by_value(term), tpe)
     tpe = T.unwrap(tpe)
     if tt is IArray:
         if isinstance(tpe, T.ArrayType):

@@ -37,6 +37,7 @@ from .. import types as T
 from ..ast import Call, Ref, Scalar, Var
 from ..compiler import FUNCTION, CompiledTree, RuleNode
 from ..safety import is_wildcard
+from ..types_unify import unifies
 from .env import SCALAR_TYPE_BY_CLASS, merge_types, scalar_type, select_constant, to_json
 from .rules import node_rules
 from .screen import SPECIAL_CALLS, constant
@@ -55,7 +56,7 @@ _COMPOSITE_TERMS = frozenset({ast.Array, ast.SetTerm, ast.Object})
 _NEVER_NIL = frozenset({T.NullType, T.BooleanType, T.NumberType, T.StringType, T.AnyType})
 
 # Types that unify with any (every type but a function's, told by class; a
-# recursive or named type is left to T.unifies): builtins' operands mostly want any.
+# recursive or named type is left to unifies): builtins' operands mostly want any.
 _UNIFY_WITH_ANY = _NEVER_NIL | {T.ArrayType, T.ObjectType, T.SetType}
 
 
@@ -292,7 +293,7 @@ class ProgramScreen:
                 return
             if type_b is T.ANY and type_a.__class__ in _UNIFY_WITH_ANY:
                 return
-            if not T.unifies(type_a, type_b):
+            if not unifies(type_a, type_b):
                 raise _UNSURE
             return
         if is_wildcard(new.name):
@@ -487,13 +488,13 @@ class ProgramScreen:
                     raise _UNSURE
                 exist = None if is_wildcard(p.name) else self.lookup(p.name)
                 if exist is not None:
-                    if not T.unifies(exist, keys):
+                    if not unifies(exist, keys):
                         raise _UNSURE
                 elif not is_wildcard(p.name):
                     self.bind(p, keys)
                 found = T.values(found)
             elif tp is Ref or tp is Call:  # (a call's result, in its output variable)
-                if not T.unifies(self.value(p), keys):
+                if not unifies(self.value(p), keys):
                     raise _UNSURE
                 found = T.values(found)
             else:
@@ -582,7 +583,7 @@ class ProgramScreen:
             # (the same type unifies with itself: a declared scalar type is the shared one)
             if operand_type is want or (want is T.ANY and operand_type.__class__ in _UNIFY_WITH_ANY):
                 continue
-            if not T.unifies(operand_type, want):
+            if not unifies(operand_type, want):
                 raise _UNSURE
 
 
@@ -600,18 +601,18 @@ class ProgramScreen:
                 raise _UNSURE
             if not union:
                 if exist is not None:
-                    return T.unifies(exist, want)
+                    return unifies(exist, want)
                 self.retype(t, want)
             else:
                 self.retype(t, T.or_(exist, want))
             return True
         if tt is Scalar:
-            return T.unifies(scalar_type(t.value), want)
+            return unifies(scalar_type(t.value), want)
         if tt is Call:
             result = self.call(t, nested=True)
-            return union or T.unifies(result, want)
+            return union or unifies(result, want)
         if tt is Ref or tt is ast.ArrayCompr or tt is ast.SetCompr or tt is ast.ObjectCompr:
-            return T.unifies(self.value(t), want)
+            return unifies(self.value(t), want)
         want = T.unwrap(want)
         if tt is ast.Array or tt is ast.SetTerm or tt is ast.Object:
             if type(want) is T.AnyType:

@@ -22,6 +22,7 @@ from typing import Any
 
 from .. import types as T
 from ..ast import Scalar, Var
+from ..types_unify import unifies
 from .env import ROOT_DOCUMENTS, Node, TypeEnv, select_constant, term_key, to_json
 from .ir import CALL, TERM, IArray, ICompr, IExpr, IObject, IRef, ISet, Term, ref_text, term_text
 
@@ -226,7 +227,7 @@ class RefChecker:
                 tpe = T.keys(curr.extent(node))
                 exist = env.get_by_value(head)
                 if exist is not None:
-                    if not T.unifies(tpe, exist):
+                    if not unifies(tpe, exist):
                         return _invalid(self.env, ref, idx, exist, tpe, one_of_for_node(node))
                 else:
                     env.tree.put_one(("v", head.name), head, tpe)
@@ -262,13 +263,13 @@ class RefChecker:
             if th is Var:
                 exist = env.get_by_value(head)
                 if exist is not None:
-                    if not T.unifies(exist, keys):
+                    if not unifies(exist, keys):
                         return _invalid(self.env, ref, idx, exist, keys, one_of_for_type(tpe))
                 else:
                     env.tree.put_one(("v", head.name), head, T.keys(tpe))
             elif th is IRef:
                 exist = env.get_by_ref(head.terms())
-                if exist is not None and not T.unifies(exist, keys):
+                if exist is not None and not unifies(exist, keys):
                     return _invalid(self.env, ref, idx, exist, keys, one_of_for_type(tpe))
             elif th in (IArray, IObject, ISet):
                 from .check import unify1

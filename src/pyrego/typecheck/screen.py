@@ -32,6 +32,7 @@ from .. import ast
 from .. import types as T
 from ..ast import Call, Ref, Scalar, Var
 from ..safety import is_wildcard
+from ..types_unify import unifies
 from .check import unify1
 from .env import TypeEnv
 from .ir import IRef
@@ -136,7 +137,7 @@ class BodyScreen:
             if s.op == "equal" and len(s.args) == 2:
                 # Lowered to a unification: both sides' types must unify.
                 type_a, type_b = self._value(s.args[0]), self._value(s.args[1])
-                if T.is_nil(type_a) or T.is_nil(type_b) or not T.unifies(type_a, type_b):
+                if T.is_nil(type_a) or T.is_nil(type_b) or not unifies(type_a, type_b):
                     raise _Unsure
             else:
                 self._call(s, nested=False)
@@ -272,14 +273,14 @@ class BodyScreen:
         for a, want in zip(c.args, tpe.arg_types()):
             ta = type(a)
             if ta is Scalar:
-                ok = T.unifies(self.env.get_by_value(a), want)
+                ok = unifies(self.env.get_by_value(a), want)
             elif ta is Var:
-                ok = T.unifies(self._var(a), want)
+                ok = unifies(self._var(a), want)
             elif ta is Ref:
                 self.made += 1  # a ref among a call's operands is bound to a variable first
-                ok = T.unifies(self._ref(a), want)
+                ok = unifies(self._ref(a), want)
             elif ta is Call:
-                ok = T.unifies(self._call(a, nested=True), want)
+                ok = unifies(self._call(a, nested=True), want)
             elif ta is ast.Array or ta is ast.SetTerm or ta is ast.Object:
                 ok = unify1(self.local, self._literal(a), want, False)
             else:
