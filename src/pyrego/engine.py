@@ -499,17 +499,19 @@ class Engine(InstrumentationMixin):
         policies: dict[str, tuple[str, ast.Module]],
         checked: dict[str, tuple[ast.Module, list[RegoError]]],
         data: dict[Any, Any] | None = None,
+        program: Program | None = None,
     ) -> None:
         """Make ``policies`` the engine's (``checked``: modules that passed the
-        one-module checks, by path); they are compiled on first use."""
+        one-module checks, by path); they are compiled on first use, unless
+        ``program`` is theirs already, checked against ``data``."""
         with self._lock:
             self._version += 1
             self._policies = policies
             self._checked = {p: c for p, c in {**self._checked, **checked}.items() if p in policies}
             if data is not None:
                 self._data = data
-            self._data_checked = False
-            self._program = None
+            self._data_checked = program is not None
+            self._program = program
             self._failure = None
             self._rule_fns = {}
             self._queries = BoundedDict(QUERIES_KEPT)
@@ -519,16 +521,7 @@ class Engine(InstrumentationMixin):
         program = self._compile(self._extra_mockable, policies) if policies else None
         if program is not None:
             self._with_source(lambda: _check_data_conflicts(program.tree, data), policies)
-        with self._lock:
-            self._version += 1
-            self._policies = policies
-            self._checked = {p: c for p, c in self._checked.items() if p in policies}
-            self._data = data
-            self._data_checked = True
-            self._program = program
-            self._failure = None
-            self._rule_fns = {}
-            self._queries = BoundedDict(QUERIES_KEPT)
+        self._set_policies(policies, {}, data, program)
 
     def _invalidate(self) -> None:
         # Under the lock, with a new version: a program compiled by another
