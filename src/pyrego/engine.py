@@ -33,18 +33,17 @@ from .codegen import Program, generate_program
 from .codegen_body import ground_value
 from .compile_checks import check_deprecated_builtins, check_modules
 from .compiler import compile_modules, resolve_query
+from .engine_config import ConfigurationMixin
 from .engine_support import (
     _body_with_function_targets,
     _check_data_conflicts,
     _expr_texts,
-    _extension_call,
     _first_non_constant,
     _merge,
     _package_name,
     _rule_location,
     _too_deep,
     _with_function_targets,
-    check_extension_decl,
     rule_path,
 )
 from .errors import (
@@ -68,7 +67,6 @@ if TYPE_CHECKING:
     from .typecheck.schemas import SchemaSet
 
 _WITH_WORD = re.compile(r"\bwith\b")
-_EXTENSION_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
 
 #: The Python recursion limit pyrego needs: a rule chain 1,000 deep, a body of
 #: 600 expressions and values nested 1,000 deep (all of which OPA takes) each
@@ -123,7 +121,7 @@ class _Query:
         self.program = program
 
 
-class Engine(InstrumentationMixin):
+class Engine(ConfigurationMixin, InstrumentationMixin):
     """A Rego engine: policies, data and input in; decisions out."""
 
     def __init__(self) -> None:
@@ -166,179 +164,6 @@ class Engine(InstrumentationMixin):
         # when evaluating a compiled program: the hot path has no lock).
         self._lock = threading.Lock()
         self._version = 0
-
-    # -- configuration -------------------------------------------------------
-
-    def set_rego_v0(self, enabled: bool) -> None:
-        """Parse policies added from now on as Rego v0 (no ``if``, ``p[x] { }`` sets)."""
-        self._rego_v0 = bool(enabled)
-
-    def set_strict_builtin_errors(self, enabled: bool) -> None:
-        """Make builtin errors end the evaluation instead of making it undefined."""
-        self._strict = bool(enabled)
-        self._config = None
-
-    def set_gather_prints(self, enabled: bool) -> None:
-        """Collect ``print`` output for :meth:`take_prints` (on by default)."""
-        self._gather_prints = bool(enabled)
-        self._config = None
-
-    def set_eval_timeout(self, seconds: float | None) -> None:
-        """Limit each evaluation to ``seconds`` of wall time (None: no limit).
-
-        An evaluation past its limit raises :class:`pyrego.EvalCancelError`."""
-        if seconds is not None:
-            if type(seconds) not in (int, float) or not seconds > 0 or seconds == float("inf"):
-                raise ArgumentError(f"timeout must be a positive number of seconds, not {seconds!r}")
-        self._timeout = seconds
-
-    def add_extension(self, name: str, arity: int, fn: Callable[..., Any], *, decl: Mapping[str, Any] | None = None) -> None:
-        """Make the Python function ``fn`` callable from policies as ``name`` with ``arity`` arguments.
-
-        ``fn`` receives plain Python values (as :meth:`eval_rule` returns
-        them) and returns one, or ``pyrego.UNDEFINED``. An exception it raises
-        is a builtin error: the call is undefined, or the evaluation fails
-        with ``eval_builtin_error`` under strict builtin errors.
-
-        ``decl`` is the function's type in OPA's form, as in a capabilities
-        file (``{"type": "function", "args": [{"type": "string"}], "result":
-        {"type": "boolean"}}``): with the type check on, calls are checked
-        against it and its result type flows on, as for OPA's builtins.
-        Without it, an extension takes and returns ``any``.
-        """
-        from .builtins.registry import Builtin, lookup
-        from .lexer import KEYWORD_KINDS
-
-        # A name a policy can call: ASCII identifiers joined by dots, the
-        # first not a keyword, a root document or a wildcard.
-        if type(name) is not str or _EXTENSION_NAME.fullmatch(name) is None:
-            raise ArgumentError(f"invalid extension name {name!r}")
-        first = name.split(".")[0]
-        if first in KEYWORD_KINDS or first in ("data", "input", "_"):
-            raise ArgumentError(f"invalid extension name {name!r}: {first} cannot start a call")
-        if lookup(name) is not None:
-            raise ArgumentError(f"{name} is a builtin")
-        if type(arity) is not int or arity < 0:
-            raise ArgumentError("arity must be a non-negative integer")
-        if not callable(fn):
-            raise ArgumentError("an extension must be callable")
-        decl_key = ""
-        if decl is not None:
-            decl_key = check_extension_decl(decl, arity)
-            decl = json.loads(decl_key)
-        self._extensions = {**self._extensions, name: Builtin(name, _extension_call(fn), arity, nondeterministic=True, decl=decl)}
-        self._extension_ids = {**self._extension_ids, name: (arity, id(fn), decl_key)}
-        self._invalidate()
-
-    def set_capabilities(self, capabilities: dict[str, Any] | None) -> None:
-        """Allow only the builtins an OPA capabilities document lists
-        (``{"builtins": [{"name": ...}, ...]}``, as ``opa capabilities`` prints
-        and ``--capabilities FILE`` reads); a policy calling another builtin
-        is refused with ``rego_type_error: undefined function``. ``None``
-        allows every builtin again. Extensions stay callable."""
-        if capabilities is None:
-            allowed = None
-        else:
-            try:
-                allowed = frozenset(str(b["name"]) for b in capabilities["builtins"])
-            except (KeyError, TypeError) as exc:
-                raise ArgumentError(f"capabilities: a builtins list of objects with names is required ({exc})") from None
-        self._allowed_builtins = allowed
-        self._invalidate()
-
-    def set_runtime(self, runtime: dict[str, Any] | None) -> None:
-        """The object ``opa.runtime()`` returns (empty when not set, as for embedded OPA)."""
-        options = dict(self._options)
-        if runtime is None:
-            options.pop("runtime", None)
-        else:
-            options["runtime"] = from_python(runtime)
-        self._options = options
-        self._config = None
-
-    def set_allow_network(self, enabled: bool) -> None:
-        """Allow builtins that reach the network (``http.send``, ``net.lookup_ip_addr``)."""
-        self._options = {**self._options, "allow_net": bool(enabled)}
-        self._config = None
-
-    def set_type_check(self, enabled: bool) -> None:
-        """Refuse ill-typed policies and queries as OPA's type checker does (on by default).
-
-        With the check on, ``1 + "a"``, ``count(1)`` or ``x := {"a": 1}; x.b``
-        are ``rego_type_error`` when the policy is compiled, with OPA's
-        message; the error's ``errors`` attribute lists all of them (up to
-        ten). See :mod:`pyrego.typecheck`. Turned off, such policies compile
-        and fail (or are undefined) when evaluated, and a schema given to
-        the engine is not read."""
-        self._type_check = bool(enabled)
-        self._invalidate()
-
-    def set_input_schema(self, schema: Any) -> None:
-        """Type ``input`` by a JSON Schema in every rule and query, as ``opa eval -s FILE``.
-
-        ``schema`` is the schema as a dict (``None`` removes it). A ref the
-        schema does not allow (``input.usr`` where it has ``user``) or a
-        value of the wrong type (``input.user.age + "a"``) is then a
-        ``rego_type_error`` when the policy is compiled. Setting a schema
-        turns the type check on (:meth:`set_type_check`); see
-        :mod:`pyrego.typecheck.schemas` for how schemas become types."""
-        self._set_schema((), schema)
-
-    def add_schema(self, name: str, schema: Any) -> None:
-        """A JSON Schema that ``# METADATA`` blocks name as ``schema.<name>``, as a file
-        ``<name>.json`` under the folder of ``opa eval -s DIR``::
-
-            engine.add_schema("k8s.pod", pod_schema)
-            # METADATA
-            # schemas:
-            #   - input.request.object: schema.k8s.pod
-
-        ``None`` removes it. Turns the type check on, as :meth:`set_input_schema`."""
-        from .typecheck.schemas import schema_path
-
-        path = schema_path(name)
-        if not path:
-            raise ValueError("schema name must not be empty (set_input_schema sets the input schema)")
-        self._set_schema(path, schema)
-
-    def load_schemas(self, path: str | os.PathLike[str]) -> None:
-        """Schemas from files, as ``opa eval -s PATH``: a JSON or YAML file is the
-        input schema (:meth:`set_input_schema`); a folder gives each file under it
-        to :meth:`add_schema`, named by its path (``k8s/pod.json``: ``schema.k8s.pod``).
-        Raises :class:`DataError` for a missing or unparsable file."""
-        from .loader import read_schemas
-
-        for name, schema in read_schemas(path).items():
-            self._set_schema(name, schema)
-
-    def _set_schema(self, path: tuple[str, ...], schema: Any) -> None:
-        if schema is not None and not isinstance(schema, (dict, bool)):
-            raise TypeError(f"a JSON Schema is a dict, not {type(schema).__name__}")
-        from .typecheck.schemas import SchemaSet
-
-        schemas = self._schemas.copy() if self._schemas is not None else SchemaSet()
-        if schema is None:
-            schemas.named.pop(path, None)
-        else:
-            schemas.named[path] = schema
-        try:
-            key = schemas.key() if schemas.named else None
-        except (RecursionError, ValueError) as exc:
-            why = "nested too deeply" if isinstance(exc, RecursionError) else str(exc)
-            raise DataError(f"schema {'.'.join(('schema', *path))}: {why}") from None
-        if schema is not None:
-            self._type_check = True
-        self._schemas = schemas if schemas.named else None
-        self._schema_key = key
-        self._invalidate()
-
-    def set_strict(self, enabled: bool) -> None:
-        """OPA's strict mode (``opa check --strict``, ``opa eval --strict``): also
-        refuse unused imports, unused assignments and function arguments,
-        deprecated builtins and ``input``/``data`` shadowing in Rego v0
-        modules, and in queries. See :mod:`pyrego.compile_checks`."""
-        self._strict_mode = bool(enabled)
-        self._invalidate()
 
     # -- policies ----------------------------------------------------------------
 
