@@ -209,11 +209,16 @@ def rule_type(cpy: TypeEnv, lowered: LoweredRule) -> tuple[list[Term], T.MaybeTy
         args = tuple(cpy.get_by_value(a) for a in lowered.args)
         assert lowered.value is not None
         return path, T.FunctionType(args, cpy.get_by_value(lowered.value))
+    value: T.MaybeType
     if lowered.value is None:  # a partial set: the set of its keys
         assert lowered.key is not None
         key = cpy.get_by_value(lowered.key)
-        return path, T.SetType(key) if key is not None else None
-    value = cpy.get_by_value(lowered.value)
+        value = T.SetType(key) if key is not None else None
+    else:
+        value = cpy.get_by_value(lowered.value)
+    # Variables in the head's ref (``r[k] := v``, ``r[k].y contains v``): the
+    # type goes to the ground prefix, an object keyed by each variable's type
+    # (one level per term after the prefix), whatever the rule's kind.
     ground = 0
     while ground < len(path) and type(path[ground]) is Scalar:
         ground += 1
