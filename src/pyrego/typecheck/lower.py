@@ -273,7 +273,13 @@ class Lowerer:
             main.op_path = self.function_paths.get(s.op)
         else:
             term = self.expand(s, support, bound, outer, withs)
-            main = IExpr(TERM, loc, term=term, negated=e.negated, withs=withs)
+            if capture and not e.negated:
+                # A query's term is unified with a variable that reports its
+                # value: a term of no type (``data.p.a.x[1]`` where the set
+                # at a.x holds no number) does not unify with it.
+                main = IExpr(CALL, loc, op="eq", operands=(term, self.fresh(loc)), withs=withs)
+            else:
+                main = IExpr(TERM, loc, term=term, negated=e.negated, withs=withs)
         # RewriteWithValues: a value with refs is bound right before.
         bind_withs: list[IExpr] = []
         if withs:

@@ -144,27 +144,67 @@ def branches(rule: ast.Rule) -> list[ast.Rule]:
 def sorted_nodes(tree: CompiledTree, dependencies: dict[int, set[int]]) -> list[RuleNode]:
     """Rule nodes, each after the nodes its rules read (``dependencies``: what
     each node reads, by id, as the compiler's recursion check worked it out)."""
-    by_id = {n.id: n for n in tree.nodes.values()}
+    seen: set[int] = set()
     order: list[RuleNode] = []
-    state: dict[int, int] = {}
+    for _, node in sorted_rules(tree, dependencies):
+        if node.id not in seen:
+            seen.add(node.id)
+            order.append(node)
+    return order
+
+
+def _location_key(rule: ast.Rule) -> tuple[str, int, int]:
+    return (rule.module_file, rule.location.row, rule.location.col)
+
+
+def sorted_rules(tree: CompiledTree, dependencies: dict[int, set[int]]) -> list[tuple[ast.Rule, RuleNode]]:
+    """Every rule with its node, in the order OPA checks them: rules in source
+    order (file, row, column), each after the rules of the nodes it reads.
+
+    The order matters where rules of different nodes put their types into one
+    object of the type tree (``a[k] contains 1`` and ``a.x contains true``: the
+    object at ``a`` takes ``a.x``'s type when inserted after it, and merges
+    with another rule's object differently after that)."""
+    by_id = {n.id: n for n in tree.nodes.values()}
+    rules: list[tuple[ast.Rule, RuleNode]] = []
     for node in tree.nodes.values():
-        if node.id in state or not node.has_rules():
+        if node.has_rules():
+            for rule in node_rules(node):
+                rules.append((rule, node))
+    if len(rules) > 1:
+        rules.sort(key=lambda rn: _location_key(rn[0]))
+    order: list[tuple[ast.Rule, RuleNode]] = []
+    done: set[int] = set()  # rules emitted (by id)
+    visiting: set[int] = set()  # nodes whose dependencies are being emitted (by id)
+    complete: set[int] = set()  # nodes all of whose rules are emitted (by id)
+    for rule, node in rules:
+        if id(rule) in done:
             continue
-        # Depth first, with an explicit stack (a cycle, which the recursion
-        # check refuses before, would be cut).
-        state[node.id] = 1
-        stack: list[tuple[RuleNode, list[int]]] = [(node, sorted(dependencies.get(node.id, ())))]
-        while stack:
-            current, pending = stack[-1]
-            if pending:
-                nid = pending.pop()
-                if nid not in state:
-                    state[nid] = 1
-                    stack.append((by_id[nid], sorted(dependencies.get(nid, ()))))
-                continue
-            stack.pop()
-            state[current.id] = 2
-            order.append(current)
+        deps = dependencies.get(node.id)
+        if deps:
+            # The rules of the nodes it reads first, depth first, with an
+            # explicit stack (a cycle, which the recursion check refuses
+            # before, would be cut).
+            stack: list[tuple[RuleNode | None, list[int]]] = [(None, sorted(deps))]
+            while stack:
+                current, pending = stack[-1]
+                if pending:
+                    nid = pending.pop()
+                    if nid not in complete and nid not in visiting:
+                        visiting.add(nid)
+                        stack.append((by_id[nid], sorted(dependencies.get(nid, ()))))
+                    continue
+                stack.pop()
+                if current is None:
+                    break
+                visiting.discard(current.id)
+                complete.add(current.id)
+                for r in node_rules(current):
+                    if id(r) not in done:
+                        done.add(id(r))
+                        order.append((r, current))
+        done.add(id(rule))
+        order.append((rule, node))
     return order
 
 
@@ -209,11 +249,16 @@ def rule_type(cpy: TypeEnv, lowered: LoweredRule) -> tuple[list[Term], T.MaybeTy
         args = tuple(cpy.get_by_value(a) for a in lowered.args)
         assert lowered.value is not None
         return path, T.FunctionType(args, cpy.get_by_value(lowered.value))
+    value: T.MaybeType
     if lowered.value is None:  # a partial set: the set of its keys
         assert lowered.key is not None
         key = cpy.get_by_value(lowered.key)
-        return path, T.SetType(key) if key is not None else None
-    value = cpy.get_by_value(lowered.value)
+        value = T.SetType(key) if key is not None else None
+    else:
+        value = cpy.get_by_value(lowered.value)
+    # Variables in the head's ref (``r[k] := v``, ``r[k].y contains v``): the
+    # type goes to the ground prefix, an object keyed by each variable's type
+    # (one level per term after the prefix), whatever the rule's kind.
     ground = 0
     while ground < len(path) and type(path[ground]) is Scalar:
         ground += 1
@@ -265,12 +310,11 @@ class ProgramChecker:
     def run(self) -> list[TypeErr]:
         tree = self.tree
         packages = tree.metadata.rule_packages
-        for node in sorted_nodes(tree, self.dependencies):
-            for rule in node_rules(node):
-                pkg = packages.get(rule.location, ())
-                for branch in branches(rule):
-                    self.check_rule(pkg, branch, rule.head.args)
-                self.root_env.root.closure_memo.clear()  # (its comprehensions are the rule's)
+        for rule, _ in sorted_rules(tree, self.dependencies):
+            pkg = packages.get(rule.location, ())
+            for branch in branches(rule):
+                self.check_rule(pkg, branch, rule.head.args)
+            self.root_env.root.closure_memo.clear()  # (its comprehensions are the rule's)
         return self.schema_errors + self.checker.errors
 
     def check_rule(self, pkg: tuple[str, ...], rule: ast.Rule, args: tuple[ast.Term, ...] | None) -> None:
@@ -328,4 +372,4 @@ class ProgramChecker:
         node.value = tpe
 
 
-__all__ = ["ProgramChecker", "QueryTypes", "screened_query_types", "sorted_nodes", "rule_type", "root_env", "function_types"]
+__all__ = ["ProgramChecker", "QueryTypes", "screened_query_types", "sorted_nodes", "sorted_rules", "rule_type", "root_env", "function_types"]
