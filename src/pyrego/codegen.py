@@ -35,11 +35,11 @@ from .compiler import (
 )
 from .disk_cache import compile_source
 from .errors import Location, RegoCompileError, RegoError, RegoUnsafeVarError
-from .runtime.docs import DOC_HELPERS
+from .runtime.docs import DOC_HELPERS, rt_path
 from .runtime.helpers import HELPERS, builtin_call, rt_call_builtin
 from .runtime.values import UNDEF, freeze
 from .safety import body_vars, term_vars
-from .withs import make_call_mock, make_with, rt_const_fn, rt_node_child, rt_path
+from .withs import make_call_mock, make_with, rt_const_fn, rt_node_child
 
 _LOAD_LOCK = threading.RLock()
 

@@ -462,14 +462,10 @@ class Engine(ConfigurationMixin, InstrumentationMixin):
         key = (sources, tuple(sorted(mockable)), tuple(sorted(self._extension_ids.items())), self._allowed_builtins, self._type_check, self._strict_mode, self._schema_key)
         modules = [policies[p][1] for p in paths]
         # Modules checked on their own when added skip those checks here.
-        hidden_calls: list[RegoError] | None = []
-        checked = self._checked
-        for p in paths:
-            entry = checked.get(p)
-            if entry is None or entry[0] is not policies[p][1] or hidden_calls is None:
-                hidden_calls = None
-                break
-            hidden_calls.extend(entry[1])
+        checked = [self._checked.get(p) for p in paths]
+        hidden_calls: list[RegoError] | None = None
+        if all(c is not None and c[0] is m for c, m in zip(checked, modules)):
+            hidden_calls = [call for c in checked if c is not None for call in c[1]]
 
         def build() -> Program:
             tree = self._with_source(

@@ -18,22 +18,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Callable
 
 from .runtime.context import EvalContext
-from .runtime.docs import own_key
+from .runtime.docs import own_key, rt_path
 from .runtime.values import UNDEF, freeze
 
 if TYPE_CHECKING:
     from .compiler import CompiledTree
 
-
-def rt_path(value: Any, path: tuple[str, ...]) -> Any:
-    """``value.p1.p2...`` or UNDEF."""
-    for p in path:
-        if type(value) is not dict:
-            return UNDEF
-        value = value.get(p, UNDEF)
-        if value is UNDEF:
-            return UNDEF
-    return value
 
 
 def rt_node_child(ctx: EvalContext, children: dict[str, Callable[..., Any]], key: Any, base_path: tuple[str, ...]) -> Any:

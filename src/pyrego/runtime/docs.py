@@ -92,11 +92,12 @@ def rt_doc_put(acc: dict[Any, Any], key: str, value: Any, da: Depths, db: Depths
     acc[key] = value if old is UNDEF else rt_doc_merge(old, value, da, db, location, acc.get(VALUES))
 
 
-def _walk(value: Any, keys: tuple[str, ...]) -> Any:
-    for k in keys:
+def rt_path(value: Any, path: tuple[str, ...]) -> Any:
+    """``value.p1.p2...`` through objects only, or UNDEF."""
+    for p in path:
         if type(value) is not dict:
             return UNDEF
-        value = value.get(k, UNDEF)
+        value = value.get(p, UNDEF)
         if value is UNDEF:
             return UNDEF
     return value
@@ -188,7 +189,7 @@ def pruned_document(
     defines anything; UNDEF for none."""
 
     def document(ctx: EvalContext, namespace: dict[str, Any] = namespace, path: Any = path, entries: Any = entries) -> Any:
-        base = _walk(ctx.data, path)
+        base = rt_path(ctx.data, path)
         r = dict(base) if type(base) is dict else {}
         for name, fn in entries:
             v = namespace[fn](ctx)
@@ -226,7 +227,7 @@ def rt_node_child_path(
         fn = table.get(key)
         if fn is not None:
             return fn(ctx)
-    base = _walk(ctx.data, base_path)
+    base = rt_path(ctx.data, base_path)
     if type(base) is not dict:
         return UNDEF
     return _base_walk(base.get(_child_key(key), UNDEF), keys)
@@ -238,7 +239,7 @@ def rt_node_project(
     """``{k: data.<node>[k].<keys>}`` for every child ``k`` where it is defined,
     to iterate ``data.<node>[k].<keys>`` over ``k`` evaluating only those documents."""
     out: dict[Any, Any] = {}
-    base = _walk(ctx.data, base_path)
+    base = rt_path(ctx.data, base_path)
     names = sorted(table)
     if type(base) is dict:
         names += [k for k in base if type(k) is not str or k not in table]
