@@ -5,10 +5,10 @@ instruction counts do not. For each stage this runs the seed workload twice
 under callgrind, with 0 and with 27 never-seen policy texts (a unique comment
 appended), after the same warm-up, and reports the difference per engine:
 
-    parse     pyrego.parser.parse_module
-    compile   + pyrego.compiler.compile_modules
+    parse     pyrego.parse.parser.parse_module
+    compile   + pyrego.compile.compiler.compile_modules
     typecheck + OPA's type checker (compile_modules(type_check=True))
-    codegen   + pyrego.codegen.generate_program
+    codegen   + pyrego.codegen.generator.generate_program
     full      a whole fresh engine: Engine(), add_policy, set_input, eval_rule
               (adds Python's compile() of the code run, the GC, the evaluation)
 
@@ -44,9 +44,9 @@ def run_stage(shared: Path, stage: str, count: int, type_check: bool = True) -> 
     """The workload itself (run inside valgrind)."""
     sys.path.insert(0, str(REPO / "src"))
     import pyrego
-    from pyrego.codegen import generate_program
-    from pyrego.compiler import compile_modules
-    from pyrego.parser import parse_module
+    from pyrego.codegen.generator import generate_program
+    from pyrego.compile.compiler import compile_modules
+    from pyrego.parse.parser import parse_module
 
     policies = sorted(glob.glob(str(shared / "bench" / "seed" / "policies" / "*.rego")))
     texts = [Path(p).read_text() for p in policies]

@@ -7,7 +7,7 @@ functions), then times the whole command (``python -m pyrego test DIR``, a
 new process each time, interpreter start included):
 
 - cold: the first run, with an empty code cache;
-- warm: later runs, reading the cached code (:mod:`pyrego.disk_cache`);
+- warm: later runs, reading the cached code (:mod:`pyrego.codegen.disk_cache`);
 - ``--no-cache``: neither reading nor writing the cache.
 
 ``python benchmarks/test_startup.py`` prints the figures; under pytest

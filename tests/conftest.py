@@ -12,7 +12,8 @@ from typing import Any
 import pytest
 
 import pyrego
-from pyrego import closures, codegen_tiers
+from pyrego.codegen import closures
+from pyrego.codegen import tiers as codegen_tiers
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 

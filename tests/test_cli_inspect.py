@@ -22,9 +22,9 @@ from typing import Any
 import pytest
 
 from opa_oracle import OracleUnavailable, get_oracle
-from pyrego.ast_json_annotations import annotation_json
+from pyrego.ast.json_annotations import annotation_json
 from pyrego.cli import main
-from pyrego.parser import parse_module
+from pyrego.parse.parser import parse_module
 
 REPO = Path(__file__).resolve().parent.parent
 

@@ -33,11 +33,11 @@ import pytest
 import yaml
 
 from opa_oracle import OracleUnavailable, get_oracle
-from pyrego.ast_json import module_json
-from pyrego.ast_pretty import go_quote, pretty_module
+from pyrego.ast.opa_json import module_json
+from pyrego.ast.pretty import go_quote, pretty_module
 from pyrego.cli import main
 from pyrego.errors import RegoError
-from pyrego.parser import parse_module
+from pyrego.parse.parser import parse_module
 from shared_material import CONFORMANCE, SEED, need_shared
 
 REPO = Path(__file__).resolve().parent.parent

@@ -1,4 +1,4 @@
-"""Rule definitions run as closures until a program is hot (pyrego.closures).
+"""Rule definitions run as closures until a program is hot (pyrego.codegen.closures).
 
 Every case is evaluated three ways, each in a program of its own: with the
 closures (the default), with generated code from the start, and with the fast
@@ -17,7 +17,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import pyrego
-from pyrego import closures, codegen_tiers
+from pyrego.codegen import closures
+from pyrego.codegen import tiers as codegen_tiers
 from pyrego.conformance import CaseTimeout, run_with_timeout
 from test_fuzz_engine import CORPUS, FUZZ_SETTINGS, HARD_LIMIT_S, JSON_VALUES, QUERIES, mutated
 

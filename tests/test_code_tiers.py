@@ -7,8 +7,8 @@ import gc
 import pytest
 
 import pyrego
-from pyrego import codegen_tiers
-from pyrego.codegen_tiers import PROMOTE_AFTER, TICK_LINE, BuiltinSite, fast_lines
+from pyrego.codegen import tiers as codegen_tiers
+from pyrego.codegen.tiers import PROMOTE_AFTER, TICK_LINE, BuiltinSite, fast_lines
 
 POLICY = """package tiers
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 import pyrego
-from pyrego.codegen_lines import LineWriter
-from pyrego.codegen_tiers import PROMOTE_AFTER
+from pyrego.codegen.lines import LineWriter
+from pyrego.codegen.tiers import PROMOTE_AFTER
 
 
 def _written(compact: bool) -> list[str]:

@@ -19,8 +19,8 @@ from typing import Any
 import pytest
 
 import pyrego
-from pyrego.compile_checks import DEPRECATED_BUILTINS, check_modules
-from pyrego.parser import parse_module
+from pyrego.compile.checks import DEPRECATED_BUILTINS, check_modules
+from pyrego.parse.parser import parse_module
 
 _HEADER = re.compile(r"^(?:bundle activation failed: )?\d+ errors? occurred:[ \n]")
 

@@ -62,7 +62,7 @@ def test_conformance(case: Case | None, known_failures: KnownFailureTracker) -> 
 def fast_code(monkeypatch: pytest.MonkeyPatch) -> object:
     """Programs built afresh whose code takes its fast form at the first rule computed."""
     import pyrego
-    from pyrego import codegen_tiers
+    from pyrego.codegen import tiers as codegen_tiers
 
     monkeypatch.setattr(codegen_tiers, "PROMOTE_AFTER", 1)
     pyrego.clear_compile_cache()
@@ -104,7 +104,7 @@ def test_conformance_closures_match_generated_code(case: Case | None, monkeypatc
     if case is None:
         pytest.skip(SKIP_REASON)
     import pyrego
-    from pyrego import closures
+    from pyrego.codegen import closures
 
     pyrego.clear_compile_cache()
     with_closures = _outcome(case)

@@ -19,9 +19,9 @@ from typing import Any
 import pytest
 
 import pyrego
-from pyrego import ast
+from pyrego.ast import nodes as ast
 from pyrego.conformance import Case, iter_cases
-from pyrego.coverage import line_sets
+from pyrego.instrument.coverage import line_sets
 from shared_material import SHARED_DIR
 
 SEED_DIR = SHARED_DIR / "bench" / "seed" if SHARED_DIR is not None else None

@@ -1,4 +1,4 @@
-"""The on-disk cache of compiled policy code (:mod:`pyrego.disk_cache`).
+"""The on-disk cache of compiled policy code (:mod:`pyrego.codegen.disk_cache`).
 
 Each run happens in a fresh Python process (the cache is for the next
 process); a probe script counts the ``compile()`` calls the cache did not
@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from pyrego import disk_cache
+from pyrego.codegen import disk_cache
 
 REPO = Path(__file__).resolve().parent.parent
 CASES = Path(__file__).resolve().parent / "test_cmd_cases"
@@ -202,7 +202,7 @@ def test_default_directory(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> N
 
 def test_off_in_the_library_unless_enabled() -> None:
     p = subprocess.run(
-        [sys.executable, "-c", "import pyrego, pyrego.disk_cache as d; print(d.is_enabled())"],
+        [sys.executable, "-c", "import pyrego, pyrego.codegen.disk_cache as d; print(d.is_enabled())"],
         capture_output=True,
         text=True,
         timeout=60,

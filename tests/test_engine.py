@@ -399,7 +399,7 @@ def test_text_seen_once_is_freed_with_its_engine() -> None:
     engine = pyrego.Engine()
     engine.add_policy("once.rego", "package once\nx := 1\n")
     assert engine.eval_rule("data.once.x") == 1
-    from pyrego import build_cache
+    from pyrego.codegen import build_cache
 
     program = weakref.ref(engine._get_program())
     module = engine._policies["once.rego"][1]

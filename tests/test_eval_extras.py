@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from pyrego.cli import main
-from pyrego.profiler import ExprStats, go_duration, top
+from pyrego.instrument.profiler import ExprStats, go_duration, top
 
 POLICY = """package p
 

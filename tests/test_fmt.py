@@ -27,10 +27,10 @@ from typing import Any
 import pytest
 
 import pyrego
-from pyrego import ast
+from pyrego.ast import nodes as ast
 from pyrego.errors import Location, RegoError, RegoParseError, RegoTypeError
 from pyrego.formatter import FormatErrors, format_module
-from pyrego.parser import parse_module
+from pyrego.parse.parser import parse_module
 from shared_material import SHARED_DIR
 
 HERE = Path(__file__).resolve().parent
@@ -332,7 +332,7 @@ def test_repo_module_idempotent_and_ast_preserving(mode: str, path: Path) -> Non
 
 def _with_line_comments(text: str, every: int) -> str:
     """``text`` with a comment at the end of every ``every``-th line (not in strings)."""
-    from pyrego.lexer import tokenize
+    from pyrego.parse.lexer import tokenize
 
     toks = tokenize(text)
     strings = [
@@ -372,7 +372,7 @@ def _respaced(text: str, seed: int) -> str:
     """``text`` with the spaces between tokens on a line changed (1 to 4)."""
     import random
 
-    from pyrego.lexer import tokenize
+    from pyrego.parse.lexer import tokenize
 
     rng = random.Random(seed)
     toks = tokenize(text)

@@ -5,7 +5,7 @@ nested in its operands, and (after ordering) refs among a call's operands or
 nested in composites; ``a == b`` in a rule or function body is unification,
 whose own operands are not evaluated first, while in a query ``==`` stays a
 call. When such a part is undefined the body fails, so ``not E`` is
-undefined, not true (see ``pyrego.rewrite``). ``import future.keywords.not``
+undefined, not true (see ``pyrego.compile.rewrite``). ``import future.keywords.not``
 keeps all of ``E`` inside the negation.
 
 Each case has the answer OPA v1.20.2 gives, written down and checked against

@@ -1,4 +1,4 @@
-"""Tests for the Rego lexer and parser (pyrego.lexer, pyrego.parser)."""
+"""Tests for the Rego lexer and parser (pyrego.parse.lexer, pyrego.parse.parser)."""
 
 from __future__ import annotations
 
@@ -11,9 +11,9 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pyrego import ast
+from pyrego.ast import nodes as ast
 from pyrego.errors import RegoParseError
-from pyrego.parser import parse_module, parse_query, parse_term
+from pyrego.parse.parser import parse_module, parse_query, parse_term
 from shared_material import SHARED_DIR
 
 S = ast.Scalar
@@ -594,7 +594,7 @@ def _logic_body(expr: str, header: str = LOGIC) -> ast.Body:
 
 
 def _closure_op(e: ast.Expr) -> tuple[str, ast.Body, ast.Body]:
-    """Undo the desugaring of `A or B` / `A and B` (see pyrego.parser_logic)."""
+    """Undo the desugaring of `A or B` / `A and B` (see pyrego.parse.logic)."""
     s = e.statement
     assert isinstance(s, ast.Ref) and isinstance(s.head, ast.Call) and s.path == (S(True),)
     lhs, rhs = s.head.args

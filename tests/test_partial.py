@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 from filter_policies import INPUT, generate
 from pyrego import Engine
 from pyrego.errors import RegoError
-from pyrego.parser import parse_module
+from pyrego.parse.parser import parse_module
 from pyrego.partial import PartialResult
 from pyrego.partial.output import line_text, rule_text
 from pyrego.runtime.values import UNDEF

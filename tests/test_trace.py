@@ -5,7 +5,7 @@ The differential tests take OPA's trace of the same evaluation (the oracle's
 ``trace=True``) and compare the sequence of (event kind, ``file:row``) for the
 kinds pyrego makes as OPA does: Enter, Eval, Fail, Exit, Note and Index.
 Where pyrego backtracks differently the traces may differ (see
-:mod:`pyrego.tracing`); on the seed policies and the simple policies here they
+:mod:`pyrego.instrument.tracing`); on the seed policies and the simple policies here they
 must not.
 """
 
@@ -19,7 +19,7 @@ import pytest
 import pyrego
 from pyrego.conformance import iter_cases
 from pyrego.errors import Location
-from pyrego.tracing import TraceEvent, lineage, render
+from pyrego.instrument.tracing import TraceEvent, lineage, render
 from shared_material import SHARED_DIR
 
 SEED_DIR = SHARED_DIR / "bench" / "seed" if SHARED_DIR is not None else None

@@ -17,8 +17,8 @@ from typing import Any
 import pytest
 
 import pyrego
-from pyrego import types as T
-from pyrego.types_unify import unifies
+from pyrego.typecheck import static_types as T
+from pyrego.typecheck.unify import unifies
 from test_typecheck_opa import opa_outcome, pyrego_outcome
 
 WANT = "want: (collection: any<string, array[any], object[any: any], set[any]>, n: number)"

@@ -11,7 +11,7 @@ with the full check only, and without the type check (the compiler, closure
 planning and code generation alone).
 
 Where OPA prints such a type in full (error messages), pyrego prints the same
-text, up to :data:`pyrego.types_text.TEXT_LIMIT` characters: the messages of
+text, up to :data:`pyrego.typecheck.types_text.TEXT_LIMIT` characters: the messages of
 small chains are compared with OPA's, and a long one must be OPA's cut there.
 """
 
@@ -30,10 +30,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import pyrego  # noqa: E402
 import pyrego.typecheck as tc  # noqa: E402
-from pyrego import types as T  # noqa: E402
 from pyrego.conformance import CaseTimeout, run_with_timeout  # noqa: E402
-from pyrego.types_text import CUT_MARK, TEXT_LIMIT, text_key, type_text  # noqa: E402
-from pyrego.types_unify import unifies  # noqa: E402
+from pyrego.typecheck import static_types as T
+from pyrego.typecheck.types_text import CUT_MARK, TEXT_LIMIT, text_key, type_text  # noqa: E402
+from pyrego.typecheck.unify import unifies  # noqa: E402
 from test_typecheck_opa import compare, opa_outcome, pyrego_outcome  # noqa: E402
 
 #: Rules in each chain.

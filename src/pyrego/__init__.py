@@ -12,9 +12,9 @@ True
 JSON-compatible Python (sets as sorted lists, exact numbers as int or float).
 """
 
-from .build_cache import clear_compile_cache, set_compile_cache_size
-from .engine import Engine
-from .errors import (
+from pyrego.codegen.build_cache import clear_compile_cache, set_compile_cache_size
+from pyrego.engine import Engine
+from pyrego.errors import (
     ArgumentError,
     DataError,
     EvalBuiltinError,
@@ -31,9 +31,9 @@ from .errors import (
     RegoTypeError,
     RegoUnsafeVarError,
 )
-from .formatter import format_module
-from .runtime.convert import json_ready
-from .runtime.values import UNDEFINED
+from pyrego.formatter import format_module
+from pyrego.runtime.convert import json_ready
+from pyrego.runtime.values import UNDEFINED
 
 __version__ = "0.1.0"
 

@@ -24,8 +24,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from . import ast
-from .go_json import sorted_map
+from pyrego.ast import nodes as ast
+from pyrego.go_json import sorted_map
 
 __all__ = [
     "CURRENT_VERSION",
@@ -74,7 +74,7 @@ def current_capabilities(rego_v1: bool = True) -> dict[str, Any]:
     """This version's capabilities (``--current``): OPA v1.20.2's entries for
     the builtins pyrego implements, and the keywords and features of the
     Rego version (v0 adds every future keyword and the v0 features)."""
-    from .builtins.registry import all_builtins
+    from pyrego.builtins.registry import all_builtins
 
     doc = json.loads(_version_text(CURRENT_VERSION))
     implemented = set(all_builtins())

@@ -178,7 +178,7 @@ _CaseLoader.add_constructor("tag:yaml.org,2002:float", _construct_float)  # type
 
 def load_yaml(text: str) -> Any:
     """Parse YAML text with the conformance loader (aliases checked, see yaml_safe)."""
-    from .yaml_safe import load
+    from pyrego.yaml_safe import load
 
     return load(text, _CaseLoader)
 
@@ -360,7 +360,7 @@ class CaseTimeout(BaseException):
 
 
 def _short_json(value: Any, limit: int = 600) -> str:
-    from .runtime.convert import dumps
+    from pyrego.runtime.convert import dumps
 
     try:
         text = dumps(value)
@@ -393,7 +393,7 @@ def _evaluate(case: Case) -> list[dict[str, Any]]:
 
 
 def _check(case: Case, got: list[dict[str, Any]] | None, err: BaseException | None) -> tuple[bool, str]:
-    from .errors import RegoError
+    from pyrego.errors import RegoError
 
     if case.want_result is None and case.want_error_code is None and case.want_error is None:
         return False, "case has none of want_result, want_error_code, want_error"

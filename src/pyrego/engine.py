@@ -26,15 +26,15 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Mapping
 
-from . import ast
-from .bounded import BoundedDict
-from .build_cache import _cache_lock, _parse_cached, _programs
-from .codegen import Program, generate_program
-from .codegen_body import ground_value
-from .compile_checks import check_deprecated_builtins, check_modules
-from .compiler import compile_modules, resolve_query
-from .engine_config import ConfigurationMixin
-from .engine_support import (
+from pyrego.ast import nodes as ast
+from pyrego.bounded import BoundedDict
+from pyrego.codegen.body import ground_value
+from pyrego.codegen.build_cache import _cache_lock, _parse_cached, _programs
+from pyrego.codegen.generator import Program, generate_program
+from pyrego.compile.checks import check_deprecated_builtins, check_modules
+from pyrego.compile.compiler import compile_modules, resolve_query
+from pyrego.engine_config import ConfigurationMixin
+from pyrego.engine_support import (
     _body_with_function_targets,
     _check_data_conflicts,
     _expr_texts,
@@ -46,7 +46,7 @@ from .engine_support import (
     _with_function_targets,
     rule_path,
 )
-from .errors import (
+from pyrego.errors import (
     ArgumentError,
     DataError,
     EvalError,
@@ -56,15 +56,15 @@ from .errors import (
     RegoError,
     RegoParseError,
 )
-from .instrument import InstrumentationMixin
-from .loader import data_document, iter_files, read_policy
-from .parser import parse_module, parse_query, parse_term
-from .runtime.context import EvalConfig, EvalContext
-from .runtime.convert import from_python, loads, result_json_value, to_python, valid_text
-from .runtime.values import UNDEF
+from pyrego.instrument.engine_mixin import InstrumentationMixin
+from pyrego.loader import data_document, iter_files, read_policy
+from pyrego.parse.parser import parse_module, parse_query, parse_term
+from pyrego.runtime.context import EvalConfig, EvalContext
+from pyrego.runtime.convert import from_python, loads, result_json_value, to_python, valid_text
+from pyrego.runtime.values import UNDEF
 
 if TYPE_CHECKING:
-    from .typecheck.schemas import SchemaSet
+    from pyrego.typecheck.schemas import SchemaSet
 
 _WITH_WORD = re.compile(r"\bwith\b")
 
@@ -617,7 +617,7 @@ class Engine(ConfigurationMixin, InstrumentationMixin):
 
     def eval_query_json(self, query: str, *, input: Any = _NO_INPUT) -> str:
         """:meth:`eval_query` as JSON text (sets as sorted arrays, as ``opa eval`` prints)."""
-        from .runtime.convert import dumps
+        from pyrego.runtime.convert import dumps
 
         result = self.eval_query(query, input=input)
         try:
@@ -632,7 +632,7 @@ class Engine(ConfigurationMixin, InstrumentationMixin):
         support modules. ``unknowns`` None: those the queried rule's
         ``# METADATA`` declares (``compile: unknowns:``), else ``input``.
         ``input``: the known part of the input (default: the engine's)."""
-        from .partial import partial_eval
+        from pyrego.partial import partial_eval
 
         return partial_eval(self, query, unknowns=unknowns, input=self._input if input is _NO_INPUT else input)
 
@@ -649,7 +649,7 @@ class Engine(ConfigurationMixin, InstrumentationMixin):
     ) -> dict[str, Any]:
         """OPA's Compile API: ``query`` as a data filter, ``{"query": ..., "masks": ...}``
         (a SQL ``WHERE`` clause or a UCAST object); see :func:`pyrego.filters.compile_filters`."""
-        from .filters import compile_filters
+        from pyrego.filters import compile_filters
 
         return compile_filters(
             self, query, input, unknowns=unknowns, target=target, dialect=dialect, mappings=mappings, mask_rule=mask_rule
@@ -691,7 +691,7 @@ class Engine(ConfigurationMixin, InstrumentationMixin):
         with _cache_lock:
             fn = gen.query(resolved, names)
         if check_types and prog.tree.types is not None:
-            from .typecheck import check_query
+            from pyrego.typecheck import check_query
 
             check_query(prog.tree.types, resolved)
         return _Query(fn, texts, [e.location for e in body], prog)

@@ -11,13 +11,13 @@ import os
 import re
 from typing import TYPE_CHECKING, Any, Callable, Mapping
 
-from .engine_support import _extension_call, check_extension_decl
-from .errors import ArgumentError, DataError
-from .runtime.context import EvalConfig
-from .runtime.convert import from_python
+from pyrego.engine_support import _extension_call, check_extension_decl
+from pyrego.errors import ArgumentError, DataError
+from pyrego.runtime.context import EvalConfig
+from pyrego.runtime.convert import from_python
 
 if TYPE_CHECKING:
-    from .typecheck.schemas import SchemaSet
+    from pyrego.typecheck.schemas import SchemaSet
 
 #: A name a policy can call: ASCII identifiers joined by dots.
 _EXTENSION_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
@@ -81,8 +81,8 @@ class ConfigurationMixin:
         against it and its result type flows on, as for OPA's builtins.
         Without it, an extension takes and returns ``any``.
         """
-        from .builtins.registry import Builtin, lookup
-        from .lexer import KEYWORD_KINDS
+        from pyrego.builtins.registry import Builtin, lookup
+        from pyrego.parse.lexer import KEYWORD_KINDS
 
         # A name a policy can call: ASCII identifiers joined by dots, the
         # first not a keyword, a root document or a wildcard.
@@ -169,7 +169,7 @@ class ConfigurationMixin:
             #   - input.request.object: schema.k8s.pod
 
         ``None`` removes it. Turns the type check on, as :meth:`set_input_schema`."""
-        from .typecheck.schemas import schema_path
+        from pyrego.typecheck.schemas import schema_path
 
         path = schema_path(name)
         if not path:
@@ -181,7 +181,7 @@ class ConfigurationMixin:
         input schema (:meth:`set_input_schema`); a folder gives each file under it
         to :meth:`add_schema`, named by its path (``k8s/pod.json``: ``schema.k8s.pod``).
         Raises :class:`DataError` for a missing or unparsable file."""
-        from .loader import read_schemas
+        from pyrego.loader import read_schemas
 
         for name, schema in read_schemas(path).items():
             self._set_schema(name, schema)
@@ -189,7 +189,7 @@ class ConfigurationMixin:
     def _set_schema(self, path: tuple[str, ...], schema: Any) -> None:
         if schema is not None and not isinstance(schema, (dict, bool)):
             raise TypeError(f"a JSON Schema is a dict, not {type(schema).__name__}")
-        from .typecheck.schemas import SchemaSet
+        from pyrego.typecheck.schemas import SchemaSet
 
         schemas = self._schemas.copy() if self._schemas is not None else SchemaSet()
         if schema is None:
@@ -211,7 +211,7 @@ class ConfigurationMixin:
         """OPA's strict mode (``opa check --strict``, ``opa eval --strict``): also
         refuse unused imports, unused assignments and function arguments,
         deprecated builtins and ``input``/``data`` shadowing in Rego v0
-        modules, and in queries. See :mod:`pyrego.compile_checks`."""
+        modules, and in queries. See :mod:`pyrego.compile.checks`."""
         self._strict_mode = bool(enabled)
         self._invalidate()
 

@@ -6,13 +6,13 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any, Callable
 
-from . import ast
-from .codegen import Program
-from .compiler import CompiledTree
-from .errors import ArgumentError, DataError, EvalRecursionError, Location, RegoCompileError, RegoParseError
-from .parser import parse_term
-from .runtime.convert import from_python, to_python
-from .runtime.values import UNDEF
+from pyrego.ast import nodes as ast
+from pyrego.codegen.generator import Program
+from pyrego.compile.compiler import CompiledTree
+from pyrego.errors import ArgumentError, DataError, EvalRecursionError, Location, RegoCompileError, RegoParseError
+from pyrego.parse.parser import parse_term
+from pyrego.runtime.convert import from_python, to_python
+from pyrego.runtime.values import UNDEF
 
 
 def check_extension_decl(decl: Any, arity: int) -> str:
@@ -20,7 +20,7 @@ def check_extension_decl(decl: Any, arity: int) -> str:
     is a function type of ``arity`` arguments with a result."""
     import json
 
-    from .types import FunctionType, from_decl
+    from pyrego.typecheck.static_types import FunctionType, from_decl
 
     try:
         text = json.dumps(decl, sort_keys=True)
@@ -37,7 +37,7 @@ def check_extension_decl(decl: Any, arity: int) -> str:
 
 def _extension_call(fn: Callable[..., Any]) -> Callable[..., Any]:
     """Wrap a user's Python function as a builtin over Rego values."""
-    from .builtins.registry import BuiltinError
+    from pyrego.builtins.registry import BuiltinError
 
     def call(*args: Any) -> Any:
         try:
@@ -180,7 +180,7 @@ def _expr_texts(query: str, body: ast.Body) -> list[str]:
 def _with_function_targets(tree: CompiledTree) -> frozenset[str]:
     """The functions that ``with`` replaces anywhere in the rules: bodies and
     heads (a head's value or key may hold a comprehension with a ``with``)."""
-    from .compiler import rule_terms
+    from pyrego.compile.compiler import rule_terms
 
     finder = _WithTargets(tree)
     for node in tree.nodes.values():

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .errors import DataError, Location, RegoParseError
+from pyrego.errors import DataError, Location, RegoParseError
 
 DATA_EXTENSIONS = (".json", ".yaml", ".yml")
 POLICY_EXTENSIONS = (".rego",)
@@ -95,7 +95,7 @@ def read_policy(file: LoadedFile) -> str:
 
 def read_document(path: Path, name: str | None = None) -> Any:
     """Parse a JSON or YAML file (by extension; other names are tried as JSON, then YAML)."""
-    from .runtime.convert import loads
+    from pyrego.runtime.convert import loads
 
     shown = name or str(path)
     try:
@@ -109,7 +109,7 @@ def read_document(path: Path, name: str | None = None) -> Any:
             return loads(text, what=f"JSON in {shown}")
         except DataError:
             pass
-    from .conformance import load_yaml
+    from pyrego.conformance import load_yaml
 
     try:
         return load_yaml(text)

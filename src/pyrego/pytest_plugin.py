@@ -34,8 +34,8 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 if TYPE_CHECKING:
-    from .engine import Engine
-    from .testing import TestCase, TestResult, TestSuite
+    from pyrego.engine import Engine
+    from pyrego.testing import TestCase, TestResult, TestSuite
 
 _PLUGIN_NAME = "pyrego-rego-tests"
 
@@ -71,7 +71,7 @@ def pytest_configure(config: pytest.Config) -> None:
             raise pytest.UsageError(f"--rego {d}: no such file or directory")
     threshold = config.getoption("rego_coverage_threshold")
     if threshold is not None:
-        from .testing import features
+        from pyrego.testing import features
 
         if not 0 <= threshold <= 100:
             raise pytest.UsageError("--rego-coverage-threshold must be between 0 and 100")
@@ -107,7 +107,7 @@ class RegoTests:
         """Every ``--rego`` path's policies and data, compiled together (as ``pyrego test A B``)."""
         found = self._suite
         if found is None:
-            from .testing import TestSuite
+            from pyrego.testing import TestSuite
 
             try:
                 found = TestSuite.load(self.dirs, v0_compatible=bool(self.config.getoption("rego_v0")))
@@ -160,7 +160,7 @@ class RegoFile(pytest.File):
         self.rego = rego
 
     def collect(self) -> Iterator[RegoItem]:
-        from .testing import LoadFailure
+        from pyrego.testing import LoadFailure
 
         try:
             suite = self.rego.suite()
@@ -191,7 +191,7 @@ class RegoItem(pytest.Item):
         self.case = case
 
     def runtest(self) -> None:
-        from .testing import RunOptions, TestRunner
+        from pyrego.testing import RunOptions, TestRunner
 
         parent = self.parent
         assert isinstance(parent, RegoFile)
@@ -214,7 +214,7 @@ class RegoItem(pytest.Item):
 
 def failure_text(result: TestResult) -> str:
     """A failed test as the pytest report shows it."""
-    from .testing.results import iter_sub_results
+    from pyrego.testing.results import iter_sub_results
 
     loc = result.location
     lines = [f"{result.full_name}: {result.outcome} ({loc.file}:{loc.row})"]
@@ -245,7 +245,7 @@ def _failure_lines(failure: Any, indent: str) -> list[str]:
 @pytest.fixture
 def rego_engine() -> Engine:
     """A fresh :class:`pyrego.Engine`."""
-    from .engine import Engine
+    from pyrego.engine import Engine
 
     return Engine()
 
@@ -254,7 +254,7 @@ def rego_engine() -> Engine:
 def rego_engine_factory(request: pytest.FixtureRequest) -> Callable[..., Engine]:
     """``make(path=None, *, v0=False)``: an engine with the policies and data of ``path`` loaded
     (a folder as ``pyrego eval -d`` loads it, or one file); ``path`` defaults to the first ``--rego`` folder."""
-    from .engine import Engine
+    from pyrego.engine import Engine
 
     def make(path: str | Path | None = None, *, v0: bool = False) -> Engine:
         if path is None:

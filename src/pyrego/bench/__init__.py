@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the benchmark suite (see :func:`pyrego.bench.cli.main`)."""
-    from .cli import main as cli_main
+    from pyrego.bench.cli import main as cli_main
 
     return cli_main(argv)
 

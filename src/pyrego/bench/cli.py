@@ -25,9 +25,9 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from . import report
-from .engines import DEFAULT_ENGINES, Adapter, get_adapter
-from .runner import (
+from pyrego.bench import report
+from pyrego.bench.engines import DEFAULT_ENGINES, Adapter, get_adapter
+from pyrego.bench.runner import (
     CONFIGS,
     Combined,
     Config,
@@ -43,7 +43,7 @@ from .runner import (
     run_interleaved,
     run_threads,
 )
-from .workloads import Paths, Workload, WorkloadUnavailable, default_paths, find_repo_root, load_workload
+from pyrego.bench.workloads import Paths, Workload, WorkloadUnavailable, default_paths, find_repo_root, load_workload
 
 ALL_WORKLOADS = ("seed", "allow", "aci", "init")
 MODES = ("threads", "processes")

@@ -28,7 +28,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from .workloads import PolicySet, find_repo_root
+from pyrego.bench.workloads import PolicySet, find_repo_root
 
 Evaluator = Callable[[Any], Any]
 
@@ -657,7 +657,7 @@ def get_adapter(name: str) -> Adapter:
 
 def normalize(value: Any) -> Any:
     """A hashable, engine-independent form of a result (see the module docstring)."""
-    from ..conformance import canonical
+    from pyrego.conformance import canonical
 
     if value is UNDEFINED_MARK or value == UNDEFINED_MARK:
         return ("undefined",)
@@ -666,7 +666,7 @@ def normalize(value: Any) -> Any:
 
 def _jsonish(value: Any) -> Any:
     if isinstance(value, (set, frozenset)):
-        from ..conformance import json_sort_key
+        from pyrego.conformance import json_sort_key
 
         return sorted((_jsonish(v) for v in value), key=json_sort_key)
     if isinstance(value, dict):

@@ -22,7 +22,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from .runner import CONFIGS, STAGE_TITLES, STAGES
+from pyrego.bench.runner import CONFIGS, STAGE_TITLES, STAGES
 
 REFERENCE = "regorus"
 MAIN = "pyrego"
@@ -517,8 +517,8 @@ def _init_section(results: dict[str, Any], engines: list[str]) -> list[str]:
     stages = init.get("pyrego_stages", {})
     if stages:
         lines.append(
-            "pyrego's cold initialization in its parts (pyrego.parser, pyrego.compiler, pyrego.codegen with the rules' "
-            "closures (pyrego.closures), Python compile()+exec of generated code for rules in other shapes, first call "
+            "pyrego's cold initialization in its parts (pyrego.parse.parser, pyrego.compile.compiler, pyrego.codegen.generator with the rules' "
+            "closures (pyrego.codegen.closures), Python compile()+exec of generated code for rules in other shapes, first call "
             "of the rule function on a new evaluation context), "
             "per policy set: median with +/- half the interquartile range; share = part of the sum of the stages."
         )

@@ -22,8 +22,17 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from .engines import UNDEFINED_MARK, Adapter, EngineUnavailable, Evaluator, Prepared, get_adapter, normalize, short
-from .workloads import NO_EXPECTATION, Paths, PolicySet, Workload, load_workload
+from pyrego.bench.engines import (
+    UNDEFINED_MARK,
+    Adapter,
+    EngineUnavailable,
+    Evaluator,
+    Prepared,
+    get_adapter,
+    normalize,
+    short,
+)
+from pyrego.bench.workloads import NO_EXPECTATION, Paths, PolicySet, Workload, load_workload
 
 BARRIER_TIMEOUT = 600.0
 
@@ -616,12 +625,12 @@ STAGE_TITLES = {
 
 def pyrego_stages_once(modules: list[tuple[str, str]], v0: bool, data: Any, query: str, inp: Any) -> tuple[dict[str, float], Any]:
     """One cold pass through pyrego's pipeline, timing each stage (seconds); returns (times, value)."""
-    from .. import codegen as cg
-    from .. import engine as engine_mod
-    from ..compiler import compile_modules
-    from ..parser import parse_module
-    from ..runtime.context import EvalContext
-    from ..runtime.convert import from_python, to_python
+    from pyrego import engine as engine_mod
+    from pyrego.codegen import generator as cg
+    from pyrego.compile.compiler import compile_modules
+    from pyrego.parse.parser import parse_module
+    from pyrego.runtime.context import EvalContext
+    from pyrego.runtime.convert import from_python, to_python
 
     times: dict[str, float] = {}
 

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..conformance import find_shared_dir, load_yaml
+from pyrego.conformance import find_shared_dir, load_yaml
 
 SEED_POLICIES = (
     "api_access",

@@ -1,5 +1,5 @@
 """Rego builtins, one module per OPA category, behind one registry."""
 
-from .registry import REGISTRY, Builtin, BuiltinError, OperandTypeError, all_builtins, builtin, lookup
+from pyrego.builtins.registry import REGISTRY, Builtin, BuiltinError, OperandTypeError, all_builtins, builtin, lookup
 
 __all__ = ["REGISTRY", "Builtin", "BuiltinError", "OperandTypeError", "all_builtins", "builtin", "lookup"]

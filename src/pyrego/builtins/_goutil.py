@@ -15,7 +15,7 @@ import math
 import re
 from decimal import Decimal
 
-from ..runtime.bigint import int_text
+from pyrego.runtime.bigint import int_text
 
 _SURROGATES = re.compile("[\ud800-\udfff]")
 
@@ -166,7 +166,7 @@ def int_to_decimal(n: int) -> str:
     """``str(n)`` for an int of any size up to :data:`~.limits.MAX_INT_BITS` bits."""
     if n.bit_length() <= _DIRECT_DIGITS_BITS:
         return str(n)
-    from .limits import check_int_bits
+    from pyrego.builtins.limits import check_int_bits
 
     check_int_bits(n.bit_length(), "the integer to print")
     return int_text(n)

@@ -12,11 +12,11 @@ from __future__ import annotations
 import decimal
 from typing import Any
 
-from ..runtime.numbers import ArithmeticError_, product, total
-from ..runtime.values import TRUE_KEY, UNDEF, compare, sort_key, sorted_values, thaw
-from . import limits
-from .registry import BuiltinError, builtin
-from .types import elem_err, type_err
+from pyrego.builtins import limits
+from pyrego.builtins.registry import BuiltinError, builtin
+from pyrego.builtins.types import elem_err, type_err
+from pyrego.runtime.numbers import ArithmeticError_, product, total
+from pyrego.runtime.values import TRUE_KEY, UNDEF, compare, sort_key, sorted_values, thaw
 
 
 @builtin("count", 1)

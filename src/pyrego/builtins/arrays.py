@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .registry import builtin
-from .types import arr_operand, int_operand
+from pyrego.builtins.registry import builtin
+from pyrego.builtins.types import arr_operand, int_operand
 
 
 @builtin("array.concat", 2)

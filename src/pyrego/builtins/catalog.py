@@ -15,8 +15,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from .descriptions import DESCRIPTIONS
-from .registry import all_builtins
+from pyrego.builtins.descriptions import DESCRIPTIONS
+from pyrego.builtins.registry import all_builtins
 
 NOTATION = [
     "Signatures are OPA's type declarations, written compactly:",

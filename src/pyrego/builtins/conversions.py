@@ -7,12 +7,12 @@ import re
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
-from ..runtime.numbers import ArithmeticError_, parse_number, truncate
-from ..runtime.values import make_set, sort_key, thaw
-from ._goutil import int_to_decimal
-from .registry import BuiltinError, builtin
-from .sprintf import go_quote
-from .types import num_operand, operand_msg, type_err
+from pyrego.builtins._goutil import int_to_decimal
+from pyrego.builtins.registry import BuiltinError, builtin
+from pyrego.builtins.sprintf import go_quote
+from pyrego.builtins.types import num_operand, operand_msg, type_err
+from pyrego.runtime.numbers import ArithmeticError_, parse_number, truncate
+from pyrego.runtime.values import make_set, sort_key, thaw
 
 # Go's strconv.ParseFloat syntax: decimal or hexadecimal (with a p exponent),
 # with `_` allowed only between digits (or right after a base prefix).

@@ -13,12 +13,12 @@ from cryptography import x509 as cx509
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec, ed25519, rsa
 
-from ..runtime.values import thaw
-from ._goutil import to_bytes
-from .jwk import Base64Error, b64url_nopad, go_b64decode, pem_blocks, pem_decode, public_of
-from .registry import BuiltinError, builtin, operand_error
-from .x509 import certificate_json, csr_json, der_certificate_length, private_key_json
-from .x509_verify import VerifyError, verify_chain
+from pyrego.builtins._goutil import to_bytes
+from pyrego.builtins.jwk import Base64Error, b64url_nopad, go_b64decode, pem_blocks, pem_decode, public_of
+from pyrego.builtins.registry import BuiltinError, builtin, operand_error
+from pyrego.builtins.x509 import certificate_json, csr_json, der_certificate_length, private_key_json
+from pyrego.builtins.x509_verify import VerifyError, verify_chain
+from pyrego.runtime.values import thaw
 
 # ---------------------------------------------------------------- digests
 

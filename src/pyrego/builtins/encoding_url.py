@@ -5,9 +5,9 @@ from __future__ import annotations
 import ipaddress
 from typing import Any
 
-from ..runtime.convert import to_json_value
-from ._goutil import from_bytes, go_quote, to_bytes
-from .registry import BuiltinError, OperandTypeError, builtin, operand_error
+from pyrego.builtins._goutil import from_bytes, go_quote, to_bytes
+from pyrego.builtins.registry import BuiltinError, OperandTypeError, builtin, operand_error
+from pyrego.runtime.convert import to_json_value
 
 # Go's encoding modes of net/url.
 _PATH, _PATH_SEGMENT, _HOST, _ZONE, _USER, _QUERY, _FRAGMENT = range(1, 8)

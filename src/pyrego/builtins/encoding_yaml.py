@@ -25,14 +25,14 @@ from typing import Any
 import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-from ..runtime.budget import tick
-from ..runtime.context import EvalContext
-from ..runtime.convert import to_json_value
-from ..runtime.numbers import format_number
-from ..yaml_safe import AliasingError, check_aliasing
-from ._goutil import format_float_g, from_bytes, go_quote, int_to_decimal, valid_utf8
-from .limits import Deadline
-from .registry import BuiltinError, builtin, operand_error
+from pyrego.builtins._goutil import format_float_g, from_bytes, go_quote, int_to_decimal, valid_utf8
+from pyrego.builtins.limits import Deadline
+from pyrego.builtins.registry import BuiltinError, builtin, operand_error
+from pyrego.runtime.budget import tick
+from pyrego.runtime.context import EvalContext
+from pyrego.runtime.convert import to_json_value
+from pyrego.runtime.numbers import format_number
+from pyrego.yaml_safe import AliasingError, check_aliasing
 
 _Loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _Dumper: Any = getattr(yaml, "CSafeDumper", yaml.SafeDumper)

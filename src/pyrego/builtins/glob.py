@@ -19,8 +19,8 @@ from typing import Any
 
 from re2 import _re2  # type: ignore[import-untyped]
 
-from ._goutil import to_bytes, valid_utf8
-from .registry import BuiltinError, OperandTypeError, builtin, operand_error
+from pyrego.builtins._goutil import to_bytes, valid_utf8
+from pyrego.builtins.registry import BuiltinError, OperandTypeError, builtin, operand_error
 
 _OPTIONS = _re2.RE2.Options()
 _OPTIONS.log_errors = False
@@ -170,7 +170,7 @@ def _delimiters(x: Any) -> tuple[str, ...]:
 
 
 def _type(x: Any) -> str:
-    from ..runtime.values import type_name
+    from pyrego.runtime.values import type_name
 
     return type_name(x)
 

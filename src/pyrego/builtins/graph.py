@@ -12,10 +12,10 @@ from __future__ import annotations
 from collections import deque
 from typing import Any
 
-from ..runtime.context import EvalContext
-from ..runtime.values import ArrayKey, freeze
-from .limits import Deadline
-from .registry import OperandTypeError, builtin, operand_error
+from pyrego.builtins.limits import Deadline
+from pyrego.builtins.registry import OperandTypeError, builtin, operand_error
+from pyrego.runtime.context import EvalContext
+from pyrego.runtime.values import ArrayKey, freeze
 
 
 def _vertices(collection: Any) -> list[Any]:
@@ -38,7 +38,7 @@ def _operands(graph: Any, initial: Any) -> list[Any]:
 
 
 def _type(x: Any) -> str:
-    from ..runtime.values import type_name
+    from pyrego.runtime.values import type_name
 
     return type_name(x)
 

@@ -11,9 +11,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ..runtime.values import thaw
-from .graphql_parser import GraphQLSyntaxError, parse_query, parse_schema, prune
-from .registry import BuiltinError, builtin, operand_error
+from pyrego.builtins.graphql_parser import GraphQLSyntaxError, parse_query, parse_schema, prune
+from pyrego.builtins.registry import BuiltinError, builtin, operand_error
+from pyrego.runtime.values import thaw
 
 
 class GraphQLInvalid(Exception):

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from typing import Any, Callable
 
-from .graphql_lexer import (
+from pyrego.builtins.graphql_lexer import (
     BLOCK_STRING,
     BLOCK_VALUE,
     BOOLEAN_VALUE,

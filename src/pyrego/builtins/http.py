@@ -23,10 +23,10 @@ from email.utils import parsedate_to_datetime
 from typing import Any
 from urllib.parse import urljoin, urlsplit
 
-from ..runtime.numbers import parse_number
-from ..runtime.values import freeze, thaw
-from .jwk import go_json_marshal, pem_blocks
-from .registry import BuiltinCancel, BuiltinError, OperandTypeError, builtin, operand_error
+from pyrego.builtins.jwk import go_json_marshal, pem_blocks
+from pyrego.builtins.registry import BuiltinCancel, BuiltinError, OperandTypeError, builtin, operand_error
+from pyrego.runtime.numbers import parse_number
+from pyrego.runtime.values import freeze, thaw
 
 ALLOWED_KEYS = (
     "method",
@@ -139,7 +139,7 @@ _UNITS = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "μs": 1e-6, "ms": 1e-3, "s": 1.0
 def parse_timeout(value: Any) -> float:
     """A timeout in seconds from a number (ns) or a string (ns or Go duration)."""
     if type(value) is bool or value is None or type(value) not in (int, float, str):
-        from ..runtime.values import type_name
+        from pyrego.runtime.values import type_name
 
         raise OperandTypeError(f"operand 1 'timeout' must be one of {{string, number}} but got {type_name(value)}")
     if type(value) is not str:
@@ -555,7 +555,7 @@ def _decode_body(data: bytes, as_json: bool, as_yaml: bool) -> Any:
             return None
     if as_yaml:
         try:
-            from ..yaml_safe import load
+            from pyrego.yaml_safe import load
 
             return _yaml_value(load(text))
         except Exception:

@@ -15,10 +15,10 @@ import re
 from decimal import Decimal
 from typing import Any
 
-from ..runtime.context import EvalContext
-from ..runtime.values import UNDEF, equal, freeze, thaw, type_name
-from .limits import Deadline
-from .registry import BuiltinError, OperandTypeError, builtin, operand_error
+from pyrego.builtins.limits import Deadline
+from pyrego.builtins.registry import BuiltinError, OperandTypeError, builtin, operand_error
+from pyrego.runtime.context import EvalContext
+from pyrego.runtime.values import UNDEF, equal, freeze, thaw, type_name
 
 # ---------------------------------------------------------------- paths
 
@@ -43,7 +43,7 @@ def _paths(x: Any) -> list[list[Any]]:
         return [_parse_path(p) for p in x]
     if t is set or t is frozenset:
         # OPA walks a set in its sorted order
-        from ..runtime.values import sorted_values
+        from pyrego.runtime.values import sorted_values
 
         return [_parse_path(p) for p in sorted_values(x)]
     raise OperandTypeError(f"operand 2 must be one of {{set, array}} but got {type_name(x)}")
@@ -159,7 +159,7 @@ _AST_TYPES = {str: "ast.String", bool: "ast.Boolean", type(None): "ast.Null"}
 
 def _term(v: Any) -> str:
     """A value as OPA prints a term in an error (Rego syntax)."""
-    from .sprintf import format_value
+    from pyrego.builtins.sprintf import format_value
 
     return format_value(_render_for_text(v))  # type: ignore[no-any-return]
 

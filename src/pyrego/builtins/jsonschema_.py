@@ -15,12 +15,12 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
-from ..runtime.convert import to_json_value
-from ..runtime.numbers import format_number, parse_number
-from ..runtime.values import UNDEF
-from ._goutil import format_float_g, valid_utf8
-from .jsonschema_formats import check_format
-from .registry import BuiltinError, builtin
+from pyrego.builtins._goutil import format_float_g, valid_utf8
+from pyrego.builtins.jsonschema_formats import check_format
+from pyrego.builtins.registry import BuiltinError, builtin
+from pyrego.runtime.convert import to_json_value
+from pyrego.runtime.numbers import format_number, parse_number
+from pyrego.runtime.values import UNDEF
 
 _TYPES = ["array", "boolean", "integer", "number", "null", "object", "string"]
 _ROOT = "(Root)"
@@ -225,7 +225,7 @@ class _Compiler:
 
 
 def _valid_regex(pattern: str) -> bool:
-    from .regex import compile_regex
+    from pyrego.builtins.regex import compile_regex
 
     try:
         compile_regex(pattern)
@@ -474,7 +474,7 @@ class _Validator:
         if "maxLength" in s and length > s["maxLength"]:
             r.add("string_lte", ctx, max=_num_text(s["maxLength"]))
         if "pattern" in s:
-            from .regex import regex_match
+            from pyrego.builtins.regex import regex_match
 
             if not regex_match(s["pattern"], value):
                 r.add("pattern", ctx, pattern=s["pattern"])
@@ -533,7 +533,7 @@ class _Validator:
         props = s.get("properties") or {}
         patterns = s.get("patternProperties") or {}
         extra = s.get("additionalProperties", True)
-        from .regex import regex_match
+        from pyrego.builtins.regex import regex_match
 
         for k in sorted(value):
             matched = False

@@ -28,7 +28,7 @@ def _ip(version: int) -> Callable[[str], bool]:
 
 def _time_layout(layout: str) -> Callable[[str], bool]:
     def check(s: str) -> bool:
-        from .time_parse import TimeError, parse_time
+        from pyrego.builtins.time_parse import TimeError, parse_time
 
         try:
             parse_time(layout, s)
@@ -52,8 +52,8 @@ _date_time = _any_layout(
 
 def _uri(absolute: bool) -> Callable[[str], bool]:
     def check(s: str) -> bool:
-        from .encoding_url import parse_url
-        from .registry import BuiltinError
+        from pyrego.builtins.encoding_url import parse_url
+        from pyrego.builtins.registry import BuiltinError
 
         try:
             u = parse_url(s)
@@ -65,8 +65,8 @@ def _uri(absolute: bool) -> Callable[[str], bool]:
 
 
 def _regex(s: str) -> bool:
-    from .regex import compile_regex
-    from .registry import BuiltinError
+    from pyrego.builtins.regex import compile_regex
+    from pyrego.builtins.registry import BuiltinError
 
     try:
         compile_regex(s)

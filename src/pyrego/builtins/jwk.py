@@ -19,7 +19,7 @@ from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric import ec, ed25519, rsa
 
-from .registry import BuiltinError
+from pyrego.builtins.registry import BuiltinError
 
 # ---------------------------------------------------------------- base64
 
@@ -141,7 +141,7 @@ def go_json_marshal(value: Any) -> str:
 
     The one implementation is :func:`pyrego.builtins.encoding.go_json_dumps`
     (imported here lazily: encoding imports this module's base64 decoder)."""
-    from .encoding import go_json_dumps
+    from pyrego.builtins.encoding import go_json_dumps
 
     return go_json_dumps(value)
 

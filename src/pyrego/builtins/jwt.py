@@ -15,9 +15,7 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec, ed25519, padding, rsa
 from cryptography.hazmat.primitives.asymmetric.utils import decode_dss_signature, encode_dss_signature
 
-from ..runtime.numbers import parse_number, to_decimal
-from ..runtime.values import thaw
-from .jwk import (
+from pyrego.builtins.jwk import (
     Base64Error,
     Jwk,
     b64url_decode_opa,
@@ -27,7 +25,9 @@ from .jwk import (
     parse_jwk_set,
     pem_decode,
 )
-from .registry import BuiltinError, builtin, operand_error
+from pyrego.builtins.registry import BuiltinError, builtin, operand_error
+from pyrego.runtime.numbers import parse_number, to_decimal
+from pyrego.runtime.values import thaw
 
 ALGORITHMS = frozenset(
     [
@@ -170,7 +170,7 @@ def keys_from_cert_or_jwk(text: str) -> list[Jwk]:
         if k.alg and k.alg not in ALGORITHMS:
             continue
         if not isinstance(k.key, bytes):
-            from .jwk import public_of
+            from pyrego.builtins.jwk import public_of
 
             k.key = public_of(k.key)
         out.append(k)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .registry import BuiltinError, builtin
+from pyrego.builtins.registry import BuiltinError, builtin
 
 
 def _compiled(name: str) -> BuiltinError:

@@ -35,8 +35,8 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from ..runtime.numbers import MAX_PRODUCT_BITS
-from .registry import BuiltinCancel, BuiltinError
+from pyrego.builtins.registry import BuiltinCancel, BuiltinError
+from pyrego.runtime.numbers import MAX_PRODUCT_BITS
 
 #: Work units between two reads of the clock.
 TICK = 1 << 12

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from .registry import builtin, operand_error
+from pyrego.builtins.registry import builtin, operand_error
 
 VERSION = "1.20.2"
 

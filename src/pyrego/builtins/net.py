@@ -19,10 +19,10 @@ import socket
 import threading
 from typing import Any
 
-from ..runtime.context import EvalContext
-from ..runtime.values import freeze, make_set, thaw
-from .limits import MAX_CIDR_EXPAND, Deadline
-from .registry import BuiltinCancel, BuiltinError, builtin, operand_error
+from pyrego.builtins.limits import MAX_CIDR_EXPAND, Deadline
+from pyrego.builtins.registry import BuiltinCancel, BuiltinError, builtin, operand_error
+from pyrego.runtime.context import EvalContext
+from pyrego.runtime.values import freeze, make_set, thaw
 
 _V4_MAPPED = 0xFFFF << 32
 

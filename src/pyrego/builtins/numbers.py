@@ -12,10 +12,10 @@ import random
 import time
 from typing import Any
 
-from ..runtime.context import EvalContext
-from .limits import check_int_bits
-from .registry import BuiltinCancel, BuiltinError, builtin
-from .types import bigint_operand, int_operand, operand_msg, str_operand
+from pyrego.builtins.limits import check_int_bits
+from pyrego.builtins.registry import BuiltinCancel, BuiltinError, builtin
+from pyrego.builtins.types import bigint_operand, int_operand, operand_msg, str_operand
+from pyrego.runtime.context import EvalContext
 
 _CHUNK = 1 << 20
 

@@ -13,11 +13,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..runtime.context import EvalContext
-from ..runtime.values import equal, freeze
-from .limits import TICK, Deadline
-from .registry import OperandTypeError, builtin
-from .types import arr_operand, elem_err, obj_operand, type_err
+from pyrego.builtins.limits import TICK, Deadline
+from pyrego.builtins.registry import OperandTypeError, builtin
+from pyrego.builtins.types import arr_operand, elem_err, obj_operand, type_err
+from pyrego.runtime.context import EvalContext
+from pyrego.runtime.values import equal, freeze
 
 _MISSING = object()
 

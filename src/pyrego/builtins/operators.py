@@ -14,11 +14,11 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
-from ..runtime import numbers
-from ..runtime.values import compare, equal, freeze
-from . import limits
-from .registry import BuiltinError, builtin
-from .types import type_err
+from pyrego.builtins import limits
+from pyrego.builtins.registry import BuiltinError, builtin
+from pyrego.builtins.types import type_err
+from pyrego.runtime import numbers
+from pyrego.runtime.values import compare, equal, freeze
 
 # ---------------------------------------------------------------- comparison
 

@@ -8,10 +8,10 @@ import hmac
 from typing import Any
 from urllib.parse import quote, urlsplit
 
-from ..runtime.values import thaw
-from .http import set_text, validate_request
-from .jwk import go_json_marshal
-from .registry import OperandTypeError, builtin, operand_error
+from pyrego.builtins.http import set_text, validate_request
+from pyrego.builtins.jwk import go_json_marshal
+from pyrego.builtins.registry import OperandTypeError, builtin, operand_error
+from pyrego.runtime.values import thaw
 
 _REQUIRED = ("aws_access_key", "aws_secret_access_key", "aws_region", "aws_service")
 # Headers that proxies may change; never signed (as in the AWS SDK and OPA).

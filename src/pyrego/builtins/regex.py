@@ -17,11 +17,11 @@ from typing import Any
 
 from re2 import _re2  # type: ignore[import-untyped]
 
-from ..runtime.context import EvalContext
-from ._goutil import from_bytes, to_bytes, valid_utf8
-from .limits import MAX_STRING, TICK, Deadline, check, check_string_size
-from .regex_glob import globs_match
-from .registry import BuiltinError, OperandTypeError, builtin, operand_error
+from pyrego.builtins._goutil import from_bytes, to_bytes, valid_utf8
+from pyrego.builtins.limits import MAX_STRING, TICK, Deadline, check, check_string_size
+from pyrego.builtins.regex_glob import globs_match
+from pyrego.builtins.registry import BuiltinError, OperandTypeError, builtin, operand_error
+from pyrego.runtime.context import EvalContext
 
 _OPTIONS = _re2.RE2.Options()
 _OPTIONS.log_errors = False
@@ -376,7 +376,7 @@ def _compile_template(tpl: str, start: str, end: str) -> _Regexp:
 
 
 def _go_q(s: str) -> str:
-    from ._goutil import go_quote
+    from pyrego.builtins._goutil import go_quote
 
     return go_quote(s)
 

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import bisect
 
-from .limits import Deadline
-from .registry import BuiltinError
+from pyrego.builtins.limits import Deadline
+from pyrego.builtins.registry import BuiltinError
 
 _Ranges = tuple[tuple[int, int], ...]
 

@@ -30,7 +30,7 @@ import threading
 from dataclasses import dataclass
 from typing import Any, Callable, TypeVar
 
-from ..runtime.values import type_name
+from pyrego.runtime.values import type_name
 
 
 class BuiltinError(Exception):
@@ -131,7 +131,7 @@ def _context_optional(fn: Callable[..., Any], arity: int) -> Callable[..., Any]:
     deadline. A fixed signature per arity keeps the evaluation's call cheap."""
 
     def plain() -> Any:
-        from ..runtime.context import EvalContext
+        from pyrego.runtime.context import EvalContext
 
         return EvalContext()
 
@@ -194,7 +194,7 @@ def _load_all() -> None:
             import importlib
             import pkgutil
 
-            from .. import builtins as package
+            from pyrego import builtins as package
 
             for info in pkgutil.iter_modules(package.__path__):
                 if info.name not in ("registry",):

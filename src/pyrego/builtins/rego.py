@@ -13,9 +13,9 @@ import math
 import re
 from typing import Any
 
-from .. import ast
-from ..errors import RegoCompileError, RegoError
-from .registry import BuiltinError, builtin, operand_error
+from pyrego.ast import nodes as ast
+from pyrego.builtins.registry import BuiltinError, builtin, operand_error
+from pyrego.errors import RegoCompileError, RegoError
 
 
 @builtin("rego.metadata.chain", 0)
@@ -36,7 +36,7 @@ def parse_module(filename: Any, text: Any) -> Any:
         raise operand_error(1, filename, "string")
     if type(text) is not str:
         raise operand_error(2, text, "string")
-    from ..parser import parse_module as parse
+    from pyrego.parse.parser import parse_module as parse
 
     try:
         module = parse(text, filename)

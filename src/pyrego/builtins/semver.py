@@ -26,8 +26,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ._goutil import go_quote
-from .registry import BuiltinError, builtin, operand_error
+from pyrego.builtins._goutil import go_quote
+from pyrego.builtins.registry import BuiltinError, builtin, operand_error
 
 _IDENTIFIERS = re.compile(r"[0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*", re.ASCII)
 _DIGITS = re.compile(r"[0-9]+", re.ASCII)

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..runtime.values import SetKey, thaw
-from .registry import builtin
-from .types import set_operand, type_err
+from pyrego.builtins.registry import builtin
+from pyrego.builtins.types import set_operand, type_err
+from pyrego.runtime.values import SetKey, thaw
 
 
 def _member_sets(x: Any) -> list[frozenset[Any]]:

@@ -23,14 +23,14 @@ from decimal import Decimal
 from functools import lru_cache
 from typing import Any
 
-from ..runtime.budget import tick
-from ..runtime.numbers import format_number
-from ..runtime.values import freeze, sort_key, thaw
-from ._goutil import int_to_decimal
-from .limits import MAX_STRING, check_string_size
-from .registry import builtin
-from .sprintf_float import format_float, sharp_float
-from .types import INT64_MAX, INT64_MIN, type_err
+from pyrego.builtins._goutil import int_to_decimal
+from pyrego.builtins.limits import MAX_STRING, check_string_size
+from pyrego.builtins.registry import builtin
+from pyrego.builtins.sprintf_float import format_float, sharp_float
+from pyrego.builtins.types import INT64_MAX, INT64_MIN, type_err
+from pyrego.runtime.budget import tick
+from pyrego.runtime.numbers import format_number
+from pyrego.runtime.values import freeze, sort_key, thaw
 
 # ---------------------------------------------------------------- Rego text of values
 

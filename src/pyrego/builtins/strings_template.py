@@ -26,10 +26,9 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..runtime.context import EvalContext
-from .limits import MAX_STRING, TICK, check, check_string_size
-from .registry import BuiltinError, builtin
-from .strings_template_values import (
+from pyrego.builtins.limits import MAX_STRING, TICK, check, check_string_size
+from pyrego.builtins.registry import BuiltinError, builtin
+from pyrego.builtins.strings_template_values import (
     ARITY,
     FUNCS,
     NO_VALUE,
@@ -40,7 +39,8 @@ from .strings_template_values import (
     to_go,
     truth,
 )
-from .types import obj_operand, str_operand
+from pyrego.builtins.types import obj_operand, str_operand
+from pyrego.runtime.context import EvalContext
 
 # ---------------------------------------------------------------- errors
 

@@ -14,9 +14,9 @@ import html as _html
 import urllib.parse
 from typing import Any, Callable
 
-from ..runtime.numbers import format_number
-from ..runtime.values import sort_key, thaw
-from .sprintf import go_sprintf_args
+from pyrego.builtins.sprintf import go_sprintf_args
+from pyrego.runtime.numbers import format_number
+from pyrego.runtime.values import sort_key, thaw
 
 # ---------------------------------------------------------------- Go values
 
@@ -60,7 +60,7 @@ def to_go(value: Any) -> Any:
 def _key_text(key: Any) -> str:
     if type(key) is str:
         return key  # type: ignore[no-any-return]
-    from ..runtime.convert import dumps
+    from pyrego.runtime.convert import dumps
 
     return dumps(thaw(key))
 

@@ -9,9 +9,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ..runtime.context import EvalContext
-from .registry import BuiltinError, OperandTypeError, builtin, operand_error
-from .time_layout import (
+from pyrego.builtins.registry import BuiltinError, OperandTypeError, builtin, operand_error
+from pyrego.builtins.time_layout import (
     LONG_DAYS,
     UTC,
     Civil,
@@ -22,10 +21,11 @@ from .time_layout import (
     go_date,
     load_location,
 )
-from .time_layout import (
+from pyrego.builtins.time_layout import (
     format_time as _format,
 )
-from .time_parse import TimeError, parse_rego_duration, parse_time
+from pyrego.builtins.time_parse import TimeError, parse_rego_duration, parse_time
+from pyrego.runtime.context import EvalContext
 
 _NS = 1_000_000_000
 _MIN_NS = -(1 << 63)
@@ -101,7 +101,7 @@ def _tz_time(x: Any) -> tuple[int, int, Zone, str]:
 
 
 def _type(x: Any) -> str:
-    from ..runtime.values import type_name
+    from pyrego.runtime.values import type_name
 
     return type_name(x)
 

@@ -10,8 +10,8 @@ import math
 import re
 from decimal import Decimal
 
-from ._goutil import go_quote
-from .time_layout import (
+from pyrego.builtins._goutil import go_quote
+from pyrego.builtins.time_layout import (
     _DAY,
     _DAYS_BEFORE,
     _FRAC0,

@@ -12,9 +12,9 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
-from ..runtime import bigfloat
-from ..runtime.numbers import parse_number
-from .registry import BuiltinError, builtin, operand_error
+from pyrego.builtins.registry import BuiltinError, builtin, operand_error
+from pyrego.runtime import bigfloat
+from pyrego.runtime.numbers import parse_number
 
 _MAX_EXPONENT_DIGITS = 6
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from ..runtime.context import EvalContext
-from ..runtime.values import UNDEF, freeze
-from .registry import builtin, operand_error
+from pyrego.builtins.registry import builtin, operand_error
+from pyrego.runtime.context import EvalContext
+from pyrego.runtime.values import UNDEF, freeze
 
 _HEX = frozenset("0123456789abcdefABCDEF")
 _G1582_NS100 = 122192928000000000  # 100ns ticks from 1582-10-15 to 1970-01-01

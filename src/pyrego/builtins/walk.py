@@ -13,10 +13,10 @@ from __future__ import annotations
 
 from typing import Any, Iterator
 
-from ..runtime.context import EvalContext
-from ..runtime.values import sort_key, thaw
-from .limits import TICK, check
-from .registry import builtin
+from pyrego.builtins.limits import TICK, check
+from pyrego.builtins.registry import builtin
+from pyrego.runtime.context import EvalContext
+from pyrego.runtime.values import sort_key, thaw
 
 
 def _children(value: Any) -> list[tuple[Any, Any]] | None:

@@ -8,7 +8,7 @@ import ipaddress
 from cryptography import x509
 from cryptography.exceptions import InvalidSignature, UnsupportedAlgorithm
 
-from .x509 import EXT_KEY_USAGES
+from pyrego.builtins.x509 import EXT_KEY_USAGES
 
 
 class VerifyError(Exception):

@@ -21,9 +21,9 @@ import importlib
 import sys
 from collections.abc import Sequence
 
-from ..loader import LoadError
-from .eval_cmd import load_data_args
-from .output import UsageError, format_errors, format_result
+from pyrego.cli.eval_cmd import load_data_args
+from pyrego.cli.output import UsageError, format_errors, format_result
+from pyrego.loader import LoadError
 
 __all__ = ["COMMANDS", "UsageError", "build_parser", "format_errors", "format_result", "load_data_args", "main"]
 
@@ -52,7 +52,7 @@ class _VersionAction(argparse.Action):
     """``--version``: what ``pyrego version`` prints, then exit 0."""
 
     def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: object, option_string: str | None = None) -> None:
-        from .version_cmd import cmd_version
+        from pyrego.cli.version_cmd import cmd_version
 
         cmd_version(namespace, sys.stdout, sys.stderr)
         parser.exit(0)
@@ -77,7 +77,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``pyrego`` command with ``argv`` (default ``sys.argv[1:]``); return the exit status."""
     args = list(sys.argv[1:] if argv is None else argv)
     if args[:1] == ["bench"]:
-        from ..bench.cli import main as bench_main
+        from pyrego.bench.cli import main as bench_main
 
         return bench_main(args[1:])
     ap = build_parser()

@@ -12,7 +12,7 @@ import argparse
 import json
 from typing import Any, TextIO
 
-from ..go_json import marshal
+from pyrego.go_json import marshal
 
 DESCRIPTION = """\
 Show capabilities for pyrego.
@@ -53,7 +53,7 @@ With --v0-compatible, --current prints the capabilities for Rego v0 code
 
 def cmd_capabilities(ns: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """``pyrego capabilities``."""
-    from ..capabilities import (
+    from pyrego.capabilities import (
         CapabilitiesError,
         current_capabilities,
         known_versions,
@@ -81,7 +81,7 @@ def cmd_capabilities(ns: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def _read_json(path: str) -> Any:
-    from ..capabilities import CapabilitiesError
+    from pyrego.capabilities import CapabilitiesError
 
     try:
         with open(path, encoding="utf-8") as f:

@@ -14,7 +14,7 @@ prints them and the exit status is 1:
 - ``-f json``: ``{"errors": [...]}``, each with message, code, location (and
   a parse error's details).
 
-Options: ``-S/--strict`` (OPA's strict mode: :mod:`pyrego.compile_checks`),
+Options: ``-S/--strict`` (OPA's strict mode: :mod:`pyrego.compile.checks`),
 ``-m/--max-errors N`` (default 10; 0 or less: no limit), ``--ignore GLOB``
 (file and folder names to leave out, repeatable or comma-separated),
 ``--capabilities FILE|VERSION`` (only the builtins it lists),
@@ -34,8 +34,8 @@ from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import Any, TextIO
 
-from ..errors import Location, RegoError, RegoParseError
-from .output import PlainError, UsageError, format_errors
+from pyrego.cli.output import PlainError, UsageError, format_errors
+from pyrego.errors import Location, RegoError, RegoParseError
 
 #: --format values, as opa check names them.
 FORMATS = ("pretty", "json")
@@ -93,8 +93,7 @@ def check_policies(
     ``mode``: ``v1``, ``v0`` or ``v0v1`` (v0 syntax that must also pass v1's checks);
     ``schemas``: by path, as :func:`pyrego.loader.read_schemas` reads them."""
     import pyrego
-
-    from ..compile_checks import check_deprecated_builtins, check_modules
+    from pyrego.compile.checks import check_deprecated_builtins, check_modules
 
     modules = {}
     parse_errors: list[RegoError | PlainError] = []
@@ -130,7 +129,7 @@ def check_policies(
 def _limited(errors: list[RegoError], limit: int) -> list[RegoError | PlainError]:
     """At most ``limit`` errors, then OPA's marker (as OPA's compiler adds it on
     reaching its limit). Stages that stop at ten by themselves keep their ten."""
-    from ..errors import RegoCompileError
+    from pyrego.errors import RegoCompileError
 
     real = [e for e in errors if not (e.location is None and e.message == "error limit reached")]
     if 0 < limit <= len(real):
@@ -139,7 +138,7 @@ def _limited(errors: list[RegoError], limit: int) -> list[RegoError | PlainError
 
 
 def _parse(text: str, name: str, mode: str) -> Any:
-    from ..parser import Parser, parse_module
+    from pyrego.parse.parser import Parser, parse_module
 
     if mode != "v0v1":
         return parse_module(text, name, rego_v1=mode == "v1")
@@ -204,7 +203,7 @@ def _walk(path: str, ignore: Sequence[str], depth: int) -> Iterator[tuple[str, s
 
 def _capabilities(arg: str, mode: str) -> dict[str, Any]:
     """A capabilities file, or a version pyrego ships (as OPA's --capabilities takes either)."""
-    from ..capabilities import CapabilitiesError, load_version
+    from pyrego.capabilities import CapabilitiesError, load_version
 
     path = Path(arg)
     if path.is_file():
@@ -223,8 +222,8 @@ def _capabilities(arg: str, mode: str) -> dict[str, Any]:
 
 def _read_schemas(arg: str) -> dict[tuple[str, ...], Any]:
     """The schema files (JSON or YAML), read before any policy as OPA does."""
-    from ..errors import DataError
-    from ..loader import read_schemas
+    from pyrego.errors import DataError
+    from pyrego.loader import read_schemas
 
     try:
         return read_schemas(arg)
@@ -234,7 +233,7 @@ def _read_schemas(arg: str) -> dict[tuple[str, ...], Any]:
 
 def _render(errors: Sequence[RegoError | PlainError], fmt: str, loading: bool) -> str:
     if fmt == "json":
-        from ..go_json import marshal
+        from pyrego.go_json import marshal
 
         return marshal({"errors": [_error_entry(e) for e in errors]})
     if not loading:

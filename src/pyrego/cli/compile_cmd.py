@@ -24,10 +24,10 @@ import json
 from pathlib import Path
 from typing import Any, TextIO
 
-from ..errors import RegoError
-from ..loader import read_document
-from .eval_cmd import load_data_args
-from .output import PlainError, UsageError, format_errors
+from pyrego.cli.eval_cmd import load_data_args
+from pyrego.cli.output import PlainError, UsageError, format_errors
+from pyrego.errors import RegoError
+from pyrego.loader import read_document
 
 #: Told when neither --unknowns nor the rule's metadata names the unknown rows.
 NO_UNKNOWNS = (
@@ -39,8 +39,7 @@ NO_UNKNOWNS = (
 
 def cmd_compile(ns: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     import pyrego
-
-    from ..go_json import marshal
+    from pyrego.go_json import marshal
 
     fmt = ns.format
     engine = pyrego.Engine()
@@ -81,7 +80,7 @@ def cmd_compile(ns: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 def _declares_unknowns(engine: Any, query: str) -> bool:
     """Whether the ``# METADATA`` of the rule ``query`` names (``data.x.y``) declares unknowns."""
-    from ..partial.annotations import declared_unknowns, query_path
+    from pyrego.partial.annotations import declared_unknowns, query_path
 
     path = query_path(query)
     return path is not None and declared_unknowns(engine._get_program().tree, path) is not None
@@ -100,7 +99,7 @@ def response(filters: dict[str, Any]) -> dict[str, Any]:
 
 def _go_map(v: Any) -> Any:
     """Objects with their keys sorted, as Go writes a map."""
-    from ..go_json import sorted_map
+    from pyrego.go_json import sorted_map
 
     if isinstance(v, dict):
         return sorted_map({k: _go_map(x) for k, x in v.items()})

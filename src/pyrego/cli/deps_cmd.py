@@ -14,9 +14,9 @@ import fnmatch
 import os
 from typing import Any, TextIO
 
-from ..errors import RegoError
-from ..go_json import marshal
-from .box_table import render_table
+from pyrego.cli.box_table import render_table
+from pyrego.errors import RegoError
+from pyrego.go_json import marshal
 
 DESCRIPTION = """\
 Print dependencies of provided query.
@@ -76,15 +76,15 @@ def _rego_files(path: str, ignore: list[str]) -> list[str]:
 
 
 def _errors_text(errs: list[RegoError]) -> str:
-    from ..bundle_inspect import errors_text
+    from pyrego.bundle.inspect import errors_text
 
     return errors_text(errs)
 
 
 def load_modules(ns: argparse.Namespace) -> list[Any]:
     """The modules of every ``-d`` and ``-b`` path, parsed."""
-    from ..bundle_inspect import InspectError
-    from ..parser import parse_module
+    from pyrego.bundle.inspect import InspectError
+    from pyrego.parse.parser import parse_module
 
     rego_v1 = not ns.v0_compatible
     modules = []
@@ -110,16 +110,16 @@ def load_modules(ns: argparse.Namespace) -> list[Any]:
 
 
 def _bundle_modules(path: str, rego_v1: bool) -> list[Any]:
-    from ..bundle_inspect import bundle_modules
+    from pyrego.bundle.inspect import bundle_modules
 
     return bundle_modules(path, rego_v1)
 
 
 def cmd_deps(ns: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """``pyrego deps QUERY``."""
-    from ..compiler import compile_modules
-    from ..deps import query_dependencies, ref_text
-    from ..parser import parse_query
+    from pyrego.compile.compiler import compile_modules
+    from pyrego.compile.deps import query_dependencies, ref_text
+    from pyrego.parse.parser import parse_query
 
     if len(ns.query) != 1:
         print("Error: specify exactly one query argument", file=err)

@@ -11,7 +11,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from . import build_parser
+from pyrego.cli import build_parser
 
 #: Help text width of the pages (fixed, so the pages do not depend on the terminal).
 WIDTH = 100
@@ -36,7 +36,7 @@ def subcommands() -> dict[str, tuple[str, argparse.ArgumentParser]]:
 def page(name: str, summary: str, parser: argparse.ArgumentParser) -> str:
     """The Markdown page of one subcommand."""
     if name == "bench":
-        from ..bench.cli import build_parser as bench_parser
+        from pyrego.bench.cli import build_parser as bench_parser
 
         parser = bench_parser()
     _fixed_width(parser)

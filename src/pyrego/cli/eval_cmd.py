@@ -14,11 +14,11 @@
   query is resolved in; ``--timeout`` (a Go duration such as ``5s``);
   ``--capabilities FILE`` (only the builtins that file lists);
   ``--v0-compatible``; ``-S/--strict`` (OPA's strict mode:
-  :mod:`pyrego.compile_checks`); ``--strict-builtin-errors``; ``--fail`` (exit 1 when
+  :mod:`pyrego.compile.checks`); ``--strict-builtin-errors``; ``--fail`` (exit 1 when
   the result is undefined or empty); ``--fail-defined`` (exit 1 when it is
   defined); ``--fail-non-empty`` (exit 1 when it is not empty). Errors exit
   with status 2, as in OPA. ``--no-cache``: do not use the on-disk cache of
-  compiled code (:mod:`pyrego.disk_cache`).
+  compiled code (:mod:`pyrego.codegen.disk_cache`).
 - OPA's type checker runs on the policies and the query, as in ``opa eval``
   (:mod:`pyrego.typecheck`); ``-s/--schema FILE|DIR``: the input's JSON
   schema, or a folder of schemas ``# METADATA`` blocks name.
@@ -35,11 +35,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
-from ..errors import RegoError
-from ..loader import LoadError, data_document, iter_files, read_policy, split_prefix
-from .eval_extras import EvalExtras, add_arguments
-from .output import PlainError, UsageError, format_errors
-from .partial_output import add_partial_arguments, run_partial
+from pyrego.cli.eval_extras import EvalExtras, add_arguments
+from pyrego.cli.output import PlainError, UsageError, format_errors
+from pyrego.cli.partial_output import add_partial_arguments, run_partial
+from pyrego.errors import RegoError
+from pyrego.loader import LoadError, data_document, iter_files, read_policy, split_prefix
 
 #: ``--format`` values, as ``opa eval`` names them.
 FORMATS = ("json", "values", "bindings", "pretty", "source", "raw", "discard")
@@ -60,7 +60,7 @@ def load_data_args(engine: Any, args: Sequence[str]) -> None:
             else:
                 engine.add_data(data_document(file))
     if policies:
-        from .. import disk_cache
+        from pyrego.codegen import disk_cache
 
         disk_cache.use_context(policies, "eval")  # the code cache's pack for this policy set, when enabled
         engine.add_policies(policies)
@@ -73,9 +73,9 @@ def parse_input_text(text: str | bytes) -> Any:
     whatever the file is called; a leading UTF-8 byte order mark is dropped.
 
     Raises :class:`~pyrego.errors.DataError` when the text is neither."""
-    from ..conformance import load_yaml
-    from ..errors import DataError
-    from ..runtime.convert import loads
+    from pyrego.conformance import load_yaml
+    from pyrego.errors import DataError
+    from pyrego.runtime.convert import loads
 
     if isinstance(text, bytes):
         text = text.decode("utf-8", errors="replace")
@@ -130,7 +130,7 @@ def _query_text(ns: argparse.Namespace) -> str:
 
 def _timeout_seconds(text: str) -> float | None:
     """A Go duration (``5s``, ``1m30s``, ``250ms``); ``0`` means no limit."""
-    from ..builtins.time_parse import TimeError, parse_duration
+    from pyrego.builtins.time_parse import TimeError, parse_duration
 
     try:
         ns = parse_duration(text)
@@ -174,11 +174,11 @@ def cmd_eval(ns: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         if ns.schema is not None:
             engine.load_schemas(ns.schema)  # (and so the type check)
         # As `opa eval` does, the command line reports its environment through opa.runtime().
-        from ..builtins.misc import cli_runtime
+        from pyrego.builtins.misc import cli_runtime
 
         engine.set_runtime(cli_runtime())
         if not ns.no_cache:
-            from .. import disk_cache
+            from pyrego.codegen import disk_cache
 
             disk_cache.enable_default()
         with extras.loading():

@@ -1,7 +1,7 @@
 """``pyrego eval``'s observability flags, as ``opa eval`` has them.
 
 - ``--explain notes|fails|full|debug``: the evaluation's trace (OPA's event
-  kinds and layout, see :mod:`pyrego.tracing`); printed before the result in
+  kinds and layout, see :mod:`pyrego.instrument.tracing`); printed before the result in
   the pretty format, as ``"explanation"`` (a list of events) in JSON.
 - ``--metrics``: OPA's timers (``timer_rego_load_files_ns``,
   ``timer_rego_module_parse_ns``, ``timer_rego_module_compile_ns``,
@@ -17,7 +17,7 @@
   ``Overall Coverage`` figure (pretty).
 
 With none of them the command evaluates exactly as before; with any of them
-it evaluates through the instrumented program (:mod:`pyrego.instrument_eval`).
+it evaluates through the instrumented program (:mod:`pyrego.instrument.evaluate`).
 """
 
 from __future__ import annotations
@@ -29,13 +29,13 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
-from ..coverage import report as coverage_report
-from ..instrument_codegen import InstrumentedGen, piece_table
-from ..instrument_eval import eval_query_instrumented, instrumented_program
-from ..parser import parse_query
-from ..profiler import DEFAULT_SORT, SORT_CRITERIA, go_duration, profile_stats, top
-from ..tracing import TraceEvent, explain, render
-from .output import _ascii_table, format_result
+from pyrego.cli.output import _ascii_table, format_result
+from pyrego.instrument.codegen import InstrumentedGen, piece_table
+from pyrego.instrument.coverage import report as coverage_report
+from pyrego.instrument.evaluate import eval_query_instrumented, instrumented_program
+from pyrego.instrument.profiler import DEFAULT_SORT, SORT_CRITERIA, go_duration, profile_stats, top
+from pyrego.instrument.tracing import TraceEvent, explain, render
+from pyrego.parse.parser import parse_query
 
 EXPLAIN_CHOICES = ("off", "notes", "fails", "full", "debug")
 
@@ -143,7 +143,7 @@ class EvalExtras:
         return result
 
     def _collect(self, run: Any, query: str) -> None:
-        from ..instrument import trace_events
+        from pyrego.instrument.engine_mixin import trace_events
 
         if self.explain != "off":
             self.events = explain(trace_events(run, query), self.explain)

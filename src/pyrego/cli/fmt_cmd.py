@@ -16,8 +16,8 @@ import os
 from pathlib import Path
 from typing import Any, TextIO
 
-from ..errors import RegoError
-from .output import format_errors
+from pyrego.cli.output import format_errors
+from pyrego.errors import RegoError
 
 __all__ = ["register", "cmd_fmt"]
 
@@ -37,13 +37,13 @@ def _errors(exc: RegoError) -> list[RegoError]:
 
 
 def _format(ns: argparse.Namespace, name: str, text: str) -> str:
-    from ..formatter import format_module
+    from pyrego.formatter import format_module
 
     v0_to_v1 = bool(ns.v0_v1)
     rego_v1 = not ns.v0_compatible
     formatted = format_module(text, name, rego_v1=rego_v1, v0_to_v1=v0_to_v1)
     # As `opa fmt --check-result`: the output must parse in the output's version.
-    from ..parser import parse_module
+    from pyrego.parse.parser import parse_module
 
     try:
         parse_module(formatted, "formatted", rego_v1=rego_v1 or v0_to_v1)

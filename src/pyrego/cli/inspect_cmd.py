@@ -3,7 +3,7 @@
 ``--format pretty`` (the default) prints OPA's tables (``MANIFEST:``,
 ``NAMESPACES:``) and, with ``--annotations``, each annotation as OPA lists
 it; ``--format json`` prints OPA's ``Info`` JSON
-(:func:`pyrego.bundle_inspect.inspection_json`). Errors are printed as
+(:func:`pyrego.bundle.inspect.inspection_json`). Errors are printed as
 ``error: ...`` on stderr in either format, exit status 1.
 """
 
@@ -12,8 +12,8 @@ from __future__ import annotations
 import argparse
 from typing import Any, TextIO
 
-from ..go_json import marshal
-from .box_table import render_table
+from pyrego.cli.box_table import render_table
+from pyrego.go_json import marshal
 
 MAX_FIELD = 50
 PAGE_WIDTH = 80
@@ -45,7 +45,7 @@ file is loaded and summarised on its own.
 
 def cmd_inspect(ns: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """``pyrego inspect PATH``."""
-    from ..bundle_inspect import InspectError, inspect_path, inspection_json
+    from pyrego.bundle.inspect import InspectError, inspect_path, inspection_json
 
     if len(ns.paths) != 1:
         print("error: specify exactly one OPA bundle or path", file=err)
@@ -170,7 +170,7 @@ def _annotation_text(e: Any) -> str:
 
 def _drop_data(names: list[str]) -> str:
     """OPA's dropDataPrefix: the path without ``data``, its first name as a var."""
-    from ..bundle_inspect import ref_string
+    from pyrego.bundle.inspect import ref_string
 
     if not names:
         return ""
@@ -185,7 +185,7 @@ def _author(a: dict[str, Any]) -> str:
 
 
 def _path_text(terms: list[dict[str, Any]]) -> str:
-    from ..bundle_inspect import ref_string
+    from pyrego.bundle.inspect import ref_string
 
     head = terms[0]["value"]
     names = [str(t["value"]) for t in terms[1:]]

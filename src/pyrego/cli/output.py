@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from decimal import Decimal
 from typing import Any
 
-from ..errors import RegoError
+from pyrego.errors import RegoError
 
 
 class UsageError(Exception):
@@ -29,8 +29,8 @@ class _Envelope(dict):  # type: ignore[type-arg]
 
 
 def _render(v: Any, indent: int | None, level: int) -> str:
-    from ..runtime.convert import to_json_value
-    from ..runtime.numbers import format_number
+    from pyrego.runtime.convert import to_json_value
+    from pyrego.runtime.numbers import format_number
 
     if isinstance(v, _Envelope):
         items = [(k, _render(x, indent, level + 1)) for k, x in v.items()]

@@ -1,8 +1,8 @@
 """``pyrego parse FILE``: print a module's AST as ``opa parse`` does.
 
 ``--format pretty`` (the default) prints OPA's indented tree
-(:mod:`pyrego.ast_pretty`); ``--format json`` prints OPA's AST JSON
-(:mod:`pyrego.ast_json`), with ``--json-include locations`` adding every
+(:mod:`pyrego.ast.pretty`); ``--format json`` prints OPA's AST JSON
+(:mod:`pyrego.ast.opa_json`), with ``--json-include locations`` adding every
 node's location and ``--json-include -comments`` leaving comments out.
 Errors are printed as ``opa parse`` prints them whatever the format: a JSON
 ``{"errors": [...]}`` object on stderr, exit status 1.
@@ -14,8 +14,8 @@ import argparse
 from pathlib import Path
 from typing import Any, TextIO
 
-from ..errors import RegoError
-from ..go_json import marshal
+from pyrego.errors import RegoError
+from pyrego.go_json import marshal
 
 DESCRIPTION = """\
 Parse Rego source file and print AST.
@@ -72,9 +72,9 @@ def rego_error_entry(err: RegoError) -> dict[str, Any]:
 
 def cmd_parse(ns: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """``pyrego parse FILE``: print the module's AST."""
-    from ..ast_json import module_json
-    from ..ast_pretty import pretty_module
-    from ..parser import parse_module
+    from pyrego.ast.opa_json import module_json
+    from pyrego.ast.pretty import pretty_module
+    from pyrego.parse.parser import parse_module
 
     path: str = ns.file
     try:

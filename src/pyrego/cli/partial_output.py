@@ -15,9 +15,9 @@ from __future__ import annotations
 import argparse
 from typing import Any, TextIO
 
-from .. import ast
-from ..partial import PartialResult
-from ..partial.output import expr_text
+from pyrego.ast import nodes as ast
+from pyrego.partial import PartialResult
+from pyrego.partial.output import expr_text
 
 __all__ = ["add_partial_arguments", "run_partial", "format_partial"]
 
@@ -56,8 +56,8 @@ def format_partial(result: PartialResult, fmt: str) -> str:
 
 
 def json_text(result: PartialResult) -> str:
-    from ..ast_json import ModuleJSON
-    from ..go_json import marshal
+    from pyrego.ast.opa_json import ModuleJSON
+    from pyrego.go_json import marshal
 
     empty = ast.Module(ast.Ref(ast.Var("data"), ()), (), ())
     writer = ModuleJSON(empty, "", False)
@@ -65,7 +65,7 @@ def json_text(result: PartialResult) -> str:
     if result.queries:
         partial["queries"] = [writer.body(q) for q in result.queries]
     if result.support:
-        from ..parser import parse_module
+        from pyrego.parse.parser import parse_module
 
         modules = []
         for m in result.support:
@@ -83,7 +83,7 @@ def formatted_body(body: ast.Body) -> str:
     """A query as ``opa fmt`` writes a body: one expression per line."""
     if not body:
         return "true"
-    from ..formatter import format_module
+    from pyrego.formatter import format_module
 
     text = "package p\n\nq if {\n" + "".join("\t" + expr_text(e) + "\n" for e in body) + "}\n"
     try:
@@ -103,7 +103,7 @@ def formatted_body(body: ast.Body) -> str:
 
 
 def formatted_module(text: str) -> str:
-    from ..formatter import format_module
+    from pyrego.formatter import format_module
 
     try:
         return format_module(text)

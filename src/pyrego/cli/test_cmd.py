@@ -27,18 +27,18 @@ import argparse
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, TextIO
 
-from .output import UsageError, format_errors
+from pyrego.cli.output import UsageError, format_errors
 
 if TYPE_CHECKING:
-    from ..testing import TestResult
+    from pyrego.testing import TestResult
 
 
 def cmd_test(ns: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """``pyrego test``: run the tests and report them; returns OPA's exit status."""
-    from .. import disk_cache
-    from ..testing import LoadFailure, RunOptions, TestSuite, features
-    from ..testing.reporters import JSONReporter, PrettyReporter
-    from ..testing.runner import compile_filter
+    from pyrego.codegen import disk_cache
+    from pyrego.testing import LoadFailure, RunOptions, TestSuite, features
+    from pyrego.testing.reporters import JSONReporter, PrettyReporter
+    from pyrego.testing.runner import compile_filter
 
     fmt: str = ns.format
     if ns.explain is not None:
@@ -59,7 +59,7 @@ def cmd_test(ns: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         raise UsageError("--explain is not available: this pyrego has no evaluation trace yet")
     timeout = 0.0
     if ns.timeout is not None:
-        from ..builtins.time_parse import TimeError, parse_duration  # Go's time.ParseDuration
+        from pyrego.builtins.time_parse import TimeError, parse_duration  # Go's time.ParseDuration
 
         try:
             timeout = parse_duration(ns.timeout) / 1e9
@@ -95,7 +95,7 @@ def cmd_test(ns: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             return 1
 
     if coverage:
-        from ..testing.coverage_report import CoverageReporter
+        from pyrego.testing.coverage_report import CoverageReporter
 
         suite.engine.set_enable_coverage(True)
 

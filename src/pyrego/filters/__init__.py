@@ -21,19 +21,19 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any, Sequence
 
-from ..errors import RegoError
-from ..partial import PartialResult, partial_eval
-from ..runtime.values import UNDEF
-from .checks import check, errors_text
-from .conditions import ALWAYS, NEVER, NULL, Compound, Condition, FieldCondition, FieldRef, Filter, walk
-from .constraints import Constraint, ConstraintError, constraint
-from .masks import evaluate_masks, parse_mask_rule
-from .sql import SQLError, to_sql
-from .translate import queries_to_condition, translate_field
-from .ucast import to_ucast
+from pyrego.errors import RegoError
+from pyrego.filters.checks import check, errors_text
+from pyrego.filters.conditions import ALWAYS, NEVER, NULL, Compound, Condition, FieldCondition, FieldRef, Filter, walk
+from pyrego.filters.constraints import Constraint, ConstraintError, constraint
+from pyrego.filters.masks import evaluate_masks, parse_mask_rule
+from pyrego.filters.sql import SQLError, to_sql
+from pyrego.filters.translate import queries_to_condition, translate_field
+from pyrego.filters.ucast import to_ucast
+from pyrego.partial import PartialResult, partial_eval
+from pyrego.runtime.values import UNDEF
 
 if TYPE_CHECKING:
-    from ..engine import Engine
+    from pyrego.engine import Engine
 
 __all__ = [
     "ALWAYS",
@@ -175,7 +175,7 @@ def _condition(result: PartialResult, c: Constraint, target: str, dialect: str, 
 
 
 def _declared_mask_rule(engine: Engine, query: str) -> str | None:
-    from ..partial.annotations import declared_mask_rule, query_path
+    from pyrego.partial.annotations import declared_mask_rule, query_path
 
     path = query_path(query)
     return declared_mask_rule(engine._get_program().tree, path) if path is not None else None

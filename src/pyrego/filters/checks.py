@@ -14,11 +14,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .. import ast
-from ..partial import SupportModule
-from ..partial.terms import Known
-from .constraints import Constraint
-from .opa_text import expr_string, ref_string, term_string
+from pyrego.ast import nodes as ast
+from pyrego.filters.constraints import Constraint
+from pyrego.filters.opa_text import expr_string, ref_string, term_string
+from pyrego.partial import SupportModule
+from pyrego.partial.terms import Known
 
 CODE = "pe_fragment_error"
 

@@ -26,8 +26,8 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence
 from django.core.exceptions import FieldDoesNotExist
 from django.db.models import F, Lookup, Q
 
-from .conditions import FieldRef
-from .predicates import (
+from pyrego.filters.conditions import FieldRef
+from pyrego.filters.predicates import (
     AllOf,
     AnyOf,
     Compare,
@@ -45,7 +45,7 @@ from .predicates import (
 if TYPE_CHECKING:
     from django.db.models import QuerySet
 
-    from ..engine import Engine
+    from pyrego.engine import Engine
 
 __all__ = ["filter_queryset", "to_q"]
 
@@ -96,7 +96,7 @@ def filter_queryset(
     ``unknowns`` (default ``["input.<name>"]``). Raises
     :class:`~pyrego.filters.FilterError` where the policy cannot be expressed
     as a filter."""
-    from .policy_condition import policy_condition
+    from pyrego.filters.policy_condition import policy_condition
 
     model = queryset.model
     name = name or model._meta.db_table

@@ -10,20 +10,20 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .. import ast
-from ..errors import RegoError
-from ..parser import parse_term
-from ..runtime.convert import to_json_value
-from ..runtime.values import UNDEF
-from .ucast import json_value
+from pyrego.ast import nodes as ast
+from pyrego.errors import RegoError
+from pyrego.filters.ucast import json_value
+from pyrego.parse.parser import parse_term
+from pyrego.runtime.convert import to_json_value
+from pyrego.runtime.values import UNDEF
 
 if TYPE_CHECKING:
-    from ..engine import Engine
+    from pyrego.engine import Engine
 
 
 def parse_mask_rule(text: str) -> str:
     """``text`` if it is a ref; a FilterError (OPA's ``parse_error``) otherwise."""
-    from . import FilterError
+    from pyrego.filters import FilterError
 
     try:
         term = parse_term(text)
@@ -36,7 +36,7 @@ def parse_mask_rule(text: str) -> str:
 
 def evaluate_masks(engine: Engine, rule: str, input: Any) -> dict[str, Any] | None:
     """The masks object, or None where the rule is undefined."""
-    from . import FilterError
+    from pyrego.filters import FilterError
 
     result = engine.eval_query(rule, input=UNDEF if input is None else input)["result"]
     if not result:

@@ -9,9 +9,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .. import ast
-from ..partial.output import scalar_text
-from ..partial.terms import Known, to_ast
+from pyrego.ast import nodes as ast
+from pyrego.partial.output import scalar_text
+from pyrego.partial.terms import Known, to_ast
 
 _VAR_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
@@ -34,7 +34,7 @@ def term_string(t: Any) -> str:
         return "{" + ", ".join(term_string(x) for x in t.items) + "}" if t.items else "set()"
     if tt is ast.Object:
         return "{" + ", ".join(f"{term_string(k)}: {term_string(v)}" for k, v in t.items) + "}"
-    from ..partial.output import term_text
+    from pyrego.partial.output import term_text
 
     return term_text(t)
 
@@ -55,7 +55,7 @@ def expr_string(e: ast.Expr) -> str:
     if type(s) is ast.Unify:
         text = f"{term_string(s.lhs)} = {term_string(s.rhs)}"
     elif type(s) is ast.Every:
-        from ..partial.output import expr_text
+        from pyrego.partial.output import expr_text
 
         text = expr_text(ast.Expr(s))
     else:

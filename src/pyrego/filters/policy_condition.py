@@ -18,12 +18,12 @@ from __future__ import annotations
 import dataclasses
 from typing import TYPE_CHECKING, Any, Sequence
 
-from .. import ast
-from .conditions import Filter
+from pyrego.ast import nodes as ast
+from pyrego.filters.conditions import Filter
 
 if TYPE_CHECKING:
-    from ..engine import Engine
-    from ..partial import PartialResult
+    from pyrego.engine import Engine
+    from pyrego.partial import PartialResult
 
 __all__ = ["mirrored", "policy_condition"]
 
@@ -43,8 +43,8 @@ def policy_condition(
     came from). Raises :class:`~pyrego.filters.FilterError` where OPA's
     Compile API refuses the policy (target ``sql``, dialect ``postgresql``:
     every operator a filter can hold)."""
-    from . import _lookup_mappings, compile_condition
-    from .translate import queries_to_condition
+    from pyrego.filters import _lookup_mappings, compile_condition
+    from pyrego.filters.translate import queries_to_condition
 
     cond, result = compile_condition(engine, query, input, unknowns=unknowns, mappings=mappings)
     queries = [mirrored(body) for body in result.queries]

@@ -40,7 +40,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, Callable, Union
 
-from .conditions import ALWAYS, COMPARISONS, NULL, PATTERNS, Compound, FieldCondition, FieldRef, Filter
+from pyrego.filters.conditions import ALWAYS, COMPARISONS, NULL, PATTERNS, Compound, FieldCondition, FieldRef, Filter
 
 #: The value types a column can be compared with.
 SCALARS = (bool, int, float, Decimal, str)
@@ -109,7 +109,7 @@ FALSE = AnyOf(())
 
 def adapter_error(message: str) -> Exception:
     """The error adapters raise for what they cannot express (``code`` ``adapter_error``)."""
-    from . import FilterError
+    from pyrego.filters import FilterError
 
     return FilterError("adapter_error", message)
 

@@ -22,9 +22,9 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
-from .. import ast
-from ..partial.terms import number_text
-from .conditions import ALWAYS, NULL, Compound, FieldCondition, FieldRef, Filter
+from pyrego.ast import nodes as ast
+from pyrego.filters.conditions import ALWAYS, NULL, Compound, FieldCondition, FieldRef, Filter
+from pyrego.partial.terms import number_text
 
 _OPS = {"eq": "=", "ne": "<>", "gt": ">", "lt": "<", "gte": ">=", "ge": ">=", "lte": "<=", "le": "<="}
 _NUMBERS = (int, float, Decimal)

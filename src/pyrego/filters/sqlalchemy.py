@@ -33,8 +33,8 @@ from sqlalchemy import Boolean, ColumnElement, String, and_, false, inspect, lit
 from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.sql.functions import FunctionElement
 
-from .conditions import FieldRef
-from .predicates import (
+from pyrego.filters.conditions import FieldRef
+from pyrego.filters.predicates import (
     AllOf,
     AnyOf,
     Compare,
@@ -52,7 +52,7 @@ from .predicates import (
 if TYPE_CHECKING:
     from sqlalchemy import Select
 
-    from ..engine import Engine
+    from pyrego.engine import Engine
 
 __all__ = ["filter_select", "to_sqlalchemy"]
 
@@ -99,7 +99,7 @@ def filter_select(
     ``filter_select(...).join(User, ...)``, and list theirs in
     ``unknowns``). Raises :class:`~pyrego.filters.FilterError` where the
     policy cannot be expressed as a filter."""
-    from .policy_condition import policy_condition
+    from pyrego.filters.policy_condition import policy_condition
 
     table = _table_name(model)
     name = name or table

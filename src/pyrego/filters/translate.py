@@ -15,11 +15,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import ast
-from ..partial.terms import Known, to_ast
-from ..runtime.values import sorted_values, thaw
-from .checks import operands, operator
-from .conditions import ALWAYS, NULL, Compound, Condition, FieldCondition, FieldRef, Filter
+from pyrego.ast import nodes as ast
+from pyrego.filters.checks import operands, operator
+from pyrego.filters.conditions import ALWAYS, NULL, Compound, Condition, FieldCondition, FieldRef, Filter
+from pyrego.partial.terms import Known, to_ast
+from pyrego.runtime.values import sorted_values, thaw
 
 _REVERSED = {"lt": "gte", "lte": "gt", "gt": "lte", "gte": "lt"}
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
-from .conditions import ALWAYS, NULL, Compound, FieldCondition, FieldRef, Filter
+from pyrego.filters.conditions import ALWAYS, NULL, Compound, FieldCondition, FieldRef, Filter
 
 
 def to_ucast(f: Filter) -> dict[str, Any] | None:

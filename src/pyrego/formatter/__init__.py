@@ -14,6 +14,6 @@ The pipeline, one module per step:
 - :mod:`~pyrego.formatter.api`: :func:`format_module`.
 """
 
-from .api import FormatErrors, format_module
+from pyrego.formatter.api import FormatErrors, format_module
 
 __all__ = ["FormatErrors", "format_module"]

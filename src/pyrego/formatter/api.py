@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from ..errors import Location, RegoError, RegoTypeError
-from ..lexer import tokenize
-from ..parser import parse_module
-from .convert import Converter
-from .imports import Version, prepare
-from .source import SourceIndex
-from .v1_checks import check_v1_compatible
-from .writer import Writer
+from pyrego.errors import Location, RegoError, RegoTypeError
+from pyrego.formatter.convert import Converter
+from pyrego.formatter.imports import Version, prepare
+from pyrego.formatter.source import SourceIndex
+from pyrego.formatter.v1_checks import check_v1_compatible
+from pyrego.formatter.writer import Writer
+from pyrego.parse.lexer import tokenize
+from pyrego.parse.parser import parse_module
 
 __all__ = ["format_module", "FormatErrors"]
 
@@ -41,7 +41,7 @@ def format_module(text: str, path: str = "", *, rego_v1: bool = True, v0_to_v1: 
     after keywords (several at once as :class:`FormatErrors`); operators
     called with the wrong number of arguments.
     """
-    from ..build_cache import _gc_paused  # (the parser's own pause of the cyclic GC)
+    from pyrego.codegen.build_cache import _gc_paused  # (the parser's own pause of the cyclic GC)
 
     with _gc_paused():  # formatting allocates much and frees all: collections only cost
         return _format(text, path, rego_v1=rego_v1, v0_to_v1=v0_to_v1)

@@ -19,11 +19,11 @@ from __future__ import annotations
 from bisect import bisect_right
 from decimal import Decimal, InvalidOperation
 
-from .. import ast
-from ..errors import Location
-from ..lexer import EOF
-from .nodes import Comment, Every, Expr, Head, Import, Loc, Module, Package, Rule, SomeDecl, Term, With
-from .source import SourceIndex
+from pyrego.ast import nodes as ast
+from pyrego.errors import Location
+from pyrego.formatter.nodes import Comment, Every, Expr, Head, Import, Loc, Module, Package, Rule, SomeDecl, Term, With
+from pyrego.formatter.source import SourceIndex
+from pyrego.parse.lexer import EOF
 
 __all__ = ["Converter", "WILDCARD_PREFIX"]
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .nodes import GENERATED_FILE, Every, Expr, Import, Loc, Module, Rule, Term
-from .writer import future_keyword
-from .writer_base import FmtOpts, walk_terms
+from pyrego.formatter.nodes import GENERATED_FILE, Every, Expr, Import, Loc, Module, Rule, Term
+from pyrego.formatter.writer import future_keyword
+from pyrego.formatter.writer_base import FmtOpts, walk_terms
 
 __all__ = ["Version", "prepare"]
 

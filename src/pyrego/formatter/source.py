@@ -14,9 +14,9 @@ from __future__ import annotations
 
 from bisect import bisect_right
 
-from .. import ast
-from ..errors import Location
-from ..lexer import IDENT, STRING, TMPL, TMPLC, Tokens
+from pyrego.ast import nodes as ast
+from pyrego.errors import Location
+from pyrego.parse.lexer import IDENT, STRING, TMPL, TMPLC, Tokens
 
 __all__ = ["SourceIndex"]
 

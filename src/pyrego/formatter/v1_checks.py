@@ -8,9 +8,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from decimal import Decimal
 
-from .. import ast
-from ..compile_checks import DEPRECATED_BUILTINS  # (the compiler's list: Rego v1 has none of them)
-from ..errors import Location, RegoCompileError, RegoError, RegoParseError, RegoTypeError
+from pyrego.ast import nodes as ast
+from pyrego.compile.checks import DEPRECATED_BUILTINS  # (the compiler's list: Rego v1 has none of them)
+from pyrego.errors import Location, RegoCompileError, RegoError, RegoParseError, RegoTypeError
 
 __all__ = ["check_v1_compatible", "DEPRECATED_BUILTINS"]
 

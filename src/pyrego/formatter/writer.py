@@ -3,9 +3,22 @@ expressions (OPA's ``writeModule``, ``writeRule``, ``writeExpr`` ...)."""
 
 from __future__ import annotations
 
-from .nodes import GENERATED_FILE, Comment, Every, Expr, Head, Import, Module, Package, Rule, SomeDecl, Term, With
-from .writer_base import UnexpectedComment, closing_loc, incomplete
-from .writer_terms import INFIX, TermWriter, is_union_call, needs_parens, term_string
+from pyrego.formatter.nodes import (
+    GENERATED_FILE,
+    Comment,
+    Every,
+    Expr,
+    Head,
+    Import,
+    Module,
+    Package,
+    Rule,
+    SomeDecl,
+    Term,
+    With,
+)
+from pyrego.formatter.writer_base import UnexpectedComment, closing_loc, incomplete
+from pyrego.formatter.writer_terms import INFIX, TermWriter, is_union_call, needs_parens, term_string
 
 __all__ = ["Writer", "import_sort_key", "future_keyword"]
 

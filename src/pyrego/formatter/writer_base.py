@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Union
 
-from .nodes import GENERATED_FILE, NEGATIVE_ROW, Comment, Every, Expr, Loc, SomeDecl, Term
+from pyrego.formatter.nodes import GENERATED_FILE, NEGATIVE_ROW, Comment, Every, Expr, Loc, SomeDecl, Term
 
 __all__ = ["FmtOpts", "UnexpectedComment", "WriterBase", "Element", "EntryWriter", "incomplete"]
 

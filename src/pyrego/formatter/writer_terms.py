@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import re
 
-from .nodes import Comment, Expr, Loc, Term
-from .writer_base import (
+from pyrego.formatter.nodes import Comment, Expr, Loc, Term
+from pyrego.formatter.writer_base import (
     Element,
     EntryWriter,
     UnexpectedComment,

@@ -22,20 +22,20 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from .. import ast
-from ..compiler import resolve_query
-from ..parser import parse_query
-from ..runtime.values import UNDEF
-from .bindings import Scope
-from .copyprop import copy_propagate
-from .evaluator import Evaluator, PartialEvalError
-from .known import KnownDocuments
-from .output import body_text, finalize, module_text
-from .support import SupportRule
-from .unknowns import UnknownsError, parse_unknowns
+from pyrego.ast import nodes as ast
+from pyrego.compile.compiler import resolve_query
+from pyrego.parse.parser import parse_query
+from pyrego.partial.bindings import Scope
+from pyrego.partial.copyprop import copy_propagate
+from pyrego.partial.evaluator import Evaluator, PartialEvalError
+from pyrego.partial.known import KnownDocuments
+from pyrego.partial.output import body_text, finalize, module_text
+from pyrego.partial.support import SupportRule
+from pyrego.partial.unknowns import UnknownsError, parse_unknowns
+from pyrego.runtime.values import UNDEF
 
 if TYPE_CHECKING:
-    from ..engine import Engine
+    from pyrego.engine import Engine
 
 __all__ = ["PartialResult", "PartialEvalError", "UnknownsError", "partial_eval", "SupportModule"]
 
@@ -95,7 +95,7 @@ def partial_eval(
     body = parse_query(query, "", rego_v1=not engine._rego_v0) if isinstance(query, str) else query
     resolved, names = resolve_query(body, tree)
     if unknowns is None:
-        from .annotations import declared_unknowns, query_path
+        from pyrego.partial.annotations import declared_unknowns, query_path
 
         qpath = query_path(query)
         declared = declared_unknowns(tree, qpath) if qpath is not None else None
@@ -130,7 +130,7 @@ def partial_eval(
 
 
 def _support_rule(r: SupportRule) -> ast.Rule:
-    from .output import _Renamer, _term, finalize_expr
+    from pyrego.partial.output import _Renamer, _term, finalize_expr
 
     rn = _Renamer({})
     name = r.path[-1]

@@ -18,16 +18,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import ast
-from ..compiler import CompiledTree
-from .unknowns import UnknownsError
+from pyrego.ast import nodes as ast
+from pyrego.compile.compiler import CompiledTree
+from pyrego.partial.unknowns import UnknownsError
 
 
 def query_path(query: Any) -> tuple[str, ...] | None:
     """The rule path a query names (``data.filters.include`` -> ``("filters", "include")``), or None."""
-    from ..errors import RegoError
-    from ..parser import parse_term
-    from .unknowns import _ground_path
+    from pyrego.errors import RegoError
+    from pyrego.parse.parser import parse_term
+    from pyrego.partial.unknowns import _ground_path
 
     if not isinstance(query, str):
         return None

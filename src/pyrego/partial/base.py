@@ -12,12 +12,12 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from .. import ast
-from ..compiler import CompiledTree, RuleNode
-from .bindings import Env, Scope
-from .known import KnownDocuments
-from .support import Support
-from .unknowns import Dependencies, UnknownPath
+from pyrego.ast import nodes as ast
+from pyrego.compile.compiler import CompiledTree, RuleNode
+from pyrego.partial.bindings import Env, Scope
+from pyrego.partial.known import KnownDocuments
+from pyrego.partial.support import Support
+from pyrego.partial.unknowns import Dependencies, UnknownPath
 
 
 class EvalBase:

@@ -17,8 +17,8 @@ from __future__ import annotations
 import itertools
 from typing import Any
 
-from .. import ast
-from .terms import Known, collapse
+from pyrego.ast import nodes as ast
+from pyrego.partial.terms import Known, collapse
 
 ROOTS = ("input", "data")
 

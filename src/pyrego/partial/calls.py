@@ -15,14 +15,14 @@ from collections.abc import Iterator
 from decimal import Decimal
 from typing import Any
 
-from .. import ast
-from ..compiler import FuncRef
-from ..errors import EvalError
-from ..runtime.helpers import rt_template
-from ..runtime.values import UNDEF, freeze
-from .base import EvalBase
-from .bindings import ROOTS, Scope
-from .terms import TRUE, Known, collapse
+from pyrego.ast import nodes as ast
+from pyrego.compile.compiler import FuncRef
+from pyrego.errors import EvalError
+from pyrego.partial.base import EvalBase
+from pyrego.partial.bindings import ROOTS, Scope
+from pyrego.partial.terms import TRUE, Known, collapse
+from pyrego.runtime.helpers import rt_template
+from pyrego.runtime.values import UNDEF, freeze
 
 _PRINT = frozenset({"print", "internal.print"})
 _NUMBERS = (int, float, Decimal)
@@ -88,7 +88,7 @@ class CallsMixin(EvalBase):
                 continue
             b = self.tree.builtin(op)
             if b is None:
-                from .evaluator import PartialEvalError
+                from pyrego.partial.evaluator import PartialEvalError
 
                 raise PartialEvalError(f"undefined function {op}", t.location)
             if all(type(a) is Known for a in plugged):
@@ -163,7 +163,7 @@ class CallsMixin(EvalBase):
         terms = [p for p in t.parts if not isinstance(p, str)]
         for values in self._each(terms, scope, 0, ()):
             if any(type(v) is not Known for v in values):
-                from .evaluator import PartialEvalError
+                from pyrego.partial.evaluator import PartialEvalError
 
                 raise PartialEvalError("a template string with an unknown value", t.location)
             it = iter(values)
@@ -191,7 +191,7 @@ class CallsMixin(EvalBase):
 
     def with_known(self, e: ast.Expr, scope: Scope) -> Iterator[Any]:
         """``expr with input... as v / data... as v``, everything known: evaluated with the replaced values."""
-        from .evaluator import PartialEvalError
+        from pyrego.partial.evaluator import PartialEvalError
 
         new_input = self.input
         for w in e.with_mods:
@@ -220,7 +220,7 @@ class CallsMixin(EvalBase):
 
 
 def _same(a: Any, b: Any) -> bool:
-    from ..runtime.values import equal
+    from pyrego.runtime.values import equal
 
     return equal(a, b)
 

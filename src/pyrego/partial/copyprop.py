@@ -20,9 +20,9 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from .. import ast
-from ..safety import term_vars as term_vars_no_closures  # (closure bodies not read)
-from .terms import Known, term_vars
+from pyrego.ast import nodes as ast
+from pyrego.compile.safety import term_vars as term_vars_no_closures  # (closure bodies not read)
+from pyrego.partial.terms import Known, term_vars
 
 ROOTS = ("input", "data")
 

@@ -1,7 +1,7 @@
 """The partial evaluator: bodies, expressions, unification and what is saved.
 
 A tree-walking evaluator over the compiler's checked rules (the same
-structures :mod:`pyrego.closures` plans from), written as generators: each
+structures :mod:`pyrego.codegen.closures` plans from), written as generators: each
 ``yield`` is one solution, with the bindings and the saved expressions of
 that solution in place; resuming the generator undoes them and looks for the
 next (backtracking).
@@ -24,20 +24,20 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from .. import ast
-from ..compiler import CompiledTree
-from ..errors import RegoError
-from ..runtime.values import UNDEF, equal, freeze, iter_items
-from ..safety import reorder_body, stmt_vars, term_vars
-from .bindings import Env, Scope
-from .calls import CallsMixin
-from .copyprop import copy_propagate
-from .known import KnownDocuments
-from .refs import RefsMixin
-from .rules import RulesMixin
-from .support import Support
-from .terms import Known, collapse, literal
-from .unknowns import Dependencies, UnknownPath
+from pyrego.ast import nodes as ast
+from pyrego.compile.compiler import CompiledTree
+from pyrego.compile.safety import reorder_body, stmt_vars, term_vars
+from pyrego.errors import RegoError
+from pyrego.partial.bindings import Env, Scope
+from pyrego.partial.calls import CallsMixin
+from pyrego.partial.copyprop import copy_propagate
+from pyrego.partial.known import KnownDocuments
+from pyrego.partial.refs import RefsMixin
+from pyrego.partial.rules import RulesMixin
+from pyrego.partial.support import Support
+from pyrego.partial.terms import Known, collapse, literal
+from pyrego.partial.unknowns import Dependencies, UnknownPath
+from pyrego.runtime.values import UNDEF, equal, freeze, iter_items
 
 
 class PartialEvalError(RegoError):
@@ -447,7 +447,7 @@ def _can_inline_negation(safe: set[str], queries: list[list[ast.Expr]]) -> bool:
 
 
 def _expr_vars(expr: ast.Expr, out: set[str]) -> None:
-    from .terms import term_vars as residual_vars
+    from pyrego.partial.terms import term_vars as residual_vars
 
     s = expr.statement
     if isinstance(s, ast.Unify):

@@ -11,13 +11,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..compiler import FUNCTION, RuleNode
-from ..errors import Location
-from ..runtime.helpers import rt_call_builtin
-from ..runtime.values import UNDEF, freeze
+from pyrego.compile.compiler import FUNCTION, RuleNode
+from pyrego.errors import Location
+from pyrego.runtime.helpers import rt_call_builtin
+from pyrego.runtime.values import UNDEF, freeze
 
 if TYPE_CHECKING:
-    from ..engine import Engine
+    from pyrego.engine import Engine
 
 
 class KnownDocuments:

@@ -13,8 +13,8 @@ import json
 from decimal import Decimal
 from typing import Any
 
-from .. import ast
-from .terms import Known, number_text, to_ast
+from pyrego.ast import nodes as ast
+from pyrego.partial.terms import Known, number_text, to_ast
 
 _INFIX = {
     "equal": "==",
@@ -196,7 +196,7 @@ def _ref_text(r: ast.Ref) -> str:
 
 
 def _is_identifier(s: str) -> bool:
-    from ..lexer import ALL_KEYWORDS
+    from pyrego.parse.lexer import ALL_KEYWORDS
 
     return s.isidentifier() and s.isascii() and s not in ALL_KEYWORDS
 

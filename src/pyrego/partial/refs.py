@@ -13,13 +13,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from .. import ast
-from ..compiler import RuleNode
-from ..runtime.values import UNDEF, freeze, thaw
-from .base import EvalBase
-from .bindings import Scope
-from .terms import Known
-from .unknowns import path_overlaps
+from pyrego.ast import nodes as ast
+from pyrego.compile.compiler import RuleNode
+from pyrego.partial.base import EvalBase
+from pyrego.partial.bindings import Scope
+from pyrego.partial.terms import Known
+from pyrego.partial.unknowns import path_overlaps
+from pyrego.runtime.values import UNDEF, freeze, thaw
 
 
 class RefsMixin(EvalBase):
@@ -178,7 +178,7 @@ def _get(value: Any, key: Any) -> Any:
 
 def _sorted_items(value: Any) -> list[tuple[Any, Any]]:
     """(key, value) pairs in OPA's order: arrays by index, objects and sets sorted."""
-    from ..runtime.values import sort_key
+    from pyrego.runtime.values import sort_key
 
     t = type(value)
     if t is list or t is tuple:

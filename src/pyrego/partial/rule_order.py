@@ -6,7 +6,7 @@ compiler leaves them, and inlines the rules in the order the walk meets
 them. That order is the order of the residual queries, so of a filter's
 ``OR`` terms.
 
-The compiled bodies (:class:`pyrego.opa_form.OpaForm`): nested calls are
+The compiled bodies (:class:`pyrego.compile.opa_form.OpaForm`): nested calls are
 expressions of their own, and a ref among a call's operands is first bound
 to a variable (``__local0__ = input.t.a; gt(__local0__, 3)``). From them
 each rule gets *indices*, one or more values per ground ``input``/base-data
@@ -32,11 +32,11 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from .. import ast
-from ..errors import RegoError
-from ..opa_form import OpaForm, PieceTable
-from ..runtime.values import freeze, sorted_values
-from ..safety import reorder_body, stmt_vars, term_vars
+from pyrego.ast import nodes as ast
+from pyrego.compile.opa_form import OpaForm, PieceTable
+from pyrego.compile.safety import reorder_body, stmt_vars, term_vars
+from pyrego.errors import RegoError
+from pyrego.runtime.values import freeze, sorted_values
 
 _PRINT = frozenset({"print", "internal.print", "internal.test_case"})
 
@@ -59,7 +59,7 @@ class _Any:
 def _opa_hash(key: Any) -> Any:
     """The hash OPA's trie keys a scalar by: null and false are 0, true 1, a
     number its integer part; values with one hash share a chain."""
-    from ..runtime.values import BoolKey
+    from pyrego.runtime.values import BoolKey
 
     if key is None:
         return 0
@@ -372,7 +372,7 @@ def _update_member(idx: _Indices, indices: list[tuple[Any, Any]], lhs: Any, rhs:
             if isinstance(rhs, ast.Array):
                 items = list(rhs.items)
             elif isinstance(rhs, ast.SetTerm) and _constant(rhs):
-                from ..codegen_body import ground_value
+                from pyrego.codegen.body import ground_value
 
                 items = [ast.Scalar(v) if not isinstance(v, (list, dict, frozenset)) else ast.Array(()) for v in sorted_values(ground_value(rhs))]
             elif isinstance(rhs, ast.Object):

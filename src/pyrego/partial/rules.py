@@ -22,15 +22,15 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from .. import ast
-from ..compiler import COMPLETE, FUNCTION, PARTIAL_OBJECT, PARTIAL_SET, RuleNode, rule_suffix
-from ..runtime.values import UNDEF, equal
-from .base import EvalBase
-from .bindings import Scope
-from .copyprop import copy_propagate
-from .rule_order import rule_order
-from .support import SupportRule
-from .terms import Known, literal, term_vars
+from pyrego.ast import nodes as ast
+from pyrego.compile.compiler import COMPLETE, FUNCTION, PARTIAL_OBJECT, PARTIAL_SET, RuleNode, rule_suffix
+from pyrego.partial.base import EvalBase
+from pyrego.partial.bindings import Scope
+from pyrego.partial.copyprop import copy_propagate
+from pyrego.partial.rule_order import rule_order
+from pyrego.partial.support import SupportRule
+from pyrego.partial.terms import Known, literal, term_vars
+from pyrego.runtime.values import UNDEF, equal
 
 
 class RulesMixin(EvalBase):
@@ -253,7 +253,7 @@ class RulesMixin(EvalBase):
 
 
 def _head_vars(rule: ast.Rule) -> set[str]:
-    from ..safety import term_vars as ast_vars
+    from pyrego.compile.safety import term_vars as ast_vars
 
     head = rule.head
     required: set[str] = set()

@@ -12,9 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from .. import ast
-from ..runtime.values import compare
-from .terms import Known
+from pyrego.ast import nodes as ast
+from pyrego.partial.terms import Known
+from pyrego.runtime.values import compare
 
 
 @dataclass
@@ -82,7 +82,7 @@ class Support:
 
 
 def _stmt_vars(s: Any, out: set[str]) -> None:
-    from .terms import term_vars
+    from pyrego.partial.terms import term_vars
 
     if isinstance(s, (ast.Unify, ast.Assign)):
         term_vars(s.lhs, out)

@@ -21,9 +21,9 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any, Union
 
-from .. import ast
-from ..runtime.numbers import format_number
-from ..runtime.values import freeze, sorted_values, thaw
+from pyrego.ast import nodes as ast
+from pyrego.runtime.numbers import format_number
+from pyrego.runtime.values import freeze, sorted_values, thaw
 
 
 class Known:
@@ -43,7 +43,7 @@ class Known:
     def __eq__(self, other: object) -> bool:
         if type(other) is not Known:
             return False
-        from ..runtime.values import equal
+        from pyrego.runtime.values import equal
 
         return equal(self.value, other.value)
 
@@ -133,7 +133,7 @@ def _spelled(t: Any) -> ast.Term | None:
         return None
     if type(t) is ast.SetTerm:
         # Sets print in OPA's order.
-        from ..runtime.values import sort_key
+        from pyrego.runtime.values import sort_key
 
         items: list[Any] = sorted(t.items, key=lambda k: sort_key(k.value))
         return ast.SetTerm(tuple(to_ast(x) for x in _dedup(items)), t.location)
@@ -197,7 +197,7 @@ def term_vars(t: Any, out: set[str]) -> set[str]:
             term_vars(k, out)
             term_vars(v, out)
     elif tt in _CLOSURES:
-        from ..safety import term_vars as ast_vars
+        from pyrego.compile.safety import term_vars as ast_vars
 
         ast_vars(t, out, closures=True)
     return out

@@ -16,10 +16,10 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from .. import ast
-from ..compiler import CompiledTree, RuleNode, iter_rule_chain
-from ..errors import RegoError
-from ..parser import parse_term
+from pyrego.ast import nodes as ast
+from pyrego.compile.compiler import CompiledTree, RuleNode, iter_rule_chain
+from pyrego.errors import RegoError
+from pyrego.parse.parser import parse_term
 
 UnknownPath = tuple[Any, ...]  # ("input", "tickets") / ("data", "users")
 

@@ -23,7 +23,7 @@ import decimal
 from decimal import Decimal
 from functools import lru_cache
 
-from .bigint import INT_DIGITS, MAX_INT_BITS, int_text, text_int
+from pyrego.runtime.bigint import INT_DIGITS, MAX_INT_BITS, int_text, text_int
 
 #: The mantissa width OPA's arithmetic uses (the default of its float type).
 PREC = 64
@@ -223,7 +223,7 @@ def from_number(x: int | float | Decimal) -> BigFloat:
         f = _FLOAT_CACHE.get(x)
         if f is None:
             if x - x:  # NaN or an infinity: only a Python caller can pass one
-                from ..builtins.registry import BuiltinError
+                from pyrego.builtins.registry import BuiltinError
 
                 raise BuiltinError(f"{x!r} is not a number: Rego numbers are finite")
             if len(_FLOAT_CACHE) >= _CACHE_SIZE:
@@ -235,7 +235,7 @@ def from_number(x: int | float | Decimal) -> BigFloat:
     assert isinstance(exponent, int)
     if len(dtuple) > _MAX_DIGITS:
         # (Only a sum with a huge number has this many digits: 1e1000000 + 1.)
-        from .bigint import too_big
+        from pyrego.runtime.bigint import too_big
 
         raise too_big("the number's digits")
     digits = _text_int("".join(map(str, dtuple))) if dtuple else 0

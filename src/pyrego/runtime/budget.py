@@ -22,7 +22,7 @@ import sys
 import time
 from typing import Any
 
-from ..errors import EvalCancelError
+from pyrego.errors import EvalCancelError
 
 #: Nodes walked between two deadline checks.
 TICK = 1 << 12
@@ -58,7 +58,7 @@ def _cancel_error() -> EvalCancelError:
     the builtin and its location, as a builtin's own deadline check does."""
     global _CANCEL
     if _CANCEL is None:
-        from ..builtins.registry import BuiltinCancel
+        from pyrego.builtins.registry import BuiltinCancel
 
         class WalkCancelled(EvalCancelError, BuiltinCancel):
             """The deadline passed during a walk over a value."""
@@ -69,7 +69,7 @@ def _cancel_error() -> EvalCancelError:
 
 def current_deadline() -> float | None:
     """The deadline of the evaluation running on this thread (None: none, or no limit)."""
-    from .context import EvalContext
+    from pyrego.runtime.context import EvalContext
 
     frame: Any = sys._getframe(1)
     while frame is not None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from typing import Any, Callable
 
-from .values import UNDEF
+from pyrego.runtime.values import UNDEF
 
 _NO_OPTIONS: dict[str, Any] = {}
 

@@ -8,11 +8,11 @@ import re
 from decimal import Decimal
 from typing import Any
 
-from ..errors import DataError
-from .bigint import ArithmeticError_, decimal_to_int
-from .budget import tick
-from .numbers import exact_number, format_number
-from .values import BoolKey, _CompositeKey, sort_key, thaw
+from pyrego.errors import DataError
+from pyrego.runtime.bigint import ArithmeticError_, decimal_to_int
+from pyrego.runtime.budget import tick
+from pyrego.runtime.numbers import exact_number, format_number
+from pyrego.runtime.values import BoolKey, _CompositeKey, sort_key, thaw
 
 
 def to_json_value(value: Any) -> Any:
@@ -237,7 +237,7 @@ def loads(text: str | bytes, *, what: str = "JSON") -> Any:
             if "integer string conversion" not in str(exc):
                 raise
             # An integer of more than 4,300 digits, which Python's reader refuses.
-            from .numbers import parse_number
+            from pyrego.runtime.numbers import parse_number
 
             value = json.loads(text, parse_constant=_reject_constant, parse_float=_parse_float, parse_int=parse_number)
     except (ValueError, RecursionError) as exc:
@@ -255,7 +255,7 @@ def _parse_float(text: str) -> Any:
     if f - f != 0 or (not f and any(c in "123456789" for c in text.partition("e")[0].partition("E")[0])):
         # Past the float range (1e400) or below it (1e-400): the exact number.
         return exact_number(Decimal(text))
-    from .numbers import literal_number
+    from pyrego.runtime.numbers import literal_number
 
     return literal_number(Decimal(text)) if "." in text or "e" in text or "E" in text else f
 
@@ -353,7 +353,7 @@ def _hashable(key: Any) -> Any:
     if t is BoolKey:
         return key.value
     if isinstance(key, _CompositeKey):
-        from .values import ArrayKey, ObjectKey
+        from pyrego.runtime.values import ArrayKey, ObjectKey
 
         if t is ArrayKey:
             return tuple(_hashable(k) for k in key.items)
@@ -371,7 +371,7 @@ def from_python(value: Any, *, _depth: int = 0) -> Any:
     ``Decimal``); dict keys that are not strings are
     frozen. Anything else is a :class:`DataError`.
     """
-    from .values import freeze
+    from pyrego.runtime.values import freeze
 
     if _depth > 10000:
         raise DataError("value nested too deeply")
@@ -385,7 +385,7 @@ def from_python(value: Any, *, _depth: int = 0) -> Any:
     if t is Decimal:
         if not value.is_finite():
             raise DataError("NaN and infinite numbers are not Rego values")
-        from .numbers import exact_number
+        from pyrego.runtime.numbers import exact_number
 
         return exact_number(value)
     if t is list:

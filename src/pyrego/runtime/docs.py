@@ -18,10 +18,10 @@ from __future__ import annotations
 import functools
 from typing import Any, Callable
 
-from ..errors import EvalConflictError, Location
-from .context import EvalContext
-from .helpers import VALUES
-from .values import UNDEF, equal, freeze
+from pyrego.errors import EvalConflictError, Location
+from pyrego.runtime.context import EvalContext
+from pyrego.runtime.helpers import VALUES
+from pyrego.runtime.values import UNDEF, equal, freeze
 
 
 def own_key(node_id: int) -> str:
@@ -105,7 +105,7 @@ def rt_path(value: Any, path: tuple[str, ...]) -> Any:
 
 def _base_walk(value: Any, keys: tuple[str, ...]) -> Any:
     """Base data along string ``keys`` (an array's item by a key that reads as an index)."""
-    from .helpers import rt_data_get
+    from pyrego.runtime.helpers import rt_data_get
 
     for k in keys:
         value = rt_data_get(value, k)

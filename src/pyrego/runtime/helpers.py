@@ -13,11 +13,11 @@ import time
 from decimal import Decimal
 from typing import Any, Callable, Iterator
 
-from ..builtins.registry import BuiltinError, BuiltinHalt
-from ..builtins.sprintf import format_value
-from ..errors import EvalBuiltinError, EvalCancelError, EvalConflictError, EvalError, EvalTypeError, Location
-from .context import EvalContext
-from .values import UNDEF, compare, equal, freeze, sort_key, thaw
+from pyrego.builtins.registry import BuiltinError, BuiltinHalt
+from pyrego.builtins.sprintf import format_value
+from pyrego.errors import EvalBuiltinError, EvalCancelError, EvalConflictError, EvalError, EvalTypeError, Location
+from pyrego.runtime.context import EvalContext
+from pyrego.runtime.values import UNDEF, compare, equal, freeze, sort_key, thaw
 
 MISS = object()
 ONCE = (None,)
@@ -66,7 +66,7 @@ def rt_data_get(value: Any, key: Any) -> Any:
     """``rt_get`` for base data: an object key given as a number matches its string form."""
     got = rt_get(value, key)
     if got is UNDEF and type(value) is dict and (type(key) is int or type(key) is float or type(key) is Decimal):
-        from .numbers import format_number
+        from pyrego.runtime.numbers import format_number
 
         return value.get(format_number(key), UNDEF)
     if got is UNDEF and type(value) is list and type(key) is str and INDEX_TEXT.fullmatch(key):

@@ -21,9 +21,9 @@ import math
 from decimal import Decimal
 from typing import Any
 
-from . import bigfloat
-from .bigint import INT_DIGITS, MAX_INT_BITS, decimal_to_int, int_decimal, int_text
-from .bigint import ArithmeticError_ as ArithmeticError_  # (with the integer size limit)
+from pyrego.runtime import bigfloat
+from pyrego.runtime.bigint import INT_DIGITS, MAX_INT_BITS, decimal_to_int, int_decimal, int_text
+from pyrego.runtime.bigint import ArithmeticError_ as ArithmeticError_  # (with the integer size limit)
 
 # Enough digits for exact results on any float input and on large ints.
 _CONTEXT = decimal.Context(prec=100, Emax=999999, Emin=-999999)

@@ -31,8 +31,8 @@ from decimal import Decimal
 from functools import cmp_to_key
 from typing import Any, Iterator
 
-from .budget import tick
-from .numbers import compare as compare_numbers
+from pyrego.runtime.budget import tick
+from pyrego.runtime.numbers import compare as compare_numbers
 
 
 class _Undefined:

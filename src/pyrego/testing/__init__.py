@@ -10,9 +10,9 @@ its own; the ``pyrego test`` command and the pytest plugin
 (:mod:`pyrego.pytest_plugin`) are built on :class:`TestSuite`.
 """
 
-from .discovery import LoadFailure, TestCase, find_tests, load_suite
-from .results import BenchmarkResult, FailureLine, SubResult, TestResult, VarValue, go_duration
-from .runner import RunOptions, TestRunner, TestSuite, run_tests
+from pyrego.testing.discovery import LoadFailure, TestCase, find_tests, load_suite
+from pyrego.testing.results import BenchmarkResult, FailureLine, SubResult, TestResult, VarValue, go_duration
+from pyrego.testing.runner import RunOptions, TestRunner, TestSuite, run_tests
 
 __all__ = [
     "BenchmarkResult",

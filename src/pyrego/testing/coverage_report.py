@@ -14,8 +14,8 @@ import math
 from collections.abc import Iterable
 from typing import Any, TextIO
 
-from .reporters import PrettyReporter, go_json
-from .results import TestResult, iter_sub_results
+from pyrego.testing.reporters import PrettyReporter, go_json
+from pyrego.testing.results import TestResult, iter_sub_results
 
 
 class CoverageReporter:

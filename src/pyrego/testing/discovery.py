@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .. import ast
-from ..errors import Location, RegoError
+from pyrego.ast import nodes as ast
+from pyrego.errors import Location, RegoError
 
 TEST_PREFIX = "test_"
 SKIP_PREFIX = "todo_test_"
@@ -69,8 +69,8 @@ def load_suite(
     max_errors: int = 10,
 ) -> LoadedSuite:
     """Read and parse everything under ``paths`` and find the tests; raises :class:`LoadFailure`."""
-    from ..loader import data_document, iter_files, read_policy, split_prefix
-    from ..parser import parse_module
+    from pyrego.loader import data_document, iter_files, read_policy, split_prefix
+    from pyrego.parse.parser import parse_module
 
     texts: dict[str, str] = {}
     data: list[dict[str, Any]] = []

@@ -24,11 +24,11 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .. import ast
-from ..builtins.sprintf import format_value as rego_text  # a value as OPA prints a term
-from ..errors import RegoError
-from ..runtime.values import UNDEF, thaw
-from .results import FailureLine, VarValue
+from pyrego.ast import nodes as ast
+from pyrego.builtins.sprintf import format_value as rego_text  # a value as OPA prints a term
+from pyrego.errors import RegoError
+from pyrego.runtime.values import UNDEF, thaw
+from pyrego.testing.results import FailureLine, VarValue
 
 #: Longest value text shown for a variable (OPA's maxPrettyExprVarWidth).
 MAX_VALUE_WIDTH = 64
@@ -68,7 +68,7 @@ class RuleProbe:
         """The head ref's terms after the test's name (the case key)."""
         if self.rule is None:
             return ()
-        from .discovery import _test_name
+        from pyrego.testing.discovery import _test_name
 
         found = _test_name(self.rule)
         ref = self.rule.head.ref
@@ -250,13 +250,13 @@ def _expression_vars(expr: ast.Expr, bindings: dict[str, Any], lines: list[str])
 
 
 def _term_var_names(term: Any, out: set[str]) -> None:
-    from ..safety import term_vars
+    from pyrego.compile.safety import term_vars
 
     term_vars(term, out)
 
 
 def _stmt_var_names(expr: ast.Expr, out: set[str]) -> None:
-    from ..safety import stmt_vars
+    from pyrego.compile.safety import stmt_vars
 
     stmt_vars(expr.statement, out, closures=True)
 
@@ -317,7 +317,7 @@ def case_name(value: Any) -> str:
     """A case key as OPA names it: a string as it is, anything else as JSON (HTML-escaped, as Go writes it)."""
     if type(value) is str:
         return value
-    from ..runtime.convert import dumps
+    from pyrego.runtime.convert import dumps
 
     text = dumps(thaw(value))
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")

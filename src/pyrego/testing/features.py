@@ -10,12 +10,12 @@ from __future__ import annotations
 
 
 def coverage_available() -> bool:
-    from ..engine import Engine
+    from pyrego.engine import Engine
 
     return all(hasattr(Engine, m) for m in ("set_enable_coverage", "get_coverage_report", "clear_coverage_data"))
 
 
 def trace_available() -> bool:
-    from ..engine import Engine
+    from pyrego.engine import Engine
 
     return hasattr(Engine, "eval_rule_with_trace")

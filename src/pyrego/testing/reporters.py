@@ -7,7 +7,7 @@ with ``-v`` or ``--var-values``, and the ``PASS: n/m`` summary.
 ``package``, ``name``, ``error``, ``sub_results``, ``output`` as base64 as Go
 encodes bytes, ``duration`` in nanoseconds, ``fail``, ``skip``).
 
-Under a failure, ``-v`` prints the test's trace (:mod:`pyrego.tracing`), as
+Under a failure, ``-v`` prints the test's trace (:mod:`pyrego.instrument.tracing`), as
 OPA does; where the engine has no trace, the failed expression stands in.
 """
 
@@ -18,8 +18,8 @@ import json
 from collections.abc import Iterable
 from typing import Any, TextIO
 
-from .explain import truncate
-from .results import FailureLine, SubResult, TestResult, VarValue, iter_sub_results
+from pyrego.testing.explain import truncate
+from pyrego.testing.results import FailureLine, SubResult, TestResult, VarValue, iter_sub_results
 
 _RULE = "-" * 80
 
@@ -183,8 +183,8 @@ class PrettyReporter:
 
 
 def trace_rows(events: list[Any], *, var_values: bool = False) -> list[list[str]]:
-    """The cells of each row of a trace table, padded as :func:`pyrego.tracing.render` pads them."""
-    from ..tracing import render
+    """The cells of each row of a trace table, padded as :func:`pyrego.instrument.tracing.render` pads them."""
+    from pyrego.instrument.tracing import render
 
     plain = render(events, locations=True).splitlines()
     first = max(len(_trace_location(e)) for e in events) + 5  # OPA's column padding (4) and a space

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..errors import Location, RegoError
+from pyrego.errors import Location, RegoError
 
 
 @dataclass
@@ -100,7 +100,7 @@ class TestResult:
     sub_results: dict[str, SubResult] = field(default_factory=dict)
     failure: FailureLine | None = None
     benchmark: BenchmarkResult | None = None
-    trace: list[Any] | None = None  # pyrego.tracing.TraceEvent: a failed test's trace (-v, --explain)
+    trace: list[Any] | None = None  # pyrego.instrument.tracing.TraceEvent: a failed test's trace (-v, --explain)
 
     @property
     def full_name(self) -> str:

@@ -16,12 +16,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .. import disk_cache
-from ..errors import RegoError, RegoTypeError
-from ..runtime.values import UNDEF
-from .discovery import LoadedSuite, TestCase, load_suite
-from .explain import RuleProbe, case_name
-from .results import BenchmarkResult, SubResult, TestResult
+from pyrego.codegen import disk_cache
+from pyrego.errors import RegoError, RegoTypeError
+from pyrego.runtime.values import UNDEF
+from pyrego.testing.discovery import LoadedSuite, TestCase, load_suite
+from pyrego.testing.explain import RuleProbe, case_name
+from pyrego.testing.results import BenchmarkResult, SubResult, TestResult
 
 #: OPA's default time limit for one test (30 s when benchmarking).
 DEFAULT_TIMEOUT = 5.0
@@ -50,8 +50,7 @@ class TestSuite:
 
     def __init__(self, loaded: LoadedSuite, *, v0_compatible: bool = False, strict_builtin_errors: bool = False) -> None:
         import pyrego
-
-        from ..builtins.misc import cli_runtime
+        from pyrego.builtins.misc import cli_runtime
 
         self.loaded = loaded
         self.tests = loaded.tests
@@ -82,7 +81,7 @@ class TestSuite:
         strict_builtin_errors: bool = False,
     ) -> TestSuite:
         """Load ``paths`` (files or folders) and compile them; raises LoadFailure or LoadError."""
-        from .discovery import LoadFailure
+        from pyrego.testing.discovery import LoadFailure
 
         loaded = load_suite(paths, ignore=ignore, v0_compatible=v0_compatible, max_errors=max_errors)
         try:
@@ -111,8 +110,8 @@ def compile_filter(regex: str) -> Callable[[str], bool]:
 
     Compiled as the ``regex.*`` builtins compile patterns: with RE2's own error
     logging off, so nothing but the message reaches the user."""
-    from ..builtins.regex import compile_regex, regex_match
-    from ..builtins.registry import BuiltinError
+    from pyrego.builtins.regex import compile_regex, regex_match
+    from pyrego.builtins.registry import BuiltinError
 
     try:
         compile_regex(regex)
@@ -174,11 +173,11 @@ class TestRunner:
 
     def _trace(self, case: TestCase) -> list[Any] | None:
         """The failed test evaluated again with OPA's trace, filtered as ``opa test`` filters it."""
-        from . import features
+        from pyrego.testing import features
 
         if not features.trace_available():
             return None
-        from ..tracing import explain, lineage
+        from pyrego.instrument.tracing import explain, lineage
 
         engine = self.suite.engine
         try:
@@ -253,7 +252,7 @@ def _rule_ref(path: tuple[str, ...], *, dotted: bool = False) -> str:
     """``data["a"]["test_b"]``, or (``dotted``) ``data.a.test_b`` where the keys allow it (as a trace shows it)."""
     import json
 
-    from ..lexer import KEYWORD_KINDS
+    from pyrego.parse.lexer import KEYWORD_KINDS
 
     def part(key: str) -> str:
         if dotted and key.isidentifier() and key.isascii() and key not in KEYWORD_KINDS:

@@ -1,8 +1,8 @@
 """OPA's static type checker (``rego_type_error``), for compiled programs.
 
-:func:`check_program` runs after :func:`pyrego.compiler.compile_modules`:
+:func:`check_program` runs after :func:`pyrego.compile.compiler.compile_modules`:
 each rule is checked after the rules it reads, with the types OPA infers
-(:mod:`pyrego.types`), and OPA's errors come out in OPA's order and words::
+(:mod:`pyrego.typecheck.static_types`), and OPA's errors come out in OPA's order and words::
 
     plus: invalid argument(s)
     \thave: (number, string, ???)
@@ -38,16 +38,16 @@ cannot fail, passed without lowering them), :mod:`.signatures` (builtins),
 
 from __future__ import annotations
 
-from .. import ast
-from ..compiler import CompiledTree
-from ..errors import Location, RegoCompileError, RegoError, RegoTypeError
-from .annotated import SchemaAnnotations, has_metadata
-from .check import Checker, TypeErr
-from .fast import screen_program
-from .localvars import LocalVarNumbers
-from .lower import Lowerer
-from .rules import ProgramChecker, QueryTypes, function_types, screened_query_types
-from .schemas import SchemaSet
+from pyrego.ast import nodes as ast
+from pyrego.compile.compiler import CompiledTree
+from pyrego.errors import Location, RegoCompileError, RegoError, RegoTypeError
+from pyrego.typecheck.annotated import SchemaAnnotations, has_metadata
+from pyrego.typecheck.check import Checker, TypeErr
+from pyrego.typecheck.fast import screen_program
+from pyrego.typecheck.lower import Lowerer
+from pyrego.typecheck.rules import ProgramChecker, QueryTypes, function_types, screened_query_types
+from pyrego.typecheck.schemas import SchemaSet
+from pyrego.typecheck.some_vars import LocalVarNumbers
 
 #: Whether :func:`check_program` first tries :mod:`.fast` (off only to test it against the full check).
 FAST_SCREEN = True

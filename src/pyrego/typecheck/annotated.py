@@ -15,14 +15,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import ast
-from .. import types as T
-from ..ast import Scalar, Var
-from ..compiler import CompiledTree
-from ..errors import Location
-from .check import TypeErr
-from .env import Node, TypeEnv, term_key, to_json
-from .schemas import SchemaError, SchemaSet, check_schema, schema_type
+from pyrego.ast import nodes as ast
+from pyrego.ast.nodes import Scalar, Var
+from pyrego.compile.compiler import CompiledTree
+from pyrego.errors import Location
+from pyrego.typecheck import static_types as T
+from pyrego.typecheck.check import TypeErr
+from pyrego.typecheck.env import Node, TypeEnv, term_key, to_json
+from pyrego.typecheck.schemas import SchemaError, SchemaSet, check_schema, schema_type
 
 Entry = tuple[tuple[Any, ...], str | None, Any]  # (path terms, schema ref text, inline definition)
 _DYNAMIC_ANY = (T.ANY, T.ANY)
@@ -30,7 +30,7 @@ _DYNAMIC_ANY = (T.ANY, T.ANY)
 
 def _terms(text: str) -> tuple[Any, ...] | None:
     """``input.a["b"]`` → (Var input, Scalar a, Scalar b); None when it is not a ref."""
-    from ..parser import parse_query  # noqa: PLC0415 - only for programs that declare schemas
+    from pyrego.parse.parser import parse_query  # noqa: PLC0415 - only for programs that declare schemas
 
     body = parse_query(text)
     stmt = body[0].statement if len(body) == 1 else None
@@ -146,7 +146,7 @@ class SchemaAnnotations:
             found = self.types.get(ref)
             if found is not None:
                 return found
-            from .schemas import schema_path
+            from pyrego.typecheck.schemas import schema_path
 
             raw = self.schemas.named.get(schema_path(ref), _MISSING)
             if raw is _MISSING:

@@ -20,14 +20,14 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
-from .. import ast
-from .. import types as T
-from ..errors import RegoCompileError, RegoTypeError
-from ..safety import stmt_vars
-from .signatures import builtin_type
+from pyrego.ast import nodes as ast
+from pyrego.compile.safety import stmt_vars
+from pyrego.errors import RegoCompileError, RegoTypeError
+from pyrego.typecheck import static_types as T
+from pyrego.typecheck.signatures import builtin_type
 
 if TYPE_CHECKING:
-    from ..compiler import CompiledTree
+    from pyrego.compile.compiler import CompiledTree
 
 
 def static_type(t: Any, tree: CompiledTree | None = None) -> T.MaybeType:
@@ -58,7 +58,7 @@ def static_type(t: Any, tree: CompiledTree | None = None) -> T.MaybeType:
         dynamic: tuple[T.MaybeType, T.MaybeType] | None = None
         for k, v in t.items:
             if type(k) is ast.Scalar:
-                from .env import to_json
+                from pyrego.typecheck.env import to_json
 
                 props.append((to_json(k), static_type(v, tree)))
             else:
@@ -73,8 +73,8 @@ def static_type(t: Any, tree: CompiledTree | None = None) -> T.MaybeType:
 
 def _comprehension_type(c: Any, tree: CompiledTree) -> T.MaybeType:
     """A comprehension's type, checked with nothing known of the variables around it."""
-    from .lower import Lowerer
-    from .rules import function_types, root_env
+    from pyrego.typecheck.lower import Lowerer
+    from pyrego.typecheck.rules import function_types, root_env
 
     lookup = function_types(tree)
     # The arity check comes before OPA makes `==` a unification.
@@ -103,8 +103,8 @@ def arity_error(call: ast.Call, arity: int, nested: bool, is_builtin: bool, tree
     name = call.op
     node = tree.functions.get(call.op) if tree is not None else None
     if node is not None:  # the rule's path as a ref (a key may hold a dot)
-        from ..ast import Scalar, Var
-        from .ir import ref_text
+        from pyrego.ast.nodes import Scalar, Var
+        from pyrego.typecheck.ir import ref_text
 
         name = ref_text((Var("data"),) + tuple(Scalar(p) for p in node.path))
     return RegoTypeError(f"function {name} has arity {arity}, got {n} {noun}", call.location)
@@ -197,8 +197,8 @@ def raise_all(errors: list[RegoTypeError]) -> None:
     """Raise the first of ``errors`` (if any) with all of them, up to OPA's ten, in ``errors``."""
     if not errors:
         return
-    from ..errors import RegoCompileError, RegoError
-    from . import ERROR_LIMIT
+    from pyrego.errors import RegoCompileError, RegoError
+    from pyrego.typecheck import ERROR_LIMIT
 
     listed: list[RegoError] = list(errors[:ERROR_LIMIT])
     if len(errors) >= ERROR_LIMIT:

@@ -14,13 +14,13 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from .. import types as T
-from ..ast import Scalar, Var
-from ..errors import Location
-from ..types_unify import unifies
-from .env import TypeEnv, is_constant, select_constant
-from .ir import CALL, EVERY, TERM, IArray, ICompr, IExpr, IObject, IRef, ISet, Term, ref_text, term_text
-from .refs import RefChecker
+from pyrego.ast.nodes import Scalar, Var
+from pyrego.errors import Location
+from pyrego.typecheck import static_types as T
+from pyrego.typecheck.env import TypeEnv, is_constant, select_constant
+from pyrego.typecheck.ir import CALL, EVERY, TERM, IArray, ICompr, IExpr, IObject, IRef, ISet, Term, ref_text, term_text
+from pyrego.typecheck.refs import RefChecker
+from pyrego.typecheck.unify import unifies
 
 
 class TypeErr:

@@ -14,14 +14,14 @@ from __future__ import annotations
 from decimal import Decimal, InvalidOperation
 from typing import TYPE_CHECKING, Any, Callable, Optional
 
-from .. import types as T
-from ..ast import Scalar, Var
-from ..types_text import text_key
-from .ir import IArray, ICompr, IObject, IRef, ISet, Term
+from pyrego.ast.nodes import Scalar, Var
+from pyrego.typecheck import static_types as T
+from pyrego.typecheck.ir import IArray, ICompr, IObject, IRef, ISet, Term
+from pyrego.typecheck.types_text import text_key
 
 if TYPE_CHECKING:
-    from .check import Checker
-    from .locations import SharedLocations
+    from pyrego.typecheck.check import Checker
+    from pyrego.typecheck.locations import SharedLocations
 
 Key = tuple  # ("v", name) for a variable; ("s", str) / ("n", Decimal) / ("b", bool) / ("z",) for scalars
 

@@ -32,16 +32,16 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from .. import ast
-from .. import types as T
-from ..ast import Call, Ref, Scalar, Var
-from ..compiler import FUNCTION, CompiledTree, RuleNode
-from ..safety import is_wildcard
-from ..types_unify import unifies
-from .env import SCALAR_TYPE_BY_CLASS, merge_types, scalar_type, select_constant, to_json
-from .rules import node_rules
-from .screen import SPECIAL_CALLS, constant
-from .signatures import builtin_type
+from pyrego.ast import nodes as ast
+from pyrego.ast.nodes import Call, Ref, Scalar, Var
+from pyrego.compile.compiler import FUNCTION, CompiledTree, RuleNode
+from pyrego.compile.safety import is_wildcard
+from pyrego.typecheck import static_types as T
+from pyrego.typecheck.env import SCALAR_TYPE_BY_CLASS, merge_types, scalar_type, select_constant, to_json
+from pyrego.typecheck.rules import node_rules
+from pyrego.typecheck.screen import SPECIAL_CALLS, constant
+from pyrego.typecheck.signatures import builtin_type
+from pyrego.typecheck.unify import unifies
 
 #: Comprehensions nested deeper than this are left to the full check.
 _MAX_NESTING = 8
@@ -713,7 +713,7 @@ _BUILTIN_SIGNATURES: dict[str, tuple[T.FunctionType, tuple[T.MaybeType, ...]]] =
 def _builtin_roots() -> set[str]:
     """The first part of every builtin's name (``time`` of ``time.now_ns``)."""
     if not _BUILTIN_ROOTS:
-        from .signatures_data import SIGNATURES
+        from pyrego.typecheck.signatures_data import SIGNATURES
 
         _BUILTIN_ROOTS.update([name.split(".")[0] for name in SIGNATURES])
     return _BUILTIN_ROOTS

@@ -4,8 +4,8 @@ OPA type-checks rules after a series of rewrites (:mod:`.lower` makes them):
 every call nested in an operand is an expression of its own with an output
 variable, ``:=`` and ``some x in xs`` are unifications, refs among a call's
 operands are bound to variables first, and so on. These classes hold the
-result. Scalars and variables are pyrego's own :class:`~pyrego.ast.Scalar`
-and :class:`~pyrego.ast.Var`; composite terms are rebuilt here because their
+result. Scalars and variables are pyrego's own :class:`~pyrego.ast.nodes.Scalar`
+and :class:`~pyrego.ast.nodes.Var`; composite terms are rebuilt here because their
 parts change (no calls remain inside terms, comprehension bodies are lowered).
 """
 
@@ -14,8 +14,8 @@ from __future__ import annotations
 import json
 from typing import Callable, Union
 
-from ..ast import Scalar, Var
-from ..errors import Location
+from pyrego.ast.nodes import Scalar, Var
+from pyrego.errors import Location
 
 NO_LOCATION = Location("", 0, 0)
 

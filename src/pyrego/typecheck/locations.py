@@ -16,9 +16,9 @@ from __future__ import annotations
 import weakref
 from typing import Any
 
-from .. import ast
-from ..compiler import CompiledTree
-from ..errors import Location
+from pyrego.ast import nodes as ast
+from pyrego.compile.compiler import CompiledTree
+from pyrego.errors import Location
 
 
 class SharedLocations:

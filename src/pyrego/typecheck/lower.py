@@ -3,7 +3,7 @@
 OPA checks types after rewriting each rule (``v1/ast/compile.go``); the
 rewrites decide which expression an error belongs to and what a variable's
 type is, so they are made here, in OPA's order, on the compiler's resolved
-rules (:mod:`pyrego.compiler`, bodies ordered by :func:`pyrego.safety.reorder_body`):
+rules (:mod:`pyrego.compile.compiler`, bodies ordered by :func:`pyrego.compile.safety.reorder_body`):
 
 1. ``RewriteLocalVars``: ``x := e`` is ``x = e``; ``some k, v in xs`` is
    ``v = xs[k]``; ``some x`` declarations go.
@@ -31,8 +31,8 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from .. import ast
-from ..ast import (
+from pyrego.ast import nodes as ast
+from pyrego.ast.nodes import (
     Array,
     ArrayCompr,
     Assign,
@@ -50,9 +50,9 @@ from ..ast import (
     Unify,
     Var,
 )
-from ..compiler import FuncRef
-from ..safety import reorder_body, stmt_vars, term_vars
-from .ir import (
+from pyrego.compile.compiler import FuncRef
+from pyrego.compile.safety import reorder_body, stmt_vars, term_vars
+from pyrego.typecheck.ir import (
     CALL,
     EVERY,
     TERM,
@@ -68,8 +68,8 @@ from .ir import (
     eq_expr,
     term_text,
 )
-from .localvars import LocalVarNumbers
-from .signatures import builtin_type
+from pyrego.typecheck.signatures import builtin_type
+from pyrego.typecheck.some_vars import LocalVarNumbers
 
 
 def _void(op: str) -> bool:
@@ -99,7 +99,7 @@ def _requires_eval(t: Any) -> bool:
 
 
 def _hoisted(t: Any) -> bool:
-    """A variable pyrego.rewrite made for a call inside a negation."""
+    """A variable pyrego.compile.rewrite made for a call inside a negation."""
     return type(t) is Var and t.name.startswith("__local") and "@" in t.name
 
 
@@ -244,7 +244,7 @@ class Lowerer:
         if st is SomeVars:
             return []
         if st is Unify and _hoisted(s.lhs) and type(s.rhs) is Call and s.rhs.op not in _METADATA_CALLS:
-            # A call the ordering took out of a negation (pyrego.rewrite):
+            # A call the ordering took out of a negation (pyrego.compile.rewrite):
             # OPA's own rewrite gives it the variable as its output.
             args = tuple([self.expand(a, support, bound, outer, withs) for a in s.rhs.args])
             main = IExpr(CALL, s.rhs.location, op=s.rhs.op, operands=args + (s.lhs,), withs=withs, generated=True)

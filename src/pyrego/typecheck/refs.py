@@ -20,11 +20,11 @@ from __future__ import annotations
 from functools import cmp_to_key
 from typing import Any
 
-from .. import types as T
-from ..ast import Scalar, Var
-from ..types_unify import unifies
-from .env import ROOT_DOCUMENTS, Node, TypeEnv, select_constant, term_key, to_json
-from .ir import CALL, TERM, IArray, ICompr, IExpr, IObject, IRef, ISet, Term, ref_text, term_text
+from pyrego.ast.nodes import Scalar, Var
+from pyrego.typecheck import static_types as T
+from pyrego.typecheck.env import ROOT_DOCUMENTS, Node, TypeEnv, select_constant, term_key, to_json
+from pyrego.typecheck.ir import CALL, TERM, IArray, ICompr, IExpr, IObject, IRef, ISet, Term, ref_text, term_text
+from pyrego.typecheck.unify import unifies
 
 
 def _go_len(text: str) -> int:
@@ -110,7 +110,7 @@ def _where(env: TypeEnv, ref: tuple[Term, ...]) -> Any:
 
 
 def _unsupported(env: TypeEnv, ref: tuple[Term, ...], pos: int, have: T.MaybeType) -> Any:
-    from .check import TypeErr
+    from pyrego.typecheck.check import TypeErr
 
     text = ref_text(ref, env.names)
     lines = [text, "^" * _go_len(ref_text(ref[: pos + 1], env.names)), "have: " + _type_text(have)]
@@ -121,7 +121,7 @@ def _unsupported(env: TypeEnv, ref: tuple[Term, ...], pos: int, have: T.MaybeTyp
 
 
 def _invalid(env: TypeEnv, ref: tuple[Term, ...], pos: int, have: T.MaybeType, want: T.MaybeType, one_of: list[Any] | None) -> Any:
-    from .check import TypeErr
+    from pyrego.typecheck.check import TypeErr
 
     text = ref_text(ref, env.names)
     pad = " " * (_go_len(ref_text(ref[:pos], env.names)) + 1)
@@ -203,7 +203,7 @@ class RefChecker:
             elif tp is not Scalar:
                 nested = True
                 if tp is IArray or tp is IObject or tp is ISet:
-                    from .check import unify1
+                    from pyrego.typecheck.check import unify1
 
                     unify1(env, p, T.ANY, False)
         if nested:
@@ -272,7 +272,7 @@ class RefChecker:
                 if exist is not None and not unifies(exist, keys):
                     return _invalid(self.env, ref, idx, exist, keys, one_of_for_type(tpe))
             elif th in (IArray, IObject, ISet):
-                from .check import unify1
+                from pyrego.typecheck.check import unify1
 
                 if not unify1(env, head, keys, False):
                     return _invalid(self.env, ref, idx, env.get_by_value(head), keys, None)

@@ -13,20 +13,20 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from .. import ast
-from .. import types as T
-from ..ast import Scalar, Var
-from ..compiler import CompiledTree, RuleNode, find_builtin
-from .annotated import SchemaAnnotations, input_type
-from .check import Checker, TypeErr
-from .env import RootEnv, TypeEnv, term_key
-from .ir import IArray, IObject, IRef, ISet, Term
-from .localvars import LocalVarNumbers
-from .locations import SharedLocations
-from .lower import LoweredRule, Lowerer
-from .schemas import SchemaSet
-from .screen import BodyScreen, ground_head
-from .signatures import any_function, builtin_type
+from pyrego.ast import nodes as ast
+from pyrego.ast.nodes import Scalar, Var
+from pyrego.compile.compiler import CompiledTree, RuleNode, find_builtin
+from pyrego.typecheck import static_types as T
+from pyrego.typecheck.annotated import SchemaAnnotations, input_type
+from pyrego.typecheck.check import Checker, TypeErr
+from pyrego.typecheck.env import RootEnv, TypeEnv, term_key
+from pyrego.typecheck.ir import IArray, IObject, IRef, ISet, Term
+from pyrego.typecheck.locations import SharedLocations
+from pyrego.typecheck.lower import LoweredRule, Lowerer
+from pyrego.typecheck.schemas import SchemaSet
+from pyrego.typecheck.screen import BodyScreen, ground_head
+from pyrego.typecheck.signatures import any_function, builtin_type
+from pyrego.typecheck.some_vars import LocalVarNumbers
 
 
 def function_types(tree: CompiledTree) -> Callable[[str], T.FunctionType | None]:
@@ -365,7 +365,7 @@ class ProgramChecker:
             assert key is not None
             child = node.children.get(key)
             if child is None:
-                from .env import Node
+                from pyrego.typecheck.env import Node
 
                 child = node.children[key] = Node(key, t)
             node = child

@@ -36,8 +36,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from .. import types as T
-from ..runtime.values import type_name
+from pyrego.runtime.values import type_name
+from pyrego.typecheck import static_types as T
 
 _TYPE_NAMES = ("array", "boolean", "integer", "null", "number", "object", "string")
 

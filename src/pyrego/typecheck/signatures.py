@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .. import types as T
+from pyrego.typecheck import static_types as T
 
 _CACHE: dict[str, T.FunctionType | None] = {}
 
@@ -16,7 +16,7 @@ def builtin_type(name: str) -> T.FunctionType | None:
         return _CACHE[name]
     except KeyError:
         pass
-    from .signatures_data import SIGNATURES
+    from pyrego.typecheck.signatures_data import SIGNATURES
 
     entry = SIGNATURES.get(name)
     fn: T.FunctionType | None = None

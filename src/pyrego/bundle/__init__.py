@@ -1,0 +1,1 @@
+"""OPA bundles: reading and inspecting them."""

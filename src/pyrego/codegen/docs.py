@@ -1,0 +1,290 @@
+"""Code generation for documents defined at several levels of the rule tree.
+
+``deny[u].reason := ...`` defines part of the document ``data.p.deny`` (the
+rules at the node ``deny``, whose keys are variables: the node's *own part*),
+and ``deny.root.audit := ...`` another part, from a node deeper down. OPA's
+document is the union of the two, so
+
+- the document of such a node, ``R<id>``, is its own part ``P<id>`` merged
+  with the documents of its children (:func:`own_part_lines`);
+- a read that goes past such a node into a child (``data.p.deny.root``) is the
+  union of the child's document and the part of each such node above it
+  (:func:`ground_document_name`), evaluating neither the rest of the node's
+  children nor anything the ref does not reach;
+- a read whose key is computed, below a node that holds packages or rules
+  (``data.t[name].deny``), evaluates for the key's child only the document the
+  constant keys after it name (:func:`child_table_name`), as OPA does: a test
+  in package ``t.a`` calling ``data.t[name].deny`` must not evaluate itself.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Callable
+
+from pyrego.ast import nodes as ast
+from pyrego.compile.base import FUNCTION, PARTIAL_OBJECT, PARTIAL_SET, RuleNode
+from pyrego.compile.compiler import rule_suffix
+from pyrego.runtime.docs import Depths, Part, below, ground_document, nonempty_part, own_key, pruned_document
+from pyrego.runtime.helpers import rt_get
+from pyrego.runtime.values import UNDEF
+
+if TYPE_CHECKING:
+    from pyrego.codegen.body import BodyEmitter
+    from pyrego.codegen.generator import ModuleGen
+
+def has_own_part(gen: ModuleGen, node: RuleNode) -> bool:
+    """Whether ``node``'s document joins rules with variable keys (its own
+    part, ``P<id>``) and rules below its children."""
+    return node.kind == PARTIAL_OBJECT and gen._rules_below_children(node)
+
+
+def own_part_lines(gen: ModuleGen, node: RuleNode, defs: list[str], tick: str) -> list[str]:
+    """``P<id>`` (the node's own rules) and ``R<id>`` (that merged with each
+    child's document) for a partial object with rules below its children."""
+    gen.own_parts.add(node.id)
+    key = gen.literal(own_key(node.id))
+    out = [f"def P{node.id}(ctx):", "    c = ctx.cache", f"    r = c.get({key}, MISS)", "    if r is not MISS: return r", "    acc = {VALUES: set()}"]
+    out += [f"    {d}(ctx, acc)" for d in defs]
+    # (the objects its rules gave stay known: see runtime.docs)
+    out += [f"    c[{key}] = acc", "    return acc", ""]
+    out += [f"def R{node.id}(ctx):", "    c = ctx.cache", f"    r = c.get({node.id}, MISS)", "    if r is not MISS: return r", tick]
+    out.append(f"    acc = dict(P{node.id}(ctx))")
+    for name, child in sorted(node.children.items()):
+        if child.kind != FUNCTION and gen._has_rules_below(child):
+            depths = gen.const(below(own_depths(node))), gen.const(doc_depths(gen, child))
+            fn, at = part_function(gen, child), where(gen, child)
+            out.append(f"    rt_doc_put(acc, {gen.literal(name)}, {fn}(ctx), {depths[0]}, {depths[1]}, {at})")
+    out.append("    r = rt_obj_done(acc)")
+    return out
+
+
+def install_own_parts(gen: ModuleGen) -> None:
+    """Stand-ins for the own parts ``P<id>``, whose code is that of ``R<id>``:
+    each compiles it on first call, which defines ``P<id>`` itself."""
+    namespace = gen.namespace
+    for nid in gen.own_parts:
+
+        def stub(*args: Any, name: str = f"P{nid}", owner: str = f"R{nid}") -> Any:
+            gen.load(owner)
+            return namespace[name](*args)
+
+        namespace[f"P{nid}"] = stub
+
+
+def tracks_values(gen: ModuleGen, node: RuleNode) -> bool:
+    """Whether the partial object at ``node`` notes the objects its rules give
+    as values (helpers.VALUES): where rules with longer heads make objects
+    too, or rules deeper down add to it."""
+    if node.kind != PARTIAL_OBJECT:
+        return False
+    return has_own_part(gen, node) or any(len(rule_suffix(0, r)) > 1 for r in node.rules)
+
+
+def own_depths(node: RuleNode) -> Depths:
+    """The levels below ``node`` where its own rules give values (``a[x].y := 1``: 2)."""
+    return tuple(sorted({len(rule_suffix(0, rule)) for rule in node.rules}))
+
+
+def doc_depths(gen: ModuleGen, node: RuleNode) -> Depths:
+    """The levels below ``node`` where the rules at and below it give values."""
+    if node.kind == FUNCTION:
+        return ()
+    if node.has_rules() and node.kind != PARTIAL_OBJECT:
+        return (0,)
+    out = set(own_depths(node)) if node.has_rules() else set()
+    for child in node.children.values():
+        if gen._has_rules_below(child):
+            out.update(d + 1 for d in doc_depths(gen, child))
+    return tuple(sorted(out))
+
+
+def document_function(gen: ModuleGen, node: RuleNode) -> str:
+    """The name of the function computing ``node``'s whole document."""
+    if node.has_rules():
+        return f"R{node.id}"
+    need_materializer(gen, node)
+    return f"N{node.id}"
+
+
+def part_function(gen: ModuleGen, node: RuleNode) -> str:
+    """The name of the function computing what the rules at and below ``node``
+    define, as part of a document that rules above define too: as
+    :func:`document_function`, except that objects holding nothing are left
+    out (OPA makes none where a rule above defines the document)."""
+    if node.has_rules():
+        if node.kind not in (PARTIAL_SET, PARTIAL_OBJECT):
+            return f"R{node.id}"
+        name = f"NE{node.id}"
+        if name not in gen.namespace:
+            gen.namespace[name] = nonempty_part(gen.namespace, f"R{node.id}")
+        return name
+    name = f"NP{node.id}"
+    if name not in gen.namespace:
+        gen.namespace[name] = UNDEF  # (a placeholder while the children are planned)
+        entries = tuple(
+            (child_name, part_function(gen, child))
+            for child_name, child in sorted(node.children.items())
+            if child.kind != FUNCTION and gen._has_rules_below(child)
+        )
+        gen.namespace[name] = pruned_document(gen.namespace, node.path, entries)
+    return name
+
+
+def where(gen: ModuleGen, node: RuleNode) -> str:
+    """The location a conflict between ``node``'s document and another part is reported at."""
+    for n in node.walk():
+        if n.rules:
+            return gen.loc(n.rules[0].location)
+    return "None"
+
+
+def need_materializer(gen: ModuleGen, node: RuleNode) -> None:
+    """Make sure ``N<id>`` exists (at once, where the program is already built)."""
+    gen._materialize_needed.add(node.id)
+    if gen.built and node.id not in gen._materialized:
+        saved, gen.lines = gen.lines, []
+        try:
+            gen.flush_materializers()
+            gen.exec_lines(gen.lines)
+        finally:
+            gen.lines = saved
+
+
+def ground_prefix_length(path: tuple[ast.Term, ...]) -> int:
+    """How many keys at the start of ``path`` are constant strings."""
+    n = 0
+    for p in path:
+        if not (isinstance(p, ast.Scalar) and isinstance(p.value, str)):
+            break
+        n += 1
+    return n
+
+
+def ground_keys(path: tuple[ast.Term, ...]) -> tuple[str, ...]:
+    """The string keys of ``path``, all constant strings (see :func:`ground_prefix_length`)."""
+    return tuple([p.value for p in path if isinstance(p, ast.Scalar) and isinstance(p.value, str)])
+
+
+def ground_document_name(gen: ModuleGen, keys: tuple[str, ...]) -> str:
+    """The name of a function computing ``data.<keys>`` as the union of the
+    documents that define it (see the module's docstring)."""
+    name = gen.ground_docs.get(keys)
+    if name is not None:
+        return name
+    path = tuple(ast.Scalar(k) for k in keys)
+    passed: list[tuple[RuleNode, int]] = []
+    kind, node, i = gen.data_target(path, passed)
+    parts: list[Part] = [(f"P{a.id}", keys[j:], own_depths(a)) for a, j in passed]
+    location = None
+    if kind == "rule" and passed and i < len(keys) and node.kind != PARTIAL_OBJECT:
+        # Inside a value a rule deeper down gives: the union at that rule, then the keys into it.
+        name = gen.ground_docs[keys] = f"GD{len(gen.ground_docs)}"
+        gen.namespace[name] = _walked(gen.namespace, ground_document_name(gen, keys[:i]), keys[i:])
+        return name
+    if kind == "rule":
+        doc = rule_document(gen, node, keys[i:])
+        if doc.startswith("P"):
+            parts.append((doc, keys[i:], own_depths(node)))
+        else:
+            parts.append((part_function(gen, node) if passed else doc, keys[i:], doc_depths(gen, node)))
+        location = node.rules[0].location if node.rules else None
+    elif kind == "base":
+        parts.append(("", keys, ()))
+    elif kind == "tree":
+        parts.append((part_function(gen, node) if passed else document_function(gen, node), keys[i:], doc_depths(gen, node)))
+    fn: Callable[..., Any]
+    if kind == "function" or not parts:
+        def fn(ctx: Any) -> Any:
+            return UNDEF
+    else:
+        fn = ground_document(gen.namespace, tuple(parts), location)
+    name = gen.ground_docs[keys] = f"GD{len(gen.ground_docs)}"
+    gen.namespace[name] = fn
+    return name
+
+
+def _walked(namespace: dict[str, Any], name: str, keys: tuple[str, ...]) -> Callable[..., Any]:
+    """The document ``name`` along ``keys``."""
+
+    def walked(ctx: Any, namespace: dict[str, Any] = namespace, name: str = name, keys: tuple[str, ...] = keys) -> Any:
+        v = namespace[name](ctx)
+        for k in keys:
+            v = rt_get(v, k)
+        return v
+
+    return walked
+
+
+def rule_document(gen: ModuleGen, node: RuleNode, rest: tuple[Any, ...]) -> str:
+    """The function to read ``node``'s rules' document with ``rest`` below
+    it: the node's own part where ``rest`` starts with a key no child has."""
+    if rest and has_own_part(gen, node) and isinstance(rest[0], str) and rest[0] not in node.children:
+        return f"P{node.id}"
+    return f"R{node.id}"
+
+
+def child_table_name(gen: ModuleGen, node: RuleNode, keys: tuple[str, ...]) -> str:
+    """The name of a table {child name: reader of ``data.<node>.<child>.<keys>``}
+    for the children of ``node`` that hold rules."""
+    table = gen.child_tables.get((node.id, keys))
+    if table is None:
+        entries = {}
+        for child_name, child in sorted(node.children.items()):
+            if child.kind != FUNCTION and gen._has_rules_below(child):
+                doc = ground_document_name(gen, node.path + (child_name,) + keys)
+                entries[child_name] = gen.namespace[doc]
+        table = gen.child_tables[(node.id, keys)] = f"TB{len(gen.child_tables)}"
+        gen.namespace[table] = entries
+    return table
+
+
+def data_ref(
+    gen: ModuleGen,
+    em: BodyEmitter,
+    path: tuple[ast.Term, ...],
+    target: tuple[str, RuleNode, int],
+    passed: list[tuple[RuleNode, int]],
+    check: bool,
+) -> str | None:
+    """The code reading ``data.<path>`` (``target``, ``passed``: as
+    ModuleGen.data_target found them) where it is a document of several
+    parts or a key computed below a tree; None where none of that applies."""
+    kind, cur, i = target
+    if passed:
+        # Past rules with variable keys into a child: the union of the parts.
+        n = ground_prefix_length(path)
+        v = em.tmp()
+        em.assign(v, f"{ground_document_name(gen, ground_keys(path[:n]))}({em.ctx})")
+        return _rest(em, v, path[n:], check)
+    if kind == "rule" and has_own_part(gen, cur) and i < len(path):
+        v = em.tmp()
+        if isinstance(path[i], ast.Scalar):
+            first = path[i].value  # type: ignore[union-attr]
+            em.assign(v, f"{rule_document(gen, cur, (first,))}({em.ctx})")
+            return em.walk_path(v, path[i:], check=check)
+        if not em.has_unbound(path[i]):
+            # A computed key: the node's own part, or the one child it names.
+            key = em.term(path[i])
+            em.assign(v, f"rt_own_child({em.ctx}, {child_table_name(gen, cur, ())}, P{cur.id}, {key})")
+            return _rest(em, v, path[i + 1 :], check)
+        return None
+    if kind == "tree" and i < len(path) and not isinstance(path[i], ast.Scalar) and ground_prefix_length(path[i + 1 :]):
+        # A computed or iterated key, then constant keys: only the document they name in each child.
+        n = i + 1 + ground_prefix_length(path[i + 1 :])
+        keys = ground_keys(path[i + 1 : n])
+        table, v = child_table_name(gen, cur, keys), em.tmp()
+        if em.has_unbound(path[i]):
+            em.assign(v, f"rt_node_project({em.ctx}, {table}, {gen.const(cur.path)}, {gen.const(keys)})")
+            return em.walk_path(v, (path[i],) + path[n:], check=check)
+        key = em.term(path[i])
+        em.assign(v, f"rt_node_child_path({em.ctx}, {table}, {key}, {gen.const(cur.path)}, {gen.const(keys)})")
+        return _rest(em, v, path[n:], check)
+    return None
+
+
+def _rest(em: BodyEmitter, v: str, rest: tuple[ast.Term, ...], check: bool) -> str:
+    """``v`` looked up along ``rest``."""
+    if rest:
+        return em.walk_path(v, rest, check=check)
+    em.result_check(v, check)
+    return v

@@ -1,0 +1,836 @@
+"""Code generation: a checked rule tree becomes one Python module.
+
+For every document defined by rules there is a function ``R<id>(ctx)``
+returning its value (memoised per evaluation in ``ctx.cache``); each rule
+definition is a function ``D<id>_<n>``; user functions are ``F<id>(ctx,
+*args)``; documents that hold other documents are built on demand by
+``N<id>(ctx)``. Queries compile to generators ``Q(ctx)`` that yield bindings.
+
+The generated source is compiled with :func:`compile` and executed in a
+namespace holding only the runtime helpers, the constants table (``K<n>``),
+locations (``L<n>``) and builtin functions (``B<n>``).
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from pyrego.ast import nodes as ast
+from pyrego.bounded import BoundedDict
+from pyrego.builtins.registry import Builtin
+from pyrego.codegen import closures
+from pyrego.codegen import docs as codegen_docs
+from pyrego.codegen.body import BodyEmitter, ground_value, is_ground
+from pyrego.codegen.disk_cache import compile_source
+from pyrego.codegen.tiers import TICK_LINE, BuiltinSite, RuleWrapper, fast_lines, make_tick
+from pyrego.compile.compiler import (
+    COMPLETE,
+    FUNCTION,
+    PARTIAL_OBJECT,
+    PARTIAL_SET,
+    CompiledTree,
+    RuleNode,
+    _ground_prefix,
+    iter_rule_chain,
+)
+from pyrego.compile.safety import body_vars, term_vars
+from pyrego.errors import Location, RegoCompileError, RegoError, RegoUnsafeVarError
+from pyrego.runtime.docs import DOC_HELPERS, rt_path
+from pyrego.runtime.helpers import HELPERS, builtin_call, rt_call_builtin
+from pyrego.runtime.values import UNDEF, freeze
+from pyrego.runtime.withs import make_call_mock, make_with, rt_const_fn, rt_node_child
+
+_LOAD_LOCK = threading.RLock()
+
+#: Compiled queries a program keeps for the engines that share it.
+QUERIES_KEPT = 256
+
+#: The most characters of compact code a rule may have to be recompiled in
+#: the fast form (the largest rules of the benchmark policies have a few thousand).
+LARGEST_PROMOTED_CHUNK = 60_000
+
+# What every program's namespace starts with (copied, never shared).
+_BASE_NAMESPACE: dict[str, Any] = {
+    **HELPERS,
+    **DOC_HELPERS,
+    "rt_path": rt_path,
+    "rt_node_child": rt_node_child,
+    "rt_const_fn": rt_const_fn,
+}
+
+
+def conflict_message(node: RuleNode) -> str:
+    """OPA's conflict text, with the rule's name so users can find it."""
+    if node.kind == FUNCTION:
+        return f"functions must not produce multiple outputs for same inputs (function {node.name} produced conflicting values for the same inputs)"
+    return f"complete rules must not produce multiple outputs (rule {node.name} produced conflicting values)"
+
+
+@dataclass
+class Program:
+    """A compiled policy set: the namespace of generated functions and its index."""
+
+    namespace: dict[str, Any]
+    tree: CompiledTree
+    rule_functions: dict[tuple[str, ...], str] = field(default_factory=dict)
+    mockable: frozenset[str] = frozenset()
+    gen: ModuleGen | None = None
+    # Compiled queries, by (query text, v0 flag), the ones used last.
+    queries: BoundedDict[Any, Any] = field(default_factory=lambda: BoundedDict(QUERIES_KEPT))
+
+    def __del__(self) -> None:
+        # The generated functions and their globals (this namespace) refer to each
+        # other. Clearing the namespace when the last holder of the program lets it
+        # go frees them at once, instead of leaving a cycle for the cyclic collector
+        # (whose full collections then cost more than compiling the policy did).
+        self.namespace.clear()
+
+    @property
+    def source(self) -> str:
+        """The generated source (for inspection; written out on demand)."""
+        return self.gen.source() if self.gen is not None else ""
+
+    def function(self, name: str) -> Callable[..., Any]:
+        """The generated function ``name`` (compiled now if it was not yet)."""
+        if self.gen is not None:
+            return self.gen.load(name)
+        return self.namespace[name]  # type: ignore[no-any-return]
+
+
+class ModuleGen:
+    """Generates the Python module for a rule tree (and, later, for queries)."""
+
+    #: The writer of function bodies (the instrumented program has its own: pyrego.instrument.codegen).
+    emitter: type[BodyEmitter] = BodyEmitter
+
+    def __init__(self, tree: CompiledTree, mockable: frozenset[str] = frozenset()) -> None:
+        self.tree = tree
+        self.mockable = mockable
+        self.namespace: dict[str, Any] = dict(_BASE_NAMESPACE)
+        self.namespace["__builtins__"] = {}
+        self.lines: list[str] = []
+        self._consts: dict[Any, str] = {}
+        self._locs: dict[Location, str] = {}
+        self._builtins: dict[str, str] = {}
+        # Builtin call sites (``C<n>``), by builtin name and call location.
+        self._site_names: dict[tuple[str, Location], str] = {}
+        self.builtin_sites: dict[str, BuiltinSite] = {}
+        self._materialize_needed: set[int] = set()
+        self._materialized: set[int] = set()
+        self._member_sets: dict[Any, tuple[str, bool]] = {}
+        self._children_maps: set[int] = set()
+        self._rules_below: dict[int, bool] = {}
+        # Generated code per document function, compiled on first use, and
+        # the document function itself where it is a wrapper (codegen_tiers).
+        self.chunks: dict[str, list[str]] = {}
+        self.wrappers: dict[str, RuleWrapper] = {}
+        # The rule node of each chunk, to write its code again in the
+        # canonical shapes that the fast form expands (see _fast_chunk).
+        self._chunk_nodes: dict[str, RuleNode] = {}
+        # Rules' code is written in the compact form (codegen_lines).
+        self.compact = True
+        # The document function of each rule path.
+        self.rule_functions: dict[tuple[str, ...], str] = {}
+        # Compact code is compiled until the program is hot (see codegen_tiers).
+        self.hot = False
+        self._compact_loaded: list[str] = []
+        self._pending_tables: list[str] = []
+        self._n = 0
+        # Rules' definitions run as closures until the program is hot, where
+        # their shape allows (see closures); the nodes that have some, whose
+        # code is written only when it is compiled (or shown).
+        self.closures = closures.ENABLED
+        self._closure_nodes: set[int] = set()
+        # Rule id -> the rules it reads, for ``with`` targets (with_checks).
+        self.with_dependencies: dict[int, set[int]] | None = None
+        # Documents of several levels' rules (codegen_docs): nodes with an own part, readers, tables.
+        self.own_parts: set[int] = set()
+        self.ground_docs: dict[tuple[str, ...], str] = {}
+        self.child_tables: dict[tuple[int, tuple[str, ...]], str] = {}
+        self.built = False
+
+    # -- names and tables -----------------------------------------------------
+
+    def fresh(self, prefix: str) -> str:
+        self._n += 1
+        return f"{prefix}{self._n}"
+
+    def literal(self, v: Any) -> str:
+        """Python source for a scalar: ``repr`` of a checked type, else a constant."""
+        t = type(v)
+        if t is str or t is bool or v is None:
+            return repr(v)
+        if t is int:
+            if -(10**30) < v < 10**30:
+                return repr(v)
+            return self.const(v)
+        if t is float:
+            if math.isfinite(v):
+                return repr(v)
+            return self.const(v)
+        return self.const(v)
+
+    def const(self, value: Any) -> str:
+        """A name in the constants table bound to ``value`` (shared, never mutated)."""
+        try:
+            key: Any = (type(value), freeze(value) if not isinstance(value, tuple) else value)
+            hash(key)
+        except TypeError:
+            key = None
+        if key is not None and key in self._consts:
+            return self._consts[key]
+        name = self.fresh("K")
+        self.namespace[name] = value
+        if key is not None:
+            self._consts[key] = name
+        return name
+
+    def loc(self, location: Location) -> str:
+        name = self._locs.get(location)
+        if name is None:
+            name = self._locs[location] = self.fresh("L")
+            self.namespace[name] = location
+        return name
+
+    def builtin(self, name: str) -> Builtin | None:
+        return self.tree.builtin(name)
+
+    def builtin_global(self, name: str, builtin: Builtin | None = None) -> str:
+        g = self._builtins.get(name)
+        if g is None:
+            b = builtin if builtin is not None else self.tree.builtin(name)
+            assert b is not None
+            g = self._builtins[name] = self.fresh("B")
+            self.namespace[g] = b.fn
+        return g
+
+    def builtin_site(self, name: str, location: Location, builtin: Builtin | None = None) -> str:
+        """``C<n>``: the compact form's caller of builtin ``name`` at ``location``
+        (``C<n>(ctx, *args)``); codegen_tiers writes the fast form's inline
+        ``try`` from its :class:`BuiltinSite`."""
+        key = (name, location)
+        site = self._site_names.get(key)
+        if site is None:
+            b = builtin if builtin is not None else self.tree.builtin(name)
+            assert b is not None
+            site = self._site_names[key] = self.fresh("C")
+            self.namespace[site] = builtin_call(b.fn, name, location, b.needs_context)
+            self.builtin_sites[site] = BuiltinSite(self.builtin_global(name, b), self.literal(name), self.loc(location), b.needs_context)
+        return site
+
+    def builtin_caller(self, name: str) -> str:
+        """A ``(ctx, *args)`` callable for builtin ``name`` (used by mocks)."""
+        b = self.tree.builtin(name)
+        assert b is not None
+        fn = b.fn
+        loc = None
+
+        if b.needs_context:
+
+            def call(ctx: Any, *args: Any) -> Any:
+                return rt_call_builtin(ctx, fn, name, loc, ctx, *args)
+        else:
+
+            def call(ctx: Any, *args: Any) -> Any:
+                return rt_call_builtin(ctx, fn, name, loc, *args)
+
+        return self.const(call)
+
+    def default_callable(self, op: str) -> str:
+        node = self.tree.functions.get(op)
+        if node is not None:
+            return self.function_name(node)
+        return self.builtin_caller(op)
+
+    def arity(self, op: str) -> int | None:
+        return self.tree.arity(op)
+
+    def function_name(self, node: RuleNode) -> str:
+        return f"F{node.id}"
+
+    def const_member_set(self, t: ast.Term) -> tuple[str, bool] | None:
+        """For ``x in <constant array/set>``: a frozenset constant and whether all items are strings."""
+        if not isinstance(t, (ast.Array, ast.SetTerm)) or not is_ground(t):
+            return None
+        values = [ground_value(x) for x in t.items]
+        key = tuple(freeze(v) for v in values)
+        got = self._member_sets.get(key)
+        if got is None:
+            all_str = all(type(v) is str for v in values)
+            name = self.fresh("K")
+            self.namespace[name] = frozenset(key)
+            got = self._member_sets[key] = (name, all_str)
+        return got
+
+    # -- data references ----------------------------------------------------------
+
+    def data_target(self, path: tuple[ast.Term, ...], passed: list[tuple[RuleNode, int]] | None = None) -> tuple[str, RuleNode, int]:
+        """Where ``data.<path>`` is read: ``("rule", node, i)``, the document of
+        the rules at ``node`` with ``path[i:]`` inside it (``"function"``: a
+        function's name, never a value); ``("base", node, 0)``, base data
+        only; ``("tree", node, i)``, a document holding rules, ``path[i:]`` below it.
+        ``passed`` gets the nodes with an own part that the path goes through
+        (to a child holding rules), each with the index of the key after it:
+        their parts belong to the document too (codegen_docs)."""
+        cur = self.tree.root
+        i = 0
+        while i < len(path):
+            p = path[i]
+            if isinstance(p, ast.Scalar) and isinstance(p.value, str) and p.value in cur.children:
+                cur = cur.children[p.value]
+                i += 1
+                nxt = path[i] if i < len(path) else None
+                if (
+                    cur.has_rules()
+                    and isinstance(nxt, ast.Scalar)
+                    and isinstance(nxt.value, str)
+                    and nxt.value in cur.children
+                    and self._has_rules_below(cur.children[nxt.value])
+                ):
+                    if passed is not None and codegen_docs.has_own_part(self, cur):
+                        passed.append((cur, i))
+                    continue  # a deeper rule defines this part of the document
+                if cur.has_rules():
+                    return ("function" if cur.kind == FUNCTION else "rule"), cur, i
+                continue
+            if isinstance(p, ast.Scalar):
+                return "base", cur, 0  # below here there are no rules: plain base data
+            break
+        if not self._has_rules_below(cur):
+            return "base", cur, 0
+        return "tree", cur, i
+
+    def data_ref(self, em: BodyEmitter, path: tuple[ast.Term, ...], check: bool = True) -> str:
+        """The value at ``data.<path>`` (``check``: as for :meth:`BodyEmitter.term`)."""
+        passed: list[tuple[RuleNode, int]] = []
+        kind, cur, i = self.data_target(path, passed)
+        if kind == "function":
+            em.w(em.fail)
+            return "UNDEF"
+        done = codegen_docs.data_ref(self, em, path, (kind, cur, i), passed, check)
+        if done is not None:
+            return done
+        if kind == "rule":
+            v = em.tmp()
+            em.assign(v, f"R{cur.id}({em.ctx})")
+            return em.walk_path(v, path[i:], check=check) if i < len(path) else self._check(em, v, check)
+        if kind == "base":
+            return self._base_data(em, path, check)
+        if i < len(path) and not em.has_unbound(path[i]):
+            # A computed key: evaluate only the child it names.
+            key = em.term(path[i])
+            v = em.tmp()
+            em.assign(v, f"rt_node_child({em.ctx}, {self.children_map(cur)}, {key}, {self.const(cur.path)})")
+            return em.walk_path(v, path[i + 1 :], check=check) if i + 1 < len(path) else self._check(em, v, check)
+        self._materialize_needed.add(cur.id)
+        v = em.tmp()
+        em.assign(v, f"N{cur.id}({em.ctx})")
+        return em.walk_path(v, path[i:], check=check)
+
+    def _base_data(self, em: BodyEmitter, path: tuple[ast.Term, ...], check: bool) -> str:
+        # Base documents are keyed by strings: ``data[2]`` reads key "2", as in OPA.
+        v = em.tmp()
+        em.w(f"{v} = {em.ctx}.data")
+        return em.walk_path(v, path, data_keys=True, check=check)
+
+    def children_map(self, node: RuleNode) -> str:
+        """A global dict {child name: document function} for dynamic lookups under ``node``."""
+        name = f"CH{node.id}"
+        if node.id not in self._children_maps:
+            self._children_maps.add(node.id)
+            entries = []
+            for child_name, child in sorted(node.children.items()):
+                if child.kind == FUNCTION:
+                    continue
+                if child.has_rules():
+                    entries.append(f"{self.literal(child_name)}: R{child.id}")
+                elif self._has_rules_below(child):
+                    self._materialize_needed.add(child.id)
+                    entries.append(f"{self.literal(child_name)}: N{child.id}")
+            self._pending_tables.append(f"{name} = {{{', '.join(entries)}}}")
+        return name
+
+    def pure_data_ref(self, ref: ast.Ref) -> bool:
+        """Whether reading ``ref`` can neither fail nor have effects: base data,
+        or a rule whose only definition is a constant with no body."""
+        cur = self.tree.root
+        for p in ref.path:
+            if not (isinstance(p, ast.Scalar) and isinstance(p.value, str)):
+                return not self._has_rules_below(cur)
+            nxt = cur.children.get(p.value)
+            if nxt is None:
+                return not cur.has_rules()
+            cur = nxt
+            if cur.has_rules():
+                return self._constant_rule(cur)
+        return not self._has_rules_below(cur)
+
+    @staticmethod
+    def _constant_rule(node: RuleNode) -> bool:
+        if node.kind != COMPLETE or len(node.rules) != 1 or node.default is not None:
+            return False
+        rule = node.rules[0]
+        return not rule.body and rule.else_ is None and rule.head.value is not None and is_ground(rule.head.value)
+
+    @staticmethod
+    def _check(em: BodyEmitter, v: str, check: bool) -> str:
+        em.result_check(v, check)
+        return v
+
+    def _has_rules_below(self, node: RuleNode) -> bool:
+        known = self._rules_below.get(node.id)
+        if known is None:
+            known = self._rules_below[node.id] = (
+                node.has_rules() or node.is_package or any(self._has_rules_below(c) for c in node.children.values())
+            )
+        return known
+
+    # -- rules -------------------------------------------------------------------------
+
+    def generate(self) -> None:
+        unsafe: list[RegoError] = []  # every document's first, as OPA reports every rule's
+        for node in self.tree.nodes.values():
+            if node.has_rules():
+                if node.kind != FUNCTION:
+                    self.rule_functions[node.path] = f"R{node.id}"
+                start = len(self.lines)
+                try:
+                    wrapper = self.rule_node(node)
+                except RegoUnsafeVarError as err:
+                    unsafe.extend(getattr(err, "errors", None) or [err])
+                    del self.lines[start:]
+                    continue
+                # Each document's code is compiled by Python on first use
+                # (see build): large policy sets load without compiling
+                # rules that are never evaluated.
+                name = f"F{node.id}" if node.kind == FUNCTION else f"R{node.id}"
+                self.chunks[name] = self.lines[start:]
+                self._chunk_nodes[name] = node
+                del self.lines[start:]
+                if wrapper is not None:
+                    self.wrappers[name] = wrapper
+        if unsafe:
+            from pyrego.compile.rule_checks import raise_all
+
+            raise_all(unsafe)
+        self.flush_materializers()
+
+    def flush_materializers(self) -> None:
+        while self._materialize_needed - self._materialized:
+            nid = min(self._materialize_needed - self._materialized)
+            self._materialized.add(nid)
+            node = next(n for n in self.tree.nodes.values() if n.id == nid)
+            self.materializer(node)
+        self.lines.extend(self._pending_tables)
+        self._pending_tables = []
+
+    def materializer(self, node: RuleNode) -> None:
+        lines = [
+            f"def N{node.id}(ctx):",
+            "    c = ctx.cache",
+            f"    r = c.get({-node.id - 1}, MISS)",
+            "    if r is not MISS: return r",
+            f"    base = rt_path(ctx.data, {self.const(node.path)})",
+            # Base data that is not an object can only be here with no rule
+            # below (a rule would have been refused): an empty package's document.
+            "    if base is not UNDEF and type(base) is not dict: return base",
+            "    r = dict(base) if type(base) is dict else {}",
+        ]
+        for name, child in sorted(node.children.items()):
+            if child.kind == FUNCTION:
+                continue
+            if child.has_rules():
+                fn = f"R{child.id}"
+            elif self._has_rules_below(child):
+                self._materialize_needed.add(child.id)
+                fn = f"N{child.id}"
+            else:
+                continue
+            lines.append(f"    v = {fn}(ctx)")
+            lines.append(f"    if v is not UNDEF: r[{self.literal(name)}] = v")
+        lines += [f"    c[{-node.id - 1}] = r", "    return r", ""]
+        self.lines.extend(lines)
+
+    def rule_node(self, node: RuleNode) -> RuleWrapper | None:
+        """Generate a document's code; returns its wrapper, or None where the
+        code defines ``R<id>`` itself."""
+        if node.kind == FUNCTION:
+            return self.function_node(node)
+        if self._constant_rule(node):
+            value = node.rules[0].head.value
+            assert value is not None
+            literal = self._value_literal(value)
+            return RuleWrapper("complete", node.id, constant=literal, constant_value=self._literal_value(literal, value))
+        defs = tuple(self.definition_or_closure(node, rule, i) for i, rule in enumerate(node.rules))
+        if node.kind in (PARTIAL_SET, PARTIAL_OBJECT):
+            if node.default is None and not (node.kind == PARTIAL_OBJECT and self._rules_below_children(node)):
+                return RuleWrapper("set" if node.kind == PARTIAL_SET else "object", node.id, defs)
+            self.partial_rule_def(node, list(defs))
+            return None
+        conflict = where = default_fn = None
+        default, default_value = "UNDEF", UNDEF
+        if len(defs) > 1 and not self._same_constant_values(node.rules):
+            conflict, where = self.const(conflict_message(node)), self.loc(node.rules[0].location)
+        if node.default is not None:
+            value = node.default.head.value
+            if value is not None and is_ground(value):
+                default = self._value_literal(value)
+                default_value = self._literal_value(default, value)
+            else:
+                default_fn = self.default_value(node)
+        return RuleWrapper("complete", node.id, defs, conflict=conflict, where=where, default_fn=default_fn, default=default, default_value=default_value)
+
+    def _literal_value(self, literal: str, term: ast.Term) -> Any:
+        """The value of ``literal``, as :meth:`_value_literal` wrote it for ``term``."""
+        return term.value if isinstance(term, ast.Scalar) else self.namespace[literal]
+
+    def _rules_below_children(self, node: RuleNode) -> bool:
+        return any(child.kind != FUNCTION and self._has_rules_below(child) for child in node.children.values())
+
+    def partial_rule_def(self, node: RuleNode, defs: list[str]) -> None:
+        """``R<id>`` of a partial rule as a ``def``: rules deeper down add their
+        documents (``a.b.c := 1`` beside ``a[x] := ...``)."""
+        if codegen_docs.has_own_part(self, node):
+            out = codegen_docs.own_part_lines(self, node, defs, TICK_LINE)
+        else:
+            out = [f"def R{node.id}(ctx):", "    c = ctx.cache", f"    r = c.get({node.id}, MISS)", "    if r is not MISS: return r", TICK_LINE]
+            out.append("    acc = set()" if node.kind == PARTIAL_SET else "    acc = {}")
+            out += [f"    {d}(ctx, acc)" for d in defs]
+            out.append("    r = acc" if node.kind == PARTIAL_SET else "    r = rt_obj_done(acc)")
+        if node.default is not None:
+            value = node.default.head.value
+            if value is not None and is_ground(value):
+                out.append(f"    if r is UNDEF: r = {self._value_literal(value)}")
+            else:
+                out.append("    if r is UNDEF:")
+                out.append(f"        r = {self.default_value(node)}(ctx)")
+        out += [f"    c[{node.id}] = r", "    return r", ""]
+        self.lines.extend(out)
+
+    def _value_literal(self, value: ast.Term) -> str:
+        if isinstance(value, ast.Scalar):
+            return self.literal(value.value)
+        return self.const(ground_value(value))
+
+    @staticmethod
+    def _same_constant_values(rules: list[ast.Rule]) -> bool:
+        values = set()
+        for rule in rules:
+            for r in iter_rule_chain(rule):
+                v = r.head.value
+                if v is None or not isinstance(v, ast.Scalar):
+                    return False
+                values.add((type(v.value), v.value))
+        return len(values) <= 1
+
+    def default_value(self, node: RuleNode) -> str:
+        assert node.default is not None
+        rule = node.default
+        name = f"DF{node.id}"
+        em = self.emitter(self)
+        args = rule.head.args or ()
+        params = [f"a{i}" for i in range(len(args))]
+        em.w("for _ in ONCE:")
+        em.indent += 1
+        em.fail = "break"
+        assert rule.head.value is not None
+        if term_vars(rule.head.value, set()) - {v for a in args for v in term_vars(a, set())}:
+            raise RegoCompileError("default rule value cannot contain variables", rule.location)
+        for a, p in zip(args, params):
+            em.unify_value(a, p, rule.location)
+        v = em.term(rule.head.value)
+        em.w(f"return {v}")
+        em.finish()
+        self.lines.append(f"def {name}(ctx{''.join(', ' + p for p in params)}):")
+        self.lines.extend(em.lines)
+        self.lines.append("    return UNDEF")
+        self.lines.append("")
+        return name
+
+    def definition_or_closure(self, node: RuleNode, rule: ast.Rule, index: int) -> str:
+        """``D<id>_<n>``: a closure until the program is hot where the rule's
+        shape allows (see closures), else generated code."""
+        if self.closures:
+            fn = closures.plan_definition(self, node, rule, conflict_message)
+            if fn is not None:
+                name = f"D{node.id}_{index}"
+                self.namespace[name] = fn
+                self._closure_nodes.add(node.id)
+                return name
+        return self.definition(node, rule, index)
+
+    def definition(self, node: RuleNode, rule: ast.Rule, index: int) -> str:
+        """One rule (with its else chain) as a function ``D<id>_<n>``."""
+        name = f"D{node.id}_{index}"
+        em = self.emitter(self)
+        kind = node.kind
+        params = ["ctx"]
+        if kind in (PARTIAL_SET, PARTIAL_OBJECT):
+            params.append("acc")
+        chain = list(iter_rule_chain(rule))
+        # A lone branch needs no `for _ in ONCE` block: failing returns UNDEF.
+        once = len(chain) > 1
+        for branch in chain:
+            self.branch(em, node, branch, once=once)
+            if kind in (COMPLETE, FUNCTION) and branch.else_ is not None and em.uses_r:
+                em.w("if r is not UNDEF: return r")
+        em.finish()
+        if kind in (COMPLETE, FUNCTION):
+            # `r` only exists where a branch may find a value inside a loop.
+            if em.uses_r:
+                em.lines.insert(0, "    r = UNDEF")
+                em.w("return r")
+            elif not (em.lines and em.lines[-1].startswith("    return ")):
+                em.w("return UNDEF")
+        if kind == FUNCTION:
+            params += [f"a{i}" for i in range(node.arity or 0)]
+        self.lines.append(f"def {name}({', '.join(params)}):")
+        self.lines.extend(em.lines)
+        self.lines.append("")
+        return name
+
+    def branch(self, em: BodyEmitter, node: RuleNode, rule: ast.Rule, once: bool = True) -> None:
+        head = rule.head
+        kind = node.kind
+        em.rule = rule
+        em.node = node
+        st = em.state()
+        if once:
+            em.begin_once()
+        base_loops = em.loops
+        if kind == FUNCTION:
+            for i, a in enumerate(head.args or ()):
+                em.unify_value(a, f"a{i}", rule.location)
+        required: set[str] = set()
+        suffix = _suffix(head)
+        for t in [head.key, head.value, *suffix]:
+            if t is not None:
+                term_vars(t, required)
+        em.body(rule.body, required=required, location=head.location)
+        if kind == PARTIAL_SET:
+            assert head.key is not None
+            k = em.term(head.key)
+            em.w(f"acc.add({k} if type({k}) is str else freeze({k}))")
+        elif kind == PARTIAL_OBJECT and head.value is None:
+            # `a.b[x] contains y`: sets at the leaves of an object.
+            assert head.key is not None
+            keys = [em.term(k) for k in suffix]
+            member = em.term(head.key)
+            em.w(f"rt_obj_add_member(acc, ({', '.join(keys)},), {member}, {self.loc(head.location)})")
+        elif kind == PARTIAL_OBJECT:
+            assert head.value is not None
+            keys = [em.term(k) for k in suffix]
+            v = em.term(head.value)
+            if len(keys) == 1:
+                put = "rt_obj_put_value" if codegen_docs.tracks_values(self, node) else "rt_obj_put"
+                em.w(f"{put}(acc, {keys[0]}, {v}, {self.loc(head.location)})")
+            else:
+                em.w(f"rt_obj_put_path(acc, ({', '.join(keys)},), {v}, {self.loc(head.location)})")
+        else:
+            assert head.value is not None
+            body_loops = em.loops
+            v = em.term(head.value)
+            # The value may differ between solutions when the body iterates
+            # over variables the value reads, or when the value itself
+            # iterates (a relation: ``r := walk(x)`` has a value per pair).
+            stable = em.loops == body_loops and (
+                em.loops == base_loops or not (term_vars(head.value, set(), closures=True) - _arg_vars(head))
+            )
+            if stable:
+                em.returns(v)
+            else:
+                msg = conflict_message(node)
+                em.uses_r = True
+                em.w(f"if r is UNDEF: r = {v}")
+                em.w(f"elif not rt_eq(r, {v}): rt_conflict({msg!r}, {self.loc(rule.location)})")
+        em.restore(st)
+
+    def function_node(self, node: RuleNode) -> RuleWrapper:
+        defs = tuple(self.definition_or_closure(node, rule, i) for i, rule in enumerate(node.rules))
+        conflict = self.const(conflict_message(node))
+        where = self.loc(node.rules[0].location if node.rules else Location("", 0, 0))
+        default_fn = self.default_value(node) if node.default is not None else None
+        return RuleWrapper("function", node.id, defs, node.arity or 0, conflict=conflict, where=where, default_fn=default_fn)
+
+    # -- queries -----------------------------------------------------------------------
+
+    def query(self, body: ast.Body, names: dict[str, str]) -> Callable[..., Any]:
+        """Compile a resolved query into a generator of (bindings, expression values)."""
+        # Not while a rule's code is written again for the fast form (_canonical_chunk).
+        with _LOAD_LOCK:
+            return self._query(body, names)
+
+    def _query(self, body: ast.Body, names: dict[str, str]) -> Callable[..., Any]:
+        fname = self.fresh("Q")
+        em = self.emitter(self)
+        em.compact = False  # compiled in the fast form at once
+        n = len(body)
+        record = {i: f"e{i}" for i in range(n)}
+        for i in range(n):
+            em.w(f"e{i} = True")
+        em.ordered = True
+        em.capture_values = n == 1 and not (term_vars_all(body) - set())
+        em.begin_once()
+        em.body(body, record=record)
+        binds = ", ".join(
+            f"{self.literal(user)}: {em.vars[u]}" for u, user in sorted(names.items()) if u in em.vars and u in em.bound
+        )
+        values = ", ".join(record[i] for i in range(n)) + ("," if n == 1 else "")
+        em.w(f"yield ({{{binds}}}, ({values}))")
+        start = len(self.lines)
+        self.flush_materializers()
+        self.lines.append(f"def {fname}(ctx):")
+        self.lines.extend(em.lines)
+        # A query is compiled once per program and text, and run for every
+        # evaluation of it: its code takes the fast form at once.
+        self.exec_lines(fast_lines(self.lines[start:], self.builtin_sites), "<pyrego query>")
+        # Neither the query's text nor its name stays with the program: the
+        # engines keep the function while they use it (a bounded number).
+        del self.lines[start:]
+        return self.namespace.pop(fname)  # type: ignore[no-any-return]
+
+    # -- assembly ---------------------------------------------------------------------
+
+    def build(self) -> Program:
+        self.generate()
+        program = Program(self.namespace, self.tree, self.rule_functions, mockable=self.mockable, gen=self)
+        self.namespace["WITH"] = make_with(self.tree)
+        self.namespace["CALL_MOCK"] = make_call_mock()
+        self.namespace["TICK"] = make_tick(self.promote)
+        for name, chunk in self.chunks.items():
+            self.namespace[name] = self._lazy(name, chunk)
+        codegen_docs.install_own_parts(self)
+        if self.lines:
+            self.exec_lines(self.lines)
+        self.built = True
+        return program
+
+    def source(self) -> str:
+        """The rules' generated code (compact form; wrappers as comments) and the
+        code compiled at build."""
+        lines = []
+        for name, chunk in self.chunks.items():
+            node = self._chunk_nodes.get(name)
+            lines += self._canonical_chunk(name, compact=True) if node is not None and node.id in self._closure_nodes else chunk
+            wrapper = self.wrappers.get(name)
+            if wrapper is not None:
+                lines.append(wrapper.describe())
+        return "\n".join(lines + self.lines)
+
+    def _lazy(self, name: str, chunk: list[str]) -> Callable[..., Any]:
+        """A stand-in for ``name`` that compiles its code on first call, then hands over."""
+        namespace = self.namespace
+        state: dict[str, Any] = {}
+
+        def stub(*args: Any) -> Any:
+            real = state.get("fn")
+            if real is None:
+                real = state["fn"] = self.load(name, chunk)
+            return real(*args)
+
+        stub.pyrego_lazy = True  # type: ignore[attr-defined]
+        namespace[name] = stub
+        return stub
+
+    def _fast_chunk(self, name: str) -> list[str]:
+        wrapper = self.wrappers.get(name)
+        return fast_lines(self._canonical_chunk(name), self.builtin_sites) + (wrapper.fast_lines() if wrapper is not None else [])
+
+    def _canonical_chunk(self, name: str, compact: bool = False) -> list[str]:
+        """``name``'s code written again, in the canonical shapes (the chunk
+        is compact; ``compact``: in the compact form, to show it): the same
+        rule, so the same operations, names and constants, one statement for
+        each. Definitions that ran as closures get their code here."""
+        node = self._chunk_nodes.get(name)
+        if node is None or not (self.chunks.get(name) or node.id in self._closure_nodes):
+            return []  # a wrapper's constant, say: no code of its own
+        with _LOAD_LOCK:
+            saved, self.lines = self.lines, []
+            saved_closures, self.closures = self.closures, False
+            self.compact = compact
+            try:
+                self.rule_node(node)
+                return self.lines
+            finally:
+                self.lines = saved
+                self.compact = True
+                self.closures = saved_closures
+
+    def load(self, name: str, chunk: list[str] | None = None) -> Callable[..., Any]:
+        """Compile ``name``'s code if it is still a stand-in; return the real function.
+
+        Only ``name``'s own code: an evaluation often fails before it reads the
+        documents ``name`` depends on, which then need never be compiled."""
+        fn = self.namespace[name]
+        if not getattr(fn, "pyrego_lazy", False):
+            return fn  # type: ignore[no-any-return]
+        with _LOAD_LOCK:
+            fn = self.namespace[name]
+            if getattr(fn, "pyrego_lazy", False):
+                if self.hot:
+                    self.exec_lines(self._fast_chunk(name))
+                else:
+                    lines = chunk if chunk is not None else self.chunks[name]
+                    if lines:
+                        self.exec_lines(lines)
+                    wrapper = self.wrappers.get(name)
+                    if wrapper is not None:
+                        self.namespace[name] = wrapper.compact(self.namespace)
+                    self._compact_loaded.append(name)
+                fn = self.namespace[name]
+        return fn  # type: ignore[no-any-return]
+
+    def promote(self) -> None:
+        """Recompile the code compiled so far in the fast form (see codegen_tiers)."""
+        if self.hot:
+            return
+        with _LOAD_LOCK:
+            if self.hot:
+                return
+            self.hot = True
+            # A huge chunk stays compact: its fast form would cost Python's
+            # compile() seconds on the caller's path and gain little.
+            names = [n for n in self._compact_loaded if sum(map(len, self.chunks.get(n) or ())) <= LARGEST_PROMOTED_CHUNK]
+            lines = [line for n in names for line in self._fast_chunk(n)]
+            self._compact_loaded = []
+            if not lines:
+                return
+            try:
+                self.exec_lines(lines)
+            except RegoCompileError:
+                pass  # deeper than Python allows in the fast form: the compact code stays
+
+    def exec_lines(self, lines: list[str], filename: str = "<pyrego policy>") -> None:
+        source = "\n".join(lines) + "\n"
+        try:
+            code = compile_source(source, filename)  # compile(), or the on-disk cache
+        except (SyntaxError, RecursionError, MemoryError, ValueError) as exc:
+            # Python limits nesting (loops, indentation); such policies are too deep to compile.
+            raise RegoCompileError(f"policy too deeply nested to compile ({type(exc).__name__}: {exc})") from None
+        exec(code, self.namespace)  # noqa: S102 - generated from checked AST only
+
+
+def term_vars_all(body: ast.Body) -> set[str]:
+    return body_vars(body, set())
+
+
+def _suffix(head: ast.RuleHead) -> tuple[ast.Term, ...]:
+    return _ground_prefix(head.ref.path)[1]
+
+
+def _arg_vars(head: ast.RuleHead) -> set[str]:
+    out: set[str] = set()
+    for a in head.args or ():
+        term_vars(a, out)
+    return out
+
+
+def generate_program(tree: CompiledTree, mockable: frozenset[str] = frozenset()) -> Program:
+    """Generate, compile and load the Python code for ``tree``."""
+    return ModuleGen(tree, mockable).build()
+
+
+__all__ = ["Program", "ModuleGen", "generate_program", "UNDEF", "PARTIAL_SET"]

@@ -1,0 +1,376 @@
+"""Name resolution (the compiler's second step): a rule name, an import alias
+or a package-relative function becomes an absolute ``data.`` ref or call, and
+every local variable gets a unique name (``x#3``) so nested scopes never clash
+in generated code. Used by :mod:`pyrego.compile.compiler` for modules and queries."""
+
+from __future__ import annotations
+
+import itertools
+
+from pyrego.ast import nodes as ast
+from pyrego.ast.nodes import (
+    Array,
+    ArrayCompr,
+    Assign,
+    Call,
+    Every,
+    Object,
+    ObjectCompr,
+    Ref,
+    Scalar,
+    SetCompr,
+    SetTerm,
+    SomeIn,
+    SomeVars,
+    TemplateString,
+    Unify,
+    Var,
+)
+from pyrego.builtins.registry import lookup as lookup_builtin
+from pyrego.compile.base import FuncRef, data_ref
+from pyrego.compile.safety import ROOTS, stmt_vars, term_vars
+from pyrego.errors import RegoCompileError
+
+
+class _Scope:
+    """Maps a body's Rego variable names to unique names."""
+
+    def __init__(self, parent: _Scope | None, names: dict[str, str]) -> None:
+        self.parent = parent
+        self.names = names
+        # Names declared with `:=` further down this body: closures written
+        # before the declaration do not see them (OPA's local-var rewriting).
+        self.pending: set[str] = set()
+
+    def lookup(self, name: str) -> str | None:
+        unique = self.names.get(name)
+        if unique is not None:
+            return unique
+        return self.parent.visible(name) if self.parent is not None else None
+
+    def visible(self, name: str) -> str | None:
+        """The name as seen from a nested closure (skips pending ``:=`` declarations)."""
+        scope: _Scope | None = self
+        while scope is not None:
+            if name in scope.names and name not in scope.pending:
+                return scope.names[name]
+            scope = scope.parent
+        return None
+
+
+class _Resolver:
+    """Resolves one module's names against its package and imports."""
+
+    def __init__(
+        self,
+        module: ast.Module,
+        pkg: tuple[str, ...],
+        counter: itertools.count[int],
+        package_rules: frozenset[str] | set[str] = frozenset(),
+    ) -> None:
+        self.module = module
+        self.pkg = pkg
+        self.counter = counter
+        # Every call and every ref rooted at data in what was resolved: the
+        # compiler checks the calls and finds rule dependencies from these
+        # instead of walking the resolved rules again.
+        self.calls: list[ast.Call] = []
+        self.data_refs: list[ast.Ref] = []
+        self.imports: dict[str, ast.Ref] = {}
+        for imp in module.imports:
+            head = imp.path.head
+            if not isinstance(head, ast.Var) or head.name not in ("data", "input"):
+                continue  # rego.v1 / future.keywords: syntax switches only
+            if imp.alias:
+                alias = imp.alias
+            elif imp.path.path:
+                last = imp.path.path[-1]
+                if not (isinstance(last, ast.Scalar) and isinstance(last.value, str)):
+                    raise RegoCompileError("import path must end in a name", imp.location)
+                alias = last.value
+            else:
+                alias = head.name
+            self.imports[alias] = imp.path
+        # Every rule of the package is visible by its first name from each of
+        # the package's modules, whichever file defines it; an import of the
+        # same name takes precedence over a rule (as in OPA).
+        self.rule_names = set(package_rules) - self.imports.keys()
+
+    def fresh(self, name: str) -> str:
+        return f"{name}#{next(self.counter)}"
+
+    # -- names -------------------------------------------------------------
+
+    def global_ref(self, name: str, location: ast.Location) -> ast.Ref | None:
+        """The ref a free name stands for: a rule of this package or an import."""
+        if name in self.rule_names:
+            return data_ref(self.pkg + (name,), location)
+        if name in self.imports:
+            ref = self.imports[name]
+            return ast.Ref(ref.head, ref.path, location)
+        return None
+
+    def resolve_op(self, op: str, location: ast.Location) -> str:
+        dot = op.find(".")
+        head = op if dot < 0 else op[:dot]
+        if head == "data" or (head not in self.rule_names and head not in self.imports):
+            return op  # a builtin or an absolute name
+        parts = op.split(".")
+        if head in self.rule_names:
+            return ".".join(("data",) + self.pkg + tuple(parts))
+        if head in self.imports:
+            ref = self.imports[head]
+            base = [ref.head.name] if isinstance(ref.head, ast.Var) else []
+            for p in ref.path:
+                if isinstance(p, ast.Scalar):
+                    base.append(str(p.value))
+            return ".".join(base + parts[1:])
+        return op
+
+    # -- scopes --------------------------------------------------------------
+
+    def make_scope(self, parent: _Scope | None, terms: list[ast.Term], body: ast.Body, declared: set[str]) -> _Scope:
+        """A scope for a body: declared names are new; others captured or new."""
+        names: set[str] = set()
+        for t in terms:
+            if type(t) is not Scalar:
+                term_vars(t, names)
+        for e in body:
+            stmt = e.statement
+            stmt_vars(stmt, names)
+            for w in e.with_mods:
+                if self.builtin_ref(w.value) is None:
+                    term_vars(w.value, names)
+            kind = type(stmt)
+            if kind is Assign or kind is SomeVars or kind is SomeIn:
+                _add_declared(stmt, declared)
+        mapping: dict[str, str] = {}
+        for name in sorted(names | declared):
+            if name in declared:
+                mapping[name] = self.fresh(name)
+                continue
+            outer = parent.visible(name) if parent else None
+            if outer is not None:
+                mapping[name] = outer
+            elif name in self.rule_names or name in self.imports:
+                continue  # a global: resolved as a ref
+            else:
+                mapping[name] = self.fresh(name)
+        return _Scope(parent, mapping)
+
+    def body(self, body: ast.Body, scope: _Scope) -> ast.Body:
+        # The variables each `:=` declares (None for other expressions).
+        declares = [term_vars(e.statement.lhs, set()) if type(e.statement) is Assign else None for e in body]
+        pending: set[str] = set()
+        for lhs_vars in declares:
+            if lhs_vars is not None:
+                pending |= lhs_vars
+        scope.pending = pending
+        assigned: set[str] = set()
+        out = []
+        for e, lhs_vars in zip(body, declares):
+            if lhs_vars is not None and e.negated:
+                raise RegoCompileError("cannot assign vars inside negated expression", e.location)
+            if lhs_vars is not None:
+                for v in lhs_vars:
+                    if v.startswith("$"):
+                        continue
+                    if v in assigned:
+                        raise RegoCompileError(f"var {v} assigned above", e.location)
+                    assigned.add(v)
+            out.append(self.expr(e, scope))
+            if lhs_vars is not None:
+                pending -= lhs_vars
+        return tuple(out)
+
+    def expr(self, e: ast.Expr, scope: _Scope) -> ast.Expr:
+        s = e.statement
+        stmt: ast.Statement
+        if type(s) is Call:  # (the most frequent: ``x == y``, ``f(x)``)
+            stmt = self.term(s, scope)
+        elif type(s) is Assign:
+            stmt = Assign(self.term(s.lhs, scope), self.term(s.rhs, scope), s.location)
+        elif type(s) is Unify:
+            stmt = Unify(self.term(s.lhs, scope), self.term(s.rhs, scope), s.location)
+        elif type(s) is SomeVars:
+            stmt = SomeVars(tuple([self.var(v, scope) for v in s.vars]), s.location)
+        elif type(s) is SomeIn:
+            key = self.term(s.key, scope) if s.key is not None else None
+            stmt = SomeIn(key, self.term(s.value, scope), self.term(s.collection, scope), s.location)
+        elif type(s) is Every:
+            declared = {s.value.name} | ({s.key.name} if s.key else set())
+            inner = self.make_scope(scope, [], s.body, declared)
+            key_var = self.var(s.key, inner) if s.key else None
+            stmt = Every(key_var, self.var(s.value, inner), self.term(s.domain, scope), self.body(s.body, inner), s.location)
+        else:
+            stmt = self.term(s, scope)  # type: ignore[arg-type]
+        withs = tuple([self.with_mod(w, scope) for w in e.with_mods]) if e.with_mods else ()
+        return ast.Expr(stmt, e.negated, withs, e.location)
+
+    def with_mod(self, w: ast.With, scope: _Scope) -> ast.With:
+        target = w.target
+        head = target.head
+        if isinstance(head, ast.Var) and head.name not in ROOTS:
+            # A rule or function named relative to the package, or through an
+            # import: the target becomes absolute, its path terms kept as they
+            # are (a key may hold a dot: ``data["a.b"].x``). Other names are
+            # builtins.
+            base = self.global_ref(head.name, target.location)
+            if base is not None:
+                target = ast.Ref(base.head, base.path + target.path, target.location)
+        builtin_name = self.builtin_ref(w.value)
+        if builtin_name is not None and scope.lookup(builtin_name.split(".")[0]) is None:
+            return ast.With(target, FuncRef(builtin_name, w.value.location), w.location)  # type: ignore[arg-type]
+        return ast.With(target, self.term(w.value, scope), w.location)
+
+    def builtin_ref(self, t: ast.Term) -> str | None:
+        """The builtin a ``with`` value names (``count``, ``object.get``), if it names one."""
+        parts: list[str] = []
+        if isinstance(t, ast.Var):
+            parts = [t.name]
+        elif isinstance(t, ast.Ref) and isinstance(t.head, ast.Var):
+            parts = [t.head.name]
+            for p in t.path:
+                if not (isinstance(p, ast.Scalar) and isinstance(p.value, str)):
+                    return None
+                parts.append(p.value)
+        else:
+            return None
+        if parts[0] in self.rule_names or parts[0] in self.imports or parts[0] in ROOTS:
+            return None
+        name = ".".join(parts)
+        return name if lookup_builtin(name) is not None else None
+
+    def var(self, v: ast.Var, scope: _Scope) -> ast.Var:
+        unique = scope.lookup(v.name)
+        return Var(unique if unique is not None else v.name, v.location)
+
+    def term(self, t: ast.Term, scope: _Scope) -> ast.Term:
+        # Dispatch on the exact class, most frequent first: this runs for every term.
+        if type(t) is Scalar:
+            return t
+        if type(t) is Var:
+            name = t.name
+            if name in ROOTS:
+                return t
+            unique = scope.lookup(name)
+            if unique is not None:
+                return Var(unique, t.location)
+            ref = self.global_ref(name, t.location)
+            if ref is not None:
+                if type(ref.head) is Var and ref.head.name == "data":
+                    self.data_refs.append(ref)
+                return ref
+            return t
+        # Composite terms whose parts all resolve to themselves are kept as
+        # they are (nodes are immutable): most refs (input.a.b) and many
+        # calls need no new node.
+        if type(t) is Ref:
+            head = t.head
+            if type(head) is not Var:
+                head = self.term(head, scope)
+            elif head.name not in ROOTS:  # (input.x, data.x: the head stays)
+                recorded = len(self.data_refs)
+                head = self.term(head, scope)
+                # (``me.q`` with ``import data.x as me``: the whole ref is recorded
+                # below, not its head data.x, which would read every rule under it)
+                del self.data_refs[recorded:]
+            path = t.path
+            for p in path:
+                if type(p) is not Scalar:  # (most paths are constant keys: no call then)
+                    path = self.terms(path, scope)
+                    break
+            if type(head) is Ref:
+                ref = Ref(head.head, head.path + path, t.location)
+            elif head is t.head and path is t.path:
+                ref = t
+            else:
+                ref = Ref(head, path, t.location)
+            if type(ref.head) is Var and ref.head.name == "data":
+                self.data_refs.append(ref)
+            return ref
+        if type(t) is Call:
+            op = self.resolve_op(t.op, t.location)
+            args = self.terms(t.args, scope)
+            call = t if op is t.op and args is t.args else Call(op, args, t.location, t.op_ref)
+            self.calls.append(call)
+            return call
+        if type(t) is Array:
+            items = self.terms(t.items, scope)
+            return t if items is t.items else Array(items, t.location)
+        if type(t) is SetTerm:
+            items = self.terms(t.items, scope)
+            return t if items is t.items else SetTerm(items, t.location)
+        if type(t) is Object:
+            pairs = tuple([(self.term(k, scope), self.term(v, scope)) for k, v in t.items])
+            if all(k is old_k and v is old_v for (k, v), (old_k, old_v) in zip(pairs, t.items)):
+                return t
+            return Object(pairs, t.location)
+        if type(t) is TemplateString:
+            parts = tuple([p if isinstance(p, str) else self.term(p, scope) for p in t.parts])
+            return TemplateString(parts, t.raw, t.location)
+        if type(t) is ArrayCompr or type(t) is SetCompr:
+            inner = self.make_scope(scope, [t.term], t.body, set())
+            new_body = self.body(t.body, inner)
+            return type(t)(self.term(t.term, inner), new_body, t.location)
+        if type(t) is ObjectCompr:
+            inner = self.make_scope(scope, [t.key, t.value], t.body, set())
+            new_body = self.body(t.body, inner)
+            return ObjectCompr(self.term(t.key, inner), self.term(t.value, inner), new_body, t.location)
+        raise RegoCompileError(f"unexpected term {type(t).__name__}", getattr(t, "location", None))
+
+    def terms(self, terms: tuple[ast.Term, ...], scope: _Scope) -> tuple[ast.Term, ...]:
+        """``terms`` resolved: the same tuple when every term resolves to itself."""
+        changed: list[ast.Term] | None = None
+        for i, t in enumerate(terms):
+            if type(t) is Scalar:
+                continue
+            resolved = self.term(t, scope)
+            if resolved is not t:
+                if changed is None:
+                    changed = list(terms)
+                changed[i] = resolved
+        return terms if changed is None else tuple(changed)
+
+    # -- rules ----------------------------------------------------------------
+
+    def rule(self, rule: ast.Rule, args_scope: _Scope | None = None) -> ast.Rule:
+        head = rule.head
+        head_terms: list[ast.Term] = [p for p in head.ref.path]
+        for x in (head.key, head.value):
+            if x is not None:
+                head_terms.append(x)
+        declared: set[str] = set()
+        if args_scope is None and head.args is not None:
+            for a in head.args:
+                term_vars(a, declared)
+        if args_scope is None:
+            arg_terms = list(head.args or ())
+            scope = self.make_scope(None, arg_terms + head_terms, rule.body, declared)
+        else:
+            scope = self.make_scope(args_scope, head_terms, rule.body, set())
+        args = self.terms(head.args, scope) if head.args is not None else None
+        ref_path = self.terms(head.ref.path, scope)
+        key = self.term(head.key, scope) if head.key is not None else None
+        value = self.term(head.value, scope) if head.value is not None else None
+        new_head = head
+        if not (ref_path is head.ref.path and key is head.key and value is head.value and args is head.args):
+            ref = head.ref if ref_path is head.ref.path else Ref(head.ref.head, ref_path, head.ref.location)
+            new_head = ast.RuleHead(ref, value, key, args, head.assign, head.location)
+        body = self.body(rule.body, scope)
+        else_ = self.rule(rule.else_, scope if head.args is not None else None) if rule.else_ is not None else None
+        return ast.Rule(new_head, body, rule.default, else_, rule.location, self.module.file)
+
+
+def _add_declared(stmt: ast.Statement, declared: set[str]) -> None:
+    """Adds the variables ``stmt`` declares (``:=``, ``some``) to ``declared``."""
+    if type(stmt) is Assign:
+        term_vars(stmt.lhs, declared)
+    elif type(stmt) is SomeVars:
+        declared.update([v.name for v in stmt.vars])
+    elif type(stmt) is SomeIn:
+        term_vars(stmt.value, declared)
+        if stmt.key is not None:
+            term_vars(stmt.key, declared)
+
+

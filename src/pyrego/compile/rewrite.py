@@ -1,0 +1,236 @@
+"""The parts of a negated expression evaluated before the negation.
+
+OPA's compiler rewrites every body before it runs, and two of its stages
+decide what ``not E`` means when part of ``E`` is undefined:
+
+``RewriteExprTerms`` (before the safety check and ordering)
+    each call nested in an expression's operands (directly, or inside an
+    array, object, set or ref among them, a ref's head included) becomes an
+    expression of its own, ``__localN__ = f(...)``, placed before it,
+    innermost first;
+``RewriteDynamicTerms`` (after ordering)
+    each ref among a call's operands, or inside an array, object or set
+    among them, is bound to a variable by an expression placed right before
+    the call, refs in its keys first; so is each comprehension there. For
+    unification (``a = b``; a module's ``a == b`` too, which the stage before
+    it, ``RewriteEquals``, turns into ``a = b``, but not a query's) and for an
+    expression that is a term alone, the operand itself is not bound, only
+    what is nested in it: a ref's keys and head, a composite's elements.
+
+Those expressions carry the expression's ``with`` modifiers and are never
+negated. So for ``not E`` the parts they bind are evaluated outside the
+negation: when one is undefined the body fails and ``not`` is never reached,
+where ``E`` evaluated whole inside the negation would be undefined and
+``not E`` true. This module makes the same expressions:
+:func:`split_negated_calls` is the first stage, run before a body is ordered
+(its expressions take part in the safety check: variables they bind by
+iteration are bound for what follows, so ``not is_string(count(xs[i]))``
+iterates over ``i`` while ``not is_string(xs[i])`` has ``i`` unsafe), and
+:func:`bind_negated_operands` the second, run on the ordered body (every
+variable it meets is bound by then).
+
+Only negated expressions are rewritten. For any other expression the
+rewrite changes no answer: an undefined operand fails the expression
+wherever it is evaluated, and a ref that iterates binds the same values
+whether it is evaluated before the expression or inside it. Leaving those
+expressions whole keeps their generated code as it is.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from pyrego.ast import nodes as ast
+from pyrego.ast.nodes import (
+    Array,
+    ArrayCompr,
+    Call,
+    Object,
+    ObjectCompr,
+    Ref,
+    Scalar,
+    SetCompr,
+    SetTerm,
+    Unify,
+    Var,
+)
+
+_ROOTS = frozenset({"data", "input"})
+_COMPREHENSIONS = (ArrayCompr, SetCompr, ObjectCompr)
+
+
+class _Hoister:
+    """Collects the expressions bound before one negated expression.
+
+    The variables made are named after the expression's location and a
+    stage letter: a negated expression is rewritten once per body that holds
+    it, so the names are unique in every scope it is compiled in, and the
+    ``#`` keeps them apart from the compiler's names for Rego variables."""
+
+    def __init__(self, expr: ast.Expr, stage: str) -> None:
+        self.expr = expr
+        self.stage = stage
+        self.out: list[ast.Expr] = []
+
+    def bind(self, term: ast.Term) -> Var:
+        loc = self.expr.location
+        name = f"__local{len(self.out)}__#{self.stage}@{loc.file}:{loc.row}:{loc.col}"
+        var = Var(name, term.location)
+        self.out.append(ast.Expr(Unify(var, term, term.location), False, self.expr.with_mods, self.expr.location))
+        return var
+
+    # -- RewriteExprTerms: nested calls --------------------------------------------
+
+    def calls_in(self, t: ast.Term) -> ast.Term:
+        """``t`` with every call in it bound first (comprehensions and
+        template strings are left whole: their parts are not operands)."""
+        if type(t) is Call:
+            return self.bind(Call(t.op, self.calls_in_each(t.args), t.location, t.op_ref))
+        return _map_parts(t, self.calls_in)
+
+    def calls_in_each(self, terms: tuple[ast.Term, ...]) -> tuple[ast.Term, ...]:
+        return _map_each(terms, self.calls_in)
+
+    # -- RewriteDynamicTerms: refs and comprehensions ----------------------------------
+
+    def operand(self, t: ast.Term) -> ast.Term:
+        """A call's operand: bound itself when it is a ref or a comprehension."""
+        if type(t) is Ref:
+            return self.bind(self.inside(t))
+        if type(t) is Var and t.name in _ROOTS:
+            return self.bind(t)
+        if isinstance(t, _COMPREHENSIONS):
+            return self.bind(t)
+        return self.inside(t)
+
+    def inside(self, t: ast.Term) -> ast.Term:
+        """``t`` with the refs and comprehensions nested in it bound first, not ``t`` itself."""
+        return _map_parts(t, self.operand)
+
+    def operands(self, terms: tuple[ast.Term, ...]) -> tuple[ast.Term, ...]:
+        return _map_each(terms, self.operand)
+
+
+def _map_parts(t: ast.Term, each: Callable[[ast.Term], ast.Term]) -> ast.Term:
+    """``t`` with ``each`` applied to its parts: a ref's keys (and a head that is
+    not a variable), a collection's items, an object's keys and values; ``t``
+    itself when no part changed. Other terms are returned as they are."""
+    if type(t) is Ref:
+        head = t.head if type(t.head) is Var else each(t.head)
+        path = _map_each(t.path, each)
+        return t if head is t.head and path is t.path else Ref(head, path, t.location)
+    if type(t) is Array:
+        items = _map_each(t.items, each)
+        return t if items is t.items else Array(items, t.location)
+    if type(t) is SetTerm:
+        items = _map_each(t.items, each)
+        return t if items is t.items else SetTerm(items, t.location)
+    if type(t) is Object:
+        pairs = tuple([(each(k), each(v)) for k, v in t.items])
+        if all(k is ok and v is ov for (k, v), (ok, ov) in zip(pairs, t.items)):
+            return t
+        return Object(pairs, t.location)
+    return t
+
+
+def _map_each(terms: tuple[ast.Term, ...], each: Callable[[ast.Term], ast.Term]) -> tuple[ast.Term, ...]:
+    new = tuple([x if type(x) is Scalar else each(x) for x in terms])
+    return terms if all(a is b for a, b in zip(new, terms)) else new
+
+
+def _with_statement(e: ast.Expr, stmt: ast.Statement) -> ast.Expr:
+    return ast.Expr(stmt, e.negated, e.with_mods, e.location)
+
+
+# OPA wraps print's operands in comprehensions first, so nothing of them is
+# bound early (and print still prints when one is undefined).
+_PRINT = frozenset({"print", "internal.print"})
+
+
+def _split_calls(e: ast.Expr) -> list[ast.Expr]:
+    s = e.statement
+    if type(s) is Call and s.op in _PRINT:
+        return [e]
+    h = _Hoister(e, "c")
+    stmt: ast.Statement
+    if type(s) is Call:
+        # The expression's own call stays: only calls in its operands go first.
+        args = h.calls_in_each(s.args)
+        stmt = s if args is s.args else Call(s.op, args, s.location, s.op_ref)
+    elif type(s) is Unify:
+        stmt = Unify(h.calls_in(s.lhs), h.calls_in(s.rhs), s.location)
+    elif isinstance(s, (Ref, Array, Object, SetTerm)):
+        stmt = h.calls_in(s)
+    else:
+        return [e]
+    if not h.out:
+        return [e]
+    return h.out + [_with_statement(e, stmt)]
+
+
+def split_negated_calls(body: ast.Body) -> ast.Body:
+    """OPA's ``RewriteExprTerms`` for the negated expressions of ``body``:
+    calls nested in their operands become expressions placed before them."""
+    for e in body:
+        if e.negated:
+            break
+    else:
+        return body
+    out: list[ast.Expr] = []
+    for e in body:
+        if e.negated:
+            out.extend(_split_calls(e))
+        else:
+            out.append(e)
+    return tuple(out) if len(out) != len(body) else body
+
+
+def _bind_operands(e: ast.Expr, equality_unifies: bool) -> list[ast.Expr]:
+    s = e.statement
+    if type(s) is Call and s.op in _PRINT:
+        return [e]
+    h = _Hoister(e, "d")
+    stmt: ast.Statement
+    if type(s) is Unify:
+        stmt = Unify(h.inside(s.lhs), h.inside(s.rhs), s.location)
+    elif type(s) is Call and equality_unifies and s.op == "equal" and len(s.args) == 2:
+        stmt = Call(s.op, (h.inside(s.args[0]), h.inside(s.args[1])), s.location, s.op_ref)
+    elif type(s) is Call:
+        args = h.operands(s.args)
+        stmt = s if args is s.args else Call(s.op, args, s.location, s.op_ref)
+    elif isinstance(s, (Ref, Array, Object, SetTerm)):
+        stmt = h.inside(s)
+    else:
+        return [e]
+    if not h.out:
+        return [e]
+    return h.out + [_with_statement(e, stmt)]
+
+
+def bind_negated_operands(ordered: ast.Body, *, equality_unifies: bool = True) -> ast.Body:
+    """OPA's ``RewriteDynamicTerms`` for the negated expressions of an ordered
+    body: the refs (and comprehensions) it binds early become expressions
+    placed right before them.
+
+    ``equality_unifies``: whether ``a == b`` counts as unification (in rule
+    and function bodies; not in a query, whose compiler keeps ``==`` a call)."""
+    for e in ordered:
+        if e.negated:
+            break
+    else:
+        return ordered
+    out: list[ast.Expr] = []
+    for e in ordered:
+        if e.negated:
+            out.extend(_bind_operands(e, equality_unifies))
+        else:
+            out.append(e)
+    return tuple(out) if len(out) != len(ordered) else ordered
+
+
+def negation_is_whole(stmt: ast.Statement) -> bool:
+    """Whether ``not stmt`` evaluates all of ``stmt`` inside the negation, in
+    a rule as in a query: nothing in it is bound before the negation (what
+    ``not`` means for any statement under ``import future.keywords.not``)."""
+    e = ast.Expr(stmt, True)
+    return len(_split_calls(e)) == 1 and len(_bind_operands(e, False)) == 1

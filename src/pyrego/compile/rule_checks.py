@@ -1,0 +1,293 @@
+"""Every rule conflict and every recursive rule, as OPA's compiler reports them.
+
+The compiler stops at the first conflict (two kinds of rule for one
+document, two defaults) or the first cycle it meets; OPA reports them all.
+When the compiler finds one, these functions work out the whole list in
+OPA's words, for the compiler to raise (the first error, with all of them,
+up to OPA's ten, in ``errors``):
+
+- ``conflicting rules data.p.a found`` at the document's first rule (OPA's
+  CheckRuleConflicts), ``multiple default rules data.p.a found at x.rego:2,
+  x.rego:3`` at the package of the first default;
+- ``rule data.p.a is recursive: data.p.a -> data.p.b -> data.p.a`` for each
+  rule on a cycle, at that rule (OPA's CheckRecursion).
+
+Errors are ordered by location (OPA walks its rule tree in map order).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from pyrego.ast import nodes as ast
+from pyrego.compile.checks import ErrorSink, import_name, ref_text
+from pyrego.compile.local_vars import all_vars
+from pyrego.compile.safety import stmt_vars, term_vars
+from pyrego.errors import Location, RegoError, RegoRecursionError, RegoTypeError, RegoUnsafeVarError
+
+if TYPE_CHECKING:  # (the compiler imports this module: its names are imported where errors are worked out)
+    from pyrego.compile.compiler import CompiledTree, _Uses
+
+__all__ = ["conflict_errors", "extent_errors", "head_safety_errors", "raise_all", "recursion_errors"]
+
+
+def _location_key(err: RegoError) -> tuple[str, int, int]:
+    loc = err.location
+    return (loc.file, loc.row, loc.col) if loc is not None else ("", 0, 0)
+
+
+def raise_all(errors: list[RegoError], *, sort: bool = True) -> None:
+    """Raise ``errors`` (ordered by location unless ``sort`` is false), cut at
+    OPA's limit, if there are any."""
+    if not errors:
+        return
+    sink = ErrorSink()
+    for err in sorted(errors, key=_location_key) if sort else errors:
+        if not sink.add(err):
+            break
+    sink.raise_errors()
+
+
+def _kind(rule: ast.Rule) -> tuple[bool, bool, int]:
+    """(multi-valued, ground ref, arity): what OPA compares rules of one document by."""
+    head = rule.head
+    ground = all(type(p) is ast.Scalar and isinstance(p.value, str) for p in head.ref.path)
+    multi = head.args is None and head.key is not None and head.value is None
+    return multi, ground, len(head.args or ())
+
+
+def _rule_name(rule: ast.Rule) -> str:
+    head = rule.head.ref.head
+    return head.name if type(head) is ast.Var else ""
+
+
+def _document(pkg: tuple[str, ...], rule: ast.Rule) -> tuple[str, ...]:
+    """The path of the document a rule defines (its ref's ground prefix)."""
+    head = rule.head
+    name = head.ref.head.name if type(head.ref.head) is ast.Var else ""
+    ground: list[str] = []
+    for p in head.ref.path:
+        if not (type(p) is ast.Scalar and isinstance(p.value, str)):
+            break
+        ground.append(p.value)
+    return (*pkg, name, *ground)
+
+
+def _name(path: tuple[str, ...]) -> str:
+    text = "data"
+    for p in path:
+        text += "." + p if p.isidentifier() else f'["{p}"]'
+    return text
+
+
+def conflict_errors(modules: Sequence[ast.Module], packages: Sequence[tuple[str, ...]]) -> list[RegoError]:
+    """OPA's conflict errors for ``modules`` (with their package paths): one per document."""
+    by_document: dict[tuple[str, ...], list[tuple[ast.Rule, ast.Module]]] = {}
+    pkgs: dict[int, tuple[str, ...]] = {}
+    for module, pkg in sorted(zip(modules, packages), key=lambda mp: mp[0].file):
+        for rule in module.rules:
+            by_document.setdefault(_document(pkg, rule), []).append((rule, module))
+            pkgs[id(rule)] = pkg
+    errors: list[RegoError] = []
+    for path, rules in by_document.items():
+        kinds = [_kind(r) for r, _ in rules]
+        complete = sum(1 for multi, ground, _ in kinds if not multi and ground)
+        if len({k[0] for k in kinds}) > 1 or len({k[2] for k in kinds}) > 1 or 0 < complete < len(kinds):
+            # OPA names the document by its last rule's ref, variables included
+            last = rules[-1][0]
+            errors.append(RegoTypeError(f"conflicting rules {_rule_ref(pkgs[id(last)], last)} found", rules[0][0].location))
+            continue
+        defaults = [(r, m) for r, m in rules if r.default]
+        if len(defaults) > 1:
+            at = ", ".join(f"{r.location.file}:{r.location.row}" for r, _ in defaults)
+            errors.append(RegoTypeError(f"multiple default rules {_name(path)} found at {at}", defaults[0][1].location))
+    return errors
+
+
+def _rule_ref(pkg: tuple[str, ...], rule: ast.Rule, absolute: bool = True) -> str:
+    """A rule's ref as OPA writes it: ``data.p.q[x]`` (``q[x]`` relative to its package)."""
+    head = rule.head.ref.head
+    name = head.name if type(head) is ast.Var else ""
+    prefix = tuple(ast.Scalar(p) for p in pkg) if absolute else ()
+    root = "data" if absolute else name
+    path = (*prefix, ast.Scalar(name), *rule.head.ref.path) if absolute else rule.head.ref.path
+    return ref_text(ast.Ref(ast.Var(root), path))
+
+
+def extent_errors(tree: CompiledTree, modules: Sequence[ast.Module], packages: Sequence[tuple[str, ...]]) -> list[RegoError]:
+    """Rules inside the document of a rule whose ref is ground (``a := 1`` and
+    ``a.b := 2``), and packages inside such a document: OPA refuses both (in
+    that order: the rule tree's errors by location, then the packages')."""
+    errors: list[RegoError] = []
+    for node in tree.nodes.values():
+        if not node.children or not node.has_rules():
+            continue
+        own = sorted([*node.rules, *([node.default] if node.default else [])], key=_rule_key)
+        if not any(_kind(r)[1] for r in own):
+            continue
+        inside = sorted(
+            (r for child in node.children.values() for n in child.walk() for r in (*n.rules, *([n.default] if n.default else []))),
+            key=lambda r: (ref_text(_absolute_ref(tree, r)), _rule_key(r)),
+        )
+        if inside:
+            lines = "".join(f"\n  rule {ref_text(_absolute_ref(tree, r))} at {r.location.file}:{r.location.row}" for r in inside)
+            errors.append(RegoTypeError(f"rule {node.name} conflicts with:{lines}", own[0].location))
+    errors.sort(key=_location_key)
+    by_path: dict[tuple[str, ...], list[ast.Module]] = {}
+    for module, pkg in zip(modules, packages):
+        by_path.setdefault(pkg, []).append(module)
+    deepest = max(map(len, packages), default=0)
+    for module, pkg in sorted(zip(modules, packages), key=lambda mp: mp[0].file):
+        if len(pkg) >= deepest:
+            continue  # (a rule's document is longer than its package: no package can be inside it)
+        for rule in module.rules:
+            multi, ground, _ = _kind(rule)
+            if not ground:
+                continue
+            for _ in by_path.get(_document(pkg, rule), ()):
+                where = f"{rule.location.file}:{rule.location.row}"
+                msg = f"package {_name(_document(pkg, rule))[5:]} conflicts with rule {_rule_ref(pkg, rule, absolute=False)} defined at {where}"
+                errors.append(RegoTypeError(msg, module.location))
+    return errors
+
+
+def _rule_key(rule: ast.Rule) -> tuple[str, int, int]:
+    return (rule.location.file, rule.location.row, rule.location.col)
+
+
+def _absolute_ref(tree: CompiledTree, rule: ast.Rule) -> ast.Ref:
+    """A compiled rule's ref from ``data``, its variables named as written (``x``, not ``x#3``)."""
+    pkg = tree.metadata.rule_packages.get(rule.location, ())
+    head = rule.head.ref.head
+    name = head.name if type(head) is ast.Var else ""
+    path = [ast.Var(p.name.split("#")[0]) if type(p) is ast.Var else p for p in rule.head.ref.path]
+    return ast.Ref(ast.Var("data"), (*(ast.Scalar(p) for p in pkg), ast.Scalar(name), *path))
+
+
+def head_safety_errors(modules: Sequence[ast.Module], packages: Sequence[tuple[str, ...]]) -> list[RegoError]:
+    """OPA's CheckSafetyRuleHeads: a variable of a rule's head (key, value, ref)
+    that neither its arguments nor its body (outside closures) mention is
+    unsafe, reported at the rule before any unsafe variable of a body."""
+    rule_names: dict[tuple[str, ...], set[str]] = {}
+    for module, pkg in zip(modules, packages):
+        rule_names.setdefault(pkg, set()).update([_rule_name(r) for r in module.rules])
+    errors: list[RegoError] = []
+    for module, pkg in sorted(zip(modules, packages), key=lambda mp: mp[0].file):
+        globals_ = rule_names[pkg] | {import_name(i) for i in module.imports} | {"input", "data"}
+        for rule in module.rules:
+            branch: ast.Rule | None = rule
+            while branch is not None:
+                errors.extend(_unsafe_head_vars(branch, globals_))
+                branch = branch.else_
+    return errors
+
+
+def _unsafe_head_vars(rule: ast.Rule, globals_: set[str]) -> list[RegoError]:
+    head = rule.head
+    # Terms that need evaluating (refs, calls, closures) are moved into the
+    # body by OPA before this check: their variables count as the body's.
+    in_head: set[str] = set()
+    evaluated: list[ast.Term] = []
+    for t in (head.key, head.value, *[p for p in head.ref.path if type(p) is ast.Var]):
+        if t is None or type(t) is ast.Scalar:
+            continue
+        if _needs_eval(t):
+            evaluated.append(t)
+        else:
+            all_vars(t, in_head)
+    candidates = [v for v in in_head - globals_ if not v.startswith("$")]
+    if not candidates:
+        return []  # (most heads: nothing that could be unsafe, no need to walk the body)
+    safe: set[str] = set()
+    for a in head.args or ():
+        all_vars(a, safe)
+    for e in rule.body:  # closures left out, as OPA's safety visitor leaves them
+        stmt_vars(e.statement, safe)
+        for w in e.with_mods:
+            term_vars(w.value, safe)
+    for t in evaluated:
+        term_vars(t, safe)
+    unsafe = sorted(v for v in candidates if v not in safe)
+    return [RegoUnsafeVarError(f"var {v} is unsafe", rule.location) for v in unsafe]
+
+
+_EVALUATED = frozenset({ast.Ref, ast.Call, ast.ArrayCompr, ast.SetCompr, ast.ObjectCompr, ast.TemplateString})
+
+
+def _needs_eval(t: ast.Term) -> bool:
+    """Whether a term holds a ref, a call, a closure or a template string (OPA moves those out of heads)."""
+    stack: list[Any] = [t]
+    while stack:
+        x = stack.pop()
+        kind = type(x)  # (AST classes are never subclassed)
+        if kind is ast.Scalar or kind is ast.Var:
+            continue
+        if kind in _EVALUATED:
+            return True
+        if kind is ast.Array or kind is ast.SetTerm:
+            stack.extend(x.items)
+        elif kind is ast.Object:
+            for k, v in x.items:
+                stack.extend((k, v))
+    return False
+
+
+def _rule_uses(rule: ast.Rule) -> _Uses:
+    """The calls and the refs rooted at ``data`` in a resolved rule (its else branches too)."""
+    from pyrego.compile.compiler import _Uses
+
+    calls: list[ast.Call] = []
+    refs: list[ast.Ref] = []
+    stack: list[object] = [rule]
+    while stack:
+        x = stack.pop()
+        if x is None or isinstance(x, (str, int, float, bool, Location)):
+            continue
+        if isinstance(x, (list, tuple)):
+            stack.extend(x)
+            continue
+        if isinstance(x, ast.Call):
+            calls.append(x)
+        elif isinstance(x, ast.Ref) and isinstance(x.head, ast.Var) and x.head.name == "data":
+            refs.append(x)
+        slots = getattr(type(x), "__slots__", ())
+        stack.extend(getattr(x, f) for f in slots if f != "location")
+    return _Uses(calls, refs)
+
+
+def recursion_errors(tree: CompiledTree, uses: dict[int, _Uses]) -> list[RegoError]:
+    """An error for every rule that, through the rules it reads, reads itself."""
+    from pyrego.compile.compiler import node_dependencies
+
+    by_id = {n.id: n for n in tree.nodes.values()}
+    memo: dict[tuple[Any, ...], list[int]] = {}
+    graph = {nid: node_dependencies(tree, node_uses, memo) for nid, node_uses in uses.items()}
+    errors: list[RegoError] = []
+    for node in tree.nodes.values():
+        for rule in node.rules:
+            for dep in sorted(node_dependencies(tree, _rule_uses(rule), memo)):
+                back = _path(graph, dep, node.id)
+                if back is not None:
+                    names = " -> ".join(by_id[i].name for i in [node.id, *back])
+                    errors.append(RegoRecursionError(f"rule {node.name} is recursive: {names}", rule.location))
+                    break
+    return errors
+
+
+def _path(graph: dict[int, set[int]], start: int, goal: int) -> list[int] | None:
+    """The first path (in id order) from ``start`` to ``goal``, both included."""
+    if start == goal:
+        return [start]
+    seen = {start}
+    stack: list[tuple[int, list[int]]] = [(start, [start])]
+    while stack:
+        nid, path = stack.pop()
+        for dep in sorted(graph.get(nid, ()), reverse=True):
+            if dep == goal:
+                return [*path, dep]
+            if dep not in seen:
+                seen.add(dep)
+                stack.append((dep, [*path, dep]))
+    return None
+

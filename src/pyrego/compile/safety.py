@@ -1,0 +1,572 @@
+"""Variable safety and body reordering.
+
+Rego bodies are declarative: ``x > 1; x := input.a`` is valid, and OPA runs
+the expressions in an order in which every variable is bound before it is
+read. This module computes, for each expression, which variables it needs
+bound and which it binds, then picks the first ready expression in source
+order, again and again (OPA's strategy). A body that cannot be ordered has
+unsafe variables: ``rego_unsafe_var_error``.
+
+Input ASTs are the compiler's *resolved* bodies: refs to rules and imports
+are rooted at ``data``/``input``, so every remaining :class:`~pyrego.ast.nodes.Var`
+is a local variable (or a root).
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Iterable
+
+from pyrego.ast import nodes as ast
+from pyrego.ast.nodes import (
+    Array,
+    ArrayCompr,
+    Assign,
+    Call,
+    Every,
+    Object,
+    ObjectCompr,
+    Ref,
+    Scalar,
+    SetCompr,
+    SetTerm,
+    SomeIn,
+    SomeVars,
+    TemplateString,
+    Unify,
+    Var,
+)
+from pyrego.compile.rewrite import bind_negated_operands, split_negated_calls
+from pyrego.compile.with_values import bind_with_values
+from pyrego.errors import RegoUnsafeVarError
+
+ROOTS = frozenset({"data", "input"})
+
+# Arity lookup for calls: the compiler passes a function that returns the
+# declared number of arguments of a builtin or user function (None: unknown).
+ArityFn = Callable[[str], "int | None"]
+
+
+def is_wildcard(name: str) -> bool:
+    return name.startswith("$")
+
+
+def _generated(name: str) -> bool:
+    """A variable the compiler made (``__local0__#w@...``), not a user's
+    (whose unique name ends in ``#<number>``)."""
+    return name.startswith("__local") and not name.partition("#")[2].isdigit()
+
+
+# ---------------------------------------------------------------- variable collection
+#
+# These walks run for every term of every body, several times over: they
+# dispatch on the exact node class (AST nodes are never subclassed), most
+# frequent first, and handle the common leaves (scalars, variables) inline.
+
+
+def term_vars(term: ast.Term | None, out: set[str], *, closures: bool = False) -> set[str]:
+    """All local variables in ``term``; closure (comprehension) bodies only when asked."""
+    if term is not None:
+        if closures:
+            _all_vars(term, out)
+        else:
+            _vars(term, out)
+    return out
+
+
+def _vars(term: ast.Term, out: set[str]) -> None:
+    """Adds ``term``'s local variables to ``out``, not looking into closures."""
+    if type(term) is Scalar:
+        return
+    if type(term) is Var:
+        if term.name not in ROOTS:
+            out.add(term.name)
+    elif type(term) is Ref:
+        head = term.head
+        if type(head) is Var:  # (the usual ref: its head handled here, not by a call)
+            if head.name not in ROOTS:
+                out.add(head.name)
+        else:
+            _vars(head, out)
+        _vars_of_each(term.path, out)
+    elif type(term) is Call:
+        _vars_of_each(term.args, out)
+    elif type(term) is Array or type(term) is SetTerm:
+        _vars_of_each(term.items, out)
+    elif type(term) is Object:
+        for k, v in term.items:
+            _vars(k, out)
+            _vars(v, out)
+    elif type(term) is TemplateString:
+        for part in term.parts:
+            if not isinstance(part, str):
+                _vars(part, out)
+
+
+def _vars_of_each(terms: tuple[ast.Term, ...], out: set[str]) -> None:
+    for t in terms:
+        if type(t) is Scalar:
+            continue
+        if type(t) is Var:
+            if t.name not in ROOTS:
+                out.add(t.name)
+        else:
+            _vars(t, out)
+
+
+def _all_vars(term: ast.Term, out: set[str]) -> None:
+    """Adds ``term``'s local variables to ``out``, closure bodies included."""
+    if type(term) is Scalar:
+        return
+    if type(term) is Var:
+        if term.name not in ROOTS:
+            out.add(term.name)
+    elif type(term) is Ref:
+        _all_vars(term.head, out)
+        _all_vars_of_each(term.path, out)
+    elif type(term) is Call:
+        _all_vars_of_each(term.args, out)
+    elif type(term) is Array or type(term) is SetTerm:
+        _all_vars_of_each(term.items, out)
+    elif type(term) is Object:
+        for k, v in term.items:
+            _all_vars(k, out)
+            _all_vars(v, out)
+    elif type(term) is TemplateString:
+        for part in term.parts:
+            if not isinstance(part, str):
+                _all_vars(part, out)
+    elif type(term) is ArrayCompr or type(term) is SetCompr:
+        _all_vars(term.term, out)
+        body_vars(term.body, out)
+    elif type(term) is ObjectCompr:
+        _all_vars(term.key, out)
+        _all_vars(term.value, out)
+        body_vars(term.body, out)
+
+
+def _all_vars_of_each(terms: tuple[ast.Term, ...], out: set[str]) -> None:
+    for t in terms:
+        if type(t) is Scalar:
+            continue
+        if type(t) is Var:
+            if t.name not in ROOTS:
+                out.add(t.name)
+        else:
+            _all_vars(t, out)
+
+
+def body_vars(body: ast.Body, out: set[str]) -> set[str]:
+    """Every variable in a body, closures included."""
+    for e in body:
+        _stmt_all_vars(e.statement, out)
+        for w in e.with_mods:
+            _all_vars(w.value, out)
+    return out
+
+
+def stmt_vars(stmt: ast.Statement, out: set[str], *, closures: bool = False) -> set[str]:
+    if closures:
+        _stmt_all_vars(stmt, out)
+        return out
+    if type(stmt) is Call:  # (the most frequent statement: ``x == y``, ``f(x)``)
+        _vars_of_each(stmt.args, out)
+    elif type(stmt) is Assign or type(stmt) is Unify:
+        _vars(stmt.lhs, out)
+        _vars(stmt.rhs, out)
+    elif type(stmt) is SomeVars:
+        pass
+    elif type(stmt) is SomeIn:
+        if stmt.key is not None:
+            _vars(stmt.key, out)
+        _vars(stmt.value, out)
+        _vars(stmt.collection, out)
+    elif type(stmt) is Every:
+        _vars(stmt.domain, out)
+    else:
+        _vars(stmt, out)  # type: ignore[arg-type]
+    return out
+
+
+def _stmt_all_vars(stmt: ast.Statement, out: set[str]) -> None:
+    if type(stmt) is Assign or type(stmt) is Unify:
+        _all_vars(stmt.lhs, out)
+        _all_vars(stmt.rhs, out)
+    elif type(stmt) is SomeVars:
+        pass
+    elif type(stmt) is SomeIn:
+        if stmt.key is not None:
+            _all_vars(stmt.key, out)
+        _all_vars(stmt.value, out)
+        _all_vars(stmt.collection, out)
+    elif type(stmt) is Every:
+        _all_vars(stmt.domain, out)
+        body_vars(stmt.body, out)
+        if stmt.key is not None:
+            out.add(stmt.key.name)
+        out.add(stmt.value.name)
+    else:
+        _all_vars(stmt, out)  # type: ignore[arg-type]
+
+
+def closures_in(term: ast.Term | None, out: list[ast.Term]) -> list[ast.Term]:
+    """Comprehensions directly inside ``term`` (not nested in other closures)."""
+    if term is None or type(term) is Scalar or type(term) is Var:
+        return out
+    if type(term) is Ref:
+        closures_in(term.head, out)
+        for p in term.path:
+            closures_in(p, out)
+    elif type(term) is Call:
+        for a in term.args:
+            closures_in(a, out)
+    elif type(term) is ArrayCompr or type(term) is SetCompr or type(term) is ObjectCompr:
+        out.append(term)
+    elif type(term) is Array or type(term) is SetTerm:
+        for x in term.items:
+            closures_in(x, out)
+    elif type(term) is Object:
+        for k, v in term.items:
+            closures_in(k, out)
+            closures_in(v, out)
+    elif type(term) is TemplateString:
+        for part in term.parts:
+            if not isinstance(part, str):
+                closures_in(part, out)
+    return out
+
+
+def stmt_terms(stmt: ast.Statement) -> list[ast.Term]:
+    if type(stmt) is Assign or type(stmt) is Unify:
+        return [stmt.lhs, stmt.rhs]
+    if type(stmt) is SomeVars:
+        return []
+    if type(stmt) is SomeIn:
+        return [x for x in (stmt.key, stmt.value, stmt.collection) if x is not None]
+    if type(stmt) is Every:
+        return [stmt.domain]
+    return [stmt]  # type: ignore[list-item]
+
+
+# ---------------------------------------------------------------- outputs
+
+
+def ref_outputs(term: ast.Term | None, bound: set[str], out: set[str], arity: ArityFn) -> set[str]:
+    """Variables bound by iterating refs (``input.a[i]``) and by call output
+    arguments (``count(x, n)``) inside ``term``, outside closures."""
+    if term is None or type(term) is Scalar or type(term) is Var:
+        return out
+    if type(term) is Ref:
+        head = term.head
+        if type(head) is Var:
+            name = head.name
+            head_ok = name in ROOTS or name in bound or name in out
+        else:
+            ref_outputs(head, bound, out, arity)
+            head_ok = True
+        for p in term.path:
+            if type(p) is Scalar:
+                continue
+            if type(p) is Var:
+                if head_ok and p.name not in bound:
+                    out.add(p.name)
+            elif type(p) is Array or type(p) is Object:
+                # A pattern in a ref position is unified with each key.
+                if head_ok:
+                    out |= _vars_of(p) - bound
+            else:
+                ref_outputs(p, bound, out, arity)
+    elif type(term) is Call:
+        args = term.args
+        for a in args:
+            ref_outputs(a, bound, out, arity)
+        n = arity(term.op)
+        if n is not None and len(args) == n + 1:
+            # The extra argument receives the result: any pattern in it is bound.
+            if term_vars_ready(args[:-1], bound | out):
+                out |= _vars_of(args[-1]) - bound
+    elif type(term) is Array or type(term) is SetTerm:
+        for x in term.items:
+            ref_outputs(x, bound, out, arity)
+    elif type(term) is Object:
+        for k, v in term.items:
+            ref_outputs(k, bound, out, arity)
+            ref_outputs(v, bound, out, arity)
+    elif type(term) is TemplateString:
+        for part in term.parts:
+            if not isinstance(part, str):
+                ref_outputs(part, bound, out, arity)
+    return out
+
+
+def has_unbound(term: ast.Term, bound: set[str]) -> bool:
+    """Whether ``term`` holds a local variable not in ``bound``."""
+    # Scalars, variables and refs (most terms) are answered without a set.
+    if type(term) is Scalar:
+        return False
+    if type(term) is Var:
+        return term.name not in bound and term.name not in ROOTS
+    if type(term) is Ref:
+        return has_unbound(term.head, bound) or any(has_unbound(p, bound) for p in term.path)
+    return bool(term_vars(term, set()) - bound)
+
+
+def iterable_only(term: ast.Term, bound: set[str], arity: ArityFn) -> bool:
+    """Whether ``term``'s variables not in ``bound`` are all bound by iterating its refs."""
+    return term_vars(term, set()) - bound <= ref_outputs(term, bound, set(), arity)
+
+
+def _vars_of(term: ast.Term) -> set[str]:
+    out: set[str] = set()
+    _vars(term, out)
+    return out
+
+
+def term_vars_ready(terms: Iterable[ast.Term], bound: set[str]) -> bool:
+    need: set[str] = set()
+    for x in terms:
+        _vars(x, need)
+    return need <= bound
+
+
+def _is_pattern(term: ast.Term) -> bool:
+    return isinstance(term, (ast.Var, ast.Array, ast.Object))
+
+
+def unify_outputs(a: ast.Term, b: ast.Term, bound: set[str], arity: ArityFn) -> set[str]:
+    """Variables that ``a = b`` binds, given ``bound``."""
+    out: set[str] = set()
+    ref_outputs(a, bound, out, arity)
+    ref_outputs(b, bound, out, arity)
+    # ``bound`` grows with the body: read through it, never copy it (a copy
+    # per statement made long bodies quadratic).
+    known = _Known(bound, out)
+    changed = True
+    while changed:
+        changed = False
+        new = _unify_step(a, b, known)  # type: ignore[arg-type]
+        if not new <= known:
+            out |= new
+            changed = True
+    return out
+
+
+class _Known:
+    """The union of two sets of names, for membership and subset tests, without copying them."""
+
+    __slots__ = ("big", "small")
+
+    def __init__(self, big: set[str], small: set[str]) -> None:
+        self.big, self.small = big, small
+
+    def __contains__(self, name: object) -> bool:
+        return name in self.small or name in self.big
+
+    def __ge__(self, other: set[str]) -> bool:  # ``other <= known``
+        return all(name in self for name in other)
+
+    def __or__(self, more: set[str]) -> _Known:
+        return _Known(self.big, self.small | more)
+
+
+def _unify_step(a: ast.Term, b: ast.Term, known: set[str]) -> set[str]:
+    if type(a) is Var and a.name not in known and a.name not in ROOTS:
+        return {a.name} if _vars_of(b) <= known else set()
+    if type(b) is Var and b.name not in known and b.name not in ROOTS:
+        return {b.name} if _vars_of(a) <= known else set()
+    a_composite = type(a) is Array or type(a) is Object
+    b_composite = type(b) is Array or type(b) is Object
+    if type(a) is Array and type(b) is Array:
+        if len(a.items) != len(b.items):
+            return set()
+        out: set[str] = set()
+        for x, y in zip(a.items, b.items):
+            out |= _unify_step(x, y, known | out)
+        return out
+    if type(a) is Object and type(b) is Object:
+        out = set()
+        bkeys = dict(b.items)
+        for k, v in a.items:
+            if k in bkeys:
+                out |= _unify_step(v, bkeys[k], known | out)
+        return out
+    if a_composite and not b_composite:
+        return _pattern_vars(a, known) if _vars_of(b) <= known else set()
+    if b_composite and not a_composite:
+        return _pattern_vars(b, known) if _vars_of(a) <= known else set()
+    return set()
+
+
+def _pattern_vars(pattern: ast.Term, known: set[str]) -> set[str]:
+    """Unbound vars in a destructuring pattern (object keys must be ground)."""
+    if type(pattern) is Var:
+        return set() if pattern.name in known or pattern.name in ROOTS else {pattern.name}
+    if type(pattern) is Array:
+        out: set[str] = set()
+        for x in pattern.items:
+            out |= _pattern_vars(x, known)
+        return out
+    if type(pattern) is Object:
+        out = set()
+        for k, v in pattern.items:
+            if _vars_of(k) <= known:
+                out |= _pattern_vars(v, known)
+        return out
+    return set()
+
+
+def expr_needs_and_outputs(expr: ast.Expr, bound: set[str], outer: set[str], arity: ArityFn) -> tuple[set[str], set[str]]:
+    """(vars that must be bound before ``expr`` runs, vars it binds).
+
+    An ``every`` needs only its domain's variables here, not those its body
+    reads from outside (that body is checked on its own when generated)."""
+    stmt = expr.statement
+    needs: set[str] = set()
+    for w in expr.with_mods:
+        _vars(w.value, needs)
+    if expr.negated:
+        # Every variable of a negated expression must be bound before it,
+        # wildcards too (OPA: "var _ is unsafe"); one in a call nested in it
+        # was moved out of it by split_negated_calls.
+        stmt_vars(stmt, needs)
+        outs: set[str] = set()
+    else:
+        stmt_vars(stmt, needs)
+        outs = _stmt_outputs(stmt, bound, arity)
+    needs -= outs
+    # Closures need the outer variables they mention bound before the
+    # expression, even one the expression itself binds (OPA: in
+    # ``v = [x | x := v[_]]; v = input.a`` the comprehension waits for v).
+    for term in stmt_terms(stmt):
+        for c in closures_in(term, []):
+            needs |= closure_captures(c, outer)
+    return needs, outs
+
+
+def _stmt_outputs(stmt: ast.Statement, bound: set[str], arity: ArityFn) -> set[str]:
+    if type(stmt) is Assign or type(stmt) is Unify:
+        return unify_outputs(stmt.lhs, stmt.rhs, bound, arity)
+    if type(stmt) is SomeIn:
+        out = ref_outputs(stmt.collection, bound, set(), arity)
+        if _vars_of(stmt.collection) <= bound | out:
+            out |= _pattern_vars(stmt.value, bound)
+            if stmt.key is not None:
+                out |= _pattern_vars(stmt.key, bound)
+        return out
+    if type(stmt) is SomeVars or type(stmt) is Every:
+        return set()
+    return ref_outputs(stmt, bound, set(), arity)  # type: ignore[arg-type]
+
+
+def closure_captures(closure: ast.Term, outer: set[str]) -> set[str]:
+    """Outer variables a comprehension reads (they must be bound first)."""
+    inner: set[str] = set()
+    _all_vars(closure, inner)
+    return inner & outer
+
+
+# ---------------------------------------------------------------- ordering
+
+
+def reorder_body(
+    body: ast.Body,
+    bound: set[str],
+    outer: set[str],
+    arity: ArityFn,
+    *,
+    required: set[str] | None = None,
+    location: ast.Location | None = None,
+    equality_unifies: bool = True,
+    bind_operands: bool = True,
+) -> tuple[ast.Body, set[str]]:
+    """Order ``body`` so each expression's inputs are bound first.
+
+    ``bound`` are the variables bound on entry (function arguments, captured
+    outer variables); ``outer`` every variable visible from enclosing scopes
+    (used to tell captured variables from local ones in closures);
+    ``required`` variables that must be bound at the end (rule head vars).
+    Returns the new body and the set of variables bound at its end.
+
+    Negated expressions come back with the parts OPA evaluates before the
+    negation as expressions of their own, made before ordering and after
+    it as OPA's stages make them (:mod:`pyrego.compile.rewrite`);
+    ``equality_unifies`` is False for a query's bodies, where ``==`` stays a
+    call; without ``bind_operands`` the caller makes those after ordering.
+    """
+    body = bind_with_values(split_negated_calls(body), arity)
+    now = set(bound)
+    # Most bodies are already in a valid order: take expressions in source
+    # order while each is ready (what the general loop below would pick too).
+    ordered: list[ast.Expr] = []
+    for expr in body:
+        names = body_vars((expr,), set())
+        if names:
+            needs, outs = expr_needs_and_outputs(expr, now, outer, arity)
+            if not needs <= now:
+                break
+            now |= outs
+        ordered.append(expr)
+    if len(ordered) < len(body):
+        _reorder_rest(list(body[len(ordered) :]), ordered, now, outer, arity)
+    if required:
+        missing = sorted(v for v in required - now if not is_wildcard(v))
+        if missing:
+            raise RegoUnsafeVarError(f"var {missing[0].split('#')[0]} is unsafe", location)
+    if bind_operands:
+        return bind_negated_operands(tuple(ordered), equality_unifies=equality_unifies), now
+    return tuple(ordered), now
+
+
+def _reorder_rest(remaining: list[ast.Expr], ordered: list[ast.Expr], now: set[str], outer: set[str], arity: ArityFn) -> None:
+    """Appends ``remaining`` to ``ordered``, each time the first ready expression
+    in source order (OPA's strategy); updates ``now``."""
+    # An expression's needs/outputs depend only on which of its own variables
+    # are bound: remember them per expression until that changes.
+    own: dict[int, set[str]] = {}
+    memo: dict[int, tuple[frozenset[str], tuple[set[str], set[str]]]] = {}
+    for expr in remaining:
+        names = body_vars((expr,), set())
+        own[id(expr)] = names
+    while remaining:
+        for idx, expr in enumerate(remaining):
+            names = own[id(expr)]
+            if not names:
+                # No variables at all: nothing needed, nothing bound.
+                ordered.append(expr)
+                del remaining[idx]
+                break
+            key = frozenset(names & now)
+            hit = memo.get(id(expr))
+            if hit is not None and hit[0] == key:
+                needs, outs = hit[1]
+            else:
+                needs, outs = expr_needs_and_outputs(expr, now, outer, arity)
+                memo[id(expr)] = (key, (needs, outs))
+            if needs <= now:
+                ordered.append(expr)
+                now |= outs
+                del remaining[idx]
+                break
+        else:
+            _raise_unsafe(remaining, now, outer, arity)
+
+
+def _raise_unsafe(remaining: list[ast.Expr], now: set[str], outer: set[str], arity: ArityFn) -> None:
+    # Every unbound variable, each at the first expression that needs it, in
+    # location order, as OPA reports them: the first is raised, all are in
+    # its ``errors``.
+    # Variables the compiler made (a ``with`` value's, a negation's operands)
+    # are not named: OPA reports the user's variables that keep them unbound.
+    first_use: dict[str, ast.Expr] = {}
+    for expr in remaining:
+        needs, _ = expr_needs_and_outputs(expr, now, outer, arity)
+        for name in sorted(needs - now):
+            if not _generated(name):
+                first_use.setdefault(name, expr)
+    if not first_use:
+        raise RegoUnsafeVarError("unsafe expression", remaining[0].location)
+    errors = []
+    for name, expr in sorted(first_use.items(), key=lambda ne: (ne[1].location.row, ne[1].location.col, ne[0])):
+        shown = "_" if is_wildcard(name) else name.split("#")[0]
+        errors.append(RegoUnsafeVarError(f"var {shown} is unsafe", expr.location))
+    errors[0].errors = errors  # type: ignore[attr-defined]
+    raise errors[0]

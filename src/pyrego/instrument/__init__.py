@@ -1,0 +1,1 @@
+"""Instrumented evaluation: coverage, traces and profiles in OPA's shapes."""

@@ -1,0 +1,152 @@
+"""Coverage and traces on :class:`pyrego.Engine` (its ``InstrumentationMixin``).
+
+Coverage costs nothing while it is off. Turning it on puts instrumented
+``eval_rule``/``eval_query`` on the engine *instance*, in front of the
+class's methods, and turning it off removes them: the normal path runs the
+very code it ran before, with no flag tested on it, and the normal program
+is never changed (the instrumented one is a separate program; see
+:mod:`pyrego.instrument.codegen`). Each covered evaluation records the
+ranges it reached in its own recorder, merged into the engine's
+:class:`~pyrego.instrument.coverage.CoverageData` under a lock once per evaluation, so
+one engine can serve many threads.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from pyrego.errors import ArgumentError
+from pyrego.instrument.codegen import piece_table
+from pyrego.instrument.coverage import CoverageData, pretty_report, report
+from pyrego.instrument.evaluate import (
+    NO_INPUT,
+    QUERY_LOCATION,
+    InstrumentedRun,
+    eval_query_instrumented,
+    eval_rule_instrumented,
+)
+from pyrego.instrument.tracing import EXPLAIN_MODES, Trace, TraceEvent, events_from
+from pyrego.instrument.tracing import explain as explain_events
+
+if TYPE_CHECKING:
+    from pyrego.engine import Engine
+
+
+class InstrumentationMixin:
+    """Coverage (regorus's method names) and traced evaluation for :class:`pyrego.Engine`."""
+
+    _coverage: CoverageData | None = None
+
+    # -- coverage ----------------------------------------------------------------------
+
+    def set_enable_coverage(self, enable: bool) -> None:
+        """Collect coverage from every evaluation from now on (``True``), or stop (``False``).
+
+        Coverage accumulates across evaluations (and threads) until
+        :meth:`clear_coverage_data`. With coverage off the engine runs its
+        normal code and pays nothing for this feature."""
+        engine: Engine = self  # type: ignore[assignment]
+        if enable:
+            if self._coverage is None:
+                self._coverage = CoverageData()
+            engine.__dict__["eval_rule"] = self._covered_eval_rule
+            engine.__dict__["eval_query"] = self._covered_eval_query
+        else:
+            engine.__dict__.pop("eval_rule", None)
+            engine.__dict__.pop("eval_query", None)
+
+    def get_coverage_report(self) -> dict[str, Any]:
+        """The coverage collected so far, as OPA's JSON report (a dict): per
+        file the ``covered`` and ``not_covered`` ranges, line counts and
+        ``coverage`` percentage, and the totals."""
+        engine: Engine = self  # type: ignore[assignment]
+        covered = self._coverage.snapshot() if self._coverage is not None else set()
+        return report(covered, engine._policies)
+
+    def get_coverage_report_pretty(self, *, color: bool | None = None) -> str:
+        """The policies' source with each line marked covered (``+``), not
+        covered (``-``) or both (``~``); coloured with ``rich`` when writing to
+        a terminal (``color`` forces it on or off)."""
+        engine: Engine = self  # type: ignore[assignment]
+        texts = {path: text for path, (text, _) in engine._policies.items()}
+        return pretty_report(self.get_coverage_report(), texts, color=color)
+
+    def clear_coverage_data(self) -> None:
+        """Forget the coverage collected so far (coverage stays on or off as it was)."""
+        if self._coverage is not None:
+            self._coverage.clear()
+
+    def _covered_eval_rule(self, path: str, *, input: Any = NO_INPUT) -> Any:
+        run = eval_rule_instrumented(self, path, input)  # type: ignore[arg-type]
+        self.record_run(run)
+        return run.result
+
+    def _covered_eval_query(
+        self, query: str, *, input: Any = NO_INPUT, package: str | None = None, imports: Sequence[str] = ()
+    ) -> dict[str, Any]:
+        run = eval_query_instrumented(self, query, input, package=package, imports=imports)  # type: ignore[arg-type]
+        self.record_run(run)
+        return run.result  # type: ignore[no-any-return]
+
+    def record_run(self, run: InstrumentedRun) -> None:
+        """Add what an instrumented evaluation covered to this engine's coverage (when it is on)."""
+        if self._coverage is not None and "eval_rule" in self.__dict__:
+            self._coverage.add(run.covered())
+
+    # -- traces --------------------------------------------------------------------------
+
+    def eval_query_with_trace(
+        self,
+        query: str,
+        *,
+        input: Any = NO_INPUT,
+        explain: str = "full",
+        package: str | None = None,
+        imports: Sequence[str] = (),
+    ) -> Trace:
+        """Evaluate ``query`` as :meth:`eval_query` does and return its result
+        with OPA's trace (``opa eval --explain``): ``explain`` is ``"full"``
+        (every event), ``"notes"`` (``trace()`` notes and the rules that led
+        to them), ``"fails"`` (failures and their context) or ``"off"``;
+        ``package`` and ``imports`` as for :meth:`eval_query`.
+        ``Trace.pretty()`` renders it as OPA prints it (``var_values=True``:
+        with each expression's variable values, as ``opa test --var-values``);
+        see :mod:`pyrego.instrument.tracing` for the events and how they differ from OPA's.
+        With coverage on, the evaluation is counted in it too."""
+        engine: Engine = self  # type: ignore[assignment]
+        _check_mode(explain)
+        run = eval_query_instrumented(engine, query, input, package=package, imports=imports, trace=True)
+        self.record_run(run)
+        return Trace(run.result, explain_events(trace_events(run, query), explain))
+
+    def eval_rule_with_trace(self, path: str, *, input: Any = NO_INPUT, explain: str = "full") -> Trace:
+        """:meth:`eval_rule` with OPA's trace (see :meth:`eval_query_with_trace`); the result is the value."""
+        engine: Engine = self  # type: ignore[assignment]
+        _check_mode(explain)
+        run = eval_rule_instrumented(engine, path, input, trace=True)
+        self.record_run(run)
+        return Trace(run.result, explain_events(trace_events(run, path), explain))
+
+    def _instrumentation_after_clone(self, new: Any) -> None:
+        """A clone collects its own coverage (on when this engine's is on)."""
+        new.__dict__.pop("_instrumented", None)
+        on = "eval_rule" in self.__dict__
+        new.__dict__.pop("eval_rule", None)
+        new.__dict__.pop("eval_query", None)
+        new._coverage = None
+        if on:
+            new.set_enable_coverage(True)
+
+
+def _check_mode(explain: str) -> None:
+    if explain not in EXPLAIN_MODES:
+        raise ArgumentError(f"explain must be one of {', '.join(EXPLAIN_MODES)}, not {explain!r}")
+
+
+def trace_events(run: InstrumentedRun, query: str) -> list[TraceEvent]:
+    """The events a traced evaluation recorded (``query``: its text, for its own events)."""
+    return events_from(run.recorder, piece_table(run.program), query, QUERY_LOCATION)
+
+
+__all__ = ["InstrumentationMixin", "trace_events"]

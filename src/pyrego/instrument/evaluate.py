@@ -1,0 +1,203 @@
+"""Evaluating through the instrumented program (coverage, traces, profiles).
+
+The instrumented program (:mod:`pyrego.instrument.codegen`) is built from the
+normal program's checked rule tree, once per policy set and variant, and
+cached in the process-wide program cache under a key of its own
+(``("instrumented", ...)``, or ``("traced", ...)`` for the variant whose
+events carry variables' values). Each evaluation gets its own
+:class:`~pyrego.instrument.recorder.Recorder`; the caller decides what to do
+with it (merge its coverage, turn its events into a trace, sum its profile).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterator
+
+from pyrego.bounded import BoundedDict
+from pyrego.codegen.build_cache import _cache_lock, _programs
+from pyrego.codegen.generator import Program
+from pyrego.compile.compiler import resolve_query
+from pyrego.engine_support import _expr_texts, rule_path
+from pyrego.errors import EvalError, EvalRecursionError, Location, RegoError
+from pyrego.instrument.codegen import InstrumentedGen, generate_instrumented, piece_table
+from pyrego.instrument.recorder import Recorder, RecordingConfig
+from pyrego.instrument.spans import Span
+from pyrego.parse.parser import parse_query
+from pyrego.runtime.context import EvalContext
+from pyrego.runtime.convert import result_json_value, to_python
+from pyrego.runtime.values import UNDEF
+
+if TYPE_CHECKING:
+    from pyrego.engine import Engine
+
+#: ``input`` not given to an evaluation call: the engine's own input is used.
+NO_INPUT: Any = object()
+#: Where a query's own events are (its text is not a policy file).
+QUERY_LOCATION = Location("query", 1, 1)
+
+
+class InstrumentedRun:
+    """One instrumented evaluation: its result (as ``eval_query``/``eval_rule``
+    give it), its recorder, and the program it ran."""
+
+    __slots__ = ("result", "recorder", "program")
+
+    def __init__(self, result: Any, recorder: Recorder, program: Program) -> None:
+        self.result = result
+        self.recorder = recorder
+        self.program = program
+
+    def covered(self) -> Iterator[Span]:
+        """The ranges this evaluation covered in the policies (not the query's own)."""
+        pieces = piece_table(self.program).pieces
+        gen = self.program.gen
+        assert isinstance(gen, InstrumentedGen)
+        files = gen.module_files()
+        for pid in self.recorder.hits:
+            span = pieces[pid].span
+            if span is not None and span.file in files:
+                yield span
+
+
+class _Instrumented:
+    """An engine's instrumented program and the queries compiled for it."""
+
+    __slots__ = ("version", "program", "queries", "rules")
+
+    def __init__(self, version: int, program: Program) -> None:
+        self.version = version
+        self.program = program
+        self.queries: BoundedDict[Any, Any] = BoundedDict(256)
+        # Rule paths as given to eval_rule -> their keys under data (parsed once).
+        self.rules: BoundedDict[str, tuple[str | int, ...]] = BoundedDict(256)
+
+
+def instrumented_program(engine: Engine, *, traced: bool = False) -> _Instrumented:
+    """The engine's instrumented program (built, or found in the process cache);
+    ``traced``: the variant whose events carry variables' values."""
+    states: dict[bool, _Instrumented] = engine.__dict__.setdefault("_instrumented", {})
+    state = states.get(traced)
+    if state is not None and state.version == engine._version:
+        return state
+    version = engine._version
+    normal = engine._get_program()
+    policies = engine._policies
+    paths = sorted(policies)
+    sources = tuple((p, policies[p][0], policies[p][1].rego_v1) for p in paths)
+    variant = "traced" if traced else "instrumented"
+    allowed = getattr(engine, "_allowed_builtins", None)
+    key = (variant, sources, tuple(sorted(normal.mockable)), tuple(sorted(engine._extension_ids.items())), allowed)
+    texts = {p: policies[p][0] for p in paths}
+
+    def build() -> Program:
+        return generate_instrumented(normal.tree, normal.mockable, texts, trace_locals=traced)
+
+    program = _programs.get_or_build(key, lambda: engine._with_source(build))
+    state = states[traced] = _Instrumented(version, program)
+    return state
+
+
+def _context(engine: Engine, recorder: Recorder, input: Any) -> EvalContext:
+    engine._context()  # makes the engine's configuration when it has none yet
+    config = engine._config
+    assert config is not None
+    deadline = time.monotonic() + engine._timeout if engine._timeout is not None else None
+    return EvalContext.fast(engine._input if input is NO_INPUT else input, engine._data, RecordingConfig(config, recorder), deadline)
+
+
+def _run(engine: Engine, fn: Callable[[EvalContext], Any], ctx: EvalContext, where: Location | None = None) -> Any:
+    """``fn(ctx)`` with the engine's error handling (source lines attached, clean errors)."""
+    try:
+        return fn(ctx)
+    except RegoError as err:
+        engine._attach_source(err)
+        raise
+    except RecursionError:
+        raise EvalRecursionError("evaluation exceeded the maximum depth", where) from None
+    except Exception as exc:  # a bug must still surface as a pyrego error
+        raise EvalError(f"internal error: {type(exc).__name__}: {exc}", code="eval_internal_error") from exc
+
+
+def eval_rule_instrumented(engine: Engine, path: str, input: Any = NO_INPUT, *, trace: bool = False, profile: bool = False) -> InstrumentedRun:
+    """``engine.eval_rule(path)`` through the instrumented program."""
+    state = instrumented_program(engine, traced=trace)
+    parts = state.rules.get(path) if type(path) is str else None
+    if parts is None:
+        parts = state.rules[path] = rule_path(path)
+    program = state.program
+    name = program.rule_functions.get(parts)  # type: ignore[arg-type]
+    if name is None:
+        query = "__rule_value__ = data" + "".join(f"[{json.dumps(p)}]" for p in parts)
+        run = eval_query_instrumented(engine, query, input, trace=trace, profile=profile)
+        rows = run.result["result"]
+        run.result = to_python(rows[0]["bindings"]["__rule_value__"]) if rows else UNDEF
+        return run
+    fn = program.function(name)
+    recorder = Recorder(piece_table(program), trace=trace, profile=profile)
+    ctx = _context(engine, recorder, input)
+    recorder.query_event("Enter")
+    try:
+        value = _run(engine, fn, ctx)
+    finally:
+        recorder.finish()
+    if value is not UNDEF:
+        recorder.query_event("Exit")
+    return InstrumentedRun(to_python(value) if value is not UNDEF else UNDEF, recorder, program)
+
+
+def eval_query_instrumented(
+    engine: Engine,
+    query: str,
+    input: Any = NO_INPUT,
+    *,
+    package: str | None = None,
+    imports: Sequence[str] = (),
+    trace: bool = False,
+    profile: bool = False,
+) -> InstrumentedRun:
+    """``engine.eval_query(query)`` through the instrumented program."""
+    from pyrego.engine import _query_context
+
+    imports = tuple(imports)
+    engine._compile_query(query, package, imports)  # checks the query (and adds any `with` targets it needs)
+    state = instrumented_program(engine, traced=trace)
+    program = state.program
+    key = (query, engine._rego_v0, package, imports)
+    compiled = state.queries.get(key)
+    if compiled is None:
+        body = parse_query(query, "query", rego_v1=not engine._rego_v0)
+        resolved, names = resolve_query(body, program.tree, _query_context(package, imports, engine._rego_v0))
+        gen = program.gen
+        assert isinstance(gen, InstrumentedGen)
+        with _cache_lock:
+            fn = gen.query_for(query, resolved, names)
+        compiled = state.queries[key] = (fn, _expr_texts(query, body), [e.location for e in body])
+    fn, texts, locations = compiled
+    recorder = Recorder(piece_table(program), trace=trace, profile=profile)
+    ctx = _context(engine, recorder, input)
+
+    def solutions(c: EvalContext) -> list[Any]:
+        out = []
+        for solution in fn(c):
+            recorder.query_event("Exit")
+            out.append(solution)
+        return out
+
+    recorder.query_event("Enter")
+    results = []
+    try:
+        for bindings, values in _run(engine, solutions, ctx, locations[0] if locations else None):
+            exprs = [
+                {"value": result_json_value(v), "text": text, "location": {"row": loc.row, "col": loc.col}}
+                for v, text, loc in zip(values, texts, locations)
+            ]
+            results.append({"expressions": exprs, "bindings": {k: result_json_value(v) for k, v in bindings.items()}})
+    finally:
+        recorder.finish()
+    return InstrumentedRun({"result": results}, recorder, program)
+
+
+__all__ = ["NO_INPUT", "QUERY_LOCATION", "InstrumentedRun", "eval_query_instrumented", "eval_rule_instrumented", "instrumented_program"]

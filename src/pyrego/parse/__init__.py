@@ -1,0 +1,1 @@
+"""Parsing: Rego source text to :mod:`pyrego.ast.nodes.nodes` modules, queries and terms."""
