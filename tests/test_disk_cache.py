@@ -26,7 +26,7 @@ pytestmark = pytest.mark.skipif(not hasattr(os, "getuid"), reason="the code cach
 
 PROBE = """
 import json, sys
-from pyrego import disk_cache
+from pyrego.codegen import disk_cache
 compiled = []
 real = compile
 def counting(source, filename, mode, *args, **kwargs):
