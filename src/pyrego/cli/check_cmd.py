@@ -118,7 +118,7 @@ def check_policies(
         if capabilities is not None:
             engine.set_capabilities(capabilities)
         for path, schema in (schemas or {}).items():
-            engine._set_schema(path, schema)
+            engine.set_schema(path, schema)
         engine.add_policies(texts)
         engine.compile()
         check_deprecated_builtins(modules.values(), strict=strict, limit=limit)

@@ -83,7 +83,7 @@ def _declares_unknowns(engine: Any, query: str) -> bool:
     from pyrego.partial.annotations import declared_unknowns, query_path
 
     path = query_path(query)
-    return path is not None and declared_unknowns(engine._get_program().tree, path) is not None
+    return path is not None and declared_unknowns(engine.program().tree, path) is not None
 
 
 def response(filters: dict[str, Any]) -> dict[str, Any]:

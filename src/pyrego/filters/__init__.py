@@ -178,7 +178,7 @@ def _declared_mask_rule(engine: Engine, query: str) -> str | None:
     from pyrego.partial.annotations import declared_mask_rule, query_path
 
     path = query_path(query)
-    return declared_mask_rule(engine._get_program().tree, path) if path is not None else None
+    return declared_mask_rule(engine.program().tree, path) if path is not None else None
 
 
 def _shorts(mappings: dict[str, Any] | None) -> set[str]:

@@ -35,7 +35,7 @@ from pyrego.partial.unknowns import UnknownsError, parse_unknowns
 from pyrego.runtime.values import UNDEF
 
 if TYPE_CHECKING:
-    from pyrego.engine import Engine
+    from pyrego.engine_support import ProgramSource
 
 __all__ = ["PartialResult", "PartialEvalError", "UnknownsError", "partial_eval", "SupportModule"]
 
@@ -77,7 +77,7 @@ class PartialResult:
 
 
 def partial_eval(
-    engine: Engine,
+    engine: ProgramSource,
     query: str | ast.Body,
     *,
     unknowns: Any = ("input",),
@@ -90,9 +90,9 @@ def partial_eval(
     ``input``: the known part of the input (UNDEF: none). Nondeterministic
     builtins (``http.send``, ``time.now_ns``...) are kept in the result
     unless ``eval_nondeterministic`` (OPA's Compile API evaluates them)."""
-    program = engine._get_program()
-    tree = program.tree
-    body = parse_query(query, "", rego_v1=not engine._rego_v0) if isinstance(query, str) else query
+    compiled = engine.program()
+    tree = compiled.tree
+    body = parse_query(query, "", rego_v1=not compiled.rego_v0) if isinstance(query, str) else query
     resolved, names = resolve_query(body, tree)
     if unknowns is None:
         from pyrego.partial.annotations import declared_unknowns, query_path
@@ -101,13 +101,13 @@ def partial_eval(
         declared = declared_unknowns(tree, qpath) if qpath is not None else None
         unknowns = declared if declared is not None else ["input"]
     paths = parse_unknowns(unknowns)
-    known = KnownDocuments(engine, input)
+    known = KnownDocuments(compiled, input)
     ev = Evaluator(
         tree,
         known,
         paths,
         input=input,
-        strict=bool(getattr(engine, "_strict", False)),
+        strict=known.ctx.cfg.strict,
         eval_nondeterministic=eval_nondeterministic,
         namespace=namespace,
     )

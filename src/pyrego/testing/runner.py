@@ -67,7 +67,7 @@ class TestSuite:
             engine.add_data(doc)
         if loaded.modules:
             # The parsed modules themselves (repeated test names renamed), compiled together.
-            engine._install(dict(loaded.modules), engine._data)
+            engine.install_modules(dict(loaded.modules))
         self.engine = engine
 
     @classmethod
