@@ -11,7 +11,7 @@ import os
 import re
 from typing import TYPE_CHECKING, Any, Callable, Mapping
 
-from pyrego.engine_support import extension_call, check_extension_decl
+from pyrego.engine_support import check_extension_decl, extension_call
 from pyrego.errors import ArgumentError, DataError
 from pyrego.runtime.context import EvalConfig
 from pyrego.runtime.convert import from_python

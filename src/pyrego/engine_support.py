@@ -12,7 +12,15 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping, Protocol
 from pyrego.ast import nodes as ast
 from pyrego.codegen.generator import Program
 from pyrego.compile.compiler import CompiledTree
-from pyrego.errors import ArgumentError, DataError, EvalRecursionError, Location, RegoCompileError, RegoError, RegoParseError
+from pyrego.errors import (
+    ArgumentError,
+    DataError,
+    EvalRecursionError,
+    Location,
+    RegoCompileError,
+    RegoError,
+    RegoParseError,
+)
 from pyrego.parse.parser import parse_module, parse_term
 from pyrego.runtime.convert import from_python, to_python
 from pyrego.runtime.values import UNDEF

@@ -87,9 +87,9 @@ def parse_input_text(text: str | bytes) -> Any:
     whatever the file is called; a leading UTF-8 byte order mark is dropped.
 
     Raises :class:`~pyrego.errors.DataError` when the text is neither."""
-    from pyrego.conformance import load_yaml
     from pyrego.errors import DataError
     from pyrego.runtime.convert import loads
+    from pyrego.yaml_safe import load_yaml
 
     if isinstance(text, bytes):
         text = text.decode("utf-8", errors="replace")

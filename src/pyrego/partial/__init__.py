@@ -25,9 +25,10 @@ from typing import TYPE_CHECKING, Any
 from pyrego.ast import nodes as ast
 from pyrego.compile.compiler import resolve_query
 from pyrego.parse.parser import parse_query
+from pyrego.partial.base import PartialEvalError
 from pyrego.partial.bindings import Scope
 from pyrego.partial.copyprop import copy_propagate
-from pyrego.partial.evaluator import Evaluator, PartialEvalError
+from pyrego.partial.evaluator import Evaluator
 from pyrego.partial.known import KnownDocuments
 from pyrego.partial.output import body_text, finalize, module_text
 from pyrego.partial.support import SupportRule
