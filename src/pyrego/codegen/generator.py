@@ -605,7 +605,7 @@ class ModuleGen:
             for i, a in enumerate(head.args or ()):
                 em.unify_value(a, f"a{i}", rule.location)
         required: set[str] = set()
-        suffix = _suffix(head)
+        suffix = head_suffix(head)
         for t in [head.key, head.value, *suffix]:
             if t is not None:
                 term_vars(t, required)
@@ -817,7 +817,7 @@ def term_vars_all(body: ast.Body) -> set[str]:
     return body_vars(body, set())
 
 
-def _suffix(head: ast.RuleHead) -> tuple[ast.Term, ...]:
+def head_suffix(head: ast.RuleHead) -> tuple[ast.Term, ...]:
     return _ground_prefix(head.ref.path)[1]
 
 

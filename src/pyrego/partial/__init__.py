@@ -131,19 +131,19 @@ def partial_eval(
 
 
 def _support_rule(r: SupportRule) -> ast.Rule:
-    from pyrego.partial.output import _Renamer, _term, finalize_expr
+    from pyrego.partial.output import Renamer, finalize_expr, rename_term
 
-    rn = _Renamer({})
+    rn = Renamer({})
     name = r.path[-1]
     head_ref = ast.Ref(ast.Var(name), ())
     if r.args is not None:
-        head = ast.RuleHead(head_ref, _term(r.value, rn), None, tuple(_term(a, rn) for a in r.args), False)
+        head = ast.RuleHead(head_ref, rename_term(r.value, rn), None, tuple(rename_term(a, rn) for a in r.args), False)
     elif r.key is not None and r.value is None:
-        head = ast.RuleHead(head_ref, None, _term(r.key, rn))
+        head = ast.RuleHead(head_ref, None, rename_term(r.key, rn))
     elif r.key is not None:
-        head = ast.RuleHead(ast.Ref(ast.Var(name), (_term(r.key, rn),)), _term(r.value, rn))
+        head = ast.RuleHead(ast.Ref(ast.Var(name), (rename_term(r.key, rn),)), rename_term(r.value, rn))
     else:
-        head = ast.RuleHead(head_ref, _term(r.value, rn) if r.value is not None else None)
+        head = ast.RuleHead(head_ref, rename_term(r.value, rn) if r.value is not None else None)
     body = tuple(finalize_expr(e, rn) for e in r.body)
     return ast.Rule(head, body, r.default)
 

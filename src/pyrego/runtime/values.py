@@ -79,7 +79,7 @@ TRUE_KEY = BoolKey(True)
 FALSE_KEY = BoolKey(False)
 
 
-class _CompositeKey:
+class CompositeKey:
     """Base of the frozen forms of composites: hashable, compared by content."""
 
     __slots__ = ("items", "_hash")
@@ -112,21 +112,21 @@ class _CompositeKey:
         return (type(self), (self.items,))
 
 
-class ArrayKey(_CompositeKey):
+class ArrayKey(CompositeKey):
     """Frozen array: ``items`` is a tuple of frozen values."""
 
     __slots__ = ()
     tag = 1
 
 
-class ObjectKey(_CompositeKey):
+class ObjectKey(CompositeKey):
     """Frozen object: ``items`` is a frozenset of (frozen key, frozen value) pairs."""
 
     __slots__ = ()
     tag = 2
 
 
-class SetKey(_CompositeKey):
+class SetKey(CompositeKey):
     """Frozen set: ``items`` is a frozenset of frozen values."""
 
     __slots__ = ()

@@ -68,9 +68,9 @@ class RuleProbe:
         """The head ref's terms after the test's name (the case key)."""
         if self.rule is None:
             return ()
-        from pyrego.testing.discovery import _test_name
+        from pyrego.testing.discovery import find_test_name
 
-        found = _test_name(self.rule)
+        found = find_test_name(self.rule)
         ref = self.rule.head.ref
         return (ref.head, *ref.path)[found[0] + 1 :] if found is not None else ()
 
