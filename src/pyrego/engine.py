@@ -30,7 +30,7 @@ from pyrego.ast import nodes as ast
 from pyrego.bounded import BoundedDict
 from pyrego.codegen.body import ground_value
 from pyrego.codegen.build_cache import cache_lock, parse_cached, program_cache
-from pyrego.codegen.generator import Program, generate_program
+from pyrego.codegen.generator import QUERIES_KEPT, Program, generate_program
 from pyrego.compile.checks import check_deprecated_builtins, check_modules
 from pyrego.compile.compiler import compile_modules, resolve_query
 from pyrego.engine_config import ConfigurationMixin
@@ -83,8 +83,6 @@ if sys.getrecursionlimit() < RECURSION_LIMIT:
 _NO_INPUT = NO_INPUT
 
 
-#: Compiled queries an engine keeps, and a program keeps for the engines that share it.
-QUERIES_KEPT = 256
 #: Lines of print() output an engine keeps until take_prints() (older ones are dropped).
 PRINTS_KEPT = 10_000
 

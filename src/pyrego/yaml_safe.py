@@ -108,20 +108,6 @@ def check_aliasing(root: Node | None, text: str | None = None, tick: Any = None)
                 stack.append((key, me, 2 * i, depth))
 
 
-def compose_checked(text: str, loader_class: Any) -> list[Node | None]:
-    """Every document of ``text`` composed by ``loader_class``, each checked."""
-    loader = loader_class(text)
-    try:
-        docs: list[Node | None] = []
-        while loader.check_node():
-            node = loader.get_node()
-            check_aliasing(node, text)
-            docs.append(node)
-        return docs
-    finally:
-        loader.dispose()
-
-
 def compose(text: str, loader_class: Any) -> Node | None:
     """The single document in ``text`` composed by ``loader_class`` (None
     when empty), after :func:`check_aliasing`."""

@@ -26,8 +26,6 @@ from pyrego.builtins._goutil import from_bytes, valid_utf8
 from pyrego.builtins.jwk import Base64Error, go_b64decode
 from pyrego.errors import Location, RegoParseError
 
-SCOPES = ("rule", "document", "package", "subpackages")
-
 
 class Statement(NamedTuple):
     """What an annotation can attach to: kind (package/import/rule) and row."""

@@ -133,9 +133,6 @@ class SetKey(CompositeKey):
     tag = 3
 
 
-_KEY_TYPES = (BoolKey, ArrayKey, ObjectKey, SetKey)
-
-
 def _array_keys_equal(a: Any, b: Any, seen: _SeenPairs | None) -> bool:
     """Two frozen arrays of equal hash: equal items (a pair of parts found equal is not compared again)."""
     items_a = a.items
@@ -291,16 +288,6 @@ def type_name(value: Any) -> str:
     if t is set or t is frozenset:
         return "set"
     raise TypeError(f"not a Rego value: {t.__name__}")
-
-
-def is_number(value: Any) -> bool:
-    t = type(value)
-    return t is int or t is float or t is Decimal
-
-
-def is_array(value: Any) -> bool:
-    t = type(value)
-    return t is list or t is tuple
 
 
 def is_set(value: Any) -> bool:
@@ -486,6 +473,3 @@ def make_set(values: Any) -> frozenset[Any]:
     return frozenset([freeze(v) for v in values])
 
 
-def make_object(pairs: Any) -> dict[Any, Any]:
-    """A Rego object of (key, value) pairs (keys frozen)."""
-    return {freeze(k): v for k, v in pairs}

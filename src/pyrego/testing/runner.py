@@ -25,7 +25,6 @@ from pyrego.testing.results import BenchmarkResult, SubResult, TestResult
 
 #: OPA's default time limit for one test (30 s when benchmarking).
 DEFAULT_TIMEOUT = 5.0
-DEFAULT_BENCH_TIMEOUT = 30.0
 
 
 @dataclass
