@@ -28,11 +28,12 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 from pyrego.ast import nodes as ast
 from pyrego.bounded import BoundedDict
-from pyrego.codegen.body import ground_value
 from pyrego.codegen.build_cache import cache_lock, parse_cached, program_cache
-from pyrego.codegen.generator import QUERIES_KEPT, Program, generate_program
+from pyrego.codegen.generator import generate_program
+from pyrego.codegen.program import QUERIES_KEPT, Program
 from pyrego.compile.checks import check_deprecated_builtins, check_modules
 from pyrego.compile.compiler import compile_modules, resolve_query
+from pyrego.compile.ground import ground_value
 from pyrego.engine_config import ConfigurationMixin
 from pyrego.engine_support import (
     NO_INPUT,

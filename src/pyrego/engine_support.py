@@ -10,7 +10,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Protocol
 
 from pyrego.ast import nodes as ast
-from pyrego.codegen.generator import Program
+from pyrego.codegen.program import Program
 from pyrego.compile.compiler import CompiledTree
 from pyrego.errors import (
     ArgumentError,

@@ -16,7 +16,7 @@ from contextlib import contextmanager
 from typing import Any, Callable, Generic, Iterator, TypeVar
 
 from pyrego.ast import nodes as ast
-from pyrego.codegen.generator import Program
+from pyrego.codegen.program import Program
 from pyrego.compile.checks import check_modules
 from pyrego.errors import RegoError
 from pyrego.parse.parser import parse_module

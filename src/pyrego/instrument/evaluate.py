@@ -17,7 +17,7 @@ from typing import Any, Callable, Iterator
 
 from pyrego.bounded import BoundedDict
 from pyrego.codegen.build_cache import cache_lock, program_cache
-from pyrego.codegen.generator import Program
+from pyrego.codegen.program import Program
 from pyrego.compile.compiler import resolve_query
 from pyrego.engine_support import NO_INPUT, CompiledProgram, ProgramSource, expr_texts, query_context, rule_path
 from pyrego.errors import EvalError, EvalRecursionError, Location, RegoError
