@@ -38,11 +38,11 @@ NO_UNKNOWNS = (
 
 
 def cmd_compile(ns: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    import pyrego
+    from pyrego.engine import Engine
     from pyrego.go_json import marshal
 
     fmt = ns.format
-    engine = pyrego.Engine()
+    engine = Engine()
     try:
         engine.set_rego_v0(bool(ns.v0_compatible))
         load_data_args(engine, ns.data or [])

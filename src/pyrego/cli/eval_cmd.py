@@ -167,12 +167,12 @@ def _capabilities(path: str) -> dict[str, Any]:
 
 def cmd_eval(ns: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """``pyrego eval``: evaluate a query and print the result."""
-    import pyrego
+    from pyrego.engine import Engine
 
     fmt: str = ns.format
     if fmt == "source" and not ns.partial:
         raise UsageError("format source is the output of partial evaluation (--partial)")
-    engine = pyrego.Engine()
+    engine = Engine()
     engine.set_type_check(True)  # as opa eval: an ill-typed policy or query is an error
     extras = EvalExtras(ns, engine)
     errors_to = out if fmt == "json" else err

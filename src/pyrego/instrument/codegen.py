@@ -49,7 +49,7 @@ from pyrego.compile.opa_form import OpaForm, PieceTable
 from pyrego.compile.rule_index import IndexedRule, RuleIndex, head_value
 from pyrego.compile.safety import reorder_body, stmt_vars
 from pyrego.instrument.recorder import NAMESPACE, resolve_ref
-from pyrego.instrument.spans import SourceSpans
+from pyrego.parse.spans import SourceSpans
 from pyrego.runtime.helpers import MISS, VALUES, rt_conflict
 from pyrego.runtime.values import UNDEF, equal, freeze
 

@@ -23,8 +23,8 @@ from pyrego.engine_support import NO_INPUT, CompiledProgram, ProgramSource, expr
 from pyrego.errors import EvalError, EvalRecursionError, Location, RegoError
 from pyrego.instrument.codegen import InstrumentedGen, generate_instrumented, piece_table
 from pyrego.instrument.recorder import Recorder, RecordingConfig
-from pyrego.instrument.spans import Span
 from pyrego.parse.parser import parse_query
+from pyrego.parse.spans import Span
 from pyrego.runtime.context import EvalContext
 from pyrego.runtime.convert import result_json_value, to_python
 from pyrego.runtime.values import UNDEF
