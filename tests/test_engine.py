@@ -407,13 +407,13 @@ def test_text_seen_once_is_freed_with_its_engine() -> None:
     del engine
     # (no cyclic collection needed: nothing but the engine held it)
     assert program() is None
-    assert not build_cache._programs.entries and not build_cache._programs._unkept
+    assert not build_cache.program_cache.entries and not build_cache.program_cache._unkept
     # Seen twice (the first engine gone): the second build is kept.
     for _ in range(2):
         engine = pyrego.Engine()
         engine.add_policy("once.rego", "package once\nx := 1\n")
         engine.compile()
-    assert list(build_cache._programs.entries.values()) == [engine._get_program()]
+    assert list(build_cache.program_cache.entries.values()) == [engine._get_program()]
 
 
 def test_concurrent_first_requests_share_one_build() -> None:

@@ -34,8 +34,7 @@ from pyrego.errors import (
 from pyrego.formatter import format_module
 from pyrego.runtime.convert import json_ready
 from pyrego.runtime.values import UNDEFINED
-
-__version__ = "0.1.0"
+from pyrego.version import __version__
 
 __all__ = [
     "Engine",

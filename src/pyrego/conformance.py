@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 import signal
 import sys
 import threading
@@ -42,11 +41,11 @@ import time
 import traceback
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-import yaml
+from pyrego.yaml_safe import load_yaml
 
 #: Folders that test the language itself (syntax and evaluation semantics:
 #: rules, references, unification, comprehensions, ``with``, ``else``,
@@ -131,56 +130,6 @@ def default_root() -> Path | None:
         return None
     root = shared / "opa-conformance" / "v1"
     return root if root.is_dir() else None
-
-
-# ---------------------------------------------------------------- YAML loading
-
-
-class _CaseLoader(yaml.SafeLoader):
-    """A YAML loader close to the one OPA uses (YAML to JSON, then JSON numbers).
-
-    Timestamps stay strings, numbers keep their exact value (``1e3`` is a
-    number, as in Go's YAML, and long decimals are not rounded).
-    """
-
-
-_CaseLoader.yaml_implicit_resolvers = {
-    k: [(tag, rx) for tag, rx in v if tag != "tag:yaml.org,2002:timestamp"]
-    for k, v in yaml.SafeLoader.yaml_implicit_resolvers.items()
-}
-_FLOAT_RX = re.compile(
-    r"""^(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+]?[0-9]+)?
-    |[-+]?(?:[0-9][0-9_]*)(?:[eE][-+]?[0-9]+)
-    |\.[0-9_]+(?:[eE][-+][0-9]+)?
-    |[-+]?\.(?:inf|Inf|INF)
-    |\.(?:nan|NaN|NAN))$""",
-    re.X,
-)
-_CaseLoader.add_implicit_resolver("tag:yaml.org,2002:float", _FLOAT_RX, list("-+0123456789."))
-
-
-def _construct_float(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> Any:
-    text = str(loader.construct_scalar(node)).replace("_", "")
-    try:
-        d = Decimal(text)
-    except InvalidOperation:
-        return yaml.SafeLoader.construct_yaml_float(loader, node)
-    if not d.is_finite():
-        return yaml.SafeLoader.construct_yaml_float(loader, node)
-    f = float(d)
-    if f != float("inf") and f != float("-inf") and Decimal(repr(f)) == d:
-        return f
-    return d  # exact value; the engine turns Decimal into its own numbers
-
-
-_CaseLoader.add_constructor("tag:yaml.org,2002:float", _construct_float)  # type: ignore[arg-type]
-
-
-def load_yaml(text: str) -> Any:
-    """Parse YAML text with the conformance loader (aliases checked, see yaml_safe)."""
-    from pyrego.yaml_safe import load
-
-    return load(text, _CaseLoader)
 
 
 # ---------------------------------------------------------------- cases
@@ -376,9 +325,9 @@ def _error_text(err: Any) -> str:
 
 def _evaluate(case: Case) -> list[dict[str, Any]]:
     """Set up an engine for ``case`` and return its result bindings (errors propagate)."""
-    import pyrego
+    from pyrego.engine import Engine
 
-    engine = pyrego.Engine()
+    engine = Engine()
     engine.set_strict_builtin_errors(case.strict_error)
     # Data first, then every module in one compilation, as OPA loads a case.
     if case.data is not None:

@@ -28,22 +28,27 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 from pyrego.ast import nodes as ast
 from pyrego.bounded import BoundedDict
-from pyrego.codegen.body import ground_value
-from pyrego.codegen.build_cache import _cache_lock, _parse_cached, _programs
-from pyrego.codegen.generator import Program, generate_program
+from pyrego.codegen.build_cache import cache_lock, parse_cached, program_cache
+from pyrego.codegen.generator import generate_program
+from pyrego.codegen.program import QUERIES_KEPT, Program
 from pyrego.compile.checks import check_deprecated_builtins, check_modules
 from pyrego.compile.compiler import compile_modules, resolve_query
+from pyrego.compile.ground import ground_value
 from pyrego.engine_config import ConfigurationMixin
 from pyrego.engine_support import (
+    NO_INPUT,
+    CompiledProgram,
+    PolicySource,
     _body_with_function_targets,
     _check_data_conflicts,
-    _expr_texts,
     _first_non_constant,
     _merge,
     _package_name,
     _rule_location,
     _too_deep,
     _with_function_targets,
+    expr_texts,
+    query_context,
     rule_path,
 )
 from pyrego.errors import (
@@ -76,28 +81,11 @@ _WITH_WORD = re.compile(r"\bwith\b")
 RECURSION_LIMIT = 4000
 if sys.getrecursionlimit() < RECURSION_LIMIT:
     sys.setrecursionlimit(RECURSION_LIMIT)
-#: ``input`` not given to an evaluation call: the engine's own input is used.
-_NO_INPUT: Any = object()
+_NO_INPUT = NO_INPUT
 
 
-#: Compiled queries an engine keeps, and a program keeps for the engines that share it.
-QUERIES_KEPT = 256
 #: Lines of print() output an engine keeps until take_prints() (older ones are dropped).
 PRINTS_KEPT = 10_000
-
-def _query_context(package: str | None, imports: tuple[str, ...], rego_v0: bool) -> ast.Module | None:
-    """The package and imports a query is resolved in, parsed as a module header
-    (so they are checked as ``package``/``import`` lines are)."""
-    if package is None and not imports:
-        return None
-    header = f"package {package or '__query__'}\n" + "".join(f"import {i}\n" for i in imports)
-    if "\n" in (package or "") or any("\n" in i for i in imports):
-        raise ArgumentError("a query package or import must be one line")
-    module = parse_module(header, "query", rego_v1=not rego_v0)
-    if package is None:
-        module = ast.Module(ast.Ref(ast.Var("data"), ()), module.imports, (), file="query")
-    return module
-
 
 def _attach_line(err: RegoError, text: str) -> None:
     """Give ``err`` the line of ``text`` its location names (when it has none yet)."""
@@ -160,6 +148,8 @@ class Engine(ConfigurationMixin, InstrumentationMixin):
         self._config: EvalConfig | None = None
         # The last evaluation's context, for the next one to reuse.
         self._spare: EvalContext | None = None
+        # What capabilities keep per engine (see CompiledProgram.state).
+        self._state: dict[str, Any] = {}
         # Changes to the policies and the program built from them (not taken
         # when evaluating a compiled program: the hot path has no lock).
         self._lock = threading.Lock()
@@ -313,7 +303,7 @@ class Engine(ConfigurationMixin, InstrumentationMixin):
         before name resolution); returns the module and the calls of functions
         a local variable hides, which the whole program's check reports."""
         try:
-            return _parse_cached(text, path, not self._rego_v0)
+            return parse_cached(text, path, not self._rego_v0)
         except RegoError as err:
             if err.location is not None and err.location.file == path:
                 _attach_line(err, text)
@@ -340,6 +330,12 @@ class Engine(ConfigurationMixin, InstrumentationMixin):
             self._failure = None
             self._rule_fns = {}
             self._queries = BoundedDict(QUERIES_KEPT)
+
+    def install_modules(self, policies: dict[str, PolicySource]) -> None:
+        """Compile parsed ``policies`` (``{path: (text, module)}``, as ``pyrego
+        test`` loads them) with the engine's data now, and make them the
+        engine's policies; on an error, change nothing."""
+        self._install(policies, self._data)
 
     def _install(self, policies: dict[str, tuple[str, ast.Module]], data: dict[Any, Any]) -> None:
         """Compile ``policies`` against ``data`` now and make both the engine's; on an error, change nothing."""
@@ -427,6 +423,28 @@ class Engine(ConfigurationMixin, InstrumentationMixin):
             prog = self._build_program()
         return prog
 
+    def program(self) -> CompiledProgram:
+        """The compiled program (compiled now if the policies changed since), as
+        pyrego's own capabilities (coverage, traces, partial evaluation,
+        filters, ``pyrego test``) take it: see
+        :class:`~pyrego.engine_support.CompiledProgram`."""
+        with self._lock:
+            version = self._version
+        return CompiledProgram(
+            self._get_program(),
+            self._policies,
+            version,
+            self._rego_v0,
+            (tuple(sorted(self._extension_ids.items())), self._allowed_builtins),
+            self._state,
+            self._context,
+            self._compile_query,
+            self._compile_body,
+            self._execute,
+            self._attach_source,
+            self._with_source,
+        )
+
     def _build_program(self) -> Program:
         with self._lock:
             version, policies, data, failure = self._version, self._policies, self._data, self._failure
@@ -484,7 +502,7 @@ class Engine(ConfigurationMixin, InstrumentationMixin):
                 self._with_source(lambda: check_deprecated_builtins(modules, strict=self._strict_mode), policies)
             return program
 
-        return _programs.get_or_build(key, build)
+        return program_cache.get_or_build(key, build)
 
     def _with_source(self, fn: Callable[[], Any], policies: dict[str, tuple[str, ast.Module]] | None = None) -> Any:
         """Run ``fn``; give any RegoError the source line of its location (in ``policies``, by default the engine's)."""
@@ -668,9 +686,9 @@ class Engine(ConfigurationMixin, InstrumentationMixin):
             key = (query, self._rego_v0, package, imports)
             q = prog.queries.get(key)
             if q is None:
-                context = _query_context(package, imports, self._rego_v0)
+                context = query_context(package, imports, self._rego_v0)
                 body = parse_query(query, "query", rego_v1=not self._rego_v0)
-                texts = _expr_texts(query, body)
+                texts = expr_texts(query, body)
                 q = self._compile_body(body, texts, context)
                 q.program.queries[key] = q  # the program it was compiled for
             queries[local_key] = q
@@ -688,7 +706,7 @@ class Engine(ConfigurationMixin, InstrumentationMixin):
             resolved, names = resolve_query(body, prog.tree, context)
         gen = prog.gen
         assert gen is not None
-        with _cache_lock:
+        with cache_lock:
             fn = gen.query(resolved, names)
         if check_types and prog.tree.types is not None:
             from pyrego.typecheck import check_query
@@ -729,6 +747,7 @@ class Engine(ConfigurationMixin, InstrumentationMixin):
         new._config = None
         new._spare = None
         new._lock = threading.Lock()
+        new._state = {}
         self._instrumentation_after_clone(new)
         return new
 

@@ -11,7 +11,7 @@ import os
 import re
 from typing import TYPE_CHECKING, Any, Callable, Mapping
 
-from pyrego.engine_support import _extension_call, check_extension_decl
+from pyrego.engine_support import check_extension_decl, extension_call
 from pyrego.errors import ArgumentError, DataError
 from pyrego.runtime.context import EvalConfig
 from pyrego.runtime.convert import from_python
@@ -101,7 +101,7 @@ class ConfigurationMixin:
         if decl is not None:
             decl_key = check_extension_decl(decl, arity)
             decl = json.loads(decl_key)
-        self._extensions = {**self._extensions, name: Builtin(name, _extension_call(fn), arity, nondeterministic=True, decl=decl)}
+        self._extensions = {**self._extensions, name: Builtin(name, extension_call(fn), arity, nondeterministic=True, decl=decl)}
         self._extension_ids = {**self._extension_ids, name: (arity, id(fn), decl_key)}
         self._invalidate()
 
@@ -157,7 +157,7 @@ class ConfigurationMixin:
         ``rego_type_error`` when the policy is compiled. Setting a schema
         turns the type check on (:meth:`set_type_check`); see
         :mod:`pyrego.typecheck.schemas` for how schemas become types."""
-        self._set_schema((), schema)
+        self.set_schema((), schema)
 
     def add_schema(self, name: str, schema: Any) -> None:
         """A JSON Schema that ``# METADATA`` blocks name as ``schema.<name>``, as a file
@@ -174,7 +174,7 @@ class ConfigurationMixin:
         path = schema_path(name)
         if not path:
             raise ValueError("schema name must not be empty (set_input_schema sets the input schema)")
-        self._set_schema(path, schema)
+        self.set_schema(path, schema)
 
     def load_schemas(self, path: str | os.PathLike[str]) -> None:
         """Schemas from files, as ``opa eval -s PATH``: a JSON or YAML file is the
@@ -184,9 +184,12 @@ class ConfigurationMixin:
         from pyrego.loader import read_schemas
 
         for name, schema in read_schemas(path).items():
-            self._set_schema(name, schema)
+            self.set_schema(name, schema)
 
-    def _set_schema(self, path: tuple[str, ...], schema: Any) -> None:
+    def set_schema(self, path: tuple[str, ...], schema: Any) -> None:
+        """The JSON Schema at ``path`` (``()``: the input schema; ``("k8s", "pod")``:
+        ``schema.k8s.pod``), as :meth:`add_schema` and :meth:`set_input_schema` set
+        theirs; ``None`` removes it."""
         if schema is not None and not isinstance(schema, (dict, bool)):
             raise TypeError(f"a JSON Schema is a dict, not {type(schema).__name__}")
         from pyrego.typecheck.schemas import SchemaSet

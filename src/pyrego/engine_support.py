@@ -1,18 +1,140 @@
 """Helpers of :mod:`pyrego.engine`: rule paths, data merging and conflicts,
-extension calls, query texts and the functions ``with`` replaces."""
+extension calls, query texts and the functions ``with`` replaces; and
+:class:`CompiledProgram`, all that pyrego's own capabilities (coverage and
+traces, partial evaluation, filters, ``pyrego test``, the CLI) take from an
+engine."""
 
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Protocol
 
 from pyrego.ast import nodes as ast
-from pyrego.codegen.generator import Program
+from pyrego.codegen.program import Program
 from pyrego.compile.compiler import CompiledTree
-from pyrego.errors import ArgumentError, DataError, EvalRecursionError, Location, RegoCompileError, RegoParseError
-from pyrego.parse.parser import parse_term
+from pyrego.errors import (
+    ArgumentError,
+    DataError,
+    EvalRecursionError,
+    Location,
+    RegoCompileError,
+    RegoError,
+    RegoParseError,
+)
+from pyrego.parse.parser import parse_module, parse_term
 from pyrego.runtime.convert import from_python, to_python
 from pyrego.runtime.values import UNDEF
+
+if TYPE_CHECKING:
+    from pyrego.runtime.context import EvalContext
+
+#: ``input`` not given to an evaluation call: the engine's own input is used.
+NO_INPUT: Any = object()
+
+#: A policy file as an engine holds it: its text and parsed module.
+PolicySource = tuple[str, ast.Module]
+
+
+class CompiledProgram:
+    """An engine's compiled program, and the few things that use it, as
+    :meth:`pyrego.engine.Engine.program` hands them to pyrego's own
+    capabilities. They take this, never the engine's attributes.
+
+    - ``code``: the generated program (its namespace, rule functions,
+      mockable functions and the compiled rule ``tree``).
+    - ``policies``: ``{path: (text, module)}`` it was compiled from.
+    - ``version``: changes whenever the policies or settings change (a
+      capability's cache of anything built from the program keys on it).
+    - ``rego_v0`` and ``builtins_key`` (extensions and allowed builtins, for
+      the key of a program built from the same policies).
+    - ``state``: a dict the engine keeps for its capabilities (not copied by
+      ``clone``).
+    - ``context(input=NO_INPUT)``: a fresh evaluation context with the
+      engine's input, data and evaluation settings (strict errors, print
+      hook, options, deadline).
+    - ``compile_query(query, package, imports)`` and
+      ``compile_body(body, texts, check_types=True)``: a compiled query
+      (``.fn``, ``.texts``, ``.locations``), as the engine compiles its own;
+      compiling one may add mockable functions, and so give the engine a new
+      program (take :meth:`~pyrego.engine.Engine.program` again after).
+    - ``execute(query, input=NO_INPUT)``: its solutions, with the engine's
+      error handling.
+    - ``attach_source(err)`` and ``with_source(fn)``: give an error the
+      source line of its location in the policies.
+    """
+
+    __slots__ = (
+        "code",
+        "policies",
+        "version",
+        "rego_v0",
+        "builtins_key",
+        "state",
+        "context",
+        "compile_query",
+        "compile_body",
+        "execute",
+        "attach_source",
+        "with_source",
+    )
+
+    def __init__(
+        self,
+        code: Program,
+        policies: Mapping[str, PolicySource],
+        version: int,
+        rego_v0: bool,
+        builtins_key: tuple[Any, ...],
+        state: dict[str, Any],
+        context: Callable[..., EvalContext],
+        compile_query: Callable[..., Any],
+        compile_body: Callable[..., Any],
+        execute: Callable[..., list[tuple[dict[str, Any], tuple[Any, ...]]]],
+        attach_source: Callable[[RegoError], None],
+        with_source: Callable[[Callable[[], Any]], Any],
+    ) -> None:
+        self.code = code
+        self.policies = policies
+        self.version = version
+        self.rego_v0 = rego_v0
+        self.builtins_key = builtins_key
+        self.state = state
+        self.context = context
+        self.compile_query = compile_query
+        self.compile_body = compile_body
+        self.execute = execute
+        self.attach_source = attach_source
+        self.with_source = with_source
+
+    @property
+    def tree(self) -> CompiledTree:
+        """The compiled (resolved, checked) rule tree."""
+        return self.code.tree
+
+    @property
+    def texts(self) -> dict[str, str]:
+        """The policies' texts by path."""
+        return {path: text for path, (text, _) in self.policies.items()}
+
+
+class ProgramSource(Protocol):
+    """What capabilities take an engine as: something that gives its :class:`CompiledProgram`."""
+
+    def program(self) -> CompiledProgram: ...
+
+
+def query_context(package: str | None, imports: tuple[str, ...], rego_v0: bool) -> ast.Module | None:
+    """The package and imports a query is resolved in, parsed as a module header
+    (so they are checked as ``package``/``import`` lines are)."""
+    if package is None and not imports:
+        return None
+    header = f"package {package or '__query__'}\n" + "".join(f"import {i}\n" for i in imports)
+    if "\n" in (package or "") or any("\n" in i for i in imports):
+        raise ArgumentError("a query package or import must be one line")
+    module = parse_module(header, "query", rego_v1=not rego_v0)
+    if package is None:
+        module = ast.Module(ast.Ref(ast.Var("data"), ()), module.imports, (), file="query")
+    return module
 
 
 def check_extension_decl(decl: Any, arity: int) -> str:
@@ -35,7 +157,7 @@ def check_extension_decl(decl: Any, arity: int) -> str:
     return text
 
 
-def _extension_call(fn: Callable[..., Any]) -> Callable[..., Any]:
+def extension_call(fn: Callable[..., Any]) -> Callable[..., Any]:
     """Wrap a user's Python function as a builtin over Rego values."""
     from pyrego.builtins.registry import BuiltinError
 
@@ -162,7 +284,7 @@ def _merge(a: dict[Any, Any], b: dict[Any, Any], path: tuple[str, ...]) -> dict[
     return out
 
 
-def _expr_texts(query: str, body: ast.Body) -> list[str]:
+def expr_texts(query: str, body: ast.Body) -> list[str]:
     """The source text of each query expression (for OPA's ``expressions[].text``)."""
     lines = query.splitlines() or [query]
     starts = []

@@ -109,7 +109,7 @@ def read_document(path: Path, name: str | None = None) -> Any:
             return loads(text, what=f"JSON in {shown}")
         except DataError:
             pass
-    from pyrego.conformance import load_yaml
+    from pyrego.yaml_safe import load_yaml
 
     try:
         return load_yaml(text)

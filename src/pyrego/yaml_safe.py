@@ -19,6 +19,7 @@ pyrego runs it before converting a document: the ``yaml.*`` builtins,
 from __future__ import annotations
 
 import re
+from decimal import Decimal, InvalidOperation
 from typing import Any
 
 import yaml
@@ -107,20 +108,6 @@ def check_aliasing(root: Node | None, text: str | None = None, tick: Any = None)
                 stack.append((key, me, 2 * i, depth))
 
 
-def compose_checked(text: str, loader_class: Any) -> list[Node | None]:
-    """Every document of ``text`` composed by ``loader_class``, each checked."""
-    loader = loader_class(text)
-    try:
-        docs: list[Node | None] = []
-        while loader.check_node():
-            node = loader.get_node()
-            check_aliasing(node, text)
-            docs.append(node)
-        return docs
-    finally:
-        loader.dispose()
-
-
 def compose(text: str, loader_class: Any) -> Node | None:
     """The single document in ``text`` composed by ``loader_class`` (None
     when empty), after :func:`check_aliasing`."""
@@ -145,3 +132,50 @@ def load(text: str, loader_class: Any = yaml.SafeLoader) -> Any:
         return loader.construct_document(node)
     finally:
         loader.dispose()
+
+
+class _CaseLoader(yaml.SafeLoader):
+    """A YAML loader close to the one OPA uses (YAML to JSON, then JSON numbers).
+
+    Timestamps stay strings, numbers keep their exact value (``1e3`` is a
+    number, as in Go's YAML, and long decimals are not rounded).
+    """
+
+
+_CaseLoader.yaml_implicit_resolvers = {
+    k: [(tag, rx) for tag, rx in v if tag != "tag:yaml.org,2002:timestamp"]
+    for k, v in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
+_FLOAT_RX = re.compile(
+    r"""^(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+]?[0-9]+)?
+    |[-+]?(?:[0-9][0-9_]*)(?:[eE][-+]?[0-9]+)
+    |\.[0-9_]+(?:[eE][-+][0-9]+)?
+    |[-+]?\.(?:inf|Inf|INF)
+    |\.(?:nan|NaN|NAN))$""",
+    re.X,
+)
+_CaseLoader.add_implicit_resolver("tag:yaml.org,2002:float", _FLOAT_RX, list("-+0123456789."))
+
+
+def _construct_float(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> Any:
+    text = str(loader.construct_scalar(node)).replace("_", "")
+    try:
+        d = Decimal(text)
+    except InvalidOperation:
+        return yaml.SafeLoader.construct_yaml_float(loader, node)
+    if not d.is_finite():
+        return yaml.SafeLoader.construct_yaml_float(loader, node)
+    f = float(d)
+    if f != float("inf") and f != float("-inf") and Decimal(repr(f)) == d:
+        return f
+    return d  # exact value; the engine turns Decimal into its own numbers
+
+
+_CaseLoader.add_constructor("tag:yaml.org,2002:float", _construct_float)  # type: ignore[arg-type]
+
+
+def load_yaml(text: str) -> Any:
+    """Parse YAML text as OPA reads data, input and conformance files (JSON
+    values: timestamps stay strings, numbers keep their exact value), with
+    the aliases checked (:func:`check_aliasing`)."""
+    return load(text, _CaseLoader)

@@ -24,7 +24,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pyrego.conformance import find_shared_dir, load_yaml
+from pyrego.conformance import find_shared_dir
+from pyrego.yaml_safe import load_yaml
 
 SEED_POLICIES = (
     "api_access",

@@ -26,7 +26,6 @@ from pyrego.runtime.context import EvalContext
 _OPTIONS = _re2.RE2.Options()
 _OPTIONS.log_errors = False
 _UNANCHORED = _re2.RE2.Anchor.UNANCHORED
-_NO_MATCH = (-1, -1)
 
 # RE2's error texts, as Go's regexp/syntax words them.
 _ERROR_TEXT = {

@@ -50,7 +50,6 @@ _KEYWORDS = frozenset(
     {"not", "package", "import", "as", "default", "else", "with", "null", "true", "false", "some"}
     | {"if", "contains", "in", "every"}
 )
-_MANIFEST_KEYS = ("revision", "roots", "wasm", "rego_version", "file_rego_versions", "metadata")
 
 
 class InspectError(Exception):

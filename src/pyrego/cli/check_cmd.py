@@ -92,8 +92,8 @@ def check_policies(
 
     ``mode``: ``v1``, ``v0`` or ``v0v1`` (v0 syntax that must also pass v1's checks);
     ``schemas``: by path, as :func:`pyrego.loader.read_schemas` reads them."""
-    import pyrego
     from pyrego.compile.checks import check_deprecated_builtins, check_modules
+    from pyrego.engine import Engine
 
     modules = {}
     parse_errors: list[RegoError | PlainError] = []
@@ -111,14 +111,14 @@ def check_policies(
         # OPA's early stages on the modules as parsed here (which know a
         # --v0-v1 module must pass v1's checks), with the error limit asked for
         check_modules(modules.values(), strict=strict, limit=limit)
-        engine = pyrego.Engine()
+        engine = Engine()
         engine.set_rego_v0(mode != "v1")
         engine.set_strict(strict)
         engine.set_type_check(True)
         if capabilities is not None:
             engine.set_capabilities(capabilities)
         for path, schema in (schemas or {}).items():
-            engine._set_schema(path, schema)
+            engine.set_schema(path, schema)
         engine.add_policies(texts)
         engine.compile()
         check_deprecated_builtins(modules.values(), strict=strict, limit=limit)

@@ -38,11 +38,11 @@ NO_UNKNOWNS = (
 
 
 def cmd_compile(ns: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    import pyrego
+    from pyrego.engine import Engine
     from pyrego.go_json import marshal
 
     fmt = ns.format
-    engine = pyrego.Engine()
+    engine = Engine()
     try:
         engine.set_rego_v0(bool(ns.v0_compatible))
         load_data_args(engine, ns.data or [])
@@ -83,7 +83,7 @@ def _declares_unknowns(engine: Any, query: str) -> bool:
     from pyrego.partial.annotations import declared_unknowns, query_path
 
     path = query_path(query)
-    return path is not None and declared_unknowns(engine._get_program().tree, path) is not None
+    return path is not None and declared_unknowns(engine.program().tree, path) is not None
 
 
 def response(filters: dict[str, Any]) -> dict[str, Any]:

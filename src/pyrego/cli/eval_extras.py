@@ -29,7 +29,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
-from pyrego.cli.output import _ascii_table, format_result
+from pyrego.cli.output import ascii_table, format_result
 from pyrego.instrument.codegen import InstrumentedGen, piece_table
 from pyrego.instrument.coverage import report as coverage_report
 from pyrego.instrument.evaluate import eval_query_instrumented, instrumented_program
@@ -61,6 +61,7 @@ class EvalExtras:
 
     def __init__(self, ns: argparse.Namespace, engine: Any) -> None:
         self.engine = engine
+        self.rego_v0 = bool(getattr(ns, "v0_compatible", False))
         self.explain: str = getattr(ns, "explain", "off") or "off"
         self.metrics_on = bool(getattr(ns, "metrics", False) or getattr(ns, "instrument", False))
         self.instrument = bool(getattr(ns, "instrument", False))
@@ -79,40 +80,23 @@ class EvalExtras:
         return self.explain != "off" or self.profile_on or self.coverage_on or self.instrument
 
     @contextmanager
-    def loading(self) -> Iterator[None]:
-        """Around the loading of ``-d`` files: parse and compile timers (with ``--metrics``)."""
+    def loading(self) -> Iterator[dict[str, int] | None]:
+        """Around the loading of ``-d`` files: parse and compile timers (with
+        ``--metrics``). Gives the dict the loading adds the nanoseconds it
+        spent parsing (``"parse"``) and compiling (``"compile"``) to, or None
+        when no metrics are asked for."""
         if not self.metrics_on:
-            yield
+            yield None
             return
-        engine = self.engine
-        spent = {"add": 0, "install": 0}
-        add, install = engine.add_policies, engine.compile
-
-        def timed_add(*args: Any, **kwargs: Any) -> Any:
-            start = time.perf_counter_ns()
-            try:
-                return add(*args, **kwargs)
-            finally:
-                spent["add"] += time.perf_counter_ns() - start
-
-        def timed_install(*args: Any, **kwargs: Any) -> Any:
-            start = time.perf_counter_ns()
-            try:
-                return install(*args, **kwargs)
-            finally:
-                spent["install"] += time.perf_counter_ns() - start
-
-        # Timed on the instance for this load only (the class's methods are untouched).
-        engine.add_policies, engine.compile = timed_add, timed_install
+        spent = {"parse": 0, "compile": 0}
         start = time.perf_counter_ns()
         try:
-            yield
+            yield spent
         finally:
             total = time.perf_counter_ns() - start
-            del engine.add_policies, engine.compile
-            self.metrics["timer_rego_load_files_ns"] = total - spent["add"] - spent["install"]
-            self.metrics["timer_rego_module_parse_ns"] = spent["add"]
-            self.metrics["timer_rego_module_compile_ns"] = spent["install"]
+            self.metrics["timer_rego_load_files_ns"] = total - spent["parse"] - spent["compile"]
+            self.metrics["timer_rego_module_parse_ns"] = spent["parse"]
+            self.metrics["timer_rego_module_compile_ns"] = spent["compile"]
 
     def eval_query(self, query: str, *, package: str | None = None, imports: Sequence[str] = ()) -> dict[str, Any]:
         """Evaluate ``query`` as the flags ask; returns ``eval_query``'s result."""
@@ -120,14 +104,14 @@ class EvalExtras:
         imports = tuple(imports)
         if self.metrics_on:
             start = time.perf_counter_ns()
-            parse_query(query, "query", rego_v1=not engine._rego_v0)
+            parse_query(query, "query", rego_v1=not self.rego_v0)
             self.metrics["timer_rego_query_parse_ns"] = time.perf_counter_ns() - start
             if self.instrumented:  # its program is part of compiling the modules here
                 start = time.perf_counter_ns()
-                instrumented_program(engine, traced=self.explain != "off")
+                instrumented_program(engine.program(), traced=self.explain != "off")
                 self.metrics["timer_rego_module_compile_ns"] = self.metrics.get("timer_rego_module_compile_ns", 0) + time.perf_counter_ns() - start
             start = time.perf_counter_ns()
-            engine._compile_query(query, package, imports)
+            engine.program().compile_query(query, package, imports)
             self.metrics["timer_rego_query_compile_ns"] = time.perf_counter_ns() - start
         start = time.perf_counter_ns()
         if not self.instrumented:
@@ -153,7 +137,7 @@ class EvalExtras:
             stats = profile_stats([run.recorder], piece_table(run.program), gen.module_files())
             self.profile = top(stats, self.limit, self.sort)
         if self.coverage_on:
-            self.coverage = coverage_report(set(run.covered()), self.engine._policies)
+            self.coverage = coverage_report(set(run.covered()), self.engine.program().policies)
         if self.instrument:
             counters = run.recorder.counters
             for name in ("counter_eval_op_rule_index", "counter_eval_op_virtual_cache_hits", "counter_eval_op_virtual_cache_misses", "timer_eval_op_rule_index_ns"):
@@ -192,10 +176,10 @@ class EvalExtras:
             parts.append(render(self.events).rstrip("\n"))
         parts.append(text)
         if self.metrics_on:
-            parts.append(_ascii_table(["METRIC", "VALUE"], [[k, str(v)] for k, v in sorted(self.metrics.items())]))
+            parts.append(ascii_table(["METRIC", "VALUE"], [[k, str(v)] for k, v in sorted(self.metrics.items())]))
         if self.profile:
             rows = [[go_duration(s.total_time_ns), str(s.num_eval), str(s.num_redo), str(s.num_gen_expr), s.location] for s in self.profile]
-            parts.append(_ascii_table(["TIME", "NUM EVAL", "NUM REDO", "NUM GEN EXPR", "LOCATION"], rows))
+            parts.append(ascii_table(["TIME", "NUM EVAL", "NUM REDO", "NUM GEN EXPR", "LOCATION"], rows))
         if self.coverage is not None:
             parts.append(_box([["Overall Coverage", f"{self.coverage['coverage']:.2f}"]]))
         return "\n".join(p for p in parts if p)

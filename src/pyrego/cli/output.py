@@ -139,10 +139,10 @@ def _pretty(rows: list[Any]) -> str:
         return _dumps(row["expressions"][k]["value"], indent=None)
 
     table = [[cell(row, key) for _, key in columns] for row in rows]
-    return _ascii_table([h for h, _ in columns], table)
+    return ascii_table([h for h, _ in columns], table)
 
 
-def _ascii_table(header: list[str], rows: list[list[str]]) -> str:
+def ascii_table(header: list[str], rows: list[list[str]]) -> str:
     widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(header)]
     sep = "+" + "+".join("-" * (w + 2) for w in widths) + "+"
 

@@ -17,47 +17,20 @@ from pyrego.ast import nodes as ast
 from pyrego.builtins.rego import metadata_value
 from pyrego.codegen.lines import LineWriter
 from pyrego.compile.compiler import FuncRef, RuleNode
+from pyrego.compile.ground import ground_value, is_ground
 from pyrego.compile.optimize import hoist_checks
 from pyrego.compile.rewrite import bind_negated_operands
 from pyrego.compile.safety import ROOTS, has_unbound, iterable_only, reorder_body, stmt_vars, term_vars
 from pyrego.compile.with_checks import with_targets
 from pyrego.errors import RegoCompileError, RegoTypeError, RegoUnsafeVarError
 from pyrego.runtime.helpers import INDEX_TEXT
-from pyrego.runtime.values import equal, freeze
+from pyrego.runtime.values import equal
 
 if TYPE_CHECKING:
     from pyrego.codegen.generator import ModuleGen
 
 COMPARE_OPS = {"equal": "==", "neq": "!=", "lt": "<", "lte": "<=", "gt": ">", "gte": ">="}
 _CMP_HELPER = {"==": "rt_eq", "!=": "rt_ne", "<": "rt_lt", "<=": "rt_le", ">": "rt_gt", ">=": "rt_ge"}
-
-
-def is_ground(t: ast.Term) -> bool:
-    """A term with no variables, refs, calls or closures."""
-    node: Any = t
-    tt = type(node)  # (exact types, scalars not called for: constant rules' values are long arrays)
-    if tt is ast.Array or tt is ast.SetTerm:
-        return all(type(x) is ast.Scalar or is_ground(x) for x in node.items)
-    if tt is ast.Object:
-        return all(is_ground(k) and is_ground(v) for k, v in node.items)
-    return tt is ast.Scalar
-
-
-def ground_value(t: ast.Term) -> Any:
-    node: Any = t
-    tt = type(node)
-    if tt is ast.Scalar:
-        return node.value
-    if tt is ast.Array:
-        return [x.value if type(x) is ast.Scalar else ground_value(x) for x in node.items]
-    if tt is ast.SetTerm:
-        return frozenset(freeze(ground_value(x)) for x in node.items)
-    if tt is ast.Object:
-        out: dict[Any, Any] = {}
-        for k, v in node.items:
-            out[freeze(ground_value(k))] = ground_value(v)
-        return out
-    raise TypeError("not ground")
 
 
 class BodyEmitter(LineWriter):

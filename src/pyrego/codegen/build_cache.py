@@ -2,7 +2,7 @@
 
 Engines built on the same policy texts share one compiled program; parsing
 and compilation run with the cyclic garbage collector paused (see
-:func:`_gc_paused`). :func:`set_compile_cache_size` and
+:func:`gc_paused`). :func:`set_compile_cache_size` and
 :func:`clear_compile_cache` are public (``pyrego.set_compile_cache_size``).
 """
 
@@ -16,12 +16,12 @@ from contextlib import contextmanager
 from typing import Any, Callable, Generic, Iterator, TypeVar
 
 from pyrego.ast import nodes as ast
-from pyrego.codegen.generator import Program
+from pyrego.codegen.program import Program
 from pyrego.compile.checks import check_modules
 from pyrego.errors import RegoError
 from pyrego.parse.parser import parse_module
 
-_cache_lock = threading.Lock()
+cache_lock = threading.Lock()
 _T = TypeVar("_T")
 
 #: How many keys seen once are remembered (so that a second request keeps its
@@ -33,7 +33,7 @@ class _BuildCache(Generic[_T]):
     """A least-recently-used cache of things built from policy text.
 
     Builds run outside the cache lock, with the cyclic GC paused (see
-    _gc_paused). Threads that want the same key at once wait for the first
+    gc_paused). Threads that want the same key at once wait for the first
     one's build instead of building it again: each engine then shares one
     program, and a thread never evaluates code that another thread's
     duplicate build has made the cache drop.
@@ -59,7 +59,7 @@ class _BuildCache(Generic[_T]):
         self._unkept: dict[int, tuple[weakref.ref[Any], Any]] = {}
 
     def get_or_build(self, key: Any, build: Callable[[], _T]) -> _T:
-        with _cache_lock:
+        with cache_lock:
             value = self.entries.get(key)
             if value is not None:
                 self.entries.move_to_end(key)
@@ -78,18 +78,18 @@ class _BuildCache(Generic[_T]):
                 key_lock = self._building[key] = threading.Lock()
             self._count(digest)
         with key_lock:
-            with _cache_lock:
+            with cache_lock:
                 value = self.entries.get(key)
                 if value is not None:
                     return value  # built by the thread this one waited for
             try:
-                with _gc_paused():
+                with gc_paused():
                     value = build()
                     # Evicted while the collector is still paused: its count of new
                     # objects then drops by what the eviction frees before it can
                     # start a collection (a large program's objects would trigger
                     # one at the first allocation, scanning every young object).
-                    with _cache_lock:
+                    with cache_lock:
                         # (a request made while this build ran counts: that
                         # thread then finds the entry instead of building again)
                         if self._requests.get(digest, 0) > 1:
@@ -99,13 +99,13 @@ class _BuildCache(Generic[_T]):
                         elif self.size:
                             self._remember(digest, key, value)
             finally:
-                with _cache_lock:
+                with cache_lock:
                     if self._building.get(key) is key_lock:
                         del self._building[key]
         return value
 
     def resize(self, size: int) -> None:
-        with _cache_lock:
+        with cache_lock:
             self.size = size
             self._trim()
 
@@ -148,7 +148,7 @@ class _BuildCache(Generic[_T]):
 # a few hundred objects the cyclic GC must scan again and again; with 128
 # entries, engines built for never-seen policies spent a sixth of their time
 # in the collector. See set_compile_cache_size.
-_programs: _BuildCache[Program] = _BuildCache(32)
+program_cache: _BuildCache[Program] = _BuildCache(32)
 _modules: _BuildCache[tuple[ast.Module, list[RegoError]]] = _BuildCache(64)
 
 
@@ -158,7 +158,7 @@ _gc_was_enabled = False
 
 
 @contextmanager
-def _gc_paused() -> Iterator[None]:
+def gc_paused() -> Iterator[None]:
     """Pause the cyclic GC while a policy is parsed or compiled.
 
     Parsing and code generation allocate many short-lived containers; with the
@@ -182,7 +182,7 @@ def _gc_paused() -> Iterator[None]:
                 gc.enable()
 
 
-def _parse_cached(text: str, path: str, rego_v1: bool) -> tuple[ast.Module, list[RegoError]]:
+def parse_cached(text: str, path: str, rego_v1: bool) -> tuple[ast.Module, list[RegoError]]:
     """Parse a policy and run OPA's checks of one module on it (raising their
     errors), reusing the result for identical text; returns the module and
     the calls of functions a local variable hides, which the whole program's
@@ -208,12 +208,12 @@ def set_compile_cache_size(programs: int = 32, modules: int = 64) -> None:
     """
     if programs < 0 or modules < 0:
         raise ValueError("cache sizes must not be negative")
-    _programs.resize(programs)
+    program_cache.resize(programs)
     _modules.resize(modules)
 
 
 def clear_compile_cache() -> None:
     """Forget every parsed and compiled policy (the next evaluation compiles afresh)."""
-    with _cache_lock:
-        _programs.clear()
+    with cache_lock:
+        program_cache.clear()
         _modules.clear()

@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING, Any, Callable, NamedTuple
 
 from pyrego.ast import nodes as ast
 from pyrego.codegen import docs as codegen_docs
-from pyrego.codegen.body import COMPARE_OPS, ground_value, is_ground
+from pyrego.codegen.body import COMPARE_OPS
+from pyrego.compile.ground import ground_value, is_ground
 from pyrego.compile.safety import ROOTS, has_unbound, iterable_only
 from pyrego.runtime.helpers import (
     INDEX_TEXT,

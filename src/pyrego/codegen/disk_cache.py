@@ -68,7 +68,7 @@ def default_directory() -> Path:
 
 
 def _version_tag() -> str:
-    from pyrego import __version__
+    from pyrego.version import __version__
 
     return f"{__version__}-{sys.implementation.cache_tag}"
 

@@ -15,16 +15,15 @@ from __future__ import annotations
 
 import math
 import threading
-from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from pyrego.ast import nodes as ast
-from pyrego.bounded import BoundedDict
 from pyrego.builtins.registry import Builtin
 from pyrego.codegen import closures
 from pyrego.codegen import docs as codegen_docs
-from pyrego.codegen.body import BodyEmitter, ground_value, is_ground
+from pyrego.codegen.body import BodyEmitter
 from pyrego.codegen.disk_cache import compile_source
+from pyrego.codegen.program import Program
 from pyrego.codegen.tiers import TICK_LINE, BuiltinSite, RuleWrapper, fast_lines, make_tick
 from pyrego.compile.compiler import (
     COMPLETE,
@@ -33,9 +32,10 @@ from pyrego.compile.compiler import (
     PARTIAL_SET,
     CompiledTree,
     RuleNode,
-    _ground_prefix,
     iter_rule_chain,
+    rule_suffix,
 )
+from pyrego.compile.ground import ground_value, is_ground
 from pyrego.compile.safety import body_vars, term_vars
 from pyrego.errors import Location, RegoCompileError, RegoError, RegoUnsafeVarError
 from pyrego.runtime.docs import DOC_HELPERS, rt_path
@@ -44,9 +44,6 @@ from pyrego.runtime.values import UNDEF, freeze
 from pyrego.runtime.withs import make_call_mock, make_with, rt_const_fn, rt_node_child
 
 _LOAD_LOCK = threading.RLock()
-
-#: Compiled queries a program keeps for the engines that share it.
-QUERIES_KEPT = 256
 
 #: The most characters of compact code a rule may have to be recompiled in
 #: the fast form (the largest rules of the benchmark policies have a few thousand).
@@ -67,37 +64,6 @@ def conflict_message(node: RuleNode) -> str:
     if node.kind == FUNCTION:
         return f"functions must not produce multiple outputs for same inputs (function {node.name} produced conflicting values for the same inputs)"
     return f"complete rules must not produce multiple outputs (rule {node.name} produced conflicting values)"
-
-
-@dataclass
-class Program:
-    """A compiled policy set: the namespace of generated functions and its index."""
-
-    namespace: dict[str, Any]
-    tree: CompiledTree
-    rule_functions: dict[tuple[str, ...], str] = field(default_factory=dict)
-    mockable: frozenset[str] = frozenset()
-    gen: ModuleGen | None = None
-    # Compiled queries, by (query text, v0 flag), the ones used last.
-    queries: BoundedDict[Any, Any] = field(default_factory=lambda: BoundedDict(QUERIES_KEPT))
-
-    def __del__(self) -> None:
-        # The generated functions and their globals (this namespace) refer to each
-        # other. Clearing the namespace when the last holder of the program lets it
-        # go frees them at once, instead of leaving a cycle for the cyclic collector
-        # (whose full collections then cost more than compiling the policy did).
-        self.namespace.clear()
-
-    @property
-    def source(self) -> str:
-        """The generated source (for inspection; written out on demand)."""
-        return self.gen.source() if self.gen is not None else ""
-
-    def function(self, name: str) -> Callable[..., Any]:
-        """The generated function ``name`` (compiled now if it was not yet)."""
-        if self.gen is not None:
-            return self.gen.load(name)
-        return self.namespace[name]  # type: ignore[no-any-return]
 
 
 class ModuleGen:
@@ -605,7 +571,7 @@ class ModuleGen:
             for i, a in enumerate(head.args or ()):
                 em.unify_value(a, f"a{i}", rule.location)
         required: set[str] = set()
-        suffix = _suffix(head)
+        suffix = rule_suffix(0, rule)
         for t in [head.key, head.value, *suffix]:
             if t is not None:
                 term_vars(t, required)
@@ -672,7 +638,7 @@ class ModuleGen:
         for i in range(n):
             em.w(f"e{i} = True")
         em.ordered = True
-        em.capture_values = n == 1 and not (term_vars_all(body) - set())
+        em.capture_values = n == 1 and not (body_vars(body, set()) - set())
         em.begin_once()
         em.body(body, record=record)
         binds = ", ".join(
@@ -811,14 +777,6 @@ class ModuleGen:
             # Python limits nesting (loops, indentation); such policies are too deep to compile.
             raise RegoCompileError(f"policy too deeply nested to compile ({type(exc).__name__}: {exc})") from None
         exec(code, self.namespace)  # noqa: S102 - generated from checked AST only
-
-
-def term_vars_all(body: ast.Body) -> set[str]:
-    return body_vars(body, set())
-
-
-def _suffix(head: ast.RuleHead) -> tuple[ast.Term, ...]:
-    return _ground_prefix(head.ref.path)[1]
 
 
 def _arg_vars(head: ast.RuleHead) -> set[str]:

@@ -24,7 +24,7 @@ from typing import Callable, Iterator, NamedTuple
 
 from pyrego.ast import nodes as ast
 from pyrego.errors import Location
-from pyrego.instrument.spans import SourceSpans, Span
+from pyrego.parse.spans import SourceSpans, Span
 
 _PRINT = frozenset({"print", "internal.print"})
 # Calls that stay where they are: print (OPA wraps its operands first) and

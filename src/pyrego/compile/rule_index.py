@@ -30,7 +30,7 @@ from decimal import Decimal
 from typing import Any, Callable
 
 from pyrego.ast import nodes as ast
-from pyrego.codegen.body import ground_value, is_ground
+from pyrego.compile.ground import ground_value, is_ground
 from pyrego.runtime.values import UNDEF, BoolKey, equal, freeze
 
 #: A ref the index reads: ("input", keys...), ("data", keys...) or ("args", i).

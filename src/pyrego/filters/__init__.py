@@ -21,10 +21,10 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any, Sequence
 
-from pyrego.errors import RegoError
 from pyrego.filters.checks import check, errors_text
 from pyrego.filters.conditions import ALWAYS, NEVER, NULL, Compound, Condition, FieldCondition, FieldRef, Filter, walk
 from pyrego.filters.constraints import Constraint, ConstraintError, constraint
+from pyrego.filters.errors import FilterError, lookup_mappings
 from pyrego.filters.masks import evaluate_masks, parse_mask_rule
 from pyrego.filters.sql import SQLError, to_sql
 from pyrego.filters.translate import queries_to_condition, translate_field
@@ -50,16 +50,6 @@ __all__ = [
     "translate_field",
     "walk",
 ]
-
-
-class FilterError(RegoError):
-    """A filter OPA's Compile API refuses: ``code`` is OPA's (``compile_error``,
-    ``prepare_error``, ``parse_error``) and the message its text."""
-
-    code = "compile_error"
-
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message, None, code=code)
 
 
 def compile_condition(
@@ -171,14 +161,14 @@ def _condition(result: PartialResult, c: Constraint, target: str, dialect: str, 
     errors = check(result.queries, c, _shorts(mappings), result.support)
     if errors:
         raise FilterError("compile_error", errors_text(errors))
-    return queries_to_condition(result.queries, _lookup_mappings(mappings, target, dialect))
+    return queries_to_condition(result.queries, lookup_mappings(mappings, target, dialect))
 
 
 def _declared_mask_rule(engine: Engine, query: str) -> str | None:
     from pyrego.partial.annotations import declared_mask_rule, query_path
 
     path = query_path(query)
-    return declared_mask_rule(engine._get_program().tree, path) if path is not None else None
+    return declared_mask_rule(engine.program().tree, path) if path is not None else None
 
 
 def _shorts(mappings: dict[str, Any] | None) -> set[str]:
@@ -191,20 +181,3 @@ def _shorts(mappings: dict[str, Any] | None) -> set[str]:
             if isinstance(m, dict) and "$table" in m:
                 out.add(name)
     return out
-
-
-def _lookup_mappings(mappings: dict[str, Any] | None, target: str, dialect: str) -> dict[str, Any] | None:
-    if mappings is None:
-        return None
-    md = mappings.get(dialect)
-    if md is not None:
-        if not isinstance(md, dict):
-            raise FilterError("compile_error", f"mappings: invalid mappings for dialect {dialect}")
-        if md:
-            return md
-    mt = mappings.get(target)
-    if mt is not None:
-        if not isinstance(mt, dict):
-            raise FilterError("compile_error", f"mappings: invalid mappings for target {target}")
-        return mt
-    return mappings

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from pyrego.ast import nodes as ast
 from pyrego.errors import RegoError
+from pyrego.filters.errors import FilterError
 from pyrego.filters.ucast import json_value
 from pyrego.parse.parser import parse_term
 from pyrego.runtime.convert import to_json_value
@@ -23,8 +24,6 @@ if TYPE_CHECKING:
 
 def parse_mask_rule(text: str) -> str:
     """``text`` if it is a ref; a FilterError (OPA's ``parse_error``) otherwise."""
-    from pyrego.filters import FilterError
-
     try:
         term = parse_term(text)
     except RegoError:
@@ -36,8 +35,6 @@ def parse_mask_rule(text: str) -> str:
 
 def evaluate_masks(engine: Engine, rule: str, input: Any) -> dict[str, Any] | None:
     """The masks object, or None where the rule is undefined."""
-    from pyrego.filters import FilterError
-
     result = engine.eval_query(rule, input=UNDEF if input is None else input)["result"]
     if not result:
         return None

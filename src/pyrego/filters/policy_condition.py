@@ -43,14 +43,15 @@ def policy_condition(
     came from). Raises :class:`~pyrego.filters.FilterError` where OPA's
     Compile API refuses the policy (target ``sql``, dialect ``postgresql``:
     every operator a filter can hold)."""
-    from pyrego.filters import _lookup_mappings, compile_condition
+    from pyrego.filters import compile_condition
+    from pyrego.filters.errors import lookup_mappings
     from pyrego.filters.translate import queries_to_condition
 
     cond, result = compile_condition(engine, query, input, unknowns=unknowns, mappings=mappings)
     queries = [mirrored(body) for body in result.queries]
     if all(a is b for q, body in zip(queries, result.queries) for a, b in zip(q, body)):
         return cond, result
-    return queries_to_condition(queries, _lookup_mappings(mappings, "sql", "postgresql")), result
+    return queries_to_condition(queries, lookup_mappings(mappings, "sql", "postgresql")), result
 
 
 def mirrored(body: ast.Body) -> ast.Body:

@@ -41,6 +41,7 @@ from decimal import Decimal
 from typing import Any, Callable, Union
 
 from pyrego.filters.conditions import ALWAYS, COMPARISONS, NULL, PATTERNS, Compound, FieldCondition, FieldRef, Filter
+from pyrego.filters.errors import FilterError
 
 #: The value types a column can be compared with.
 SCALARS = (bool, int, float, Decimal, str)
@@ -109,8 +110,6 @@ FALSE = AnyOf(())
 
 def adapter_error(message: str) -> Exception:
     """The error adapters raise for what they cannot express (``code`` ``adapter_error``)."""
-    from pyrego.filters import FilterError
-
     return FilterError("adapter_error", message)
 
 

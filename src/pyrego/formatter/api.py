@@ -41,9 +41,9 @@ def format_module(text: str, path: str = "", *, rego_v1: bool = True, v0_to_v1: 
     after keywords (several at once as :class:`FormatErrors`); operators
     called with the wrong number of arguments.
     """
-    from pyrego.codegen.build_cache import _gc_paused  # (the parser's own pause of the cyclic GC)
+    from pyrego.codegen.build_cache import gc_paused  # (the parser's own pause of the cyclic GC)
 
-    with _gc_paused():  # formatting allocates much and frees all: collections only cost
+    with gc_paused():  # formatting allocates much and frees all: collections only cost
         return _format(text, path, rego_v1=rego_v1, v0_to_v1=v0_to_v1)
 
 

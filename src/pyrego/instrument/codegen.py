@@ -31,8 +31,9 @@ import time
 from typing import Any, Callable
 
 from pyrego.ast import nodes as ast
-from pyrego.codegen.body import BodyEmitter, ground_value, is_ground
-from pyrego.codegen.generator import ModuleGen, Program, _suffix, conflict_message
+from pyrego.codegen.body import BodyEmitter
+from pyrego.codegen.generator import ModuleGen, conflict_message
+from pyrego.codegen.program import Program
 from pyrego.compile.compiler import (
     COMPLETE,
     FUNCTION,
@@ -41,12 +42,14 @@ from pyrego.compile.compiler import (
     CompiledTree,
     RuleNode,
     iter_rule_chain,
+    rule_suffix,
 )
+from pyrego.compile.ground import ground_value, is_ground
 from pyrego.compile.opa_form import OpaForm, PieceTable
 from pyrego.compile.rule_index import IndexedRule, RuleIndex, head_value
 from pyrego.compile.safety import reorder_body, stmt_vars
 from pyrego.instrument.recorder import NAMESPACE, resolve_ref
-from pyrego.instrument.spans import SourceSpans
+from pyrego.parse.spans import SourceSpans
 from pyrego.runtime.helpers import MISS, VALUES, rt_conflict
 from pyrego.runtime.values import UNDEF, equal, freeze
 
@@ -463,7 +466,7 @@ class InstrumentedGen(ModuleGen):
         partial objects whose rules all give a value)."""
         if node.kind == PARTIAL_SET:
             return all(_pattern(r.head.key) for r in node.rules)
-        return node.kind == PARTIAL_OBJECT and all(r.head.value is not None and _suffix(r.head) and _pattern(_suffix(r.head)[0]) for r in node.rules)
+        return node.kind == PARTIAL_OBJECT and all(r.head.value is not None and rule_suffix(0, r) and _pattern(rule_suffix(0, r)[0]) for r in node.rules)
 
     def _keyed_definition(self, node: RuleNode, rule: ast.Rule, index: int) -> str:
         """``DK<id>_<n>(ctx, acc, key)``: definition ``n`` with its head's key bound to ``key``."""
@@ -555,7 +558,7 @@ class InstrumentedGen(ModuleGen):
         rule_pid, head_pid = self._rule_pieces(node, rule)
         key: ast.Term | None = None
         if self._keyed_def:
-            key = form.head.key if node.kind == PARTIAL_SET else _suffix(form.head)[0]
+            key = form.head.key if node.kind == PARTIAL_SET else rule_suffix(0, form)[0]
         self.branch_info = _Branch(node, self._chain, self._branch_no, rule_pid, head_pid, key)
         self._branch_no += 1
         spans = self.spans(rule.location.file)

@@ -20,7 +20,7 @@ from typing import Any, Iterable, Iterator, Mapping
 
 from pyrego.ast import nodes as ast
 from pyrego.compile.compiler import iter_rule_chain
-from pyrego.instrument.spans import SourceSpans, Span
+from pyrego.parse.spans import SourceSpans, Span
 
 #: A module as the report needs it: its text and parsed AST.
 ModuleSource = tuple[str, ast.Module]

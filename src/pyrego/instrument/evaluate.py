@@ -12,29 +12,23 @@ with it (merge its coverage, turn its events into a trace, sum its profile).
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, Callable, Iterator
+from typing import Any, Callable, Iterator
 
 from pyrego.bounded import BoundedDict
-from pyrego.codegen.build_cache import _cache_lock, _programs
-from pyrego.codegen.generator import Program
+from pyrego.codegen.build_cache import cache_lock, program_cache
+from pyrego.codegen.program import Program
 from pyrego.compile.compiler import resolve_query
-from pyrego.engine_support import _expr_texts, rule_path
+from pyrego.engine_support import NO_INPUT, CompiledProgram, ProgramSource, expr_texts, query_context, rule_path
 from pyrego.errors import EvalError, EvalRecursionError, Location, RegoError
 from pyrego.instrument.codegen import InstrumentedGen, generate_instrumented, piece_table
 from pyrego.instrument.recorder import Recorder, RecordingConfig
-from pyrego.instrument.spans import Span
 from pyrego.parse.parser import parse_query
+from pyrego.parse.spans import Span
 from pyrego.runtime.context import EvalContext
 from pyrego.runtime.convert import result_json_value, to_python
 from pyrego.runtime.values import UNDEF
 
-if TYPE_CHECKING:
-    from pyrego.engine import Engine
-
-#: ``input`` not given to an evaluation call: the engine's own input is used.
-NO_INPUT: Any = object()
 #: Where a query's own events are (its text is not a policy file).
 QUERY_LOCATION = Location("query", 1, 1)
 
@@ -75,45 +69,43 @@ class _Instrumented:
         self.rules: BoundedDict[str, tuple[str | int, ...]] = BoundedDict(256)
 
 
-def instrumented_program(engine: Engine, *, traced: bool = False) -> _Instrumented:
-    """The engine's instrumented program (built, or found in the process cache);
-    ``traced``: the variant whose events carry variables' values."""
-    states: dict[bool, _Instrumented] = engine.__dict__.setdefault("_instrumented", {})
+def instrumented_program(compiled: CompiledProgram, *, traced: bool = False) -> _Instrumented:
+    """The instrumented program of an engine's ``compiled`` program (built, or
+    found in the process cache); ``traced``: the variant whose events carry
+    variables' values."""
+    states: dict[bool, _Instrumented] = compiled.state.setdefault("instrumented", {})
     state = states.get(traced)
-    if state is not None and state.version == engine._version:
+    if state is not None and state.version == compiled.version:
         return state
-    version = engine._version
-    normal = engine._get_program()
-    policies = engine._policies
+    normal = compiled.code
+    policies = compiled.policies
     paths = sorted(policies)
     sources = tuple((p, policies[p][0], policies[p][1].rego_v1) for p in paths)
     variant = "traced" if traced else "instrumented"
-    allowed = getattr(engine, "_allowed_builtins", None)
-    key = (variant, sources, tuple(sorted(normal.mockable)), tuple(sorted(engine._extension_ids.items())), allowed)
+    extensions, allowed = compiled.builtins_key
+    key = (variant, sources, tuple(sorted(normal.mockable)), extensions, allowed)
     texts = {p: policies[p][0] for p in paths}
 
     def build() -> Program:
         return generate_instrumented(normal.tree, normal.mockable, texts, trace_locals=traced)
 
-    program = _programs.get_or_build(key, lambda: engine._with_source(build))
-    state = states[traced] = _Instrumented(version, program)
+    program = program_cache.get_or_build(key, lambda: compiled.with_source(build))
+    state = states[traced] = _Instrumented(compiled.version, program)
     return state
 
 
-def _context(engine: Engine, recorder: Recorder, input: Any) -> EvalContext:
-    engine._context()  # makes the engine's configuration when it has none yet
-    config = engine._config
-    assert config is not None
-    deadline = time.monotonic() + engine._timeout if engine._timeout is not None else None
-    return EvalContext.fast(engine._input if input is NO_INPUT else input, engine._data, RecordingConfig(config, recorder), deadline)
+def _context(compiled: CompiledProgram, recorder: Recorder, input: Any) -> EvalContext:
+    ctx = compiled.context(input)
+    ctx.cfg = RecordingConfig(ctx.cfg, recorder)
+    return ctx
 
 
-def _run(engine: Engine, fn: Callable[[EvalContext], Any], ctx: EvalContext, where: Location | None = None) -> Any:
+def _run(compiled: CompiledProgram, fn: Callable[[EvalContext], Any], ctx: EvalContext, where: Location | None = None) -> Any:
     """``fn(ctx)`` with the engine's error handling (source lines attached, clean errors)."""
     try:
         return fn(ctx)
     except RegoError as err:
-        engine._attach_source(err)
+        compiled.attach_source(err)
         raise
     except RecursionError:
         raise EvalRecursionError("evaluation exceeded the maximum depth", where) from None
@@ -121,9 +113,10 @@ def _run(engine: Engine, fn: Callable[[EvalContext], Any], ctx: EvalContext, whe
         raise EvalError(f"internal error: {type(exc).__name__}: {exc}", code="eval_internal_error") from exc
 
 
-def eval_rule_instrumented(engine: Engine, path: str, input: Any = NO_INPUT, *, trace: bool = False, profile: bool = False) -> InstrumentedRun:
+def eval_rule_instrumented(engine: ProgramSource, path: str, input: Any = NO_INPUT, *, trace: bool = False, profile: bool = False) -> InstrumentedRun:
     """``engine.eval_rule(path)`` through the instrumented program."""
-    state = instrumented_program(engine, traced=trace)
+    compiled = engine.program()
+    state = instrumented_program(compiled, traced=trace)
     parts = state.rules.get(path) if type(path) is str else None
     if parts is None:
         parts = state.rules[path] = rule_path(path)
@@ -137,10 +130,10 @@ def eval_rule_instrumented(engine: Engine, path: str, input: Any = NO_INPUT, *, 
         return run
     fn = program.function(name)
     recorder = Recorder(piece_table(program), trace=trace, profile=profile)
-    ctx = _context(engine, recorder, input)
+    ctx = _context(compiled, recorder, input)
     recorder.query_event("Enter")
     try:
-        value = _run(engine, fn, ctx)
+        value = _run(compiled, fn, ctx)
     finally:
         recorder.finish()
     if value is not UNDEF:
@@ -149,7 +142,7 @@ def eval_rule_instrumented(engine: Engine, path: str, input: Any = NO_INPUT, *, 
 
 
 def eval_query_instrumented(
-    engine: Engine,
+    engine: ProgramSource,
     query: str,
     input: Any = NO_INPUT,
     *,
@@ -159,25 +152,26 @@ def eval_query_instrumented(
     profile: bool = False,
 ) -> InstrumentedRun:
     """``engine.eval_query(query)`` through the instrumented program."""
-    from pyrego.engine import _query_context
-
     imports = tuple(imports)
-    engine._compile_query(query, package, imports)  # checks the query (and adds any `with` targets it needs)
-    state = instrumented_program(engine, traced=trace)
+    # Checks the query (and adds any `with` targets it needs, which may make a new program).
+    engine.program().compile_query(query, package, imports)
+    compiled = engine.program()
+    state = instrumented_program(compiled, traced=trace)
     program = state.program
-    key = (query, engine._rego_v0, package, imports)
-    compiled = state.queries.get(key)
-    if compiled is None:
-        body = parse_query(query, "query", rego_v1=not engine._rego_v0)
-        resolved, names = resolve_query(body, program.tree, _query_context(package, imports, engine._rego_v0))
+    rego_v0 = compiled.rego_v0
+    key = (query, rego_v0, package, imports)
+    entry = state.queries.get(key)
+    if entry is None:
+        body = parse_query(query, "query", rego_v1=not rego_v0)
+        resolved, names = resolve_query(body, program.tree, query_context(package, imports, rego_v0))
         gen = program.gen
         assert isinstance(gen, InstrumentedGen)
-        with _cache_lock:
+        with cache_lock:
             fn = gen.query_for(query, resolved, names)
-        compiled = state.queries[key] = (fn, _expr_texts(query, body), [e.location for e in body])
-    fn, texts, locations = compiled
+        entry = state.queries[key] = (fn, expr_texts(query, body), [e.location for e in body])
+    fn, texts, locations = entry
     recorder = Recorder(piece_table(program), trace=trace, profile=profile)
-    ctx = _context(engine, recorder, input)
+    ctx = _context(compiled, recorder, input)
 
     def solutions(c: EvalContext) -> list[Any]:
         out = []
@@ -189,7 +183,7 @@ def eval_query_instrumented(
     recorder.query_event("Enter")
     results = []
     try:
-        for bindings, values in _run(engine, solutions, ctx, locations[0] if locations else None):
+        for bindings, values in _run(compiled, solutions, ctx, locations[0] if locations else None):
             exprs = [
                 {"value": result_json_value(v), "text": text, "location": {"row": loc.row, "col": loc.col}}
                 for v, text, loc in zip(values, texts, locations)

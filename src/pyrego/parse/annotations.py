@@ -26,8 +26,6 @@ from pyrego.builtins._goutil import from_bytes, valid_utf8
 from pyrego.builtins.jwk import Base64Error, go_b64decode
 from pyrego.errors import Location, RegoParseError
 
-SCOPES = ("rule", "document", "package", "subpackages")
-
 
 class Statement(NamedTuple):
     """What an annotation can attach to: kind (package/import/rule) and row."""
@@ -247,10 +245,15 @@ class _Block:
 
 
 def parse_annotation_blocks(
-    comments: list[tuple[int, int, str]], filename: str, source_line: Callable[[int], str | None]
+    comments: list[tuple[int, int, str]],
+    filename: str,
+    source_line: Callable[[int], str | None],
+    parse_query: Callable[[str], ast.Body],
 ) -> list[ast.Annotation]:
     """Find the METADATA blocks among the comments and parse their YAML.
-    The scope is left as written (possibly empty); attach_annotations fills it."""
+    The scope is left as written (possibly empty); attach_annotations fills it.
+    ``parse_query``: the parser's, for the paths a ``schemas`` entry names
+    (this module sits below the parser)."""
     blocks: list[_Block] = []
     current: _Block | None = None
     prev_row = -1
@@ -304,7 +307,7 @@ def parse_annotation_blocks(
         if isinstance(node, MappingNode):
             _check_schema_shapes(node, b, filename, source_line)
         if data.get("schemas"):
-            _check_schema_entries(data["schemas"], loc, source_line)
+            _check_schema_entries(data["schemas"], loc, source_line, parse_query)
         scope = data.get("scope")
         out.append(ast.Annotation("" if scope is None else str(scope), data, loc))
     return out
@@ -348,10 +351,11 @@ def _is_null(node: ScalarNode) -> bool:
     return node.tag == _PLAIN and node.value in _NULLS
 
 
-def _check_schema_entries(entries: list[Any], loc: Location, source_line: Callable[[int], str | None]) -> None:
+def _check_schema_entries(
+    entries: list[Any], loc: Location, source_line: Callable[[int], str | None], parse_query: Callable[[str], ast.Body]
+) -> None:
     """Each ``path: schema`` pair: a path into ``input`` or ``data``, and a
     ``schema.<name>`` reference or an inline definition (OPA's messages)."""
-    from pyrego.parse.parser import parse_query  # noqa: PLC0415 - only for blocks that declare schemas
 
     def fail(message: str) -> RegoParseError:
         return RegoParseError(message, loc, source_line=source_line(loc.row))

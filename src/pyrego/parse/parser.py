@@ -162,7 +162,7 @@ class Parser(LogicParser):
                     r = r.else_
         annotations: tuple[ast.Annotation, ...] = ()
         if any("METADATA" in text for _, text in self.toks.comments):  # (else there are no blocks)
-            blocks = parse_annotation_blocks(self.comment_positions(), self.file, self.source_line)
+            blocks = parse_annotation_blocks(self.comment_positions(), self.file, self.source_line, parse_query)
             annotations = attach_annotations(blocks, _placed(first, stmts), self.source_line)
         return ast.Module(
             first.ref,

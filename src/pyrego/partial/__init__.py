@@ -25,9 +25,10 @@ from typing import TYPE_CHECKING, Any
 from pyrego.ast import nodes as ast
 from pyrego.compile.compiler import resolve_query
 from pyrego.parse.parser import parse_query
+from pyrego.partial.base import PartialEvalError
 from pyrego.partial.bindings import Scope
 from pyrego.partial.copyprop import copy_propagate
-from pyrego.partial.evaluator import Evaluator, PartialEvalError
+from pyrego.partial.evaluator import Evaluator
 from pyrego.partial.known import KnownDocuments
 from pyrego.partial.output import body_text, finalize, module_text
 from pyrego.partial.support import SupportRule
@@ -35,7 +36,7 @@ from pyrego.partial.unknowns import UnknownsError, parse_unknowns
 from pyrego.runtime.values import UNDEF
 
 if TYPE_CHECKING:
-    from pyrego.engine import Engine
+    from pyrego.engine_support import ProgramSource
 
 __all__ = ["PartialResult", "PartialEvalError", "UnknownsError", "partial_eval", "SupportModule"]
 
@@ -77,7 +78,7 @@ class PartialResult:
 
 
 def partial_eval(
-    engine: Engine,
+    engine: ProgramSource,
     query: str | ast.Body,
     *,
     unknowns: Any = ("input",),
@@ -90,9 +91,9 @@ def partial_eval(
     ``input``: the known part of the input (UNDEF: none). Nondeterministic
     builtins (``http.send``, ``time.now_ns``...) are kept in the result
     unless ``eval_nondeterministic`` (OPA's Compile API evaluates them)."""
-    program = engine._get_program()
-    tree = program.tree
-    body = parse_query(query, "", rego_v1=not engine._rego_v0) if isinstance(query, str) else query
+    compiled = engine.program()
+    tree = compiled.tree
+    body = parse_query(query, "", rego_v1=not compiled.rego_v0) if isinstance(query, str) else query
     resolved, names = resolve_query(body, tree)
     if unknowns is None:
         from pyrego.partial.annotations import declared_unknowns, query_path
@@ -101,13 +102,13 @@ def partial_eval(
         declared = declared_unknowns(tree, qpath) if qpath is not None else None
         unknowns = declared if declared is not None else ["input"]
     paths = parse_unknowns(unknowns)
-    known = KnownDocuments(engine, input)
+    known = KnownDocuments(compiled, input)
     ev = Evaluator(
         tree,
         known,
         paths,
         input=input,
-        strict=bool(getattr(engine, "_strict", False)),
+        strict=known.ctx.cfg.strict,
         eval_nondeterministic=eval_nondeterministic,
         namespace=namespace,
     )
@@ -130,19 +131,19 @@ def partial_eval(
 
 
 def _support_rule(r: SupportRule) -> ast.Rule:
-    from pyrego.partial.output import _Renamer, _term, finalize_expr
+    from pyrego.partial.output import Renamer, finalize_expr, rename_term
 
-    rn = _Renamer({})
+    rn = Renamer({})
     name = r.path[-1]
     head_ref = ast.Ref(ast.Var(name), ())
     if r.args is not None:
-        head = ast.RuleHead(head_ref, _term(r.value, rn), None, tuple(_term(a, rn) for a in r.args), False)
+        head = ast.RuleHead(head_ref, rename_term(r.value, rn), None, tuple(rename_term(a, rn) for a in r.args), False)
     elif r.key is not None and r.value is None:
-        head = ast.RuleHead(head_ref, None, _term(r.key, rn))
+        head = ast.RuleHead(head_ref, None, rename_term(r.key, rn))
     elif r.key is not None:
-        head = ast.RuleHead(ast.Ref(ast.Var(name), (_term(r.key, rn),)), _term(r.value, rn))
+        head = ast.RuleHead(ast.Ref(ast.Var(name), (rename_term(r.key, rn),)), rename_term(r.value, rn))
     else:
-        head = ast.RuleHead(head_ref, _term(r.value, rn) if r.value is not None else None)
+        head = ast.RuleHead(head_ref, rename_term(r.value, rn) if r.value is not None else None)
     body = tuple(finalize_expr(e, rn) for e in r.body)
     return ast.Rule(head, body, r.default)
 

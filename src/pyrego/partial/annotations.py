@@ -27,12 +27,12 @@ def query_path(query: Any) -> tuple[str, ...] | None:
     """The rule path a query names (``data.filters.include`` -> ``("filters", "include")``), or None."""
     from pyrego.errors import RegoError
     from pyrego.parse.parser import parse_term
-    from pyrego.partial.unknowns import _ground_path
+    from pyrego.partial.unknowns import ground_path
 
     if not isinstance(query, str):
         return None
     try:
-        path = _ground_path(parse_term(query))
+        path = ground_path(parse_term(query))
     except RegoError:
         return None
     if path is None or path[0] != "data" or not all(isinstance(p, str) for p in path):

@@ -14,10 +14,17 @@ from typing import Any
 
 from pyrego.ast import nodes as ast
 from pyrego.compile.compiler import CompiledTree, RuleNode
+from pyrego.errors import RegoError
 from pyrego.partial.bindings import Env, Scope
 from pyrego.partial.known import KnownDocuments
 from pyrego.partial.support import Support
 from pyrego.partial.unknowns import Dependencies, UnknownPath
+
+
+class PartialEvalError(RegoError):
+    """Something partial evaluation does not handle (the message says what)."""
+
+    code = "pe_unsupported_error"
 
 
 class EvalBase:

@@ -42,11 +42,6 @@ class Scope:
         return g
 
 
-def local_name(global_name: str) -> str:
-    """The source name of a global variable name (``x#3@7`` -> ``x``)."""
-    return global_name.split("@")[0].split("#")[0]
-
-
 class Env:
     """Bindings and unknown variables, with a trail for undo."""
 

@@ -18,7 +18,7 @@ from typing import Any
 from pyrego.ast import nodes as ast
 from pyrego.compile.compiler import FuncRef
 from pyrego.errors import EvalError
-from pyrego.partial.base import EvalBase
+from pyrego.partial.base import EvalBase, PartialEvalError
 from pyrego.partial.bindings import ROOTS, Scope
 from pyrego.partial.terms import TRUE, Known, collapse
 from pyrego.runtime.helpers import rt_template
@@ -88,8 +88,6 @@ class CallsMixin(EvalBase):
                 continue
             b = self.tree.builtin(op)
             if b is None:
-                from pyrego.partial.evaluator import PartialEvalError
-
                 raise PartialEvalError(f"undefined function {op}", t.location)
             if all(type(a) is Known for a in plugged):
                 value = self.known.call_builtin(op, [a.value for a in plugged], t.location)
@@ -163,8 +161,6 @@ class CallsMixin(EvalBase):
         terms = [p for p in t.parts if not isinstance(p, str)]
         for values in self._each(terms, scope, 0, ()):
             if any(type(v) is not Known for v in values):
-                from pyrego.partial.evaluator import PartialEvalError
-
                 raise PartialEvalError("a template string with an unknown value", t.location)
             it = iter(values)
             parts = [p if isinstance(p, str) else next(it).value for p in t.parts]
@@ -191,8 +187,6 @@ class CallsMixin(EvalBase):
 
     def with_known(self, e: ast.Expr, scope: Scope) -> Iterator[Any]:
         """``expr with input... as v / data... as v``, everything known: evaluated with the replaced values."""
-        from pyrego.partial.evaluator import PartialEvalError
-
         new_input = self.input
         for w in e.with_mods:
             target = w.target

@@ -27,7 +27,7 @@ from typing import Any
 from pyrego.ast import nodes as ast
 from pyrego.compile.compiler import CompiledTree
 from pyrego.compile.safety import reorder_body, stmt_vars, term_vars
-from pyrego.errors import RegoError
+from pyrego.partial.base import PartialEvalError
 from pyrego.partial.bindings import Env, Scope
 from pyrego.partial.calls import CallsMixin
 from pyrego.partial.copyprop import copy_propagate
@@ -38,12 +38,6 @@ from pyrego.partial.support import Support
 from pyrego.partial.terms import Known, collapse, literal
 from pyrego.partial.unknowns import Dependencies, UnknownPath
 from pyrego.runtime.values import UNDEF, equal, freeze, iter_items
-
-
-class PartialEvalError(RegoError):
-    """Something partial evaluation does not handle (the message says what)."""
-
-    code = "pe_unsupported_error"
 
 
 class Evaluator(RefsMixin, RulesMixin, CallsMixin):

@@ -17,24 +17,24 @@ from pyrego.runtime.helpers import rt_call_builtin
 from pyrego.runtime.values import UNDEF, freeze
 
 if TYPE_CHECKING:
-    from pyrego.engine import Engine
+    from pyrego.engine_support import CompiledProgram
 
 
 class KnownDocuments:
     """Known rule documents, base data, function and builtin calls, for one partial evaluation."""
 
-    def __init__(self, engine: Engine, input: Any) -> None:
-        self.engine = engine
-        self.program = engine._get_program()
+    def __init__(self, compiled: CompiledProgram, input: Any) -> None:
+        self.compiled = compiled
+        self.program = compiled.code
         self.tree = self.program.tree
         # One evaluation context for the whole partial evaluation: rule values
         # are memoised in it as in one normal evaluation.
-        self.ctx = engine._context(input)
+        self.ctx = compiled.context(input)
         self._docs: dict[tuple[Any, ...], Any] = {}
 
     def with_input(self, input: Any) -> KnownDocuments:
         """The same, for another input (``with input... as``)."""
-        return KnownDocuments(self.engine, input)
+        return KnownDocuments(self.compiled, input)
 
     def document(self, path: tuple[Any, ...]) -> Any:
         """The value of ``data.<path>`` (rules and base data merged), or UNDEF."""

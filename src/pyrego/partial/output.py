@@ -33,7 +33,7 @@ _INFIX = {
 }
 
 
-class _Renamer:
+class Renamer:
     def __init__(self, names: dict[str, str]) -> None:
         self.names = dict(names)
         self.count = 0
@@ -50,45 +50,45 @@ class _Renamer:
 
 def finalize(query: list[ast.Expr], names: dict[str, str]) -> ast.Body:
     """A residual query as an AST body; ``names``: global name -> name to print."""
-    r = _Renamer(names)
+    r = Renamer(names)
     return tuple(finalize_expr(e, r) for e in query)
 
 
-def finalize_expr(e: ast.Expr, r: _Renamer) -> ast.Expr:
+def finalize_expr(e: ast.Expr, r: Renamer) -> ast.Expr:
     s = e.statement
     if type(s) is ast.Unify:
-        stmt: Any = ast.Unify(_term(s.lhs, r), _term(s.rhs, r), s.location)
+        stmt: Any = ast.Unify(rename_term(s.lhs, r), rename_term(s.rhs, r), s.location)
     elif type(s) is ast.Assign:
-        stmt = ast.Assign(_term(s.lhs, r), _term(s.rhs, r), s.location)
+        stmt = ast.Assign(rename_term(s.lhs, r), rename_term(s.rhs, r), s.location)
     else:
-        stmt = _term(s, r)
-    withs = tuple(ast.With(w.target, _term(w.value, r), w.location) for w in e.with_mods)
+        stmt = rename_term(s, r)
+    withs = tuple(ast.With(w.target, rename_term(w.value, r), w.location) for w in e.with_mods)
     return ast.Expr(stmt, e.negated, withs, e.location)
 
 
-def _term(t: Any, r: _Renamer) -> Any:
+def rename_term(t: Any, r: Renamer) -> Any:
     t = to_ast(t) if type(t) is Known else t
     tt = type(t)
     if tt is ast.Var:
         return ast.Var(r.var(t.name), t.location)
     if tt is ast.Ref:
-        return ast.Ref(_term(t.head, r), tuple(_term(p, r) for p in t.path), t.location)
+        return ast.Ref(rename_term(t.head, r), tuple(rename_term(p, r) for p in t.path), t.location)
     if tt is ast.Call:
-        return ast.Call(t.op, tuple(_term(a, r) for a in t.args), t.location, t.op_ref)
+        return ast.Call(t.op, tuple(rename_term(a, r) for a in t.args), t.location, t.op_ref)
     if tt in (ast.Array, ast.SetTerm):
-        return tt(tuple(_term(x, r) for x in t.items), t.location)
+        return tt(tuple(rename_term(x, r) for x in t.items), t.location)
     if tt is ast.Object:
-        return ast.Object(tuple((_term(k, r), _term(v, r)) for k, v in t.items), t.location)
+        return ast.Object(tuple((rename_term(k, r), rename_term(v, r)) for k, v in t.items), t.location)
     if tt in (ast.ArrayCompr, ast.SetCompr):
-        return tt(_term(t.term, r), tuple(finalize_expr(x, r) for x in t.body), t.location)
+        return tt(rename_term(t.term, r), tuple(finalize_expr(x, r) for x in t.body), t.location)
     if tt is ast.ObjectCompr:
-        return ast.ObjectCompr(_term(t.key, r), _term(t.value, r), tuple(finalize_expr(x, r) for x in t.body), t.location)
+        return ast.ObjectCompr(rename_term(t.key, r), rename_term(t.value, r), tuple(finalize_expr(x, r) for x in t.body), t.location)
     if tt is ast.Every:
-        key = _term(t.key, r) if t.key is not None else None
-        return ast.Every(key, _term(t.value, r), _term(t.domain, r), tuple(finalize_expr(x, r) for x in t.body), t.location)
+        key = rename_term(t.key, r) if t.key is not None else None
+        return ast.Every(key, rename_term(t.value, r), rename_term(t.domain, r), tuple(finalize_expr(x, r) for x in t.body), t.location)
     if tt is ast.SomeIn:
-        key = _term(t.key, r) if t.key is not None else None
-        return ast.SomeIn(key, _term(t.value, r), _term(t.collection, r), t.location)
+        key = rename_term(t.key, r) if t.key is not None else None
+        return ast.SomeIn(key, rename_term(t.value, r), rename_term(t.collection, r), t.location)
     if tt is ast.SomeVars:
         return ast.SomeVars(tuple(ast.Var(r.var(v.name), v.location) for v in t.vars), t.location)
     return t

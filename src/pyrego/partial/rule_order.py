@@ -372,7 +372,7 @@ def _update_member(idx: _Indices, indices: list[tuple[Any, Any]], lhs: Any, rhs:
             if isinstance(rhs, ast.Array):
                 items = list(rhs.items)
             elif isinstance(rhs, ast.SetTerm) and _constant(rhs):
-                from pyrego.codegen.body import ground_value
+                from pyrego.compile.ground import ground_value
 
                 items = [ast.Scalar(v) if not isinstance(v, (list, dict, frozenset)) else ast.Array(()) for v in sorted_values(ground_value(rhs))]
             elif isinstance(rhs, ast.Object):

@@ -61,10 +61,6 @@ _COMPOSITES = (ast.Array, ast.Object, ast.SetTerm)
 _CLOSURES = (ast.ArrayCompr, ast.SetCompr, ast.ObjectCompr)
 
 
-def is_known(t: Any) -> bool:
-    return type(t) is Known
-
-
 def number_text(value: Any, text: str | None = None) -> str:
     """A number as OPA's AST spells it: the literal's text, else OPA's JSON form."""
     if text is not None:
@@ -203,5 +199,3 @@ def term_vars(t: Any, out: set[str]) -> set[str]:
     return out
 
 
-def is_residual(t: Any) -> bool:
-    return type(t) is not Known

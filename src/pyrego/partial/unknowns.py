@@ -42,14 +42,14 @@ def parse_unknowns(unknowns: Any) -> list[UnknownPath]:
             term = parse_term(text)
         except RegoError as exc:
             raise UnknownsError(f"unknowns must be valid refs: {text}") from exc
-        path = _ground_path(term)
+        path = ground_path(term)
         if path is None or path[0] not in ("input", "data"):
             raise UnknownsError(f"unknowns must be prefixed with `input` or `data`: {text}")
         out.append(path)
     return out
 
 
-def _ground_path(t: ast.Term) -> UnknownPath | None:
+def ground_path(t: ast.Term) -> UnknownPath | None:
     if isinstance(t, ast.Var):
         return (t.name,)
     if isinstance(t, ast.Ref) and isinstance(t.head, ast.Var):

@@ -131,12 +131,6 @@ def trunc(x: BigFloat) -> int:
     return -m if x.neg else m
 
 
-def from_int(i: int) -> BigFloat:
-    """An integer held exactly: at least 64 bits, more when it needs them."""
-    m = abs(i)
-    return BigFloat(i < 0, m, 0, max(m.bit_length(), PREC))
-
-
 # Python refuses int <-> str conversions past 4300 digits (and is quadratic).
 _STR_BITS = 14000
 

@@ -115,7 +115,3 @@ def decimal_to_int(d: Decimal) -> int:
     return -coefficient if sign else coefficient
 
 
-def int_bits_of(d: Decimal) -> int:
-    """About how many bits the integer part of ``d`` has (from its exponent; 0 for |d| < 1)."""
-    adjusted = d.adjusted() if d else -1
-    return 0 if adjusted < 0 else int((adjusted + 1) * _LOG2_10) + 1

@@ -12,7 +12,7 @@ from pyrego.errors import DataError
 from pyrego.runtime.bigint import ArithmeticError_, decimal_to_int
 from pyrego.runtime.budget import tick
 from pyrego.runtime.numbers import exact_number, format_number
-from pyrego.runtime.values import BoolKey, _CompositeKey, sort_key, thaw
+from pyrego.runtime.values import BoolKey, CompositeKey, sort_key, thaw
 
 
 def to_json_value(value: Any) -> Any:
@@ -352,7 +352,7 @@ def _hashable(key: Any) -> Any:
         return key
     if t is BoolKey:
         return key.value
-    if isinstance(key, _CompositeKey):
+    if isinstance(key, CompositeKey):
         from pyrego.runtime.values import ArrayKey, ObjectKey
 
         if t is ArrayKey:
@@ -413,6 +413,6 @@ def from_python(value: Any, *, _depth: int = 0) -> Any:
         return frozenset(freeze(from_python(v, _depth=_depth + 1)) for v in value)
     if t is FrozenObject:  # an object in to_python's hashable form
         return from_python(dict(value), _depth=_depth + 1)
-    if isinstance(value, BoolKey) or isinstance(value, _CompositeKey):
+    if isinstance(value, BoolKey) or isinstance(value, CompositeKey):
         return thaw(value)
     raise DataError(f"{t.__name__} is not a Rego value")

@@ -62,13 +62,6 @@ def to_decimal(x: int | float | Decimal) -> Decimal:
     return Decimal(repr(x))
 
 
-def from_decimal(d: Decimal) -> int | float:
-    """Integral results become ``int``; others the nearest ``float``."""
-    if d == d.to_integral_value(context=_CONTEXT):
-        return decimal_to_int(d)
-    return float(d)
-
-
 def exact_number(d: Decimal) -> int | float | Decimal:
     """``d`` as an ``int`` when integral, a ``float`` when one holds it exactly,
     else ``d`` itself (normalized)."""
@@ -385,9 +378,3 @@ def parse_number(text: str) -> int | float | Decimal:
     return literal_number(d)
 
 
-def coerce(x: Any) -> Any:
-    """Pass-through for values that are already Rego numbers; a Decimal input
-    becomes an int/float where that is exact."""
-    if type(x) is Decimal:
-        return exact_number(x)
-    return x

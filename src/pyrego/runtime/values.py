@@ -79,7 +79,7 @@ TRUE_KEY = BoolKey(True)
 FALSE_KEY = BoolKey(False)
 
 
-class _CompositeKey:
+class CompositeKey:
     """Base of the frozen forms of composites: hashable, compared by content."""
 
     __slots__ = ("items", "_hash")
@@ -112,28 +112,25 @@ class _CompositeKey:
         return (type(self), (self.items,))
 
 
-class ArrayKey(_CompositeKey):
+class ArrayKey(CompositeKey):
     """Frozen array: ``items`` is a tuple of frozen values."""
 
     __slots__ = ()
     tag = 1
 
 
-class ObjectKey(_CompositeKey):
+class ObjectKey(CompositeKey):
     """Frozen object: ``items`` is a frozenset of (frozen key, frozen value) pairs."""
 
     __slots__ = ()
     tag = 2
 
 
-class SetKey(_CompositeKey):
+class SetKey(CompositeKey):
     """Frozen set: ``items`` is a frozenset of frozen values."""
 
     __slots__ = ()
     tag = 3
-
-
-_KEY_TYPES = (BoolKey, ArrayKey, ObjectKey, SetKey)
 
 
 def _array_keys_equal(a: Any, b: Any, seen: _SeenPairs | None) -> bool:
@@ -291,16 +288,6 @@ def type_name(value: Any) -> str:
     if t is set or t is frozenset:
         return "set"
     raise TypeError(f"not a Rego value: {t.__name__}")
-
-
-def is_number(value: Any) -> bool:
-    t = type(value)
-    return t is int or t is float or t is Decimal
-
-
-def is_array(value: Any) -> bool:
-    t = type(value)
-    return t is list or t is tuple
 
 
 def is_set(value: Any) -> bool:
@@ -486,6 +473,3 @@ def make_set(values: Any) -> frozenset[Any]:
     return frozenset([freeze(v) for v in values])
 
 
-def make_object(pairs: Any) -> dict[Any, Any]:
-    """A Rego object of (key, value) pairs (keys frozen)."""
-    return {freeze(k): v for k, v in pairs}

@@ -113,7 +113,7 @@ def find_tests(
         rules = list(module.rules)
         changed = False
         for i, rule in enumerate(rules):
-            found = _test_name(rule)
+            found = find_test_name(rule)
             if found is None:
                 continue
             name_index, name = found
@@ -167,7 +167,7 @@ def _ground_keys(rule: ast.Rule) -> list[str]:
     return keys
 
 
-def _test_name(rule: ast.Rule) -> tuple[int, str] | None:
+def find_test_name(rule: ast.Rule) -> tuple[int, str] | None:
     """The position and name of the first ground head-ref part named like a test, if any."""
     for i, key in enumerate(_ground_keys(rule)):
         if key.startswith(TEST_PREFIX) or key.startswith(SKIP_PREFIX):

@@ -68,9 +68,9 @@ class RuleProbe:
         """The head ref's terms after the test's name (the case key)."""
         if self.rule is None:
             return ()
-        from pyrego.testing.discovery import _test_name
+        from pyrego.testing.discovery import find_test_name
 
-        found = _test_name(self.rule)
+        found = find_test_name(self.rule)
         ref = self.rule.head.ref
         return (ref.head, *ref.path)[found[0] + 1 :] if found is not None else ()
 
@@ -140,9 +140,10 @@ class RuleProbe:
     def _solutions(self, body: ast.Body) -> list[dict[str, Any]] | None:
         engine = self.engine
         try:
-            query = engine._compile_body(body, [""] * len(body), check_types=False)  # (the rule was checked)
+            compiled = engine.program()
+            query = compiled.compile_body(body, [""] * len(body), check_types=False)  # (the rule was checked)
             # A query reports an expression that is false as a value; in a rule body it fails.
-            return [bindings for bindings, values in engine._execute(query) if not any(v is False for v in values)]
+            return [bindings for bindings, values in compiled.execute(query) if not any(v is False for v in values)]
         except RegoError:
             return None
         finally:
@@ -174,7 +175,7 @@ def _last_bindings(solutions: list[tuple[tuple[str, ...], dict[str, Any]]], case
 def _resolved_rule(engine: Any, path: tuple[str, ...], location: Any) -> ast.Rule | None:
     """The compiled (name-resolved) rule defined at ``location`` for document ``path``."""
     try:
-        program = engine._get_program()
+        program = engine.program()
     except RegoError:
         return None
     node = program.tree.nodes.get(path)

@@ -25,7 +25,6 @@ from pyrego.testing.results import BenchmarkResult, SubResult, TestResult
 
 #: OPA's default time limit for one test (30 s when benchmarking).
 DEFAULT_TIMEOUT = 5.0
-DEFAULT_BENCH_TIMEOUT = 30.0
 
 
 @dataclass
@@ -49,15 +48,15 @@ class TestSuite:
     __test__ = False  # not a pytest class
 
     def __init__(self, loaded: LoadedSuite, *, v0_compatible: bool = False, strict_builtin_errors: bool = False) -> None:
-        import pyrego
         from pyrego.builtins.misc import cli_runtime
+        from pyrego.engine import Engine
 
         self.loaded = loaded
         self.tests = loaded.tests
         self.sources = {name: text for name, (text, _) in loaded.modules.items()}
         # The on-disk code cache, where the caller enabled it, reads this policy set's pack.
         disk_cache.use_context(self.sources, "test", "v0" if v0_compatible else "v1")
-        engine = pyrego.Engine()
+        engine = Engine()
         engine.set_type_check(True)  # as opa test: an ill-typed policy does not load
         engine.set_rego_v0(v0_compatible)
         engine.set_strict_builtin_errors(strict_builtin_errors)
@@ -67,7 +66,7 @@ class TestSuite:
             engine.add_data(doc)
         if loaded.modules:
             # The parsed modules themselves (repeated test names renamed), compiled together.
-            engine._install(dict(loaded.modules), engine._data)
+            engine.install_modules(dict(loaded.modules))
         self.engine = engine
 
     @classmethod

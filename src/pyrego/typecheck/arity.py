@@ -110,11 +110,6 @@ def arity_error(call: ast.Call, arity: int, nested: bool, is_builtin: bool, tree
     return RegoTypeError(f"function {name} has arity {arity}, got {n} {noun}", call.location)
 
 
-def mismatched(arity: int, n: int, nested: bool) -> bool:
-    """Whether ``n`` arguments are wrong for ``arity`` (``nested``: the call is an operand)."""
-    return n != arity if nested else n != arity and n != arity + 1
-
-
 def calls_in_rule(rule: ast.Rule) -> Iterator[tuple[ast.Call, bool]]:
     """Every call of a rule (else branches too) with whether it is nested, in the order
     OPA meets them: a body's expressions in order, the calls nested in one before it

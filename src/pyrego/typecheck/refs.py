@@ -98,10 +98,6 @@ def _key_identity(v: Any) -> Any:
     return (type(v), repr(v))
 
 
-class RefError:
-    """Builds the ``undefined ref`` errors (kept apart so that check.py's TypeErr is the type)."""
-
-
 def _where(env: TypeEnv, ref: tuple[Term, ...]) -> Any:
     shared = env.shared
     if shared is None:
