@@ -24,7 +24,8 @@ from typing import Any
 from urllib.parse import urljoin, urlsplit
 
 from pyrego.builtins.jwk import go_json_marshal, pem_blocks
-from pyrego.builtins.registry import BuiltinCancel, BuiltinError, OperandTypeError, builtin, operand_error
+from pyrego.builtins.registry import builtin, operand_error
+from pyrego.runtime.builtin_errors import BuiltinCancel, BuiltinError, OperandTypeError
 from pyrego.runtime.numbers import parse_number
 from pyrego.runtime.values import freeze, thaw
 

@@ -16,7 +16,6 @@ from cryptography.hazmat.primitives.asymmetric import ec, ed25519, padding, rsa
 from cryptography.hazmat.primitives.asymmetric.utils import decode_dss_signature, encode_dss_signature
 
 from pyrego.builtins.jwk import (
-    Base64Error,
     Jwk,
     b64url_decode_opa,
     b64url_nopad,
@@ -25,7 +24,9 @@ from pyrego.builtins.jwk import (
     parse_jwk_set,
     pem_decode,
 )
-from pyrego.builtins.registry import BuiltinError, builtin, operand_error
+from pyrego.builtins.registry import builtin, operand_error
+from pyrego.go_base64 import Base64Error
+from pyrego.runtime.builtin_errors import BuiltinError
 from pyrego.runtime.numbers import parse_number, to_decimal
 from pyrego.runtime.values import thaw
 

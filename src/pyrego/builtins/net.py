@@ -20,7 +20,8 @@ import threading
 from typing import Any
 
 from pyrego.builtins.limits import MAX_CIDR_EXPAND, Deadline
-from pyrego.builtins.registry import BuiltinCancel, BuiltinError, builtin, operand_error
+from pyrego.builtins.registry import builtin, operand_error
+from pyrego.runtime.builtin_errors import BuiltinCancel, BuiltinError
 from pyrego.runtime.context import EvalContext
 from pyrego.runtime.values import freeze, make_set, thaw
 

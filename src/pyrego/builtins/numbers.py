@@ -13,8 +13,9 @@ import time
 from typing import Any
 
 from pyrego.builtins.limits import check_int_bits
-from pyrego.builtins.registry import BuiltinCancel, BuiltinError, builtin
+from pyrego.builtins.registry import builtin
 from pyrego.builtins.types import bigint_operand, int_operand, operand_msg, str_operand
+from pyrego.runtime.builtin_errors import BuiltinCancel, BuiltinError
 from pyrego.runtime.context import EvalContext
 
 _CHUNK = 1 << 20

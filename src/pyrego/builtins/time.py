@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from pyrego.builtins.registry import BuiltinError, OperandTypeError, builtin, operand_error
+from pyrego.builtins.registry import builtin, operand_error
 from pyrego.builtins.time_layout import (
     LONG_DAYS,
     UTC,
@@ -25,6 +25,7 @@ from pyrego.builtins.time_layout import (
     format_time as _format,
 )
 from pyrego.builtins.time_parse import TimeError, parse_rego_duration, parse_time
+from pyrego.runtime.builtin_errors import BuiltinError, OperandTypeError
 from pyrego.runtime.context import EvalContext
 
 _NS = 1_000_000_000
