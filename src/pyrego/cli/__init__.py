@@ -12,6 +12,11 @@ caret line otherwise; the exit status is 1 (2 for usage errors).
 ``pyrego`` alone prints the help and exits 0, as ``opa`` alone does (a root
 command without an action of its own); ``pyrego --version`` prints what
 ``pyrego version`` prints.
+
+:func:`main` imports only the module of the subcommand it runs: the other
+subcommands get a parser with their one-line help (:data:`HELP`, checked by a
+test against what their ``register`` says), so ``pyrego version`` never loads
+the engine. :func:`build_parser` without a command registers them all.
 """
 
 from __future__ import annotations
@@ -20,19 +25,46 @@ import argparse
 import importlib
 import sys
 from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
-from pyrego.cli.eval_cmd import load_data_args
 from pyrego.cli.output import UsageError, format_errors, format_result
 from pyrego.loader import LoadError
 
-__all__ = ["COMMANDS", "UsageError", "build_parser", "format_errors", "format_result", "load_data_args", "main"]
+if TYPE_CHECKING:
+    from pyrego.cli.eval_cmd import load_data_args
+
+__all__ = ["COMMANDS", "HELP", "UsageError", "build_parser", "format_errors", "format_result", "load_data_args", "main"]
 
 #: Subcommand modules (relative to this package), in help order.
 COMMANDS: tuple[str, ...] = ("eval_cmd", "test_cmd", "check_cmd", "parse_cmd", "fmt_cmd", "inspect_cmd", "capabilities_cmd", "deps_cmd", "compile_cmd", "version_cmd")
 
+#: Each subcommand's line in ``pyrego --help`` (its module's ``register`` says the same).
+HELP: dict[str, str] = {
+    "eval": "evaluate a Rego query",
+    "test": "run Rego tests",
+    "check": "check Rego source files for parse and compile errors",
+    "parse": "parse a Rego file and print its AST",
+    "fmt": "format Rego source files (as opa fmt)",
+    "inspect": "summarise a bundle, a bundle directory or a Rego file",
+    "capabilities": "print the capabilities of pyrego (builtins, keywords, features)",
+    "deps": "print the base and virtual documents a query depends on",
+    "compile": "compile a policy decision into a data filter (SQL or UCAST)",
+    "version": "print the version",
+}
 
-def build_parser() -> argparse.ArgumentParser:
-    """The argument parser of the ``pyrego`` command."""
+
+def __getattr__(name: str) -> Any:
+    if name == "load_data_args":  # (the eval subcommand's, loaded with it)
+        from pyrego.cli.eval_cmd import load_data_args
+
+        return load_data_args
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The argument parser of the ``pyrego`` command; with ``command``, only
+    that subcommand's module is imported (the others parse nothing: they are
+    listed for the help and the choices)."""
     ap = argparse.ArgumentParser(
         prog="pyrego", description="A Rego policy engine that compiles policies to Python.", allow_abbrev=False
     )
@@ -42,7 +74,11 @@ def build_parser() -> argparse.ArgumentParser:
     sub = ap.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
     for name in COMMANDS:
-        importlib.import_module(f"{__name__}.{name}").register(sub)
+        cmd = name.removesuffix("_cmd")
+        if command is None or cmd == command:
+            importlib.import_module(f"{__name__}.{name}").register(sub)
+        else:
+            sub.add_parser(cmd, help=HELP[cmd])
     # `pyrego bench ...` hands its arguments to the benchmark runner (see main()).
     sub.add_parser("bench", help="run the benchmark suite (pyrego bench --help)", add_help=False)
     return ap
@@ -73,6 +109,17 @@ def _subparser(ap: argparse.ArgumentParser, command: str) -> argparse.ArgumentPa
     return ap
 
 
+def _command(args: Sequence[str]) -> str:
+    """The subcommand ``args`` name ("" for none): the first argument that is
+    not an option (the top level's options take no values)."""
+    for arg in args:
+        if arg == "--":
+            break
+        if not arg.startswith("-"):
+            return arg
+    return ""
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``pyrego`` command with ``argv`` (default ``sys.argv[1:]``); return the exit status."""
     args = list(sys.argv[1:] if argv is None else argv)
@@ -80,7 +127,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         from pyrego.bench.cli import main as bench_main
 
         return bench_main(args[1:])
-    ap = build_parser()
+    ap = build_parser(_command(args))
     if not args:
         ap.print_help(sys.stdout)  # as opa: the bare command shows its help
         return 0
