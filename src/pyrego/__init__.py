@@ -17,9 +17,10 @@ none of the engine: the command line and ``pyrego.__version__`` start fast).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
+TYPE_CHECKING = False  # (not typing's: importing typing would cost more than the rest of this module)
 if TYPE_CHECKING:
+    from typing import Any
+
     from pyrego.codegen.build_cache import clear_compile_cache, set_compile_cache_size
     from pyrego.engine import Engine
     from pyrego.errors import (

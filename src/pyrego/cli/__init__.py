@@ -24,14 +24,14 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
 
-from pyrego.cli.output import UsageError, format_errors, format_result
-from pyrego.loader import LoadError
-
+TYPE_CHECKING = False  # (not typing's: pyrego version need not import typing)
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any
+
     from pyrego.cli.eval_cmd import load_data_args
+    from pyrego.cli.output import UsageError, format_errors, format_result
 
 __all__ = ["COMMANDS", "HELP", "UsageError", "build_parser", "format_errors", "format_result", "load_data_args", "main"]
 
@@ -53,12 +53,20 @@ HELP: dict[str, str] = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    if name == "load_data_args":  # (the eval subcommand's, loaded with it)
-        from pyrego.cli.eval_cmd import load_data_args
+# Names this package re-exports, imported on first use (``pyrego version`` needs none).
+_LAZY = {
+    "load_data_args": "pyrego.cli.eval_cmd",
+    "UsageError": "pyrego.cli.output",
+    "format_errors": "pyrego.cli.output",
+    "format_result": "pyrego.cli.output",
+}
 
-        return load_data_args
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(module), name)
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
@@ -142,14 +150,29 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(exc.code) if isinstance(exc.code, int) else 2
     try:
         return int(ns.func(ns, sys.stdout, sys.stderr))
-    except UsageError as exc:
-        print(f"pyrego {ns.command}: {exc}", file=sys.stderr)
-        return 2
-    except LoadError as exc:
-        print(f"pyrego {ns.command}: {exc}", file=sys.stderr)
-        return 1
     except BrokenPipeError:
         return 1
+    except Exception as exc:
+        status = _error_status(exc)
+        if status is None:
+            raise
+        print(f"pyrego {ns.command}: {exc}", file=sys.stderr)
+        return status
+
+
+def _error_status(exc: Exception) -> int | None:
+    """The exit status of a usage error (2) or a load error (1); None for others.
+
+    Their classes are looked up among the imported modules: an error whose
+    module was never imported cannot have been raised, and importing them
+    here would load for every command what few of them use."""
+    output = sys.modules.get("pyrego.cli.output")
+    if output is not None and isinstance(exc, output.UsageError):
+        return 2
+    loader = sys.modules.get("pyrego.loader")
+    if loader is not None and isinstance(exc, loader.LoadError):
+        return 1
+    return None
 
 
 if __name__ == "__main__":

@@ -73,7 +73,6 @@ def parse_input_text(text: str | bytes) -> Any:
     whatever the file is called; a leading UTF-8 byte order mark is dropped.
 
     Raises :class:`~pyrego.errors.DataError` when the text is neither."""
-    from pyrego.conformance import load_yaml
     from pyrego.errors import DataError
     from pyrego.runtime.convert import loads
 
@@ -84,6 +83,8 @@ def parse_input_text(text: str | bytes) -> Any:
         return loads(text, what="JSON input")
     except DataError:
         pass
+    from pyrego.conformance import load_yaml  # (YAML only when the text is no JSON)
+
     try:
         return load_yaml(text)
     except Exception as exc:  # noqa: BLE001 - yaml raises many kinds

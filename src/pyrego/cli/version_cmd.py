@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-import argparse
 import sys
-from typing import Any, TextIO
+
+TYPE_CHECKING = False  # (not typing's: this command imports as little as it can)
+if TYPE_CHECKING:
+    import argparse
+    from typing import Any, TextIO
 
 
 def package_version() -> str:
