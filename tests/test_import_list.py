@@ -173,7 +173,7 @@ def test_cli_help_lines_match_the_subcommands() -> None:
     helps = {c.dest: c.help for c in sub._choices_actions}
     assert {name: helps[name] for name in HELP} == HELP
     assert list(HELP) == [name.removesuffix("_cmd") for name in COMMANDS]
-    for command in HELP:  # one command's full parser, the others' help lines: the same --help
+    for command in ["", *HELP]:  # one command's full parser (or none), the others' help lines: the same --help
         assert build_parser(command).format_help() == full.format_help()
 
 
