@@ -1,5 +1,6 @@
-"""The builtin table (:mod:`pyrego.builtins.table`) says which module registers
-each builtin; it must match the modules' ``@builtin`` registrations, and every
+"""The builtin table (:mod:`pyrego.builtins.table`), one record per builtin,
+says which module registers it and OPA's flags for it; it must match the
+modules' ``@builtin`` registrations and OPA's capabilities file, and every
 builtin has its type signature and description. Loading stays per category
 and safe under threads."""
 
@@ -28,7 +29,11 @@ def test_table_is_what_the_modules_register() -> None:
 
 
 def test_every_builtin_has_its_facts() -> None:
-    names = set(all_builtins())
+    builtins = all_builtins()
+    names = set(builtins)
+    assert {n for n, b in builtins.items() if b.nondeterministic} == table.NONDETERMINISTIC
+    assert {n for n, b in builtins.items() if b.relation} == table.RELATION == {"walk"}
+    assert "http.send" in table.NONDETERMINISTIC and "rand.intn" in table.NONDETERMINISTIC
     assert names == set(table.MODULES)
     assert len(names) == 206
     assert set(SIGNATURES) == names

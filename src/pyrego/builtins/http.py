@@ -699,7 +699,7 @@ def _send(ctx: Any, req: dict[Any, Any]) -> dict[str, Any]:
     return result
 
 
-@builtin("http.send", 1, needs_context=True, nondeterministic=True)
+@builtin("http.send", 1, needs_context=True)
 def http_send(ctx: Any, request: Any) -> Any:
     if type(request) is not dict:
         raise operand_error(1, request, "object")

@@ -418,7 +418,7 @@ def _cmp_seconds(t_ns: float, claim: int | float) -> int:
     return -1 if seconds < other else (1 if seconds > other else 0)
 
 
-@builtin("io.jwt.decode_verify", 2, needs_context=True, nondeterministic=True)
+@builtin("io.jwt.decode_verify", 2, needs_context=True)
 def jwt_decode_verify(ctx: Any, jwt: Any, constraints: Any) -> list[Any]:
     if type(constraints) is not dict:
         raise operand_error(2, constraints, "object")
@@ -549,7 +549,7 @@ def encode_sign_raw_text(headers: str, payload: str, jwk_text: str) -> str:
     return signing_input + "." + b64url_nopad(signature)
 
 
-@builtin("io.jwt.encode_sign_raw", 3, nondeterministic=True)
+@builtin("io.jwt.encode_sign_raw", 3)
 def jwt_encode_sign_raw(headers: Any, payload: Any, key: Any) -> str:
     if type(key) is not str:
         raise operand_error(3, key, "string")
@@ -560,7 +560,7 @@ def jwt_encode_sign_raw(headers: Any, payload: Any, key: Any) -> str:
     return encode_sign_raw_text(headers, payload, key)
 
 
-@builtin("io.jwt.encode_sign", 3, nondeterministic=True)
+@builtin("io.jwt.encode_sign", 3)
 def jwt_encode_sign(headers: Any, payload: Any, key: Any) -> str:
     return encode_sign_raw_text(go_json_marshal(headers), go_json_marshal(payload), go_json_marshal(key))
 

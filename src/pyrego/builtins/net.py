@@ -325,7 +325,7 @@ def _resolve(ctx: EvalContext, name: str) -> list[Any]:
     return box["infos"]  # type: ignore[no-any-return]
 
 
-@builtin("net.lookup_ip_addr", 1, needs_context=True, nondeterministic=True)
+@builtin("net.lookup_ip_addr", 1, needs_context=True)
 def net_lookup_ip_addr(ctx: EvalContext, name: Any) -> frozenset[Any]:
     if type(name) is not str:
         raise operand_error(1, name, "string")

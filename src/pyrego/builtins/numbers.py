@@ -110,7 +110,7 @@ def bits_rsh(a: Any, b: Any) -> int:
 _rng = random.SystemRandom()
 
 
-@builtin("rand.intn", 2, needs_context=True, nondeterministic=True)
+@builtin("rand.intn", 2, needs_context=True)
 def rand_intn(ctx: EvalContext, s: Any, n: Any) -> int:
     """A random int in [0, |n|), the same for the same (s, n) within one query."""
     key = str_operand(s, 1)

@@ -38,7 +38,7 @@ import importlib
 from dataclasses import dataclass
 from typing import Any, Callable, TypeVar
 
-from pyrego.builtins.table import MODULES
+from pyrego.builtins.table import MODULES, NONDETERMINISTIC, RELATION
 from pyrego.runtime.builtin_errors import BuiltinCancel, BuiltinError, BuiltinHalt, OperandTypeError
 from pyrego.runtime.values import type_name
 
@@ -107,11 +107,12 @@ def builtin(
     arity: int,
     *,
     needs_context: bool = False,
-    nondeterministic: bool = False,
-    relation: bool = False,
     cancellable: bool = False,
 ) -> Callable[[F], F]:
-    """Register the decorated function as the builtin ``name``."""
+    """Register the decorated function as the builtin ``name``.
+
+    Whether it is nondeterministic or a relation is OPA's fact, recorded in
+    :mod:`.table` with the builtin's module."""
 
     def register(fn: F) -> F:
         if name in _NAMES:
@@ -120,7 +121,7 @@ def builtin(
         call: Callable[..., Any] = fn
         if cancellable:
             call = _context_optional(fn, arity)
-        entry = Builtin(name, call, arity, needs_context or cancellable, nondeterministic, relation)
+        entry = Builtin(name, call, arity, needs_context or cancellable, name in NONDETERMINISTIC, name in RELATION)
         _DECLARED.setdefault(fn.__module__, {})[name] = entry
         return fn
 

@@ -113,7 +113,7 @@ def _string(x: Any, pos: int) -> str:
     return x
 
 
-@builtin("time.now_ns", 0, needs_context=True, nondeterministic=True)
+@builtin("time.now_ns", 0, needs_context=True)
 def time_now_ns(ctx: EvalContext) -> int:
     return ctx.now_ns
 
