@@ -13,8 +13,9 @@ import decimal
 from typing import Any
 
 from pyrego.builtins import limits
-from pyrego.builtins.registry import BuiltinError, builtin
+from pyrego.builtins.registry import builtin
 from pyrego.builtins.types import elem_err, type_err
+from pyrego.runtime.builtin_errors import BuiltinError
 from pyrego.runtime.numbers import ArithmeticError_, product, total
 from pyrego.runtime.values import TRUE_KEY, UNDEF, compare, sort_key, sorted_values, thaw
 

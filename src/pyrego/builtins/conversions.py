@@ -8,9 +8,10 @@ from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from pyrego.builtins._goutil import int_to_decimal
-from pyrego.builtins.registry import BuiltinError, builtin
+from pyrego.builtins.registry import builtin
 from pyrego.builtins.sprintf import go_quote
 from pyrego.builtins.types import num_operand, operand_msg, type_err
+from pyrego.runtime.builtin_errors import BuiltinError
 from pyrego.runtime.numbers import ArithmeticError_, parse_number, truncate
 from pyrego.runtime.values import make_set, sort_key, thaw
 

@@ -14,10 +14,12 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec, ed25519, rsa
 
 from pyrego.builtins._goutil import to_bytes
-from pyrego.builtins.jwk import Base64Error, b64url_nopad, go_b64decode, pem_blocks, pem_decode, public_of
-from pyrego.builtins.registry import BuiltinError, builtin, operand_error
+from pyrego.builtins.jwk import b64url_nopad, pem_blocks, pem_decode, public_of
+from pyrego.builtins.registry import builtin, operand_error
 from pyrego.builtins.x509 import certificate_json, csr_json, der_certificate_length, private_key_json
 from pyrego.builtins.x509_verify import VerifyError, verify_chain
+from pyrego.go_base64 import Base64Error, go_b64decode
+from pyrego.runtime.builtin_errors import BuiltinError
 from pyrego.runtime.values import thaw
 
 # ---------------------------------------------------------------- digests

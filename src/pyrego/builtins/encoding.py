@@ -14,10 +14,11 @@ from decimal import Decimal
 from typing import Any
 
 from pyrego.builtins._goutil import from_bytes, go_quote, int_to_decimal, quote_char, to_bytes, valid_utf8
-from pyrego.builtins.jwk import Base64Error, go_b64decode
 from pyrego.builtins.limits import MAX_STRING, Deadline, check_string_size
-from pyrego.builtins.registry import BuiltinError, OperandTypeError, builtin, operand_error
+from pyrego.builtins.registry import builtin, operand_error
+from pyrego.go_base64 import Base64Error, go_b64decode
 from pyrego.runtime.budget import tick
+from pyrego.runtime.builtin_errors import BuiltinError, OperandTypeError
 from pyrego.runtime.context import EvalContext
 from pyrego.runtime.convert import to_json_value
 from pyrego.runtime.numbers import format_number, parse_number

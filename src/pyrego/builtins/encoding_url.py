@@ -6,7 +6,8 @@ import ipaddress
 from typing import Any
 
 from pyrego.builtins._goutil import from_bytes, go_quote, to_bytes
-from pyrego.builtins.registry import BuiltinError, OperandTypeError, builtin, operand_error
+from pyrego.builtins.registry import builtin, operand_error
+from pyrego.runtime.builtin_errors import BuiltinError, OperandTypeError
 from pyrego.runtime.convert import to_json_value
 
 # Go's encoding modes of net/url.

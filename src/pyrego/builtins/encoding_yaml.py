@@ -27,8 +27,9 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from pyrego.builtins._goutil import format_float_g, from_bytes, go_quote, int_to_decimal, valid_utf8
 from pyrego.builtins.limits import Deadline
-from pyrego.builtins.registry import BuiltinError, builtin, operand_error
+from pyrego.builtins.registry import builtin, operand_error
 from pyrego.runtime.budget import tick
+from pyrego.runtime.builtin_errors import BuiltinError
 from pyrego.runtime.context import EvalContext
 from pyrego.runtime.convert import to_json_value
 from pyrego.runtime.numbers import format_number

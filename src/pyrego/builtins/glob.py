@@ -20,7 +20,8 @@ from typing import Any
 from re2 import _re2  # type: ignore[import-untyped]
 
 from pyrego.builtins._goutil import to_bytes, valid_utf8
-from pyrego.builtins.registry import BuiltinError, OperandTypeError, builtin, operand_error
+from pyrego.builtins.registry import builtin, operand_error
+from pyrego.runtime.builtin_errors import BuiltinError, OperandTypeError
 
 _OPTIONS = _re2.RE2.Options()
 _OPTIONS.log_errors = False

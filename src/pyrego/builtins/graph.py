@@ -13,7 +13,8 @@ from collections import deque
 from typing import Any
 
 from pyrego.builtins.limits import Deadline
-from pyrego.builtins.registry import OperandTypeError, builtin, operand_error
+from pyrego.builtins.registry import builtin, operand_error
+from pyrego.runtime.builtin_errors import OperandTypeError
 from pyrego.runtime.context import EvalContext
 from pyrego.runtime.values import ArrayKey, freeze
 

@@ -12,7 +12,8 @@ import json
 from typing import Any
 
 from pyrego.builtins.graphql_parser import GraphQLSyntaxError, parse_query, parse_schema, prune
-from pyrego.builtins.registry import BuiltinError, builtin, operand_error
+from pyrego.builtins.registry import builtin, operand_error
+from pyrego.runtime.builtin_errors import BuiltinError
 from pyrego.runtime.values import thaw
 
 

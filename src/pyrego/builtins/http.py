@@ -24,7 +24,8 @@ from typing import Any
 from urllib.parse import urljoin, urlsplit
 
 from pyrego.builtins.jwk import go_json_marshal, pem_blocks
-from pyrego.builtins.registry import BuiltinCancel, BuiltinError, OperandTypeError, builtin, operand_error
+from pyrego.builtins.registry import builtin, operand_error
+from pyrego.runtime.builtin_errors import BuiltinCancel, BuiltinError, OperandTypeError
 from pyrego.runtime.numbers import parse_number
 from pyrego.runtime.values import freeze, thaw
 
@@ -698,7 +699,7 @@ def _send(ctx: Any, req: dict[Any, Any]) -> dict[str, Any]:
     return result
 
 
-@builtin("http.send", 1, needs_context=True, nondeterministic=True)
+@builtin("http.send", 1, needs_context=True)
 def http_send(ctx: Any, request: Any) -> Any:
     if type(request) is not dict:
         raise operand_error(1, request, "object")

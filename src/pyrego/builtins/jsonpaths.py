@@ -16,7 +16,8 @@ from decimal import Decimal
 from typing import Any
 
 from pyrego.builtins.limits import Deadline
-from pyrego.builtins.registry import BuiltinError, OperandTypeError, builtin, operand_error
+from pyrego.builtins.registry import builtin, operand_error
+from pyrego.runtime.builtin_errors import BuiltinError, OperandTypeError
 from pyrego.runtime.context import EvalContext
 from pyrego.runtime.values import UNDEF, equal, freeze, thaw, type_name
 

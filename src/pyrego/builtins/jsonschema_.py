@@ -17,7 +17,8 @@ from typing import Any
 
 from pyrego.builtins._goutil import format_float_g, valid_utf8
 from pyrego.builtins.jsonschema_formats import check_format
-from pyrego.builtins.registry import BuiltinError, builtin
+from pyrego.builtins.registry import builtin
+from pyrego.runtime.builtin_errors import BuiltinError
 from pyrego.runtime.convert import to_json_value
 from pyrego.runtime.numbers import format_number, parse_number
 from pyrego.runtime.values import UNDEF

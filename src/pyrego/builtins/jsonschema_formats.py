@@ -53,7 +53,7 @@ _date_time = _any_layout(
 def _uri(absolute: bool) -> Callable[[str], bool]:
     def check(s: str) -> bool:
         from pyrego.builtins.encoding_url import parse_url
-        from pyrego.builtins.registry import BuiltinError
+        from pyrego.runtime.builtin_errors import BuiltinError
 
         try:
             u = parse_url(s)
@@ -66,7 +66,7 @@ def _uri(absolute: bool) -> Callable[[str], bool]:
 
 def _regex(s: str) -> bool:
     from pyrego.builtins.regex import compile_regex
-    from pyrego.builtins.registry import BuiltinError
+    from pyrego.runtime.builtin_errors import BuiltinError
 
     try:
         compile_regex(s)

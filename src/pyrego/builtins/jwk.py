@@ -1,10 +1,11 @@
 """Shared helpers of the crypto and token builtins (no builtins registered here).
 
-- Go-compatible base64 decoding (OPA's error texts come from Go's
-  ``encoding/base64``: ``illegal base64 data at input byte N``);
+- OPA's base64url decoding (on Go's decoder, :mod:`pyrego.go_base64`);
 - Go-compatible JSON marshalling (sorted keys, HTML-safe escapes), used where
   OPA hashes or signs the bytes of ``json.Marshal``;
-- JSON Web Key (set) parsing into ``cryptography`` key objects;
+- JSON Web Key (set) parsing into ``cryptography`` key objects (``cryptography``
+  is imported on first use: the HTTP and cloud-provider builtins use this
+  module's JSON and PEM helpers only);
 - PEM block splitting as Go's ``encoding/pem`` does it.
 """
 
@@ -17,100 +18,11 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from cryptography.hazmat.primitives.asymmetric import ec, ed25519, rsa
-
-from pyrego.builtins.registry import BuiltinError
+from pyrego.builtins.encoding import go_json_dumps
+from pyrego.go_base64 import Base64Error, go_b64decode
+from pyrego.runtime.builtin_errors import BuiltinError
 
 # ---------------------------------------------------------------- base64
-
-_STD = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
-_URL = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
-_STD_SET = frozenset(_STD.encode())
-_URL_SET = frozenset(_URL.encode())
-
-
-_STD_FAST = re.compile(rb"(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?")
-_URL_FAST = re.compile(rb"(?:[A-Za-z0-9\-_]{4})*(?:[A-Za-z0-9\-_]{2}==|[A-Za-z0-9\-_]{3}=)?")
-
-
-class Base64Error(ValueError):
-    """Go's ``CorruptInputError``."""
-
-    def __init__(self, offset: int) -> None:
-        super().__init__(f"illegal base64 data at input byte {offset}")
-        self.offset = offset
-
-
-def go_b64decode(data: str | bytes, *, url: bool = False, padded: bool = True) -> bytes:
-    """Decode base64 with Go's rules and error offsets.
-
-    Go skips CR and LF anywhere, requires exact padding (when ``padded``),
-    rejects trailing garbage after padding, and does not check the unused
-    trailing bits (non-strict mode).
-    """
-    src = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data
-    if padded and (_URL_FAST if url else _STD_FAST).fullmatch(src):
-        # Well-formed padded input (the common case): the C decoder gives Go's answer.
-        return binascii.a2b_base64(src.replace(b"-", b"+").replace(b"_", b"/") if url else src)
-    alphabet = _URL_SET if url else _STD_SET
-    n = len(src)
-    clean = bytearray()
-    si = 0
-    while True:
-        quantum = bytearray()
-        j = 0
-        while j < 4:
-            if si == n:
-                if j == 0:
-                    return _finish(clean)
-                if j == 1 or padded:
-                    raise Base64Error(si - j)
-                _flush(clean, quantum)
-                return _finish(clean)
-            c = src[si]
-            si += 1
-            if c in alphabet:
-                quantum.append(c)
-                j += 1
-                continue
-            if c in (0x0A, 0x0D):
-                continue
-            if not padded or c != 0x3D:  # '='
-                raise Base64Error(si - 1)
-            # padding: only after 2 or 3 data characters
-            if j in (0, 1):
-                raise Base64Error(si - 1)
-            if j == 2:
-                while si < n and src[si] in (0x0A, 0x0D):
-                    si += 1
-                if si == n:
-                    raise Base64Error(n)
-                if src[si] != 0x3D:
-                    raise Base64Error(si - 1)
-                si += 1
-            while si < n and src[si] in (0x0A, 0x0D):
-                si += 1
-            if si < n:
-                raise Base64Error(si)
-            _flush(clean, quantum)
-            return _finish(clean)
-        _flush(clean, quantum)
-
-
-def _flush(out: bytearray, quantum: bytearray) -> None:
-    out.extend(quantum)
-
-
-def _finish(chars: bytearray) -> bytes:
-    # Characters were validated; decode them leniently about trailing bits.
-    text = bytes(chars).translate(bytes.maketrans(b"-_", b"+/"))
-    rem = len(text) % 4
-    if rem:
-        text += b"=" * (4 - rem)
-    try:
-        return base64.b64decode(text, validate=False)
-    except binascii.Error as exc:  # pragma: no cover - input already checked
-        raise Base64Error(0) from exc
 
 
 def b64url_decode_opa(s: str) -> bytes:
@@ -139,10 +51,7 @@ def b64url_nopad(data: bytes) -> str:
 def go_json_marshal(value: Any) -> str:
     """``json.Marshal`` of OPA's ``ast.JSON`` form of a value: sorted keys, compact.
 
-    The one implementation is :func:`pyrego.builtins.encoding.go_json_dumps`
-    (imported here lazily: encoding imports this module's base64 decoder)."""
-    from pyrego.builtins.encoding import go_json_dumps
-
+    The one implementation is :func:`pyrego.builtins.encoding.go_json_dumps`."""
     return go_json_dumps(value)
 
 
@@ -286,11 +195,13 @@ def _int_field(obj: dict[str, Any], name: str, *, required: bool = True) -> int 
     return None if raw is None else int.from_bytes(raw, "big")
 
 
-_CURVES: dict[str, ec.EllipticCurve] = {"P-256": ec.SECP256R1(), "P-384": ec.SECP384R1(), "P-521": ec.SECP521R1()}
+_CURVES = {"P-256": "SECP256R1", "P-384": "SECP384R1", "P-521": "SECP521R1"}  # (classes of cryptography's ec)
 
 
 def jwk_to_key(obj: dict[str, Any]) -> Jwk:
     """One JWK object to a key; raises ValueError on bad keys."""
+    from cryptography.hazmat.primitives.asymmetric import ec, ed25519, rsa
+
     kty = obj.get("kty")
     if type(kty) is not str or not kty:
         raise ValueError(
@@ -322,7 +233,7 @@ def jwk_to_key(obj: dict[str, Any]) -> Jwk:
         crv = obj.get("crv")
         if crv not in _CURVES:
             raise ValueError(f"unsupported elliptic curve {crv}")
-        curve = _CURVES[str(crv)]
+        curve = getattr(ec, _CURVES[str(crv)])()
         x = _int_field(obj, "x")
         y = _int_field(obj, "y")
         assert x is not None and y is not None
@@ -365,6 +276,8 @@ def parse_jwk_set(text: str | bytes) -> list[Jwk]:
 
 def public_of(key: Any) -> Any:
     """The public half of a private key (others unchanged)."""
+    from cryptography.hazmat.primitives.asymmetric import ec, ed25519, rsa
+
     if isinstance(key, rsa.RSAPrivateKey | ec.EllipticCurvePrivateKey | ed25519.Ed25519PrivateKey):
         return key.public_key()
     return key

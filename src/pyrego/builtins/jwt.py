@@ -16,7 +16,6 @@ from cryptography.hazmat.primitives.asymmetric import ec, ed25519, padding, rsa
 from cryptography.hazmat.primitives.asymmetric.utils import decode_dss_signature, encode_dss_signature
 
 from pyrego.builtins.jwk import (
-    Base64Error,
     Jwk,
     b64url_decode_opa,
     b64url_nopad,
@@ -25,7 +24,9 @@ from pyrego.builtins.jwk import (
     parse_jwk_set,
     pem_decode,
 )
-from pyrego.builtins.registry import BuiltinError, builtin, operand_error
+from pyrego.builtins.registry import builtin, operand_error
+from pyrego.go_base64 import Base64Error
+from pyrego.runtime.builtin_errors import BuiltinError
 from pyrego.runtime.numbers import parse_number, to_decimal
 from pyrego.runtime.values import thaw
 
@@ -417,7 +418,7 @@ def _cmp_seconds(t_ns: float, claim: int | float) -> int:
     return -1 if seconds < other else (1 if seconds > other else 0)
 
 
-@builtin("io.jwt.decode_verify", 2, needs_context=True, nondeterministic=True)
+@builtin("io.jwt.decode_verify", 2, needs_context=True)
 def jwt_decode_verify(ctx: Any, jwt: Any, constraints: Any) -> list[Any]:
     if type(constraints) is not dict:
         raise operand_error(2, constraints, "object")
@@ -548,7 +549,7 @@ def encode_sign_raw_text(headers: str, payload: str, jwk_text: str) -> str:
     return signing_input + "." + b64url_nopad(signature)
 
 
-@builtin("io.jwt.encode_sign_raw", 3, nondeterministic=True)
+@builtin("io.jwt.encode_sign_raw", 3)
 def jwt_encode_sign_raw(headers: Any, payload: Any, key: Any) -> str:
     if type(key) is not str:
         raise operand_error(3, key, "string")
@@ -559,7 +560,7 @@ def jwt_encode_sign_raw(headers: Any, payload: Any, key: Any) -> str:
     return encode_sign_raw_text(headers, payload, key)
 
 
-@builtin("io.jwt.encode_sign", 3, nondeterministic=True)
+@builtin("io.jwt.encode_sign", 3)
 def jwt_encode_sign(headers: Any, payload: Any, key: Any) -> str:
     return encode_sign_raw_text(go_json_marshal(headers), go_json_marshal(payload), go_json_marshal(key))
 

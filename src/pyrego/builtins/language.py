@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from pyrego.builtins.registry import BuiltinError, builtin
+from pyrego.builtins.registry import builtin
+from pyrego.runtime.builtin_errors import BuiltinError
 
 
 def _compiled(name: str) -> BuiltinError:

@@ -35,7 +35,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from pyrego.builtins.registry import BuiltinCancel, BuiltinError
+from pyrego.runtime.builtin_errors import BuiltinCancel, BuiltinError
 from pyrego.runtime.numbers import MAX_PRODUCT_BITS
 
 #: Work units between two reads of the clock.

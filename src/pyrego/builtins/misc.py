@@ -10,7 +10,7 @@ from pyrego.builtins.registry import builtin, operand_error
 VERSION = "1.20.2"
 
 
-@builtin("opa.runtime", 0, needs_context=True, nondeterministic=True)
+@builtin("opa.runtime", 0, needs_context=True)
 def opa_runtime(ctx: Any) -> dict[str, Any]:
     """Runtime information: the engine's ``runtime`` option, else an empty object.
 

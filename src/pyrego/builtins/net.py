@@ -20,7 +20,8 @@ import threading
 from typing import Any
 
 from pyrego.builtins.limits import MAX_CIDR_EXPAND, Deadline
-from pyrego.builtins.registry import BuiltinCancel, BuiltinError, builtin, operand_error
+from pyrego.builtins.registry import builtin, operand_error
+from pyrego.runtime.builtin_errors import BuiltinCancel, BuiltinError
 from pyrego.runtime.context import EvalContext
 from pyrego.runtime.values import freeze, make_set, thaw
 
@@ -324,7 +325,7 @@ def _resolve(ctx: EvalContext, name: str) -> list[Any]:
     return box["infos"]  # type: ignore[no-any-return]
 
 
-@builtin("net.lookup_ip_addr", 1, needs_context=True, nondeterministic=True)
+@builtin("net.lookup_ip_addr", 1, needs_context=True)
 def net_lookup_ip_addr(ctx: EvalContext, name: Any) -> frozenset[Any]:
     if type(name) is not str:
         raise operand_error(1, name, "string")

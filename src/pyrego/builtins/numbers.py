@@ -13,8 +13,9 @@ import time
 from typing import Any
 
 from pyrego.builtins.limits import check_int_bits
-from pyrego.builtins.registry import BuiltinCancel, BuiltinError, builtin
+from pyrego.builtins.registry import builtin
 from pyrego.builtins.types import bigint_operand, int_operand, operand_msg, str_operand
+from pyrego.runtime.builtin_errors import BuiltinCancel, BuiltinError
 from pyrego.runtime.context import EvalContext
 
 _CHUNK = 1 << 20
@@ -109,7 +110,7 @@ def bits_rsh(a: Any, b: Any) -> int:
 _rng = random.SystemRandom()
 
 
-@builtin("rand.intn", 2, needs_context=True, nondeterministic=True)
+@builtin("rand.intn", 2, needs_context=True)
 def rand_intn(ctx: EvalContext, s: Any, n: Any) -> int:
     """A random int in [0, |n|), the same for the same (s, n) within one query."""
     key = str_operand(s, 1)

@@ -14,8 +14,9 @@ from __future__ import annotations
 from typing import Any
 
 from pyrego.builtins.limits import TICK, Deadline
-from pyrego.builtins.registry import OperandTypeError, builtin
+from pyrego.builtins.registry import builtin
 from pyrego.builtins.types import arr_operand, elem_err, obj_operand, type_err
+from pyrego.runtime.builtin_errors import OperandTypeError
 from pyrego.runtime.context import EvalContext
 from pyrego.runtime.values import equal, freeze
 

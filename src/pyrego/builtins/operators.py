@@ -15,9 +15,10 @@ from decimal import Decimal
 from typing import Any
 
 from pyrego.builtins import limits
-from pyrego.builtins.registry import BuiltinError, builtin
+from pyrego.builtins.registry import builtin
 from pyrego.builtins.types import type_err
 from pyrego.runtime import numbers
+from pyrego.runtime.builtin_errors import BuiltinError
 from pyrego.runtime.values import compare, equal, freeze
 
 # ---------------------------------------------------------------- comparison

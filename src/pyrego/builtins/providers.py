@@ -10,7 +10,8 @@ from urllib.parse import quote, urlsplit
 
 from pyrego.builtins.http import set_text, validate_request
 from pyrego.builtins.jwk import go_json_marshal
-from pyrego.builtins.registry import OperandTypeError, builtin, operand_error
+from pyrego.builtins.registry import builtin, operand_error
+from pyrego.runtime.builtin_errors import OperandTypeError
 from pyrego.runtime.values import thaw
 
 _REQUIRED = ("aws_access_key", "aws_secret_access_key", "aws_region", "aws_service")

@@ -20,7 +20,8 @@ from re2 import _re2  # type: ignore[import-untyped]
 from pyrego.builtins._goutil import from_bytes, to_bytes, valid_utf8
 from pyrego.builtins.limits import MAX_STRING, TICK, Deadline, check, check_string_size
 from pyrego.builtins.regex_glob import globs_match
-from pyrego.builtins.registry import BuiltinError, OperandTypeError, builtin, operand_error
+from pyrego.builtins.registry import builtin, operand_error
+from pyrego.runtime.builtin_errors import BuiltinError, OperandTypeError
 from pyrego.runtime.context import EvalContext
 
 _OPTIONS = _re2.RE2.Options()

@@ -16,7 +16,7 @@ from __future__ import annotations
 import bisect
 
 from pyrego.builtins.limits import Deadline
-from pyrego.builtins.registry import BuiltinError
+from pyrego.runtime.builtin_errors import BuiltinError
 
 _Ranges = tuple[tuple[int, int], ...]
 

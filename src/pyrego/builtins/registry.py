@@ -22,45 +22,39 @@ Builtins whose work grows with their input are registered with
 deadline (see :mod:`.limits`), and raise :class:`BuiltinCancel` once it has
 passed. Called with their arguments alone (outside an evaluation), they run
 without a deadline.
+
+The builtins load per category: :mod:`.table` says which module of this
+package registers each builtin, and :func:`lookup` imports that module the
+first time one of its builtins is asked for (so a policy that calls no crypto
+builtin never imports ``cryptography``). A test keeps the table in step with
+what the modules register. The error classes live in
+:mod:`pyrego.runtime.builtin_errors` (the runtime raises and catches them);
+they are re-exported here for the builtins' callers.
 """
 
 from __future__ import annotations
 
-import threading
+import importlib
 from dataclasses import dataclass
 from typing import Any, Callable, TypeVar
 
+from pyrego.builtins.table import MODULES, NONDETERMINISTIC, RELATION
+from pyrego.runtime.builtin_errors import BuiltinCancel, BuiltinError, BuiltinHalt, OperandTypeError
 from pyrego.runtime.values import type_name
 
-
-class BuiltinError(Exception):
-    """A builtin failed; the message is OPA's text without the builtin name."""
-
-    code = "eval_builtin_error"
-
-
-class OperandTypeError(BuiltinError):
-    """An argument of the wrong type."""
-
-    code = "eval_type_error"
-
-
-class BuiltinHalt(Exception):
-    """An error that always ends the evaluation, even without strict builtin errors
-    (OPA's ``Halt``: e.g. ``http.send`` with ``raise_error`` false never halts,
-    but some builtins do)."""
-
-    def __init__(self, message: str, code: str = "eval_builtin_error") -> None:
-        super().__init__(message)
-        self.code = code
-
-
-class BuiltinCancel(BuiltinHalt):
-    """The evaluation's deadline passed while a builtin worked: the evaluation
-    ends with :class:`pyrego.EvalCancelError`."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message, "eval_cancel_error")
+__all__ = [
+    "REGISTRY",
+    "Builtin",
+    "BuiltinCancel",
+    "BuiltinError",
+    "BuiltinHalt",
+    "OperandTypeError",
+    "all_builtins",
+    "builtin",
+    "declared_builtins",
+    "lookup",
+    "operand_error",
+]
 
 
 def operand_error(position: int, value: Any, *expected: str) -> OperandTypeError:
@@ -95,7 +89,15 @@ class Builtin:
     decl: Any = None
 
 
+#: The builtins of the category modules loaded so far, by name. A module's
+#: builtins enter only once the module has run to its end: a thread that found
+#: one earlier could call a function whose helpers are not defined yet.
 REGISTRY: dict[str, Builtin] = {}
+
+# What the decorators registered, per module (``fn.__module__``), until published.
+_DECLARED: dict[str, dict[str, Builtin]] = {}
+_NAMES: set[str] = set()
+_PACKAGE = __name__.rpartition(".")[0]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -105,19 +107,22 @@ def builtin(
     arity: int,
     *,
     needs_context: bool = False,
-    nondeterministic: bool = False,
-    relation: bool = False,
     cancellable: bool = False,
 ) -> Callable[[F], F]:
-    """Register the decorated function as the builtin ``name``."""
+    """Register the decorated function as the builtin ``name``.
+
+    Whether it is nondeterministic or a relation is OPA's fact, recorded in
+    :mod:`.table` with the builtin's module."""
 
     def register(fn: F) -> F:
-        if name in REGISTRY:
+        if name in _NAMES:
             raise ValueError(f"builtin {name} registered twice")
+        _NAMES.add(name)
         call: Callable[..., Any] = fn
         if cancellable:
             call = _context_optional(fn, arity)
-        REGISTRY[name] = Builtin(name, call, arity, needs_context or cancellable, nondeterministic, relation)
+        entry = Builtin(name, call, arity, needs_context or cancellable, name in NONDETERMINISTIC, name in RELATION)
+        _DECLARED.setdefault(fn.__module__, {})[name] = entry
         return fn
 
     return register
@@ -164,46 +169,45 @@ def _context_optional(fn: Callable[..., Any], arity: int) -> Callable[..., Any]:
     return call
 
 
+
+
 def lookup(name: str) -> Builtin | None:
-    """The builtin called ``name``, importing every category module on first use."""
-    if not _loaded:  # (tested here too: compiling looks builtins up per call site)
-        _load_all()
-    return REGISTRY.get(name)
+    """The builtin called ``name``, importing its category module on first use.
+
+    Compiling looks builtins up per call site: a loaded builtin costs one dict
+    lookup, any other name two."""
+    found = REGISTRY.get(name)
+    if found is None and name in MODULES:
+        found = _load(f"{_PACKAGE}.{MODULES[name]}", name)
+    return found
 
 
-_loaded = False
-_loading = False
-_load_lock = threading.RLock()
+def _load(module: str, name: str | None = None) -> Builtin | None:
+    """Import ``module`` and publish its builtins; the builtin ``name`` of it.
 
-
-def _load_all() -> None:
-    """Import every category module once; other threads wait until all are in.
-
-    The flag is set only after the imports: a thread that saw it set early
-    would look up builtins that were not registered yet. A module that looks
-    a builtin up while it is imported re-enters here on the same thread
-    (the lock is re-entrant) and returns at once."""
-    global _loaded, _loading
-    if _loaded:
-        return
-    with _load_lock:
-        if _loaded or _loading:
-            return
-        _loading = True
-        try:
-            import importlib
-            import pkgutil
-
-            from pyrego import builtins as package
-
-            for info in pkgutil.iter_modules(package.__path__):
-                if info.name not in ("registry",):
-                    importlib.import_module(f"{package.__name__}.{info.name}")
-            _loaded = True
-        finally:
-            _loading = False
+    Python's import lock makes other threads wait while a module runs, so
+    that a module is published only once it is complete. The one exception is
+    a module that looks one of its own builtins up while it runs (the import
+    is re-entered on the same thread and returns the module unfinished): that
+    thread gets the builtin without publishing it."""
+    mod = importlib.import_module(module)
+    declared = _DECLARED.get(module, {})
+    if getattr(getattr(mod, "__spec__", None), "_initializing", False):
+        return declared.get(name) if name is not None else None
+    REGISTRY.update(declared)
+    return REGISTRY.get(name) if name is not None else None
 
 
 def all_builtins() -> dict[str, Builtin]:
-    _load_all()
+    """Every builtin, by name (this imports every category module)."""
+    for module in sorted(set(MODULES.values())):
+        _load(f"{_PACKAGE}.{module}")
+    for module in list(_DECLARED):  # (any registered outside the table)
+        _load(module)
     return dict(REGISTRY)
+
+
+def declared_builtins() -> dict[str, str]:
+    """Builtin name -> module, for every builtin of the modules imported so far
+    (published or not): what :mod:`.table` must list."""
+    return {name: module for module, names in _DECLARED.items() for name in names}

@@ -14,8 +14,9 @@ import re
 from typing import Any
 
 from pyrego.ast import nodes as ast
-from pyrego.builtins.registry import BuiltinError, builtin, operand_error
+from pyrego.builtins.registry import builtin, operand_error
 from pyrego.errors import RegoCompileError, RegoError
+from pyrego.runtime.builtin_errors import BuiltinError
 
 
 @builtin("rego.metadata.chain", 0)

@@ -27,7 +27,8 @@ import re
 from typing import Any
 
 from pyrego.builtins._goutil import go_quote
-from pyrego.builtins.registry import BuiltinError, builtin, operand_error
+from pyrego.builtins.registry import builtin, operand_error
+from pyrego.runtime.builtin_errors import BuiltinError
 
 _IDENTIFIERS = re.compile(r"[0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*", re.ASCII)
 _DIGITS = re.compile(r"[0-9]+", re.ASCII)

@@ -22,9 +22,10 @@ from typing import Any
 
 from pyrego.builtins._goutil import valid_utf8
 from pyrego.builtins.limits import MAX_STRING, TICK, Deadline, check, check_string_size
-from pyrego.builtins.registry import BuiltinError, BuiltinHalt, builtin
+from pyrego.builtins.registry import builtin
 from pyrego.builtins.sprintf import format_value
 from pyrego.builtins.types import elem_err, int_operand, obj_operand, operand_msg, str_operand, type_err
+from pyrego.runtime.builtin_errors import BuiltinError, BuiltinHalt
 from pyrego.runtime.context import EvalContext
 from pyrego.runtime.values import sorted_values, thaw, type_name
 

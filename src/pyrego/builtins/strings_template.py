@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pyrego.builtins.limits import MAX_STRING, TICK, check, check_string_size
-from pyrego.builtins.registry import BuiltinError, builtin
+from pyrego.builtins.registry import builtin
 from pyrego.builtins.strings_template_values import (
     ARITY,
     FUNCS,
@@ -40,6 +40,7 @@ from pyrego.builtins.strings_template_values import (
     truth,
 )
 from pyrego.builtins.types import obj_operand, str_operand
+from pyrego.runtime.builtin_errors import BuiltinError
 from pyrego.runtime.context import EvalContext
 
 # ---------------------------------------------------------------- errors

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from pyrego.builtins.registry import BuiltinError, OperandTypeError, builtin, operand_error
+from pyrego.builtins.registry import builtin, operand_error
 from pyrego.builtins.time_layout import (
     LONG_DAYS,
     UTC,
@@ -25,6 +25,7 @@ from pyrego.builtins.time_layout import (
     format_time as _format,
 )
 from pyrego.builtins.time_parse import TimeError, parse_rego_duration, parse_time
+from pyrego.runtime.builtin_errors import BuiltinError, OperandTypeError
 from pyrego.runtime.context import EvalContext
 
 _NS = 1_000_000_000
@@ -112,7 +113,7 @@ def _string(x: Any, pos: int) -> str:
     return x
 
 
-@builtin("time.now_ns", 0, needs_context=True, nondeterministic=True)
+@builtin("time.now_ns", 0, needs_context=True)
 def time_now_ns(ctx: EvalContext) -> int:
     return ctx.now_ns
 

@@ -17,7 +17,8 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
-from pyrego.builtins.registry import OperandTypeError, builtin
+from pyrego.builtins.registry import builtin
+from pyrego.runtime.builtin_errors import OperandTypeError
 from pyrego.runtime.values import type_name as _type_name
 
 # Go's int is 64 bits: OPA's IntOperand refuses integers outside it.

@@ -12,8 +12,9 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
-from pyrego.builtins.registry import BuiltinError, builtin, operand_error
+from pyrego.builtins.registry import builtin, operand_error
 from pyrego.runtime import bigfloat
+from pyrego.runtime.builtin_errors import BuiltinError
 from pyrego.runtime.numbers import parse_number
 
 _MAX_EXPONENT_DIGITS = 6

@@ -14,7 +14,7 @@ _G1582_NS100 = 122192928000000000  # 100ns ticks from 1582-10-15 to 1970-01-01
 _DOMAINS = {0: "Person", 1: "Group", 2: "Org"}
 
 
-@builtin("uuid.rfc4122", 1, needs_context=True, nondeterministic=True)
+@builtin("uuid.rfc4122", 1, needs_context=True)
 def uuid_rfc4122(ctx: EvalContext, key: Any) -> str:
     # One random version 4 UUID per key and query, as OPA caches it.
     cache = ctx.cache_for("uuid.rfc4122")

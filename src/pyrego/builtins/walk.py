@@ -61,6 +61,6 @@ def walk_pairs(value: Any, ctx: EvalContext | None = None) -> Iterator[list[Any]
                 stack.append(([*path, step], child))
 
 
-@builtin("walk", 1, relation=True, cancellable=True)
+@builtin("walk", 1, cancellable=True)
 def walk(ctx: EvalContext, x: Any) -> Iterator[list[Any]]:
     return walk_pairs(x, ctx)

@@ -12,6 +12,11 @@ caret line otherwise; the exit status is 1 (2 for usage errors).
 ``pyrego`` alone prints the help and exits 0, as ``opa`` alone does (a root
 command without an action of its own); ``pyrego --version`` prints what
 ``pyrego version`` prints.
+
+:func:`main` imports only the module of the subcommand it runs: the other
+subcommands get a parser with their one-line help (:data:`HELP`, checked by a
+test against what their ``register`` says), so ``pyrego version`` never loads
+the engine. :func:`build_parser` without a command registers them all.
 """
 
 from __future__ import annotations
@@ -19,20 +24,55 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
-from collections.abc import Sequence
 
-from pyrego.cli.eval_cmd import load_data_args
-from pyrego.cli.output import UsageError, format_errors, format_result
-from pyrego.loader import LoadError
+TYPE_CHECKING = False  # (not typing's: pyrego version need not import typing)
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any
 
-__all__ = ["COMMANDS", "UsageError", "build_parser", "format_errors", "format_result", "load_data_args", "main"]
+    from pyrego.cli.eval_cmd import load_data_args
+    from pyrego.cli.output import UsageError, format_errors, format_result
+
+__all__ = ["COMMANDS", "HELP", "UsageError", "build_parser", "format_errors", "format_result", "load_data_args", "main"]
 
 #: Subcommand modules (relative to this package), in help order.
 COMMANDS: tuple[str, ...] = ("eval_cmd", "test_cmd", "check_cmd", "parse_cmd", "fmt_cmd", "inspect_cmd", "capabilities_cmd", "deps_cmd", "compile_cmd", "version_cmd")
 
+#: Each subcommand's line in ``pyrego --help`` (its module's ``register`` says the same).
+HELP: dict[str, str] = {
+    "eval": "evaluate a Rego query",
+    "test": "run Rego tests",
+    "check": "check Rego source files for parse and compile errors",
+    "parse": "parse a Rego file and print its AST",
+    "fmt": "format Rego source files (as opa fmt)",
+    "inspect": "summarise a bundle, a bundle directory or a Rego file",
+    "capabilities": "print the capabilities of pyrego (builtins, keywords, features)",
+    "deps": "print the base and virtual documents a query depends on",
+    "compile": "compile a policy decision into a data filter (SQL or UCAST)",
+    "version": "print the version",
+}
 
-def build_parser() -> argparse.ArgumentParser:
-    """The argument parser of the ``pyrego`` command."""
+
+# Names this package re-exports, imported on first use (``pyrego version`` needs none).
+_LAZY = {
+    "load_data_args": "pyrego.cli.eval_cmd",
+    "UsageError": "pyrego.cli.output",
+    "format_errors": "pyrego.cli.output",
+    "format_result": "pyrego.cli.output",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(module), name)
+
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The argument parser of the ``pyrego`` command; with ``command``, only
+    that subcommand's module is imported (the others parse nothing: they are
+    listed for the help and the choices)."""
     ap = argparse.ArgumentParser(
         prog="pyrego", description="A Rego policy engine that compiles policies to Python.", allow_abbrev=False
     )
@@ -42,7 +82,11 @@ def build_parser() -> argparse.ArgumentParser:
     sub = ap.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
     for name in COMMANDS:
-        importlib.import_module(f"{__name__}.{name}").register(sub)
+        cmd = name.removesuffix("_cmd")
+        if command is None or cmd == command:
+            importlib.import_module(f"{__name__}.{name}").register(sub)
+        else:
+            sub.add_parser(cmd, help=HELP[cmd])
     # `pyrego bench ...` hands its arguments to the benchmark runner (see main()).
     sub.add_parser("bench", help="run the benchmark suite (pyrego bench --help)", add_help=False)
     return ap
@@ -73,6 +117,17 @@ def _subparser(ap: argparse.ArgumentParser, command: str) -> argparse.ArgumentPa
     return ap
 
 
+def _command(args: Sequence[str]) -> str:
+    """The subcommand ``args`` name ("" for none): the first argument that is
+    not an option (the top level's options take no values)."""
+    for arg in args:
+        if arg == "--":
+            break
+        if not arg.startswith("-"):
+            return arg
+    return ""
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``pyrego`` command with ``argv`` (default ``sys.argv[1:]``); return the exit status."""
     args = list(sys.argv[1:] if argv is None else argv)
@@ -80,7 +135,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         from pyrego.bench.cli import main as bench_main
 
         return bench_main(args[1:])
-    ap = build_parser()
+    ap = build_parser(_command(args))
     if not args:
         ap.print_help(sys.stdout)  # as opa: the bare command shows its help
         return 0
@@ -95,14 +150,29 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(exc.code) if isinstance(exc.code, int) else 2
     try:
         return int(ns.func(ns, sys.stdout, sys.stderr))
-    except UsageError as exc:
-        print(f"pyrego {ns.command}: {exc}", file=sys.stderr)
-        return 2
-    except LoadError as exc:
-        print(f"pyrego {ns.command}: {exc}", file=sys.stderr)
-        return 1
     except BrokenPipeError:
         return 1
+    except Exception as exc:
+        status = _error_status(exc)
+        if status is None:
+            raise
+        print(f"pyrego {ns.command}: {exc}", file=sys.stderr)
+        return status
+
+
+def _error_status(exc: Exception) -> int | None:
+    """The exit status of a usage error (2) or a load error (1); None for others.
+
+    Their classes are looked up among the imported modules: an error whose
+    module was never imported cannot have been raised, and importing them
+    here would load for every command what few of them use."""
+    output = sys.modules.get("pyrego.cli.output")
+    if output is not None and isinstance(exc, output.UsageError):
+        return 2
+    loader = sys.modules.get("pyrego.loader")
+    if loader is not None and isinstance(exc, loader.LoadError):
+        return 1
+    return None
 
 
 if __name__ == "__main__":

@@ -89,7 +89,6 @@ def parse_input_text(text: str | bytes) -> Any:
     Raises :class:`~pyrego.errors.DataError` when the text is neither."""
     from pyrego.errors import DataError
     from pyrego.runtime.convert import loads
-    from pyrego.yaml_safe import load_yaml
 
     if isinstance(text, bytes):
         text = text.decode("utf-8", errors="replace")
@@ -98,6 +97,8 @@ def parse_input_text(text: str | bytes) -> Any:
         return loads(text, what="JSON input")
     except DataError:
         pass
+    from pyrego.yaml_safe import load_yaml  # (YAML only when the text is no JSON)
+
     try:
         return load_yaml(text)
     except Exception as exc:  # noqa: BLE001 - yaml raises many kinds

@@ -27,21 +27,20 @@ import json
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pyrego.cli.output import ascii_table, format_result
-from pyrego.instrument.codegen import InstrumentedGen, piece_table
-from pyrego.instrument.coverage import report as coverage_report
-from pyrego.instrument.evaluate import eval_query_instrumented, instrumented_program
-from pyrego.instrument.profiler import DEFAULT_SORT, SORT_CRITERIA, go_duration, profile_stats, top
-from pyrego.instrument.tracing import TraceEvent, explain, render
-from pyrego.parse.parser import parse_query
+
+if TYPE_CHECKING:  # (the instrumentation is loaded when a flag asks for it)
+    from pyrego.instrument.tracing import TraceEvent
 
 EXPLAIN_CHOICES = ("off", "notes", "fails", "full", "debug")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The flags of this module (on the ``eval`` parser)."""
+    from pyrego.instrument.profiler import DEFAULT_SORT, SORT_CRITERIA
+
     parser.add_argument("--explain", choices=EXPLAIN_CHOICES, default="off", help="print the evaluation's trace (default off)")
     parser.add_argument("--metrics", action="store_true", help="report timers of loading, compiling and evaluating")
     parser.add_argument("--instrument", action="store_true", help="add the evaluation's instrumentation to the metrics")
@@ -102,6 +101,9 @@ class EvalExtras:
         """Evaluate ``query`` as the flags ask; returns ``eval_query``'s result."""
         engine = self.engine
         imports = tuple(imports)
+        if self.metrics_on or self.instrumented:
+            from pyrego.instrument.evaluate import eval_query_instrumented, instrumented_program
+            from pyrego.parse.parser import parse_query
         if self.metrics_on:
             start = time.perf_counter_ns()
             parse_query(query, "query", rego_v1=not self.rego_v0)
@@ -127,7 +129,11 @@ class EvalExtras:
         return result
 
     def _collect(self, run: Any, query: str) -> None:
+        from pyrego.instrument.codegen import InstrumentedGen, piece_table
+        from pyrego.instrument.coverage import report as coverage_report
         from pyrego.instrument.engine_mixin import trace_events
+        from pyrego.instrument.profiler import profile_stats, top
+        from pyrego.instrument.tracing import explain
 
         if self.explain != "off":
             self.events = explain(trace_events(run, query), self.explain)
@@ -171,6 +177,9 @@ class EvalExtras:
         return "{\n" + ",\n".join(members) + "\n}"
 
     def _pretty(self, text: str) -> str:
+        from pyrego.instrument.profiler import go_duration
+        from pyrego.instrument.tracing import render
+
         parts = []
         if self.events:
             parts.append(render(self.events).rstrip("\n"))
@@ -186,6 +195,8 @@ class EvalExtras:
 
 
 def _sort_criteria(values: Sequence[str] | None) -> tuple[str, ...]:
+    from pyrego.instrument.profiler import DEFAULT_SORT
+
     if not values:
         return DEFAULT_SORT
     out: list[str] = []

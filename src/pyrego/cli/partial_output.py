@@ -13,11 +13,12 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from pyrego.ast import nodes as ast
-from pyrego.partial import PartialResult
-from pyrego.partial.output import expr_text
+
+if TYPE_CHECKING:  # (partial evaluation is loaded when --partial asks for it)
+    from pyrego.partial import PartialResult
 
 __all__ = ["add_partial_arguments", "run_partial", "format_partial"]
 
@@ -84,6 +85,7 @@ def formatted_body(body: ast.Body) -> str:
     if not body:
         return "true"
     from pyrego.formatter import format_module
+    from pyrego.partial.output import expr_text
 
     text = "package p\n\nq if {\n" + "".join("\t" + expr_text(e) + "\n" for e in body) + "}\n"
     try:

@@ -2,19 +2,21 @@
 
 from __future__ import annotations
 
-import argparse
 import sys
-from typing import Any, TextIO
+
+TYPE_CHECKING = False  # (not typing's: this command imports as little as it can)
+if TYPE_CHECKING:
+    import argparse
+    from typing import Any, TextIO
 
 
 def package_version() -> str:
-    """The installed pyrego version."""
-    try:
-        from importlib.metadata import version
+    """The pyrego version: ``pyrego.__version__``, the distribution's version
+    (a test checks the two agree; reading the installed metadata would cost
+    ``importlib.metadata``, several times what this command does)."""
+    import pyrego
 
-        return version("pyrego")
-    except Exception:  # noqa: BLE001 - not installed as a distribution
-        return getattr(sys.modules.get("pyrego"), "__version__", "unknown")
+    return pyrego.__version__
 
 
 def cmd_version(ns: argparse.Namespace, out: TextIO, err: TextIO) -> int:

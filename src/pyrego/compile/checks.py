@@ -49,6 +49,7 @@ from pyrego.ast.nodes import (
     Unify,
     Var,
 )
+from pyrego.builtins.table import DEPRECATED
 from pyrego.compile.local_vars import LocalVarChecker, all_vars
 from pyrego.errors import RegoCompileError, RegoError, RegoTypeError
 from pyrego.parse.lexer import ALL_KEYWORDS
@@ -68,21 +69,7 @@ __all__ = [
 DEFAULT_ERROR_LIMIT = 10
 
 #: Builtins OPA marks deprecated (not callable in Rego v1 modules, nor in strict mode).
-DEPRECATED_BUILTINS = frozenset(
-    {
-        "any",
-        "all",
-        "re_match",
-        "net.cidr_overlap",
-        "set_diff",
-        "cast_array",
-        "cast_set",
-        "cast_string",
-        "cast_boolean",
-        "cast_null",
-        "cast_object",
-    }
-)
+DEPRECATED_BUILTINS = DEPRECATED
 
 _ROOTS = ("input", "data")
 _VAR_LIKE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")

@@ -23,8 +23,8 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 from pyrego import yaml_safe
 from pyrego.ast import nodes as ast
 from pyrego.builtins._goutil import from_bytes, valid_utf8
-from pyrego.builtins.jwk import Base64Error, go_b64decode
 from pyrego.errors import Location, RegoParseError
+from pyrego.go_base64 import Base64Error, go_b64decode
 
 
 class Statement(NamedTuple):

@@ -217,7 +217,7 @@ def from_number(x: int | float | Decimal) -> BigFloat:
         f = _FLOAT_CACHE.get(x)
         if f is None:
             if x - x:  # NaN or an infinity: only a Python caller can pass one
-                from pyrego.builtins.registry import BuiltinError
+                from pyrego.runtime.builtin_errors import BuiltinError
 
                 raise BuiltinError(f"{x!r} is not a number: Rego numbers are finite")
             if len(_FLOAT_CACHE) >= _CACHE_SIZE:

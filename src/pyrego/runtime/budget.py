@@ -23,6 +23,7 @@ import time
 from typing import Any
 
 from pyrego.errors import EvalCancelError
+from pyrego.runtime.builtin_errors import BuiltinCancel
 
 #: Nodes walked between two deadline checks.
 TICK = 1 << 12
@@ -49,22 +50,15 @@ def check() -> None:
         raise _cancel_error()
 
 
-_CANCEL: Any = None
+class WalkCancelled(EvalCancelError, BuiltinCancel):
+    """The deadline passed during a walk over a value."""
 
 
 def _cancel_error() -> EvalCancelError:
     """The error that ends an evaluation from a walk: an :class:`EvalCancelError`
     that is also a builtin's cancel, so that inside a builtin the error names
     the builtin and its location, as a builtin's own deadline check does."""
-    global _CANCEL
-    if _CANCEL is None:
-        from pyrego.builtins.registry import BuiltinCancel
-
-        class WalkCancelled(EvalCancelError, BuiltinCancel):
-            """The deadline passed during a walk over a value."""
-
-        _CANCEL = WalkCancelled
-    return _CANCEL("evaluation timed out")  # type: ignore[no-any-return]
+    return WalkCancelled("evaluation timed out")
 
 
 def current_deadline() -> float | None:

@@ -13,9 +13,9 @@ import time
 from decimal import Decimal
 from typing import Any, Callable, Iterator
 
-from pyrego.builtins.registry import BuiltinError, BuiltinHalt
 from pyrego.builtins.sprintf import format_value
 from pyrego.errors import EvalBuiltinError, EvalCancelError, EvalConflictError, EvalError, EvalTypeError, Location
+from pyrego.runtime.builtin_errors import BuiltinError, BuiltinHalt
 from pyrego.runtime.context import EvalContext
 from pyrego.runtime.values import UNDEF, compare, equal, freeze, sort_key, thaw
 
