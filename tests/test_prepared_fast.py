@@ -172,3 +172,45 @@ def test_many_threads_on_one_hot_engine() -> None:
     for t in threads:
         t.join()
     assert not errors
+
+
+ENTRY = """package entry
+
+default d := "none"
+
+c := 7
+a := b + 1 if input.x
+b := 2 if input.x > 0
+b := 3 if input.x < 0
+d := "set" if input.x == 5
+conflict := 1 if input.x
+conflict := 2 if input.y
+"""
+
+
+def _entry_results(e: pyrego.Engine, inp: Any) -> list[Any]:
+    e.set_input(inp)
+    out: list[Any] = []
+    for rule in ("c", "a", "b", "d", "conflict"):
+        try:
+            out.append(e.eval_rule(f"data.entry.{rule}"))
+        except pyrego.RegoError as err:
+            out.append((err.code, str(err)))
+    return out
+
+
+@pytest.mark.parametrize("inp", [{"x": 1}, {"x": -1}, {"x": 5, "y": True}, {"x": 0}, {}])
+def test_entry_form_computes_as_the_memoising_wrapper(inp: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    pyrego.clear_compile_cache()
+    monkeypatch.setattr(codegen_tiers, "PROMOTE_AFTER", 10**9)
+    compact_engine = _engine(ENTRY)
+    compact = _entry_results(compact_engine, inp)
+    monkeypatch.setattr(codegen_tiers, "PROMOTE_AFTER", 1)
+    hot = _engine(ENTRY + "\n# hot\n")
+    hot.eval_rule("data.entry.c")
+    gen = hot._get_program().gen
+    assert gen is not None and gen.hot
+    assert _entry_results(hot, inp) == compact
+    # Evaluations start from the entry form, the memo-less E<id>.
+    names = {name for _, name, _ in hot._rule_fns.values()}
+    assert names and all(n.startswith("E") for n in names), names

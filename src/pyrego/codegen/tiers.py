@@ -124,20 +124,30 @@ class RuleWrapper:
                 out.append("    acc.pop(VALUES, None)")
             return out + [f"    c[{key}] = acc", "    return acc"]
         calls = [f"{d}(ctx)" for d in self.defs]
+        body: list[str] = []
         if self.constant is not None:
-            out.append(f"    r = {self.constant}")
+            body.append(f"    r = {self.constant}")
         else:
-            out.append(f"    r = {calls[0]}" if calls else "    r = UNDEF")
+            body.append(f"    r = {calls[0]}" if calls else "    r = UNDEF")
         for call in calls[1:]:
             if self.conflict is None:
-                out.append(f"    if r is UNDEF: r = {call}")
+                body.append(f"    if r is UNDEF: r = {call}")
             else:
-                out += self._conflict_check(call)
+                body += self._conflict_check(call)
         if self.default_fn is not None:
-            out.append(f"    if r is UNDEF: r = {self.default_fn}(ctx)")
+            body.append(f"    if r is UNDEF: r = {self.default_fn}(ctx)")
         elif self.default != "UNDEF":
-            out.append(f"    if r is UNDEF: r = {self.default}")
-        return out + [f"    c[{key}] = r", "    return r"]
+            body.append(f"    if r is UNDEF: r = {self.default}")
+        # ``E<id>``: the same computation for the rule an evaluation starts
+        # from (Engine.eval_rule), whose memo is empty then and never read
+        # after: no lookup and no store.
+        entry = [f"def {self.entry_name}(ctx):", *body, "    return r"]
+        return out + body + [f"    c[{key}] = r", "    return r", *entry]
+
+    @property
+    def entry_name(self) -> str:
+        """``E<id>``: the rule computed without its memo (complete rules), for the start of an evaluation."""
+        return f"E{self.node_id}"
 
     def _function_def(self) -> list[str]:
         args = "".join(f", a{i}" for i in range(self.arity))
