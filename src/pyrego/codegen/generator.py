@@ -779,7 +779,7 @@ class ModuleGen:
                     wrapper = self.wrappers.get(name)
                     if wrapper is not None:
                         self.namespace[name] = wrapper.compact(self.namespace)
-                        if wrapper.kind == "complete":
+                        if type(wrapper) is RuleWrapper and wrapper.kind == "complete":
                             # Compact: the entry is the memoising closure (the fast form defines its own).
                             self.namespace[wrapper.entry_name] = self.namespace[name]
                     self._compact_loaded.append(name)

@@ -340,7 +340,7 @@ def _expand_number_compare(m: re.Match[str]) -> list[str]:
     return [f"{indent}if not ({x} {_COMPARE_OPS[op]} {literal} if type({x}) is int else rt_{op}({x}, {literal})): {then}"]
 
 
-def fast_lines(lines: list[str], sites: dict[str, BuiltinSite], wrappers: dict[str, RuleWrapper] | None = None) -> list[str]:
+def fast_lines(lines: list[str], sites: dict[str, BuiltinSite], wrappers: dict[str, Any] | None = None) -> list[str]:
     """The fast form of compact generated ``lines`` (``sites``: their builtin call sites;
     ``wrappers``: the program's rule wrappers, by name)."""
     out: list[str] = []
@@ -358,7 +358,8 @@ def fast_lines(lines: list[str], sites: dict[str, BuiltinSite], wrappers: dict[s
             if m is not None:
                 indent, res, name, ctx = m.groups()
                 w = wrappers.get(name)
-                if w is not None and w.kind == "complete" and w.constant is not None:
+                # (Only this module's wrappers: the instrumented program's record what they compute.)
+                if type(w) is RuleWrapper and w.kind == "complete" and w.constant is not None:
                     # A constant document: its value unless ``with`` put another in
                     # the memo (the wrapper's own result, without the call).
                     out.append(f"{indent}{res} = {ctx}.cache.get({w.node_id}, {w.constant})")
