@@ -603,7 +603,10 @@ class Engine(ConfigurationMixin, InstrumentationMixin):
             # from the checked parts, never from the caller's text.
             return None, "__rule_value__ = data" + "".join(f"[{json.dumps(p)}]" for p in parts), None
         prog.function(name)  # compiled now, so that evaluations find the real function
-        return prog.namespace, name, prog
+        # A complete rule's entry form (E<id>: no memo lookup or store, the
+        # memo being empty at the start of an evaluation), where it has one.
+        entry = "E" + name[1:]
+        return prog.namespace, entry if name[0] == "R" and entry in prog.namespace else name, prog
 
     def _eval_rule_by_query(self, query: str, input: Any) -> Any:
         solutions = list(self._execute(self._compile_query(query), input))

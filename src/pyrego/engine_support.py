@@ -237,7 +237,9 @@ def _rule_path_of_text(path: str) -> tuple[str | int, ...]:
 
 
 def _rule_location(program: Program, name: str) -> Location | None:
-    """Where the rule whose function is ``name`` is defined (its first definition)."""
+    """Where the rule whose function is ``name`` (or its entry form ``E<id>``) is defined (its first definition)."""
+    if name.startswith("E"):
+        name = "R" + name[1:]
     for path, fn_name in program.rule_functions.items():
         if fn_name == name:
             node = program.tree.nodes.get(path)

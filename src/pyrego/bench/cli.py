@@ -72,7 +72,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--measure", type=float, default=None, help="measured period per figure, seconds (default 3; --quick 0.2)")
     p.add_argument("--workers", type=_workers, default=None, help="worker counts, e.g. 1,2,4 (default 1,2)")
     p.add_argument("--modes", default="threads,processes", help="worker kinds for counts above 1 (default threads,processes)")
-    p.add_argument("--engines", default=",".join(DEFAULT_ENGINES), help="engines to run (default pyrego,regorus,opa,regopy)")
+    p.add_argument("--engines", default=",".join(DEFAULT_ENGINES), help="engines to run (default pyrego,regorus,opa,regopy,python)")
     p.add_argument("--workloads", default=",".join(ALL_WORKLOADS), help="workloads: seed,allow,aci,init (default all)")
     p.add_argument(
         "--out", default=default_out, help="output folder (default benchmarks/results in a checkout, else ./benchmarks/results)"
@@ -174,7 +174,7 @@ class Run:
     def planned_units(self) -> int:
         n = len(self.workloads)  # agreement
         per_cfg = 1 + sum(1 for w in self.workers if w > 1) * len(self.modes)
-        n += len(self.configs()) * per_cfg * len(self.adapters)
+        n += sum(per_cfg for c in self.configs() for a in self.adapters if a.runs(c.workload, c.engine_use))
         if "aci" in self.wanted and "aci" in self.workloads:
             n += 2 * len(self.adapters)
         if "init" in self.wanted:
@@ -217,13 +217,14 @@ class Run:
             self.results["throughput"]["configs"].append({"key": cfg.key, "title": cfg.title})
             w = self.workloads[cfg.workload]
             progress.update(task, description=f"{cfg.key}: 1 worker, engines in turns")
-            one = run_interleaved(self.adapters, w, cfg, self.warmup, self.measure, self.rounds)
-            for a in self.adapters:
+            adapters = [a for a in self.adapters if a.runs(cfg.workload, cfg.engine_use)]
+            one = run_interleaved(adapters, w, cfg, self.warmup, self.measure, self.rounds)
+            for a in adapters:
                 self._record(cfg, a.name, "threads", 1, one.get(a.name))
                 progress.advance(task)
             plan = [(m, n) for n in self.workers if n > 1 for m in self.modes]
             for mode, n in plan:
-                for a in self.adapters:
+                for a in adapters:
                     progress.update(task, description=f"{cfg.key} {a.name} x{n} {mode}")
                     got: Combined | BaseException
                     try:
@@ -256,6 +257,9 @@ class Run:
         self.results["aci"] = out
         min_reps = 1 if self.quick else 3
         for a in self.adapters:
+            if not a.runs("aci"):
+                progress.advance(task, 2)
+                continue
             if not a.supports_v0:
                 out["skipped"].append(f"{a.name}: no Rego v0 mode, ACI not run")
                 progress.advance(task, 2)
@@ -296,7 +300,7 @@ class Run:
             progress.advance(task)
         seed = self.workloads.get("seed")
         for a in self.adapters:
-            if seed is not None:
+            if seed is not None and a.runs("seed", "fresh-warm"):
                 progress.update(task, description=f"init: fresh engines on {a.name}")
                 try:
                     warm = fresh_times(a, seed, False, self.measure / 2, 9 if self.quick else 27)

@@ -96,6 +96,10 @@ class Adapter(ABC):
     #: Whether an engine made in one thread may be cloned and used in another
     #: (False: each worker thread prepares its own engines).
     shareable_across_threads = True
+    #: The workloads the engine can run (None: all of them).
+    workloads: tuple[str, ...] | None = None
+    #: The engine uses it can be timed in ("prepared", "fresh-warm", "fresh-cold").
+    engine_uses: tuple[str, ...] = ("prepared", "fresh-warm", "fresh-cold")
 
     def __init__(self) -> None:
         self._counter = itertools.count()
@@ -111,6 +115,10 @@ class Adapter(ABC):
     @abstractmethod
     def prepare(self, ps: PolicySet, modules: list[tuple[str, str]] | None = None) -> Prepared:
         """A new engine with ``ps``'s policies (or ``modules`` in their place) and data."""
+
+    def runs(self, workload: str, engine_use: str = "prepared") -> bool:
+        """Whether the engine takes part in ``workload`` used as ``engine_use``."""
+        return (self.workloads is None or workload in self.workloads) and engine_use in self.engine_uses
 
     def unique_suffix(self) -> str:
         """A comment line never seen before by this process (for cold runs)."""
@@ -635,6 +643,13 @@ class RegopyAdapter(Adapter):
         return run
 
 
+def _python_adapter() -> Adapter:
+    """The hand-written baseline (:mod:`pyrego.bench.handwritten`), imported when asked for."""
+    from pyrego.bench.handwritten import PythonAdapter
+
+    return PythonAdapter()
+
+
 # ---------------------------------------------------------------- registry
 
 ADAPTERS: dict[str, Callable[[], Adapter]] = {
@@ -642,8 +657,9 @@ ADAPTERS: dict[str, Callable[[], Adapter]] = {
     "regorus": RegorusAdapter,
     "opa": OpaAdapter,
     "regopy": RegopyAdapter,
+    "python": _python_adapter,
 }
-DEFAULT_ENGINES = ("pyrego", "regorus", "opa", "regopy")
+DEFAULT_ENGINES = ("pyrego", "regorus", "opa", "regopy", "python")
 
 
 def get_adapter(name: str) -> Adapter:

@@ -26,6 +26,8 @@ from pyrego.bench.runner import CONFIGS, STAGE_TITLES, STAGES
 
 REFERENCE = "regorus"
 MAIN = "pyrego"
+#: The seed policies written by hand in Python (pyrego.bench.handwritten): pyrego's own target.
+HANDWRITTEN = "python"
 
 
 def environment() -> dict[str, Any]:
@@ -167,6 +169,11 @@ def headline(results: dict[str, Any]) -> list[str]:
         cpu_ratio = _ratio_rate(rate(results, config, MAIN, cpu=True), rate(results, config, REFERENCE, cpu=True))
         if ref and cpu_ratio:
             extra += f"; per CPU second {fmt_ratio(cpu_ratio)}"
+        hand = rate(results, config, HANDWRITTEN)
+        if hand:
+            extra += f"; {fmt_ratio(_ratio_rate(mine, hand))} hand-written Python ({fmt_rate(hand)} Kelem/s"
+            hand_cpu = _ratio_rate(rate(results, config, MAIN, cpu=True), rate(results, config, HANDWRITTEN, cpu=True))
+            extra += f", per CPU second {fmt_ratio(hand_cpu)})" if hand_cpu else ")"
         lines.append(f"{label}: pyrego {fmt_rate(mine)} Kelem/s{extra}")
 
     vs("seed/prepared/object", "Seed, prepared engines, 1 worker")
@@ -366,7 +373,9 @@ def render_markdown(results: dict[str, Any]) -> str:
         "workers share one process, process workers are separate (spawned) Python processes. 1-worker figures are "
         f"taken with the engines in turns ({s.get('rounds_one_worker', 1)} round(s) of the measured period, rotating "
         "order), so that changes in the machine's load fall on every engine alike. Every figure is also "
-        "given as a ratio to regorus (above 1: faster than regorus). Results of all engines were compared before "
+        "given as a ratio to regorus (above 1: faster than regorus). The `python` engine, where it was run, is "
+        "not a Rego engine but the seed policies written by hand in Python (prepared rows of the seed and allow "
+        "workloads only): the headline gives pyrego's rate as a ratio to it too. Results of all engines were compared before "
         f"timing ({agreement.get('compared', 0)} evaluations): "
         + ("they agree." if not agreement.get("disagreements") else "**they do not agree, see above.**")
     )
@@ -577,7 +586,7 @@ def write_plots(results: dict[str, Any], out: Path) -> tuple[dict[str, str], str
     engines = _engines(results)
     points = results.get("throughput", {}).get("points", [])
     made: dict[str, str] = {}
-    colors = {"pyrego": "tab:blue", "regorus": "tab:orange", "opa": "tab:green", "regopy": "tab:red"}
+    colors = {"pyrego": "tab:blue", "regorus": "tab:orange", "opa": "tab:green", "regopy": "tab:red", "python": "tab:gray"}
     for cfg in CONFIGS:
         mine = [p for p in points if p["config"] == cfg.key and not p.get("error") and p.get("kelem_s")]
         if not mine:

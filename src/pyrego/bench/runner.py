@@ -247,6 +247,7 @@ def run_interleaved(
     rounds = max(1, rounds)
     part = measure / rounds
     rewarm = min(warmup, part / 10) if rounds > 1 else 0.0
+    adapters = [a for a in adapters if a.runs(cfg.workload, cfg.engine_use)]
     try:
         for a in adapters:
             try:
@@ -477,6 +478,9 @@ def check_agreement(
     for w in workloads:
         got: dict[int, dict[str, Any]] = {i: {} for i in range(len(w.cases))}
         for a in adapters:
+            if not a.runs(w.name):
+                skipped.append(f"{a.name} skipped on {w.name}: {a.title} does not run it")
+                continue
             if any(ps.v0 for ps in w.policy_sets) and not a.supports_v0:
                 skipped.append(f"{a.name} skipped on {w.name}: no Rego v0 mode")
                 continue
@@ -490,7 +494,7 @@ def check_agreement(
                 continue
             try:
                 for i, c in enumerate(w.cases):
-                    values = _case_values(a, w, prepared, c.group, c.query, c.input, c.input_json, fresh=w.name == "seed")
+                    values = _case_values(a, w, prepared, c.group, c.query, c.input, c.input_json, fresh=w.name == "seed" and a.runs(w.name, "fresh-warm"))
                     got[i].update(values)
                     compared += len(values)
             finally:

@@ -652,7 +652,7 @@ class ModuleGen:
         self.lines.extend(em.lines)
         # A query is compiled once per program and text, and run for every
         # evaluation of it: its code takes the fast form at once.
-        self.exec_lines(fast_lines(self.lines[start:], self.builtin_sites), "<pyrego query>")
+        self.exec_lines(fast_lines(self.lines[start:], self.builtin_sites, self.wrappers), "<pyrego query>")
         # Neither the query's text nor its name stays with the program: the
         # engines keep the function while they use it (a bounded number).
         del self.lines[start:]
@@ -703,7 +703,7 @@ class ModuleGen:
 
     def _fast_chunk(self, name: str) -> list[str]:
         wrapper = self.wrappers.get(name)
-        return fast_lines(self._canonical_chunk(name), self.builtin_sites) + (wrapper.fast_lines() if wrapper is not None else [])
+        return fast_lines(self._canonical_chunk(name), self.builtin_sites, self.wrappers) + (wrapper.fast_lines() if wrapper is not None else [])
 
     def _canonical_chunk(self, name: str, compact: bool = False) -> list[str]:
         """``name``'s code written again, in the canonical shapes (the chunk
@@ -745,6 +745,9 @@ class ModuleGen:
                     wrapper = self.wrappers.get(name)
                     if wrapper is not None:
                         self.namespace[name] = wrapper.compact(self.namespace)
+                        if type(wrapper) is RuleWrapper and wrapper.kind == "complete":
+                            # Compact: the entry is the memoising closure (the fast form defines its own).
+                            self.namespace[wrapper.entry_name] = self.namespace[name]
                     self._compact_loaded.append(name)
                 fn = self.namespace[name]
         return fn  # type: ignore[no-any-return]

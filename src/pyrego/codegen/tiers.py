@@ -32,7 +32,7 @@ from ast import literal_eval
 from dataclasses import dataclass
 from typing import Any, Callable, NamedTuple
 
-from pyrego.runtime.helpers import MISS, VALUES, rt_conflict
+from pyrego.runtime.helpers import VALUES, rt_conflict
 from pyrego.runtime.values import UNDEF, equal
 
 #: Rule computations (cache misses of rule functions) before a program's code
@@ -46,6 +46,10 @@ _DGET = re.compile(r"( *)(\w+) = rt_dget\((\w+), (.+)\)")
 _SITE_CALL = re.compile(r"( *)(\w+) = (C\d+)\((\w+)((?:, .+)?)\)")
 _DEADLINE = re.compile(r"( *)rt_check_deadline\((\w+), (\w+)\)")
 _DPATH = re.compile(r"( *)(\w+(?:, \w+)+) = (rt_dpath|rt_dinput)\((\w+), (.+)\)")
+_RULE_CALL = re.compile(r"( *)(\w+) = (R\d+)\((\w+)\)")
+_COMPARE_ENDINGS = (": return UNDEF", ": continue", ": break")
+_NUMBER_COMPARE = re.compile(r"( *)if not rt_(gt|ge|lt|le)\((\w+), (-?\d+)\): (return UNDEF|continue|break)")
+_COMPARE_OPS = {"gt": ">", "ge": ">=", "lt": "<", "le": "<="}
 
 
 class BuiltinSite(NamedTuple):
@@ -110,7 +114,9 @@ class RuleWrapper:
         if self.kind == "function":
             return self._function_def()
         key = self.node_id
-        out = [f"def R{key}(ctx):", "    c = ctx.cache", f"    r = c.get({key}, MISS)", "    if r is not MISS: return r"]
+        # ``in`` then a subscript costs less than ``dict.get`` with a marker,
+        # on a miss (most documents are read once per evaluation) and on a hit.
+        out = [f"def R{key}(ctx):", "    c = ctx.cache", f"    if {key} in c: return c[{key}]"]
         if self.kind != "complete":
             out.append("    acc = set()" if self.kind == "set" else "    acc = {}")
             out += [f"    {d}(ctx, acc)" for d in self.defs]
@@ -118,20 +124,30 @@ class RuleWrapper:
                 out.append("    acc.pop(VALUES, None)")
             return out + [f"    c[{key}] = acc", "    return acc"]
         calls = [f"{d}(ctx)" for d in self.defs]
+        body: list[str] = []
         if self.constant is not None:
-            out.append(f"    r = {self.constant}")
+            body.append(f"    r = {self.constant}")
         else:
-            out.append(f"    r = {calls[0]}" if calls else "    r = UNDEF")
+            body.append(f"    r = {calls[0]}" if calls else "    r = UNDEF")
         for call in calls[1:]:
             if self.conflict is None:
-                out.append(f"    if r is UNDEF: r = {call}")
+                body.append(f"    if r is UNDEF: r = {call}")
             else:
-                out += self._conflict_check(call)
+                body += self._conflict_check(call)
         if self.default_fn is not None:
-            out.append(f"    if r is UNDEF: r = {self.default_fn}(ctx)")
+            body.append(f"    if r is UNDEF: r = {self.default_fn}(ctx)")
         elif self.default != "UNDEF":
-            out.append(f"    if r is UNDEF: r = {self.default}")
-        return out + [f"    c[{key}] = r", "    return r"]
+            body.append(f"    if r is UNDEF: r = {self.default}")
+        # ``E<id>``: the same computation for the rule an evaluation starts
+        # from (Engine.eval_rule), whose memo is empty then and never read
+        # after: no lookup and no store.
+        entry = [f"def {self.entry_name}(ctx):", *body, "    return r"]
+        return out + body + [f"    c[{key}] = r", "    return r", *entry]
+
+    @property
+    def entry_name(self) -> str:
+        """``E<id>``: the rule computed without its memo (complete rules), for the start of an evaluation."""
+        return f"E{self.node_id}"
 
     def _function_def(self) -> list[str]:
         args = "".join(f", a{i}" for i in range(self.arity))
@@ -179,9 +195,8 @@ def _rule_closure(
 ) -> Callable[[Any], Any]:
     def rule(ctx: Any) -> Any:
         c = ctx.cache
-        r = c.get(key, MISS)
-        if r is not MISS:
-            return r
+        if key in c:
+            return c[key]
         tick()
         r = UNDEF
         if conflict is None:
@@ -208,9 +223,8 @@ def _rule_closure(
 def _constant_closure(key: int, tick: Callable[[], None], value: Any) -> Callable[[Any], Any]:
     def rule(ctx: Any) -> Any:
         c = ctx.cache
-        r = c.get(key, MISS)
-        if r is not MISS:
-            return r
+        if key in c:
+            return c[key]
         tick()
         c[key] = value
         return value
@@ -221,9 +235,8 @@ def _constant_closure(key: int, tick: Callable[[], None], value: Any) -> Callabl
 def _partial_closure(key: int, tick: Callable[[], None], defs: tuple[Callable[..., Any], ...], collection: type) -> Callable[[Any], Any]:
     def rule(ctx: Any) -> Any:
         c = ctx.cache
-        r = c.get(key, MISS)
-        if r is not MISS:
-            return r
+        if key in c:
+            return c[key]
         tick()
         acc = collection()
         for d in defs:
@@ -320,8 +333,16 @@ _EXPANSIONS: list[tuple[str, re.Pattern[str], Callable[[re.Match[str]], list[str
 ]
 
 
-def fast_lines(lines: list[str], sites: dict[str, BuiltinSite]) -> list[str]:
-    """The fast form of compact generated ``lines`` (``sites``: their builtin call sites)."""
+def _expand_number_compare(m: re.Match[str]) -> list[str]:
+    """``if not rt_gt(x, 0): ...`` with an integer literal: Python's comparison when ``x`` is an int
+    (what ``rt_gt`` does then), the helper for every other type."""
+    indent, op, x, literal, then = m.groups()
+    return [f"{indent}if not ({x} {_COMPARE_OPS[op]} {literal} if type({x}) is int else rt_{op}({x}, {literal})): {then}"]
+
+
+def fast_lines(lines: list[str], sites: dict[str, BuiltinSite], wrappers: dict[str, Any] | None = None) -> list[str]:
+    """The fast form of compact generated ``lines`` (``sites``: their builtin call sites;
+    ``wrappers``: the program's rule wrappers, by name)."""
     out: list[str] = []
     for line in lines:
         if line == TICK_LINE:
@@ -331,6 +352,22 @@ def fast_lines(lines: list[str], sites: dict[str, BuiltinSite]) -> list[str]:
             if m is not None:
                 indent, res, name, ctx, args = m.groups()
                 out += _expand_builtin_call(indent, res, sites[name], ctx, args)
+                continue
+        if wrappers and " = R" in line:
+            m = _RULE_CALL.fullmatch(line)
+            if m is not None:
+                indent, res, name, ctx = m.groups()
+                w = wrappers.get(name)
+                # (Only this module's wrappers: the instrumented program's record what they compute.)
+                if type(w) is RuleWrapper and w.kind == "complete" and w.constant is not None:
+                    # A constant document: its value unless ``with`` put another in
+                    # the memo (the wrapper's own result, without the call).
+                    out.append(f"{indent}{res} = {ctx}.cache.get({w.node_id}, {w.constant})")
+                    continue
+        if line.endswith(_COMPARE_ENDINGS) and "if not rt_" in line:
+            m = _NUMBER_COMPARE.fullmatch(line)
+            if m is not None:
+                out += _expand_number_compare(m)
                 continue
         if "rt_" in line:
             # A literal holding a helper's name only makes the line fail to

@@ -87,7 +87,8 @@ def _iterates(e: ast.Expr, bound: set[str], arity: ArityFn) -> bool:
 def hoist_checks(
     ordered: tuple[ast.Expr, ...], bound: set[str], arity: ArityFn, data_ok: PureDataRef, own_vars: dict[int, set[str]] | None = None
 ) -> list[ast.Expr]:
-    """Move pure, non-iterating checks ahead of the pure loops they do not depend on.
+    """Move pure, non-iterating checks ahead of the pure loops they do not depend on,
+    keeping the checks in their order.
 
     ``own_vars``: each expression's variables (``stmt_vars``) by ``id``, where
     the caller has them already (read, never changed)."""
@@ -110,7 +111,10 @@ def hoist_checks(
                 k -= 1
             out.insert(k, e)
             binds.insert(k, new)
-            movable.insert(k, True)
+            # Checks keep their source order among themselves: a later check
+            # moves ahead of loops, never ahead of an earlier check (the
+            # policy's author put the check most likely to fail first).
+            movable.insert(k, False)
         else:
             out.append(e)
             binds.append(new)

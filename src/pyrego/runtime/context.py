@@ -124,10 +124,13 @@ class EvalContext:
     @property
     def now_ns(self) -> int:
         """Nanoseconds since the epoch, fixed for the whole query."""
-        q = self.state
-        if q.now_ns is None:
-            q.now_ns = time.time_ns()
-        return q.now_ns
+        q = self.q
+        if q is None:
+            q = self.q = QueryState()
+        now = q.now_ns
+        if now is None:
+            now = q.now_ns = time.time_ns()
+        return now
 
     @property
     def builtin_cache(self) -> dict[str, dict[Any, Any]]:

@@ -167,10 +167,19 @@ def rt_member(x: Any, coll: Any) -> bool:
         return freeze(x) in coll
     if t is list or t is tuple:
         tx = type(x)
+        # Python's ``in`` (C speed) first: where no member is ``==`` to a
+        # string or number, none is equal in Rego either (Rego's equality of
+        # these is Python's, with fewer matches: ``true`` is not ``1``).
         if tx is str:
+            if x not in coll:
+                return False
+            if type(coll[coll.index(x)]) is str:
+                return True
             for v in coll:
                 if type(v) is str and v == x:
                     return True
+            return False
+        if (tx is int or tx is float) and x not in coll:
             return False
         return any(equal(x, v) for v in coll)
     if t is dict:
