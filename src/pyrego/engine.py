@@ -148,8 +148,8 @@ class Engine(ConfigurationMixin, InstrumentationMixin):
         self._config: EvalConfig | None = None
         # The last evaluation's context, for the next one to reuse.
         self._spare: EvalContext | None = None
-        # What capabilities keep per engine (see CompiledProgram.state).
-        self._state: dict[str, Any] = {}
+        # What capabilities keep per engine (see CompiledProgram.state), made on first use.
+        self._state: dict[str, Any] | None = None
         # Changes to the policies and the program built from them (not taken
         # when evaluating a compiled program: the hot path has no lock).
         self._lock = threading.Lock()
@@ -430,13 +430,16 @@ class Engine(ConfigurationMixin, InstrumentationMixin):
         :class:`~pyrego.engine_support.CompiledProgram`."""
         with self._lock:
             version = self._version
+        state = self._state
+        if state is None:
+            state = self._state = {}
         return CompiledProgram(
             self._get_program(),
             self._policies,
             version,
             self._rego_v0,
             (tuple(sorted(self._extension_ids.items())), self._allowed_builtins),
-            self._state,
+            state,
             self._context,
             self._compile_query,
             self._compile_body,
@@ -750,7 +753,7 @@ class Engine(ConfigurationMixin, InstrumentationMixin):
         new._config = None
         new._spare = None
         new._lock = threading.Lock()
-        new._state = {}
+        new._state = None
         self._instrumentation_after_clone(new)
         return new
 

@@ -19,10 +19,12 @@ a value comes out as Go prints a verb without an operand (``%!s(MISSING)``).
 
 from __future__ import annotations
 
+import json
+import re
 import unicodedata
 from typing import Any
 
-__all__ = ["pretty_module", "go_quote"]
+__all__ = ["pretty_module", "go_quote", "ref_string"]
 
 _KIND_NAMES = {
     "ref": "ref",
@@ -235,3 +237,21 @@ def _go_printf(fmt: str) -> str:
         i += 1
         out.append("%" if verb == "%" else f"%!{verb}(MISSING)")
     return "".join(out)
+
+
+_REF_VAR = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_REF_KEYWORDS = frozenset(
+    {"not", "package", "import", "as", "default", "else", "with", "null", "true", "false", "some"}
+    | {"if", "contains", "in", "every"}
+)
+
+
+def ref_string(names: list[str], head: str = "data") -> str:
+    """A ref as OPA prints it: ``data.a.b``, ``data.a["c-d"]``."""
+    out = head
+    for n in names:
+        if _REF_VAR.fullmatch(n) and n not in _REF_KEYWORDS:
+            out += "." + n
+        else:
+            out += "[" + json.dumps(n, ensure_ascii=False) + "]"
+    return out

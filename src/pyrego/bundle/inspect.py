@@ -23,13 +23,13 @@ import fnmatch
 import functools
 import json
 import os
-import re
 import tarfile
 from dataclasses import dataclass, field
 from typing import Any
 
 from pyrego.ast import nodes as ast
 from pyrego.ast.json_annotations import annotations_ref_json
+from pyrego.ast.pretty import ref_string
 from pyrego.capabilities import required_capabilities
 from pyrego.errors import RegoError
 from pyrego.go_json import sorted_map
@@ -45,11 +45,6 @@ __all__ = [
     "ref_string",
 ]
 
-_VAR = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_KEYWORDS = frozenset(
-    {"not", "package", "import", "as", "default", "else", "with", "null", "true", "false", "some"}
-    | {"if", "contains", "in", "every"}
-)
 
 
 class InspectError(Exception):
@@ -76,17 +71,6 @@ class Inspection:
     namespaces: dict[str, list[str]]
     annotations: list[AnnotationEntry] = field(default_factory=list)
     required: dict[str, Any] | None = None
-
-
-def ref_string(names: list[str], head: str = "data") -> str:
-    """A ref as OPA prints it: ``data.a.b``, ``data.a["c-d"]``."""
-    out = head
-    for n in names:
-        if _VAR.fullmatch(n) and n not in _KEYWORDS:
-            out += "." + n
-        else:
-            out += "[" + json.dumps(n, ensure_ascii=False) + "]"
-    return out
 
 
 # ---------------------------------------------------------------- reading

@@ -482,7 +482,7 @@ def query_dependencies(tree: CompiledTree, query: ast.Body) -> tuple[list[list[T
 
 def ref_text(terms: list[Term]) -> str:
     """A ref as OPA prints it (``data.a.b``, ``input["x-y"]``, ``data.a[0]``)."""
-    from pyrego.bundle.inspect import ref_string
+    from pyrego.ast.pretty import ref_string
 
     head = terms[0]
     out = str(head["value"]) if head["type"] == "var" else "?"
