@@ -18,19 +18,15 @@ from typing import TYPE_CHECKING, Any
 
 from pyrego.engine_support import NO_INPUT, PolicySource
 from pyrego.errors import ArgumentError
-from pyrego.instrument.codegen import piece_table
-from pyrego.instrument.coverage import CoverageData, pretty_report, report
-from pyrego.instrument.evaluate import (
-    QUERY_LOCATION,
-    InstrumentedRun,
-    eval_query_instrumented,
-    eval_rule_instrumented,
-)
-from pyrego.instrument.tracing import EXPLAIN_MODES, Trace, TraceEvent, events_from
-from pyrego.instrument.tracing import explain as explain_events
 
 if TYPE_CHECKING:
     from pyrego.engine_support import CompiledProgram
+    from pyrego.instrument.coverage import CoverageData
+    from pyrego.instrument.evaluate import InstrumentedRun
+    from pyrego.instrument.tracing import Trace, TraceEvent
+
+# The instrumented program, coverage and traces are imported when first used:
+# an engine that never asks for them does not load them.
 
 
 class InstrumentationMixin:
@@ -58,6 +54,8 @@ class InstrumentationMixin:
         normal code and pays nothing for this feature."""
         if enable:
             if self._coverage is None:
+                from pyrego.instrument.coverage import CoverageData
+
                 self._coverage = CoverageData()
             self.__dict__["eval_rule"] = self._covered_eval_rule
             self.__dict__["eval_query"] = self._covered_eval_query
@@ -69,6 +67,8 @@ class InstrumentationMixin:
         """The coverage collected so far, as OPA's JSON report (a dict): per
         file the ``covered`` and ``not_covered`` ranges, line counts and
         ``coverage`` percentage, and the totals."""
+        from pyrego.instrument.coverage import report
+
         covered = self._coverage.snapshot() if self._coverage is not None else set()
         return report(covered, self._policies)
 
@@ -76,6 +76,8 @@ class InstrumentationMixin:
         """The policies' source with each line marked covered (``+``), not
         covered (``-``) or both (``~``); coloured with ``rich`` when writing to
         a terminal (``color`` forces it on or off)."""
+        from pyrego.instrument.coverage import pretty_report
+
         texts = {path: text for path, (text, _) in self._policies.items()}
         return pretty_report(self.get_coverage_report(), texts, color=color)
 
@@ -85,6 +87,8 @@ class InstrumentationMixin:
             self._coverage.clear()
 
     def _covered_eval_rule(self, path: str, *, input: Any = NO_INPUT) -> Any:
+        from pyrego.instrument.evaluate import eval_rule_instrumented
+
         run = eval_rule_instrumented(self, path, input)
         self.record_run(run)
         return run.result
@@ -92,6 +96,8 @@ class InstrumentationMixin:
     def _covered_eval_query(
         self, query: str, *, input: Any = NO_INPUT, package: str | None = None, imports: Sequence[str] = ()
     ) -> dict[str, Any]:
+        from pyrego.instrument.evaluate import eval_query_instrumented
+
         run = eval_query_instrumented(self, query, input, package=package, imports=imports)
         self.record_run(run)
         return run.result  # type: ignore[no-any-return]
@@ -121,6 +127,10 @@ class InstrumentationMixin:
         with each expression's variable values, as ``opa test --var-values``);
         see :mod:`pyrego.instrument.tracing` for the events and how they differ from OPA's.
         With coverage on, the evaluation is counted in it too."""
+        from pyrego.instrument.evaluate import eval_query_instrumented
+        from pyrego.instrument.tracing import Trace
+        from pyrego.instrument.tracing import explain as explain_events
+
         _check_mode(explain)
         run = eval_query_instrumented(self, query, input, package=package, imports=imports, trace=True)
         self.record_run(run)
@@ -128,6 +138,10 @@ class InstrumentationMixin:
 
     def eval_rule_with_trace(self, path: str, *, input: Any = NO_INPUT, explain: str = "full") -> Trace:
         """:meth:`eval_rule` with OPA's trace (see :meth:`eval_query_with_trace`); the result is the value."""
+        from pyrego.instrument.evaluate import eval_rule_instrumented
+        from pyrego.instrument.tracing import Trace
+        from pyrego.instrument.tracing import explain as explain_events
+
         _check_mode(explain)
         run = eval_rule_instrumented(self, path, input, trace=True)
         self.record_run(run)
@@ -144,12 +158,18 @@ class InstrumentationMixin:
 
 
 def _check_mode(explain: str) -> None:
+    from pyrego.instrument.tracing import EXPLAIN_MODES
+
     if explain not in EXPLAIN_MODES:
         raise ArgumentError(f"explain must be one of {', '.join(EXPLAIN_MODES)}, not {explain!r}")
 
 
 def trace_events(run: InstrumentedRun, query: str) -> list[TraceEvent]:
     """The events a traced evaluation recorded (``query``: its text, for its own events)."""
+    from pyrego.instrument.codegen import piece_table
+    from pyrego.instrument.evaluate import QUERY_LOCATION
+    from pyrego.instrument.tracing import events_from
+
     return events_from(run.recorder, piece_table(run.program), query, QUERY_LOCATION)
 
 
