@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from pyrego.builtins.registry import lookup as lookup_builtin
+from pyrego.builtins.registry import all_builtins
 from pyrego.testing import run_tests
 from test_repos import is_v0, rego_tests, repositories
 
@@ -23,9 +23,14 @@ pytest_plugins = ["pytester"]
 
 # pytester runs pytest in this process and afterwards drops the modules the run
 # imported; pyrego's builtin modules register themselves once per process, so
-# they are all imported here, before any run.
-lookup_builtin("count")
+# they are all imported here, before any run (they load per category otherwise).
+all_builtins()
 import pyrego.testing.reporters  # noqa: E402, F401
+
+# The package's names (pyrego.Engine, ...) are imported on first use and then
+# kept: they are bound here, before any run, to modules that stay.
+for _name in pyrego.__all__:
+    getattr(pyrego, _name)
 
 # So is the type checker, which the first run would otherwise import: a later
 # run's fresh copy of its modules would not know the types an earlier one left

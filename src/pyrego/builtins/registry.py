@@ -96,7 +96,7 @@ REGISTRY: dict[str, Builtin] = {}
 
 # What the decorators registered, per module (``fn.__module__``), until published.
 _DECLARED: dict[str, dict[str, Builtin]] = {}
-_NAMES: set[str] = set()
+_NAMES: dict[str, str] = {}  # builtin name -> the module registering it
 _PACKAGE = __name__.rpartition(".")[0]
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -115,9 +115,11 @@ def builtin(
     :mod:`.table` with the builtin's module."""
 
     def register(fn: F) -> F:
-        if name in _NAMES:
+        # (A module imported again, as after importlib.reload or when a test
+        # drops it from sys.modules, registers its builtins again.)
+        if _NAMES.get(name, fn.__module__) != fn.__module__:
             raise ValueError(f"builtin {name} registered twice")
-        _NAMES.add(name)
+        _NAMES[name] = fn.__module__
         call: Callable[..., Any] = fn
         if cancellable:
             call = _context_optional(fn, arity)
