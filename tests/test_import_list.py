@@ -67,16 +67,10 @@ ENGINE_MODULES = {
     "pyrego.errors",
     "pyrego.go_base64",
     "pyrego.instrument",
-    "pyrego.instrument.codegen",
-    "pyrego.instrument.coverage",
     "pyrego.instrument.engine_mixin",
-    "pyrego.instrument.evaluate",
-    "pyrego.instrument.recorder",
     "pyrego.instrument.spans",
-    "pyrego.instrument.tracing",
     "pyrego.loader",
     "pyrego.parse",
-    "pyrego.parse.annotations",
     "pyrego.parse.exprs",
     "pyrego.parse.lexer",
     "pyrego.parse.logic",
@@ -96,12 +90,12 @@ ENGINE_MODULES = {
     "pyrego.runtime.numbers",
     "pyrego.runtime.values",
     "pyrego.runtime.withs",
-    "pyrego.yaml_safe",
 }
 
-#: Heavy modules ``from pyrego import Engine`` still loads, with the module
-#: that loads them: the parser reads METADATA annotations with PyYAML.
-ENGINE_HEAVY_ALLOWED = {"yaml"}  # pyrego.parse.annotations (and pyrego.yaml_safe)
+#: Heavy modules ``from pyrego import Engine`` may load: none (PyYAML comes
+#: with the first policy that has a METADATA block, the instrumentation with
+#: the first coverage or trace).
+ENGINE_HEAVY_ALLOWED: set[str] = set()
 
 
 def _loaded(code: str) -> list[str]:

@@ -25,14 +25,17 @@ from __future__ import annotations
 
 import sys
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from pyrego.ast import nodes as ast
 from pyrego.errors import Location, RegoParseError
-from pyrego.parse.annotations import Statement, attach_annotations, parse_annotation_blocks
 from pyrego.parse.lexer import ALL_KEYWORDS, BASE_KEYWORDS, EOF, FUTURE_KEYWORDS, IDENT, LOGICAL_KEYWORDS
 from pyrego.parse.logic import LogicParser
 from pyrego.parse.nodes import new_ref, new_scalar, new_var
 from pyrego.parse.terms import FatalParseError, memo_key, value_name
+
+if TYPE_CHECKING:
+    from pyrego.parse.annotations import Statement
 
 __all__ = ["parse_module", "parse_query", "parse_term"]
 
@@ -162,6 +165,9 @@ class Parser(LogicParser):
                     r = r.else_
         annotations: tuple[ast.Annotation, ...] = ()
         if any("METADATA" in text for _, text in self.toks.comments):  # (else there are no blocks)
+            # (imported here: annotations bring in the YAML parser, which most policies never need)
+            from pyrego.parse.annotations import attach_annotations, parse_annotation_blocks
+
             blocks = parse_annotation_blocks(self.comment_positions(), self.file, self.source_line, parse_query)
             annotations = attach_annotations(blocks, _placed(first, stmts), self.source_line)
         return ast.Module(
@@ -632,6 +638,8 @@ def is_ground(t: object) -> bool:
 def _placed(first: _Package, stmts: list[_Package | ast.Import | _Rules | _BodyStmt]) -> list[Statement]:
     """What annotations may attach to, in order (only wanted when there are
     METADATA comments). A body statement's rule has the statement's location."""
+    from pyrego.parse.annotations import Statement
+
     placed = [Statement("package", first.location.row)]
     for st in stmts[1:]:
         if isinstance(st, ast.Import):
