@@ -61,16 +61,23 @@ def _cancel_error() -> EvalCancelError:
     return WalkCancelled("evaluation timed out")
 
 
+class HasDeadline:
+    """What :func:`current_deadline` looks for in a caller's ``ctx``: the base of
+    :class:`pyrego.runtime.context.EvalContext`, defined here so that this module,
+    which the value walks import, does not import the context (which imports them)."""
+
+    __slots__ = ()
+    deadline: float | None
+
+
 def current_deadline() -> float | None:
     """The deadline of the evaluation running on this thread (None: none, or no limit)."""
-    from pyrego.runtime.context import EvalContext
-
     frame: Any = sys._getframe(1)
     while frame is not None:
         code = frame.f_code
         if "ctx" in code.co_varnames or "ctx" in code.co_freevars or "ctx" in code.co_cellvars:
             ctx = frame.f_locals.get("ctx")
-            if isinstance(ctx, EvalContext):
+            if isinstance(ctx, HasDeadline):
                 return ctx.deadline
         frame = frame.f_back
     return None

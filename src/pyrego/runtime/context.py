@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 from typing import Any, Callable
 
+from pyrego.runtime.budget import HasDeadline
 from pyrego.runtime.values import UNDEF
 
 _NO_OPTIONS: dict[str, Any] = {}
@@ -40,7 +41,7 @@ class QueryState:
         self.builtin_errors: list[Exception] = []
 
 
-class EvalContext:
+class EvalContext(HasDeadline):
     """One query's evaluation state.
 
     ``input`` and ``data`` are the caller's objects, read in place. ``cache``
