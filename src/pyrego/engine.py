@@ -124,21 +124,37 @@ class _Query:
 class Engine(ConfigurationMixin, InstrumentationMixin):
     """A Rego engine: policies, data and input in; decisions out."""
 
+    # Settings and state that start the same in every engine and are only
+    # ever replaced, never changed in place: read from the class until an
+    # engine sets its own (a fresh engine then sets a dozen attributes fewer).
+    _input: Any = UNDEF
+    _rego_v0 = False
+    _strict = False
+    _program: Program | None = None
+    # Whether the program was checked against the data since either changed.
+    _data_checked = True
+    # (version, data, error) of the last failed compilation, raised again
+    # until the policies or the data change.
+    _failure: tuple[int, Any, RegoError] | None = None
+    _gather_prints = True
+    _extra_mockable: frozenset[str] = frozenset()
+    _timeout: float | None = None
+    _allowed_builtins: frozenset[str] | None = None
+    _type_check = True
+    _strict_mode = False
+    _schemas: SchemaSet | None = None
+    _schema_key: str | None = None
+    _config: EvalConfig | None = None
+    # The last evaluation's context, for the next one to reuse.
+    _spare: EvalContext | None = None
+    _version = 0
+
     def __init__(self) -> None:
         self._policies: dict[str, tuple[str, ast.Module]] = {}
         self._data: dict[Any, Any] = {}
-        self._input: Any = UNDEF
-        self._rego_v0 = False
-        self._strict = False
-        self._program: Program | None = None
         # Modules that passed the one-module checks when added, by path, with
         # the hidden calls those checks found (see _parse_policy).
         self._checked: dict[str, tuple[ast.Module, list[RegoError]]] = {}
-        # Whether the program was checked against the data since either changed.
-        self._data_checked = True
-        # (version, data, error) of the last failed compilation, raised again
-        # until the policies or the data change.
-        self._failure: tuple[int, Any, RegoError] | None = None
         # Each entry holds its program: a program lives while anything that
         # runs its code can still reach it (see Program.__del__).
         # (namespace, function name, program), or (None, query text, None).
@@ -146,24 +162,12 @@ class Engine(ConfigurationMixin, InstrumentationMixin):
         self._queries: BoundedDict[str, _Query] = BoundedDict(QUERIES_KEPT)
         # print() output not taken yet; the oldest lines go past PRINTS_KEPT.
         self._prints: deque[str] = deque(maxlen=PRINTS_KEPT)
-        self._gather_prints = True
-        self._extra_mockable: frozenset[str] = frozenset()
         self._options: dict[str, Any] = {}
-        self._timeout: float | None = None
         self._extensions: dict[str, Any] = {}
-        self._allowed_builtins: frozenset[str] | None = None
         self._extension_ids: dict[str, tuple[int, int, str]] = {}
-        self._type_check = True
-        self._strict_mode = False
-        self._schemas: SchemaSet | None = None
-        self._schema_key: str | None = None
-        self._config: EvalConfig | None = None
-        # The last evaluation's context, for the next one to reuse.
-        self._spare: EvalContext | None = None
         # Changes to the policies and the program built from them (not taken
         # when evaluating a compiled program: the hot path has no lock).
         self._lock = threading.Lock()
-        self._version = 0
 
     # -- policies ----------------------------------------------------------------
 
@@ -190,7 +194,7 @@ class Engine(ConfigurationMixin, InstrumentationMixin):
 
         As :meth:`add_policy` for each file: on a parse error in any of them
         nothing is added."""
-        if not isinstance(policies, Mapping):
+        if type(policies) is not dict and not isinstance(policies, Mapping):  # (a dict: no ABC check)
             raise ArgumentError(f"add_policies takes a mapping of paths to policy texts, not {type(policies).__name__}")
         for path, text in policies.items():
             if type(path) is not str or type(text) is not str:
@@ -437,19 +441,20 @@ class Engine(ConfigurationMixin, InstrumentationMixin):
         try:
             if prog is None:
                 prog = self._compile(self._extra_mockable, policies)
-                with self._lock:
-                    if self._version == version:
-                        self._program = prog
             program = prog
             self._with_source(lambda: _check_data_conflicts(program.tree, data), policies)
         except RegoError as err:
             with self._lock:
                 if self._version == version:
+                    if prog is not None:  # (compiled: only the data clashes with it)
+                        self._program = prog
                     self._failure = (version, data, err)
             raise
-        with self._lock:
-            if self._version == version and self._data is data:
-                self._data_checked = True
+        with self._lock:  # (one lock for both: a fresh engine's first evaluation comes here)
+            if self._version == version:
+                self._program = prog
+                if self._data is data:
+                    self._data_checked = True
         return prog
 
     def _compile(self, mockable: frozenset[str], policies: dict[str, tuple[str, ast.Module]] | None = None) -> Program:
@@ -459,7 +464,16 @@ class Engine(ConfigurationMixin, InstrumentationMixin):
             policies = self._policies
         paths = sorted(policies)
         sources = tuple((path, policies[path][0], policies[path][1].rego_v1) for path in paths)
-        key = (sources, tuple(sorted(mockable)), tuple(sorted(self._extension_ids.items())), self._allowed_builtins, self._type_check, self._strict_mode, self._schema_key)
+        extension_ids = self._extension_ids
+        key = (
+            sources,
+            tuple(sorted(mockable)) if mockable else (),
+            tuple(sorted(extension_ids.items())) if extension_ids else (),
+            self._allowed_builtins,
+            self._type_check,
+            self._strict_mode,
+            self._schema_key,
+        )
         modules = [policies[p][1] for p in paths]
         # Modules checked on their own when added skip those checks here.
         checked = [self._checked.get(p) for p in paths]

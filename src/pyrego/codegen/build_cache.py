@@ -12,8 +12,7 @@ import gc
 import threading
 import weakref
 from collections import OrderedDict
-from contextlib import contextmanager
-from typing import Any, Callable, Generic, Iterator, TypeVar
+from typing import Any, Callable, Generic, TypeVar
 
 from pyrego.ast import nodes as ast
 from pyrego.codegen.generator import Program
@@ -83,7 +82,7 @@ class _BuildCache(Generic[_T]):
                 if value is not None:
                     return value  # built by the thread this one waited for
             try:
-                with _gc_paused():
+                with _GC_PAUSE:
                     value = build()
                     # Evicted while the collector is still paused: its count of new
                     # objects then drops by what the eviction frees before it can
@@ -157,29 +156,41 @@ _gc_depth = 0
 _gc_was_enabled = False
 
 
-@contextmanager
-def _gc_paused() -> Iterator[None]:
+class _GcPause:
     """Pause the cyclic GC while a policy is parsed or compiled.
 
     Parsing and code generation allocate many short-lived containers; with the
     collector on, they trigger repeated collections (full ones scan the whole
     heap), which cost about as much as the compilation itself. Nested and
     concurrent compilations share one pause; the collector is switched back on
-    only if it was on before the first one began.
+    only if it was on before the first one began. (A class, not a
+    ``contextmanager`` generator: a fresh engine goes through it twice.)
     """
-    global _gc_depth, _gc_was_enabled
-    with _gc_lock:
-        if _gc_depth == 0:
-            _gc_was_enabled = gc.isenabled()
-            gc.disable()
-        _gc_depth += 1
-    try:
-        yield
-    finally:
+
+    __slots__ = ()
+
+    def __enter__(self) -> None:
+        global _gc_depth, _gc_was_enabled
+        with _gc_lock:
+            if _gc_depth == 0:
+                _gc_was_enabled = gc.isenabled()
+                gc.disable()
+            _gc_depth += 1
+
+    def __exit__(self, *exc: object) -> None:
+        global _gc_depth
         with _gc_lock:
             _gc_depth -= 1
             if _gc_depth == 0 and _gc_was_enabled:
                 gc.enable()
+
+
+_GC_PAUSE = _GcPause()
+
+
+def _gc_paused() -> _GcPause:
+    """The pause of the cyclic GC (see :class:`_GcPause`), for a ``with`` statement."""
+    return _GC_PAUSE
 
 
 def _parse_cached(text: str, path: str, rego_v1: bool) -> tuple[ast.Module, list[RegoError]]:
