@@ -66,7 +66,10 @@ from pyrego.runtime.values import UNDEF
 if TYPE_CHECKING:
     from pyrego.typecheck.schemas import SchemaSet
 
-_WITH_WORD = re.compile(r"\bwith\b")
+# The word "with" (as \bwith\b, written so that the search looks for the
+# literal "with" first: \b in front made it try every position, ~20 us on a
+# policy that says "startswith").
+_WITH_WORD = re.compile(r"with\b(?<!\wwith)")
 
 #: The Python recursion limit pyrego needs: a rule chain 1,000 deep, a body of
 #: 600 expressions and values nested 1,000 deep (all of which OPA takes) each
