@@ -151,6 +151,13 @@ class Engine(ConfigurationMixin, InstrumentationMixin):
     # The last evaluation's context, for the next one to reuse.
     _spare: EvalContext | None = None
     _version = 0
+    # Compiled queries (made on first use: most engines only call eval_rule);
+    # replaced, not emptied, when the policies or data change (a query
+    # compiled meanwhile for the old ones goes into the table they replaced).
+    _queries: BoundedDict[str, _Query] | None = None
+    # print() output not taken yet (made when the first evaluation's settings
+    # are); the oldest lines go past PRINTS_KEPT.
+    _prints: deque[str] | None = None
 
     def __init__(self) -> None:
         self._policies: dict[str, tuple[str, ast.Module]] = {}
@@ -162,9 +169,6 @@ class Engine(ConfigurationMixin, InstrumentationMixin):
         # runs its code can still reach it (see Program.__del__).
         # (namespace, function name, program), or (None, query text, None).
         self._rule_fns: dict[str, tuple[Any, str, Program | None]] = {}
-        self._queries: BoundedDict[str, _Query] = BoundedDict(QUERIES_KEPT)
-        # print() output not taken yet; the oldest lines go past PRINTS_KEPT.
-        self._prints: deque[str] = deque(maxlen=PRINTS_KEPT)
         self._options: dict[str, Any] = {}
         self._extensions: dict[str, Any] = {}
         self._extension_ids: dict[str, tuple[int, int, str]] = {}
@@ -346,7 +350,7 @@ class Engine(ConfigurationMixin, InstrumentationMixin):
             self._program = program
             self._failure = None
             self._rule_fns = {}
-            self._queries = BoundedDict(QUERIES_KEPT)
+            self._queries = None
 
     def _install(self, policies: dict[str, tuple[str, ast.Module]], data: dict[Any, Any]) -> None:
         """Compile ``policies`` against ``data`` now and make both the engine's; on an error, change nothing."""
@@ -363,7 +367,7 @@ class Engine(ConfigurationMixin, InstrumentationMixin):
             self._program = None
             self._failure = None
             self._rule_fns = {}
-            self._queries = BoundedDict(QUERIES_KEPT)
+            self._queries = None
 
     # -- data and input ---------------------------------------------------------------
 
@@ -399,7 +403,7 @@ class Engine(ConfigurationMixin, InstrumentationMixin):
             self._data_checked = False
             self._failure = None
             self._rule_fns = {}
-            self._queries = BoundedDict(QUERIES_KEPT)
+            self._queries = None
 
     def set_input(self, value: Any) -> None:
         """Use ``value`` as ``input`` (kept by reference, never modified)."""
@@ -466,7 +470,7 @@ class Engine(ConfigurationMixin, InstrumentationMixin):
         if policies is None:
             policies = self._policies
         paths = sorted(policies)
-        sources = tuple((path, policies[path][0], policies[path][1].rego_v1) for path in paths)
+        sources = tuple([(path, policies[path][0], policies[path][1].rego_v1) for path in paths])
         extension_ids = self._extension_ids
         key = (
             sources,
@@ -477,14 +481,14 @@ class Engine(ConfigurationMixin, InstrumentationMixin):
             self._strict_mode,
             self._schema_key,
         )
-        modules = [policies[p][1] for p in paths]
-        # Modules checked on their own when added skip those checks here.
-        checked = [self._checked.get(p) for p in paths]
-        hidden_calls: list[RegoError] | None = None
-        if all(c is not None and c[0] is m for c, m in zip(checked, modules)):
-            hidden_calls = [call for c in checked if c is not None for call in c[1]]
 
-        def build() -> Program:
+        def build() -> Program:  # (only on a cache miss: what it needs beyond the key is gathered here)
+            modules = [policies[p][1] for p in paths]
+            # Modules checked on their own when added skip those checks here.
+            checked = [self._checked.get(p) for p in paths]
+            hidden_calls: list[RegoError] | None = None
+            if all(c is not None and c[0] is m for c, m in zip(checked, modules)):
+                hidden_calls = [call for c in checked if c is not None for call in c[1]]
             tree = self._with_source(
                 lambda: compile_modules(
                     modules, self._extensions, self._allowed_builtins, self._type_check, self._strict_mode, self._schemas, hidden_calls
@@ -529,7 +533,15 @@ class Engine(ConfigurationMixin, InstrumentationMixin):
     def _context(self, input: Any = _NO_INPUT) -> EvalContext:
         config = self._config
         if config is None:
-            hook = self._prints.append if self._gather_prints else None
+            hook = None
+            if self._gather_prints:
+                prints = self._prints
+                if prints is None:
+                    with self._lock:  # (one table for every thread's hook)
+                        prints = self._prints
+                        if prints is None:
+                            prints = self._prints = deque(maxlen=PRINTS_KEPT)
+                hook = prints.append
             config = self._config = EvalConfig(self._strict, hook, self._options)
         deadline = time.monotonic() + self._timeout if self._timeout is not None else None
         return EvalContext.fast(self._input if input is _NO_INPUT else input, self._data, config, deadline)
@@ -677,6 +689,11 @@ class Engine(ConfigurationMixin, InstrumentationMixin):
 
     def _compile_query(self, query: str, package: str | None = None, imports: tuple[str, ...] = ()) -> _Query:
         queries = self._queries
+        if queries is None:
+            with self._lock:  # (made once: under the lock, a reset of the policies comes before or after)
+                queries = self._queries
+                if queries is None:
+                    queries = self._queries = BoundedDict(QUERIES_KEPT)
         local_key: Any = query if package is None and not imports else (query, package, imports)
         q = queries.get(local_key)
         if q is None:
@@ -729,7 +746,7 @@ class Engine(ConfigurationMixin, InstrumentationMixin):
         """The output of ``print`` calls since the last call, in order."""
         out = []
         prints = self._prints
-        while prints:  # popleft: lines other threads print meanwhile are kept or taken, never lost
+        while prints:  # popleft: lines other threads print meanwhile are kept or taken, never lost (None: no evaluation yet)
             out.append(prints.popleft())
         return out
 
@@ -741,8 +758,8 @@ class Engine(ConfigurationMixin, InstrumentationMixin):
         new.__dict__.update(self.__dict__)
         new._policies = dict(self._policies)
         new._rule_fns = dict(self._rule_fns)
-        new._queries = self._queries.copy()
-        new._prints = deque(maxlen=PRINTS_KEPT)
+        new._queries = self._queries.copy() if self._queries is not None else None
+        new._prints = None
         new._config = None
         new._spare = None
         new._lock = threading.Lock()

@@ -58,6 +58,16 @@ class _BuildCache(Generic[_T]):
         self._unkept: dict[int, tuple[weakref.ref[Any], Any]] = {}
 
     def get_or_build(self, key: Any, build: Callable[[], _T]) -> _T:
+        # A kept entry is found without the lock (a fresh engine on cached
+        # policies comes here twice): a dict read, and the move to the end,
+        # are single C calls under the GIL; one evicted in between is missed.
+        value = self.entries.get(key)
+        if value is not None:
+            try:
+                self.entries.move_to_end(key)
+            except KeyError:
+                pass
+            return value
         with _cache_lock:
             value = self.entries.get(key)
             if value is not None:
