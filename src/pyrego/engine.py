@@ -448,8 +448,11 @@ class Engine(ConfigurationMixin, InstrumentationMixin):
         try:
             if prog is None:
                 prog = self._compile(self._extra_mockable, policies)
-            program = prog
-            self._with_source(lambda: _check_data_conflicts(program.tree, data), policies)
+            try:  # (as _with_source, without a closure per call)
+                _check_data_conflicts(prog.tree, data)
+            except RegoError as err:
+                self._attach_source(err, policies)
+                raise
         except RegoError as err:
             with self._lock:
                 if self._version == version:
@@ -481,6 +484,9 @@ class Engine(ConfigurationMixin, InstrumentationMixin):
             self._strict_mode,
             self._schema_key,
         )
+        found = _programs.find(key)
+        if found is not None:
+            return found
 
         def build() -> Program:  # (only on a cache miss: what it needs beyond the key is gathered here)
             modules = [policies[p][1] for p in paths]

@@ -57,16 +57,22 @@ class _BuildCache(Generic[_T]):
         #: kept, while something else holds it (see _remember)
         self._unkept: dict[int, tuple[weakref.ref[Any], Any]] = {}
 
-    def get_or_build(self, key: Any, build: Callable[[], _T]) -> _T:
-        # A kept entry is found without the lock (a fresh engine on cached
-        # policies comes here twice): a dict read, and the move to the end,
-        # are single C calls under the GIL; one evicted in between is missed.
+    def find(self, key: Any) -> _T | None:
+        """The kept entry of ``key``, or None; without the lock (a fresh
+        engine on cached policies comes here twice): a dict read, and the
+        move to the end, are single C calls under the GIL (one evicted in
+        between is simply missed)."""
         value = self.entries.get(key)
         if value is not None:
             try:
                 self.entries.move_to_end(key)
             except KeyError:
                 pass
+        return value
+
+    def get_or_build(self, key: Any, build: Callable[[], _T]) -> _T:
+        value = self.find(key)
+        if value is not None:
             return value
         with _cache_lock:
             value = self.entries.get(key)
@@ -209,11 +215,16 @@ def _parse_cached(text: str, path: str, rego_v1: bool) -> tuple[ast.Module, list
     the calls of functions a local variable hides, which the whole program's
     check reports (see :func:`pyrego.compile.checks.check_modules`)."""
 
+    key = (path, text, rego_v1)
+    found = _modules.find(key)  # (before making the closure below)
+    if found is not None:
+        return found
+
     def build() -> tuple[ast.Module, list[RegoError]]:
         module = parse_module(text, path, rego_v1=rego_v1)
         return module, check_modules([module])
 
-    return _modules.get_or_build((path, text, rego_v1), build)
+    return _modules.get_or_build(key, build)
 
 
 def set_compile_cache_size(programs: int = 32, modules: int = 64) -> None:
