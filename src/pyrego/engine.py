@@ -343,7 +343,8 @@ class Engine(ConfigurationMixin, InstrumentationMixin):
         with self._lock:
             self._version += 1
             self._policies = policies
-            self._checked = {p: c for p, c in {**self._checked, **checked}.items() if p in policies}
+            old = self._checked
+            self._checked = {p: c for p, c in ({**old, **checked} if old else checked).items() if p in policies}
             if data is not None:
                 self._data = data
             self._data_checked = program is not None
