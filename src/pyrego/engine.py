@@ -71,7 +71,10 @@ from pyrego.runtime.values import UNDEF
 if TYPE_CHECKING:
     from pyrego.typecheck.schemas import SchemaSet
 
-_WITH_WORD = re.compile(r"\bwith\b")
+# The word "with" (as \bwith\b, written so that the search looks for the
+# literal "with" first: \b in front made it try every position, ~20 us on a
+# policy that says "startswith").
+_WITH_WORD = re.compile(r"with\b(?<!\wwith)")
 
 #: The Python recursion limit pyrego needs: a rule chain 1,000 deep, a body of
 #: 600 expressions and values nested 1,000 deep (all of which OPA takes) each
@@ -112,48 +115,56 @@ class _Query:
 class Engine(ConfigurationMixin, InstrumentationMixin):
     """A Rego engine: policies, data and input in; decisions out."""
 
+    # Settings and state that start the same in every engine and are only
+    # ever replaced, never changed in place: read from the class until an
+    # engine sets its own (a fresh engine then sets a dozen attributes fewer).
+    _input: Any = UNDEF
+    _rego_v0 = False
+    _strict = False
+    _program: Program | None = None
+    # Whether the program was checked against the data since either changed.
+    _data_checked = True
+    # (version, data, error) of the last failed compilation, raised again
+    # until the policies or the data change.
+    _failure: tuple[int, Any, RegoError] | None = None
+    _gather_prints = True
+    _extra_mockable: frozenset[str] = frozenset()
+    _timeout: float | None = None
+    _allowed_builtins: frozenset[str] | None = None
+    _type_check = True
+    _strict_mode = False
+    _schemas: SchemaSet | None = None
+    _schema_key: str | None = None
+    _config: EvalConfig | None = None
+    # The last evaluation's context, for the next one to reuse.
+    _spare: EvalContext | None = None
+    _version = 0
+    # Compiled queries (made on first use: most engines only call eval_rule);
+    # replaced, not emptied, when the policies or data change (a query
+    # compiled meanwhile for the old ones goes into the table they replaced).
+    _queries: BoundedDict[str, _Query] | None = None
+    # print() output not taken yet (made when the first evaluation's settings
+    # are); the oldest lines go past PRINTS_KEPT.
+    _prints: deque[str] | None = None
+    # What capabilities keep per engine (see CompiledProgram.state), made on first use.
+    _state: dict[str, Any] | None = None
+
     def __init__(self) -> None:
         self._policies: dict[str, tuple[str, ast.Module]] = {}
         self._data: dict[Any, Any] = {}
-        self._input: Any = UNDEF
-        self._rego_v0 = False
-        self._strict = False
-        self._program: Program | None = None
         # Modules that passed the one-module checks when added, by path, with
         # the hidden calls those checks found (see _parse_policy).
         self._checked: dict[str, tuple[ast.Module, list[RegoError]]] = {}
-        # Whether the program was checked against the data since either changed.
-        self._data_checked = True
-        # (version, data, error) of the last failed compilation, raised again
-        # until the policies or the data change.
-        self._failure: tuple[int, Any, RegoError] | None = None
         # Each entry holds its program: a program lives while anything that
         # runs its code can still reach it (see Program.__del__).
         # (namespace, function name, program), or (None, query text, None).
         self._rule_fns: dict[str, tuple[Any, str, Program | None]] = {}
-        self._queries: BoundedDict[str, _Query] = BoundedDict(QUERIES_KEPT)
-        # print() output not taken yet; the oldest lines go past PRINTS_KEPT.
-        self._prints: deque[str] = deque(maxlen=PRINTS_KEPT)
-        self._gather_prints = True
-        self._extra_mockable: frozenset[str] = frozenset()
         self._options: dict[str, Any] = {}
-        self._timeout: float | None = None
         self._extensions: dict[str, Any] = {}
-        self._allowed_builtins: frozenset[str] | None = None
         self._extension_ids: dict[str, tuple[int, int, str]] = {}
-        self._type_check = True
-        self._strict_mode = False
-        self._schemas: SchemaSet | None = None
-        self._schema_key: str | None = None
-        self._config: EvalConfig | None = None
-        # The last evaluation's context, for the next one to reuse.
-        self._spare: EvalContext | None = None
-        # What capabilities keep per engine (see CompiledProgram.state), made on first use.
-        self._state: dict[str, Any] | None = None
         # Changes to the policies and the program built from them (not taken
         # when evaluating a compiled program: the hot path has no lock).
         self._lock = threading.Lock()
-        self._version = 0
 
     # -- policies ----------------------------------------------------------------
 
@@ -180,7 +191,7 @@ class Engine(ConfigurationMixin, InstrumentationMixin):
 
         As :meth:`add_policy` for each file: on a parse error in any of them
         nothing is added."""
-        if not isinstance(policies, Mapping):
+        if type(policies) is not dict and not isinstance(policies, Mapping):  # (a dict: no ABC check)
             raise ArgumentError(f"add_policies takes a mapping of paths to policy texts, not {type(policies).__name__}")
         for path, text in policies.items():
             if type(path) is not str or type(text) is not str:
@@ -322,14 +333,15 @@ class Engine(ConfigurationMixin, InstrumentationMixin):
         with self._lock:
             self._version += 1
             self._policies = policies
-            self._checked = {p: c for p, c in {**self._checked, **checked}.items() if p in policies}
+            old = self._checked
+            self._checked = {p: c for p, c in ({**old, **checked} if old else checked).items() if p in policies}
             if data is not None:
                 self._data = data
             self._data_checked = program is not None
             self._program = program
             self._failure = None
             self._rule_fns = {}
-            self._queries = BoundedDict(QUERIES_KEPT)
+            self._queries = None
 
     def install_modules(self, policies: dict[str, PolicySource]) -> None:
         """Compile parsed ``policies`` (``{path: (text, module)}``, as ``pyrego
@@ -352,7 +364,7 @@ class Engine(ConfigurationMixin, InstrumentationMixin):
             self._program = None
             self._failure = None
             self._rule_fns = {}
-            self._queries = BoundedDict(QUERIES_KEPT)
+            self._queries = None
 
     # -- data and input ---------------------------------------------------------------
 
@@ -388,7 +400,7 @@ class Engine(ConfigurationMixin, InstrumentationMixin):
             self._data_checked = False
             self._failure = None
             self._rule_fns = {}
-            self._queries = BoundedDict(QUERIES_KEPT)
+            self._queries = None
 
     def set_input(self, value: Any) -> None:
         """Use ``value`` as ``input`` (kept by reference, never modified)."""
@@ -458,19 +470,23 @@ class Engine(ConfigurationMixin, InstrumentationMixin):
         try:
             if prog is None:
                 prog = self._compile(self._extra_mockable, policies)
-                with self._lock:
-                    if self._version == version:
-                        self._program = prog
-            program = prog
-            self._with_source(lambda: _check_data_conflicts(program.tree, data), policies)
+            try:  # (as _with_source, without a closure per call)
+                _check_data_conflicts(prog.tree, data)
+            except RegoError as err:
+                self._attach_source(err, policies)
+                raise
         except RegoError as err:
             with self._lock:
                 if self._version == version:
+                    if prog is not None:  # (compiled: only the data clashes with it)
+                        self._program = prog
                     self._failure = (version, data, err)
             raise
-        with self._lock:
-            if self._version == version and self._data is data:
-                self._data_checked = True
+        with self._lock:  # (one lock for both: a fresh engine's first evaluation comes here)
+            if self._version == version:
+                self._program = prog
+                if self._data is data:
+                    self._data_checked = True
         return prog
 
     def _compile(self, mockable: frozenset[str], policies: dict[str, tuple[str, ast.Module]] | None = None) -> Program:
@@ -479,16 +495,28 @@ class Engine(ConfigurationMixin, InstrumentationMixin):
         if policies is None:
             policies = self._policies
         paths = sorted(policies)
-        sources = tuple((path, policies[path][0], policies[path][1].rego_v1) for path in paths)
-        key = (sources, tuple(sorted(mockable)), tuple(sorted(self._extension_ids.items())), self._allowed_builtins, self._type_check, self._strict_mode, self._schema_key)
-        modules = [policies[p][1] for p in paths]
-        # Modules checked on their own when added skip those checks here.
-        checked = [self._checked.get(p) for p in paths]
-        hidden_calls: list[RegoError] | None = None
-        if all(c is not None and c[0] is m for c, m in zip(checked, modules)):
-            hidden_calls = [call for c in checked if c is not None for call in c[1]]
+        sources = tuple([(path, policies[path][0], policies[path][1].rego_v1) for path in paths])
+        extension_ids = self._extension_ids
+        key = (
+            sources,
+            tuple(sorted(mockable)) if mockable else (),
+            tuple(sorted(extension_ids.items())) if extension_ids else (),
+            self._allowed_builtins,
+            self._type_check,
+            self._strict_mode,
+            self._schema_key,
+        )
+        found = program_cache.find(key)
+        if found is not None:
+            return found
 
-        def build() -> Program:
+        def build() -> Program:  # (only on a cache miss: what it needs beyond the key is gathered here)
+            modules = [policies[p][1] for p in paths]
+            # Modules checked on their own when added skip those checks here.
+            checked = [self._checked.get(p) for p in paths]
+            hidden_calls: list[RegoError] | None = None
+            if all(c is not None and c[0] is m for c, m in zip(checked, modules)):
+                hidden_calls = [call for c in checked if c is not None for call in c[1]]
             tree = self._with_source(
                 lambda: compile_modules(
                     modules, self._extensions, self._allowed_builtins, self._type_check, self._strict_mode, self._schemas, hidden_calls
@@ -533,7 +561,15 @@ class Engine(ConfigurationMixin, InstrumentationMixin):
     def _context(self, input: Any = _NO_INPUT) -> EvalContext:
         config = self._config
         if config is None:
-            hook = self._prints.append if self._gather_prints else None
+            hook = None
+            if self._gather_prints:
+                prints = self._prints
+                if prints is None:
+                    with self._lock:  # (one table for every thread's hook)
+                        prints = self._prints
+                        if prints is None:
+                            prints = self._prints = deque(maxlen=PRINTS_KEPT)
+                hook = prints.append
             config = self._config = EvalConfig(self._strict, hook, self._options)
         deadline = time.monotonic() + self._timeout if self._timeout is not None else None
         return EvalContext.fast(self._input if input is _NO_INPUT else input, self._data, config, deadline)
@@ -684,6 +720,11 @@ class Engine(ConfigurationMixin, InstrumentationMixin):
 
     def _compile_query(self, query: str, package: str | None = None, imports: tuple[str, ...] = ()) -> _Query:
         queries = self._queries
+        if queries is None:
+            with self._lock:  # (made once: under the lock, a reset of the policies comes before or after)
+                queries = self._queries
+                if queries is None:
+                    queries = self._queries = BoundedDict(QUERIES_KEPT)
         local_key: Any = query if package is None and not imports else (query, package, imports)
         q = queries.get(local_key)
         if q is None:
@@ -736,7 +777,7 @@ class Engine(ConfigurationMixin, InstrumentationMixin):
         """The output of ``print`` calls since the last call, in order."""
         out = []
         prints = self._prints
-        while prints:  # popleft: lines other threads print meanwhile are kept or taken, never lost
+        while prints:  # popleft: lines other threads print meanwhile are kept or taken, never lost (None: no evaluation yet)
             out.append(prints.popleft())
         return out
 
@@ -748,8 +789,8 @@ class Engine(ConfigurationMixin, InstrumentationMixin):
         new.__dict__.update(self.__dict__)
         new._policies = dict(self._policies)
         new._rule_fns = dict(self._rule_fns)
-        new._queries = self._queries.copy()
-        new._prints = deque(maxlen=PRINTS_KEPT)
+        new._queries = self._queries.copy() if self._queries is not None else None
+        new._prints = None
         new._config = None
         new._spare = None
         new._lock = threading.Lock()

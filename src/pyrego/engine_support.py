@@ -255,6 +255,10 @@ def _too_deep() -> EvalRecursionError:
 
 def _check_data_conflicts(tree: CompiledTree, data: dict[Any, Any]) -> None:
     """Refuse a rule whose path holds base data, or lies under a base value that is not an object (OPA's check)."""
+    if not data:
+        root = tree.nodes.get(())
+        if root is None or not root.has_rules():
+            return  # no base data: only a rule at the root itself could clash
     for node in tree.nodes.values():
         if not node.has_rules():
             continue

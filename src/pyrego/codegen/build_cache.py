@@ -12,11 +12,10 @@ import gc
 import threading
 import weakref
 from collections import OrderedDict
-from contextlib import contextmanager
-from typing import Any, Callable, Generic, Iterator, TypeVar
+from typing import Any, Callable, Generic, TypeVar
 
 from pyrego.ast import nodes as ast
-from pyrego.codegen.program import Program
+from pyrego.codegen.generator import Program
 from pyrego.compile.checks import check_modules
 from pyrego.errors import RegoError
 from pyrego.parse.parser import parse_module
@@ -58,7 +57,23 @@ class _BuildCache(Generic[_T]):
         #: kept, while something else holds it (see _remember)
         self._unkept: dict[int, tuple[weakref.ref[Any], Any]] = {}
 
+    def find(self, key: Any) -> _T | None:
+        """The kept entry of ``key``, or None; without the lock (a fresh
+        engine on cached policies comes here twice): a dict read, and the
+        move to the end, are single C calls under the GIL (one evicted in
+        between is simply missed)."""
+        value = self.entries.get(key)
+        if value is not None:
+            try:
+                self.entries.move_to_end(key)
+            except KeyError:
+                pass
+        return value
+
     def get_or_build(self, key: Any, build: Callable[[], _T]) -> _T:
+        value = self.find(key)
+        if value is not None:
+            return value
         with cache_lock:
             value = self.entries.get(key)
             if value is not None:
@@ -83,7 +98,7 @@ class _BuildCache(Generic[_T]):
                 if value is not None:
                     return value  # built by the thread this one waited for
             try:
-                with gc_paused():
+                with _GC_PAUSE:
                     value = build()
                     # Evicted while the collector is still paused: its count of new
                     # objects then drops by what the eviction frees before it can
@@ -157,29 +172,41 @@ _gc_depth = 0
 _gc_was_enabled = False
 
 
-@contextmanager
-def gc_paused() -> Iterator[None]:
+class _GcPause:
     """Pause the cyclic GC while a policy is parsed or compiled.
 
     Parsing and code generation allocate many short-lived containers; with the
     collector on, they trigger repeated collections (full ones scan the whole
     heap), which cost about as much as the compilation itself. Nested and
     concurrent compilations share one pause; the collector is switched back on
-    only if it was on before the first one began.
+    only if it was on before the first one began. (A class, not a
+    ``contextmanager`` generator: a fresh engine goes through it twice.)
     """
-    global _gc_depth, _gc_was_enabled
-    with _gc_lock:
-        if _gc_depth == 0:
-            _gc_was_enabled = gc.isenabled()
-            gc.disable()
-        _gc_depth += 1
-    try:
-        yield
-    finally:
+
+    __slots__ = ()
+
+    def __enter__(self) -> None:
+        global _gc_depth, _gc_was_enabled
+        with _gc_lock:
+            if _gc_depth == 0:
+                _gc_was_enabled = gc.isenabled()
+                gc.disable()
+            _gc_depth += 1
+
+    def __exit__(self, *exc: object) -> None:
+        global _gc_depth
         with _gc_lock:
             _gc_depth -= 1
             if _gc_depth == 0 and _gc_was_enabled:
                 gc.enable()
+
+
+_GC_PAUSE = _GcPause()
+
+
+def gc_paused() -> _GcPause:
+    """The pause of the cyclic GC (see :class:`_GcPause`), for a ``with`` statement."""
+    return _GC_PAUSE
 
 
 def parse_cached(text: str, path: str, rego_v1: bool) -> tuple[ast.Module, list[RegoError]]:
@@ -188,11 +215,16 @@ def parse_cached(text: str, path: str, rego_v1: bool) -> tuple[ast.Module, list[
     the calls of functions a local variable hides, which the whole program's
     check reports (see :func:`pyrego.compile.checks.check_modules`)."""
 
+    key = (path, text, rego_v1)
+    found = _modules.find(key)  # (before making the closure below)
+    if found is not None:
+        return found
+
     def build() -> tuple[ast.Module, list[RegoError]]:
         module = parse_module(text, path, rego_v1=rego_v1)
         return module, check_modules([module])
 
-    return _modules.get_or_build((path, text, rego_v1), build)
+    return _modules.get_or_build(key, build)
 
 
 def set_compile_cache_size(programs: int = 32, modules: int = 64) -> None:

@@ -60,6 +60,10 @@ class Operand(NamedTuple):
     slot: int
 
 
+# Operand(...) without the NamedTuple's own __new__ (a Python function): hot in planning.
+_new_tuple = tuple.__new__
+
+
 def value_step(value: Callable[[Any, list[Any]], Any], slot: int, nxt: Step) -> Step:
     def step(ctx: Any, env: list[Any], value: Any = value, slot: int = slot, nxt: Step = nxt) -> Any:
         v = value(ctx, env)
@@ -188,19 +192,19 @@ class TermPlanner:
             return self.ref(t)  # type: ignore[arg-type]
         if tt is ast.Scalar:
             v = t.value  # type: ignore[union-attr]
-            return Operand(constant(v), None, -1)
+            return _new_tuple(Operand, (constant(v), None, -1))
         if tt is ast.Var:
             name = t.name  # type: ignore[union-attr]
             if name == "input":
-                return Operand(_input, None, -1)
+                return _new_tuple(Operand, (_input, None, -1))
             if name in ROOTS or name not in self.bound:
                 raise Unsupported("data or an unbound variable")
-            return Operand(_variable(self.slots[name]), None, -1)
+            return _new_tuple(Operand, (_variable(self.slots[name]), None, -1))
         if tt is ast.Call:  # (never ground)
             return self.call(t)  # type: ignore[arg-type]
         if is_ground(t):
             const = ground_value(t)
-            return Operand(constant(const), None, -1)
+            return _new_tuple(Operand, (constant(const), None, -1))
         if isinstance(t, ast.Array):
             return self.composite(list(t.items), _built(list))
         if isinstance(t, ast.SetTerm):
@@ -234,7 +238,7 @@ class TermPlanner:
                     vals.append(v)
                 return compute(ctx, vals)
 
-            return Operand(value, None, -1)
+            return _new_tuple(Operand, (value, None, -1))
         out = self.slot()
 
         def make(k: Step) -> Step:
@@ -247,7 +251,7 @@ class TermPlanner:
 
             return self.gather(operands, order, finish)
 
-        return Operand(None, make, out)
+        return _new_tuple(Operand, (None, make, out))
 
     def call(self, t: ast.Call) -> Operand:
         op = t.op
@@ -293,7 +297,7 @@ class TermPlanner:
         passed: list[tuple[RuleNode, int]] = []
         kind, node, i = self.gen.data_target(path, passed)
         if kind == "function":
-            return Operand(constant(UNDEF), None, -1)
+            return _new_tuple(Operand, (constant(UNDEF), None, -1))
         if passed:
             # Past rules with variable keys into a child: the union of the parts (codegen_docs).
             n = codegen_docs.ground_prefix_length(path)
@@ -337,7 +341,7 @@ class TermPlanner:
                 keys.append(self.operand(p).value)
                 literal = False
         if not iterated:
-            return Operand(self._lookups(base, keys, getter, literal), None, -1)
+            return _new_tuple(Operand, (self._lookups(base, keys, getter, literal), None, -1))
         out = self.slot()
 
         def make(k: Step) -> Step:
@@ -357,7 +361,7 @@ class TermPlanner:
 
             return start
 
-        return Operand(None, make, out)
+        return _new_tuple(Operand, (None, make, out))
 
     @staticmethod
     def _lookups(base: Callable[[Any, list[Any]], Any], keys: list[Any], getter: Callable[[Any, Any], Any], literal: bool) -> Callable[[Any, list[Any]], Any]:

@@ -44,6 +44,8 @@ ROOTS = ("data", "input")
 # right after them (see TermParser.is_lone_token).
 _LONE_TERM_KINDS = frozenset({IDENT, STRING, "null", "true", "false"})
 _TERM_SUFFIXES = frozenset({".", "[", "("})
+#: The kinds _term reads a term from (``and``/``or`` too, right before '(').
+_TERM_STARTS = frozenset({IDENT, "contains", "[", "{", STRING, NUMBER, ".", "-", "null", "true", "false", TMPL, "("})
 
 
 def value_name(t: object) -> str:
@@ -433,6 +435,9 @@ class TermParser(TokenCursor):
             k = self.kind
             if k == "}" or k == ",":
                 return False
+            if k not in _TERM_STARTS and self.depth < MAX_DEPTH and not ((k == "and" or k == "or") and self.next_is_call()):
+                # (`some`, `not`, `every`...): parse_term would only make and raise its error
+                return True
             start = self.save()
             self.parse_term()
             k = self.kind
