@@ -6,7 +6,7 @@ under callgrind, with 0 and with 27 never-seen policy texts (a unique comment
 appended), after the same warm-up, and reports the difference per engine:
 
     parse     pyrego.parse.parser.parse_module
-    compile   + pyrego.compile.compiler.compile_modules
+    compile   + pyrego.compile.pipeline.compile_modules
     typecheck + OPA's type checker (compile_modules(type_check=True))
     codegen   + pyrego.codegen.generator.generate_program
     full      a whole fresh engine: Engine(), add_policy, set_input, eval_rule
@@ -45,7 +45,7 @@ def run_stage(shared: Path, stage: str, count: int, type_check: bool = True) -> 
     sys.path.insert(0, str(REPO / "src"))
     import pyrego
     from pyrego.codegen.generator import generate_program
-    from pyrego.compile.compiler import compile_modules
+    from pyrego.compile.pipeline import compile_modules
     from pyrego.parse.parser import parse_module
 
     policies = sorted(glob.glob(str(shared / "bench" / "seed" / "policies" / "*.rego")))

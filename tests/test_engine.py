@@ -436,7 +436,7 @@ def test_concurrent_first_requests_share_one_build() -> None:
 
     import pyrego.engine as engine_module
 
-    original = engine_module.compile_modules
+    original = engine_module.compile_program
 
     def counting(*args: Any, **kwargs: Any) -> Any:
         nonlocal builds
@@ -444,7 +444,7 @@ def test_concurrent_first_requests_share_one_build() -> None:
             builds += 1
         return original(*args, **kwargs)
 
-    engine_module.compile_modules = counting  # type: ignore[assignment]
+    engine_module.compile_program = counting  # type: ignore[assignment]
     try:
         threads = [threading.Thread(target=work) for _ in range(8)]
         for t in threads:
@@ -452,7 +452,7 @@ def test_concurrent_first_requests_share_one_build() -> None:
         for t in threads:
             t.join()
     finally:
-        engine_module.compile_modules = original  # type: ignore[assignment]
+        engine_module.compile_program = original  # type: ignore[assignment]
     assert all(e.eval_rule("data.shared_build.x") == 1 for e in engines)
     # Each build either served threads waiting for it (and was kept) or was
     # the key's first, uncounted one: never more than two builds for eight.

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import sys
 import threading
 import time
@@ -29,24 +28,23 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping
 from pyrego.ast import nodes as ast
 from pyrego.bounded import BoundedDict
 from pyrego.codegen.build_cache import cache_lock, parse_cached, program_cache
-from pyrego.codegen.generator import generate_program
 from pyrego.codegen.program import QUERIES_KEPT, Program
-from pyrego.compile.checks import check_deprecated_builtins, check_modules
-from pyrego.compile.compiler import compile_modules, resolve_query
+from pyrego.compile.checks import check_modules
+from pyrego.compile.compiler import resolve_query
 from pyrego.compile.ground import ground_value
+from pyrego.compile.pipeline import compile_program
+from pyrego.compile.with_targets import body_with_function_targets
 from pyrego.engine_config import ConfigurationMixin
 from pyrego.engine_support import (
     NO_INPUT,
     CompiledProgram,
     PolicySource,
-    _body_with_function_targets,
     _check_data_conflicts,
     _first_non_constant,
     _merge,
     _package_name,
     _rule_location,
     _too_deep,
-    _with_function_targets,
     expr_texts,
     query_context,
     rule_path,
@@ -71,10 +69,6 @@ from pyrego.runtime.values import UNDEF
 if TYPE_CHECKING:
     from pyrego.typecheck.schemas import SchemaSet
 
-# The word "with" (as \bwith\b, written so that the search looks for the
-# literal "with" first: \b in front made it try every position, ~20 us on a
-# policy that says "startswith").
-_WITH_WORD = re.compile(r"with\b(?<!\wwith)")
 
 #: The Python recursion limit pyrego needs: a rule chain 1,000 deep, a body of
 #: 600 expressions and values nested 1,000 deep (all of which OPA takes) each
@@ -517,21 +511,20 @@ class Engine(ConfigurationMixin, InstrumentationMixin):
             hidden_calls: list[RegoError] | None = None
             if all(c is not None and c[0] is m for c, m in zip(checked, modules)):
                 hidden_calls = [call for c in checked if c is not None for call in c[1]]
-            tree = self._with_source(
-                lambda: compile_modules(
-                    modules, self._extensions, self._allowed_builtins, self._type_check, self._strict_mode, self._schemas, hidden_calls
+            return self._with_source(  # type: ignore[no-any-return]
+                lambda: compile_program(
+                    modules,
+                    [text for _, text, _ in sources],
+                    mockable,
+                    self._extensions,
+                    self._allowed_builtins,
+                    self._type_check,
+                    self._strict_mode,
+                    self._schemas,
+                    hidden_calls,
                 ),
                 policies,
             )
-            # `with f as g` can only appear in text that has the word "with".
-            any_with = any("with" in text and _WITH_WORD.search(text) is not None for _, text, _ in sources)
-            targets = _with_function_targets(tree) if any_with else frozenset()
-            all_mockable = frozenset(mockable | targets)
-            program = self._with_source(lambda: generate_program(tree, all_mockable), policies)
-            # OPA's last compile stage, after the safety checks code generation makes
-            if tree.calls_deprecated:
-                self._with_source(lambda: check_deprecated_builtins(modules, strict=self._strict_mode), policies)
-            return program
 
         return program_cache.get_or_build(key, build)
 
@@ -745,7 +738,7 @@ class Engine(ConfigurationMixin, InstrumentationMixin):
         # (check_types=False: a query pyrego makes itself, such as pyrego test's probes of a rule's body)
         prog = self._get_program()
         resolved, names = resolve_query(body, prog.tree, context)
-        targets = _body_with_function_targets(resolved, prog.tree)
+        targets = body_with_function_targets(resolved, prog.tree)
         if not targets <= prog.mockable:
             self._extra_mockable = self._extra_mockable | targets
             self._invalidate()

@@ -629,9 +629,9 @@ STAGE_TITLES = {
 
 def pyrego_stages_once(modules: list[tuple[str, str]], v0: bool, data: Any, query: str, inp: Any) -> tuple[dict[str, float], Any]:
     """One cold pass through pyrego's pipeline, timing each stage (seconds); returns (times, value)."""
-    from pyrego import engine as engine_mod
     from pyrego.codegen import generator as cg
-    from pyrego.compile.compiler import compile_modules
+    from pyrego.compile.pipeline import compile_modules
+    from pyrego.compile.with_targets import with_function_targets
     from pyrego.parse.parser import parse_module
     from pyrego.runtime.context import EvalContext
     from pyrego.runtime.convert import from_python, to_python
@@ -655,8 +655,7 @@ def pyrego_stages_once(modules: list[tuple[str, str]], v0: bool, data: Any, quer
     mods = [parse_module(text, path, rego_v1=not v0) for path, text in modules]
     t1 = clock()
     tree = compile_modules(mods)
-    targets = getattr(engine_mod, "_with_function_targets", None)
-    mockable = frozenset(targets(tree)) if targets is not None else frozenset()
+    mockable = with_function_targets(tree)
     t2 = clock()
     program = TimedGen(tree, mockable).build()
     t3 = clock()

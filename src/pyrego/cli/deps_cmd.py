@@ -117,8 +117,8 @@ def _bundle_modules(path: str, rego_v1: bool) -> list[Any]:
 
 def cmd_deps(ns: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """``pyrego deps QUERY``."""
-    from pyrego.compile.compiler import compile_modules
     from pyrego.compile.deps import query_dependencies, ref_text
+    from pyrego.compile.pipeline import compile_modules
     from pyrego.parse.parser import parse_query
 
     if len(ns.query) != 1:

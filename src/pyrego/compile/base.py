@@ -1,12 +1,20 @@
-"""The compiler's basic shapes: the kinds of document, :class:`RuleNode` (a
-document under ``data`` and its rules), :class:`FuncRef`, and package paths."""
+"""The compiler's shapes: the kinds of document, :class:`RuleNode` (a
+document under ``data`` and its rules), :class:`FuncRef`, package paths, and
+:class:`CompiledTree` (the checked rule tree), with the walks over rules that
+the compile stages, the type checker and the code generator share.
+
+The bottom of the compile layer: it imports no other compile stage, and
+nothing of :mod:`pyrego.typecheck`, which reads these shapes."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from pyrego.ast import nodes as ast
 from pyrego.ast.nodes import Ref, Scalar, Var
+from pyrego.builtins.registry import Builtin
+from pyrego.builtins.registry import lookup as lookup_builtin
 from pyrego.errors import RegoCompileError
 
 COMPLETE, PARTIAL_SET, PARTIAL_OBJECT, FUNCTION = "complete", "set", "object", "function"
@@ -67,3 +75,109 @@ def package_path(module: ast.Module) -> tuple[str, ...]:
             raise RegoCompileError("package path must be strings", module.package.location)
         parts.append(p.value)
     return tuple(parts)
+
+
+@dataclass
+class Metadata:
+    """``# METADATA`` annotations by what they apply to (for ``rego.metadata.*``)."""
+
+    # rule location -> its rule-scope annotation (the first block above it)
+    rules: dict[ast.Location, ast.Annotation] = field(default_factory=dict)
+    # rule location -> later rule-scope blocks above the same rule (in the chain only)
+    more_rules: dict[ast.Location, list[ast.Annotation]] = field(default_factory=dict)
+    # rule location -> the rule's path (package path + rule ref)
+    rule_paths: dict[ast.Location, tuple[str, ...]] = field(default_factory=dict)
+    # document path -> document-scope annotations
+    documents: dict[tuple[str, ...], list[ast.Annotation]] = field(default_factory=dict)
+    # package path -> package / subpackages annotations
+    packages: dict[tuple[str, ...], list[ast.Annotation]] = field(default_factory=dict)
+    subpackages: dict[tuple[str, ...], list[ast.Annotation]] = field(default_factory=dict)
+    # rule location -> its package path
+    rule_packages: dict[ast.Location, tuple[str, ...]] = field(default_factory=dict)
+
+
+@dataclass
+class CompiledTree:
+    """The checked rule tree, ready for code generation."""
+
+    root: RuleNode
+    nodes: dict[tuple[str, ...], RuleNode]
+    functions: dict[str, RuleNode]
+    metadata: Metadata = field(default_factory=Metadata)
+    # Builtins the embedding program added (Engine.add_extension), by name.
+    extensions: dict[str, Builtin] = field(default_factory=dict)
+    # The builtins a capabilities file allows (Engine.set_capabilities); None: all.
+    allowed_builtins: frozenset[str] | None = None
+    # The rules' types, when the program was type-checked (pyrego.typecheck), for queries.
+    types: Any = None
+    # Compiled in OPA's strict mode (queries are checked as strictly).
+    strict: bool = False
+    # Some rule calls a builtin OPA deprecates (checked last: compile_checks.check_deprecated_builtins).
+    calls_deprecated: bool = False
+
+    def builtin(self, op: str) -> Builtin | None:
+        """The builtin (or extension) called ``op``."""
+        return find_builtin(op, self.extensions, self.allowed_builtins)
+
+    def callee(self, op: str) -> tuple[RuleNode | None, Builtin | None]:
+        """What a call of ``op`` calls: a function of the policies, else a builtin (or neither)."""
+        node = self.functions.get(op)
+        if node is not None:
+            return node, None
+        return None, find_builtin(op, self.extensions, self.allowed_builtins)
+
+    def arity(self, op: str) -> int | None:
+        node, b = self.callee(op)
+        return node.arity if node is not None else b.arity if b is not None else None
+
+
+def find_builtin(op: str, extensions: dict[str, Builtin], allowed: frozenset[str] | None) -> Builtin | None:
+    """The extension or builtin called ``op``, where ``allowed`` (None: all) lets it be called."""
+    ext = extensions.get(op)
+    if ext is not None:
+        return ext
+    if allowed is not None and op not in allowed:
+        return None
+    return lookup_builtin(op)
+
+
+@dataclass
+class Uses:
+    """The calls and the refs rooted at ``data`` in the rules of one node."""
+
+    calls: list[ast.Call]
+    data_refs: list[ast.Ref]
+
+
+def ground_prefix(path: tuple[ast.Term, ...]) -> tuple[tuple[str, ...], tuple[ast.Term, ...]]:
+    ground: list[str] = []
+    for i, p in enumerate(path):
+        if isinstance(p, ast.Scalar) and isinstance(p.value, str):
+            ground.append(p.value)
+        else:
+            return tuple(ground), path[i:]
+    return tuple(ground), ()
+
+
+def rule_suffix(pkg_len: int, rule: ast.Rule) -> tuple[ast.Term, ...]:
+    """The non-ground part of a rule's head ref (the keys of a partial object)."""
+    return ground_prefix(rule.head.ref.path)[1]
+
+
+def rule_terms(rule: ast.Rule) -> list[ast.Term]:
+    head = rule.head
+    out: list[ast.Term] = list(head.ref.path)
+    for x in (head.key, head.value):
+        if x is not None:
+            out.append(x)
+    out.extend(head.args or ())
+    return out
+
+
+def iter_rule_chain(rule: ast.Rule) -> list[ast.Rule]:
+    out = []
+    r: ast.Rule | None = rule
+    while r is not None:
+        out.append(r)
+        r = r.else_
+    return out

@@ -61,7 +61,11 @@ __all__ = [
     "check_deprecated_builtins",
     "check_modules",
     "check_query",
+    "deprecated_errors",
+    "early_errors",
+    "first_with_all",
     "import_text",
+    "location_key",
     "ref_text",
 ]
 
@@ -101,9 +105,25 @@ class ErrorSink:
     def raise_errors(self) -> None:
         """Raise the first error with all of them in its ``errors`` (if there are any)."""
         if self.errors:
-            first = self.errors[0]
-            first.errors = list(self.errors)  # type: ignore[attr-defined]  # (as the type checker sets it)
-            raise first
+            raise first_with_all(self.errors, limit=0)
+
+
+def location_key(err: RegoError) -> tuple[str, int, int]:
+    loc = err.location
+    return (loc.file, loc.row, loc.col) if loc is not None else ("", 0, 0)
+
+
+def first_with_all(errors: list[RegoError], *, sort: bool = False, limit: int = DEFAULT_ERROR_LIMIT) -> RegoError:
+    """The error to raise for ``errors`` (one at least): the first, with all of
+    them in its ``errors`` (as OPA reports them all), ordered by location when
+    ``sort``, cut at ``limit`` with OPA's ``error limit reached`` (0: no limit)."""
+    sink = ErrorSink(limit)
+    for err in sorted(errors, key=location_key) if sort else errors:
+        if not sink.add(err):
+            break
+    first = sink.errors[0]
+    first.errors = list(sink.errors)  # type: ignore[attr-defined]  # (as the type checker sets it)
+    return first
 
 
 # ---------------------------------------------------------------- texts
@@ -170,9 +190,21 @@ def check_modules(modules: Iterable[ast.Module], *, strict: bool = False, limit:
 
     Returns the errors OPA finds later, when it checks calls: calls of
     functions a local variable hides (``count := 1; count(x)``)."""
+    errors, hidden_calls = early_errors(modules, strict=strict, limit=limit)
+    if errors:
+        raise first_with_all(errors, limit=0)
+    return hidden_calls
+
+
+def early_errors(
+    modules: Iterable[ast.Module], *, strict: bool = False, limit: int = DEFAULT_ERROR_LIMIT
+) -> tuple[list[RegoError], list[RegoError]]:
+    """OPA's early compile stages over ``modules``: the errors of the first
+    stage that finds any (cut at ``limit``), and the calls of functions a
+    local variable hides (reported when calls are checked)."""
     ordered = sorted(modules, key=lambda m: m.file)
     hidden_calls: list[RegoError] = []
-    # The local variable stage runs first (its errors are raised in OPA's
+    # The local variable stage runs first (its errors are reported in OPA's
     # order, after the others'): it tells whether any `input`/`data` is
     # assigned, which spares the keyword stage a walk of every expression.
     local = ErrorSink(limit)
@@ -180,9 +212,9 @@ def check_modules(modules: Iterable[ast.Module], *, strict: bool = False, limit:
     for stage in (_resolve_refs, _keyword_overrides, _duplicate_imports):
         sink = ErrorSink(limit)
         stage(ordered, sink, strict, checker)
-        sink.raise_errors()
-    local.raise_errors()
-    return hidden_calls
+        if sink.errors:
+            return sink.errors, hidden_calls
+    return local.errors, hidden_calls
 
 
 def _resolve_refs(modules: list[ast.Module], sink: ErrorSink, strict: bool, _: LocalVarChecker) -> None:
@@ -509,6 +541,13 @@ def _local_vars(modules: list[ast.Module], sink: ErrorSink, strict: bool, hidden
 def check_deprecated_builtins(modules: Iterable[ast.Module], *, strict: bool = False, limit: int = DEFAULT_ERROR_LIMIT) -> None:
     """OPA's CheckDeprecatedBuiltins stage: calls of deprecated builtins in
     Rego v1 modules (in every module in strict mode) are ``rego_type_error``."""
+    errors = deprecated_errors(modules, strict=strict, limit=limit)
+    if errors:
+        raise first_with_all(errors, limit=0)
+
+
+def deprecated_errors(modules: Iterable[ast.Module], *, strict: bool = False, limit: int = DEFAULT_ERROR_LIMIT) -> list[RegoError]:
+    """The errors of OPA's CheckDeprecatedBuiltins stage (cut at ``limit``)."""
     sink = ErrorSink(limit)
     for m in sorted(modules, key=lambda m: m.file):
         if not (strict or m.rego_v1):
@@ -517,7 +556,7 @@ def check_deprecated_builtins(modules: Iterable[ast.Module], *, strict: bool = F
         for err in _deprecated_calls(m.rules, local):
             if not sink.add(err):
                 break
-    sink.raise_errors()
+    return sink.errors
 
 
 def _deprecated_calls(rules: Iterable[ast.Rule], local: set[str]) -> list[RegoError]:

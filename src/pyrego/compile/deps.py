@@ -30,7 +30,7 @@ from typing import Any
 
 from pyrego.ast import nodes as ast
 from pyrego.ast.json_order import compare_terms
-from pyrego.compile.compiler import CompiledTree, RuleNode
+from pyrego.compile.base import CompiledTree, RuleNode
 
 __all__ = ["Dependencies", "query_dependencies", "ref_text"]
 

@@ -18,35 +18,24 @@ Errors are ordered by location (OPA walks its rule tree in map order).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pyrego.ast import nodes as ast
-from pyrego.compile.checks import ErrorSink, import_name, ref_text
+from pyrego.compile.base import CompiledTree, Uses
+from pyrego.compile.checks import first_with_all, import_name, location_key, ref_text
+from pyrego.compile.graph import node_dependencies
 from pyrego.compile.local_vars import all_vars
 from pyrego.compile.safety import stmt_vars, term_vars
 from pyrego.errors import Location, RegoError, RegoRecursionError, RegoTypeError, RegoUnsafeVarError
 
-if TYPE_CHECKING:  # (the compiler imports this module: its names are imported where errors are worked out)
-    from pyrego.compile.compiler import CompiledTree, _Uses
-
 __all__ = ["conflict_errors", "extent_errors", "head_safety_errors", "raise_all", "recursion_errors"]
-
-
-def _location_key(err: RegoError) -> tuple[str, int, int]:
-    loc = err.location
-    return (loc.file, loc.row, loc.col) if loc is not None else ("", 0, 0)
 
 
 def raise_all(errors: list[RegoError], *, sort: bool = True) -> None:
     """Raise ``errors`` (ordered by location unless ``sort`` is false), cut at
     OPA's limit, if there are any."""
-    if not errors:
-        return
-    sink = ErrorSink()
-    for err in sorted(errors, key=_location_key) if sort else errors:
-        if not sink.add(err):
-            break
-    sink.raise_errors()
+    if errors:
+        raise first_with_all(errors, sort=sort)
 
 
 def _kind(rule: ast.Rule) -> tuple[bool, bool, int]:
@@ -133,7 +122,7 @@ def extent_errors(tree: CompiledTree, modules: Sequence[ast.Module], packages: S
         if inside:
             lines = "".join(f"\n  rule {ref_text(_absolute_ref(tree, r))} at {r.location.file}:{r.location.row}" for r in inside)
             errors.append(RegoTypeError(f"rule {node.name} conflicts with:{lines}", own[0].location))
-    errors.sort(key=_location_key)
+    errors.sort(key=location_key)
     by_path: dict[tuple[str, ...], list[ast.Module]] = {}
     for module, pkg in zip(modules, packages):
         by_path.setdefault(pkg, []).append(module)
@@ -233,10 +222,8 @@ def _needs_eval(t: ast.Term) -> bool:
     return False
 
 
-def _rule_uses(rule: ast.Rule) -> _Uses:
+def _rule_uses(rule: ast.Rule) -> Uses:
     """The calls and the refs rooted at ``data`` in a resolved rule (its else branches too)."""
-    from pyrego.compile.compiler import _Uses
-
     calls: list[ast.Call] = []
     refs: list[ast.Ref] = []
     stack: list[object] = [rule]
@@ -253,13 +240,11 @@ def _rule_uses(rule: ast.Rule) -> _Uses:
             refs.append(x)
         slots = getattr(type(x), "__slots__", ())
         stack.extend(getattr(x, f) for f in slots if f != "location")
-    return _Uses(calls, refs)
+    return Uses(calls, refs)
 
 
-def recursion_errors(tree: CompiledTree, uses: dict[int, _Uses]) -> list[RegoError]:
+def recursion_errors(tree: CompiledTree, uses: dict[int, Uses]) -> list[RegoError]:
     """An error for every rule that, through the rules it reads, reads itself."""
-    from pyrego.compile.compiler import node_dependencies
-
     by_id = {n.id: n for n in tree.nodes.values()}
     memo: dict[tuple[Any, ...], list[int]] = {}
     graph = {nid: node_dependencies(tree, node_uses, memo) for nid, node_uses in uses.items()}

@@ -16,13 +16,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from pyrego.ast import nodes as ast
-from pyrego.compile.compiler import FuncRef, rule_terms
+from pyrego.compile.base import FuncRef, rule_terms
 from pyrego.compile.safety import term_vars
 from pyrego.errors import RegoCompileError, RegoRecursionError, RegoTypeError, RegoUnsafeVarError
 
 if TYPE_CHECKING:
     from pyrego.codegen.generator import ModuleGen
-    from pyrego.compile.compiler import RuleNode
+    from pyrego.compile.base import RuleNode
 
 # Builtins OPA never lets ``with`` replace: unification and the rule's own
 # metadata are resolved before evaluation.

@@ -1,6 +1,6 @@
 """OPA's static type checker (``rego_type_error``), for compiled programs.
 
-:func:`check_program` runs after :func:`pyrego.compile.compiler.compile_modules`:
+:func:`check_program` is a stage of :mod:`pyrego.compile.pipeline`, after the others:
 each rule is checked after the rules it reads, with the types OPA infers
 (:mod:`pyrego.typecheck.static_types`), and OPA's errors come out in OPA's order and words::
 
@@ -39,7 +39,7 @@ cannot fail, passed without lowering them), :mod:`.signatures` (builtins),
 from __future__ import annotations
 
 from pyrego.ast import nodes as ast
-from pyrego.compile.compiler import CompiledTree
+from pyrego.compile.base import CompiledTree
 from pyrego.errors import Location, RegoCompileError, RegoError, RegoTypeError
 from pyrego.typecheck.annotated import SchemaAnnotations, has_metadata
 from pyrego.typecheck.check import Checker, TypeErr

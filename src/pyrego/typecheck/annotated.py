@@ -17,12 +17,12 @@ from typing import Any
 
 from pyrego.ast import nodes as ast
 from pyrego.ast.nodes import Scalar, Var
-from pyrego.compile.compiler import CompiledTree
+from pyrego.compile.base import CompiledTree
 from pyrego.errors import Location
 from pyrego.typecheck import static_types as T
-from pyrego.typecheck.check import TypeErr
 from pyrego.typecheck.env import Node, TypeEnv, term_key, to_json
 from pyrego.typecheck.schemas import SchemaError, SchemaSet, check_schema, schema_type
+from pyrego.typecheck.terms import TypeErr
 
 Entry = tuple[tuple[Any, ...], str | None, Any]  # (path terms, schema ref text, inline definition)
 _DYNAMIC_ANY = (T.ANY, T.ANY)

@@ -27,7 +27,7 @@ from pyrego.typecheck import static_types as T
 from pyrego.typecheck.signatures import builtin_type
 
 if TYPE_CHECKING:
-    from pyrego.compile.compiler import CompiledTree
+    from pyrego.compile.base import CompiledTree
 
 
 def static_type(t: Any, tree: CompiledTree | None = None) -> T.MaybeType:
@@ -186,18 +186,3 @@ def _closure(c: Any) -> Iterator[tuple[ast.Call, bool]]:
     yield from calls_in_body(c.body)
     terms = [c.key, c.value] if type(c) is ast.ObjectCompr else [c.term]
     yield from _expression(terms, None)
-
-
-def raise_all(errors: list[RegoTypeError]) -> None:
-    """Raise the first of ``errors`` (if any) with all of them, up to OPA's ten, in ``errors``."""
-    if not errors:
-        return
-    from pyrego.errors import RegoCompileError, RegoError
-    from pyrego.typecheck import ERROR_LIMIT
-
-    listed: list[RegoError] = list(errors[:ERROR_LIMIT])
-    if len(errors) >= ERROR_LIMIT:
-        listed.append(RegoCompileError("error limit reached"))
-    first = errors[0]
-    first.errors = listed  # type: ignore[attr-defined]
-    raise first

@@ -34,7 +34,7 @@ from typing import Any, Callable
 
 from pyrego.ast import nodes as ast
 from pyrego.ast.nodes import Call, Ref, Scalar, Var
-from pyrego.compile.compiler import FUNCTION, CompiledTree, RuleNode
+from pyrego.compile.base import FUNCTION, CompiledTree, RuleNode
 from pyrego.compile.safety import is_wildcard
 from pyrego.typecheck import static_types as T
 from pyrego.typecheck.env import SCALAR_TYPE_BY_CLASS, merge_types, scalar_type, select_constant, to_json

@@ -17,7 +17,7 @@ import weakref
 from typing import Any
 
 from pyrego.ast import nodes as ast
-from pyrego.compile.compiler import CompiledTree
+from pyrego.compile.base import CompiledTree
 from pyrego.errors import Location
 
 

@@ -3,7 +3,7 @@
 OPA checks types after rewriting each rule (``v1/ast/compile.go``); the
 rewrites decide which expression an error belongs to and what a variable's
 type is, so they are made here, in OPA's order, on the compiler's resolved
-rules (:mod:`pyrego.compile.compiler`, bodies ordered by :func:`pyrego.compile.safety.reorder_body`):
+rules (:mod:`pyrego.compile.pipeline`, bodies ordered by :func:`pyrego.compile.safety.reorder_body`):
 
 1. ``RewriteLocalVars``: ``x := e`` is ``x = e``; ``some k, v in xs`` is
    ``v = xs[k]``; ``some x`` declarations go.
@@ -50,7 +50,7 @@ from pyrego.ast.nodes import (
     Unify,
     Var,
 )
-from pyrego.compile.compiler import FuncRef
+from pyrego.compile.base import FuncRef
 from pyrego.compile.safety import reorder_body, stmt_vars, term_vars
 from pyrego.typecheck.ir import (
     CALL,

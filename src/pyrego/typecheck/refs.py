@@ -24,6 +24,7 @@ from pyrego.ast.nodes import Scalar, Var
 from pyrego.typecheck import static_types as T
 from pyrego.typecheck.env import ROOT_DOCUMENTS, Node, TypeEnv, select_constant, term_key, to_json
 from pyrego.typecheck.ir import CALL, TERM, IArray, ICompr, IExpr, IObject, IRef, ISet, Term, ref_text, term_text
+from pyrego.typecheck.terms import TypeErr, unify1
 from pyrego.typecheck.unify import unifies
 
 
@@ -106,8 +107,6 @@ def _where(env: TypeEnv, ref: tuple[Term, ...]) -> Any:
 
 
 def _unsupported(env: TypeEnv, ref: tuple[Term, ...], pos: int, have: T.MaybeType) -> Any:
-    from pyrego.typecheck.check import TypeErr
-
     text = ref_text(ref, env.names)
     lines = [text, "^" * _go_len(ref_text(ref[: pos + 1], env.names)), "have: " + _type_text(have)]
     if isinstance(have, T.FunctionType):
@@ -117,8 +116,6 @@ def _unsupported(env: TypeEnv, ref: tuple[Term, ...], pos: int, have: T.MaybeTyp
 
 
 def _invalid(env: TypeEnv, ref: tuple[Term, ...], pos: int, have: T.MaybeType, want: T.MaybeType, one_of: list[Any] | None) -> Any:
-    from pyrego.typecheck.check import TypeErr
-
     text = ref_text(ref, env.names)
     pad = " " * (_go_len(ref_text(ref[:pos], env.names)) + 1)
     lines = [text, pad + "^"]
@@ -199,8 +196,6 @@ class RefChecker:
             elif tp is not Scalar:
                 nested = True
                 if tp is IArray or tp is IObject or tp is ISet:
-                    from pyrego.typecheck.check import unify1
-
                     unify1(env, p, T.ANY, False)
         if nested:
             for p in path:
@@ -268,8 +263,6 @@ class RefChecker:
                 if exist is not None and not unifies(exist, keys):
                     return _invalid(self.env, ref, idx, exist, keys, one_of_for_type(tpe))
             elif th in (IArray, IObject, ISet):
-                from pyrego.typecheck.check import unify1
-
                 if not unify1(env, head, keys, False):
                     return _invalid(self.env, ref, idx, env.get_by_value(head), keys, None)
             elif th is ICompr:

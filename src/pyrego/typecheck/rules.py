@@ -15,7 +15,7 @@ from typing import Any, Callable
 
 from pyrego.ast import nodes as ast
 from pyrego.ast.nodes import Scalar, Var
-from pyrego.compile.compiler import CompiledTree, RuleNode, find_builtin
+from pyrego.compile.base import CompiledTree, RuleNode, find_builtin
 from pyrego.typecheck import static_types as T
 from pyrego.typecheck.annotated import SchemaAnnotations, input_type
 from pyrego.typecheck.check import Checker, TypeErr

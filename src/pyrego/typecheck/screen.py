@@ -32,11 +32,11 @@ from pyrego.ast import nodes as ast
 from pyrego.ast.nodes import Call, Ref, Scalar, Var
 from pyrego.compile.safety import is_wildcard
 from pyrego.typecheck import static_types as T
-from pyrego.typecheck.check import unify1
 from pyrego.typecheck.env import TypeEnv
 from pyrego.typecheck.ir import IRef
 from pyrego.typecheck.lower import Lowerer
 from pyrego.typecheck.refs import RefChecker
+from pyrego.typecheck.terms import unify1
 from pyrego.typecheck.unify import unifies
 
 # Calls the lowering rewrites in ways of their own (or that the checker treats as unification).

@@ -1,0 +1,263 @@
+"""The compile pipeline: from parsed modules to a program, one stage after another.
+
+Each stage is a function of the :class:`CompileState` that hands its product
+on in the state (the next stages read it, none goes back); each has a name
+and a metric name (timed under ``timer_<metric>_ns`` when the state carries a
+``metrics`` dict). A stage that finds errors reports them to the state; the
+pipeline stops after that stage and raises them from one place
+(:func:`run`), the first error with all of them in its ``errors``, as OPA's
+compiler reports a failed stage. The stages, in order (OPA's, as far as
+pyrego has them):
+
+1. ``early_checks`` (``compile_stage_early_checks``): OPA's stages before
+   name resolution, over each module (:func:`pyrego.compile.checks.early_errors`:
+   arguments shadowing ``input``/``data``, keyword overrides, duplicate
+   imports, local variable declarations); skipped for modules that passed
+   them when they were added (outside strict mode);
+2. ``resolve_refs`` (``compile_stage_resolve_refs``): the modules merged into
+   one rule tree, every name resolved (:func:`pyrego.compile.compiler.build_tree`);
+3. ``check_rule_conflicts`` (``compile_stage_check_rule_conflicts``): rules of
+   two kinds or two defaults for one document, then rules and packages inside
+   a ground rule's document (:mod:`pyrego.compile.rule_checks`);
+4. ``check_undefined_funcs`` (``compile_stage_check_undefined_funcs``): unknown
+   functions and arities (:func:`pyrego.compile.compiler.call_errors`), then
+   calls of functions a local variable hides;
+5. ``check_safety_rule_heads`` (``compile_stage_check_safety_rule_heads``);
+6. ``check_recursion`` (``compile_stage_check_recursion``): the dependency
+   graph of the rules (:mod:`pyrego.compile.graph`) and its cycles;
+7. ``check_types`` (``compile_stage_check_types``): OPA's type checker, when
+   on (:func:`pyrego.typecheck.check_program`);
+8. ``generate_code`` (``compile_stage_generate_code``): the program
+   (:func:`pyrego.codegen.generator.generate_program`), which orders each
+   body and reports OPA's body safety errors;
+9. ``check_deprecated_builtins`` (``compile_stage_check_deprecated_builtins``):
+   OPA's last stage, in Rego v1 modules (every module in strict mode).
+
+:func:`compile_modules` runs stages 1-7 (the checked rule tree);
+:func:`compile_program` runs them all (what ``Engine`` compiles).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Callable, NamedTuple
+
+from pyrego.ast import nodes as ast
+from pyrego.builtins.registry import Builtin
+from pyrego.codegen.generator import generate_program
+from pyrego.codegen.program import Program
+from pyrego.compile.base import CompiledTree, Uses, package_path
+from pyrego.compile.checks import DEPRECATED_BUILTINS, deprecated_errors, early_errors, first_with_all
+from pyrego.compile.compiler import build_tree, call_errors
+from pyrego.compile.graph import dependency_graph, first_cycle
+from pyrego.compile.rule_checks import conflict_errors, extent_errors, head_safety_errors, recursion_errors
+from pyrego.compile.with_targets import with_function_targets
+from pyrego.errors import RegoError, RegoTypeError
+
+if TYPE_CHECKING:
+    from pyrego.typecheck.schemas import SchemaSet
+
+__all__ = ["MODULE_STAGES", "STAGES", "CompileState", "Stage", "compile_modules", "compile_program", "run"]
+
+
+@dataclass
+class CompileState:
+    """What the stages read and hand on: the inputs and options first, then
+    each stage's product (None until the stage has run)."""
+
+    modules: list[ast.Module]
+    extensions: dict[str, Builtin] | None = None
+    allowed_builtins: frozenset[str] | None = None
+    type_check: bool = False
+    strict: bool = False
+    schemas: SchemaSet | None = None
+    # The hidden calls the early checks found when the modules were added (None: not checked).
+    checked_hidden_calls: list[RegoError] | None = None
+    # The policies' texts (``with`` targets are looked for only in texts with the word).
+    texts: Sequence[str] = ()
+    # Functions code generation makes replaceable, besides the ``with`` targets.
+    mockable: frozenset[str] = frozenset()
+    # Stage timings (``timer_<metric>_ns``), when wanted.
+    metrics: dict[str, int] | None = None
+
+    # -- products
+    hidden_calls: list[RegoError] = field(default_factory=list)  # early_checks
+    packages: list[tuple[str, ...]] = field(default_factory=list)  # resolve_refs
+    tree: CompiledTree = None  # type: ignore[assignment]  # resolve_refs
+    uses: dict[int, Uses] = field(default_factory=dict)  # resolve_refs
+    conflict: RegoTypeError | None = None  # resolve_refs: the first conflict met
+    graph: dict[int, set[int]] = field(default_factory=dict)  # check_recursion
+    program: Program | None = None  # generate_code
+    # The error the failed stage reports (the first, with all in ``errors``).
+    failure: RegoError | None = None
+
+    def report(self, errors: list[RegoError], *, sort: bool = False, limit: int = 10) -> None:
+        """The stage's errors (if any): ordered by location when ``sort``, cut
+        at ``limit`` with OPA's ``error limit reached`` (0: no limit)."""
+        if errors:
+            self.failure = first_with_all(errors, sort=sort, limit=limit)
+
+
+class Stage(NamedTuple):
+    name: str
+    metric: str
+    run: Callable[[CompileState], None]
+
+
+def _early_checks(state: CompileState) -> None:
+    if state.checked_hidden_calls is None or state.strict:
+        errors, state.hidden_calls = early_errors(state.modules, strict=state.strict)
+        state.report(errors, limit=0)  # (cut at OPA's limit already)
+    else:
+        state.hidden_calls = state.checked_hidden_calls
+
+
+def _resolve_refs(state: CompileState) -> None:
+    state.packages = packages = [package_path(module) for module in state.modules]
+    state.tree, state.uses, state.conflict = build_tree(state.modules, packages, state.extensions, state.allowed_builtins, state.strict)
+
+
+def _check_rule_conflicts(state: CompileState) -> None:
+    if state.conflict is not None:  # OPA reports them all
+        state.report(conflict_errors(state.modules, state.packages) or [state.conflict], sort=True)
+    else:
+        state.report(extent_errors(state.tree, state.modules, state.packages))
+
+
+def _check_undefined_funcs(state: CompileState) -> None:
+    calls = [call for u in state.uses.values() for call in u.calls]
+    state.tree.calls_deprecated = not DEPRECATED_BUILTINS.isdisjoint([call.op for call in calls])
+    state.report(call_errors(state.tree, calls))
+    if state.failure is None:
+        state.report(state.hidden_calls, limit=0)
+
+
+def _check_safety_rule_heads(state: CompileState) -> None:
+    state.report(head_safety_errors(state.modules, state.packages), sort=True)
+
+
+def _check_recursion(state: CompileState) -> None:
+    state.graph = dependency_graph(state.tree, state.uses)
+    first = first_cycle(state.tree, state.graph)
+    if first is not None:  # OPA reports every rule on a cycle
+        state.report(recursion_errors(state.tree, state.uses) or [first], sort=True)
+
+
+def _check_types(state: CompileState) -> None:
+    if state.type_check:
+        state.tree.types = _typecheck().check_program(state.tree, state.graph, state.modules, state.schemas)
+
+
+@functools.cache
+def _typecheck() -> Any:
+    """:mod:`pyrego.typecheck`, imported when first used; its function is read
+    at each use, so that a replaced one is the one called."""
+    from pyrego import typecheck
+
+    return typecheck
+
+
+# `with f as g` can only appear in text that has the word "with" (as \bwith\b,
+# written so that the search looks for the literal "with" first: \b in front
+# made it try every position, ~20 us on a policy that says "startswith").
+_WITH_WORD = re.compile(r"with\b(?<!\wwith)")
+
+
+def _generate_code(state: CompileState) -> None:
+    any_with = any("with" in text and _WITH_WORD.search(text) is not None for text in state.texts)
+    targets = with_function_targets(state.tree) if any_with else frozenset()
+    state.program = generate_program(state.tree, frozenset(state.mockable | targets))
+
+
+def _check_deprecated_builtins(state: CompileState) -> None:
+    if state.tree.calls_deprecated:
+        state.report(deprecated_errors(state.modules, strict=state.strict), limit=0)
+
+
+#: The stages that check modules into a rule tree (:func:`compile_modules`).
+MODULE_STAGES: tuple[Stage, ...] = (
+    Stage("early_checks", "compile_stage_early_checks", _early_checks),
+    Stage("resolve_refs", "compile_stage_resolve_refs", _resolve_refs),
+    Stage("check_rule_conflicts", "compile_stage_check_rule_conflicts", _check_rule_conflicts),
+    Stage("check_undefined_funcs", "compile_stage_check_undefined_funcs", _check_undefined_funcs),
+    Stage("check_safety_rule_heads", "compile_stage_check_safety_rule_heads", _check_safety_rule_heads),
+    Stage("check_recursion", "compile_stage_check_recursion", _check_recursion),
+    Stage("check_types", "compile_stage_check_types", _check_types),
+)
+
+#: Every stage, to the program (:func:`compile_program`).
+STAGES: tuple[Stage, ...] = MODULE_STAGES + (
+    Stage("generate_code", "compile_stage_generate_code", _generate_code),
+    Stage("check_deprecated_builtins", "compile_stage_check_deprecated_builtins", _check_deprecated_builtins),
+)
+
+
+def run(state: CompileState, stages: Iterable[Stage] = STAGES) -> CompileState:
+    """Run ``stages`` in order over ``state``; raise the errors of the first
+    that fails (the one place compile errors leave the pipeline)."""
+    metrics = state.metrics
+    try:
+        for stage in stages:
+            if metrics is None:
+                stage.run(state)
+            else:
+                start = time.perf_counter_ns()
+                stage.run(state)
+                metrics["timer_" + stage.metric + "_ns"] = time.perf_counter_ns() - start
+            if state.failure is not None:
+                break
+    except RegoError as err:  # a stage that reports by raising (name resolution, type checking, code generation)
+        state.failure = err
+    if state.failure is not None:
+        raise state.failure
+    return state
+
+
+def compile_modules(
+    modules: list[ast.Module],
+    extensions: dict[str, Builtin] | None = None,
+    allowed_builtins: frozenset[str] | None = None,
+    type_check: bool = False,
+    strict: bool = False,
+    schemas: SchemaSet | None = None,
+    checked_hidden_calls: list[RegoError] | None = None,
+) -> CompiledTree:
+    """Merge, resolve and check ``modules`` (:data:`MODULE_STAGES`), calling
+    only ``allowed_builtins``, when given; with ``type_check``, OPA's type
+    checker runs last (:mod:`pyrego.typecheck`); ``strict``: OPA's strict
+    mode (:mod:`pyrego.compile.checks`); ``schemas``: the JSON schemas the type
+    checker reads (:mod:`pyrego.typecheck.schemas`).
+
+    ``checked_hidden_calls``: the modules have each passed OPA's early stages
+    (:func:`pyrego.compile.checks.check_modules`, outside strict mode) when they
+    were added, which found these hidden calls, in file order: the stages are
+    not run again."""
+    state = CompileState(modules, extensions, allowed_builtins, type_check, strict, schemas, checked_hidden_calls)
+    return run(state, MODULE_STAGES).tree
+
+
+def compile_program(
+    modules: list[ast.Module],
+    texts: Sequence[str],
+    mockable: frozenset[str] = frozenset(),
+    extensions: dict[str, Builtin] | None = None,
+    allowed_builtins: frozenset[str] | None = None,
+    type_check: bool = False,
+    strict: bool = False,
+    schemas: SchemaSet | None = None,
+    checked_hidden_calls: list[RegoError] | None = None,
+    metrics: dict[str, int] | None = None,
+) -> Program:
+    """:func:`compile_modules`, then the program's code (every stage of
+    :data:`STAGES`); ``texts``: the modules' texts; ``mockable``: functions
+    that ``with`` may replace besides those the rules name."""
+    state = CompileState(
+        modules, extensions, allowed_builtins, type_check, strict, schemas, checked_hidden_calls, texts, mockable, metrics
+    )
+    program = run(state, STAGES).program
+    assert program is not None
+    return program
