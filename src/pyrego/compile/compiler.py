@@ -222,32 +222,37 @@ def _is_rule_path(tree: CompiledTree, op: str) -> bool:
     return tuple(op.split(".")[1:]) in tree.nodes
 
 
-def call_errors(tree: CompiledTree, calls: list[ast.Call]) -> list[RegoError]:
-    """Every call's function and arity (``calls`` in any order): the errors in
-    the order OPA reports them (the first in rule tree order first)."""
+def call_errors(tree: CompiledTree, uses: Iterable[Uses]) -> tuple[list[RegoError], set[str]]:
+    """Every call's function and arity (the calls of ``uses``, in any order):
+    the errors in the order OPA reports them (the first in rule tree order
+    first), and the functions called (all of them when there is no error)."""
     failed: RegoTypeError | None = None
     outputs = False
     # A call's check depends only on its function and its number of
     # arguments: each such pair is checked once.
     checked: set[tuple[str, int]] = set()
-    for call in calls:
-        shape = (call.op, len(call.args))
-        if shape not in checked:
-            checked.add(shape)
-            try:
-                outputs = check_call(tree, call) or outputs
-            except RegoTypeError as err:
-                failed = err
-                break
+    for u in uses:
+        for call in u.calls:
+            shape = (call.op, len(call.args))
+            if shape not in checked:
+                checked.add(shape)
+                try:
+                    outputs = check_call(tree, call) or outputs
+                except RegoTypeError as err:
+                    failed = err
+                    break
+        if failed is not None:
+            break
+    called = {op for op, _ in checked}
     if failed is None and not outputs:
-        return []
+        return [], called
     # Report the errors OPA reports (nested calls may not pass an output),
     # walking the rules as OPA orders them.
     from pyrego.typecheck.arity import calls_in_rule  # (OPA's order and words: only on errors)
 
     rules = [rule for node in tree.nodes.values() for rule in node.rules + ([node.default] if node.default else [])]
     errors = _call_errors(tree, (found for rule in rules for found in calls_in_rule(rule)))
-    return errors or ([failed] if failed is not None else [])
+    return errors or ([failed] if failed is not None else []), called
 
 
 def _call_errors(tree: CompiledTree, calls: Iterable[tuple[ast.Call, bool]]) -> list[RegoError]:

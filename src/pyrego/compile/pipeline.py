@@ -64,7 +64,7 @@ if TYPE_CHECKING:
 __all__ = ["MODULE_STAGES", "STAGES", "CompileState", "Stage", "compile_modules", "compile_program", "run"]
 
 
-@dataclass
+@dataclass(slots=True)
 class CompileState:
     """What the stages read and hand on: the inputs and options first, then
     each stage's product (None until the stage has run)."""
@@ -129,9 +129,9 @@ def _check_rule_conflicts(state: CompileState) -> None:
 
 
 def _check_undefined_funcs(state: CompileState) -> None:
-    calls = [call for u in state.uses.values() for call in u.calls]
-    state.tree.calls_deprecated = not DEPRECATED_BUILTINS.isdisjoint([call.op for call in calls])
-    state.report(call_errors(state.tree, calls))
+    errors, called = call_errors(state.tree, state.uses.values())
+    state.tree.calls_deprecated = not DEPRECATED_BUILTINS.isdisjoint(called)
+    state.report(errors)
     if state.failure is None:
         state.report(state.hidden_calls, limit=0)
 
