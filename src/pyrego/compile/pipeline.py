@@ -111,7 +111,8 @@ class Stage(NamedTuple):
 def _early_checks(state: CompileState) -> None:
     if state.checked_hidden_calls is None or state.strict:
         errors, state.hidden_calls = early_errors(state.modules, strict=state.strict)
-        state.report(errors, limit=0)  # (cut at OPA's limit already)
+        if errors:
+            state.report(errors, limit=0)  # (cut at OPA's limit already)
     else:
         state.hidden_calls = state.checked_hidden_calls
 
@@ -125,19 +126,24 @@ def _check_rule_conflicts(state: CompileState) -> None:
     if state.conflict is not None:  # OPA reports them all
         state.report(conflict_errors(state.modules, state.packages) or [state.conflict], sort=True)
     else:
-        state.report(extent_errors(state.tree, state.modules, state.packages))
+        errors = extent_errors(state.tree, state.modules, state.packages)
+        if errors:
+            state.report(errors)
 
 
 def _check_undefined_funcs(state: CompileState) -> None:
     errors, called = call_errors(state.tree, state.uses.values())
     state.tree.calls_deprecated = not DEPRECATED_BUILTINS.isdisjoint(called)
-    state.report(errors)
-    if state.failure is None:
+    if errors:
+        state.report(errors)
+    elif state.hidden_calls:
         state.report(state.hidden_calls, limit=0)
 
 
 def _check_safety_rule_heads(state: CompileState) -> None:
-    state.report(head_safety_errors(state.modules, state.packages), sort=True)
+    errors = head_safety_errors(state.modules, state.packages)
+    if errors:
+        state.report(errors, sort=True)
 
 
 def _check_recursion(state: CompileState) -> None:
