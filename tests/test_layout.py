@@ -23,34 +23,13 @@ import ast
 import sys
 from pathlib import Path
 
-import pytest
-
 SRC = Path(__file__).resolve().parent.parent / "src"
 PACKAGE = SRC / "pyrego"
 
 #: Import cycles that are known and being taken apart: each listed set may
 #: remain (or shrink); any other cycle, or a listed one that grows, fails
 #: test_no_new_import_cycles.
-KNOWN_CYCLES: list[frozenset[str]] = [
-    # The compile stages and the type checker call each other (compile as
-    # one list of named stages removes it).
-    frozenset(
-        {
-            "pyrego.compile.compiler",
-            "pyrego.compile.rule_checks",
-            "pyrego.typecheck",
-            "pyrego.typecheck.annotated",
-            "pyrego.typecheck.arity",
-            "pyrego.typecheck.fast",
-            "pyrego.typecheck.locations",
-            "pyrego.typecheck.lower",
-            "pyrego.typecheck.rules",
-            "pyrego.typecheck.screen",
-            "pyrego.typecheck.some_vars",
-        }
-    ),
-    frozenset({"pyrego.typecheck.check", "pyrego.typecheck.refs"}),
-]
+KNOWN_CYCLES: list[frozenset[str]] = []
 
 #: Most modules directly in src/pyrego/.
 TOP_LEVEL_MODULES = 15
@@ -205,7 +184,6 @@ def test_no_new_import_cycles() -> None:
     assert not new, "import cycles:\n" + "\n".join(_describe(c, graph) for c in new)
 
 
-@pytest.mark.xfail(reason="the cycles in KNOWN_CYCLES are still being taken apart", strict=False)
 def test_no_import_cycles() -> None:
     graph = _graph()
     cycles = _cycles(graph)
