@@ -18,9 +18,10 @@ first): without them every run would compile the modules it imports.
 Wall-clock times on a shared machine vary: the best of N is the figure least
 disturbed by other work. ``--importtime K`` adds the K slowest imports of
 ``python -X importtime`` for ``import pyrego``, ``from pyrego import Engine``
-and ``pyrego version``.
+and ``pyrego version``; ``--instructions`` counts each row's instructions
+with valgrind (callgrind), which the machine's load does not move.
 
-    python benchmarks/startup.py [-n RUNS] [--importtime K] [--src DIR]
+    python benchmarks/startup.py [-n RUNS] [--importtime K] [--instructions] [--src DIR]
 
 (``--src`` measures another checkout's ``src``, e.g. to compare with a branch.)
 """
@@ -29,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -77,10 +79,32 @@ def importtime(argv: list[str], env: dict[str, str], cwd: str, top: int) -> list
     return sorted(rows, reverse=True)[:top]
 
 
+def instructions(argv: list[str], env: dict[str, str], cwd: str) -> int:
+    """Instructions one run of ``argv`` executes, counted by valgrind (callgrind):
+    unlike times, the count does not move with the machine's load."""
+    with tempfile.NamedTemporaryFile(prefix="pyrego-startup-callgrind.", delete=False) as f:
+        out = f.name
+    try:
+        proc = subprocess.run(
+            ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", *argv],
+            env=dict(env, PYTHONHASHSEED="0"),
+            cwd=cwd,
+            capture_output=True,
+            text=True,
+        )
+        m = re.search(r"Collected : (\d+)", proc.stderr)
+        if proc.returncode or m is None:
+            raise SystemExit(f"valgrind failed on {argv}:\n{proc.stderr[-2000:]}")
+        return int(m.group(1))
+    finally:
+        os.unlink(out)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("-n", "--runs", type=int, default=5, help="runs per row (default 5)")
     ap.add_argument("--importtime", type=int, default=0, metavar="K", help="show the K slowest imports per path")
+    ap.add_argument("--instructions", action="store_true", help="also count each row's instructions with valgrind")
     ap.add_argument("--src", type=Path, default=SRC, help="the pyrego sources to measure (default this checkout's)")
     ns = ap.parse_args(argv)
     py = sys.executable
@@ -111,6 +135,15 @@ def main(argv: list[str] | None = None) -> int:
         for label, (ms, cpu) in results:
             part, cpu_part = ("—", "—") if label == "python -c pass" else (f"{ms - base:.0f}", f"{cpu - base_cpu:.0f}")
             print(f"| `{label}` | {ms:.0f} | {part} | {cpu:.0f} | {cpu_part} |")
+        if ns.instructions:
+            counts = [(label, instructions(cmd, env, tmp)) for label, cmd in rows]
+            base_count = counts[0][1]
+            print("\nInstructions per run (valgrind callgrind; millions):\n")
+            print("| command | instructions (M) | pyrego's part (M) |")
+            print("| --- | ---: | ---: |")
+            for label, count in counts:
+                part = "—" if label == "python -c pass" else f"{(count - base_count) / 1e6:.1f}"
+                print(f"| `{label}` | {count / 1e6:.1f} | {part} |")
         if ns.importtime:
             for label, cmd in rows[1:4]:
                 print(f"\n`{label}`: slowest imports (cumulative µs)\n")
