@@ -24,7 +24,14 @@ from pathlib import Path
 import atheris
 
 with atheris.instrument_imports(include=["pyrego"]):
+    # pyrego loads its modules on first use: import here what the fuzzer
+    # reaches (the engine, every builtin category), so that all of it is
+    # instrumented and coverage guides the mutations.
     import pyrego
+    import pyrego.engine
+    from pyrego.builtins.registry import all_builtins
+
+    all_builtins()
 
 ROOT = Path(__file__).resolve().parent.parent
 #: The evaluation time limit: well under libFuzzer's -timeout, so that only a
