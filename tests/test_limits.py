@@ -4,6 +4,7 @@ evaluation and in every execution form; past pyrego's limits, a clean RegoError.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -189,3 +190,29 @@ def test_a_recursion_error_says_where() -> None:
     with pytest.raises(pyrego.RegoError) as info:
         engine.eval_query("x := data.p.r0")
     assert info.value.code == "eval_recursion_error" and info.value.location is not None
+
+
+def test_a_time_limit_set_or_removed_holds_for_the_next_evaluation() -> None:
+    # Evaluations reuse one context: its deadline must follow the engine's setting.
+    slow = (
+        "package p\n"
+        "r := count([x | some x in numbers.range(1, 3000); some y in numbers.range(1, 3000); x == y])\n"
+        "small := count([x | some x in numbers.range(1, 30); some y in numbers.range(1, 30); x == y])\n"
+        "fast := 1\n"
+    )
+    engine = pyrego.Engine()
+    engine.add_policy("p.rego", slow)
+    for _ in range(40):  # hot: the prepared path
+        assert engine.eval_rule("data.p.fast") == 1
+    engine.set_eval_timeout(0.05)
+    assert engine.eval_rule("data.p.fast") == 1
+    with pytest.raises(pyrego.EvalCancelError):
+        engine.eval_rule("data.p.r")
+    assert engine.eval_rule("data.p.fast") == 1
+    time.sleep(0.1)  # past the deadline the last evaluation had
+    engine.set_eval_timeout(None)
+    assert engine.eval_rule("data.p.fast") == 1
+    assert engine.eval_rule("data.p.small") == 30
+    engine.set_eval_timeout(0.05)
+    with pytest.raises(pyrego.EvalCancelError):
+        engine.eval_rule("data.p.r")

@@ -211,6 +211,48 @@ def test_entry_form_computes_as_the_memoising_wrapper(inp: Any, monkeypatch: pyt
     gen = hot._get_program().gen
     assert gen is not None and gen.hot
     assert _entry_results(hot, inp) == compact
-    # Evaluations start from the entry form, the memo-less E<id>.
-    names = {name for _, name, _ in hot._rule_fns.values()}
-    assert names and all(n.startswith("E") for n in names), names
+    # Evaluations start from the entry form, the memo-less E<id>, or from
+    # the definitions themselves where E<id> would only call them in turn.
+    starts = {path.rsplit(".", 1)[1]: fn.__name__[0] for path, (fn, _, _, _) in hot._rule_fns.items()}
+    assert starts == {"c": "E", "a": "D", "b": "E", "d": "D", "conflict": "E"}, starts
+
+
+FIRST_DEFINED = """package first
+
+default allow := "no"
+
+allow := "yes" if input.a == 1
+allow := "yes" if input.b == 1
+allow := "yes" if to_number(input.c) > 1
+
+only if input.a == 1
+"""
+
+
+def _first_results(e: pyrego.Engine, inp: Any) -> list[Any]:
+    e.set_input(inp)
+    out: list[Any] = []
+    for rule in ("allow", "only"):
+        try:
+            out.append(e.eval_rule(f"data.first.{rule}"))
+        except pyrego.RegoError as err:
+            out.append((err.code, str(err)))
+    return out
+
+
+@pytest.mark.parametrize("strict", [False, True])
+@pytest.mark.parametrize("inp", [{"a": 1}, {"b": 1}, {"c": "5"}, {"c": "x"}, {"a": 2, "c": "x"}, {}])
+def test_definitions_called_in_turn_compute_as_the_entry_form(inp: Any, strict: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    pyrego.clear_compile_cache()
+    monkeypatch.setattr(codegen_tiers, "PROMOTE_AFTER", 10**9)
+    compact_engine = _engine(FIRST_DEFINED)
+    compact_engine.set_strict_builtin_errors(strict)
+    compact = _first_results(compact_engine, inp)
+    monkeypatch.setattr(codegen_tiers, "PROMOTE_AFTER", 1)
+    hot = _engine(FIRST_DEFINED + "\n# hot\n")
+    hot.set_strict_builtin_errors(strict)
+    hot.eval_rule("data.first.only")
+    assert _first_results(hot, inp) == compact
+    fn, more, default, _ = hot._rule_fns["data.first.allow"]
+    assert fn.__name__.startswith("D") and len(more) == 2 and default == "no"
+    assert _first_results(hot, inp) == compact

@@ -151,8 +151,8 @@ class Engine(ConfigurationMixin, InstrumentationMixin):
         self._checked: dict[str, tuple[ast.Module, list[RegoError]]] = {}
         # Each entry holds its program: a program lives while anything that
         # runs its code can still reach it (see Program.__del__).
-        # (namespace, function name, program), or (None, query text, None).
-        self._rule_fns: dict[str, tuple[Any, str, Program | None]] = {}
+        # Rule paths resolved, as _resolve_rule describes their entries.
+        self._rule_fns: dict[str, tuple[Any, Any, Any, Program | None]] = {}
         self._options: dict[str, Any] = {}
         self._extensions: dict[str, Any] = {}
         self._extension_ids: dict[str, tuple[int, int, str]] = {}
@@ -563,8 +563,8 @@ class Engine(ConfigurationMixin, InstrumentationMixin):
                         if prints is None:
                             prints = self._prints = deque(maxlen=PRINTS_KEPT)
                 hook = prints.append
-            config = self._config = EvalConfig(self._strict, hook, self._options)
-        deadline = time.monotonic() + self._timeout if self._timeout is not None else None
+            config = self._config = EvalConfig(self._strict, hook, self._options, self._timeout)
+        deadline = time.monotonic() + config.timeout if config.timeout is not None else None
         return EvalContext.fast(self._input if input is _NO_INPUT else input, self._data, config, deadline)
 
     def eval_rule(self, path: str, *, input: Any = _NO_INPUT) -> Any:
@@ -573,20 +573,20 @@ class Engine(ConfigurationMixin, InstrumentationMixin):
         ``input``: the input document for this call only (nothing is stored);
         the way to share one engine between threads. Without it, the input
         last given to :meth:`set_input` is used."""
-        rule_fns = self._rule_fns
+        # The fixed cost of an evaluation is most of a small policy's: this
+        # path runs as few steps as it can (see _resolve_rule for the table).
         try:
-            entry = rule_fns[path]
+            fn, more, default, program = self._rule_fns[path]
         except (KeyError, TypeError):  # TypeError: a path that is not even hashable
             # Into the table taken before: if policies change meanwhile, the
             # entry goes with the table they replaced.
-            entry = self._resolve_rule(path)
-            rule_fns[path] = entry
-        namespace, name, program = entry
-        if namespace is None:
-            return self._eval_rule_by_query(name, input)
-        # Looked up by name each time: a hot program's code is recompiled
-        # in its fast form (codegen_tiers), which replaces the function.
-        fn = namespace[name]
+            rule_fns = self._rule_fns
+            entry = rule_fns[path] = self._resolve_rule(path)
+            fn, more, default, program = entry
+        if fn is None:
+            if program is None:
+                return self._eval_rule_by_query(more, input)
+            fn, more, default = self._rule_entry(path, more, program)
         # Reuse the last evaluation's context when no other call holds it
         # (making one is a large part of a small policy's cost). Read and
         # cleared with nothing between: the interpreter switches threads only
@@ -595,21 +595,38 @@ class Engine(ConfigurationMixin, InstrumentationMixin):
         ctx = self._spare
         self._spare = None
         if ctx is not None and ctx.cfg is self._config:
+            # As new: an evaluation changes only its context's memo and query
+            # state (``with`` and function mocks change contexts derived from
+            # it), and an empty memo nothing else holds is as good as a new
+            # one. A context has a deadline when its config has a time limit.
             ctx.input = self._input if input is _NO_INPUT else input
             ctx.data = self._data
-            ctx.cache = {}
+            if ctx.cache:
+                ctx.cache = {}
             ctx.q = None
-            ctx.functions = None
-            ctx.deadline = time.monotonic() + self._timeout if self._timeout is not None else None
+            if ctx.deadline is not None:
+                ctx.deadline = time.monotonic() + ctx.cfg.timeout  # type: ignore[operator]
         else:
             ctx = self._context(input)
         try:
             value = fn(ctx)
+            if value is UNDEF:
+                if more:
+                    for fn in more:
+                        value = fn(ctx)
+                        if value is not UNDEF:
+                            break
+                    else:
+                        value = default
+                else:
+                    value = default
         except RegoError as err:
             self._attach_source(err)
             raise
         except RecursionError:
-            too_deep = EvalRecursionError("evaluation exceeded the maximum depth", _rule_location(program, name) if program else None)
+            name = program.rule_functions.get(rule_path(path)) if program is not None else None  # type: ignore[arg-type]
+            where = _rule_location(program, name) if program is not None and name is not None else None
+            too_deep = EvalRecursionError("evaluation exceeded the maximum depth", where)
             self._attach_source(too_deep)
             raise too_deep from None
         except Exception as exc:  # a bug must still surface as a pyrego error
@@ -625,20 +642,39 @@ class Engine(ConfigurationMixin, InstrumentationMixin):
         except RecursionError:
             raise _too_deep() from None
 
-    def _resolve_rule(self, path: str) -> tuple[Any, str, Program | None]:
-        """The rule function for ``path`` (its namespace, name and program), or the text of a query reading it."""
+    def _resolve_rule(self, path: str) -> tuple[Any, Any, Any, Program | None]:
+        """The entry of ``path`` in the table of resolved rules (``_rule_fns``).
+
+        Either ``(fn, more, default, program)``: an evaluation calls
+        ``fn(ctx)``, then while the value is undefined the functions ``more``,
+        then takes ``default`` (UNDEF: none); or ``(None, name, None,
+        program)``: the rule function ``name``, looked up per evaluation while
+        the program's code may still be recompiled in its fast form (see
+        :meth:`_rule_entry`); or ``(None, query, None, None)``: the text of a
+        query reading the document (base data, part of one)."""
         parts = rule_path(path)
         prog = self._get_program()
         name = prog.rule_functions.get(parts)  # type: ignore[arg-type]
         if name is None:
             # Base data, part of a document, or no rule at all: a query built
             # from the checked parts, never from the caller's text.
-            return None, "__rule_value__ = data" + "".join(f"[{json.dumps(p)}]" for p in parts), None
+            return None, "__rule_value__ = data" + "".join(f"[{json.dumps(p)}]" for p in parts), None, None
         prog.function(name)  # compiled now, so that evaluations find the real function
-        # A complete rule's entry form (E<id>: no memo lookup or store, the
-        # memo being empty at the start of an evaluation), where it has one.
-        entry = "E" + name[1:]
-        return prog.namespace, entry if name[0] == "R" and entry in prog.namespace else name, prog
+        return None, name, None, prog
+
+    def _rule_entry(self, path: str, name: str, program: Program) -> tuple[Callable[..., Any], tuple[Callable[..., Any], ...], Any]:
+        """What an evaluation of the rule function ``name`` calls now; once the
+        program's code has its final form, the table's entry for ``path`` becomes it."""
+        entry = program.entry(name)
+        if entry is None:
+            # The memoising function (its memo is empty at the start of an evaluation).
+            return program.namespace[name], (), UNDEF
+        rule_fns = self._rule_fns
+        current = rule_fns.get(path)
+        # Only into the table the entry came from: the policies may have changed meanwhile.
+        if current is not None and current[3] is program:
+            rule_fns[path] = (*entry, program)
+        return entry
 
     def _eval_rule_by_query(self, query: str, input: Any) -> Any:
         solutions = list(self._execute(self._compile_query(query), input))

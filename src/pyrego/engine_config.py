@@ -66,6 +66,8 @@ class ConfigurationMixin:
             if type(seconds) not in (int, float) or not seconds > 0 or seconds == float("inf"):
                 raise ArgumentError(f"timeout must be a positive number of seconds, not {seconds!r}")
         self._timeout = seconds
+        # Evaluations take the limit from the config (with their contexts).
+        self._config = None
 
     def add_extension(self, name: str, arity: int, fn: Callable[..., Any], *, decl: Mapping[str, Any] | None = None) -> None:
         """Make the Python function ``fn`` callable from policies as ``name`` with ``arity`` arguments.

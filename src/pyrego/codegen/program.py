@@ -41,6 +41,38 @@ class Program:
         """The generated source (for inspection; written out on demand)."""
         return self.gen.source() if self.gen is not None else ""
 
+    def entry(self, name: str) -> tuple[Callable[..., Any], tuple[Callable[..., Any], ...], Any] | None:
+        """What an evaluation that starts at the rule function ``name`` calls,
+        once the code has its final form: ``(fn, more, default)``: ``fn(ctx)``,
+        then while the value is undefined each of ``more``, then ``default``
+        (UNDEF: none). None while the code may still be recompiled in the
+        fast form (see codegen_tiers), which replaces the functions.
+
+        A complete rule starts from its memo-less form (``E<id>``: its memo is
+        empty at the start of an evaluation and never read after); one whose
+        definitions can only agree (their first defined value is the rule's)
+        and whose default is a constant, from its definitions themselves:
+        ``E<id>`` would only call them in turn and then put the default in."""
+        from pyrego.codegen.generator import _LOAD_LOCK
+        from pyrego.codegen.tiers import RuleWrapper
+        from pyrego.runtime.values import UNDEF
+
+        gen = self.gen
+        if gen is None:
+            return self.namespace[name], (), UNDEF
+        # Under the lock that promotion holds while it recompiles.
+        with _LOAD_LOCK:
+            if not gen.hot:
+                return None
+            fn = self.function(name)
+            wrapper = gen.wrappers.get(name)
+            if type(wrapper) is not RuleWrapper or wrapper.kind != "complete":
+                return fn, (), UNDEF
+            if wrapper.constant is None and wrapper.conflict is None and wrapper.default_fn is None and wrapper.defs:
+                defs = [self.function(d) for d in wrapper.defs]
+                return defs[0], tuple(defs[1:]), wrapper.default_value
+            return self.namespace.get(wrapper.entry_name, fn), (), UNDEF
+
     def function(self, name: str) -> Callable[..., Any]:
         """The generated function ``name`` (compiled now if it was not yet)."""
         if self.gen is not None:

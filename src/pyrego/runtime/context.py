@@ -14,17 +14,21 @@ _NO_OPTIONS: dict[str, Any] = {}
 class EvalConfig:
     """Engine settings an evaluation reads; shared by every evaluation of an engine."""
 
-    __slots__ = ("strict", "print_hook", "options")
+    __slots__ = ("strict", "print_hook", "options", "timeout")
 
     def __init__(
         self,
         strict: bool = False,
         print_hook: Callable[[str], None] | None = None,
         options: dict[str, Any] | None = None,
+        timeout: float | None = None,
     ) -> None:
         self.strict = strict
         self.print_hook = print_hook
         self.options = options if options else _NO_OPTIONS
+        # Seconds an evaluation may take (None: no limit); a context's
+        # deadline is set from it, per evaluation.
+        self.timeout = timeout
 
 
 _DEFAULT_CONFIG = EvalConfig()
