@@ -135,7 +135,7 @@ def test_a_5000_expression_body_gives_one_answer_on_every_evaluation(execution_f
 
 
 def test_compiled_queries_are_bounded() -> None:
-    from pyrego.engine import QUERIES_KEPT
+    from pyrego.codegen.program import QUERIES_KEPT
 
     engine = pyrego.Engine()
     engine.add_policy("p.rego", "package p\nq := 1")

@@ -26,14 +26,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 from pyrego.ast import nodes as ast
-from pyrego.bounded import BoundedDict
-from pyrego.codegen.build_cache import cache_lock, parse_cached, program_cache
-from pyrego.codegen.program import QUERIES_KEPT, Program
+from pyrego.codegen.bounded import BoundedDict
+from pyrego.codegen.build_cache import parse_cached, program_cache
+from pyrego.codegen.program import Program
 from pyrego.compile.checks import check_modules
-from pyrego.compile.compiler import resolve_query
 from pyrego.compile.ground import ground_value
 from pyrego.compile.pipeline import compile_program
-from pyrego.compile.with_targets import body_with_function_targets
 from pyrego.engine_config import ConfigurationMixin
 from pyrego.engine_support import (
     NO_INPUT,
@@ -45,8 +43,6 @@ from pyrego.engine_support import (
     _package_name,
     _rule_location,
     _too_deep,
-    expr_texts,
-    query_context,
     rule_path,
 )
 from pyrego.errors import (
@@ -61,7 +57,8 @@ from pyrego.errors import (
 )
 from pyrego.instrument.engine_mixin import InstrumentationMixin
 from pyrego.loader import data_document, iter_files, read_policy
-from pyrego.parse.parser import parse_module, parse_query, parse_term
+from pyrego.parse.parser import parse_module, parse_term
+from pyrego.queries import CompiledQuery, QueryMixin
 from pyrego.runtime.context import EvalConfig, EvalContext
 from pyrego.runtime.convert import from_python, loads, result_json_value, to_python, valid_text
 from pyrego.runtime.values import UNDEF
@@ -95,18 +92,7 @@ def _attach_line(err: RegoError, text: str) -> None:
         err.args = (err.format(),)
 
 
-class _Query:
-    __slots__ = ("fn", "texts", "locations", "program")
-
-    def __init__(self, fn: Callable[..., Any], texts: list[str], locations: list[Location], program: Program) -> None:
-        self.fn = fn
-        self.texts = texts
-        self.locations = locations
-        # Keeps the program (and so the namespace fn runs in) alive while the query can run.
-        self.program = program
-
-
-class Engine(ConfigurationMixin, InstrumentationMixin):
+class Engine(ConfigurationMixin, QueryMixin, InstrumentationMixin):
     """A Rego engine: policies, data and input in; decisions out."""
 
     # Settings and state that start the same in every engine and are only
@@ -136,7 +122,7 @@ class Engine(ConfigurationMixin, InstrumentationMixin):
     # Compiled queries (made on first use: most engines only call eval_rule);
     # replaced, not emptied, when the policies or data change (a query
     # compiled meanwhile for the old ones goes into the table they replaced).
-    _queries: BoundedDict[str, _Query] | None = None
+    _queries: BoundedDict[str, CompiledQuery] | None = None
     # print() output not taken yet (made when the first evaluation's settings
     # are); the oldest lines go past PRINTS_KEPT.
     _prints: deque[str] | None = None
@@ -676,12 +662,6 @@ class Engine(ConfigurationMixin, InstrumentationMixin):
             rule_fns[path] = (*entry, program)
         return entry
 
-    def _eval_rule_by_query(self, query: str, input: Any) -> Any:
-        solutions = list(self._execute(self._compile_query(query), input))
-        for bindings, _ in solutions:
-            return to_python(bindings["__rule_value__"])
-        return UNDEF
-
     def eval_query(
         self, query: str, *, input: Any = _NO_INPUT, package: str | None = None, imports: Sequence[str] = ()
     ) -> dict[str, Any]:
@@ -743,64 +723,6 @@ class Engine(ConfigurationMixin, InstrumentationMixin):
         return compile_filters(
             self, query, input, unknowns=unknowns, target=target, dialect=dialect, mappings=mappings, mask_rule=mask_rule
         )
-
-    def _run_query_body(self, body: ast.Body, text: str, bind: bool = False) -> list[tuple[dict[str, Any], tuple[Any, ...]]]:
-        return list(self._execute(self._compile_body(body, [text] * len(body))))
-
-    def _compile_query(self, query: str, package: str | None = None, imports: tuple[str, ...] = ()) -> _Query:
-        queries = self._queries
-        if queries is None:
-            with self._lock:  # (made once: under the lock, a reset of the policies comes before or after)
-                queries = self._queries
-                if queries is None:
-                    queries = self._queries = BoundedDict(QUERIES_KEPT)
-        local_key: Any = query if package is None and not imports else (query, package, imports)
-        q = queries.get(local_key)
-        if q is None:
-            # Compiled queries are shared by every engine on the same program.
-            prog = self._get_program()
-            key = (query, self._rego_v0, package, imports)
-            q = prog.queries.get(key)
-            if q is None:
-                context = query_context(package, imports, self._rego_v0)
-                body = parse_query(query, "query", rego_v1=not self._rego_v0)
-                texts = expr_texts(query, body)
-                q = self._compile_body(body, texts, context)
-                q.program.queries[key] = q  # the program it was compiled for
-            queries[local_key] = q
-        return q
-
-    def _compile_body(self, body: ast.Body, texts: list[str], context: ast.Module | None = None, *, check_types: bool = True) -> _Query:
-        # (check_types=False: a query pyrego makes itself, such as pyrego test's probes of a rule's body)
-        prog = self._get_program()
-        resolved, names = resolve_query(body, prog.tree, context)
-        targets = body_with_function_targets(resolved, prog.tree)
-        if not targets <= prog.mockable:
-            self._extra_mockable = self._extra_mockable | targets
-            self._invalidate()
-            prog = self._get_program()
-            resolved, names = resolve_query(body, prog.tree, context)
-        gen = prog.gen
-        assert gen is not None
-        with cache_lock:
-            fn = gen.query(resolved, names)
-        if check_types and prog.tree.types is not None:
-            from pyrego.typecheck import check_query
-
-            check_query(prog.tree.types, resolved)
-        return _Query(fn, texts, [e.location for e in body], prog)
-
-    def _execute(self, q: _Query, input: Any = _NO_INPUT) -> list[tuple[dict[str, Any], tuple[Any, ...]]]:
-        ctx = self._context(input)
-        try:
-            return list(q.fn(ctx))
-        except RegoError as err:
-            self._attach_source(err)
-            raise
-        except RecursionError:
-            raise EvalRecursionError("evaluation exceeded the maximum depth", q.locations[0] if q.locations else None) from None
-        except Exception as exc:
-            raise EvalError(f"internal error: {type(exc).__name__}: {exc}", code="eval_internal_error") from exc
 
     def take_prints(self) -> list[str]:
         """The output of ``print`` calls since the last call, in order."""

@@ -14,7 +14,6 @@ locations (``L<n>``) and builtin functions (``B<n>``).
 from __future__ import annotations
 
 import math
-import threading
 from typing import Any, Callable
 
 from pyrego.ast import nodes as ast
@@ -23,7 +22,7 @@ from pyrego.codegen import closures
 from pyrego.codegen import docs as codegen_docs
 from pyrego.codegen.body import BodyEmitter
 from pyrego.codegen.disk_cache import compile_source
-from pyrego.codegen.program import Program
+from pyrego.codegen.program import LOAD_LOCK, Program
 from pyrego.codegen.tiers import TICK_LINE, BuiltinSite, RuleWrapper, fast_lines, make_tick
 from pyrego.compile.compiler import (
     COMPLETE,
@@ -42,8 +41,6 @@ from pyrego.runtime.docs import DOC_HELPERS, rt_path
 from pyrego.runtime.helpers import HELPERS, builtin_call, rt_call_builtin
 from pyrego.runtime.values import UNDEF, freeze
 from pyrego.runtime.withs import make_call_mock, make_with, rt_const_fn, rt_node_child
-
-_LOAD_LOCK = threading.RLock()
 
 #: The most characters of compact code a rule may have to be recompiled in
 #: the fast form (the largest rules of the benchmark policies have a few thousand).
@@ -626,7 +623,7 @@ class ModuleGen:
     def query(self, body: ast.Body, names: dict[str, str]) -> Callable[..., Any]:
         """Compile a resolved query into a generator of (bindings, expression values)."""
         # Not while a rule's code is written again for the fast form (_canonical_chunk).
-        with _LOAD_LOCK:
+        with LOAD_LOCK:
             return self._query(body, names)
 
     def _query(self, body: ast.Body, names: dict[str, str]) -> Callable[..., Any]:
@@ -713,7 +710,7 @@ class ModuleGen:
         node = self._chunk_nodes.get(name)
         if node is None or not (self.chunks.get(name) or node.id in self._closure_nodes):
             return []  # a wrapper's constant, say: no code of its own
-        with _LOAD_LOCK:
+        with LOAD_LOCK:
             saved, self.lines = self.lines, []
             saved_closures, self.closures = self.closures, False
             self.compact = compact
@@ -733,7 +730,7 @@ class ModuleGen:
         fn = self.namespace[name]
         if not getattr(fn, "pyrego_lazy", False):
             return fn  # type: ignore[no-any-return]
-        with _LOAD_LOCK:
+        with LOAD_LOCK:
             fn = self.namespace[name]
             if getattr(fn, "pyrego_lazy", False):
                 if self.hot:
@@ -756,7 +753,7 @@ class ModuleGen:
         """Recompile the code compiled so far in the fast form (see codegen_tiers)."""
         if self.hot:
             return
-        with _LOAD_LOCK:
+        with LOAD_LOCK:
             if self.hot:
                 return
             self.hot = True

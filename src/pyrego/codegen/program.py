@@ -4,10 +4,11 @@ compiled for it."""
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable
 
-from pyrego.bounded import BoundedDict
+from pyrego.codegen.bounded import BoundedDict
 from pyrego.compile.compiler import CompiledTree
 
 if TYPE_CHECKING:
@@ -15,6 +16,10 @@ if TYPE_CHECKING:
 
 #: Compiled queries a program keeps for the engines that share it.
 QUERIES_KEPT = 256
+
+#: Held while a program's code is compiled or promoted to its fast form
+#: (re-entrant: promotion loads functions), and while an entry is read from it.
+LOAD_LOCK = threading.RLock()
 
 
 @dataclass
@@ -53,7 +58,6 @@ class Program:
         definitions can only agree (their first defined value is the rule's)
         and whose default is a constant, from its definitions themselves:
         ``E<id>`` would only call them in turn and then put the default in."""
-        from pyrego.codegen.generator import _LOAD_LOCK
         from pyrego.codegen.tiers import RuleWrapper
         from pyrego.runtime.values import UNDEF
 
@@ -61,7 +65,7 @@ class Program:
         if gen is None:
             return self.namespace[name], (), UNDEF
         # Under the lock that promotion holds while it recompiles.
-        with _LOAD_LOCK:
+        with LOAD_LOCK:
             if not gen.hot:
                 return None
             fn = self.function(name)

@@ -15,7 +15,7 @@ import json
 from collections.abc import Sequence
 from typing import Any, Callable, Iterator
 
-from pyrego.bounded import BoundedDict
+from pyrego.codegen.bounded import BoundedDict
 from pyrego.codegen.build_cache import cache_lock, program_cache
 from pyrego.codegen.program import Program
 from pyrego.compile.compiler import resolve_query

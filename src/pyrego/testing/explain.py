@@ -15,7 +15,7 @@ started but produced no ``true`` value failed. A rule that calls
 ``internal.test_case`` itself marks the point with that call.
 
 The probes read compiled programs through the engine's internal query
-interface (``_get_program``, ``_compile_body``, ``_execute``), the one
+interface (``program()``: ``compile_body``, ``execute``), the one
 ``eval_query`` uses.
 """
 

@@ -1,0 +1,122 @@
+"""Queries on an engine's program (its ``QueryMixin``): parsed, resolved against
+the compiled rule tree, type-checked and generated once per program (shared by
+every engine on it, and kept per engine by text), then run per evaluation.
+
+``eval_query``, ``eval_partial``, the reads of base data by ``eval_rule`` and
+the capabilities (``CompiledProgram.compile_body``/``execute``) go through
+these methods."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Callable
+
+from pyrego.ast import nodes as ast
+from pyrego.codegen.bounded import BoundedDict
+from pyrego.codegen.build_cache import cache_lock
+from pyrego.codegen.program import QUERIES_KEPT, Program
+from pyrego.compile.compiler import resolve_query
+from pyrego.compile.with_targets import body_with_function_targets
+from pyrego.engine_support import NO_INPUT, expr_texts, query_context
+from pyrego.errors import EvalError, EvalRecursionError, Location, RegoError
+from pyrego.parse.parser import parse_query
+from pyrego.runtime.convert import to_python
+from pyrego.runtime.values import UNDEF
+
+if TYPE_CHECKING:
+    import threading
+
+    from pyrego.runtime.context import EvalContext
+
+
+class CompiledQuery:
+    """A query compiled against one program: its function, the text and
+    location of each expression, and the program it runs in."""
+
+    __slots__ = ("fn", "texts", "locations", "program")
+
+    def __init__(self, fn: Callable[..., Any], texts: list[str], locations: list[Location], program: Program) -> None:
+        self.fn = fn
+        self.texts = texts
+        self.locations = locations
+        # Keeps the program (and so the namespace fn runs in) alive while the query can run.
+        self.program = program
+
+
+
+class QueryMixin:
+    """Compiling and running queries, for :class:`pyrego.Engine`."""
+
+    if TYPE_CHECKING:  # (the engine's)
+        _queries: BoundedDict[str, CompiledQuery] | None
+        _lock: threading.Lock
+        _rego_v0: bool
+        _extra_mockable: frozenset[str]
+
+        def _get_program(self) -> Program: ...
+        def _invalidate(self) -> None: ...
+        def _context(self, input: Any = NO_INPUT) -> EvalContext: ...
+        def _attach_source(self, err: RegoError, policies: Any = None) -> None: ...
+
+    def _eval_rule_by_query(self, query: str, input: Any) -> Any:
+        solutions = list(self._execute(self._compile_query(query), input))
+        for bindings, _ in solutions:
+            return to_python(bindings["__rule_value__"])
+        return UNDEF
+
+    def _run_query_body(self, body: ast.Body, text: str, bind: bool = False) -> list[tuple[dict[str, Any], tuple[Any, ...]]]:
+        return list(self._execute(self._compile_body(body, [text] * len(body))))
+
+    def _compile_query(self, query: str, package: str | None = None, imports: tuple[str, ...] = ()) -> CompiledQuery:
+        queries = self._queries
+        if queries is None:
+            with self._lock:  # (made once: under the lock, a reset of the policies comes before or after)
+                queries = self._queries
+                if queries is None:
+                    queries = self._queries = BoundedDict(QUERIES_KEPT)
+        local_key: Any = query if package is None and not imports else (query, package, imports)
+        q = queries.get(local_key)
+        if q is None:
+            # Compiled queries are shared by every engine on the same program.
+            prog = self._get_program()
+            key = (query, self._rego_v0, package, imports)
+            q = prog.queries.get(key)
+            if q is None:
+                context = query_context(package, imports, self._rego_v0)
+                body = parse_query(query, "query", rego_v1=not self._rego_v0)
+                texts = expr_texts(query, body)
+                q = self._compile_body(body, texts, context)
+                q.program.queries[key] = q  # the program it was compiled for
+            queries[local_key] = q
+        return q
+
+    def _compile_body(self, body: ast.Body, texts: list[str], context: ast.Module | None = None, *, check_types: bool = True) -> CompiledQuery:
+        # (check_types=False: a query pyrego makes itself, such as pyrego test's probes of a rule's body)
+        prog = self._get_program()
+        resolved, names = resolve_query(body, prog.tree, context)
+        targets = body_with_function_targets(resolved, prog.tree)
+        if not targets <= prog.mockable:
+            self._extra_mockable = self._extra_mockable | targets
+            self._invalidate()
+            prog = self._get_program()
+            resolved, names = resolve_query(body, prog.tree, context)
+        gen = prog.gen
+        assert gen is not None
+        with cache_lock:
+            fn = gen.query(resolved, names)
+        if check_types and prog.tree.types is not None:
+            from pyrego.typecheck import check_query
+
+            check_query(prog.tree.types, resolved)
+        return CompiledQuery(fn, texts, [e.location for e in body], prog)
+
+    def _execute(self, q: CompiledQuery, input: Any = NO_INPUT) -> list[tuple[dict[str, Any], tuple[Any, ...]]]:
+        ctx = self._context(input)
+        try:
+            return list(q.fn(ctx))
+        except RegoError as err:
+            self._attach_source(err)
+            raise
+        except RecursionError:
+            raise EvalRecursionError("evaluation exceeded the maximum depth", q.locations[0] if q.locations else None) from None
+        except Exception as exc:
+            raise EvalError(f"internal error: {type(exc).__name__}: {exc}", code="eval_internal_error") from exc
