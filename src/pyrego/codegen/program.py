@@ -33,6 +33,9 @@ class Program:
     gen: ModuleGen | None = None
     # Compiled queries, by (query text, v0 flag), the ones used last.
     queries: BoundedDict[Any, Any] = field(default_factory=lambda: BoundedDict(QUERIES_KEPT))
+    # Entries worked out once the code is final (see entry): every fresh
+    # engine on a cached program asks for the same ones.
+    entries: dict[str, Any] = field(default_factory=dict)
 
     def __del__(self) -> None:
         # The generated functions and their globals (this namespace) refer to each
@@ -58,6 +61,9 @@ class Program:
         definitions can only agree (their first defined value is the rule's)
         and whose default is a constant, from its definitions themselves:
         ``E<id>`` would only call them in turn and then put the default in."""
+        known = self.entries.get(name)
+        if known is not None:
+            return known  # type: ignore[no-any-return]
         from pyrego.codegen.tiers import RuleWrapper
         from pyrego.runtime.values import UNDEF
 
@@ -70,12 +76,16 @@ class Program:
                 return None
             fn = self.function(name)
             wrapper = gen.wrappers.get(name)
+            entry: tuple[Callable[..., Any], tuple[Callable[..., Any], ...], Any]
             if type(wrapper) is not RuleWrapper or wrapper.kind != "complete":
-                return fn, (), UNDEF
-            if wrapper.constant is None and wrapper.conflict is None and wrapper.default_fn is None and wrapper.defs:
+                entry = fn, (), UNDEF
+            elif wrapper.constant is None and wrapper.conflict is None and wrapper.default_fn is None and wrapper.defs:
                 defs = [self.function(d) for d in wrapper.defs]
-                return defs[0], tuple(defs[1:]), wrapper.default_value
-            return self.namespace.get(wrapper.entry_name, fn), (), UNDEF
+                entry = defs[0], tuple(defs[1:]), wrapper.default_value
+            else:
+                entry = self.namespace.get(wrapper.entry_name, fn), (), UNDEF
+            self.entries[name] = entry
+            return entry
 
     def function(self, name: str) -> Callable[..., Any]:
         """The generated function ``name`` (compiled now if it was not yet)."""
