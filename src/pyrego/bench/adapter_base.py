@@ -18,17 +18,10 @@ from pyrego.bench.workloads import PolicySet
 Evaluator = Callable[[Any], Any]
 
 UNDEFINED_MARK = "<undefined>"
-OPA_DIR_ENV = "PYREGO_OPA_ORACLE_DIR"
 
 
 class EngineUnavailable(RuntimeError):
     """The engine is not installed (or cannot run the workload)."""
-
-
-def data_path(query: str) -> str:
-    """``data.a.b`` -> ``a.b`` (the engines that take a document path)."""
-    q = query.strip()
-    return q[len("data."):] if q.startswith("data.") else q
 
 
 class Prepared(ABC):

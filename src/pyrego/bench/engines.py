@@ -26,16 +26,16 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from pyrego.bench.adapter_base import (  # noqa: F401 - the interface, re-exported for the runner
-    OPA_DIR_ENV,
-    UNDEFINED_MARK,
-    Adapter,
-    EngineUnavailable,
-    Evaluator,
-    Prepared,
-    data_path,
-)
+from pyrego.bench.adapter_base import UNDEFINED_MARK, Adapter, EngineUnavailable, Evaluator, Prepared
 from pyrego.bench.workloads import PolicySet, find_repo_root
+
+OPA_DIR_ENV = "PYREGO_OPA_ORACLE_DIR"
+
+
+def _data_path(query: str) -> str:
+    """``data.a.b`` -> ``a.b`` (the engines that take a document path)."""
+    q = query.strip()
+    return q[len("data."):] if q.startswith("data.") else q
 
 
 class _PyregoPrepared(Prepared):
@@ -293,8 +293,8 @@ class _OpaPrepared(Prepared):
 
     def eval(self, query: str) -> Any:
         if self._input_json is not None:
-            return self._eval_json(data_path(query).encode("utf-8"), self._input_json)
-        return self._eval_obj(data_path(query), self._input)
+            return self._eval_json(_data_path(query).encode("utf-8"), self._input_json)
+        return self._eval_obj(_data_path(query), self._input)
 
     def _eval_obj(self, path: str, value: Any) -> Any:
         try:
@@ -320,7 +320,7 @@ class _OpaPrepared(Prepared):
         return _OpaPrepared(self.adapter, self.ps, self.modules, self.extra)
 
     def evaluator(self, query: str, json_input: bool) -> Evaluator:
-        path = data_path(query)
+        path = _data_path(query)
         if json_input:
             pb = path.encode("utf-8")
             ev_json = self._eval_json

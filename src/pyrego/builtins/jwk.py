@@ -55,15 +55,6 @@ def go_json_marshal(value: Any) -> str:
     return go_json_dumps(value)
 
 
-def parse_json_text(text: str) -> Any:
-    """Parse JSON like Go's decoder (last duplicate key wins); raises ValueError."""
-    return json.loads(text, parse_constant=_no_constant)
-
-
-def _no_constant(name: str) -> Any:
-    raise ValueError(f"invalid character '{name[0]}' looking for beginning of value")
-
-
 def go_json_error(text: str) -> str:
     """An approximation of Go's ``encoding/json`` syntax error text for ``text``."""
     stripped = text.lstrip(" \t\r\n")
