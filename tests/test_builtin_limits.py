@@ -9,7 +9,6 @@ OPA can answer; OPA runs with strict builtin errors.
 
 from __future__ import annotations
 
-import gc
 import json
 import socket
 import threading
@@ -24,6 +23,7 @@ import pytest
 
 import pyrego
 from pyrego.errors import DataError, EvalCancelError, RegoCompileError, RegoError, RegoParseError
+from quiet_collector import earlier_objects_set_aside
 
 TIMEOUT = 0.3  # the evaluation's time limit in these tests
 BOUND = 4.0  # seconds a cancelled evaluation may take in all
@@ -50,18 +50,12 @@ def _bounded(fn: Callable[[], Any], seconds: float = BOUND) -> tuple[Any, BaseEx
         except BaseException as exc:  # noqa: BLE001 - handed to the test
             box["error"] = exc
 
-    # Earlier tests' objects are set aside from the cyclic collector while
-    # timing (see test_value_walks._timed): its passes over them are not the engine's.
-    gc.collect()
-    gc.freeze()
-    try:
+    with earlier_objects_set_aside():
         start = time.monotonic()
         t = threading.Thread(target=target, daemon=True)
         t.start()
         t.join(seconds)
         took = time.monotonic() - start
-    finally:
-        gc.unfreeze()
     assert not t.is_alive(), f"still running after {seconds} s"
     return box.get("value"), box.get("error"), took
 

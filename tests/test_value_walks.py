@@ -9,13 +9,13 @@ limit with ``EvalCancelError``. Results agree with OPA on smaller chains.
 
 from __future__ import annotations
 
-import gc
 import time
 from typing import Any
 
 import pytest
 
 import pyrego
+from quiet_collector import earlier_objects_set_aside
 
 DEPTH = 22
 LIMIT = 1.0
@@ -39,20 +39,13 @@ def engine() -> pyrego.Engine:
 
 
 def _timed(engine: pyrego.Engine, query: str) -> tuple[Any, float]:
-    # The objects earlier tests left in this process are set aside from the
-    # cyclic collector while timing: late in a full run there are millions,
-    # and one full collection over them (which no deadline can interrupt)
-    # would be timed as the engine's.
-    gc.collect()
-    gc.freeze()
-    start = time.monotonic()
-    try:
-        result: Any = engine.eval_query(query)["result"][0]["bindings"]["x"]
-    except pyrego.EvalCancelError as err:
-        result = err
-    finally:
+    with earlier_objects_set_aside():
+        start = time.monotonic()
+        try:
+            result: Any = engine.eval_query(query)["result"][0]["bindings"]["x"]
+        except pyrego.EvalCancelError as err:
+            result = err
         elapsed = time.monotonic() - start
-        gc.unfreeze()
     return result, elapsed
 
 
