@@ -167,13 +167,13 @@ def parse_config(config: dict[str, Any] | None, services: Any = None) -> Decisio
     if not service_name and not svcs and not console:
         return None
     if config.get("plugin") is not None:
-        raise DecisionLogConfigError(f"invalid plugin name {config['plugin']!r} in decision_logs")
+        raise DecisionLogConfigError(f"invalid plugin name {json.dumps(config['plugin'])} in decision_logs")
     service: ServiceConfig | None = None
     if not service_name and svcs and not console:
         service = next(iter(svcs.values()))
     elif service_name:
         if service_name not in svcs:
-            raise DecisionLogConfigError(f"invalid service name {service_name!r} in decision_logs")
+            raise DecisionLogConfigError(f"invalid service name {json.dumps(service_name)} in decision_logs")
         service = svcs[service_name]
 
     reporting = config.get("reporting") or {}

@@ -70,7 +70,10 @@ def json_ready(value: Any) -> Any:
     if t is str or t is int or t is float or t is bool or value is None:
         return value
     if isinstance(value, dict):
-        return {(k if type(k) is str else json.dumps(json_ready(k), sort_keys=True)): json_ready(v) for k, v in value.items()}
+        return {
+            (k if type(k) is str else json.dumps(json_ready(k), sort_keys=True)): json_ready(v)
+            for k, v in value.items()
+        }
     if isinstance(value, (list, tuple)):
         return [json_ready(v) for v in value]
     if isinstance(value, frozenset) and type(value).__name__ == "FrozenObject":

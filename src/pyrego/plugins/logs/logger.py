@@ -15,6 +15,7 @@ loop to stop it from.
 from __future__ import annotations
 
 import collections
+import json
 import logging
 import random
 import sys
@@ -32,6 +33,7 @@ from pyrego.plugins.logs.encode import (
     encode_event,
     gzip_array,
     ordered,
+    rfc3339_nano,
 )
 from pyrego.plugins.logs.mask import apply_mask, parse_mask_rules
 from pyrego.plugins.logs.upload import Uploader, UploadError, retry_delay
@@ -221,8 +223,6 @@ class DecisionLogger:
         if not ev.get("decision_id"):
             ev["decision_id"] = str(uuid.uuid4())
         if not ev.get("timestamp"):
-            from pyrego.plugins.logs.encode import rfc3339_nano
-
             ev["timestamp"] = rfc3339_nano()
         if not self.config.nd_builtin_cache:
             ev.pop("nd_builtin_cache", None)
@@ -255,8 +255,6 @@ class DecisionLogger:
 
         raw = encode_event(ev)
         if rules:
-            import json
-
             private = json.loads(raw)  # a copy of its own: masking changes it
             apply_mask(rules, private)
             raw = encode_event(private)
@@ -307,7 +305,9 @@ class DecisionLogger:
             if self._limiter is not None and not self._limiter.allow():
                 self._counters["decision_logs_dropped_rate_limit_exceeded"] += 1
                 self._counters["dropped"] += 1
-                log.error("Decision log dropped as rate limit exceeded. Reduce reporting interval or increase rate limit.")
+                log.error(
+                    "Decision log dropped as rate limit exceeded. Reduce reporting interval or increase rate limit."
+                )
                 return
             self._buffer.append(raw)
             self._buffer_bytes += len(raw)
@@ -336,8 +336,6 @@ class DecisionLogger:
     def _write_console(self, raw: bytes) -> None:
         """One JSON line as OPA's console logger writes it: the event's fields with
         ``level``, ``msg``, ``time`` and ``type``, keys sorted."""
-        import json
-
         record = json.loads(raw)
         record["level"] = "info"
         record["msg"] = "Decision Log"
