@@ -42,10 +42,14 @@ from pyrego.plugins.logs.upload import retry_delay
 class Collector:
     """An HTTP service that takes decision log uploads: each POST's path, headers,
     compressed size and events are recorded. ``script``: the statuses of the first
-    POSTs (then 200); ``fail_every``: every n-th POST answers 500."""
+    POSTs (then 200); ``fail_every``: every n-th POST answers 500; ``delay``:
+    seconds before each answer."""
 
-    def __init__(self, port: int = 0, script: list[int] | None = None, fail_every: int | None = None) -> None:
+    def __init__(
+        self, port: int = 0, script: list[int] | None = None, fail_every: int | None = None, delay: float = 0.0
+    ) -> None:
         self.port = port
+        self.delay = delay
         self.script = list(script or [])
         self.fail_every = fail_every
         self.lock = threading.Lock()
@@ -60,6 +64,7 @@ class Collector:
         class Handler(BaseHTTPRequestHandler):
             def do_POST(self) -> None:  # noqa: N802 (http.server's name)
                 body = self.rfile.read(int(self.headers["Content-Length"]))
+                time.sleep(collector.delay)
                 with collector.lock:
                     n = len(collector.attempts) + 1
                     if collector.script:
@@ -663,9 +668,12 @@ def test_rate_limit() -> None:
 
 def test_many_threads_no_event_lost_or_duplicated() -> None:
     collector = Collector(fail_every=3).start()
+    engine = Engine()
+    engine.add_policy("log.rego", 'package system.log\nmask contains "/input/secret"\n')
     try:
         logger = make_logger(
             collector.url,
+            engine=engine,
             reporting={"upload_size_limit_bytes": 4096, "min_delay_seconds": 0.01, "max_delay_seconds": 0.05},
         )
         logger.start()
@@ -673,7 +681,7 @@ def test_many_threads_no_event_lost_or_duplicated() -> None:
 
         def work(t: int) -> None:
             for i in range(per_thread):
-                logger.log(make_decision_event("a/b", {"t": t, "i": i}, True, decision_id=f"{t}-{i}"))
+                logger.log(make_decision_event("a/b", {"t": t, "i": i, "secret": i}, True, decision_id=f"{t}-{i}"))
 
         threads = [threading.Thread(target=work, args=(t,)) for t in range(n_threads)]
         for th in threads:
@@ -684,6 +692,7 @@ def test_many_threads_no_event_lost_or_duplicated() -> None:
         ids = [e["decision_id"] for e in collector.events()]
         assert len(ids) == len(set(ids)) == n_threads * per_thread
         assert any(s == 500 for _, s in collector.attempts)
+        assert all(e["input"] == {"t": e["input"]["t"], "i": e["input"]["i"]} for e in collector.events())
         c = logger.counters()
         assert c["events_logged"] == c["events_uploaded"] == n_threads * per_thread and c["dropped"] == 0
         # Each thread's events arrive in the order it logged them.
@@ -715,6 +724,20 @@ def test_stop_gives_up_at_its_deadline(collector: Collector) -> None:
     assert logger.stop(timeout=1.5) is False
     assert time.monotonic() - t0 < 10
     assert logger.counters()["buffered"] == 1
+
+
+def test_stop_does_not_wait_for_a_slow_service() -> None:
+    collector = Collector(delay=4).start()
+    try:
+        logger = make_logger(collector.url, reporting={"min_delay_seconds": 0.01, "max_delay_seconds": 0.02})
+        logger.start()
+        logger.log(make_decision_event("a/b", {}, True))
+        wait_for(lambda: len(collector.attempts) >= 1 or logger.counters()["buffered"] == 0)
+        t0 = time.monotonic()
+        logger.stop(timeout=1)
+        assert time.monotonic() - t0 < 3
+    finally:
+        collector.stop()
 
 
 def test_bearer_token_path(collector: Collector, tmp_path: Path) -> None:

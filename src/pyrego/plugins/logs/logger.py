@@ -183,7 +183,7 @@ class DecisionLogger:
         if self._uploader is not None:
             left = False
             while True:
-                ok = self._upload_once()
+                ok = self._upload_once(deadline)
                 if ok is not False:
                     left = True
                     break
@@ -262,8 +262,13 @@ class DecisionLogger:
 
         sent = False
         if self.config.console:
-            self._write_console(raw)
-            sent = True
+            try:
+                self._write_console(raw)
+                sent = True
+            except Exception as exc:  # (the upload still gets the event)
+                with self._lock:
+                    self._counters["log_errors"] += 1
+                log.error("Failed to log to console: %s.", exc)
         if self._uploader is not None:
             fitting = self._fit(ev, raw)
             if fitting is not None:
@@ -357,52 +362,64 @@ class DecisionLogger:
             return None
         return self._upload_once()
 
-    def _upload_once(self) -> bool | None:
+    def _upload_once(self, deadline: float | None = None) -> bool | None:
+        """Upload the buffer's events in batches; what fails goes back in front.
+        ``deadline`` (monotonic): give up then, waiting for the lock or the service."""
         uploader = self._uploader
         assert uploader is not None
-        with self._upload_lock:
-            with self._lock:
-                events = list(self._buffer)
-                self._buffer.clear()
-                self._buffer_bytes = 0
-            if not events:
-                return None
-            batches, oversized = self._chunks.chunks(events)
-            if oversized:
-                with self._lock:
-                    self._counters["decision_logs_encoding_failure"] += len(oversized)
-                    self._counters["dropped"] += len(oversized)
-            failed: UploadError | None = None
-            left: list[bytes] = []
-            for body, part in batches:
-                if failed is None:
-                    try:
-                        uploader.post(body)
-                    except UploadError as err:
-                        failed = err
-                    except Exception as err:  # a bug in the client must not kill the loop
-                        failed = UploadError(f"log upload failed: {type(err).__name__}: {err}")
-                    else:
-                        with self._lock:
-                            self._counters["uploads"] += 1
-                            self._counters["events_uploaded"] += len(part)
-                        continue
-                left.extend(part)
-            with self._lock:
-                if failed is None:
-                    self._upload_status = {}
-                    return True
-                self._counters["upload_errors"] += 1
-                status: dict[str, Any] = {"code": "decision_log_error", "message": str(failed)}
-                if failed.http_code is not None:
-                    status["http_code"] = str(failed.http_code)
-                self._upload_status = status
-                # Back in front, oldest first: events that came meanwhile stay after them.
-                self._buffer.extendleft(reversed(left))
-                self._buffer_bytes += sum(len(e) for e in left)
-                self._trim()
-            log.error("%s.", failed)
+        if deadline is None:
+            self._upload_lock.acquire()
+        elif not self._upload_lock.acquire(timeout=max(0.0, deadline - time.monotonic())):
             return False
+        try:
+            return self._upload_locked(uploader, deadline)
+        finally:
+            self._upload_lock.release()
+
+    def _upload_locked(self, uploader: Uploader, deadline: float | None) -> bool | None:
+        """:meth:`_upload_once` with the upload lock held."""
+        with self._lock:
+            events = list(self._buffer)
+            self._buffer.clear()
+            self._buffer_bytes = 0
+        if not events:
+            return None
+        batches, oversized = self._chunks.chunks(events)
+        if oversized:
+            with self._lock:
+                self._counters["decision_logs_encoding_failure"] += len(oversized)
+                self._counters["dropped"] += len(oversized)
+        failed: UploadError | None = None
+        left: list[bytes] = []
+        for body, part in batches:
+            if failed is None:
+                try:
+                    uploader.post(body, None if deadline is None else deadline - time.monotonic())
+                except UploadError as err:
+                    failed = err
+                except Exception as err:  # a bug in the client must not kill the loop
+                    failed = UploadError(f"log upload failed: {type(err).__name__}: {err}")
+                else:
+                    with self._lock:
+                        self._counters["uploads"] += 1
+                        self._counters["events_uploaded"] += len(part)
+                    continue
+            left.extend(part)
+        with self._lock:
+            if failed is None:
+                self._upload_status = {}
+                return True
+            self._counters["upload_errors"] += 1
+            status: dict[str, Any] = {"code": "decision_log_error", "message": str(failed)}
+            if failed.http_code is not None:
+                status["http_code"] = str(failed.http_code)
+            self._upload_status = status
+            # Back in front, oldest first: events that came meanwhile stay after them.
+            self._buffer.extendleft(reversed(left))
+            self._buffer_bytes += sum(len(e) for e in left)
+            self._trim()
+        log.error("%s.", failed)
+        return False
 
     def _loop(self) -> None:
         """Upload, then wait: min..max delay after a success (or an empty buffer),

@@ -59,8 +59,9 @@ class Uploader:
         self.url = service.url + "/" + resource.lstrip("/")
         self._client: Any = None
 
-    def post(self, body: bytes) -> None:
-        """Upload one batch; :class:`UploadError` unless the service answers 2xx."""
+    def post(self, body: bytes, timeout: float | None = None) -> None:
+        """Upload one batch; :class:`UploadError` unless the service answers 2xx.
+        ``timeout``: seconds for this request (default: the service's)."""
         import httpx
 
         if self._client is None:
@@ -78,7 +79,10 @@ class Uploader:
         if auth is not None:
             headers["Authorization"] = auth
         try:
-            response = self._client.post(self.url, content=body, headers=headers)
+            if timeout is None:
+                response = self._client.post(self.url, content=body, headers=headers)
+            else:
+                response = self._client.post(self.url, content=body, headers=headers, timeout=max(0.01, timeout))
         except httpx.HTTPError as err:
             raise UploadError(f"log upload failed: {err}") from None
         code = response.status_code
