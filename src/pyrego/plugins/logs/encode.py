@@ -13,7 +13,8 @@ import gzip
 import json
 import time
 import uuid
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
+from decimal import Decimal
 from typing import Any
 
 #: OPA's field order (Go struct order).
@@ -65,25 +66,33 @@ def new_decision_id() -> str:
 def json_ready(value: Any) -> Any:
     """``value`` as plain JSON data: sets (and frozensets) as arrays in a stable
     order, tuples as arrays, objects with non-string keys keyed by their JSON text
-    (what ``Engine.eval_rule`` gives back for Rego sets and composite keys)."""
+    (what ``Engine.eval_rule`` gives back for Rego sets and composite keys),
+    decimals as numbers. TypeError for what has no JSON form."""
     t = type(value)
     if t is str or t is int or t is float or t is bool or value is None:
         return value
     if isinstance(value, dict):
-        return {
-            (k if type(k) is str else json.dumps(json_ready(k), sort_keys=True)): json_ready(v)
-            for k, v in value.items()
-        }
+        return {_key(k): json_ready(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
         return [json_ready(v) for v in value]
     if isinstance(value, frozenset) and type(value).__name__ == "FrozenObject":
-        return {(k if type(k) is str else json.dumps(json_ready(k))): json_ready(v) for k, v in value}
+        return {_key(k): json_ready(v) for k, v in value}
     if isinstance(value, (set, frozenset)):
         members = [json_ready(v) for v in value]
         return sorted(members, key=lambda m: json.dumps(m, sort_keys=True))
-    if isinstance(value, Iterable):
-        return [json_ready(v) for v in value]
-    return str(value)
+    if isinstance(value, Decimal):
+        return int(value) if value == value.to_integral_value() else float(value)
+    raise TypeError(f"no JSON form for a {type(value).__name__}")
+
+
+def _key(k: Any) -> str:
+    if type(k) is str:
+        return k
+    if type(k) is bool or k is None:
+        return json.dumps(k)
+    if type(k) is int or type(k) is float:
+        return str(k)
+    return json.dumps(json_ready(k), sort_keys=True)
 
 
 def make_decision_event(
@@ -136,22 +145,22 @@ def make_decision_event(
     if query:
         event["query"] = query
     if (input is not None) if has_input is None else has_input:
-        event["input"] = json_ready(input)
+        event["input"] = input
     if (result is not None) if has_result is None else has_result:
-        event["result"] = json_ready(result)
+        event["result"] = result
     if nd_builtin_cache is not None:
-        event["nd_builtin_cache"] = json_ready(nd_builtin_cache)
+        event["nd_builtin_cache"] = nd_builtin_cache
     if error is not None:
-        event["error"] = json_ready(error)
+        event["error"] = error
     if requested_by:
         event["requested_by"] = requested_by
     event["timestamp"] = timestamp or rfc3339_nano()
     if metrics:
-        event["metrics"] = json_ready(dict(metrics))
+        event["metrics"] = dict(metrics)
     if req_id:
         event["req_id"] = req_id
     if request_context:
-        event["request_context"] = json_ready(dict(request_context))
+        event["request_context"] = dict(request_context)
     return event
 
 
@@ -178,9 +187,15 @@ def ordered(event: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def encode_event(event: Mapping[str, Any]) -> bytes:
-    """The compact JSON text of an event, UTF-8 (as Go's encoder: no HTML escaping
-    needed by a JSON reader, non-ASCII kept)."""
-    return json.dumps(ordered(event), ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode()
+    """The compact JSON text of an event, UTF-8, non-ASCII kept (as Go's encoder
+    writes it); values without a JSON form of their own (sets, tuples) as
+    :func:`json_ready` gives them."""
+    body = ordered(event)
+    try:
+        text = json.dumps(body, ensure_ascii=False, separators=(",", ":"), allow_nan=False, default=json_ready)
+    except TypeError:  # (keys json cannot write: tuples, frozen objects)
+        text = json.dumps(json_ready(body), ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    return text.encode()
 
 
 def gzip_array(events: list[bytes]) -> bytes:

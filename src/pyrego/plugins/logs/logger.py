@@ -32,11 +32,11 @@ from pyrego.plugins.logs.encode import (
     compressed_size_may_exceed,
     encode_event,
     gzip_array,
-    ordered,
     rfc3339_nano,
 )
-from pyrego.plugins.logs.mask import apply_mask, parse_mask_rules
+from pyrego.plugins.logs.mask import MaskRule, apply_mask, parse_mask_rules
 from pyrego.plugins.logs.upload import Uploader, UploadError, retry_delay
+from pyrego.runtime.values import UNDEFINED
 from pyrego.version import __version__
 
 if TYPE_CHECKING:
@@ -82,15 +82,6 @@ class _RateLimiter:
             self.tokens -= 1
             return True
         return False
-
-
-def _allowed(rs: dict[str, Any]) -> bool:
-    """OPA's ``ResultSet.Allowed``: one result, one expression, the value ``true``, no bindings."""
-    results = rs.get("result") or []
-    if len(results) != 1 or results[0].get("bindings"):
-        return False
-    exprs = results[0].get("expressions") or []
-    return len(exprs) == 1 and exprs[0].get("value") is True
 
 
 class DecisionLogger:
@@ -231,9 +222,9 @@ class DecisionLogger:
         rules = None
         if engine is not None:
             # The policies see the event before its metrics and error are added (as OPA's).
-            policy_input = ordered({k: v for k, v in ev.items() if k not in ("metrics", "error")})
+            policy_input = {k: v for k, v in ev.items() if k not in ("metrics", "error")}
             try:
-                drop = _allowed(engine.eval_query(self.config.drop_query, input=policy_input))
+                drop = engine.eval_rule(self.config.drop_query, input=policy_input) is True
             except Exception as exc:
                 with self._lock:
                     self._counters["drop_errors"] += 1
@@ -244,9 +235,7 @@ class DecisionLogger:
                     self._counters["events_dropped_by_policy"] += 1
                 return
             try:
-                rs = engine.eval_query(self.config.mask_query, input=policy_input).get("result") or []
-                if rs:
-                    rules = parse_mask_rules(rs[0]["expressions"][0]["value"])
+                rules = self._mask_rules(engine, policy_input)
             except Exception as exc:  # (MaskError: a malformed rule set)
                 with self._lock:
                     self._counters["mask_errors"] += 1
@@ -277,6 +266,17 @@ class DecisionLogger:
         if sent:
             with self._lock:
                 self._counters["events_logged"] += 1
+
+    def _mask_rules(self, engine: Engine, policy_input: dict[str, Any]) -> list[MaskRule] | None:
+        """The mask decision's rules, in OPA's order (None: undefined)."""
+        value = engine.eval_rule(self.config.mask_query, input=policy_input)
+        if value is UNDEFINED:
+            return None
+        if isinstance(value, (set, frozenset)) and all(type(m) is str for m in value):
+            return parse_mask_rules(sorted(value))  # (strings: OPA's order is theirs)
+        # Objects among the rules: their JSON form and OPA's order from a query.
+        rs = engine.eval_query(self.config.mask_query, input=policy_input).get("result") or []
+        return parse_mask_rules(rs[0]["expressions"][0]["value"]) if rs else None
 
     def _fit(self, ev: dict[str, Any], raw: bytes) -> bytes | None:
         """``raw``, or the event without its ND builtin cache, if it fits in one
