@@ -761,6 +761,21 @@ def test_stop_does_not_wait_for_a_slow_service() -> None:
         collector.stop()
 
 
+def test_request_context_headers(collector: Collector) -> None:
+    logger = make_logger(
+        collector.url, request_context={"http": {"headers": ["X-Tenant", "Authorization", "X-Absent"]}}
+    )
+    headers = {"x-tenant": "acme", "authorization": "Bearer t", "other": "no"}
+    rctx = logger.request_context(headers)
+    assert rctx == {"http": {"headers": {"X-Tenant": ["acme"], "Authorization": ["Bearer t"]}}}
+    logger.log(make_decision_event("a/b", {}, True, request_context=rctx))
+    logger.log(make_decision_event("a/b", {}, True, request_context=logger.request_context({"other": "x"})))
+    assert logger.flush() is True
+    first, second = collector.events()
+    assert first["request_context"] == rctx and list(first)[-1] == "request_context"
+    assert "request_context" not in second
+
+
 def test_bearer_token_path(collector: Collector, tmp_path: Path) -> None:
     token = tmp_path / "token"
     token.write_text("from-file\n")

@@ -74,6 +74,8 @@ class DecisionLogConfig:
     mask_decision: str = DEFAULT_MASK_DECISION
     drop_decision: str = DEFAULT_DROP_DECISION
     nd_builtin_cache: bool = False
+    #: ``request_context.http.headers``: the request headers an event records.
+    request_headers: tuple[str, ...] = ()
 
     @property
     def mask_query(self) -> str:
@@ -249,4 +251,18 @@ def parse_config(config: dict[str, Any] | None, services: Any = None) -> Decisio
         mask_decision=mask,
         drop_decision=drop,
         nd_builtin_cache=bool(config.get("nd_builtin_cache", False)),
+        request_headers=_request_headers(config.get("request_context")),
     )
+
+
+def _request_headers(rctx: Any) -> tuple[str, ...]:
+    """``request_context.http.headers``: the header names events record."""
+    if rctx is None:
+        return ()
+    http = rctx.get("http") if isinstance(rctx, dict) else None
+    headers = http.get("headers") if isinstance(http, dict) else None
+    if headers is None:
+        headers = []
+    if not isinstance(headers, list) or not all(isinstance(h, str) for h in headers):
+        raise DecisionLogConfigError("decision_logs.request_context.http.headers: expected an array of strings")
+    return tuple(headers)

@@ -449,6 +449,29 @@ class DecisionLogger:
 
     # -- reporting ----------------------------------------------------------
 
+    def request_context(self, headers: Any) -> dict[str, Any] | None:
+        """The event's ``request_context`` for a request's ``headers`` (a mapping
+        name -> value or list of values, or anything with ``get_all``/``getlist``,
+        matched without regard to case): the headers named in
+        ``request_context.http.headers``, as OPA records them; None if none."""
+        wanted = self.config.request_headers
+        if not wanted or headers is None:
+            return None
+        found: dict[str, list[str]] = {}
+        getter = getattr(headers, "get_all", None) or getattr(headers, "getlist", None)
+        lowered = None
+        for name in wanted:
+            if getter is not None:
+                values = list(getter(name) or [])
+            else:
+                if lowered is None:
+                    lowered = {str(k).lower(): v for k, v in dict(headers).items()}
+                value = lowered.get(name.lower())
+                values = [] if value is None else [value] if isinstance(value, str) else list(value)
+            if values:
+                found[name] = [str(v) for v in values]
+        return {"http": {"headers": found}} if found else None
+
     def counters(self) -> dict[str, int]:
         """A snapshot of the counters (:data:`COUNTERS`), plus ``buffered`` (events
         waiting) and ``buffered_bytes``."""
