@@ -55,6 +55,7 @@ COUNTERS = (
     "mask_errors",  # mask decision failed or malformed: the event is not logged (as OPA)
     "drop_errors",  # drop decision failed: the event is not logged (as OPA)
     "log_errors",  # anything else that went wrong in log()
+    "upload_rounds",  # turns of the upload thread (each uploads what is buffered, if anything)
     "decision_logs_dropped_buffer_size_limit_exceeded",
     "decision_logs_dropped_buffer_size_limit_bytes_exceeded",
     "decision_logs_dropped_rate_limit_exceeded",
@@ -183,7 +184,8 @@ class DecisionLogger:
                     log.error("Plugin stopped with decisions possibly still in buffer.")
                     break
                 time.sleep(min(1.0, remaining))
-            self._uploader.close()
+            if thread is None or not thread.is_alive():  # (else its request still holds the client)
+                self._uploader.close()
         with self._lock:
             self._state = _STATE_NOT_READY
         return left
@@ -435,6 +437,8 @@ class DecisionLogger:
             except Exception as exc:  # never let the thread die
                 log.error("Decision log upload failed: %s", exc)
                 ok = False
+            with self._lock:
+                self._counters["upload_rounds"] += 1
             if ok is False:
                 delay = retry_delay(retry, cfg.max_delay_seconds)
             else:
