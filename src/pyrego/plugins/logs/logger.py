@@ -107,6 +107,8 @@ class DecisionLogger:
         where console events go (default: ``sys.stderr`` at each write, as OPA's
         logs go to standard error)."""
         self.config = config
+        self._drop_query = config.drop_query
+        self._mask_query = config.mask_query
         self._engine_provider = engine_provider
         self.labels: dict[str, str] = {"id": str(uuid.uuid4()), "version": __version__}
         self.labels.update({str(k): str(v) for k, v in (labels or {}).items()})
@@ -226,7 +228,7 @@ class DecisionLogger:
             # The policies see the event before its metrics and error are added (as OPA's).
             policy_input = {k: v for k, v in ev.items() if k not in ("metrics", "error")}
             try:
-                drop = engine.eval_rule(self.config.drop_query, input=policy_input) is True
+                drop = engine.eval_rule(self._drop_query, input=policy_input) is True
             except Exception as exc:
                 with self._lock:
                     self._counters["drop_errors"] += 1
@@ -271,13 +273,13 @@ class DecisionLogger:
 
     def _mask_rules(self, engine: Engine, policy_input: dict[str, Any]) -> list[MaskRule] | None:
         """The mask decision's rules, in OPA's order (None: undefined)."""
-        value = engine.eval_rule(self.config.mask_query, input=policy_input)
+        value = engine.eval_rule(self._mask_query, input=policy_input)
         if value is UNDEFINED:
             return None
         if isinstance(value, (set, frozenset)) and all(type(m) is str for m in value):
             return parse_mask_rules(sorted(value))  # (strings: OPA's order is theirs)
         # Objects among the rules: their JSON form and OPA's order from a query.
-        rs = engine.eval_query(self.config.mask_query, input=policy_input).get("result") or []
+        rs = engine.eval_query(self._mask_query, input=policy_input).get("result") or []
         return parse_mask_rules(rs[0]["expressions"][0]["value"]) if rs else None
 
     def _fit(self, ev: dict[str, Any], raw: bytes) -> bytes | None:
