@@ -152,7 +152,9 @@ class DecisionLogger:
     # -- lifecycle ----------------------------------------------------------
 
     def start(self) -> None:
-        """Start the upload thread (none without a service) and report ``OK``."""
+        """Start the upload thread (none without a service) and report ``OK``.
+        A stopped logger does not start again (make a new one); after :meth:`stop`
+        events are still taken, but only :meth:`flush` uploads them."""
         with self._lock:
             if self._thread is not None or self._stopping:
                 return
