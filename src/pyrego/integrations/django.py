@@ -99,8 +99,9 @@ def reload_policies() -> bool:
     return True
 
 
-def django_input(request: HttpRequest) -> dict[str, Any]:
-    """The input document of ``request`` (``PYREGO_IDENTIFY`` and ``PYREGO_EXTEND_INPUT`` applied)."""
+def django_input(request: HttpRequest, params: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The input document of ``request``, with ``params`` (a view's URL
+    parameters) when given; ``PYREGO_IDENTIFY`` and ``PYREGO_EXTEND_INPUT`` applied."""
     doc = request_input(
         request.method or "GET",
         request.path_info,
@@ -108,6 +109,8 @@ def django_input(request: HttpRequest) -> dict[str, Any]:
         ((k, v) for k, values in request.GET.lists() for v in values),
         identify=_setting("PYREGO_IDENTIFY"),
     )
+    if params is not None:
+        doc["params"] = params
     extend = _setting("PYREGO_EXTEND_INPUT")
     if extend is not None:
         more = extend(request, doc)
@@ -165,9 +168,7 @@ def policy_required(decision: str, *, engine: EngineSource | None = None) -> Cal
         @functools.wraps(view)
         def checked(request: HttpRequest, *args: Any, **kwargs: Any) -> Any:
             def build() -> Any:
-                doc = django_input(request)
-                doc["params"] = {**{str(i): a for i, a in enumerate(args)}, **kwargs}
-                return doc
+                return django_input(request, {**{str(i): a for i, a in enumerate(args)}, **kwargs})
 
             refused = _check(request, engine if engine is not None else get_engine(), decision, build)
             if refused is not None:
