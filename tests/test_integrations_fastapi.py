@@ -20,6 +20,7 @@ from typing import Any, Iterator
 
 import pytest
 
+from pyrego.integrations.decisions import Decision
 from service_servers import EXAMPLES, UvicornServer, load_example
 
 pytest.importorskip("fastapi", reason="pip install -e '.[dev]' installs FastAPI")
@@ -276,3 +277,37 @@ def test_decisions_agree_with_opa(server: tuple[str, Any], policy_dir: Path, rec
         allowed = opa.bindings == [{"x": True}]
         assert (status != 403) == allowed, (req, status, doc)
     assert statuses[:3] == [200, 403, 200]
+
+
+def test_guard_options_on_a_small_app() -> None:
+    from fastapi import Depends, FastAPI
+
+    import pyrego
+    from pyrego.integrations.asgi import PolicyMiddleware
+    from pyrego.integrations.fastapi import PolicyGuard
+
+    engine = pyrego.Engine()
+    engine.add_policy(
+        "app.rego",
+        'package app\n\nallow if input.tenant == input.params.tenant\n\nopen if input.path[0] != "closed"\n',
+    )
+
+    async def build(request: Any) -> dict[str, Any]:  # an async builder: the whole input
+        return {"tenant": request.headers.get("x-tenant"), "params": dict(request.path_params)}
+
+    guard = PolicyGuard(engine, "data.app.allow", input_builder=build, deny_status=404, deny_body=lambda d: "not found")
+    app = FastAPI()
+
+    @app.get("/t/{tenant}")
+    # (With ``from __future__ import annotations``, as here, FastAPI resolves
+    # annotations in the module's globals: a local guard goes in the default.)
+    def tenant(tenant: str, decision: Decision = Depends(guard)) -> dict[str, Any]:  # noqa: B008
+        return {"tenant": tenant, "allowed": decision.allowed, "value": decision.value}
+
+    app.add_middleware(PolicyMiddleware, engine=engine, decision="data.app.open", deny_status=401, deny_body=lambda d: {"nope": True})
+    with UvicornServer(app) as url, httpx.Client(base_url=url) as c:
+        assert c.get("/t/acme", headers={"X-Tenant": "acme"}).json() == {"tenant": "acme", "allowed": True, "value": True}
+        r = c.get("/t/acme", headers={"X-Tenant": "other"})
+        assert (r.status_code, r.json()) == (404, {"detail": "not found"})
+        r = c.get("/closed/t/acme", headers={"X-Tenant": "acme"})
+        assert (r.status_code, r.json()) == (401, {"nope": True})
