@@ -21,7 +21,7 @@ from typing import Any, Iterator
 
 import pytest
 
-from service_servers import EXAMPLES, DjangoServer, load_example
+from service_servers import EXAMPLES, DjangoServer, UvicornServer, load_example
 
 pytest.importorskip("django", reason="pip install -e '.[dev]' installs Django")
 httpx = pytest.importorskip("httpx")
@@ -75,17 +75,29 @@ def policy_dir(tmp_path: Path) -> Path:
     return Path(shutil.copytree(POLICY, tmp_path / "policy"))
 
 
-def serve(policy_dir: Path, **more: Any) -> Any:
-    """The example under the development server, on ``policy_dir`` (and more settings)."""
-    from django.core.handlers.wsgi import WSGIHandler
+def serve(policy_dir: Path, *, asgi: bool = False, **more: Any) -> Any:
+    """The example on ``policy_dir`` (and more settings), under the development
+    server (WSGI), or under uvicorn as an ASGI app (``asgi``: the middleware's async path)."""
     from django.test.utils import override_settings
 
     class Served:
         def __enter__(self) -> str:
             self.over = override_settings(PYREGO_POLICY_DIR=str(policy_dir), **more)
             self.over.enable()
-            self.server = DjangoServer(WSGIHandler())  # (its middleware read from the settings now)
-            return self.server.__enter__()
+            # (The handler reads its middleware from the settings as they are now.)
+            try:
+                if asgi:
+                    from django.core.handlers.asgi import ASGIHandler
+
+                    self.server: Any = UvicornServer(ASGIHandler())
+                else:
+                    from django.core.handlers.wsgi import WSGIHandler
+
+                    self.server = DjangoServer(WSGIHandler())
+            except BaseException:
+                self.over.disable()
+                raise
+            return self.server.__enter__()  # type: ignore[no-any-return]
 
         def __exit__(self, *exc: Any) -> None:
             self.server.__exit__(*exc)
@@ -99,12 +111,12 @@ def recorded() -> list[dict[str, Any]]:
     return []
 
 
-@pytest.fixture()
-def server(django_settings: None, policy_dir: Path, recorded: list[dict[str, Any]]) -> Iterator[str]:
+@pytest.fixture(params=["wsgi", "asgi"])
+def server(request: Any, django_settings: None, policy_dir: Path, recorded: list[dict[str, Any]]) -> Iterator[str]:
     def record(request: Any, doc: dict[str, Any]) -> None:
         recorded.append(doc)
 
-    with serve(policy_dir, PYREGO_EXTEND_INPUT=record) as url:
+    with serve(policy_dir, asgi=request.param == "asgi", PYREGO_EXTEND_INPUT=record) as url:
         yield url
 
 
@@ -233,7 +245,7 @@ def test_reload_under_load(server: str, policy_dir: Path) -> None:
                 mine = c.get("/finance/salary/bob", headers=auth("bob"))
                 theirs = c.get("/finance/salary/alice", headers=auth("bob"))
                 if mine.status_code != 200 or theirs.status_code not in (200, 403):
-                    failures.append(f"{mine.status_code} {theirs.status_code} {theirs.text}")
+                    failures.append(f"{mine.status_code} {mine.text[:300]} {theirs.status_code} {theirs.text}")
                 counts[theirs.status_code] = counts.get(theirs.status_code, 0) + 1
 
     threads = [threading.Thread(target=hammer) for _ in range(6)]
@@ -293,3 +305,31 @@ def test_decisions_agree_with_opa(server: str, policy_dir: Path, recorded: list[
         assert not opa.is_error, (req, opa.error_message)
         assert (status != 403) == (opa.bindings == [{"x": True}]), (req, status, doc)
     assert statuses[:3] == [200, 403, 200]
+
+
+def test_broken_policies_stop_the_start(django_settings: None, policy_dir: Path) -> None:
+    import pyrego
+
+    (policy_dir / "authz.rego").write_text("package httpapi.authz\n\nallow if {\n", encoding="utf-8")
+    with pytest.raises(pyrego.RegoParseError), serve(policy_dir):
+        pass
+
+
+def test_engine_factory_setting(django_settings: None, policy_dir: Path) -> None:
+    import pyrego
+
+    made: list[Any] = []
+
+    def make_engine() -> Any:  # PYREGO_ENGINE: a factory, called once
+        engine = pyrego.Engine()
+        engine.add_policy("only.rego", 'package httpapi.authz\n\nallow if input.headers["x-let-in"] == "yes"\n')
+        made.append(engine)
+        return engine
+
+    with serve(policy_dir, PYREGO_ENGINE=make_engine) as url, httpx.Client(base_url=url) as c:
+        assert c.get("/finance/salary/alice", headers={"X-Let-In": "yes"}).status_code == 200
+        assert c.get("/finance/salary/alice", headers=auth("alice")).status_code == 403
+        assert c.get("/finance/salary/alice", headers={"X-Let-In": "yes"}).status_code == 200
+        # Not a PolicyDirectory: nothing to reload.
+        assert c.post("/admin/reload", headers={"X-Let-In": "yes"}).json() == {"reloaded": False}
+    assert len(made) == 1

@@ -80,7 +80,7 @@ def report(request: HttpRequest, report_id: str) -> JsonResponse:
 
 
 @policy_required("data.httpapi.reports.whoami")
-def whoami(request: HttpRequest) -> JsonResponse:
+async def whoami(request: HttpRequest) -> JsonResponse:  # (async views are checked too)
     return JsonResponse(request.policy_decision.value)  # type: ignore[attr-defined]
 
 
@@ -115,6 +115,14 @@ def wsgi_application() -> Any:
     from django.core.wsgi import get_wsgi_application
 
     return get_wsgi_application()
+
+
+def asgi_application() -> Any:
+    """The ASGI application (``uvicorn --factory app:asgi_application``)."""
+    configure()
+    from django.core.asgi import get_asgi_application
+
+    return get_asgi_application()
 
 
 if __name__ == "__main__":

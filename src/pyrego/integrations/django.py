@@ -2,10 +2,11 @@
 
 Settings:
 
-- ``PYREGO_ENGINE``: the engine: an :class:`~pyrego.Engine`, an engine
-  source (a callable returning the engine in use, e.g. a
-  :class:`~pyrego.integrations.reload.PolicyDirectory`), or the dotted path
-  of either (``"myproject.policy.engine"``); or, instead,
+- ``PYREGO_ENGINE``: the engine: an :class:`~pyrego.Engine`, a
+  :class:`~pyrego.integrations.reload.PolicyDirectory`, or a factory called
+  once (with no arguments) to make either (or any callable returning the
+  engine in use), or the dotted path of one of these
+  (``"myproject.policy.make_engine"``); or, instead,
 - ``PYREGO_POLICY_DIR``: a folder of policies and data, loaded once into a
   :class:`~pyrego.integrations.reload.PolicyDirectory` (:func:`reload_policies`
   loads it again);
@@ -34,6 +35,7 @@ import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+from asgiref.sync import iscoroutinefunction, markcoroutinefunction
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.utils.module_loading import import_string
@@ -74,7 +76,7 @@ def get_engine() -> EngineSource:
         found = _engines.get(key)
         if found is None:
             if engine is not None:
-                found = import_string(engine) if isinstance(engine, str) else engine
+                found = _engine_source(import_string(engine) if isinstance(engine, str) else engine)
             elif folder is not None:
                 from pyrego.integrations.reload import PolicyDirectory
 
@@ -85,6 +87,21 @@ def get_engine() -> EngineSource:
                 raise ImproperlyConfigured("set PYREGO_ENGINE or PYREGO_POLICY_DIR for pyrego's policy checks")
             _engines[key] = found
     return found
+
+
+def _engine_source(value: Any) -> EngineSource:
+    """``PYREGO_ENGINE``'s value as an engine source (a factory called now)."""
+    from pyrego.engine import Engine
+    from pyrego.integrations.reload import PolicyDirectory
+
+    if isinstance(value, (Engine, PolicyDirectory)):
+        return value
+    made = value() if callable(value) else None
+    if isinstance(made, Engine) or callable(made):
+        return made  # type: ignore[no-any-return]
+    from django.core.exceptions import ImproperlyConfigured
+
+    raise ImproperlyConfigured(f"PYREGO_ENGINE: not an engine, a PolicyDirectory or a factory of one: {value!r}")
 
 
 def reload_policies() -> bool:
@@ -119,11 +136,12 @@ def django_input(request: HttpRequest, params: dict[str, Any] | None = None) -> 
     return doc
 
 
-def _check(request: HttpRequest, engine: EngineSource, decision: str, build: Callable[[], Any]) -> HttpResponse | None:
-    """None when allowed (the decision kept in ``request.policy_decision``), else the response."""
+def _check(request: HttpRequest, engine: EngineSource | None, decision: str, build: Callable[[], Any]) -> HttpResponse | None:
+    """None when allowed (the decision kept in ``request.policy_decision``), else the
+    response. ``engine`` None: the settings' (loaded now if not yet: a failure is a 500)."""
     expose = bool(getattr(settings, "PYREGO_EXPOSE_ERRORS", False))
     try:
-        found = evaluate(engine, decision, build())
+        found = evaluate(engine if engine is not None else get_engine(), decision, build())
     except PolicyEvaluationError as err:
         return JsonResponse(error_body(err, expose=expose), status=500, json_dumps_params={"ensure_ascii": False})
     except Exception as exc:
@@ -140,40 +158,68 @@ def _check(request: HttpRequest, engine: EngineSource, decision: str, build: Cal
 
 
 class PolicyMiddleware:
-    """Checks every request not exempt against ``PYREGO_DECISION`` (synchronous views)."""
+    """Checks every request not exempt against ``PYREGO_DECISION`` (sync and async
+    stacks alike: the evaluation runs inline, it takes microseconds)."""
 
     sync_capable = True
-    async_capable = False
+    async_capable = True
 
-    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+    def __init__(self, get_response: Callable[[HttpRequest], Any]) -> None:
         self.get_response = get_response
         self.decision: str = getattr(settings, "PYREGO_DECISION", "data.httpapi.authz.allow")
         self.exempt = ExemptPaths(getattr(settings, "PYREGO_EXEMPT_PATHS", ()))
+        get_engine()  # the policies loaded (and checked) at start-up
+        self.is_async = iscoroutinefunction(get_response)
+        if self.is_async:
+            markcoroutinefunction(self)
 
-    def __call__(self, request: HttpRequest) -> HttpResponse:
-        if not (self.exempt and self.exempt(request.path_info)):
-            refused = _check(request, get_engine(), self.decision, lambda: django_input(request))
-            if refused is not None:
-                return refused
+    def __call__(self, request: HttpRequest) -> Any:
+        if self.is_async:
+            return self._acall(request)
+        refused = self._refused(request)
+        if refused is not None:
+            return refused
         return self.get_response(request)
+
+    async def _acall(self, request: HttpRequest) -> Any:
+        refused = self._refused(request)
+        if refused is not None:
+            return refused
+        return await self.get_response(request)
+
+    def _refused(self, request: HttpRequest) -> HttpResponse | None:
+        if self.exempt and self.exempt(request.path_info):
+            return None
+        return _check(request, None, self.decision, lambda: django_input(request))
 
 
 def policy_required(decision: str, *, engine: EngineSource | None = None) -> Callable[[View], View]:
-    """A view decorator: the view runs only when ``decision`` allows the request.
+    """A view decorator (plain or ``async`` views): the view runs only when
+    ``decision`` allows the request.
 
     The input is :func:`django_input`'s with the view's URL parameters in
     ``params``. ``engine``: the engine source (default: the settings')."""
 
+    def refused(request: HttpRequest, args: tuple[Any, ...], kwargs: dict[str, Any]) -> HttpResponse | None:
+        def build() -> Any:
+            return django_input(request, {**{str(i): a for i, a in enumerate(args)}, **kwargs})
+
+        return _check(request, engine, decision, build)
+
     def wrap(view: View) -> View:
+        if iscoroutinefunction(view):
+
+            @functools.wraps(view)
+            async def checked_async(request: HttpRequest, *args: Any, **kwargs: Any) -> Any:
+                response = refused(request, args, kwargs)
+                return response if response is not None else await view(request, *args, **kwargs)
+
+            return checked_async  # type: ignore[return-value]
+
         @functools.wraps(view)
         def checked(request: HttpRequest, *args: Any, **kwargs: Any) -> Any:
-            def build() -> Any:
-                return django_input(request, {**{str(i): a for i, a in enumerate(args)}, **kwargs})
-
-            refused = _check(request, engine if engine is not None else get_engine(), decision, build)
-            if refused is not None:
-                return refused
-            return view(request, *args, **kwargs)
+            response = refused(request, args, kwargs)
+            return response if response is not None else view(request, *args, **kwargs)
 
         return checked  # type: ignore[return-value]
 
