@@ -205,3 +205,14 @@ def test_importing_the_integrations_loads_no_framework() -> None:
     code = "import pyrego.integrations.asgi, sys\nprint([m for m in ('fastapi', 'starlette', 'django', 'anyio') if m in sys.modules])\n"
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
+
+
+def test_time_limit_fails_closed(tmp_path: Path) -> None:
+    (tmp_path / "p.rego").write_text(
+        "package p\n\nallow if count([y | some y in numbers.range(1, input.n); y % 7 == 0]) >= 0\n", encoding="utf-8"
+    )
+    policies = PolicyDirectory(tmp_path, configure=lambda engine: engine.set_eval_timeout(0.02))
+    assert evaluate(policies, "data.p.allow", {"n": 10}).allowed
+    with pytest.raises(PolicyEvaluationError) as err:
+        evaluate(policies, "data.p.allow", {"n": 10**7})
+    assert err.value.code == "eval_cancel_error"
