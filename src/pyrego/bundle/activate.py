@@ -56,18 +56,17 @@ def module_name(bundle_name: str, path: str) -> str:
 
 
 def _check_overlaps(bundles: Mapping[str, Bundle]) -> None:
+    """OPA's ``hasRootsOverlap``: every bundle whose roots overlap another's is named."""
     names = list(bundles)
+    collisions: set[str] = set()
     for name in names:
-        collisions = []
         for other in names:
-            if other == name:
-                continue
-            if any(root_paths_overlap(r, o) for r in bundles[name].roots for o in bundles[other].roots):
-                collisions.append(other)
-        if collisions:
-            from pyrego.bundle.model import go_list
+            if other != name and any(root_paths_overlap(r, o) for r in bundles[name].roots for o in bundles[other].roots):
+                collisions.add(other)
+    if collisions:
+        from pyrego.bundle.model import go_list
 
-            raise BundleError(f"detected overlapping roots in bundle manifest with: {go_list(sorted(collisions))}")
+        raise BundleError(f"detected overlapping roots in bundle manifest with: {go_list(sorted(collisions))}")
 
 
 def _merge(a: dict[str, Any], b: Mapping[str, Any], path: str) -> None:

@@ -87,6 +87,8 @@ def _archive_files(data: bytes, size_limit: int) -> list[BundleFile]:
                 seen.add(path)
                 # OPA names a module by its header name as written (leading "/" or not).
                 out.append(BundleFile(path, member.name, content))
+        while raw.read(65536):  # to the end of the gzip stream: a cut archive fails its length and CRC check
+            pass
     except BundleError:
         raise
     except (EOFError, tarfile.ReadError) as exc:

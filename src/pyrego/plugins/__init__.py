@@ -1,0 +1,1 @@
+"""Runtime plugins of the policy server: bundle downloads, decision logs."""
