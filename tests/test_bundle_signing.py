@@ -242,3 +242,16 @@ def test_opa_accepts_the_signatures(tmp_path: Path, alg: str) -> None:
     assert good.bindings == [{"x": True}]
     bad = oracle.evaluate({}, query, input={"token": token, "key": other_key(alg)})
     assert bad.bindings == [{"x": False}]
+
+
+def test_document_digest_is_the_compact_json_without_html_escapes() -> None:
+    """OPA's ``hash_test.go`` property: a document's digest is the digest of its
+    compact JSON (keys sorted, numbers as written, no HTML escapes, UTF-8 kept)."""
+    text = b'{"key2": {"c": 123.45678911111111111111111111111111111111111111111111111, "b": 1, "a": 0}, "key1": ["element1", "element2"], "k3": ["$", "\xce\xb1", "\xc2\xa9", "<foo></foo>"]}'
+    compact = (
+        '{"k3":["$","\u03b1","\u00a9","<foo></foo>"],"key1":["element1","element2"],'
+        '"key2":{"a":0,"b":1,"c":123.45678911111111111111111111111111111111111111111111111}}'
+    ).encode()
+    assert hash_file("x/data.json", text) == hashlib.sha256(compact).hexdigest()
+    assert hash_file(".manifest", text, algorithm="MD5") == hashlib.md5(compact).hexdigest()
+    assert hash_file("other.json", text) == hashlib.sha256(text).hexdigest()  # not a structured name: bytes
