@@ -321,3 +321,38 @@ def test_activator_refuses_overlaps_and_keeps_the_engine() -> None:
     with pytest.raises(BundleError, match=r"detected overlapping roots in bundle manifest with: \[one two\]"):
         server.activator.activate("two", read_bundle_bytes(archive("b", 2)))
     assert list(server.activator.bundles) == ["one"] and len(server.engines) == 1 and server.level() == 1
+
+
+def test_activator_with_an_atomic_apply_callback(service: BundleService, tmp_path: Path) -> None:
+    """The server's way: the activator hands the plan (texts, data, revisions)
+    to a runtime's atomic activation, which compiles it or raises."""
+    from pyrego.engine import Engine
+
+    class Runtime:  # what pyrego.server's ServerRuntime.activate does: build, compile, swap
+        def __init__(self) -> None:
+            self.engine: Engine | None = None
+            self.bundles: dict[str, str] = {}
+
+        def activate(self, policies: dict[str, str], data: dict[str, Any], *, bundles: dict[str, str]) -> None:
+            eng = Engine()
+            eng.add_policies(policies)
+            eng.add_data(data)
+            eng.compile()
+            self.engine, self.bundles = eng, dict(bundles)
+
+    runtime = Runtime()
+    activator = BundleActivator(apply=lambda plan: runtime.activate(plan.texts, plan.data, bundles=plan.revisions))
+    service.publish(archive("r1", 1), '"e1"')
+    d = BundleDownloader(config(service.port), activator, persist_dir=str(tmp_path))
+    d.start()
+    try:
+        assert revision(d, "r1") and runtime.bundles == {"authz": "r1"}
+        assert runtime.engine is not None and runtime.engine.eval_rule("data.authz.level") == 1
+        service.publish(archive("r2", 2, policy="package authz\n\nlevel := nope\n"), '"e2"')
+        assert errored(d, "rego_unsafe_var_error")
+        assert runtime.bundles == {"authz": "r1"} and runtime.engine.eval_rule("data.authz.level") == 1
+        assert activator.engine is None and activator.plan is not None and activator.plan.revisions == {"authz": "r1"}
+    finally:
+        d.stop()
+    activator.remove("authz")
+    assert runtime.bundles == {} and activator.bundles == {}

@@ -439,8 +439,11 @@ class BundleActivator:
 
     :meth:`activate` (the downloader's ``on_bundle``) plans the new set
     (roots checks), builds and compiles a fresh engine, and only then swaps
-    it in and calls ``on_activate(engine, plan)`` (for the server: its
-    runtime's atomic activation). Any failure raises and changes nothing.
+    it in and calls ``on_activate(engine, plan)``. With ``apply`` instead,
+    no engine is built here: ``apply(plan)`` must make the plan active
+    atomically or raise (for the server:
+    ``lambda plan: runtime.activate(plan.texts, plan.data, bundles=plan.revisions)``).
+    Any failure raises and changes nothing.
     """
 
     def __init__(
@@ -448,23 +451,43 @@ class BundleActivator:
         on_activate: Callable[[Any, ActivationPlan], None] | None = None,
         *,
         engine_factory: Callable[[], Any] | None = None,
+        apply: Callable[[ActivationPlan], None] | None = None,
     ) -> None:
         self.on_activate = on_activate
         self.engine_factory = engine_factory
+        self.apply = apply
         self.bundles: dict[str, Bundle] = {}
         self.engine: Any = None
         self.plan: ActivationPlan | None = None
         self._lock = threading.Lock()
 
     def activate(self, name: str, bundle: Bundle) -> Any:
-        """Activate ``bundle`` as ``name`` beside the others; returns the new engine."""
+        """Activate ``bundle`` as ``name`` beside the others; returns the new engine (None with ``apply``)."""
         with self._lock:
             bundles = {**self.bundles, name: bundle}
             plan = plan_activation(bundles)
-            engine = build_engine(plan, engine_factory=self.engine_factory)
+            engine = None
+            if self.apply is not None:
+                self.apply(plan)
+            else:
+                engine = build_engine(plan, engine_factory=self.engine_factory)
             if self.on_activate is not None:
                 self.on_activate(engine, plan)
             self.bundles, self.engine, self.plan = bundles, engine, plan
             return engine
+
+    def remove(self, name: str) -> None:
+        """Stop serving bundle ``name`` (the others are activated again without it)."""
+        with self._lock:
+            bundles = {k: v for k, v in self.bundles.items() if k != name}
+            plan = plan_activation(bundles)
+            engine = None
+            if self.apply is not None:
+                self.apply(plan)
+            else:
+                engine = build_engine(plan, engine_factory=self.engine_factory)
+            if self.on_activate is not None:
+                self.on_activate(engine, plan)
+            self.bundles, self.engine, self.plan = bundles, engine, plan
 
     __call__ = activate
