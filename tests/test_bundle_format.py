@@ -301,3 +301,21 @@ def test_non_compiling_bundle_raises_before_an_engine_exists() -> None:
     with pytest.raises(RegoError):
         build_engine(plan_activation({"bad": bad}))
     assert isinstance(Engine(), Engine)
+
+
+def test_file_rego_versions_globs_cross_folders() -> None:
+    """``file_rego_versions`` patterns are gobwas globs without separators: ``*`` crosses ``/``."""
+    b = read_bundle_bytes(
+        tar_gz(
+            [
+                ("/.manifest", '{"rego_version": 1, "file_rego_versions": {"/legacy/*.rego": 0}}'),
+                ("/legacy/deep/old.rego", "package legacy\n\nnames[n] { n := [\"a\"][_] }\n"),
+                ("/new.rego", "package new\n\nok if data.legacy.names[\"a\"]\n"),
+            ]
+        )
+    )
+    assert b.module_rego_v1 == {"/legacy/deep/old.rego": False, "/new.rego": True}
+    engine = build_engine(plan_activation({"b": b}))
+    assert engine.eval_rule("data.new.ok") is True
+    with pytest.raises(BundleError, match="unknown bundle rego-version 7"):
+        read_bundle_bytes(tar_gz([("/.manifest", '{"rego_version": 7}'), ("/x.rego", "package x\n")]))

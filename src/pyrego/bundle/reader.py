@@ -279,10 +279,50 @@ def package_path(module: ast.Module) -> list[str]:
     return [str(p.value) for p in module.package.path if isinstance(p, ast.Scalar)]
 
 
+def _any_glob(pattern: str) -> re.Pattern[str]:
+    """A ``gobwas/glob`` pattern without separators (OPA's ``file_rego_versions``):
+    ``*`` matches any text, ``/`` included; ``?``, ``[...]``, ``{a,b}``."""
+    out = []
+    i = 0
+    depth = 0
+    while i < len(pattern):
+        c = pattern[i]
+        if c == "*":
+            out.append(".*")
+        elif c == "?":
+            out.append(".")
+        elif c == "[":
+            j = pattern.find("]", i + 1)
+            if j < 0:
+                out.append(re.escape(c))
+            else:
+                body = pattern[i + 1 : j]
+                out.append("[" + ("^" + body[1:] if body.startswith("!") else body) + "]")
+                i = j
+        elif c == "{":
+            depth += 1
+            out.append("(?:")
+        elif c == "}" and depth:
+            depth -= 1
+            out.append(")")
+        elif c == "," and depth:
+            out.append("|")
+        elif c == "\\" and i + 1 < len(pattern):
+            i += 1
+            out.append(re.escape(pattern[i]))
+        else:
+            out.append(re.escape(c))
+        i += 1
+    try:
+        return re.compile("".join(out) + r"\Z", re.DOTALL)
+    except re.error as exc:
+        raise BundleError(f"failed to compile glob pattern {pattern}: {exc}") from None
+
+
 def _rego_v1_for(manifest: Manifest, path: str, default_v1: bool) -> bool:
     rel = path
     for pattern, v in manifest.file_rego_versions.items():
-        if _go_glob(pattern.replace("**", "*")).match(rel) or _go_glob(pattern.replace("**", "*")).match(rel.lstrip("/")):
+        if _any_glob(pattern).match(rel) or _any_glob(pattern).match(rel.lstrip("/")):
             if v not in (0, 1):
                 raise BundleError(f"unknown bundle rego-version {v} for file '{rel}'")
             return v == 1
