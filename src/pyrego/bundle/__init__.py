@@ -1,1 +1,1 @@
-"""OPA bundles: reading and inspecting them."""
+"""OPA bundles: reading (``reader``), writing (``writer``), signatures (``signing``), activation plans (``activate``), ``opa inspect`` (``inspect``)."""

@@ -7,6 +7,11 @@
   ``data.a.b``); a data file named directly is merged at the root. A
   ``prefix.path:`` in front (``-d users:people.json``) mounts the content
   under ``data.users``.
+- ``-b/--bundle PATH`` (repeatable): a bundle folder or ``.tar.gz`` archive
+  (:mod:`pyrego.bundle`); a ``-d`` argument that is a ``.tar.gz`` archive is
+  read as a bundle too, as in OPA. Signed bundles are checked with
+  ``--verification-key``, ``--verification-key-id``, ``--signing-alg``,
+  ``--scope``, ``--exclude-files-verify``; ``--skip-verify`` skips it.
 - ``-i/--input FILE`` (JSON or YAML), ``-I/--stdin-input``; ``--stdin``
   reads the query from standard input.
 - ``-f/--format json|values|bindings|pretty|raw|source|discard`` (OPA's
@@ -46,11 +51,26 @@ from pyrego.loader import LoadError, data_document, iter_files, read_policy, spl
 FORMATS = ("json", "values", "bindings", "pretty", "source", "raw", "discard")
 
 
-def load_data_args(engine: Any, args: Sequence[str], timers: dict[str, int] | None = None) -> None:
+def load_data_args(
+    engine: Any,
+    args: Sequence[str],
+    timers: dict[str, int] | None = None,
+    *,
+    bundles: Sequence[str] = (),
+    ns: argparse.Namespace | None = None,
+) -> None:
     """Load every ``-d`` argument into ``engine``: the data, then all policies in one compilation.
 
-    ``timers``: adds the nanoseconds spent parsing (``"parse"``) and compiling
-    (``"compile"``) the policies to it."""
+    ``bundles`` (``-b``), and ``-d`` arguments that are ``.tar.gz`` archives,
+    are read as bundles (:mod:`pyrego.bundle`), checked with the
+    verification flags of ``ns``. ``timers``: adds the nanoseconds spent
+    parsing (``"parse"``) and compiling (``"compile"``) the policies to it."""
+    from pyrego.cli.bundle_args import is_archive_path
+
+    archives = [a for a in args if is_archive_path(a)]
+    if bundles or archives:
+        _load_with_bundles(engine, [a for a in args if a not in archives], [*bundles, *archives], ns, timers)
+        return
     policies: dict[str, str] = {}
     for arg in args:
         prefix, raw = split_prefix(arg)
@@ -79,6 +99,49 @@ def load_data_args(engine: Any, args: Sequence[str], timers: dict[str, int] | No
         finally:
             if timers is not None:
                 timers["compile"] += time.perf_counter_ns() - start
+
+
+def _load_with_bundles(
+    engine: Any, args: Sequence[str], bundle_paths: Sequence[str], ns: argparse.Namespace | None, timers: dict[str, int] | None
+) -> None:
+    """:func:`load_data_args` with bundles: each read, verified and checked
+    (roots), then every module parsed with its own Rego version and compiled
+    together with the plain ``-d`` files."""
+    from pyrego.bundle.model import BundleError
+    from pyrego.cli.bundle_args import read_cli_bundles
+    from pyrego.parse.parser import parse_module
+
+    rego_v1 = not bool(getattr(ns, "v0_compatible", False))
+    for path in bundle_paths:
+        if not Path(path).exists():
+            raise PlainError(f"stat {path}: no such file or directory")
+    start = time.perf_counter_ns()
+    try:
+        plan = read_cli_bundles(list(bundle_paths), ns or argparse.Namespace(), rego_v1)
+    except BundleError as exc:
+        raise PlainError(f"bundle {', '.join(bundle_paths)}: {exc}") from None
+    policies: dict[str, tuple[str, Any]] = dict(plan.policies)
+    engine.add_data(plan.data)
+    for arg in args:
+        prefix, raw = split_prefix(arg)
+        try:
+            files = list(iter_files(Path(raw), prefix))
+        except LoadError:
+            raise PlainError(f"stat {raw}: no such file or directory") from None
+        for file in files:
+            if file.is_policy:
+                text = read_policy(file)
+                policies[file.name] = (text, parse_module(text, file.name, rego_v1=rego_v1))
+            else:
+                engine.add_data(data_document(file))
+    if timers is not None:
+        timers["parse"] += time.perf_counter_ns() - start
+    start = time.perf_counter_ns()
+    try:
+        engine.install_modules(policies)
+    finally:
+        if timers is not None:
+            timers["compile"] += time.perf_counter_ns() - start
 
 
 def parse_input_text(text: str | bytes) -> Any:
@@ -197,7 +260,7 @@ def cmd_eval(ns: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
             disk_cache.enable_default()
         with extras.loading() as timers:
-            load_data_args(engine, ns.data or [], timers)
+            load_data_args(engine, ns.data or [], timers, bundles=ns.bundle or [], ns=ns)
         try:
             given, document = _read_input(ns)
         except (RegoError, PlainError) as exc:
@@ -253,6 +316,7 @@ def register(sub: Any) -> None:
     )
     ev.add_argument("query", nargs="?", help="the query, e.g. data.authz.allow (or --stdin)")
     ev.add_argument("-d", "--data", action="append", metavar="PATH", help="policy or data file, or folder (repeatable)")
+    ev.add_argument("-b", "--bundle", action="append", metavar="PATH", help="bundle folder or .tar.gz archive (repeatable)")
     ev.add_argument("-i", "--input", metavar="FILE", help="input document (JSON or YAML)")
     ev.add_argument("-I", "--stdin-input", action="store_true", help="read the input document from stdin")
     ev.add_argument("--stdin", action="store_true", help="read the query from stdin")
@@ -269,6 +333,9 @@ def register(sub: Any) -> None:
     ev.add_argument("--fail", action="store_true", help="exit 1 when the result is undefined or empty")
     ev.add_argument("--fail-defined", action="store_true", help="exit 1 when the result is defined")
     ev.add_argument("--fail-non-empty", action="store_true", help="exit 1 when the result is not empty")
+    from pyrego.cli.bundle_args import add_verification_arguments
+
+    add_verification_arguments(ev)
     add_arguments(ev)
     add_partial_arguments(ev)
     ev.set_defaults(func=cmd_eval)

@@ -1,6 +1,8 @@
 """``pyrego test PATH...``: run the policies' ``test_`` rules, as ``opa test`` does.
 
-Paths (files or folders) are loaded as ``pyrego eval -d`` loads them. Flags
+Paths (files or folders) are loaded as ``pyrego eval -d`` loads them; with
+``-b/--bundle`` each is a bundle folder or archive (a ``.tar.gz`` always is),
+signatures checked with the flags of ``pyrego eval`` (``--verification-key``...). Flags
 as ``opa test``'s: ``-v`` (every test, grouped by file, and a FAILURES
 section), ``-r/--run REGEX``, ``-f/--format pretty|json|gobench``,
 ``--timeout`` (per test, a Go duration: ``5s``, ``250ms``), ``--var-values``
@@ -73,12 +75,24 @@ def cmd_test(ns: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     else:
         disk_cache.enable_default()
     ignore = [p for arg in ns.ignore or [] for p in arg.split(",") if p]
+    from pyrego.bundle.model import BundleError
+    from pyrego.cli.bundle_args import verification_config
+
     try:
         suite = TestSuite.load(
-            ns.paths, ignore=ignore, v0_compatible=bool(ns.v0_compatible), max_errors=ns.max_errors
+            ns.paths,
+            ignore=ignore,
+            v0_compatible=bool(ns.v0_compatible),
+            max_errors=ns.max_errors,
+            bundle_mode=bool(ns.bundle),
+            verification=verification_config(ns),
+            skip_verify=bool(ns.skip_verify),
         )
     except LoadFailure as exc:
         print(format_errors(exc.errors, "pretty"), file=err)
+        return 1
+    except BundleError as exc:
+        print(f"error: {exc}", file=err)
         return 1
     options = RunOptions(
         run=ns.run,
@@ -135,6 +149,7 @@ def register(sub: Any) -> None:
     t = sub.add_parser("test", help="run Rego tests", description="Execute Rego test cases (like opa test).")
     t.add_argument("paths", nargs="+", metavar="PATH", help="policy or data file, or folder")
     t.add_argument("-v", "--verbose", action="store_true", help="set verbose reporting mode")
+    t.add_argument("-b", "--bundle", action="store_true", help="load paths as bundle files or root directories")
     t.add_argument("-r", "--run", metavar="REGEX", help="run only test cases matching the regular expression")
     t.add_argument(
         "-f", "--format", choices=("pretty", "json", "gobench"), default="pretty", help="output format (default pretty)"
@@ -163,4 +178,7 @@ def register(sub: Any) -> None:
     t.add_argument("--v0-compatible", action="store_true", help="parse policies with Rego v0 syntax")
     t.add_argument("--v1-compatible", action="store_true", help="parse policies with Rego v1 syntax (the default)")
     t.add_argument("--no-cache", action="store_true", help="do not read or write the on-disk cache of parsed policies")
+    from pyrego.cli.bundle_args import add_verification_arguments
+
+    add_verification_arguments(t)
     t.set_defaults(func=cmd_test)

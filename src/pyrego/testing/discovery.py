@@ -67,15 +67,37 @@ def load_suite(
     ignore: Sequence[str] = (),
     v0_compatible: bool = False,
     max_errors: int = 10,
+    bundle_mode: bool = False,
+    verification: Any = None,
+    skip_verify: bool = False,
 ) -> LoadedSuite:
-    """Read and parse everything under ``paths`` and find the tests; raises :class:`LoadFailure`."""
+    """Read and parse everything under ``paths`` and find the tests; raises :class:`LoadFailure`.
+
+    ``bundle_mode`` (``opa test -b``) reads each path as a bundle folder or
+    archive (a ``.tar.gz`` path always is one), checked with ``verification``
+    (a :class:`~pyrego.bundle.signing.VerificationConfig`); a bundle that
+    cannot be read raises :class:`~pyrego.bundle.model.BundleError`."""
     from pyrego.loader import data_document, iter_files, read_policy, split_prefix
     from pyrego.parse.parser import parse_module
 
     texts: dict[str, str] = {}
     data: list[dict[str, Any]] = []
     errors: list[RegoError] = []
+    bundled: dict[str, tuple[str, ast.Module]] = {}
     for raw in paths:
+        if bundle_mode or str(raw).endswith((".tar.gz", ".tgz")):
+            from pyrego.bundle.reader import read_bundle
+
+            try:
+                b = read_bundle(str(raw), verification=verification, skip_verify=skip_verify, rego_v1=not v0_compatible)
+            except RegoError as err:
+                errors.append(err)
+                continue
+            for module_name, text in b.modules.items():
+                bundled[module_name] = (text, b.parsed[module_name])
+            if b.data:
+                data.append(b.data)
+            continue
         prefix, name = split_prefix(str(raw))
         for file in iter_files(Path(name), prefix, ignore=ignore):
             try:
@@ -85,7 +107,7 @@ def load_suite(
                     data.append(data_document(file))
             except RegoError as err:
                 errors.append(err)
-    modules: dict[str, tuple[str, ast.Module]] = {}
+    modules: dict[str, tuple[str, ast.Module]] = dict(bundled)
     for file_name in sorted(texts):
         text = texts[file_name]
         try:

@@ -78,11 +78,23 @@ class TestSuite:
         v0_compatible: bool = False,
         max_errors: int = 10,
         strict_builtin_errors: bool = False,
+        bundle_mode: bool = False,
+        verification: Any = None,
+        skip_verify: bool = False,
     ) -> TestSuite:
-        """Load ``paths`` (files or folders) and compile them; raises LoadFailure or LoadError."""
+        """Load ``paths`` (files or folders; bundles with ``bundle_mode``) and
+        compile them; raises LoadFailure, LoadError or BundleError."""
         from pyrego.testing.discovery import LoadFailure
 
-        loaded = load_suite(paths, ignore=ignore, v0_compatible=v0_compatible, max_errors=max_errors)
+        loaded = load_suite(
+            paths,
+            ignore=ignore,
+            v0_compatible=v0_compatible,
+            max_errors=max_errors,
+            bundle_mode=bundle_mode,
+            verification=verification,
+            skip_verify=skip_verify,
+        )
         try:
             return cls(loaded, v0_compatible=v0_compatible, strict_builtin_errors=strict_builtin_errors)
         except RegoError as err:
