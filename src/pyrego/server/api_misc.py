@@ -46,7 +46,9 @@ async def policies(server: Server, request: Request) -> Response:
     """``GET /v1/policies``, ``GET|PUT|DELETE /v1/policies/{id}``."""
     method = request.method
     runtime = server.runtime
-    if request.url.path.rstrip("/") == "/v1/policies" and not request.url.path.startswith("/v1/policies/"):
+    listing = request.url.path == "/v1/policies"
+    if listing or (method == "GET" and request.url.path == "/v1/policies/"):
+        # (``GET /v1/policies/`` lists too: OPA's REST clients ask it so)
         if method != "GET":
             return await not_allowed(server, request)
         snap = runtime.snapshot
