@@ -7,9 +7,9 @@ from collections.abc import Iterator
 
 import httpx
 import pytest
-from server_helpers import serving
 
 from pyrego.server import ServerOptions, ServerRuntime, create_app
+from server_helpers import serving
 
 # The scenario of OPA's REST API documentation: servers, networks and ports.
 EXAMPLE = """package opa.examples

@@ -7,9 +7,9 @@ from typing import Any
 from urllib.parse import urlparse
 
 import pytest
-from server_helpers import serving
 
 from pyrego.server import ServerRuntime, create_app
+from server_helpers import serving
 
 POLICIES: dict[str, tuple[str, str, list[Any]]] = {
     "rbac": (

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -112,6 +113,10 @@ def worker_app() -> Starlette:
     return build_app(settings)
 
 
+def _exit_quietly(signum: int, frame: Any) -> None:
+    raise SystemExit(0)
+
+
 def serve(
     settings: ServeSettings,
     *,
@@ -134,6 +139,8 @@ def serve(
         "ssl_keyfile": tls_private_key_file,
         "server_header": False,
     }
+    # uvicorn raises SIGTERM again once it has drained: exit 0 then, as OPA does after a graceful shutdown.
+    signal.signal(signal.SIGTERM, _exit_quietly)
     if settings.workers > 1:
         build_app(settings)  # (errors in the files are reported once, before any worker starts)
         os.environ[SETTINGS_ENV] = json.dumps(asdict(settings))
