@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 from pyrego.errors import EvalError, RegoCompileError, RegoError, RegoParseError
 from pyrego.server import errors
 from pyrego.server.api_data import NO_INPUT, evaluate, not_allowed, refuse_if_read_only
-from pyrego.server.common import bool_param, json_response, path_segments, pretty, read_body
+from pyrego.server.common import bool_param, json_response, path_segments, pretty, read_body, route_path
 from pyrego.server.jsonio import BodyError, loads
 
 if TYPE_CHECKING:
@@ -23,10 +23,9 @@ __all__ = ["compile_filters", "compile_partial", "config", "health", "health_pol
 
 
 def _policy_id(request: Request) -> str:
-    raw = request.scope.get("raw_path") or request.url.path.encode()
     from urllib.parse import unquote
 
-    return unquote(raw.decode("latin-1").partition("?")[0][len("/v1/policies/") :])
+    return unquote(route_path(request)[len("/v1/policies/") :])
 
 
 def policy_json(policy_id: str, text: str, rego_v0: bool) -> dict[str, Any]:
@@ -46,8 +45,8 @@ async def policies(server: Server, request: Request) -> Response:
     """``GET /v1/policies``, ``GET|PUT|DELETE /v1/policies/{id}``."""
     method = request.method
     runtime = server.runtime
-    listing = request.url.path == "/v1/policies"
-    if listing or (method == "GET" and request.url.path == "/v1/policies/"):
+    path = route_path(request)
+    if path == "/v1/policies" or (method == "GET" and path == "/v1/policies/"):
         # (``GET /v1/policies/`` lists too: OPA's REST clients ask it so)
         if method != "GET":
             return await not_allowed(server, request)

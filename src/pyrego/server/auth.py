@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
 
 from pyrego.server import errors
-from pyrego.server.common import read_body
+from pyrego.server.common import read_body, route_path
 from pyrego.server.jsonio import BodyError, loads
 
 if TYPE_CHECKING:
@@ -50,8 +50,7 @@ def _expects_body(method: str, path: list[str]) -> bool:
 
 async def authz_input(server: Server, request: Request) -> dict[str, Any]:
     """The input document of the authorization decision for ``request``."""
-    raw = request.scope.get("raw_path") or request.url.path.encode()
-    text = raw.decode("latin-1").partition("?")[0]
+    text = route_path(request)
     path = [unquote(s) for s in text[1:].split("/")] if text else []
     params: dict[str, list[str]] = {}
     for key, value in request.query_params.multi_items():

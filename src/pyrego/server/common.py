@@ -29,11 +29,19 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 
 
+def route_path(request: Request) -> str:
+    """The request path as sent (still escaped), without the prefix the app is mounted at."""
+    raw = request.scope.get("raw_path")
+    path = raw.decode("latin-1").partition("?")[0] if raw else request.url.path
+    root = request.scope.get("root_path") or ""
+    if root and path.startswith(root):
+        path = path[len(root) :]
+    return path
+
+
 def path_segments(request: Request, prefix: str) -> list[str]:
     """The segments of the request path after ``prefix`` (``/v1/data``), empty ones dropped."""
-    raw = request.scope.get("raw_path")
-    path = raw.decode("latin-1") if raw else request.url.path
-    path = path.partition("?")[0]
+    path = route_path(request)
     rest = path[len(prefix) :] if path.startswith(prefix) else ""
     return [unquote(s) for s in rest.split("/") if s]
 
