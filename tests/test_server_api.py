@@ -195,6 +195,23 @@ def test_body_over_the_limit_is_413() -> None:
         assert httpx.post(url + "/v1/data/a/p", json={"input": 1}).json()["result"] is True
 
 
+def test_gzip_body() -> None:
+    import gzip
+
+    runtime = ServerRuntime({"a.rego": "package a\n\nn := count(input.s)\n"})
+    with serving(create_app(runtime, options=ServerOptions(max_body=10_000, gzip_max_body=100_000))) as url:
+        hdr = {"Content-Encoding": "gzip", "Content-Type": "application/json"}
+        body = gzip.compress(json.dumps({"input": {"s": "x" * 50_000}}).encode())
+        r = httpx.post(url + "/v1/data/a/n", content=body, headers=hdr)
+        assert r.status_code == 200 and r.json()["result"] == 50_000
+        body = gzip.compress(json.dumps({"input": {"s": "x" * 200_000}}).encode())
+        r = httpx.post(url + "/v1/data/a/n", content=body, headers=hdr)
+        assert r.status_code == 413
+        assert r.json() == {"code": "invalid_parameter", "message": "compressed request body too large"}
+        r = httpx.post(url + "/v1/data/a/n", content=b"not gzip", headers=hdr)
+        assert r.status_code == 400
+
+
 # -- Data API: writes ---------------------------------------------------------------------------
 
 

@@ -101,7 +101,7 @@ def _parse_input_param(request: Request) -> Any:
 
 
 async def _parse_input_body(server: Server, request: Request) -> Any:
-    body = await read_body(request, server.options.max_body)
+    body = await read_body(request, server.options.max_body, server.options.gzip_max_body)
     if not body.strip():
         return NO_INPUT
     try:
@@ -233,7 +233,7 @@ async def _write(server: Server, request: Request, path: list[str]) -> Response:
     if method == "DELETE":
         ops = [("remove", path, None)]
     else:
-        body = await read_body(request, server.options.max_body)
+        body = await read_body(request, server.options.max_body, server.options.gzip_max_body)
         try:
             value = _load_body(request, body)
         except BodyError as exc:
@@ -300,7 +300,7 @@ async def index(server: Server, request: Request) -> Response:
 
 
 async def _v0(server: Server, request: Request, path: list[str]) -> Response:
-    body = await read_body(request, server.options.max_body)
+    body = await read_body(request, server.options.max_body, server.options.gzip_max_body)
     input: Any = NO_INPUT
     if body.strip():
         try:

@@ -61,7 +61,7 @@ async def policies(server: Server, request: Request) -> Response:
         return json_response({"result": policy_json(policy_id, text, runtime.rego_v0)}, pretty=pretty(request))
     if method == "PUT":
         refuse_if_read_only(server)
-        body = await read_body(request, server.options.max_body)
+        body = await read_body(request, server.options.max_body, server.options.gzip_max_body)
         try:
             text = body.decode("utf-8")
         except UnicodeDecodeError:
@@ -111,7 +111,7 @@ async def query(server: Server, request: Request) -> Response:
             raise errors.APIError(400, errors.INVALID_PARAMETER, "missing parameter 'q'")
         text = qs[-1]
     elif request.method == "POST":
-        body = await read_body(request, server.options.max_body)
+        body = await read_body(request, server.options.max_body, server.options.gzip_max_body)
         try:
             req = loads(body) if body.strip() else {}
         except BodyError as exc:
@@ -200,7 +200,7 @@ def _partial_json(result: Any) -> dict[str, Any]:
 
 
 async def _compile_request(server: Server, request: Request) -> dict[str, Any]:
-    body = await read_body(request, server.options.max_body)
+    body = await read_body(request, server.options.max_body, server.options.gzip_max_body)
     try:
         req = loads(body) if body.strip() else {}
     except BodyError as exc:

@@ -47,13 +47,14 @@ class ServerOptions:
     ``input.identity`` of the authorization policy); ``authorization``:
     ``"off"`` or ``"basic"`` (every request is first asked of
     ``default_authorization_decision``); ``max_body``: the largest request
-    body in bytes; ``max_concurrency``: evaluations running at once (more
+    body in bytes (``gzip_max_body``: decompressed, for gzip bodies); ``max_concurrency``: evaluations running at once (more
     wait); ``default_decision`` and ``authorization_decision``: path
     segments under ``data``."""
 
     authentication: str = "off"
     authorization: str = "off"
     max_body: int = DEFAULT_MAX_LENGTH
+    gzip_max_body: int = DEFAULT_MAX_LENGTH
     max_concurrency: int = 0
     default_decision: tuple[str, ...] = tuple(decision_path({}, "default_decision", DEFAULT_DECISION))
     authorization_decision: tuple[str, ...] = tuple(decision_path({}, "default_authorization_decision", DEFAULT_AUTHORIZATION_DECISION))
@@ -63,6 +64,7 @@ class ServerOptions:
         """Options from OPA's configuration (see :mod:`pyrego.server.config`), then ``overrides``."""
         opts = cls(
             max_body=int(server_setting(config, "decoding", "max_length", default=DEFAULT_MAX_LENGTH)),
+            gzip_max_body=int(server_setting(config, "decoding", "gzip", "max_length", default=DEFAULT_MAX_LENGTH)),
             max_concurrency=int(server_setting(config, "max_concurrency", default=0)),
             default_decision=tuple(decision_path(config, "default_decision", DEFAULT_DECISION)),
             authorization_decision=tuple(decision_path(config, "default_authorization_decision", DEFAULT_AUTHORIZATION_DECISION)),

@@ -60,7 +60,7 @@ async def authz_input(server: Server, request: Request) -> dict[str, Any]:
         headers.setdefault(canonical_header(key), []).append(value)
     doc: dict[str, Any] = {"path": path, "method": request.method.upper(), "params": params, "headers": headers}
     if _expects_body(request.method, path):
-        body = await read_body(request, server.options.max_body)
+        body = await read_body(request, server.options.max_body, server.options.gzip_max_body)
         if body.strip():
             try:
                 doc["body"] = loads(body)

@@ -71,8 +71,10 @@ def error_response(err: errors.APIError) -> Response:
     return json_response(err.body(), status=err.status, pretty=True)
 
 
-async def read_body(request: Request, limit: int) -> bytes:
-    """The request body; 413 (OPA's ``request body too large``) when longer than ``limit`` bytes."""
+async def read_body(request: Request, limit: int, gzip_limit: int = 268_435_456) -> bytes:
+    """The request body; 413 (OPA's ``request body too large``) when longer than ``limit`` bytes.
+
+    A gzip body (``Content-Encoding: gzip``) is decompressed, up to ``gzip_limit`` bytes."""
     cached = getattr(request, "_body", None)
     if cached is not None:
         return cached  # type: ignore[no-any-return]
@@ -87,8 +89,24 @@ async def read_body(request: Request, limit: int) -> bytes:
             raise errors.APIError(413, errors.INVALID_PARAMETER, errors.MSG_BODY_TOO_LARGE)
         chunks.append(chunk)
     body = b"".join(chunks)
+    if "gzip" in request.headers.get("content-encoding", "").lower():
+        body = _gunzip(body, gzip_limit)
     request._body = body  # (Starlette's own cache: request.body() returns it from now on)
     return body
+
+
+def _gunzip(body: bytes, limit: int) -> bytes:
+    """A gzip body decompressed; 413 past ``limit`` bytes decompressed, 400 when it is not gzip."""
+    import zlib
+
+    d = zlib.decompressobj(16 + zlib.MAX_WBITS)
+    try:
+        out = d.decompress(body, limit + 1)
+    except zlib.error:
+        raise errors.APIError(400, errors.INVALID_PARAMETER, "could not decompress the body") from None
+    if len(out) > limit:
+        raise errors.APIError(413, errors.INVALID_PARAMETER, errors.MSG_GZIP_TOO_LARGE)
+    return out
 
 
 class Abandoned(BaseException):

@@ -35,6 +35,7 @@ MSG_UNDEFINED = "document missing or undefined"
 MSG_MISSING = "document missing"
 MSG_FOUND_UNDEFINED = "document undefined"
 MSG_BODY_TOO_LARGE = "request body too large"
+MSG_GZIP_TOO_LARGE = "compressed request body too large"
 MSG_INPUT_KEY_MISSING = "'input' key missing from the request"
 API_USAGE_WARNING = "api_usage_warning"
 
