@@ -130,9 +130,15 @@ def test_metrics_provenance_pretty_and_explain(client: httpx.Client) -> None:
     body = r.json()
     assert {"timer_rego_query_eval_ns", "timer_server_handler_ns", "timer_rego_input_parse_ns"} <= set(body["metrics"])
     assert body["provenance"]["version"]
-    r = client.get("/v1/data/example/authz/allow", params={"explain": "full", "input": '{"user": "alice"}'})
+    r = client.get("/v1/data/example/authz/allow", params={"explain": "full", "pretty": "true", "input": '{"user": "alice"}'})
     lines = r.json()["explanation"]
     assert any("Enter data.example.authz.allow" in line for line in lines), lines
+    r = client.get("/v1/data/example/authz/allow", params={"explain": "full", "input": '{"user": "alice"}'})
+    events = r.json()["explanation"]
+    assert events[0]["op"] == "enter" and events[0]["type"] == "body"
+    assert {"enter", "eval", "exit"} <= {e["op"] for e in events}
+    r = client.post("/v1/query?explain=notes&pretty", json={"query": 'trace("hi")'})
+    assert any("Note \"hi\"" in line for line in r.json()["explanation"]), r.json()
 
 
 def test_strict_builtin_errors_parameter(client: httpx.Client) -> None:

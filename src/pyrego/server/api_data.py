@@ -53,9 +53,29 @@ def ref_text(path: Sequence[str]) -> str:
     return "".join(out)
 
 
+def explanation(trace: Any, pretty: bool) -> list[Any]:
+    """OPA's ``explanation``: the pretty trace's lines with ``?pretty``, else the events
+    (``op`` lower-cased as OPA writes them; ``node`` is the expression's text, not its AST)."""
+    if pretty:
+        return trace.pretty().strip("\n").split("\n")  # type: ignore[no-any-return]
+    out = []
+    for event in trace.events:
+        doc = event.to_json()
+        doc["op"] = doc["op"].lower()
+        out.append(doc)
+    return out
+
+
 def evaluate(
-    server: Server, snap: Snapshot, path: Sequence[str], input: Any, *, strict: bool = False, explain: str | None = None
-) -> tuple[bool, Any, dict[str, int], list[str] | None]:
+    server: Server,
+    snap: Snapshot,
+    path: Sequence[str],
+    input: Any,
+    *,
+    strict: bool = False,
+    explain: str | None = None,
+    pretty_trace: bool = False,
+) -> tuple[bool, Any, dict[str, int], list[Any] | None]:
     """Evaluate the document at ``path`` (in the pool's thread): ``(defined, value, timers, explanation)``."""
     from pyrego.runtime.convert import from_python, to_json_value
     from pyrego.runtime.values import UNDEF
@@ -64,12 +84,12 @@ def evaluate(
     text = rule_text(path)
     kw = {} if input is NO_INPUT else {"input": input}
     start = time.perf_counter_ns()
-    explanation = None
+    explained = None
     try:
         if explain is not None:
             trace = engine.eval_rule_with_trace(text, explain=explain, **kw)
             value = trace.result
-            explanation = trace.pretty().strip("\n").split("\n")
+            explained = explanation(trace, pretty_trace)
         else:
             value = engine.eval_rule(text, **kw)
     except ArgumentError as err:
@@ -80,8 +100,8 @@ def evaluate(
         raise errors.APIError(500, errors.INTERNAL, str(err)) from None
     timers = {"timer_rego_query_eval_ns": time.perf_counter_ns() - start}
     if value is UNDEF:
-        return False, None, timers, explanation
-    return True, to_json_value(from_python(value)), timers, explanation
+        return False, None, timers, explained
+    return True, to_json_value(from_python(value)), timers, explained
 
 
 def _provenance(snap: Snapshot) -> dict[str, Any]:
@@ -157,16 +177,18 @@ async def _read(server: Server, request: Request, path: list[str]) -> Response:
     client = request.client
     requested_by = f"{client.host}:{client.port}" if client else ""
 
-    def run() -> tuple[bool, Any, dict[str, int], list[str] | None]:
+    def run() -> tuple[bool, Any, dict[str, int], list[Any] | None]:
         try:
-            outcome = evaluate(server, snap, path, input, strict=strict, explain="full" if explain == "debug" else explain)
+            outcome = evaluate(
+                server, snap, path, input, strict=strict, explain="full" if explain == "debug" else explain, pretty_trace=pretty(request)
+            )
         except errors.APIError as err:
             _log(server, snap, decision_id, path, input, None, err.body(), requested_by, {})
             raise
         _log(server, snap, decision_id, path, input, outcome, None, requested_by, outcome[2])
         return outcome
 
-    defined, value, timers, explanation = await server.worker.run(request, run)
+    defined, value, timers, explained = await server.worker.run(request, run)
     result: dict[str, Any] = {"decision_id": decision_id}
     if bool_param(request, "metrics") or bool_param(request, "instrument"):
         timers["timer_rego_input_parse_ns"] = parsed - start
@@ -179,8 +201,8 @@ async def _read(server: Server, request: Request, path: list[str]) -> Response:
         result["result"] = value
     if request.method == "POST" and input is NO_INPUT:
         result["warning"] = {"code": errors.API_USAGE_WARNING, "message": errors.MSG_INPUT_KEY_MISSING}
-    if explanation is not None and (defined or explain == "full"):
-        result["explanation"] = explanation
+    if explained is not None and (defined or explain == "full"):
+        result["explanation"] = explained
     return json_response(result, pretty=pretty(request))
 
 

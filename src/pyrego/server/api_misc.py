@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 from pyrego.errors import EvalError, RegoCompileError, RegoError, RegoParseError
 from pyrego.server import errors
-from pyrego.server.api_data import NO_INPUT, evaluate, not_allowed, refuse_if_read_only
+from pyrego.server.api_data import NO_INPUT, evaluate, explanation, not_allowed, refuse_if_read_only
 from pyrego.server.common import bool_param, json_response, path_segments, pretty, read_body, route_path
 from pyrego.server.jsonio import BodyError, loads
 
@@ -126,13 +126,14 @@ async def query(server: Server, request: Request) -> Response:
         return await not_allowed(server, request)
     snap = server.runtime.snapshot
     explain = request.query_params.get("explain")
+    as_text = pretty(request)
 
     def run() -> dict[str, Any]:
         kw = {} if input is NO_INPUT else {"input": input}
         try:
             if explain in ("notes", "fails", "full"):
                 trace = snap.engine.eval_query_with_trace(text, explain=explain, **kw)
-                out, lines = trace.result, trace.pretty().strip("\n").split("\n")
+                out, lines = trace.result, explanation(trace, as_text)
             else:
                 out, lines = snap.engine.eval_query(text, **kw), None
         except RegoParseError as err:
