@@ -31,7 +31,9 @@ def test_decision_events() -> None:
     with serving(create_app(runtime)) as url:
         r = httpx.post(url + "/v1/data/authz/allow", json={"input": {"user": "alice"}})
         httpx.get(url + "/v1/data/nothing")
-    first, second = logs.events
+        httpx.post(url + "/v1/query", json={"query": "data.admins[_] = x", "input": {"a": 1}})
+    first, second, third = logs.events
+    assert third["query"] == "data.admins[_] = x" and third["result"] == [{"x": "alice"}] and third["input"] == {"a": 1}
     assert first["decision_id"] == r.json()["decision_id"]
     assert first["path"] == "authz/allow"
     assert first["input"] == {"user": "alice"}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import uuid
 from typing import TYPE_CHECKING, Any
 
 from pyrego.errors import EvalError, RegoCompileError, RegoError, RegoParseError
@@ -127,6 +128,8 @@ async def query(server: Server, request: Request) -> Response:
     snap = server.runtime.snapshot
     explain = request.query_params.get("explain")
     as_text = pretty(request)
+    client = request.client
+    requested_by = f"{client.host}:{client.port}" if client else ""
 
     def run() -> dict[str, Any]:
         kw = {} if input is NO_INPUT else {"input": input}
@@ -145,6 +148,13 @@ async def query(server: Server, request: Request) -> Response:
         except RegoError as err:
             raise errors.from_rego(err, 400, errors.INVALID_PARAMETER, errors.MSG_COMPILE_QUERY) from None
         rows = [{k: v for k, v in r.get("bindings", {}).items() if not k.startswith("$")} for r in out.get("result", [])]
+        runtime = server.runtime
+        if runtime.decision_logger is not None:
+            event = runtime.decision_event(
+                str(uuid.uuid4()), snap, query=text, input=None if input is NO_INPUT else input, has_input=input is not NO_INPUT,
+                result=rows, has_result=True, requested_by=requested_by,
+            )
+            runtime.log_decision(event)
         resp: dict[str, Any] = {}
         if rows:
             resp["result"] = rows
