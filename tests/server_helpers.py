@@ -50,7 +50,9 @@ def serving(app: Any, **uvicorn_kwargs: Any) -> Iterator[str]:
 
 
 @contextmanager
-def pyrego_server(args: list[str], *, port: int | None = None, ready_path: str = "/health") -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+def pyrego_server(
+    args: list[str], *, port: int | None = None, ready_path: str = "/health", scheme: str = "http", verify: Any = True
+) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
     """``pyrego run --server ARGS`` in a subprocess; yields (base URL, process) once it answers."""
     port = port or free_port()
     env = {**os.environ, "PYTHONPATH": str(REPO / "src")}
@@ -60,7 +62,7 @@ def pyrego_server(args: list[str], *, port: int | None = None, ready_path: str =
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
     )
-    base = f"http://127.0.0.1:{port}"
+    base = f"{scheme}://127.0.0.1:{port}"
     deadline = time.monotonic() + 60
     try:
         while True:
@@ -68,7 +70,7 @@ def pyrego_server(args: list[str], *, port: int | None = None, ready_path: str =
                 out, err = proc.communicate()
                 raise RuntimeError(f"pyrego run exited {proc.returncode}: {err.decode()[-2000:]}")
             try:
-                if httpx.get(base + ready_path, timeout=1).status_code < 500:
+                if httpx.get(base + ready_path, timeout=1, verify=verify).status_code < 500:
                     break
             except httpx.HTTPError:
                 pass

@@ -181,3 +181,22 @@ def test_config_file_and_set(tmp_path: Path) -> None:
         result = httpx.get(url + "/v1/config").json()["result"]
         assert result["labels"]["env"] == "test"
         assert "hidden" not in str(result)
+
+
+def test_cli_tls_token_and_authorization(tmp_path: Path) -> None:
+    import ssl
+
+    from test_server_auth import AUTHZ, _self_signed
+
+    cert, key = _self_signed(tmp_path)
+    (tmp_path / "p").mkdir()
+    (tmp_path / "p" / "authz.rego").write_text(AUTHZ)
+    (tmp_path / "p" / "app.rego").write_text("package app\n\nx := 1\n")
+    ctx = ssl.create_default_context(cafile=cert)
+    args = [str(tmp_path / "p"), "--tls-cert-file", cert, "--tls-private-key-file", key, "--authentication=token", "--authorization=basic"]
+    with pyrego_server(args, scheme="https", verify=ctx) as (url, _):
+        assert url.startswith("https://")
+        r = httpx.get(url + "/v1/data/app/x", verify=ctx, headers={"Authorization": "Bearer reader"})
+        assert r.json()["result"] == 1
+        r = httpx.get(url + "/v1/data/app/x", verify=ctx)
+        assert r.status_code == 401
