@@ -218,6 +218,17 @@ def test_gzip_body() -> None:
         assert r.status_code == 400
 
 
+def test_gzip_responses(client: httpx.Client) -> None:
+    assert client.put("/v1/data/blob", json={"s": "x" * 5000}).status_code == 204
+    big = client.get("/v1/data/blob", headers={"Accept-Encoding": "gzip"})
+    assert big.headers["content-encoding"] == "gzip" and big.json()["result"] == {"s": "x" * 5000}
+    assert int(big.headers["content-length"]) < 1000
+    small = client.get("/v1/data/networks/0", headers={"Accept-Encoding": "gzip"})
+    assert "content-encoding" not in small.headers
+    plain = client.get("/v1/data/blob", headers={"Accept-Encoding": "identity"})
+    assert "content-encoding" not in plain.headers
+
+
 # -- Data API: writes ---------------------------------------------------------------------------
 
 

@@ -47,7 +47,9 @@ class ServerOptions:
     ``input.identity`` of the authorization policy); ``authorization``:
     ``"off"`` or ``"basic"`` (every request is first asked of
     ``default_authorization_decision``); ``max_body``: the largest request
-    body in bytes (``gzip_max_body``: decompressed, for gzip bodies); ``max_concurrency``: evaluations running at once (more
+    body in bytes (``gzip_max_body``: decompressed, for gzip bodies);
+    ``gzip_min_length`` and ``gzip_level``: responses this long or longer are
+    gzip-compressed at that level for clients that accept it; ``max_concurrency``: evaluations running at once (more
     wait); ``default_decision`` and ``authorization_decision``: path
     segments under ``data``."""
 
@@ -55,6 +57,8 @@ class ServerOptions:
     authorization: str = "off"
     max_body: int = DEFAULT_MAX_LENGTH
     gzip_max_body: int = DEFAULT_MAX_LENGTH
+    gzip_min_length: int = 1024
+    gzip_level: int = 9
     max_concurrency: int = 0
     default_decision: tuple[str, ...] = tuple(decision_path({}, "default_decision", DEFAULT_DECISION))
     authorization_decision: tuple[str, ...] = tuple(decision_path({}, "default_authorization_decision", DEFAULT_AUTHORIZATION_DECISION))
@@ -65,6 +69,8 @@ class ServerOptions:
         opts = cls(
             max_body=int(server_setting(config, "decoding", "max_length", default=DEFAULT_MAX_LENGTH)),
             gzip_max_body=int(server_setting(config, "decoding", "gzip", "max_length", default=DEFAULT_MAX_LENGTH)),
+            gzip_min_length=int(server_setting(config, "encoding", "gzip", "min_length", default=1024)),
+            gzip_level=int(server_setting(config, "encoding", "gzip", "compression_level", default=9)),
             max_concurrency=int(server_setting(config, "max_concurrency", default=0)),
             default_decision=tuple(decision_path(config, "default_decision", DEFAULT_DECISION)),
             authorization_decision=tuple(decision_path(config, "default_authorization_decision", DEFAULT_AUTHORIZATION_DECISION)),
@@ -185,7 +191,11 @@ def create_app(
         yield
         server.worker.close()
 
-    app = Starlette(routes=routes, lifespan=lifespan)
+    from starlette.middleware import Middleware
+    from starlette.middleware.gzip import GZipMiddleware
+
+    gzip = Middleware(GZipMiddleware, minimum_size=server.options.gzip_min_length, compresslevel=server.options.gzip_level)
+    app = Starlette(routes=routes, lifespan=lifespan, middleware=[gzip])
     app.router.redirect_slashes = False
     app.router.default = _not_found
     app.state.runtime = runtime
