@@ -254,9 +254,11 @@ def test_put_patch_delete_data(client: httpx.Client) -> None:
     r = client.patch("/v1/data/a/b/c", json=[{"op": "remove", "path": "/nope"}])
     assert r.status_code == 404
     assert r.json()["code"] == "resource_not_found"
+    r = client.put("/v1/data/a/m?metrics", json=1)
+    assert r.status_code == 200 and r.json()["metrics"]["timer_server_handler_ns"] > 0
     r = client.delete("/v1/data/a/b")
     assert r.status_code == 204
-    assert client.get("/v1/data/a").json()["result"] == {}
+    assert client.get("/v1/data/a").json()["result"] == {"m": 1}
     r = client.delete("/v1/data/a/b")
     assert r.status_code == 404
     assert r.json() == {"code": "resource_not_found", "message": "storage_not_found_error: /a/b: document does not exist"}
@@ -292,6 +294,7 @@ def test_policy_put_get_list_delete(client: httpx.Client) -> None:
     ids = [p["id"] for p in client.get("/v1/policies").json()["result"]]
     assert ids == sorted(["example.rego", "authz.rego", "hello"])
     assert client.post("/v1/data/hello/greeting", json={"input": {"name": "bob"}}).json()["result"] == "hello bob"
+    assert set(client.put("/v1/policies/hello?metrics", content=text).json()) == {"metrics"}
     assert client.delete("/v1/policies/hello").json() == {}
     r = client.get("/v1/policies/hello")
     assert r.status_code == 404

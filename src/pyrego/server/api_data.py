@@ -280,9 +280,12 @@ async def _write(server: Server, request: Request, path: list[str]) -> Response:
         except RegoError as err:
             raise errors.APIError(400, errors.INVALID_PARAMETER, errors.errors_text(errors.every_error(err))) from None
 
+    start = time.perf_counter_ns()
     written = await server.worker.run(request, run)
     if not written:
         return Response(status_code=304)
+    if bool_param(request, "metrics"):  # (as OPA: 200 with the metrics instead of 204)
+        return json_response({"metrics": {"timer_server_handler_ns": time.perf_counter_ns() - start}})
     return Response(status_code=204)
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 import uuid
 from typing import TYPE_CHECKING, Any
 
@@ -76,8 +77,9 @@ async def policies(server: Server, request: Request) -> Response:
             except RegoError as err:
                 raise errors.from_rego(err, 400, errors.INVALID_PARAMETER, errors.MSG_COMPILE_MODULE) from None
 
+        start = time.perf_counter_ns()
         await server.worker.run(request, put)
-        return json_response({}, pretty=pretty(request))
+        return json_response(_write_metrics(request, start), pretty=pretty(request))
     if method == "DELETE":
         refuse_if_read_only(server)
 
@@ -89,9 +91,17 @@ async def policies(server: Server, request: Request) -> Response:
             except RegoError as err:
                 raise errors.from_rego(err, 400, errors.INVALID_OPERATION, errors.MSG_COMPILE_MODULE) from None
 
+        start = time.perf_counter_ns()
         await server.worker.run(request, delete)
-        return json_response({}, pretty=pretty(request))
+        return json_response(_write_metrics(request, start), pretty=pretty(request))
     return await not_allowed(server, request)
+
+
+def _write_metrics(request: Request, start: int) -> dict[str, Any]:
+    """A write's response body: ``{}``, or its metrics with ``?metrics``."""
+    if not bool_param(request, "metrics"):
+        return {}
+    return {"metrics": {"timer_rego_module_compile_ns": time.perf_counter_ns() - start}}
 
 
 def _policy_not_found(policy_id: str) -> errors.APIError:
