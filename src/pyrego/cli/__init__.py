@@ -36,7 +36,7 @@ if TYPE_CHECKING:
 __all__ = ["COMMANDS", "HELP", "UsageError", "build_parser", "format_errors", "format_result", "load_data_args", "main"]
 
 #: Subcommand modules (relative to this package), in help order.
-COMMANDS: tuple[str, ...] = ("eval_cmd", "test_cmd", "check_cmd", "parse_cmd", "fmt_cmd", "inspect_cmd", "capabilities_cmd", "deps_cmd", "compile_cmd", "build_cmd", "sign_cmd", "version_cmd")
+COMMANDS: tuple[str, ...] = ("eval_cmd", "test_cmd", "check_cmd", "parse_cmd", "fmt_cmd", "inspect_cmd", "capabilities_cmd", "deps_cmd", "compile_cmd", "build_cmd", "sign_cmd", "run_cmd", "version_cmd")
 
 #: Each subcommand's line in ``pyrego --help`` (its module's ``register`` says the same).
 HELP: dict[str, str] = {
@@ -51,6 +51,7 @@ HELP: dict[str, str] = {
     "compile": "compile a policy decision into a data filter (SQL or UCAST)",
     "build": "build an OPA bundle",
     "sign": "generate an OPA bundle signature",
+    "run": "serve policies over OPA's REST API (pyrego run --server)",
     "version": "print the version",
 }
 

@@ -1,0 +1,91 @@
+"""``pyrego run --server``: an OPA-compatible policy server (``opa run --server``).
+
+``pyrego run --server --addr 127.0.0.1:8181 policies/ data.json`` loads the
+files and folders as ``opa run`` does and serves OPA's REST API (see
+docs/server.md). ``-b/--bundle`` takes the paths as bundles. Starlette and
+uvicorn are imported only when the server starts.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any, TextIO
+
+from pyrego.cli.output import UsageError
+
+
+def parse_addr(addr: str) -> tuple[str, int]:
+    """``host:port`` (``:8181``: every interface, as OPA) as (host, port)."""
+    host, sep, port = addr.rpartition(":")
+    if not sep or not port.isdigit():
+        raise UsageError(f"--addr {addr}: host:port expected")
+    if host.startswith("[") and host.endswith("]"):
+        host = host[1:-1]
+    return host or "0.0.0.0", int(port)
+
+
+def cmd_run(ns: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    if not ns.server:
+        raise UsageError("the interactive shell is not supported: use --server (-s)")
+    if ns.workers < 1:
+        raise UsageError("--workers must be at least 1")
+    if bool(ns.tls_cert_file) != bool(ns.tls_private_key_file):
+        raise UsageError("--tls-cert-file and --tls-private-key-file go together")
+    host, port = parse_addr(ns.addr[-1] if ns.addr else "localhost:8181")
+    from pyrego.errors import RegoError
+    from pyrego.server.config import ConfigError
+    from pyrego.server.serve import ServeSettings, serve
+
+    settings = ServeSettings(
+        paths=[] if ns.bundle else list(ns.paths),
+        bundles=list(ns.paths) if ns.bundle else [],
+        config_file=ns.config_file,
+        overrides=list(ns.set or []),
+        authentication=ns.authentication,
+        authorization=ns.authorization,
+        rego_v0=bool(ns.v0_compatible),
+        workers=ns.workers,
+        eval_timeout=ns.eval_timeout,
+        max_concurrency=ns.max_concurrency,
+    )
+    try:
+        serve(
+            settings,
+            host=host,
+            port=port,
+            tls_cert_file=ns.tls_cert_file,
+            tls_private_key_file=ns.tls_private_key_file,
+            log_level=ns.log_level,
+            shutdown_grace_period=ns.shutdown_grace_period,
+        )
+    except (RegoError, ConfigError) as exc:
+        print(f"error: {exc}", file=err)
+        return 1
+    return 0
+
+
+def register(sub: Any) -> None:
+    """Add ``run`` to the subcommand parsers ``sub``."""
+    p = sub.add_parser(
+        "run",
+        help="serve policies over OPA's REST API (pyrego run --server)",
+        description="Start an OPA-compatible policy server (opa run --server) on the policies and data in PATH...",
+        epilog="Example: pyrego run --server --addr 127.0.0.1:8181 policies/ data.json",
+    )
+    p.add_argument("paths", nargs="*", metavar="PATH", help="policy and data files or folders (bundles with -b)")
+    p.add_argument("-s", "--server", action="store_true", help="start the policy server (required)")
+    p.add_argument("-a", "--addr", action="append", metavar="HOST:PORT", help="address to listen on (default localhost:8181)")
+    p.add_argument("-b", "--bundle", action="store_true", help="load the paths as bundle files or bundle folders")
+    p.add_argument("-c", "--config-file", metavar="FILE", help="OPA configuration file (YAML or JSON)")
+    p.add_argument("--set", action="append", metavar="KEY=VALUE", help="override a configuration value (repeatable)")
+    p.add_argument("--authentication", choices=("off", "token"), default="off", help="authentication scheme (default off)")
+    p.add_argument("--authorization", choices=("off", "basic"), default="off", help="authorization scheme (default off)")
+    p.add_argument("--tls-cert-file", metavar="FILE", help="TLS certificate (PEM); serves HTTPS with --tls-private-key-file")
+    p.add_argument("--tls-private-key-file", metavar="FILE", help="TLS private key (PEM)")
+    p.add_argument("-l", "--log-level", choices=("debug", "info", "warn", "error"), default="info", help="log level (default info)")
+    p.add_argument("--shutdown-grace-period", type=float, default=10.0, metavar="SECONDS", help="time in-flight requests get to finish on shutdown (default 10)")
+    p.add_argument("--workers", type=int, default=1, metavar="N", help="worker processes (default 1; with more, writes through the API are refused)")
+    p.add_argument("--eval-timeout", type=float, metavar="SECONDS", help="time limit of one evaluation (default none)")
+    p.add_argument("--max-concurrency", type=int, metavar="N", help="evaluations running at once (default 4 per CPU, at most 32)")
+    p.add_argument("--v0-compatible", action="store_true", help="parse policies with Rego v0 syntax")
+    p.set_defaults(func=cmd_run)

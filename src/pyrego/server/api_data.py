@@ -1,0 +1,360 @@
+"""OPA's Data API: ``/v1/data`` (read, evaluate, write), ``/v0/data`` and ``POST /``.
+
+Reads evaluate the document at the path on the current snapshot's engine
+(:mod:`pyrego.server.runtime`) in the evaluation pool; writes go through
+:meth:`ServerRuntime.write_data`, which compiles the result before making it
+current. Bodies, status codes and messages are OPA's.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from pyrego.errors import ArgumentError, EvalError, RegoError
+from pyrego.server import errors, store
+from pyrego.server.common import bool_param, json_response, path_segments, pretty, read_body
+from pyrego.server.jsonio import BodyError, loads
+from pyrego.version import __version__
+
+if TYPE_CHECKING:
+    from starlette.requests import Request
+    from starlette.responses import Response
+
+    from pyrego.server.app import Server
+    from pyrego.server.runtime import Snapshot
+
+NO_INPUT: Any = object()
+
+
+def rule_text(path: Sequence[str]) -> str:
+    """``data`` and the path's keys as a ref (a segment of digits is an array index, as in OPA)."""
+    out = ["data"]
+    for seg in path:
+        if '"' in seg:
+            raise errors.APIError(400, errors.INVALID_PARAMETER, f"invalid path: invalid ref term '{seg}'")
+        out.append(f"[{int(seg)}]" if seg.isdigit() and (seg == "0" or seg[0] != "0") else f"[{json.dumps(seg)}]")
+    return "".join(out)
+
+
+def ref_text(path: Sequence[str]) -> str:
+    """The ref as OPA prints it in messages (``data.a.b``, ``data.a["b-c"]``)."""
+    out = ["data"]
+    for seg in path:
+        if seg.isdigit():
+            out.append(f"[{seg}]")
+        elif seg.isidentifier() and seg.isascii():
+            out.append("." + seg)
+        else:
+            out.append(f"[{json.dumps(seg)}]")
+    return "".join(out)
+
+
+def explanation(trace: Any, pretty: bool) -> list[Any]:
+    """OPA's ``explanation``: the pretty trace's lines with ``?pretty``, else the events
+    (``op`` lower-cased as OPA writes them; ``node`` is the expression's text, not its AST)."""
+    if pretty:
+        return trace.pretty().strip("\n").split("\n")  # type: ignore[no-any-return]
+    out = []
+    for event in trace.events:
+        doc = event.to_json()
+        doc["op"] = doc["op"].lower()
+        out.append(doc)
+    return out
+
+
+def evaluate(
+    server: Server,
+    snap: Snapshot,
+    path: Sequence[str],
+    input: Any,
+    *,
+    strict: bool = False,
+    explain: str | None = None,
+    pretty_trace: bool = False,
+) -> tuple[bool, Any, dict[str, int], list[Any] | None]:
+    """Evaluate the document at ``path`` (in the pool's thread): ``(defined, value, timers, explanation)``."""
+    from pyrego.runtime.convert import from_python, to_json_value
+    from pyrego.runtime.values import UNDEF
+
+    engine = snap.engine_for(strict)
+    text = rule_text(path)
+    kw = {} if input is NO_INPUT else {"input": input}
+    start = time.perf_counter_ns()
+    explained = None
+    try:
+        if explain is not None:
+            trace = engine.eval_rule_with_trace(text, explain=explain, **kw)
+            value = trace.result
+            explained = explanation(trace, pretty_trace)
+        else:
+            value = engine.eval_rule(text, **kw)
+    except ArgumentError as err:
+        raise errors.APIError(400, errors.INVALID_PARAMETER, f"invalid path: {err.message}") from None
+    except EvalError as err:
+        raise errors.eval_error(err) from None
+    except RegoError as err:
+        raise errors.APIError(500, errors.INTERNAL, str(err)) from None
+    timers = {"timer_rego_query_eval_ns": time.perf_counter_ns() - start}
+    if value is UNDEF:
+        return False, None, timers, explained
+    return True, to_json_value(from_python(value)), timers, explained
+
+
+def _provenance(snap: Snapshot) -> dict[str, Any]:
+    out: dict[str, Any] = {"version": __version__, "build_commit": "", "build_timestamp": "", "build_hostname": ""}
+    out["bundles"] = {name: {"revision": rev} for name, rev in sorted(snap.bundles.items())}
+    return out
+
+
+def _parse_input_param(request: Request) -> Any:
+    values = request.query_params.getlist("input")
+    if not values:
+        return NO_INPUT
+    try:
+        return loads(values[-1])
+    except BodyError as exc:
+        raise errors.APIError(400, errors.INVALID_PARAMETER, f"parameter contains malformed input document: {exc}") from None
+
+
+async def _parse_input_body(server: Server, request: Request) -> Any:
+    body = await read_body(request, server.options.max_body, server.options.gzip_max_body)
+    if not body.strip():
+        return NO_INPUT
+    try:
+        doc = _load_body(request, body)
+    except BodyError as exc:
+        raise errors.APIError(400, errors.INVALID_PARAMETER, f"body contains malformed input document: {exc}") from None
+    if isinstance(doc, dict) and "input" in doc:
+        return doc["input"]
+    return NO_INPUT
+
+
+def _load_body(request: Request, body: bytes) -> Any:
+    if "yaml" in request.headers.get("content-type", ""):
+        from pyrego.yaml_safe import load_yaml
+
+        try:
+            return load_yaml(body.decode("utf-8"))
+        except Exception as exc:  # noqa: BLE001 - the YAML reader raises many kinds
+            raise BodyError(str(exc)) from None
+    return loads(body)
+
+
+async def v1_data(server: Server, request: Request) -> Response:
+    """``/v1/data[/{path}]``: GET and POST evaluate, PUT, PATCH and DELETE write."""
+    method = request.method
+    path = path_segments(request, "/v1/data")
+    if method in ("GET", "POST"):
+        return await _read(server, request, path)
+    if method in ("PUT", "PATCH", "DELETE"):
+        return await _write(server, request, path)
+    return await not_allowed(server, request)
+
+
+async def not_allowed(server: Server, request: Request) -> Response:
+    """405 with no body, as OPA's catch-all handlers."""
+    from starlette.responses import Response
+
+    return Response(status_code=405)
+
+
+async def _read(server: Server, request: Request, path: list[str]) -> Response:
+    start = time.perf_counter_ns()
+    if request.method == "GET":
+        input = _parse_input_param(request)
+    else:
+        input = await _parse_input_body(server, request)
+    parsed = time.perf_counter_ns()
+    explain = request.query_params.get("explain")
+    explain = explain if explain in ("notes", "fails", "full", "debug") else None
+    strict = bool_param(request, "strict-builtin-errors")
+    snap = server.runtime.snapshot
+    decision_id = str(uuid.uuid4())
+    client = request.client
+    requested_by = f"{client.host}:{client.port}" if client else ""
+
+    def run() -> tuple[bool, Any, dict[str, int], list[Any] | None]:
+        try:
+            outcome = evaluate(
+                server, snap, path, input, strict=strict, explain="full" if explain == "debug" else explain, pretty_trace=pretty(request)
+            )
+        except errors.APIError as err:
+            _log(server, snap, decision_id, path, input, None, err.body(), requested_by, {})
+            raise
+        _log(server, snap, decision_id, path, input, outcome, None, requested_by, outcome[2])
+        return outcome
+
+    defined, value, timers, explained = await server.worker.run(request, run)
+    result: dict[str, Any] = {"decision_id": decision_id}
+    if bool_param(request, "metrics") or bool_param(request, "instrument"):
+        timers["timer_rego_input_parse_ns"] = parsed - start
+        timers["timer_server_handler_ns"] = time.perf_counter_ns() - start
+        timers["counter_server_query_cache_hit"] = 0
+        result["metrics"] = dict(sorted(timers.items()))
+    if bool_param(request, "provenance"):
+        result["provenance"] = _provenance(snap)
+    if defined:
+        result["result"] = value
+    if request.method == "POST" and input is NO_INPUT:
+        result["warning"] = {"code": errors.API_USAGE_WARNING, "message": errors.MSG_INPUT_KEY_MISSING}
+    if explained is not None and (defined or explain == "full"):
+        result["explanation"] = explained
+    return json_response(result, pretty=pretty(request))
+
+
+def _log(
+    server: Server,
+    snap: Snapshot,
+    decision_id: str,
+    path: Sequence[str],
+    input: Any,
+    outcome: tuple[bool, Any, dict[str, int], Any] | None,
+    error: dict[str, Any] | None,
+    requested_by: str,
+    metrics: dict[str, int],
+) -> None:
+    runtime = server.runtime
+    if runtime.decision_logger is None:
+        return
+    event = runtime.decision_event(
+        decision_id,
+        snap,
+        path="/".join(path),
+        input=None if input is NO_INPUT else input,
+        has_input=input is not NO_INPUT,
+        result=outcome[1] if outcome else None,
+        has_result=bool(outcome and outcome[0]),
+        error=error,
+        metrics=metrics,
+        requested_by=requested_by,
+    )
+    runtime.log_decision(event)
+
+
+def refuse_if_read_only(server: Server) -> None:
+    """Writes through the API are refused when several worker processes serve (they could not agree)."""
+    if server.runtime.read_only:
+        raise errors.APIError(
+            400,
+            errors.INVALID_OPERATION,
+            "writes through the REST API are disabled: this server runs several worker processes, each with its own "
+            "copy of policies and data (load them at start-up, or run one worker)",
+        )
+
+
+async def _write(server: Server, request: Request, path: list[str]) -> Response:
+    from starlette.responses import Response
+
+    refuse_if_read_only(server)
+    method = request.method
+    ops: list[tuple[str, list[str], Any]]
+    if method == "DELETE":
+        ops = [("remove", path, None)]
+    else:
+        body = await read_body(request, server.options.max_body, server.options.gzip_max_body)
+        try:
+            value = _load_body(request, body)
+        except BodyError as exc:
+            raise errors.APIError(400, errors.INVALID_PARAMETER, str(exc)) from None
+        if method == "PUT":
+            ops = [("add", path, value)]
+        else:
+            ops = _patch_ops(path, value)
+    runtime = server.runtime
+
+    def run() -> bool:
+        try:
+            if method == "DELETE":
+                store.read(runtime.snapshot.data, path)
+            return runtime.write_data(ops, make_dirs=method == "PUT", if_none_match=method == "PUT" and request.headers.get("if-none-match") == "*")
+        except store.StorageError as err:
+            if err.code == store.INVALID_PATCH:
+                raise errors.APIError(400, errors.INVALID_PARAMETER, str(err)) from None
+            if err.code == store.WRITE_CONFLICT:
+                raise errors.APIError(404, errors.RESOURCE_CONFLICT, str(err)) from None
+            raise errors.APIError(404, errors.RESOURCE_NOT_FOUND, str(err)) from None
+        except RegoError as err:
+            raise errors.APIError(400, errors.INVALID_PARAMETER, errors.errors_text(errors.every_error(err))) from None
+
+    start = time.perf_counter_ns()
+    written = await server.worker.run(request, run)
+    if not written:
+        return Response(status_code=304)
+    if bool_param(request, "metrics"):  # (as OPA: 200 with the metrics instead of 204)
+        return json_response({"metrics": {"timer_server_handler_ns": time.perf_counter_ns() - start}})
+    return Response(status_code=204)
+
+
+def _patch_ops(root: list[str], patches: Any) -> list[tuple[str, list[str], Any]]:
+    if not isinstance(patches, list):
+        raise errors.APIError(400, errors.INVALID_PARAMETER, "json: cannot unmarshal object into Go value of type []types.PatchV1")
+    ops = []
+    for p in patches:
+        if not isinstance(p, dict):
+            raise errors.APIError(400, errors.INVALID_PARAMETER, "json: cannot unmarshal into Go value of type types.PatchV1")
+        op = p.get("op")
+        if op not in ("add", "remove", "replace"):
+            raise errors.APIError(400, errors.INVALID_PARAMETER, f"bad patch operation: {op if isinstance(op, str) else ''}")
+        raw = p.get("path")
+        raw = raw if isinstance(raw, str) else ""
+        segs = [s.replace("~1", "/").replace("~0", "~") for s in raw.strip("/").split("/") if s]
+        ops.append((op, root + segs, p.get("value")))
+    return ops
+
+
+async def v0_data(server: Server, request: Request) -> Response:
+    """``POST /v0/data[/{path}]``: the body is the input; the bare value, or 404 ``undefined_document``."""
+    if request.method != "POST":
+        return await not_allowed(server, request)
+    return await _v0(server, request, path_segments(request, "/v0/data"))
+
+
+async def index(server: Server, request: Request) -> Response:
+    """``POST /``: the default decision (``data.system.main``) with the body as input; ``GET /``: a page."""
+    if request.method == "POST":
+        return await _v0(server, request, list(server.options.default_decision))
+    if request.method == "GET":
+        from starlette.responses import HTMLResponse
+
+        return HTMLResponse(f"<html><body><pre>pyrego {__version__}: an OPA-compatible policy server</pre></body></html>")
+    return await not_allowed(server, request)
+
+
+async def _v0(server: Server, request: Request, path: list[str]) -> Response:
+    body = await read_body(request, server.options.max_body, server.options.gzip_max_body)
+    input: Any = NO_INPUT
+    if body.strip():
+        try:
+            input = _load_body(request, body)
+        except BodyError as exc:
+            raise errors.APIError(
+                400, errors.INVALID_PARAMETER, f"unexpected parse error for input: body contains malformed input document: {exc}"
+            ) from None
+    snap = server.runtime.snapshot
+    decision_id = str(uuid.uuid4())
+
+    def run() -> tuple[bool, Any, dict[str, int], Any]:
+        outcome = evaluate(server, snap, path, input)
+        _log(server, snap, decision_id, path, input, outcome, None, "", outcome[2])
+        return outcome
+
+    defined, value, _, _ = await server.worker.run(request, run)
+    if not defined:
+        has_rules = _has_rules(snap, path)
+        message = errors.MSG_FOUND_UNDEFINED if has_rules else errors.MSG_MISSING
+        raise errors.APIError(404, errors.UNDEFINED_DOCUMENT, f"{message}: {ref_text(path)}")
+    return json_response(value, pretty=pretty(request))
+
+
+def _has_rules(snap: Snapshot, path: Sequence[str]) -> bool:
+    """Whether a rule defines the document at ``path``."""
+    try:
+        code = snap.engine.program().code
+    except RegoError:
+        return False
+    key = tuple(int(s) if s.isdigit() else s for s in path)
+    return key in getattr(code, "rule_functions", {})

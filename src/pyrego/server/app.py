@@ -1,0 +1,203 @@
+"""The ASGI application of the policy server: :func:`create_app`.
+
+Routes are OPA's (``v1/server/server.go``); each request goes through
+:meth:`Server.endpoint`: authentication and authorization (when on), the
+handler, OPA's error body for any :class:`~pyrego.server.errors.APIError`,
+and the Prometheus duration histogram (``http_request_duration_seconds``
+with ``code``, ``handler`` and ``method`` labels, as OPA's).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from pyrego.server import errors
+from pyrego.server.common import ClientGone, Worker, error_response
+from pyrego.server.config import (
+    DEFAULT_AUTHORIZATION_DECISION,
+    DEFAULT_DECISION,
+    DEFAULT_MAX_LENGTH,
+    decision_path,
+    server_setting,
+)
+from pyrego.server.runtime import ServerRuntime
+
+if TYPE_CHECKING:
+    from starlette.applications import Starlette
+    from starlette.requests import Request
+    from starlette.responses import Response
+
+Handler = Callable[["Server", "Request"], Awaitable["Response"]]
+
+#: Histogram buckets of OPA's request duration metric (Prometheus' defaults).
+_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]
+_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
+
+
+@dataclass
+class ServerOptions:
+    """How the server answers (``pyrego run --server`` flags; defaults as OPA's).
+
+    ``authentication``: ``"off"`` or ``"token"`` (a ``Bearer`` token becomes
+    ``input.identity`` of the authorization policy); ``authorization``:
+    ``"off"`` or ``"basic"`` (every request is first asked of
+    ``default_authorization_decision``); ``max_body``: the largest request
+    body in bytes (``gzip_max_body``: decompressed, for gzip bodies);
+    ``gzip_min_length`` and ``gzip_level``: responses this long or longer are
+    gzip-compressed at that level for clients that accept it; ``max_concurrency``: evaluations running at once (more
+    wait); ``default_decision`` and ``authorization_decision``: path
+    segments under ``data``."""
+
+    authentication: str = "off"
+    authorization: str = "off"
+    max_body: int = DEFAULT_MAX_LENGTH
+    gzip_max_body: int = DEFAULT_MAX_LENGTH
+    gzip_min_length: int = 1024
+    gzip_level: int = 9
+    max_concurrency: int = 0
+    default_decision: tuple[str, ...] = tuple(decision_path({}, "default_decision", DEFAULT_DECISION))
+    authorization_decision: tuple[str, ...] = tuple(decision_path({}, "default_authorization_decision", DEFAULT_AUTHORIZATION_DECISION))
+
+    @classmethod
+    def from_config(cls, config: dict[str, Any], **overrides: Any) -> ServerOptions:
+        """Options from OPA's configuration (see :mod:`pyrego.server.config`), then ``overrides``."""
+        opts = cls(
+            max_body=int(server_setting(config, "decoding", "max_length", default=DEFAULT_MAX_LENGTH)),
+            gzip_max_body=int(server_setting(config, "decoding", "gzip", "max_length", default=DEFAULT_MAX_LENGTH)),
+            gzip_min_length=int(server_setting(config, "encoding", "gzip", "min_length", default=1024)),
+            gzip_level=int(server_setting(config, "encoding", "gzip", "compression_level", default=9)),
+            max_concurrency=int(server_setting(config, "max_concurrency", default=0)),
+            default_decision=tuple(decision_path(config, "default_decision", DEFAULT_DECISION)),
+            authorization_decision=tuple(decision_path(config, "default_authorization_decision", DEFAULT_AUTHORIZATION_DECISION)),
+        )
+        for key, value in overrides.items():
+            if value is not None:
+                setattr(opts, key, value)
+        return opts
+
+
+class Server:
+    """The application's state: the runtime, the options, the evaluation pool, the metrics."""
+
+    def __init__(self, runtime: ServerRuntime, options: ServerOptions) -> None:
+        from prometheus_client import CollectorRegistry, Histogram, gc_collector, platform_collector, process_collector
+
+        if options.authentication not in ("off", "token"):
+            raise ValueError(f"unknown authentication scheme {options.authentication!r} (off or token)")
+        if options.authorization not in ("off", "basic"):
+            raise ValueError(f"unknown authorization scheme {options.authorization!r} (off or basic)")
+        self.runtime = runtime
+        self.options = options
+        self.worker = Worker(options.max_concurrency or min(32, (os.cpu_count() or 1) * 4))
+        self.registry = CollectorRegistry()
+        process_collector.ProcessCollector(registry=self.registry)
+        platform_collector.PlatformCollector(registry=self.registry)
+        gc_collector.GCCollector(registry=self.registry)
+        self.duration = Histogram(
+            "http_request_duration_seconds",
+            "A histogram of duration for requests.",
+            ["code", "handler", "method"],
+            buckets=_BUCKETS,
+            registry=self.registry,
+        )
+
+    def endpoint(self, label: str, handler: Handler) -> Callable[[Request], Awaitable[Response]]:
+        """``handler`` as a Starlette endpoint: auth, OPA's error bodies, the duration metric."""
+
+        async def endpoint(request: Request) -> Response:
+            start = time.perf_counter()
+            try:
+                if self.options.authentication != "off" or self.options.authorization != "off":
+                    from pyrego.server.auth import authorize
+
+                    await authorize(self, request)
+                response = await handler(self, request)
+            except errors.APIError as err:
+                response = error_response(err)
+            except ClientGone:
+                from starlette.responses import Response
+
+                response = Response(status_code=499)  # (nobody reads it: the client has gone)
+            self.duration.labels(str(response.status_code), label, request.method).observe(time.perf_counter() - start)
+            return response
+
+        return endpoint
+
+
+async def _not_found(scope: Any, receive: Any, send: Any) -> None:
+    """An unknown route: Go's ``404 page not found`` (what OPA's router answers)."""
+    from starlette.responses import PlainTextResponse
+
+    await PlainTextResponse("404 page not found\n", status_code=404)(scope, receive, send)
+
+
+def create_app(
+    runtime: ServerRuntime | None = None,
+    *,
+    options: ServerOptions | None = None,
+    policies: dict[str, str] | None = None,
+    data: dict[str, Any] | None = None,
+) -> Starlette:
+    """An ASGI application answering OPA's REST API (mountable in Starlette or FastAPI).
+
+    ``runtime``: the store of policies and data to serve (default: a new
+    :class:`~pyrego.server.runtime.ServerRuntime` of ``policies`` and
+    ``data``); ``options``: authentication, authorization and limits
+    (:class:`ServerOptions`). The runtime is ``app.state.runtime``::
+
+        from fastapi import FastAPI
+        from pyrego.server import create_app
+
+        api = FastAPI()
+        api.mount("/opa", create_app(policies={"authz.rego": text}))
+    """
+    from starlette.applications import Starlette
+    from starlette.routing import Route
+
+    from pyrego.server import api_data, api_misc
+
+    if runtime is None:
+        runtime = ServerRuntime(policies, data)
+    server = Server(runtime, options or ServerOptions())
+
+    def route(path: str, label: str, handler: Handler) -> Route:
+        return Route(path, server.endpoint(label, handler), methods=_METHODS)
+
+    routes = [
+        route("/v1/data", "v1/data", api_data.v1_data),
+        route("/v1/data/{path:path}", "v1/data", api_data.v1_data),
+        route("/v0/data", "v0/data", api_data.v0_data),
+        route("/v0/data/{path:path}", "v0/data", api_data.v0_data),
+        route("/v1/policies", "v1/policies", api_misc.policies),
+        route("/v1/policies/{path:path}", "v1/policies", api_misc.policies),
+        route("/v1/query", "v1/query", api_misc.query),
+        route("/v1/query/{path:path}", "catchall", api_misc.not_allowed),
+        route("/v1/compile", "v1/compile", api_misc.compile_partial),
+        route("/v1/compile/{path:path}", "v1/compile", api_misc.compile_filters),
+        route("/v1/config", "v1/config", api_misc.config),
+        route("/v1/status", "v1/status", api_misc.status),
+        route("/health", "health", api_misc.health),
+        route("/health/{path:path}", "health", api_misc.health_policy),
+        route("/metrics", "metrics", api_misc.metrics),
+        route("/", "index", api_data.index),
+    ]
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        yield
+        server.worker.close()
+
+    from starlette.middleware import Middleware
+    from starlette.middleware.gzip import GZipMiddleware
+
+    gzip = Middleware(GZipMiddleware, minimum_size=server.options.gzip_min_length, compresslevel=server.options.gzip_level)
+    app = Starlette(routes=routes, lifespan=lifespan, middleware=[gzip])
+    app.router.redirect_slashes = False
+    app.router.default = _not_found
+    app.state.runtime = runtime
+    app.state.server = server
+    return app

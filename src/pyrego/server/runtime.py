@@ -1,0 +1,263 @@
+"""The policy server's state: one store of policies and data, and the engine built on it.
+
+:class:`ServerRuntime` owns a :class:`Snapshot` (the policies, the data, and
+an :class:`~pyrego.engine.Engine` compiled on both). A write builds a new
+snapshot on the side, compiles it, checks the data against the rules, and
+only then replaces the current one with one assignment: a request takes the
+snapshot once and evaluates on it from start to end, so it never sees half
+of a change, and writes never wait for evaluations (nor evaluations for
+writes). Writes are serialised among themselves by a lock.
+
+Bundles (:mod:`pyrego.bundle`) activate their policies and data with
+:meth:`ServerRuntime.activate`; plugins report their state with
+:meth:`ServerRuntime.set_plugin_status`; a decision logger (any object with
+``log(event: dict)``) receives OPA's decision events.
+"""
+
+from __future__ import annotations
+
+import datetime
+import threading
+import time
+import uuid
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from pyrego.engine import Engine
+from pyrego.errors import RegoError
+from pyrego.server import store
+from pyrego.version import __version__
+
+#: Plugin states, as OPA's plugin manager names them.
+PLUGIN_STATES = ("NOT_READY", "OK", "ERROR", "WARN")
+
+
+class DecisionLogger(Protocol):
+    """What receives decision events (``pyrego.plugins.logs`` provides one)."""
+
+    def log(self, event: dict[str, Any]) -> None: ...
+
+
+@dataclass
+class Snapshot:
+    """Policies, data and the engine compiled on them; never changed once made current."""
+
+    policies: dict[str, str]
+    data: dict[str, Any]
+    engine: Engine
+    revision: int
+    bundles: dict[str, str] = field(default_factory=dict)
+    strict_engine: Engine | None = None
+
+    def engine_for(self, strict_builtin_errors: bool) -> Engine:
+        """The engine to evaluate on (one with strict builtin errors, made on first use)."""
+        if not strict_builtin_errors:
+            return self.engine
+        eng = self.strict_engine
+        if eng is None:
+            eng = self.engine.clone()
+            eng.set_strict_builtin_errors(True)
+            self.strict_engine = eng
+        return eng
+
+
+class ServerRuntime:
+    """The state of one policy server process (see the module's docstring).
+
+    ``eval_timeout``: the time limit of one evaluation in seconds (None: none);
+    ``rego_v0``: parse policies as Rego v0; ``decision_logger``: receives
+    decision events; ``read_only``: refuse writes through the API (several
+    worker processes each hold their own copy and could not agree);
+    ``config``: the active configuration (for ``GET /v1/config`` and
+    ``opa.runtime()``)."""
+
+    def __init__(
+        self,
+        policies: Mapping[str, str] | None = None,
+        data: Mapping[str, Any] | None = None,
+        *,
+        eval_timeout: float | None = None,
+        rego_v0: bool = False,
+        decision_logger: DecisionLogger | None = None,
+        read_only: bool = False,
+        config: Mapping[str, Any] | None = None,
+    ) -> None:
+        self.eval_timeout = eval_timeout
+        self.rego_v0 = rego_v0
+        self.decision_logger = decision_logger
+        self.read_only = read_only
+        self.config: dict[str, Any] = dict(config or {})
+        self.instance_id = str(uuid.uuid4())
+        self._write_lock = threading.Lock()
+        self._plugins: dict[str, dict[str, Any]] = {}
+        self._plugins_lock = threading.Lock()
+        self._revision = 0
+        self._snapshot = self._build(dict(policies or {}), dict(data or {}), {})
+
+    # -- snapshots -----------------------------------------------------------------
+
+    @property
+    def snapshot(self) -> Snapshot:
+        """The current snapshot (take it once per request)."""
+        return self._snapshot
+
+    def _new_engine(self) -> Engine:
+        eng = Engine()
+        eng.set_rego_v0(self.rego_v0)
+        eng.set_gather_prints(False)
+        if self.eval_timeout is not None:
+            eng.set_eval_timeout(self.eval_timeout)
+        eng.set_runtime({"config": self.config, "env": {}, "version": __version__})
+        return eng
+
+    def _build(self, policies: dict[str, str], data: dict[str, Any], bundles: dict[str, str], base: Snapshot | None = None) -> Snapshot:
+        """A compiled snapshot of ``policies`` and ``data``; raises a RegoError when they do not compile together."""
+        if base is not None and base.policies == policies:
+            eng = base.engine.clone()  # (same policies: the compiled program is shared)
+            eng.clear_data()
+        else:
+            eng = self._new_engine()
+            if policies:
+                eng.add_policies(policies)
+        if data:
+            eng.add_data(data)
+        eng.compile()
+        self._revision += 1
+        return Snapshot(policies, data, eng, self._revision, bundles)
+
+    def activate(self, policies: Mapping[str, str], data: Mapping[str, Any], *, bundles: Mapping[str, str] | None = None) -> None:
+        """Replace all policies and data at once (what a bundle activation does).
+
+        ``bundles``: bundle name to revision, for provenance and decision logs.
+        Raises a :class:`~pyrego.errors.RegoError` (and changes nothing) when
+        the policies do not compile or the data clashes with them."""
+        with self._write_lock:
+            self._snapshot = self._build(dict(policies), dict(data), dict(bundles or {}))
+
+    # -- policies ------------------------------------------------------------------
+
+    def put_policy(self, policy_id: str, text: str) -> bool:
+        """Add or replace the policy ``policy_id``; False when the text is already the same.
+
+        Raises a RegoError (and changes nothing) when it does not parse or compile."""
+        with self._write_lock:
+            snap = self._snapshot
+            if snap.policies.get(policy_id) == text:
+                return False
+            policies = {**snap.policies, policy_id: text}
+            self._snapshot = self._build(policies, snap.data, snap.bundles)
+            return True
+
+    def delete_policy(self, policy_id: str) -> None:
+        """Remove the policy ``policy_id``; KeyError when there is none, a RegoError when the rest does not compile."""
+        with self._write_lock:
+            snap = self._snapshot
+            if policy_id not in snap.policies:
+                raise KeyError(policy_id)
+            policies = {k: v for k, v in snap.policies.items() if k != policy_id}
+            self._snapshot = self._build(policies, snap.data, snap.bundles)
+
+    # -- data ------------------------------------------------------------------------
+
+    def write_data(self, ops: Sequence[tuple[str, Sequence[str], Any]], *, make_dirs: bool = False, if_none_match: bool = False) -> bool:
+        """Apply the writes ``ops`` (``(op, path, value)``) together, or none of them.
+
+        Raises :class:`~pyrego.server.store.StorageError` for a write the store
+        refuses and a RegoError when the new data clashes with the rules.
+        ``if_none_match``: leave a document already at the one path alone
+        (returns False). ``make_dirs``: create missing parents (PUT)."""
+        with self._write_lock:
+            snap = self._snapshot
+            data = snap.data
+            if if_none_match:
+                try:
+                    store.read(data, ops[0][1])
+                    return False
+                except store.StorageError:
+                    pass
+            for op, path, value in ops:
+                data = store.write(data, op, path, value, make_dirs=make_dirs)
+            self._snapshot = self._build(snap.policies, data, snap.bundles, base=snap)
+            return True
+
+    # -- plugins and decision logs ---------------------------------------------------------
+
+    def set_plugin_status(self, name: str, state: str, message: str | None = None) -> None:
+        """Record plugin ``name``'s state (one of :data:`PLUGIN_STATES`) for the health and status APIs."""
+        if state not in PLUGIN_STATES:
+            raise ValueError(f"plugin state must be one of {', '.join(PLUGIN_STATES)}, not {state!r}")
+        status: dict[str, Any] = {"state": state}
+        if message:
+            status["message"] = message
+        with self._plugins_lock:
+            self._plugins = {**self._plugins, name: status}
+
+    def plugin_statuses(self) -> dict[str, dict[str, Any]]:
+        """Each plugin's status, by name."""
+        return self._plugins
+
+    def log_decision(self, event: dict[str, Any]) -> None:
+        """Hand a decision event to the decision logger (when there is one)."""
+        if self.decision_logger is not None:
+            self.decision_logger.log(event)
+
+    def decision_event(
+        self,
+        decision_id: str,
+        snap: Snapshot,
+        *,
+        path: str | None = None,
+        query: str | None = None,
+        input: Any = None,
+        has_input: bool = False,
+        result: Any = None,
+        has_result: bool = False,
+        error: dict[str, Any] | None = None,
+        metrics: Mapping[str, Any] | None = None,
+        requested_by: str = "",
+    ) -> dict[str, Any]:
+        """OPA's decision event for one evaluation (the fields OPA leaves out when empty, left out)."""
+        event: dict[str, Any] = {
+            "labels": {"id": self.instance_id, "version": __version__},
+            "decision_id": decision_id,
+        }
+        if snap.bundles:
+            event["bundles"] = {name: {"revision": rev} for name, rev in sorted(snap.bundles.items())}
+        if path is not None:
+            event["path"] = path
+        if query is not None:
+            event["query"] = query
+        if has_input:
+            event["input"] = input
+        if has_result:
+            event["result"] = result
+        if error is not None:
+            event["error"] = error
+        event["requested_by"] = requested_by
+        event["timestamp"] = rfc3339_nano(time.time_ns())
+        if metrics:
+            event["metrics"] = dict(metrics)
+        return event
+
+
+def rfc3339_nano(ns: int) -> str:
+    """A UTC time as Go's RFC3339Nano writes it (trailing zeros of the fraction dropped)."""
+    secs, frac = divmod(ns, 1_000_000_000)
+    stamp = datetime.datetime.fromtimestamp(secs, tz=datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S")
+    if frac:
+        stamp += "." + f"{frac:09d}".rstrip("0")
+    return stamp + "Z"
+
+
+def bundle_sources(paths: Sequence[str]) -> tuple[dict[str, str], dict[str, Any], dict[str, str]]:
+    """Policies, data and revisions (by bundle name) of the bundles at ``paths`` (``-b``).
+
+    The hook where :mod:`pyrego.bundle` plugs in bundle loading: until it
+    provides ``load_bundles(paths) -> (policies, data, revisions)``, this
+    raises an error that says so."""
+    try:
+        from pyrego.bundle import load_bundles  # type: ignore[attr-defined]
+    except ImportError:
+        raise RegoError("loading bundles (-b/--bundle) is not available yet in this version of pyrego", code="bundle_error") from None
+    return load_bundles(list(paths))  # type: ignore[no-any-return]
