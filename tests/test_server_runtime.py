@@ -10,7 +10,7 @@ import pytest
 
 from pyrego.errors import RegoError
 from pyrego.server import ServerRuntime, create_app
-from pyrego.server.runtime import bundle_sources, rfc3339_nano
+from pyrego.server.runtime import rfc3339_nano
 from server_helpers import serving
 
 POLICY = "package authz\n\ndefault allow := false\n\nallow if input.user == data.admins[_]\n"
@@ -74,11 +74,6 @@ def test_plugin_states() -> None:
         runtime.set_plugin_status("bundle", "FINE")
     runtime.set_plugin_status("bundle", "ERROR", "download failed")
     assert runtime.plugin_statuses() == {"bundle": {"state": "ERROR", "message": "download failed"}}
-
-
-def test_bundle_hook_says_it_is_not_wired() -> None:
-    with pytest.raises(RegoError, match="bundle"):
-        bundle_sources(["x.tar.gz"])
 
 
 def test_mounted_in_fastapi_and_starlette() -> None:
