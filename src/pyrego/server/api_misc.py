@@ -110,10 +110,14 @@ def _refuse_owned_package(server: Server, policy_id: str, text: str) -> None:
     from pyrego.bundle.reader import package_path
     from pyrego.parse.parser import parse_module
 
-    try:
-        module = parse_module(text, policy_id, rego_v1=not server.runtime.rego_v0)
-    except RegoError:
-        return  # (the write reports the parse error)
+    held = server.runtime.snapshot.parsed.get(policy_id)
+    if held is not None and held[0] == text:
+        module = held[1]  # (a bundle's module, parsed in its own Rego version)
+    else:
+        try:
+            module = parse_module(text, policy_id, rego_v1=not server.runtime.rego_v0)
+        except RegoError:
+            return  # (the write reports the parse error)
     refuse_if_owned(server, package_path(module))
 
 

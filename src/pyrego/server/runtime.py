@@ -61,6 +61,11 @@ def _erase(data: dict[str, Any], path: list[str]) -> dict[str, Any]:
     return out
 
 
+def _kept(snap: Snapshot, policies: Mapping[str, str]) -> dict[str, tuple[str, Any]]:
+    """The parsed (bundle) modules of ``snap`` still in ``policies`` with the same text."""
+    return {pid: m for pid, m in snap.parsed.items() if policies.get(pid) == m[0]}
+
+
 def _merge_data(a: dict[str, Any], b: Mapping[str, Any]) -> dict[str, Any]:
     """``b`` merged into a copy of ``a`` (objects merged key by key, other values of ``b`` win)."""
     out = dict(a)
@@ -258,7 +263,7 @@ class ServerRuntime:
             if snap.policies.get(policy_id) == text:
                 return False
             policies = {**snap.policies, policy_id: text}
-            self._snapshot = self._build(policies, snap.data, snap.bundles)
+            self._snapshot = self._build(policies, snap.data, snap.bundles, parsed=_kept(snap, policies), roots=snap.roots)
             return True
 
     def delete_policy(self, policy_id: str) -> None:
@@ -268,7 +273,7 @@ class ServerRuntime:
             if policy_id not in snap.policies:
                 raise KeyError(policy_id)
             policies = {k: v for k, v in snap.policies.items() if k != policy_id}
-            self._snapshot = self._build(policies, snap.data, snap.bundles)
+            self._snapshot = self._build(policies, snap.data, snap.bundles, parsed=_kept(snap, policies), roots=snap.roots)
 
     # -- data ------------------------------------------------------------------------
 
@@ -290,7 +295,7 @@ class ServerRuntime:
                     pass
             for op, path, value in ops:
                 data = store.write(data, op, path, value, make_dirs=make_dirs)
-            self._snapshot = self._build(snap.policies, data, snap.bundles, base=snap)
+            self._snapshot = self._build(snap.policies, data, snap.bundles, base=snap, parsed=snap.parsed, roots=snap.roots)
             return True
 
     # -- plugins and decision logs ---------------------------------------------------------
