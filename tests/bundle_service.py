@@ -79,12 +79,13 @@ class _Quiet(BaseHTTPRequestHandler):
 
 
 class BundleService:
-    """Serves ``self.body`` at ``/bundles/app.tar.gz`` with an ETag; ``mode``:
+    """Serves ``self.body`` at ``path`` with an ETag; ``mode``:
     ``"ok"``, ``"500"``, or ``"slow"`` (waits ``slow_seconds`` first). Started
     on ``port`` (0: any) by :meth:`start`, so that it can be down at first."""
 
-    def __init__(self, port: int = 0) -> None:
+    def __init__(self, port: int = 0, path: str = "/bundles/app.tar.gz") -> None:
         self.port = port
+        self.path = path
         self.body = b""
         self.etag = ""
         self.mode = "ok"
@@ -102,7 +103,7 @@ class BundleService:
             def do_GET(self) -> None:  # noqa: N802 - http.server's name
                 if service.mode == "slow":
                     time.sleep(service.slow_seconds)
-                if self.path.split("?")[0] != "/bundles/app.tar.gz" or not service.body:
+                if self.path.split("?")[0] != service.path or not service.body:
                     return self.reply(404)
                 if service.mode == "500":
                     return self.reply(500, b"boom")

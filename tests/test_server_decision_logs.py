@@ -17,7 +17,7 @@ import httpx
 
 from bundle_service import MASK, BundleService, Collector, bundle_bytes, server_config
 from pyrego.server.serve import ServeSettings, build_app
-from server_helpers import pyrego_server, serving
+from server_helpers import REPO, pyrego_server, serving
 
 
 def wait_until(pred: Any, timeout: float = 20.0, what: str = "condition") -> None:
@@ -136,3 +136,41 @@ def test_buffer_flushed_when_the_server_is_terminated(tmp_path: Path) -> None:
     assert [e["decision_id"] for e in collector.events] == ids
     assert all("password" not in e["input"] and e["erased"] == ["/input/password"] for e in collector.events)
     assert all(e["bundles"] == {str(bundle): {"revision": "flush-1"}} for e in collector.events)
+
+
+def test_container_example_config_is_accepted(tmp_path: Path) -> None:
+    """examples/container/config.yaml, as the image runs it, against local services."""
+    service = BundleService(path="/bundles/authz.tar.gz").start()
+    service.publish(bundle_bytes("example-1", signed=False))
+    collector = Collector()
+    example = REPO / "examples" / "container" / "config.yaml"
+    args = [
+        "--config-file", str(example),
+        "--set", f"services.bundles.url=http://127.0.0.1:{service.port}",
+        "--set", f"services.logs.url=http://127.0.0.1:{collector.port}",
+        "--set", f"persistence_directory={tmp_path / 'persist'}",
+        "--set", "bundles.authz.polling.min_delay_seconds=0.1",
+        "--set", "bundles.authz.polling.max_delay_seconds=0.2",
+        "--set", "default_decision=/app/allow",
+    ]  # fmt: skip
+    try:
+        with pyrego_server(args, ready_path="/health?bundles") as (base, proc):
+            with httpx.Client() as c:
+                r = c.post(base + "/", json={"user": "alice"})
+                assert r.status_code == 200 and r.json() is True
+                decision = c.post(base + "/v1/data/app/allow?provenance", json={"input": {"user": "alice"}}).json()
+                assert decision["provenance"]["bundles"] == {"authz": {"revision": "example-1"}}
+                cfg = c.get(base + "/v1/config").json()["result"]
+                assert cfg["labels"]["app"] == "authz" and cfg["bundles"]["authz"]["persist"] is True
+            proc.send_signal(signal.SIGTERM)
+            _, err = proc.communicate(timeout=30)
+            assert proc.returncode == 0
+    finally:
+        service.close()
+        collector.close()
+    assert (tmp_path / "persist" / "bundles" / "authz" / "bundle.tar.gz").is_file()
+    assert [e["decision_id"] for e in collector.events][-1] == decision["decision_id"]
+    assert all(e["labels"]["environment"] == "production" for e in collector.events)
+    status_lines = [json.loads(line) for line in err.decode().splitlines() if '"Status Log"' in line]
+    assert status_lines and status_lines[-1]["bundles"]["authz"]["active_revision"] == "example-1"
+    assert status_lines[-1]["type"] == "openpolicyagent.org/status"

@@ -390,21 +390,7 @@ async def status(server: Server, request: Request) -> Response:
     """``GET /v1/status``: the status report (labels, bundles, plugins), always on in pyrego."""
     if request.method != "GET":
         return await not_allowed(server, request)
-    runtime = server.runtime
-    snap = runtime.snapshot
-    bundles: dict[str, Any] = {name: {"name": name, "active_revision": rev} for name, rev in sorted(snap.bundles.items())}
-    if runtime.bundle_status is not None:
-        bundles.update(runtime.bundle_status())
-    result: dict[str, Any] = {
-        "labels": dict(runtime.labels),
-        "bundles": dict(sorted(bundles.items())),
-        "plugins": dict(sorted(runtime.plugin_statuses().items())),
-        "metrics": {"prometheus": {}},
-    }
-    logger = runtime.decision_logger
-    upload_status = getattr(logger, "upload_status", None)
-    if upload_status is not None:
-        result["decision_logs"] = upload_status()
+    result = server.runtime.status_report()
     return json_response({"result": result}, pretty=pretty(request))
 
 

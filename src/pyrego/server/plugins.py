@@ -12,6 +12,9 @@
   the previous one serving, and ``/v1/status`` says why). The ``bundle``
   plugin is ``NOT_READY`` (``/health?bundles`` 500) until every configured
   bundle has been activated once, then ``OK``;
+- ``status`` with ``console: true``: the status report on standard error
+  whenever it changes (:class:`StatusConsole`); ``GET /v1/status`` always
+  answers it (reporting to a status service is not supported);
 - ``decision_logs`` (with ``services``): a
   :class:`~pyrego.plugins.logs.DecisionLogger` masking with the current
   snapshot's ``data.system.log`` and labelled with the instance's labels.
@@ -26,15 +29,17 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from typing import TextIO
+
     from pyrego.bundle.model import Bundle
     from pyrego.bundle.signing import VerificationConfig
     from pyrego.server.runtime import ServerRuntime
 
-__all__ = ["BundlePlugin", "DecisionLogPlugin", "configure_plugins", "read_local_bundles"]
+__all__ = ["BundlePlugin", "DecisionLogPlugin", "StatusConsole", "configure_plugins", "read_local_bundles"]
 
 log = logging.getLogger("pyrego.server")
 
@@ -51,7 +56,13 @@ def read_local_bundles(
 class BundlePlugin:
     """The command line's bundles and the configured ones, activated together into the runtime."""
 
-    def __init__(self, runtime: ServerRuntime, config: Mapping[str, Any], local: Mapping[str, Bundle] | None = None) -> None:
+    def __init__(
+        self,
+        runtime: ServerRuntime,
+        config: Mapping[str, Any],
+        local: Mapping[str, Bundle] | None = None,
+        on_status: Callable[[], None] | None = None,
+    ) -> None:
         from pyrego.plugins.bundle import BundleDownloader
 
         self.runtime = runtime
@@ -64,7 +75,7 @@ class BundlePlugin:
             self._activate(self.bundles)
         self.downloader: BundleDownloader | None = None
         if config.get("bundles"):
-            self.downloader = BundleDownloader(config, self.on_bundle, rego_v1=not runtime.rego_v0)
+            self.downloader = BundleDownloader(config, self.on_bundle, rego_v1=not runtime.rego_v0, on_status=on_status)
             runtime.bundle_status = self.downloader.status
             runtime.set_plugin_status("bundle", "NOT_READY")
 
@@ -120,6 +131,45 @@ class DecisionLogPlugin:
         self.runtime.set_plugin_status("decision_logs", "NOT_READY")
 
 
+_TIMES = ("last_request", "last_successful_request", "last_successful_download", "last_successful_activation")
+
+
+class StatusConsole:
+    """``status: {console: true}``: the status report written to standard error as
+    OPA's ``Status Log`` lines, when it changes (download times aside)."""
+
+    def __init__(self, runtime: ServerRuntime, stream: TextIO | None = None) -> None:
+        self.runtime = runtime
+        self.stream = stream
+        self._last: str | None = None
+        self._lock = threading.Lock()
+
+    def report(self) -> None:
+        """Write the status report if it changed since the last one written."""
+        import json
+        import sys
+        from datetime import datetime
+
+        status = self.runtime.status_report()
+        bundles = {name: {k: v for k, v in b.items() if k not in _TIMES} for name, b in status["bundles"].items()}
+        key = json.dumps({**status, "bundles": bundles}, sort_keys=True, default=str)
+        with self._lock:
+            if key == self._last:
+                return
+            self._last = key
+            record = {**status, "level": "info", "msg": "Status Log", "type": "openpolicyagent.org/status"}
+            record["time"] = datetime.now().astimezone().isoformat(timespec="seconds")
+            stream = self.stream if self.stream is not None else sys.stderr
+            stream.write(json.dumps(record, sort_keys=True, ensure_ascii=False, separators=(",", ":")) + "\n")
+            stream.flush()
+
+    def start(self) -> None:
+        self.report()
+
+    def stop(self) -> None:
+        pass
+
+
 def configure_plugins(
     runtime: ServerRuntime,
     config: Mapping[str, Any],
@@ -135,9 +185,11 @@ def configure_plugins(
     :class:`~pyrego.plugins.logs.DecisionLogConfigError` or a
     :class:`~pyrego.errors.RegoError` for a configuration OPA refuses or a
     command-line bundle that cannot be read, verified or compiled."""
+    status_config = config.get("status") or {}
+    console = StatusConsole(runtime) if isinstance(status_config, dict) and status_config.get("console") else None
     local = read_local_bundles(bundle_paths, verification=verification, skip_verify=skip_verify, rego_v1=not runtime.rego_v0) if bundle_paths else {}
     if local or config.get("bundles"):
-        runtime.plugins.append(BundlePlugin(runtime, config, local))
+        runtime.plugins.append(BundlePlugin(runtime, config, local, on_status=console.report if console else None))
     if config.get("decision_logs") is not None:
         from pyrego.plugins.logs import DecisionLogger
 
@@ -149,3 +201,5 @@ def configure_plugins(
         )
         if logger is not None:
             runtime.plugins.append(DecisionLogPlugin(runtime, logger, flush_timeout))
+    if console is not None:
+        runtime.plugins.append(console)

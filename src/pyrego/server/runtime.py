@@ -310,6 +310,25 @@ class ServerRuntime:
         with self._plugins_lock:
             self._plugins = {**self._plugins, name: status}
 
+    def status_report(self) -> dict[str, Any]:
+        """OPA's status report (``GET /v1/status``, the console status log): labels,
+        bundles (each configured bundle's download and activation status),
+        plugins, decision logs' upload status."""
+        snap = self._snapshot
+        bundles: dict[str, Any] = {name: {"name": name, "active_revision": rev} for name, rev in snap.bundles.items()}
+        if self.bundle_status is not None:
+            bundles.update(self.bundle_status())
+        report: dict[str, Any] = {
+            "labels": dict(self.labels),
+            "bundles": dict(sorted(bundles.items())),
+            "plugins": dict(sorted(self._plugins.items())),
+            "metrics": {"prometheus": {}},
+        }
+        upload_status = getattr(self.decision_logger, "upload_status", None)
+        if upload_status is not None:
+            report["decision_logs"] = upload_status()
+        return report
+
     def plugin_statuses(self) -> dict[str, dict[str, Any]]:
         """Each plugin's status, by name."""
         return self._plugins
