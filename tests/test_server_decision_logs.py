@@ -86,6 +86,7 @@ def test_events_uploaded_masked_with_the_response_ids(tmp_path: Path) -> None:
     assert second["input"] == {"user": "bob"} and "result" not in second
     default = [e for e in collector.events if e.get("path") == "app/allow" and e["decision_id"] not in ids.values()]
     assert len(default) == 1 and default[0]["input"] == {"user": "alice"}
+    assert re.fullmatch(r"127\.0\.0\.1:\d+", default[0]["requested_by"])
     query = [e for e in collector.events if "query" in e]
     assert len(query) == 1 and query[0]["query"] == "data.app.allow = x" and query[0]["result"] == []
     undefined = [e for e in collector.events if e.get("path") == "app/nothing"]

@@ -347,10 +347,12 @@ async def _v0(server: Server, request: Request, path: list[str]) -> Response:
             ) from None
     snap = server.runtime.snapshot
     decision_id = str(uuid.uuid4())
+    client = request.client
+    requested_by = f"{client.host}:{client.port}" if client else ""
 
     def run() -> tuple[bool, Any, dict[str, int], Any]:
         outcome = evaluate(server, snap, path, input)
-        _log(server, snap, decision_id, path, input, outcome, None, "", outcome[2])
+        _log(server, snap, decision_id, path, input, outcome, None, requested_by, outcome[2])
         return outcome
 
     defined, value, _, _ = await server.worker.run(request, run)
