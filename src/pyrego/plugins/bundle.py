@@ -220,7 +220,7 @@ class _Poller:
         if path is None:
             return
         os.makedirs(os.path.dirname(path), exist_ok=True)
-        tmp = path + ".tmp"
+        tmp = f"{path}.{os.getpid()}.{threading.get_ident()}.tmp"  # (worker processes may share the folder)
         with open(tmp, "wb") as f:
             f.write(raw)
         os.replace(tmp, path)
