@@ -275,3 +275,33 @@ def test_downloaded_bundle_rego_version(tmp_path: Path, v0: bool) -> None:
             assert ids == ["app/app/policy.rego"]
     finally:
         service.close()
+
+
+def test_health_waits_for_every_configured_bundle(tmp_path: Path) -> None:
+    service = BundleService().start()
+    service.publish(bundle_bytes("r1", signed=False))
+    config = server_config(service.port, signed=False)
+    config["bundles"]["other"] = {"service": "bundles", "resource": "/bundles/other.tar.gz", "polling": {"min_delay_seconds": 0.05, "max_delay_seconds": 0.2}}
+    try:
+        with config_server(tmp_path, config) as base, httpx.Client() as c:
+            wait_until(lambda: bundle_status(base).get("active_revision") == "r1", what="r1")
+            wait_until(lambda: status(base)["bundles"]["other"].get("http_code") == "404", what="the other bundle's 404")
+            other = status(base)["bundles"]["other"]
+            assert other["code"] == "bundle_error" and other["message"] == "server replied with Not Found" and other["active_revision"] == ""
+            r = c.get(base + "/health?bundles")
+            assert r.status_code == 500 and r.json() == {"error": "one or more bundles are not activated"}
+            assert c.get(base + "/health").status_code == 200
+            assert answer(c, base) == ("r1", "r1", "r1", True)  # (the active one serves meanwhile)
+    finally:
+        service.close()
+
+
+def test_a_bundle_owning_all_of_data(tmp_path: Path) -> None:
+    whole = tmp_path / "whole.tar.gz"
+    whole.write_bytes(bundle_bytes("all", signed=False, roots=("",)))
+    with pyrego_server(["-b", str(whole)]) as (base, _), httpx.Client() as c:
+        assert answer(c, base)[:3] == ("all", "all", "all")
+        r = c.put(base + "/v1/data/anything", json=1)
+        assert r.status_code == 400 and r.json()["message"] == f'all paths owned by bundle "{whole}"'
+        r = c.put(base + "/v1/policies/x.rego", content=b"package elsewhere\n\np := 1\n")
+        assert r.status_code == 400 and r.json()["message"] == f'all paths owned by bundle "{whole}"'
