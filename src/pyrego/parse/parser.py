@@ -178,6 +178,7 @@ class Parser(LogicParser):
             self.v1_checks,
             annotations,
             first.location,
+            self.closures,
         )
 
     def build_rule(self, r: _Rule) -> ast.Rule:

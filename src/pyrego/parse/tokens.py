@@ -55,6 +55,9 @@ class TokenCursor:
         self.future = set(future)
         self.wild = 0
         self.depth = 0
+        #: whether a comprehension was made (written, or standing for a
+        #: `not`/`and`/`or` or a `with` in a template string): see ast.Module.closures
+        self.closures = False
         #: memo_key -> (term or None, error or None, position and kind after it)
         self.cache: dict[int, tuple[ast.Term | None, RegoParseError | None, int, str]] = {}
         #: the offset of each line's first character (and one past the end)
