@@ -109,6 +109,58 @@ def test_the_parser_tells_where_comprehensions_may_be(modules: list[ast.Module])
         assert _comprehensions(m.rules) and m.closures
 
 
+def _with_modifiers(node: object) -> int:
+    if isinstance(node, ast.Expr) and node.with_mods:
+        return 1
+    if dataclasses.is_dataclass(node):
+        return sum(_with_modifiers(getattr(node, f.name)) for f in dataclasses.fields(node))
+    if isinstance(node, tuple):
+        return sum(_with_modifiers(x) for x in node)
+    return 0
+
+
+def test_the_parser_tells_where_with_may_be(modules: list[ast.Module]) -> None:
+    seen = {True: 0, False: 0}
+    for m in modules:
+        seen[m.withs] += 1
+        if not m.withs:
+            assert _with_modifiers(m.rules) == 0, m
+    assert seen[True] > 50 and seen[False] > 500
+    # the word in a comment, a string, a name: no modifier
+    text = 'package p\n\n# with\nr if {\n\tstartswith(input.x, "with")\n\tinput.with_x\n}\n'
+    assert not parse_module(text, "p.rego", rego_v1=True).withs
+    text = 'package p\n\nf(x) := x\n\np := $"{f(1) with f as g}"\n\ng(_) := 2\n'
+    assert parse_module(text, "p.rego", rego_v1=True).withs
+
+
+def test_with_targets_are_found_where_with_is(modules: list[ast.Module]) -> None:
+    from pyrego.compile.pipeline import CompileState, _generate_code
+
+    compared = mocked = 0
+    for m in modules:
+        if "with" not in repr(m.rules):
+            continue
+        try:
+            tree = compile_modules([m])
+        except RegoError:
+            continue
+        programs = []
+        for module in (m, dataclasses.replace(m, withs=True)):
+            state = CompileState([module], texts=["with"])
+            state.tree = tree
+            try:
+                _generate_code(state)
+            except RegoError as err:
+                programs.append(str(err))
+                continue
+            assert state.program is not None
+            programs.append(sorted(state.program.mockable))
+        assert programs[0] == programs[1], m
+        compared += 1
+        mocked += bool(programs[0])
+    assert compared > 50 and mocked > 10
+
+
 @pytest.mark.parametrize("strict", [False, True])
 def test_local_variable_checks_skip_only_rules_that_declare_nothing(modules: list[ast.Module], strict: bool) -> None:
     compared = with_errors = 0

@@ -179,6 +179,7 @@ class Parser(LogicParser):
             annotations,
             first.location,
             self.closures,
+            "with" in self.text and "with" in self.kinds,
         )
 
     def build_rule(self, r: _Rule) -> ast.Rule:
