@@ -87,7 +87,14 @@ def _vars(term: ast.Term, out: set[str]) -> None:
                 out.add(head.name)
         else:
             _vars(head, out)
-        _vars_of_each(term.path, out)
+        for p in term.path:  # (_vars_of_each, inlined: most keys are constants)
+            if type(p) is Scalar:
+                continue
+            if type(p) is Var:
+                if p.name not in ROOTS:
+                    out.add(p.name)
+            else:
+                _vars(p, out)
     elif type(term) is Call:
         _vars_of_each(term.args, out)
     elif type(term) is Array or type(term) is SetTerm:
