@@ -6,6 +6,7 @@ engine."""
 
 from __future__ import annotations
 
+import time
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Protocol
 
@@ -22,14 +23,19 @@ from pyrego.errors import (
     RegoParseError,
 )
 from pyrego.parse.parser import parse_module, parse_term
-from pyrego.runtime.convert import from_python, to_python
+from pyrego.runtime.convert import from_python, to_python, valid_text
 from pyrego.runtime.values import UNDEF
 
 if TYPE_CHECKING:
+    from pyrego.engine import Engine
     from pyrego.runtime.context import EvalContext
 
 #: ``input`` not given to an evaluation call: the engine's own input is used.
 NO_INPUT: Any = object()
+
+#: A rule prepared for evaluation (:meth:`pyrego.engine.Engine.prepare_rule`):
+#: ``rule(input)`` is its value for that input, or ``pyrego.UNDEFINED``.
+PreparedRule = Callable[[Any], Any]
 
 #: A policy file as an engine holds it: its text and parsed module.
 PolicySource = tuple[str, ast.Module]
@@ -247,6 +253,90 @@ def _rule_location(program: Program, name: str) -> Location | None:
                 rule = node.rules[0] if node.rules else node.default
                 return rule.location if rule is not None else None
     return None
+
+
+def prepared_rule(engine: Engine, path: str) -> PreparedRule:
+    """:meth:`pyrego.engine.Engine.prepare_rule`'s function: ``eval_rule(path,
+    input=...)`` with the engine's table lookup done once.
+
+    It runs the engine's steps (see ``Engine.eval_rule``) from what it took
+    from the engine's table of resolved rules, while that table and the
+    evaluation settings are still the engine's: a change of policies or data
+    replaces the table, one of settings the settings, and the next call goes
+    through ``eval_rule`` and takes them again. Until the table holds the
+    rule's final functions (the code is still in its compact form), every
+    call goes through ``eval_rule``. A context is reused as ``eval_rule``
+    reuses one: read and cleared with nothing between, so two threads never
+    take the same."""
+    eval_rule = engine.eval_rule
+    monotonic = time.monotonic
+    # (table, settings, data, fn, more, default, program): one tuple, replaced whole.
+    current: Any = None
+    spare: EvalContext | None = None
+
+    def through_engine(input: Any) -> Any:
+        nonlocal current
+        value = eval_rule(path, input=input)
+        # Taken after the evaluation: its settings and resolved entry are made by then.
+        table, config = engine._rule_fns, engine._config
+        entry = table.get(path)
+        if entry is not None and entry[0] is not None and config is not None:
+            current = (table, config, engine._data, *entry)
+        return value
+
+    def rule(input: Any) -> Any:
+        nonlocal spare
+        now = current
+        if now is None or engine._rule_fns is not now[0] or engine._config is not now[1]:
+            return through_engine(input)
+        _, config, data, fn, more, default, program = now
+        ctx = spare
+        spare = None
+        if ctx is not None and ctx.cfg is config:
+            ctx.input = input
+            ctx.data = data
+            if ctx.cache:
+                ctx.cache = {}
+            ctx.q = None
+            if ctx.deadline is not None:
+                ctx.deadline = monotonic() + config.timeout  # type: ignore[operator]
+        else:
+            ctx = engine._context(input)
+            ctx.data = data
+        try:
+            value = fn(ctx)
+            if value is UNDEF:
+                value = default if not more else first_defined(ctx, more, default)
+        except Exception as exc:
+            failure = engine._evaluation_failure(exc, path, program)
+            if failure is exc:
+                raise
+            raise failure from (None if type(exc) is RecursionError else exc)
+        spare = ctx
+        if value is True or value is False or value is UNDEF:
+            return value
+        t = type(value)
+        if t is int or t is float or value is None:
+            return value
+        if t is str:
+            return value if value.isascii() else valid_text(value)
+        try:
+            return to_python(value)
+        except RecursionError:
+            raise _too_deep() from None
+
+    rule.__doc__ = f"The value of {path} for the input given, or pyrego.UNDEFINED (see Engine.prepare_rule)."
+    rule.__qualname__ = rule.__name__ = "prepared_rule"
+    return rule
+
+
+def first_defined(ctx: EvalContext, fns: tuple[Callable[..., Any], ...], default: Any) -> Any:
+    """The first defined value of ``fns`` for ``ctx``, else ``default``."""
+    for fn in fns:
+        value = fn(ctx)
+        if value is not UNDEF:
+            return value
+    return default
 
 
 def _too_deep() -> EvalRecursionError:

@@ -17,7 +17,7 @@ import math
 from typing import Any, Callable
 
 from pyrego.ast import nodes as ast
-from pyrego.builtins.registry import Builtin
+from pyrego.builtins.registry import Builtin, lookup
 from pyrego.codegen import closures
 from pyrego.codegen import docs as codegen_docs
 from pyrego.codegen.body import BodyEmitter
@@ -181,7 +181,8 @@ class ModuleGen:
             assert b is not None
             site = self._site_names[key] = self.fresh("C")
             self.namespace[site] = builtin_call(b.fn, name, location, b.needs_context)
-            self.builtin_sites[site] = BuiltinSite(self.builtin_global(name, b), self.literal(name), self.loc(location), b.needs_context)
+            standard = lookup(name) is b  # (not an extension in the builtin's place)
+            self.builtin_sites[site] = BuiltinSite(self.builtin_global(name, b), self.literal(name), self.loc(location), b.needs_context, standard)
         return site
 
     def builtin_caller(self, name: str) -> str:
