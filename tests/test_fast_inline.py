@@ -209,3 +209,52 @@ def D1_0(ctx):
 )
 def test_a_lookup_stays_where_moving_it_is_not_known_to_be_safe(code: str) -> None:
     assert hoist_lookups(_lines(code)) == _lines(code)
+
+
+def test_a_constant_documents_read_moves_but_not_another_rules() -> None:
+    code = _lines("""
+def D1_0(ctx, acc):
+    t1, t2 = rt_dinput(ctx, 'roles')
+    for i3 in rt_values(t2):
+        t4 = R3(ctx)
+        t5 = R4(ctx)
+        t6 = rt_get(t4, i3)
+        acc.add(t6)
+""")
+    assert hoist_lookups(code, frozenset({"R3"})) == _lines("""
+def D1_0(ctx, acc):
+    t1, t2 = rt_dinput(ctx, 'roles')
+    t4 = R3(ctx)
+    for i3 in rt_values(t2):
+        t5 = R4(ctx)
+        t6 = rt_get(t4, i3)
+        acc.add(t6)
+""")
+    assert hoist_lookups(code) == code
+
+
+WITH_POLICY = """package w
+perms := {"admin": ["read", "write"], "user": ["read"]}
+granted contains p if {
+    some role in input.roles
+    some p in perms[role]
+}
+mocked := x if {
+    x := granted with perms as {"user": ["fly"]}
+}
+"""
+
+
+@pytest.mark.parametrize("form", ["compact", "fast"])
+def test_a_hoisted_constant_document_still_takes_with(form: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(codegen_tiers, "PROMOTE_AFTER", 1 if form == "fast" else 10**9)
+    pyrego.clear_compile_cache()
+    try:
+        engine = pyrego.Engine()
+        engine.add_policy("w.rego", WITH_POLICY)
+        for _ in range(3):
+            assert engine.eval_rule("data.w.granted", input={"roles": ["admin", "user"]}) == {"read", "write"}
+            assert engine.eval_rule("data.w.mocked", input={"roles": ["admin", "user"]}) == {"fly"}
+        assert engine.program().code.gen.hot is (form == "fast")
+    finally:
+        pyrego.clear_compile_cache()

@@ -23,12 +23,12 @@ from pyrego.errors import (
     RegoParseError,
 )
 from pyrego.parse.parser import parse_module, parse_term
+from pyrego.runtime.context import EvalContext
 from pyrego.runtime.convert import from_python, to_python, valid_text
 from pyrego.runtime.values import UNDEF
 
 if TYPE_CHECKING:
     from pyrego.engine import Engine
-    from pyrego.runtime.context import EvalContext
 
 #: ``input`` not given to an evaluation call: the engine's own input is used.
 NO_INPUT: Any = object()
@@ -259,60 +259,60 @@ def prepared_rule(engine: Engine, path: str) -> PreparedRule:
     """:meth:`pyrego.engine.Engine.prepare_rule`'s function: ``eval_rule(path,
     input=...)`` with the engine's table lookup done once.
 
-    It runs the engine's steps (see ``Engine.eval_rule``) from what it took
-    from the engine's table of resolved rules, while that table and the
-    evaluation settings are still the engine's: a change of policies or data
-    replaces the table, one of settings the settings, and the next call goes
-    through ``eval_rule`` and takes them again. Until the table holds the
-    rule's final functions (the code is still in its compact form), every
-    call goes through ``eval_rule``. A context is reused as ``eval_rule``
-    reuses one: read and cleared with nothing between, so two threads never
-    take the same."""
+    It runs the engine's steps (see ``Engine.eval_rule``) with what it took
+    from the engine's table of resolved rules, for as long as that table is
+    the engine's: a change of policies, data or settings replaces the table,
+    and the next call goes through ``eval_rule`` and takes the new ones. Until
+    the table holds the rule's final functions (while the code is in its
+    compact form), every call goes through ``eval_rule``.
+
+    What it took is one list, replaced whole: ``[table, fn, more, default,
+    program, config, data, spare]``; ``spare`` is a context made for those
+    settings and data, left by the last call for the next (read and cleared
+    with nothing between, so two threads never take the same: see
+    ``Engine.eval_rule``)."""
     eval_rule = engine.eval_rule
     monotonic = time.monotonic
-    # (table, settings, data, fn, more, default, program): one tuple, replaced whole.
-    current: Any = None
-    spare: EvalContext | None = None
+    new_context = EvalContext.fast
+    current: list[Any] | None = None
 
     def through_engine(input: Any) -> Any:
         nonlocal current
         value = eval_rule(path, input=input)
         # Taken after the evaluation: its settings and resolved entry are made by then.
-        table, config = engine._rule_fns, engine._config
+        table, config, data = engine._rule_fns, engine._config, engine._data
         entry = table.get(path)
         if entry is not None and entry[0] is not None and config is not None:
-            current = (table, config, engine._data, *entry)
+            current = [table, *entry, config, data, None]
         return value
 
     def rule(input: Any) -> Any:
-        nonlocal spare
         now = current
-        if now is None or engine._rule_fns is not now[0] or engine._config is not now[1]:
+        if now is None or engine._rule_fns is not now[0]:
             return through_engine(input)
-        _, config, data, fn, more, default, program = now
-        ctx = spare
-        spare = None
-        if ctx is not None and ctx.cfg is config:
+        ctx = now[7]
+        now[7] = None
+        if ctx is not None:
             ctx.input = input
-            ctx.data = data
             if ctx.cache:
                 ctx.cache = {}
             ctx.q = None
             if ctx.deadline is not None:
-                ctx.deadline = monotonic() + config.timeout  # type: ignore[operator]
+                ctx.deadline = monotonic() + now[5].timeout
         else:
-            ctx = engine._context(input)
-            ctx.data = data
+            config = now[5]
+            timeout = config.timeout
+            ctx = new_context(input, now[6], config, None if timeout is None else monotonic() + timeout)
         try:
-            value = fn(ctx)
+            value = now[1](ctx)
             if value is UNDEF:
-                value = default if not more else first_defined(ctx, more, default)
+                value = now[3] if not now[2] else first_defined(ctx, now[2], now[3])
         except Exception as exc:
-            failure = engine._evaluation_failure(exc, path, program)
+            failure = engine._evaluation_failure(exc, path, now[4])
             if failure is exc:
                 raise
             raise failure from (None if type(exc) is RecursionError else exc)
-        spare = ctx
+        now[7] = ctx
         if value is True or value is False or value is UNDEF:
             return value
         t = type(value)

@@ -414,7 +414,7 @@ _DEF = re.compile(r"def \w+\((.*)\):")
 _LOOKUP_BASE = {"rt_dget(": _DGET, "rt_dpath(": _DPATH, "rt_dinput(": _DPATH}
 
 
-def hoist_lookups(lines: list[str]) -> list[str]:
+def hoist_lookups(lines: list[str], constants: frozenset[str] = frozenset()) -> list[str]:
     """``lines`` (canonical, one function or more) with the literal-key lookups
     that a loop repeats unchanged done once before it.
 
@@ -425,17 +425,19 @@ def hoist_lookups(lines: list[str]) -> list[str]:
     (not a ``for _ in ONCE`` block) inside which its operand is assigned
     nowhere: an operand that a statement of an enclosing block assigns
     before the loop (each name of the function assigned once, the function's
-    own parameters never), or that an earlier moved lookup did."""
+    own parameters never), or that an earlier moved lookup did. So does the
+    read of a constant document (``t = R3(ctx)``, ``R3`` in ``constants``):
+    its value, or the one ``with`` put in the memo before the function ran."""
     out: list[str] = []
     start = 0
     for i in range(1, len(lines) + 1):
         if i == len(lines) or lines[i].startswith("def "):
-            out += _hoisted_function(lines[start:i])
+            out += _hoisted_function(lines[start:i], constants)
             start = i
     return out
 
 
-def _hoisted_function(lines: list[str]) -> list[str]:
+def _hoisted_function(lines: list[str], constants: frozenset[str]) -> list[str]:
     if not lines or not (m := _DEF.fullmatch(lines[0])) or not any("for " in line for line in lines):
         return lines
     params = {p.strip() for p in m.group(1).split(",")}
@@ -474,6 +476,9 @@ def _hoisted_function(lines: list[str]) -> list[str]:
                 if helper in line and (m := shape.fullmatch(line)) is not None:
                     moved = _hoist(line, m, helper, loops, visible, assigned, out)
                     break
+            else:
+                if constants and " = R" in line and (m := _RULE_CALL.fullmatch(line)) is not None and m.group(3) in constants:
+                    moved = _hoist(line, m, "R", loops, visible, assigned, out)
         if moved:
             continue
         f = _FOR.fullmatch(line)
@@ -501,6 +506,8 @@ def _hoist(
     does not depend on, if any (see hoist_lookups); whether it moved."""
     if helper == "rt_dget(":
         targets, base = [m.group(2)], m.group(3)
+    elif helper == "R":
+        targets, base = [m.group(2)], m.group(4)
     else:
         targets, base = m.group(2).split(", "), m.group(4)
     at = visible.get(base)
@@ -534,7 +541,10 @@ def fast_lines(lines: list[str], sites: dict[str, BuiltinSite], wrappers: dict[s
     """The fast form of compact generated ``lines`` (``sites``: their builtin call sites;
     ``wrappers``: the program's rule wrappers, by name)."""
     out: list[str] = []
-    for line in hoist_lookups(lines):
+    constants = frozenset(
+        name for name, w in (wrappers or {}).items() if type(w) is RuleWrapper and w.kind == "complete" and w.constant is not None
+    )
+    for line in hoist_lookups(lines, constants):
         if line.lstrip().startswith("for ") and "in rt_values(" in line:
             m = _FOR.fullmatch(line)
             if m is not None:
