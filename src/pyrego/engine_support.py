@@ -306,7 +306,12 @@ def prepared_rule(engine: Engine, path: str) -> PreparedRule:
         try:
             value = now[1](ctx)
             if value is UNDEF:
-                value = now[3] if not now[2] else first_defined(ctx, now[2], now[3])
+                for fn in now[2]:
+                    value = fn(ctx)
+                    if value is not UNDEF:
+                        break
+                else:
+                    value = now[3]
         except Exception as exc:
             failure = engine._evaluation_failure(exc, path, now[4])
             if failure is exc:
@@ -328,15 +333,6 @@ def prepared_rule(engine: Engine, path: str) -> PreparedRule:
     rule.__doc__ = f"The value of {path} for the input given, or pyrego.UNDEFINED (see Engine.prepare_rule)."
     rule.__qualname__ = rule.__name__ = "prepared_rule"
     return rule
-
-
-def first_defined(ctx: EvalContext, fns: tuple[Callable[..., Any], ...], default: Any) -> Any:
-    """The first defined value of ``fns`` for ``ctx``, else ``default``."""
-    for fn in fns:
-        value = fn(ctx)
-        if value is not UNDEF:
-            return value
-    return default
 
 
 def _too_deep() -> EvalRecursionError:
