@@ -292,3 +292,136 @@ def test_threads_during_policy_changes_see_old_or_new_never_a_mix(quick_switches
         for t in threads:
             t.join()
     assert not bad and len(seen) > 10
+
+
+# -- rules evaluated as functions of the input alone (codegen.prepared) ---------------------
+
+DIRECT_POLICY = """package d
+default allow := false
+allow if {
+    input.user.role == "admin"
+    count(input.user.perms) > 0
+    startswith(input.path, "/api/")
+}
+allow if {
+    some p in input.paths
+    endswith(p, ".pub")
+    input.user.public == true
+}
+same_clock if {
+    a := time.now_ns()
+    some _ in [1, 2, 3]
+    b := time.now_ns()
+    a == b
+}
+pairs if {
+    some x in input.xs
+    some y in input.xs
+    x == y + 100000
+}
+calls_rule if allow
+"""
+
+
+def _hot_engine(policy: str, warm: str, inp: Any) -> pyrego.Engine:
+    engine = pyrego.Engine()
+    engine.add_policy("d.rego", policy)
+    for _ in range(100):
+        engine.eval_rule(warm, input=inp)
+    assert engine.program().code.gen.hot
+    return engine
+
+
+def _entry(engine: pyrego.Engine, path: str) -> Any:
+    engine.eval_rule(path, input={})
+    engine.eval_rule(path, input={})
+    return engine._rule_fns[path]
+
+
+def test_which_rules_get_a_function_of_the_input() -> None:
+    from pyrego.codegen.prepared import input_function
+
+    engine = _hot_engine(DIRECT_POLICY, "data.d.allow", {"user": {"role": "admin", "perms": [1]}, "path": "/api/x"})
+    program = engine.program().code
+
+    def direct(path: str) -> Any:
+        fn, more, default, prog = _entry(engine, path)
+        return input_function(prog, (fn, *more), default, lambda: None)
+
+    assert direct("data.d.allow") is not None
+    assert direct("data.d.same_clock") is not None
+    assert direct("data.d.pairs") is not None
+    assert direct("data.d.calls_rule") is None  # a rule call needs the memo
+    assert program is engine.program().code
+
+
+DIRECT_INPUTS: list[Any] = [
+    {"user": {"role": "admin", "perms": [1]}, "path": "/api/x"},
+    {"user": {"role": "admin", "perms": []}, "path": "/api/x"},
+    {"user": {"role": "admin", "perms": 7}, "path": "/api/x"},
+    {"user": {"role": "admin", "perms": "ab"}, "path": 5},
+    {"user": {"role": "admin", "perms": {"a": 1}}, "path": "/web"},
+    {"user": {"public": True}, "paths": ["a.txt", "b.pub"]},
+    {"user": {"public": True}, "paths": ["a.txt", 3, "b.pub"]},
+    {"user": {"public": True}, "paths": [3, "a.txt"]},
+    {"user": {"public": 1}, "paths": {"k": "b.pub"}},
+    {"user": None, "paths": "x.pub"},
+    {"xs": [1, 2, 100003], "user": {}},
+    {"xs": [1, 100001], "user": {}},
+    {},
+    None,
+    [],
+]
+
+
+@pytest.mark.parametrize("strict", [False, True])
+def test_a_function_of_the_input_answers_as_eval_rule(strict: bool) -> None:
+    engine = _hot_engine(DIRECT_POLICY, "data.d.allow", DIRECT_INPUTS[0])
+    engine.set_strict_builtin_errors(strict)
+    errors = 0
+    for name in ("allow", "same_clock", "pairs", "calls_rule"):
+        rule = engine.prepare_rule(f"data.d.{name}")
+        for _ in range(3):
+            for inp in DIRECT_INPUTS:
+                try:
+                    expected: Any = ("value", engine.eval_rule(f"data.d.{name}", input=inp))
+                except pyrego.RegoError as err:
+                    expected = ("error", type(err), err.code, str(err), err.location)
+                try:
+                    got: Any = ("value", rule(inp))
+                except pyrego.RegoError as err:
+                    got = ("error", type(err), err.code, str(err), err.location)
+                    errors += 1
+                assert got == expected, (name, inp)
+    # Strict builtin errors come from the function of the input too, with their locations.
+    assert (errors > 0) is strict
+    allow = engine.prepare_rule("data.d.allow")
+    allow(None)
+    assert _runs_without_context(allow)
+    calls_rule = engine.prepare_rule("data.d.calls_rule")
+    calls_rule(None)
+    assert not _runs_without_context(calls_rule)
+    assert engine.prepare_rule("data.d.same_clock")(None) is True
+
+
+def _runs_without_context(rule: Any) -> bool:
+    """Whether the prepared function took a function of the input (see engine_support.prepared_rule)."""
+    cells = dict(zip(rule.__code__.co_freevars, rule.__closure__))
+    now = cells["current"].cell_contents
+    return now is not None and now[8] is not None
+
+
+def test_a_time_limit_holds_for_a_rule_that_could_run_without_a_context() -> None:
+    engine = _hot_engine(DIRECT_POLICY, "data.d.pairs", {"xs": [1, 2]})
+    pairs = engine.prepare_rule("data.d.pairs")
+    assert pairs({"xs": [1, 100001]}) is True
+    assert _runs_without_context(pairs)
+    engine.set_eval_timeout(0.2)
+    assert pairs({"xs": [1, 100001]}) is True  # (takes the new settings)
+    assert not _runs_without_context(pairs)
+    err = _error(pairs, {"xs": list(range(4000))})
+    assert isinstance(err, pyrego.EvalCancelError) and err.location is not None and err.location.file == "d.rego"
+    engine.set_eval_timeout(None)
+    assert pairs({"xs": list(range(300))}) is pyrego.UNDEFINED
+    assert _runs_without_context(pairs)
+    assert pairs({"xs": [5, 100005]}) is True

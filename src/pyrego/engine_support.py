@@ -267,10 +267,11 @@ def prepared_rule(engine: Engine, path: str) -> PreparedRule:
     compact form), every call goes through ``eval_rule``.
 
     What it took is one list, replaced whole: ``[table, fn, more, default,
-    program, config, data, spare]``; ``spare`` is a context made for those
-    settings and data, left by the last call for the next (read and cleared
-    with nothing between, so two threads never take the same: see
-    ``Engine.eval_rule``)."""
+    program, config, data, spare, direct]``; ``spare`` is a context made for
+    those settings and data, left by the last call for the next (read and
+    cleared with nothing between, so two threads never take the same: see
+    ``Engine.eval_rule``); ``direct``, where the rule needs no context, its
+    evaluation as a function of the input (``codegen.prepared``)."""
     eval_rule = engine.eval_rule
     monotonic = time.monotonic
     new_context = EvalContext.fast
@@ -283,13 +284,22 @@ def prepared_rule(engine: Engine, path: str) -> PreparedRule:
         table, config, data = engine._rule_fns, engine._config, engine._data
         entry = table.get(path)
         if entry is not None and entry[0] is not None and config is not None:
-            current = [table, *entry, config, data, None]
+            current = [table, *entry, config, data, None, _input_function(entry, config, data)]
         return value
 
     def rule(input: Any) -> Any:
         now = current
         if now is None or engine._rule_fns is not now[0]:
             return through_engine(input)
+        direct = now[8]
+        if direct is not None:
+            try:
+                return direct(input)  # (its values need no conversion)
+            except Exception as exc:
+                failure = engine._evaluation_failure(exc, path, now[4])
+                if failure is exc:
+                    raise
+                raise failure from (None if type(exc) is RecursionError else exc)
         ctx = now[7]
         now[7] = None
         if ctx is not None:
@@ -333,6 +343,18 @@ def prepared_rule(engine: Engine, path: str) -> PreparedRule:
     rule.__doc__ = f"The value of {path} for the input given, or pyrego.UNDEFINED (see Engine.prepare_rule)."
     rule.__qualname__ = rule.__name__ = "prepared_rule"
     return rule
+
+
+def _input_function(entry: Any, config: Any, data: Any) -> Callable[[Any], Any] | None:
+    """The evaluation of a resolved rule ``entry`` as a function of the input
+    (see :mod:`pyrego.codegen.prepared`), where it can be one; never with a
+    time limit (the deadline is found from a context on the stack)."""
+    fn, more, default, program = entry
+    if config.timeout is not None or program is None:
+        return None
+    from pyrego.codegen.prepared import input_function
+
+    return input_function(program, (fn, *more), default, lambda: EvalContext.fast(UNDEF, data, config, None))
 
 
 def _too_deep() -> EvalRecursionError:
