@@ -425,3 +425,23 @@ def test_a_time_limit_holds_for_a_rule_that_could_run_without_a_context() -> Non
     assert pairs({"xs": list(range(300))}) is pyrego.UNDEFINED
     assert _runs_without_context(pairs)
     assert pairs({"xs": [5, 100005]}) is True
+
+
+def test_coverage_turned_on_after_prepare_is_collected_from_prepared_calls() -> None:
+    engine = _hot_engine(DIRECT_POLICY, "data.d.allow", DIRECT_INPUTS[0])
+    allow = engine.prepare_rule("data.d.allow")
+    assert allow(DIRECT_INPUTS[0]) is True
+    assert _runs_without_context(allow)
+    engine.set_enable_coverage(True)
+    assert allow(DIRECT_INPUTS[5]) is True
+    by_prepared = engine.get_coverage_report()
+    engine.clear_coverage_data()
+    assert engine.eval_rule("data.d.allow", input=DIRECT_INPUTS[5]) is True
+    by_eval_rule = engine.get_coverage_report()
+    assert by_prepared == by_eval_rule
+    assert by_prepared["files"]["d.rego"]["covered"]  # (lines of the second allow)
+    engine.set_enable_coverage(False)
+    engine.clear_coverage_data()
+    assert allow(DIRECT_INPUTS[0]) is True
+    assert _runs_without_context(allow)
+    assert not engine.get_coverage_report()["files"]["d.rego"].get("covered")

@@ -261,8 +261,9 @@ def prepared_rule(engine: Engine, path: str) -> PreparedRule:
 
     It runs the engine's steps (see ``Engine.eval_rule``) with what it took
     from the engine's table of resolved rules, for as long as that table is
-    the engine's: a change of policies, data or settings replaces the table,
-    and the next call goes through ``eval_rule`` and takes the new ones. Until
+    the engine's: a change of policies, data or settings (coverage too)
+    replaces the table, and the next call goes through ``eval_rule`` and
+    takes the new ones; with coverage on, every call goes through it. Until
     the table holds the rule's final functions (while the code is in its
     compact form), every call goes through ``eval_rule``.
 
@@ -272,14 +273,16 @@ def prepared_rule(engine: Engine, path: str) -> PreparedRule:
     cleared with nothing between, so two threads never take the same: see
     ``Engine.eval_rule``); ``direct``, where the rule needs no context, its
     evaluation as a function of the input (``codegen.prepared``)."""
-    eval_rule = engine.eval_rule
     monotonic = time.monotonic
     new_context = EvalContext.fast
     current: list[Any] | None = None
 
     def through_engine(input: Any) -> Any:
         nonlocal current
-        value = eval_rule(path, input=input)
+        value = engine.eval_rule(path, input=input)
+        if "eval_rule" in engine.__dict__:
+            # Coverage is on (it shadows eval_rule): every call records it there.
+            return value
         # Taken after the evaluation: its settings and resolved entry are made by then.
         table, config, data = engine._rule_fns, engine._config, engine._data
         entry = table.get(path)
