@@ -69,6 +69,10 @@ def worker_spec(target: Target) -> tuple[Any, ...]:
     except ArtifactError:
         pass
     compiled = target.program()  # type: ignore[union-attr]
+    if compiled.builtins_key[0]:
+        from pyrego.errors import ArgumentError
+
+        raise ArgumentError("an engine with extension functions cannot evaluate in worker processes (they are not sent to workers)")
     ctx = compiled.context(None)
     settings = {"rego_v0": compiled.rego_v0, "strict": ctx.cfg.strict, "timeout": ctx.cfg.timeout}
     return (engine_rule, type(target), compiled.texts, ctx.data, settings)
@@ -107,7 +111,7 @@ def eval_many(
 def eval_lines(
     target: Target,
     path: str,
-    lines: Iterable[str],
+    lines: Iterable[str | bytes],
     *,
     processes: int | None = None,
     chunk_size: int = DEFAULT_CHUNK_SIZE,

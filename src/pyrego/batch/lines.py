@@ -40,7 +40,7 @@ def _error_text(err: RegoError) -> str:
     return error_line(err.code, err.message, err.location)
 
 
-def eval_line_chunk(rule: PreparedRule, lines: list[str], first_line: int = 1) -> list[tuple[bool, str]]:
+def eval_line_chunk(rule: PreparedRule, lines: list[str | bytes], first_line: int = 1) -> list[tuple[bool, str]]:
     """``(ok, output line)`` for each non-blank line of ``lines`` (``first_line``:
     the number of ``lines[0]`` in its file, for messages)."""
     parsed: list[Any] = []
@@ -76,9 +76,9 @@ def eval_line_chunk(rule: PreparedRule, lines: list[str], first_line: int = 1) -
     return out
 
 
-def eval_lines_prepared(rule: PreparedRule, lines: Iterable[str], chunk_size: int = 1000) -> Iterator[tuple[bool, str]]:
+def eval_lines_prepared(rule: PreparedRule, lines: Iterable[str | bytes], chunk_size: int = 1000) -> Iterator[tuple[bool, str]]:
     """:func:`eval_line_chunk` over ``lines`` in chunks, lazily."""
-    chunk: list[str] = []
+    chunk: list[str | bytes] = []
     first = 1
     for line in lines:
         chunk.append(line)

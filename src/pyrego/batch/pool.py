@@ -68,7 +68,7 @@ def _run_values(chunk: list[Any]) -> list[tuple[bool, Any]]:
     return [(True, v) if e is None else (False, error_to_wire(e)) for v, e in run_prepared(rule, chunk)]
 
 
-def _run_lines(chunk: tuple[int, list[str]]) -> list[tuple[bool, str]]:
+def _run_lines(chunk: tuple[int, list[str | bytes]]) -> list[tuple[bool, str]]:
     from pyrego.batch.lines import eval_line_chunk
 
     rule = _worker_rule
@@ -140,7 +140,7 @@ def pool_values(
 def pool_lines(
     spec: tuple[Any, ...],
     path: str,
-    lines: Iterable[str],
+    lines: Iterable[str | bytes],
     *,
     processes: int,
     chunk_size: int,
