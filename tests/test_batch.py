@@ -183,10 +183,14 @@ def test_generators_are_read_lazily() -> None:
             read += 1
             yield {"a": i} if i % 2 else {"b": i}
 
+    from pyrego.batch import SMALL_BATCH
+
     results = engine.eval_many("data.x.p", inputs())
+    assert read == SMALL_BATCH + 1  # (looked ahead to tell a small batch from a large one)
     first = list(itertools.islice(results, 5))
     assert [r.value for r in first] == [2, 1, 2, 1, 2]
-    assert read == 5  # an endless generator, read one input per result
+    more = list(itertools.islice(results, 100))
+    assert [r.value for r in more[:2]] == [1, 2] and read == 105  # an endless generator, read one input per result
 
 
 def test_empty_input_and_non_rule_paths() -> None:
@@ -203,9 +207,12 @@ def test_empty_input_and_non_rule_paths() -> None:
 def test_compile_errors_are_raised_by_the_call() -> None:
     engine = pyrego.Engine()
     engine.add_policy("bad.rego", "package b\nimport rego.v1\np if { x := 1; x == y }\n")
-    with pytest.raises(RegoError) as raised:
-        engine.eval_many("data.b.p", [{}])
-    assert raised.value.code == "rego_unsafe_var_error"
+    for inputs in ([{}], [{}] * 100):
+        with pytest.raises(RegoError) as raised:
+            list(engine.eval_many("data.b.p", inputs))  # never an input's error
+        assert raised.value.code == "rego_unsafe_var_error"
+    with pytest.raises(RegoError, match="rule path"):
+        list(pyrego.Engine().eval_many("data.x[input.y]", [{}]))
     with pytest.raises(RegoError):
         engine.eval_many("data.b.p", [{}], on_error="bogus")  # type: ignore[arg-type]
 

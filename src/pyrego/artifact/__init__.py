@@ -34,11 +34,11 @@ def write_artifact(engine: ProgramSource, path: str | os.PathLike[str]) -> dict[
     return write(engine, path)
 
 
-def load_artifact(path: str | os.PathLike[str]) -> CompiledPolicy:
+def load_artifact(path: str | os.PathLike[str], *, cache: bool = True) -> CompiledPolicy:
     """Load an artifact (see :func:`pyrego.artifact.load.load_artifact`): trusted sources only."""
     from pyrego.artifact.load import load_artifact as load
 
-    return load(path)
+    return load(path, cache=cache)
 
 
 __all__ = ["ArtifactError", "load_artifact", "write_artifact"]

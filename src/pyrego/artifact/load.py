@@ -17,6 +17,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Iterator
 from decimal import Decimal
+from types import CodeType
 from typing import Any
 
 from pyrego.artifact.format import ArtifactError, open_envelope
@@ -154,7 +155,7 @@ class CompiledPolicy:
         if entry is None:
             raise ArgumentError(f"{path} is not a rule of this artifact (its rules: {', '.join(self.rules)})")
         fn, more, default = entry
-        return PreparedRule(fn, more, default, self._context, self._config.timeout, _no_source)
+        return PreparedRule(fn, more, default, self._context, _no_source)
 
     def eval_rule(self, path: str, *, input: Any = None) -> Any:
         """The value of the rule at ``path`` for ``input``, or ``pyrego.UNDEFINED`` (as ``Engine.eval_rule``)."""
@@ -192,14 +193,32 @@ def _no_source(err: RegoError) -> None:
     """Artifacts hold no policy text: errors keep their file:row:col only."""
 
 
-def load_artifact_bytes(blob: bytes, where: str = "artifact") -> CompiledPolicy:
-    """A :class:`CompiledPolicy` from an artifact's bytes (checked as :func:`load_artifact` does)."""
+def _compile(source: str, where: str, digest: str, cache: bool) -> CodeType:
+    """The code of an artifact's source: from pyrego's on-disk code cache
+    (:mod:`pyrego.codegen.disk_cache`: a private directory, packs checked
+    as there) when ``cache`` and the cache is usable, else ``compile()``.
+    Python's ``compile()`` is most of a load's cost; a code object read back
+    costs about a fiftieth of it."""
+    if cache:
+        from pyrego.codegen.disk_cache import CodeCache, default_directory
+
+        store = CodeCache(default_directory())
+        if store.usable():
+            store.use_context(f"artifact:{digest}")  # one pack per artifact content
+            code = store.compile(source, where)
+            store.flush()
+            return code
+    return compile(source, where, "exec")
+
+
+def load_artifact_bytes(blob: bytes, where: str = "artifact", *, cache: bool = False) -> CompiledPolicy:
+    """A :class:`CompiledPolicy` from an artifact's bytes (checked as
+    :func:`load_artifact` does; ``cache``: as there, off by default here)."""
     meta, body = open_envelope(blob, where)
     try:
-        source = body.decode("utf-8")
         # The first line stays out of the code; a blank line keeps line numbers.
-        code = compile("\n" + source, where, "exec")
-    except (UnicodeDecodeError, SyntaxError, ValueError) as exc:
+        code = _compile("\n" + body.decode("utf-8"), where, meta["digest"], cache)
+    except (UnicodeDecodeError, SyntaxError, ValueError, RecursionError, MemoryError) as exc:
         raise ArtifactError(f"{where}: the artifact's code does not compile ({type(exc).__name__})") from None
     namespace = _namespace()
     exec(code, namespace)  # noqa: S102 - an artifact is trusted code (see the module's description)
@@ -208,10 +227,13 @@ def load_artifact_bytes(blob: bytes, where: str = "artifact") -> CompiledPolicy:
     return CompiledPolicy(namespace, meta, blob)
 
 
-def load_artifact(path: str | os.PathLike[str]) -> CompiledPolicy:
+def load_artifact(path: str | os.PathLike[str], *, cache: bool = True) -> CompiledPolicy:
     """Load the artifact at ``path`` (written by :func:`pyrego.artifact.write_artifact`).
 
-    Raises :class:`~pyrego.artifact.format.ArtifactError` when the file is not
+    ``cache``: keep the artifact's compiled Python code in pyrego's on-disk
+    code cache (``$PYREGO_CACHE_DIR``, else ``~/.cache/pyrego``; used only
+    while private to this user, as ``__pycache__`` is), so that loading it
+    again skips Python's ``compile()``. Raises :class:`~pyrego.artifact.format.ArtifactError` when the file is not
     an artifact, was modified or damaged (its digest does not match), or was
     written by another pyrego version. Loading runs the artifact's code: load
     only artifacts from a trusted source."""
@@ -221,7 +243,7 @@ def load_artifact(path: str | os.PathLike[str]) -> CompiledPolicy:
             blob = f.read()
     except OSError as exc:
         raise ArtifactError(f"cannot read artifact {where}: {exc.strerror or exc}") from None
-    return load_artifact_bytes(blob, where)
+    return load_artifact_bytes(blob, where, cache=cache)
 
 
 def artifact_rule(path: str, blob: bytes) -> PreparedRule:

@@ -19,17 +19,47 @@ settings are those of the engine when the batch starts.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any, Protocol, Union
 
 from pyrego.batch.prepared import PreparedRule, run_prepared
-from pyrego.batch.results import BatchResult, OnError
+from pyrego.batch.results import OK_FALSE, OK_TRUE, BatchResult, OnError, error_result, ok_result
+from pyrego.errors import RegoError
 
 if TYPE_CHECKING:
     from pyrego.engine_support import ProgramSource
 
 #: Inputs sent to a worker process at a time (and parsed at a time, for JSON Lines).
 DEFAULT_CHUNK_SIZE = 1000
+
+#: Batches of at most this many inputs are evaluated by the engine's ``eval_rule``
+#: (preparing the rule for a batch costs about a dozen evaluations of a small policy).
+SMALL_BATCH = 32
+
+
+_from_engine: Any = None
+
+
+def _load_from_engine() -> Any:
+    """``prepare_from_engine``, imported on first use (a loaded artifact never needs the engine's side)."""
+    global _from_engine
+    from pyrego.batch.from_engine import prepare_from_engine
+
+    _from_engine = prepare_from_engine
+    return prepare_from_engine
+
+
+def _by_engine(eval_rule: Any, path: str, inputs: Iterable[Any], raising: bool) -> Iterator[BatchResult]:
+    for value in inputs:
+        try:
+            result = eval_rule(path, input=value)
+        except RegoError as err:
+            if raising or not err.code.startswith("eval_"):
+                raise  # (a compile error or a bad path is not the input's)
+            yield error_result(err)
+            continue
+        yield OK_TRUE if result is True else OK_FALSE if result is False else ok_result(result)
 
 
 class Preparable(Protocol):
@@ -47,17 +77,16 @@ def prepare(target: Target, path: str) -> PreparedRule:
     """``path`` of ``target`` (an engine, or a loaded artifact) resolved for many evaluations.
 
     Compiles the policies now: a compile error is raised here, not per input."""
-    if hasattr(target, "prepare"):
+    if getattr(type(target), "prepare", None) is not None:
         return target.prepare(path)  # type: ignore[union-attr]
-    from pyrego.batch.from_engine import prepare_from_engine
-
-    return prepare_from_engine(target, path)  # type: ignore[arg-type]
+    from_engine = _from_engine or _load_from_engine()
+    return from_engine(target, path)  # type: ignore[no-any-return]
 
 
 def worker_spec(target: Target) -> tuple[Any, ...]:
     """What a worker process builds its evaluator from: the target written as
     a compiled artifact when its policies allow, else its policy texts, data and settings."""
-    if hasattr(target, "worker_spec"):
+    if getattr(type(target), "worker_spec", None) is not None:
         return target.worker_spec()  # type: ignore[union-attr]
     from pyrego.artifact.format import ArtifactError
     from pyrego.artifact.load import artifact_rule
@@ -96,10 +125,21 @@ def eval_many(
     input's error is its result; the batch goes on) or ``"raise"`` (raised
     at that input). ``processes``: None evaluates in this process; ``N``
     uses ``N`` worker processes (started with ``mp_context``, default
-    ``"spawn"``), ``chunk_size`` inputs at a time. The policies are compiled
-    (and compile errors raised) by this call, before any input is read.
+    ``"spawn"``), ``chunk_size`` inputs at a time. Errors that are not an
+    input's (a policy that does not compile, a path that is not one) are
+    raised, by this call or at the first result, never reported per input.
     """
     if processes is None:
+        if getattr(type(target), "prepare", None) is None and on_error in ("report", "raise"):
+            # A few inputs: the engine's own eval_rule per input costs less
+            # than resolving the rule and setting up a context for them.
+            head: Any = inputs
+            if type(inputs) is not list and type(inputs) is not tuple:
+                it = iter(inputs)
+                head = list(itertools.islice(it, SMALL_BATCH + 1))
+                inputs = itertools.chain(head, it) if len(head) > SMALL_BATCH else head
+            if len(head) <= SMALL_BATCH:
+                return _by_engine(target.eval_rule, path, head, on_error == "raise")  # type: ignore[union-attr]
         return run_prepared(prepare(target, path), inputs, on_error)
     from pyrego.batch.pool import pool_values
 
@@ -129,4 +169,4 @@ def eval_lines(
     return pool_lines(worker_spec(target), path, lines, processes=processes, chunk_size=chunk_size, mp_context=mp_context)
 
 
-__all__ = ["DEFAULT_CHUNK_SIZE", "BatchResult", "OnError", "Preparable", "PreparedRule", "eval_lines", "eval_many", "prepare", "worker_spec"]
+__all__ = ["DEFAULT_CHUNK_SIZE", "SMALL_BATCH", "BatchResult", "OnError", "Preparable", "PreparedRule", "eval_lines", "eval_many", "prepare", "worker_spec"]

@@ -26,7 +26,7 @@ def prepare_from_engine(engine: ProgramSource, path: str) -> PreparedRule:
         def by_engine(value: Any) -> Any:
             return eval_rule(path, input=value)
 
-        return PreparedRule(None, (), UNDEF, compiled.context, None, compiled.attach_source, fallback=by_engine)
+        return PreparedRule(None, (), UNDEF, compiled.context, compiled.attach_source, fallback=by_engine)
     program.function(name)  # compiled now: evaluations find the real function
     entry = program.entry(name)
     refresh = None
@@ -36,15 +36,12 @@ def prepare_from_engine(engine: ProgramSource, path: str) -> PreparedRule:
         def refresh() -> tuple[Callable[..., Any], tuple[Callable[..., Any], ...], Any] | None:
             return program.entry(name)
 
-    ctx = compiled.context(None)
-    timeout = ctx.cfg.timeout
-
     def where() -> Any:
         node = program.tree.nodes.get(parts)  # type: ignore[arg-type]
         rule = (node.rules[0] if node.rules else node.default) if node is not None else None
         return rule.location if rule is not None else None
 
-    return PreparedRule(entry[0], entry[1], entry[2], compiled.context, timeout, compiled.attach_source, refresh, where=where)
+    return PreparedRule(entry[0], entry[1], entry[2], compiled.context, compiled.attach_source, refresh, where=where)
 
 
 __all__ = ["prepare_from_engine"]

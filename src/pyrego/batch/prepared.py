@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from pyrego.batch.results import BatchResult, OnError, error_result, ok_result
+from pyrego.batch.results import OK_FALSE, OK_TRUE, BatchResult, OnError, error_result, ok_result
 from pyrego.errors import ArgumentError, EvalError, EvalRecursionError, RegoError
 from pyrego.runtime.context import EvalContext
 from pyrego.runtime.convert import to_python, valid_text
@@ -27,14 +27,14 @@ from pyrego.runtime.values import UNDEF
 REFRESH_EVERY = 64
 
 
-@dataclass
+@dataclass(slots=True)
 class PreparedRule:
     """A rule ready for many evaluations.
 
     ``fn(ctx)`` is called first; while the value is undefined, each of
     ``more``; then ``default`` is taken (UNDEF: none). ``context(input)``
-    makes a fresh evaluation context; ``timeout`` (seconds or None) is the
-    engine's time limit per evaluation; ``attach_source(err)`` gives an error
+    makes a fresh evaluation context (its ``cfg.timeout``: the time limit
+    per evaluation, seconds or None); ``attach_source(err)`` gives an error
     its policy line; ``refresh()`` gives the entry again once the program's
     code has its final (fast) form, or None while it has not.
     ``fallback(input)``: for a path that is not a rule (base data, part of a
@@ -45,7 +45,6 @@ class PreparedRule:
     more: tuple[Callable[[EvalContext], Any], ...]
     default: Any
     context: Callable[[Any], EvalContext]
-    timeout: float | None
     attach_source: Callable[[RegoError], None]
     refresh: Callable[[], tuple[Callable[..., Any], tuple[Callable[..., Any], ...], Any] | None] | None = None
     fallback: Callable[[Any], Any] | None = None
@@ -101,10 +100,10 @@ def run_prepared(
     assert fn is not None
     if convert is None:
         convert = _convert
-    timeout = rule.timeout
     refresh = rule.refresh
     monotonic = time.monotonic
     ctx = rule.context(None)
+    timeout = ctx.cfg.timeout
     countdown = REFRESH_EVERY
     for value in inputs:
         # As Engine.eval_rule resets a spare context: only the memo and the
@@ -124,9 +123,12 @@ def run_prepared(
                         break
                 else:
                     result = default
-            t = type(result)
-            if not (t is bool or result is UNDEF or result is None):
-                result = convert(result)
+            if result is True:
+                out = OK_TRUE
+            elif result is False:
+                out = OK_FALSE
+            else:
+                out = ok_result(result if result is UNDEF or result is None else convert(result))
         except Exception as exc:  # noqa: BLE001 - every failure is the input's result
             failure = _failure(rule, exc)
             if raising:
@@ -134,7 +136,7 @@ def run_prepared(
             yield error_result(failure)
             ctx = rule.context(None)
             continue
-        yield ok_result(result)
+        yield out
         if refresh is not None:
             countdown -= 1
             if countdown <= 0:

@@ -48,9 +48,23 @@ class BatchResult(NamedTuple):
 
 _new = tuple.__new__
 
+#: The results most decisions are (shared: a result is an immutable tuple).
+OK_TRUE: BatchResult = _new(BatchResult, (True, None))
+OK_FALSE: BatchResult = _new(BatchResult, (False, None))
+OK_UNDEFINED: BatchResult = _new(BatchResult, (UNDEF, None))
+OK_NULL: BatchResult = _new(BatchResult, (None, None))
+
 
 def ok_result(value: Any) -> BatchResult:
-    """A successful result (without the NamedTuple constructor's argument handling)."""
+    """A successful result (the shared one for true, false, null and undefined)."""
+    if value is True:
+        return OK_TRUE
+    if value is False:
+        return OK_FALSE
+    if value is UNDEF:
+        return OK_UNDEFINED
+    if value is None:
+        return OK_NULL
     return _new(BatchResult, (value, None))  # type: ignore[no-any-return]
 
 
@@ -86,4 +100,4 @@ def error_from_wire(wire: Wire) -> RegoError:
     return base(message, location, code=code, source_line=source_line)
 
 
-__all__ = ["BatchResult", "OnError", "error_from_wire", "error_result", "error_to_wire", "ok_result"]
+__all__ = ["OK_FALSE", "OK_NULL", "OK_TRUE", "OK_UNDEFINED", "BatchResult", "OnError", "error_from_wire", "error_result", "error_to_wire", "ok_result"]
