@@ -350,3 +350,16 @@ def test_extension_functions_stay_in_process() -> None:
     assert [r.value for r in engine.eval_many("data.e.v", [{"n": 2}, {"n": 5}])] == [4, 10]
     with pytest.raises(RegoError, match="extension"):
         engine.eval_many("data.e.v", [{"n": 2}], processes=2)
+
+
+def test_a_started_pool_serves_many_batches() -> None:
+    from pyrego.batch import batch_pool
+
+    engine = pyrego.Engine()
+    engine.add_policy("x.rego", CONFLICT)
+    with batch_pool(engine, "data.x.p", processes=2, chunk_size=3).start() as pool:
+        for n in (0, 1, 10, 50):
+            inputs = [{"a": i} if i % 4 else {"a": 1, "b": 1} for i in range(n)]
+            got = list(pool.eval_many(inputs))
+            assert all(same(a, b) for a, b in zip(got, engine.eval_many("data.x.p", inputs))) and len(got) == n
+        assert [ok for ok, _ in pool.eval_lines(['{"a": 1}', "[", '{"b": 1}'])] == [True, False, True]

@@ -28,6 +28,7 @@ from pyrego.batch.results import OK_FALSE, OK_TRUE, BatchResult, OnError, error_
 from pyrego.errors import RegoError
 
 if TYPE_CHECKING:
+    from pyrego.batch.pool import BatchPool
     from pyrego.engine_support import ProgramSource
 
 #: Inputs sent to a worker process at a time (and parsed at a time, for JSON Lines).
@@ -107,6 +108,18 @@ def worker_spec(target: Target) -> tuple[Any, ...]:
     return (engine_rule, type(target), compiled.texts, ctx.data, settings)
 
 
+def batch_pool(
+    target: Target, path: str, *, processes: int, chunk_size: int = DEFAULT_CHUNK_SIZE, mp_context: str | None = None
+) -> BatchPool:
+    """Worker processes with ``path`` of ``target`` prepared, for many batches
+    (``with batch_pool(engine, path, processes=2) as pool: pool.eval_many(inputs)``):
+    see :class:`pyrego.batch.pool.BatchPool`. The workers start with the first batch,
+    or at once with ``.start()``."""
+    from pyrego.batch.pool import BatchPool
+
+    return BatchPool(worker_spec(target), path, processes=processes, chunk_size=chunk_size, mp_context=mp_context)
+
+
 def eval_many(
     target: Target,
     path: str,
@@ -169,4 +182,4 @@ def eval_lines(
     return pool_lines(worker_spec(target), path, lines, processes=processes, chunk_size=chunk_size, mp_context=mp_context)
 
 
-__all__ = ["DEFAULT_CHUNK_SIZE", "SMALL_BATCH", "BatchResult", "OnError", "Preparable", "PreparedRule", "eval_lines", "eval_many", "prepare", "worker_spec"]
+__all__ = ["DEFAULT_CHUNK_SIZE", "SMALL_BATCH", "BatchResult", "batch_pool", "OnError", "Preparable", "PreparedRule", "eval_lines", "eval_many", "prepare", "worker_spec"]

@@ -19,11 +19,12 @@ import multiprocessing
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
 from pyrego.batch.prepared import PreparedRule, run_prepared
 from pyrego.batch.results import BatchResult, OnError, Wire, error_from_wire, error_result, error_to_wire, ok_result
-from pyrego.errors import ArgumentError, RegoError
+from pyrego.errors import ArgumentError, EvalError, RegoError
 
 #: Chunks sent to the workers ahead of the results read, per worker.
 CHUNKS_AHEAD = 3
@@ -85,12 +86,8 @@ def _chunks(items: Iterable[Any], size: int) -> Iterator[list[Any]]:
         yield chunk
 
 
-def _ordered(
-    spec: tuple[Any, ...], path: str, tasks: Iterator[Any], work: Callable[[Any], Any], processes: int, mp_context: Any
-) -> Iterator[Any]:
+def _ordered(executor: ProcessPoolExecutor, processes: int, tasks: Iterator[Any], work: Callable[[Any], Any]) -> Iterator[Any]:
     """Each task's result, in order, with at most CHUNKS_AHEAD tasks per worker in flight."""
-    context = multiprocessing.get_context(mp_context or "spawn")
-    executor = ProcessPoolExecutor(max_workers=processes, mp_context=context, initializer=_init_worker, initargs=(spec, path))
     pending: deque[Future[Any]] = deque()
     try:
         for task in tasks:
@@ -99,10 +96,11 @@ def _ordered(
                 yield pending.popleft().result()
         while pending:
             yield pending.popleft().result()
+    except BrokenProcessPool:
+        raise EvalError("a batch worker process ended abruptly (killed, out of memory, or its start failed)") from None
     finally:
         for f in pending:
             f.cancel()
-        executor.shutdown(wait=True, cancel_futures=True)
 
 
 def _check(processes: int, chunk_size: int) -> None:
@@ -110,6 +108,67 @@ def _check(processes: int, chunk_size: int) -> None:
         raise ArgumentError(f"processes must be a positive integer, not {processes!r}")
     if type(chunk_size) is not int or chunk_size < 1:
         raise ArgumentError(f"chunk_size must be a positive integer, not {chunk_size!r}")
+
+
+class BatchPool:
+    """Worker processes that keep one rule prepared, for many batches.
+
+    ``eval_many(target, path, inputs, processes=N)`` starts ``N`` workers
+    for one batch and stops them after; a pool is started once (each worker
+    builds its evaluator from ``spec`` in the initializer) and serves any
+    number of batches until :meth:`close` (or the end of a ``with`` block)::
+
+        with BatchPool(worker_spec(engine), "data.authz.allow", processes=2) as pool:
+            for chunk in chunks:
+                results = list(pool.eval_many(chunk))
+    """
+
+    def __init__(self, spec: tuple[Any, ...], path: str, *, processes: int, chunk_size: int = 1000, mp_context: str | None = None) -> None:
+        _check(processes, chunk_size)
+        self.processes = processes
+        self.chunk_size = chunk_size
+        context = multiprocessing.get_context(mp_context or "spawn")
+        self._executor = ProcessPoolExecutor(max_workers=processes, mp_context=context, initializer=_init_worker, initargs=(spec, path))
+
+    def start(self) -> BatchPool:
+        """Start every worker now (and build its evaluator), rather than at the first batch."""
+        list(self._executor.map(_ready, range(self.processes * 2)))
+        return self
+
+    def eval_many(self, inputs: Iterable[Any], on_error: OnError = "report") -> Iterator[BatchResult]:
+        """One :class:`BatchResult` per input, in order (as :func:`pyrego.batch.eval_many`)."""
+        if on_error not in ("report", "raise"):
+            raise ArgumentError(f"on_error must be 'report' or 'raise', not {on_error!r}")
+        for results in _ordered(self._executor, self.processes, _chunks(inputs, self.chunk_size), _run_values):
+            for ok, payload in results:
+                if ok:
+                    yield ok_result(payload)
+                    continue
+                err: RegoError = error_from_wire(payload)
+                if on_error == "raise":
+                    raise err
+                yield error_result(err)
+
+    def eval_lines(self, lines: Iterable[str | bytes]) -> Iterator[tuple[bool, str]]:
+        """``(ok, output line)`` for each non-blank JSON line, in order (as :func:`pyrego.batch.eval_lines`)."""
+        size = self.chunk_size
+        numbered = ((i * size + 1, chunk) for i, chunk in enumerate(_chunks(lines, size)))
+        for results in _ordered(self._executor, self.processes, numbered, _run_lines):
+            yield from results
+
+    def close(self) -> None:
+        """Stop the workers (tasks not started are cancelled)."""
+        self._executor.shutdown(wait=True, cancel_futures=True)
+
+    def __enter__(self) -> BatchPool:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _ready(_: int) -> bool:
+    return _worker_rule is not None
 
 
 def pool_values(
@@ -122,19 +181,12 @@ def pool_values(
     on_error: OnError = "report",
     mp_context: str | None = None,
 ) -> Iterator[BatchResult]:
-    """:func:`pyrego.batch.eval_many` over ``processes`` workers built from ``spec``."""
-    _check(processes, chunk_size)
+    """:func:`pyrego.batch.eval_many` over ``processes`` workers built from ``spec`` (started and stopped here)."""
+    pool = BatchPool(spec, path, processes=processes, chunk_size=chunk_size, mp_context=mp_context)
     if on_error not in ("report", "raise"):
+        pool.close()
         raise ArgumentError(f"on_error must be 'report' or 'raise', not {on_error!r}")
-    for results in _ordered(spec, path, _chunks(inputs, chunk_size), _run_values, processes, mp_context):
-        for ok, payload in results:
-            if ok:
-                yield ok_result(payload)
-                continue
-            err: RegoError = error_from_wire(payload)
-            if on_error == "raise":
-                raise err
-            yield error_result(err)
+    return _closing(pool, pool.eval_many(inputs, on_error))
 
 
 def pool_lines(
@@ -148,11 +200,16 @@ def pool_lines(
 ) -> Iterator[tuple[bool, str]]:
     """:func:`pyrego.batch.lines.eval_lines` over ``processes`` workers: each
     input line's ``(ok, output line)``, in order."""
-    _check(processes, chunk_size)
-    numbered = ((i * chunk_size + 1, chunk) for i, chunk in enumerate(_chunks(lines, chunk_size)))
-    for results in _ordered(spec, path, numbered, _run_lines, processes, mp_context):
+    pool = BatchPool(spec, path, processes=processes, chunk_size=chunk_size, mp_context=mp_context)
+    return _closing(pool, pool.eval_lines(lines))
+
+
+def _closing(pool: BatchPool, results: Iterator[Any]) -> Iterator[Any]:
+    try:
         yield from results
+    finally:
+        pool.close()
 
 
 Spec = tuple[Any, ...]
-__all__ = ["CHUNKS_AHEAD", "Spec", "Wire", "engine_rule", "pool_lines", "pool_values", "worker_rule"]
+__all__ = ["CHUNKS_AHEAD", "BatchPool", "Spec", "Wire", "engine_rule", "pool_lines", "pool_values", "worker_rule"]
