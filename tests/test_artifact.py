@@ -257,3 +257,31 @@ def test_build_command_writes_an_artifact(tmp_path: Path, capsys: pytest.Capture
     assert "rego_unsafe_var_error" in capsys.readouterr().err
     assert not (tmp_path / "b.py").exists()
     assert build_python.run(build_args("-o", str(tmp_path / "c.py"))) == 2
+
+
+HOSTILE = r"""package hostile
+import rego.v1
+
+keys := {"a\"b": 1, "c'd\n": 2, "\u2028x": 3, "__import__('os').system('true')": 4, "\\": 5}
+nested := {[1, {"k": {true, 1, "1"}}]: "array key", {"x": null}: {"set": {{"a": 1}, [2, 3]}}}
+big := [12345678901234567890123456789012345678901234567890, -1e-300, 0.1]
+pick := v if { v := keys[input.k] }
+member if input.x in {"\u0000", "}", "{", "'''", "\"\"\""}
+"""
+
+
+def test_hostile_constants_and_data_round_trip() -> None:
+    engine = pyrego.Engine()
+    engine.add_policy("hostile.rego", HOSTILE)
+    engine.add_data({"odd keys": {"a'\"b\n": [None, True, 1.5, {"\\": "\udcff"}]}})
+    blob = artifact_text(engine)
+    loaded = load_artifact_bytes(blob)
+    for rule in ("data.hostile.keys", "data.hostile.nested", "data.hostile.big"):
+        assert loaded.eval_rule(rule, input={}) == engine.eval_rule(rule, input={})
+    for k in ["a\"b", "c'd\n", "\u2028x", "__import__('os').system('true')", "\\", "zz"]:
+        assert outcome(loaded.eval_rule, "data.hostile.pick", input={"k": k}) == outcome(engine.eval_rule, "data.hostile.pick", input={"k": k})
+    for x in ["\x00", "}", "'''", '"""', "nope", 1]:
+        assert loaded.eval_rule("data.hostile.member", input={"x": x}) == engine.eval_rule("data.hostile.member", input={"x": x})
+    # No line of the file starts with policy text: strings are repr() literals inside generated statements.
+    body = blob.decode("utf-8", "surrogatepass").splitlines()[1:]
+    assert not any(line.lstrip().startswith(("__import__", "import os", "system(")) for line in body)

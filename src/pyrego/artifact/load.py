@@ -21,7 +21,7 @@ from types import CodeType
 from typing import Any
 
 from pyrego.artifact.format import ArtifactError, open_envelope
-from pyrego.batch.prepared import PreparedRule, run_prepared
+from pyrego.batch.prepared import PreparedRule, eval_prepared, run_prepared
 from pyrego.batch.results import BatchResult, OnError
 from pyrego.builtins.registry import lookup
 from pyrego.errors import ArgumentError, Location, RegoError
@@ -29,7 +29,7 @@ from pyrego.runtime.context import EvalConfig, EvalContext
 from pyrego.runtime.convert import FrozenObject, loads
 from pyrego.runtime.docs import DOC_HELPERS, rt_path
 from pyrego.runtime.helpers import HELPERS, builtin_call
-from pyrego.runtime.values import FALSE_KEY, TRUE_KEY, UNDEF, ArrayKey, ObjectKey, SetKey
+from pyrego.runtime.values import FALSE_KEY, TRUE_KEY, ArrayKey, ObjectKey, SetKey
 from pyrego.runtime.withs import make_call_mock, make_with, rt_const_fn, rt_node_child
 
 #: The ``__name__`` an artifact's code runs under (its rules are defined only then).
@@ -125,6 +125,8 @@ class CompiledPolicy:
         self._text = text
         settings = metadata.get("settings") or {}
         self._config = EvalConfig(bool(settings.get("strict_builtin_errors")), None, None, settings.get("timeout"))
+        # Rules prepared by eval_rule, by path and settings.
+        self._prepared: dict[tuple[str, EvalConfig], PreparedRule] = {}
 
     @property
     def rules(self) -> list[str]:
@@ -159,11 +161,13 @@ class CompiledPolicy:
 
     def eval_rule(self, path: str, *, input: Any = None) -> Any:
         """The value of the rule at ``path`` for ``input``, or ``pyrego.UNDEFINED`` (as ``Engine.eval_rule``)."""
-        for value, error in run_prepared(self.prepare(path), (input,)):
-            if error is not None:
-                raise error
-            return value
-        return UNDEF  # (not reached: one input, one result)
+        key = (path, self._config)
+        rule = self._prepared.get(key)
+        if rule is None:
+            if len(self._prepared) > 64:
+                self._prepared.clear()
+            rule = self._prepared[key] = self.prepare(path)
+        return eval_prepared(rule, input)
 
     def eval_many(
         self,

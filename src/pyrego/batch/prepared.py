@@ -74,6 +74,29 @@ def _failure(rule: PreparedRule, exc: BaseException) -> RegoError:
     return err
 
 
+def eval_prepared(rule: PreparedRule, value: Any) -> Any:
+    """One evaluation of ``rule`` for the input ``value``: its value (the
+    Python form ``eval_rule`` returns) or ``UNDEF``; raises its error."""
+    if rule.fallback is not None:
+        return rule.fallback(value)
+    fn = rule.fn
+    assert fn is not None
+    ctx = rule.context(value)
+    try:
+        result = fn(ctx)
+        if result is UNDEF:
+            for other in rule.more:
+                result = other(ctx)
+                if result is not UNDEF:
+                    break
+            else:
+                result = rule.default
+        return result if result is True or result is False or result is UNDEF or result is None else _convert(result)
+    except Exception as exc:  # noqa: BLE001 - as run_prepared reports it
+        failure = _failure(rule, exc)
+        raise failure from (None if failure is exc else exc)
+
+
 def run_prepared(
     rule: PreparedRule, inputs: Iterable[Any], on_error: OnError = "report", convert: Callable[[Any], Any] | None = None
 ) -> Iterator[BatchResult]:
@@ -147,4 +170,4 @@ def run_prepared(
                     refresh = None
 
 
-__all__ = ["PreparedRule", "run_prepared"]
+__all__ = ["PreparedRule", "eval_prepared", "run_prepared"]
