@@ -635,9 +635,10 @@ class Engine(ConfigurationMixin, QueryMixin, InstrumentationMixin):
         """The rule at ``path`` for each of ``inputs`` (read lazily): a ``BatchResult(value, error)``
         per input, in order; an input's error is its result and the batch goes on.
         ``processes=N``: in ``N`` worker processes. See :func:`pyrego.batch.eval_many`."""
-        import pyrego.batch as batch  # (not ``from``: that form costs a microsecond per call for a package)
-
-        return batch.eval_many(self, path, inputs, processes=processes, chunk_size=chunk_size, on_error=on_error)
+        batch: Any = sys.modules.get("pyrego.batch")  # (an import statement per call costs more than a small batch)
+        if batch is None:
+            import pyrego.batch as batch
+        return batch.eval_many(self, path, inputs, processes=processes, chunk_size=chunk_size, on_error=on_error)  # type: ignore[no-any-return]
 
     def _resolve_rule(self, path: str) -> tuple[Any, Any, Any, Program | None]:
         """The entry of ``path`` in the table of resolved rules (``_rule_fns``).

@@ -74,11 +74,24 @@ class Preparable(Protocol):
 Target = Union["ProgramSource", Preparable]
 
 
+#: Whether objects of a type are Preparable (an artifact) rather than engines, by type
+#: (asked per batch: ``hasattr`` on a type that lacks the name formats an error message).
+_preparable_types: dict[type, bool] = {}
+
+
+def _preparable(target: Any) -> bool:
+    t = type(target)
+    known = _preparable_types.get(t)
+    if known is None:
+        known = _preparable_types[t] = callable(getattr(t, "prepare", None)) and callable(getattr(t, "worker_spec", None))
+    return known
+
+
 def prepare(target: Target, path: str) -> PreparedRule:
     """``path`` of ``target`` (an engine, or a loaded artifact) resolved for many evaluations.
 
     Compiles the policies now: a compile error is raised here, not per input."""
-    if getattr(type(target), "prepare", None) is not None:
+    if _preparable(target):
         return target.prepare(path)  # type: ignore[union-attr]
     from_engine = _from_engine or _load_from_engine()
     return from_engine(target, path)  # type: ignore[no-any-return]
@@ -87,7 +100,7 @@ def prepare(target: Target, path: str) -> PreparedRule:
 def worker_spec(target: Target) -> tuple[Any, ...]:
     """What a worker process builds its evaluator from: the target written as
     a compiled artifact when its policies allow, else its policy texts, data and settings."""
-    if getattr(type(target), "worker_spec", None) is not None:
+    if _preparable(target):
         return target.worker_spec()  # type: ignore[union-attr]
     from pyrego.artifact.format import ArtifactError
     from pyrego.artifact.load import artifact_rule
@@ -143,7 +156,7 @@ def eval_many(
     raised, by this call or at the first result, never reported per input.
     """
     if processes is None:
-        if getattr(type(target), "prepare", None) is None and on_error in ("report", "raise"):
+        if not _preparable(target) and on_error in ("report", "raise"):
             # A few inputs: the engine's own eval_rule per input costs less
             # than resolving the rule and setting up a context for them.
             head: Any = inputs
