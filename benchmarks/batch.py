@@ -182,6 +182,31 @@ def heavy_inputs(n: int, items: int) -> list[Any]:
     return out
 
 
+def _spin(n: int) -> int:
+    total = 0
+    for i in range(n):
+        total += i * i
+    return total
+
+
+def control(report: dict[str, Any]) -> float:
+    """What two processes give this machine now: the same pure-Python loop in
+    one worker, then split in two (1.9x or so on two idle cores)."""
+    import multiprocessing
+
+    work = 4_000_000
+    with multiprocessing.get_context("spawn").Pool(2) as pool:
+        pool.map(_spin, [10, 10])
+        start = time.perf_counter()
+        pool.map(_spin, [work])
+        one = time.perf_counter() - start
+        start = time.perf_counter()
+        pool.map(_spin, [work // 2, work // 2])
+        two = time.perf_counter() - start
+    report.setdefault("processes", {})["control_2_over_1"] = one / two
+    return one / two
+
+
 def processes(n: int, items: int, repeat: int, report: dict[str, Any]) -> None:
     engine = pyrego.Engine()
     engine.add_policy("heavy.rego", HEAVY)
@@ -237,6 +262,7 @@ def processes(n: int, items: int, repeat: int, report: dict[str, Any]) -> None:
     v0, j0 = results["in process"]
     print(f"\nprocesses=2 against processes=1: values {v1 / v2:.2f}x, JSON Lines {j1 / j2:.2f}x; against one process: {v0 / v2:.2f}x, {j0 / j2:.2f}x")
     rows["speedup_2_over_1"] = {"values": v1 / v2, "lines": j1 / j2}
+    print(f"control: a pure-Python loop split over 2 processes ran {control(report):.2f}x one process (what this machine allows now)")
 
 
 def main() -> int:
