@@ -26,6 +26,15 @@ from test_batch import POLICIES, RULE, engine_for, mutations, seed_inputs
 SRC = str(Path(__file__).resolve().parent.parent / "src")
 
 
+@pytest.fixture(autouse=True)
+def private_code_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Loads keep their code in a cache folder of the test's own, never the user's."""
+    folder = tmp_path_factory.mktemp("code-cache")
+    folder.chmod(0o700)
+    monkeypatch.setenv("PYREGO_CACHE_DIR", str(folder))
+    return folder
+
+
 def outcome(fn: Any, *args: Any, **kwargs: Any) -> tuple[str, Any]:
     try:
         return ("value", fn(*args, **kwargs))
@@ -285,3 +294,18 @@ def test_hostile_constants_and_data_round_trip() -> None:
     # No line of the file starts with policy text: strings are repr() literals inside generated statements.
     body = blob.decode("utf-8", "surrogatepass").splitlines()[1:]
     assert not any(line.lstrip().startswith(("__import__", "import os", "system(")) for line in body)
+
+
+def test_the_code_cache_keeps_an_artifacts_code(tmp_path: Path, private_code_cache: Path) -> None:
+    target = tmp_path / "cached.py"
+    write_artifact(app_engine(), target)
+    load_artifact(target, cache=False)
+    assert not list(private_code_cache.rglob("*.pack"))
+    first = load_artifact(target)
+    packs = list(private_code_cache.rglob("*.pack"))
+    assert len(packs) == 1
+    written = packs[0].stat().st_mtime_ns
+    second = load_artifact(target)
+    assert packs[0].stat().st_mtime_ns == written  # read back, not written again
+    x = {"user": {"role": "root", "groups": [1]}}
+    assert first.eval_rule("data.app.authz.allow", input=x) is second.eval_rule("data.app.authz.allow", input=x) is True
