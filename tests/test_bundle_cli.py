@@ -93,7 +93,7 @@ def test_sign_writes_signatures_json_that_verifies(project: Path) -> None:
 
 def test_build_refusals_and_errors(project: Path) -> None:
     r = pyrego("build", "-t", "wasm", "policy", cwd=project)
-    assert r.returncode == 1 and "only the rego target" in r.stderr and not (project / "bundle.tar.gz").exists()
+    assert r.returncode == 1 and "only rego (OPA's bundle) and python" in r.stderr and not (project / "bundle.tar.gz").exists()
     r = pyrego("build", "-O", "1", "policy", cwd=project)
     assert r.returncode == 1 and "only -O 0" in r.stderr
     (project / "bad").mkdir()

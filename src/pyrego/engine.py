@@ -21,7 +21,7 @@ import sys
 import threading
 import time
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Mapping
 
@@ -66,6 +66,7 @@ from pyrego.runtime.convert import from_python, loads, result_json_value, to_pyt
 from pyrego.runtime.values import UNDEF
 
 if TYPE_CHECKING:
+    from pyrego.batch.results import BatchResult, OnError
     from pyrego.typecheck.schemas import SchemaSet
 
 
@@ -654,6 +655,17 @@ class Engine(ConfigurationMixin, QueryMixin, InstrumentationMixin):
         rule_path(path)  # (refuses a path that is not one)
         self._get_program()
         return prepared_rule(self, path)
+
+    def eval_many(
+        self, path: str, inputs: Iterable[Any], *, processes: int | None = None, chunk_size: int = 1000, on_error: OnError = "report"
+    ) -> Iterator[BatchResult]:
+        """The rule at ``path`` for each of ``inputs`` (read lazily): a ``BatchResult(value, error)``
+        per input, in order; an input's error is its result and the batch goes on.
+        ``processes=N``: in ``N`` worker processes. See :func:`pyrego.batch.eval_many`."""
+        batch: Any = sys.modules.get("pyrego.batch")  # (an import statement per call costs more than a small batch)
+        if batch is None:
+            import pyrego.batch as batch
+        return batch.eval_many(self, path, inputs, processes=processes, chunk_size=chunk_size, on_error=on_error)  # type: ignore[no-any-return]
 
     def _resolve_rule(self, path: str) -> tuple[Any, Any, Any, Program | None]:
         """The entry of ``path`` in the table of resolved rules (``_rule_fns``).

@@ -33,8 +33,17 @@ def cmd_build(ns: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from pyrego.bundle.writer import BuildOptions, build_bundle, write_bundle
     from pyrego.errors import RegoError
 
+    if ns.target == "python":
+        # pyrego's own target: the compiled policies as one Python file (pyrego.artifact).
+        from pyrego.cli import build_python
+
+        if ns.output is None:
+            return _fail(err, "--target python needs -o FILE")
+        return build_python.run(ns, out, err)
     if ns.target != "rego":
-        return _fail(err, f"target {ns.target!r} is not supported by pyrego build: only the rego target is (no wasm or plan compiler)")
+        return _fail(err, f"target {ns.target!r} is not supported by pyrego build: only rego (OPA's bundle) and python (a compiled artifact)")
+    if ns.output is None:
+        ns.output = "bundle.tar.gz"
     if ns.optimize > 0:
         return _fail(err, f"optimization level {ns.optimize} is not supported by pyrego build: only -O 0 (no partial-evaluation optimizer)")
     if ns.signing_plugin:
@@ -101,10 +110,12 @@ def register(sub: Any) -> None:
     )
     p.add_argument("paths", nargs="+", metavar="PATH", help="policy and data files or folders (bundles with -b)")
     p.add_argument("-b", "--bundle", action="store_true", help="load paths as bundle files or root directories")
-    p.add_argument("-o", "--output", default="bundle.tar.gz", metavar="FILE", help="output bundle file (default bundle.tar.gz)")
+    p.add_argument("-o", "--output", metavar="FILE", help="output file (default bundle.tar.gz; required with -t python)")
     p.add_argument("-r", "--revision", metavar="REV", help="set the bundle's revision")
     p.add_argument("--ignore", action="append", metavar="GLOB", help="file and folder names to ignore (repeatable)")
-    p.add_argument("-t", "--target", default="rego", help="output target: only rego (wasm and plan are not made)")
+    p.add_argument(
+        "-t", "--target", default="rego", help="rego: an OPA bundle (default); python: the compiled policies as one importable Python file (wasm and plan are not made)"
+    )
     p.add_argument("-O", "--optimize", type=int, default=0, help="optimization level: only 0")
     p.add_argument("-e", "--entrypoint", action="append", metavar="PATH", help="accepted for compatibility (rego target, -O 0: unused)")
     p.add_argument("--signing-key", metavar="KEY", help="the secret (HMAC) or path of the PEM file of the private key (RSA, ECDSA)")

@@ -261,6 +261,11 @@ def cmd_eval(ns: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             disk_cache.enable_default()
         with extras.loading() as timers:
             load_data_args(engine, ns.data or [], timers, bundles=ns.bundle or [], ns=ns)
+        if ns.input_lines is not None:
+            from pyrego.cli import eval_lines
+
+            eval_lines.check_arguments(ns)
+            return eval_lines.run_input_lines(engine, query, ns, out, err)
         try:
             given, document = _read_input(ns)
         except (RegoError, PlainError) as exc:
@@ -338,4 +343,8 @@ def register(sub: Any) -> None:
     add_verification_arguments(ev)
     add_arguments(ev)
     add_partial_arguments(ev)
+    ev.add_argument(
+        "--input-lines", metavar="FILE|-", help="evaluate a rule path once per JSON line of FILE (- for stdin): one result per line"
+    )
+    ev.add_argument("--processes", type=int, metavar="N", help="with --input-lines: evaluate in N worker processes")
     ev.set_defaults(func=cmd_eval)
