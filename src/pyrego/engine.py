@@ -78,6 +78,9 @@ if sys.getrecursionlimit() < RECURSION_LIMIT:
 _NO_INPUT = NO_INPUT
 
 
+#: A fresh engine's data: none (never changed in place; see Engine._data).
+_NO_DATA: dict[Any, Any] = {}
+
 #: Lines of print() output an engine keeps until take_prints() (older ones are dropped).
 PRINTS_KEPT = 10_000
 
@@ -133,7 +136,7 @@ class Engine(ConfigurationMixin, QueryMixin, InstrumentationMixin):
     # modules that passed the one-module checks when added, by path (see
     # _parse_policy); the runtime options; and the extensions and their ids.
     _policies: dict[str, PolicySource] = {}
-    _data: dict[Any, Any] = {}
+    _data: dict[Any, Any] = _NO_DATA
     _checked: dict[str, ParsedPolicy] = {}
     _options: dict[str, Any] = {}
     _extensions: dict[str, Any] = {}
@@ -165,7 +168,8 @@ class Engine(ConfigurationMixin, QueryMixin, InstrumentationMixin):
         if type(path) is not str or type(text) is not str:
             raise ArgumentError("add_policy takes a path and a policy text (both strings)")
         parsed = self._parse_policy(path, text)
-        self._set_policies({**self._policies, path: parsed.source}, {path: parsed})
+        policies = {**self._policies, path: parsed.source}
+        self._set_policies(policies, {path: parsed}, known=self._known_program(policies))
         return parsed.package
 
     def add_policies(self, policies: Mapping[str, str]) -> list[str]:
@@ -179,7 +183,8 @@ class Engine(ConfigurationMixin, QueryMixin, InstrumentationMixin):
             if type(path) is not str or type(text) is not str:
                 raise ArgumentError("add_policies takes a mapping of paths to policy texts (strings)")
         parsed, checked = self._parse_policies(dict(policies))
-        self._set_policies({**self._policies, **parsed}, checked)
+        merged = {**self._policies, **parsed}
+        self._set_policies(merged, checked, known=self._known_program(merged))
         return [c.package for c in checked.values()]
 
     def remove_policy(self, path: str) -> str:
@@ -307,11 +312,15 @@ class Engine(ConfigurationMixin, QueryMixin, InstrumentationMixin):
         checked: dict[str, ParsedPolicy],
         data: dict[Any, Any] | None = None,
         program: Program | None = None,
+        known: tuple[int, Program] | None = None,
     ) -> None:
         """Make ``policies`` the engine's (``checked``: modules that passed the
         one-module checks, by path); they are compiled on first use, unless
-        ``program`` is theirs already, checked against ``data``."""
+        ``program`` is theirs already, checked against ``data``; or ``known``
+        is, as :meth:`_known_program` found it, if nothing changed since."""
         with self._lock:
+            if known is not None and known[0] == self._version and self._data is _NO_DATA:
+                program = known[1]
             self._version += 1
             self._policies = policies
             old = self._checked
@@ -471,16 +480,28 @@ class Engine(ConfigurationMixin, QueryMixin, InstrumentationMixin):
                     self._data_checked = True
         return prog
 
-    def _compile(self, mockable: frozenset[str], policies: dict[str, tuple[str, ast.Module]] | None = None) -> Program:
+    def _known_program(self, policies: dict[str, PolicySource]) -> tuple[int, Program] | None:
+        """The engine's version and the compiled program of ``policies``, when
+        they are a fresh engine's first ones (no data yet) and the process has
+        it already: then the first evaluation need not look for it. Nothing
+        is compiled here (errors are the first evaluation's, as before)."""
+        version = self._version
+        if self._policies or self._data is not _NO_DATA:
+            return None
+        prog = program_cache.find(self._program_key(self._extra_mockable, policies, sorted(policies)))
+        if prog is None:
+            return None
+        root = prog.tree.nodes.get(())
+        if root is not None and root.has_rules():
+            return None  # (a rule at the root clashes even with no data: the evaluation says so)
+        return version, prog
+
+    def _program_key(self, mockable: frozenset[str], policies: dict[str, PolicySource], paths: list[str]) -> tuple[Any, ...]:
         # The texts themselves are the key: exact (no digest can collide), and
         # cheap, since a str caches its hash and equal texts are often one object.
-        if policies is None:
-            policies = self._policies
-        paths = sorted(policies)
-        sources = tuple([(path, policies[path][0], policies[path][1].rego_v1) for path in paths])
         extension_ids = self._extension_ids
-        key = (
-            sources,
+        return (
+            tuple([(path, policies[path][0], policies[path][1].rego_v1) for path in paths]),
             tuple(sorted(mockable)) if mockable else (),
             tuple(sorted(extension_ids.items())) if extension_ids else (),
             self._allowed_builtins,
@@ -488,6 +509,12 @@ class Engine(ConfigurationMixin, QueryMixin, InstrumentationMixin):
             self._strict_mode,
             self._schema_key,
         )
+
+    def _compile(self, mockable: frozenset[str], policies: dict[str, tuple[str, ast.Module]] | None = None) -> Program:
+        if policies is None:
+            policies = self._policies
+        paths = sorted(policies)
+        key = self._program_key(mockable, policies, paths)
         found = program_cache.find(key)
         if found is not None:
             return found
@@ -502,7 +529,7 @@ class Engine(ConfigurationMixin, QueryMixin, InstrumentationMixin):
             return self._with_source(  # type: ignore[no-any-return]
                 lambda: compile_program(
                     modules,
-                    [text for _, text, _ in sources],
+                    [policies[p][0] for p in paths],
                     mockable,
                     self._extensions,
                     self._allowed_builtins,
@@ -546,10 +573,9 @@ class Engine(ConfigurationMixin, QueryMixin, InstrumentationMixin):
             if self._gather_prints:
                 prints = self._prints
                 if prints is None:
-                    with self._lock:  # (one table for every thread's hook)
-                        prints = self._prints
-                        if prints is None:
-                            prints = self._prints = deque(maxlen=PRINTS_KEPT)
+                    # One table for every thread's hook: setdefault is one
+                    # step under the GIL (no lock needed).
+                    prints = self.__dict__.setdefault("_prints", deque((), PRINTS_KEPT))
                 hook = prints.append
             config = self._config = EvalConfig(self._strict, hook, self._options, self._timeout)
         deadline = time.monotonic() + config.timeout if config.timeout is not None else None
@@ -749,7 +775,7 @@ class Engine(ConfigurationMixin, QueryMixin, InstrumentationMixin):
         new._policies = dict(self._policies)
         new._rule_fns = dict(self._rule_fns)
         new._queries = self._queries.copy() if self._queries is not None else None
-        new._prints = None
+        new.__dict__.pop("_prints", None)
         new._config = None
         new._spare = None
         new._lock = threading.Lock()
