@@ -499,9 +499,15 @@ class Engine(ConfigurationMixin, QueryMixin, InstrumentationMixin):
     def _program_key(self, mockable: frozenset[str], policies: dict[str, PolicySource], paths: list[str]) -> tuple[Any, ...]:
         # The texts themselves are the key: exact (no digest can collide), and
         # cheap, since a str caches its hash and equal texts are often one object.
+        if len(paths) == 1:  # (most engines: no comprehension to run)
+            path = paths[0]
+            text, module = policies[path]
+            sources: tuple[tuple[str, str, bool], ...] = ((path, text, module.rego_v1),)
+        else:
+            sources = tuple([(path, policies[path][0], policies[path][1].rego_v1) for path in paths])
         extension_ids = self._extension_ids
         return (
-            tuple([(path, policies[path][0], policies[path][1].rego_v1) for path in paths]),
+            sources,
             tuple(sorted(mockable)) if mockable else (),
             tuple(sorted(extension_ids.items())) if extension_ids else (),
             self._allowed_builtins,
