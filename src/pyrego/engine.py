@@ -27,8 +27,8 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 from pyrego.ast import nodes as ast
 from pyrego.codegen.bounded import BoundedDict
-from pyrego.codegen.build_cache import parse_cached, program_cache
-from pyrego.codegen.program import Program
+from pyrego.codegen.build_cache import ParsedPolicy, parse_cached, program_cache
+from pyrego.codegen.program import PATHS_KEPT, Program
 from pyrego.compile.checks import check_modules
 from pyrego.compile.ground import ground_value
 from pyrego.compile.pipeline import compile_program
@@ -81,6 +81,9 @@ if sys.getrecursionlimit() < RECURSION_LIMIT:
 _NO_INPUT = NO_INPUT
 
 
+#: A fresh engine's data: none (never changed in place; see Engine._data).
+_NO_DATA: dict[Any, Any] = {}
+
 #: Lines of print() output an engine keeps until take_prints() (older ones are dropped).
 PRINTS_KEPT = 10_000
 
@@ -131,20 +134,22 @@ class Engine(ConfigurationMixin, QueryMixin, InstrumentationMixin):
     _prints: deque[str] | None = None
     # What capabilities keep per engine (see CompiledProgram.state), made on first use.
     _state: dict[str, Any] | None = None
+    # Tables only ever replaced, never changed in place (empty ones shared):
+    # the policies, ``{path: (text, module)}``; the base documents; the
+    # modules that passed the one-module checks when added, by path (see
+    # _parse_policy); the runtime options; and the extensions and their ids.
+    _policies: dict[str, PolicySource] = {}
+    _data: dict[Any, Any] = _NO_DATA
+    _checked: dict[str, ParsedPolicy] = {}
+    _options: dict[str, Any] = {}
+    _extensions: dict[str, Any] = {}
+    _extension_ids: dict[str, tuple[int, int, str]] = {}
 
     def __init__(self) -> None:
-        self._policies: dict[str, tuple[str, ast.Module]] = {}
-        self._data: dict[Any, Any] = {}
-        # Modules that passed the one-module checks when added, by path, with
-        # the hidden calls those checks found (see _parse_policy).
-        self._checked: dict[str, tuple[ast.Module, list[RegoError]]] = {}
         # Each entry holds its program: a program lives while anything that
         # runs its code can still reach it (see Program.__del__).
         # Rule paths resolved, as _resolve_rule describes their entries.
         self._rule_fns: dict[str, tuple[Any, Any, Any, Program | None]] = {}
-        self._options: dict[str, Any] = {}
-        self._extensions: dict[str, Any] = {}
-        self._extension_ids: dict[str, tuple[int, int, str]] = {}
         # Changes to the policies and the program built from them (not taken
         # when evaluating a compiled program: the hot path has no lock).
         self._lock = threading.Lock()
@@ -165,9 +170,10 @@ class Engine(ConfigurationMixin, QueryMixin, InstrumentationMixin):
         using rules and functions of files added after it."""
         if type(path) is not str or type(text) is not str:
             raise ArgumentError("add_policy takes a path and a policy text (both strings)")
-        module, hidden = self._parse_policy(path, text)
-        self._set_policies({**self._policies, path: (text, module)}, {path: (module, hidden)})
-        return _package_name(module)
+        parsed = self._parse_policy(path, text)
+        policies = {**self._policies, path: parsed.source}
+        self._set_policies(policies, {path: parsed}, known=self._known_program(policies))
+        return parsed.package
 
     def add_policies(self, policies: Mapping[str, str]) -> list[str]:
         """Add (or replace) several policy files at once (``{path: text}``); returns their packages.
@@ -180,8 +186,9 @@ class Engine(ConfigurationMixin, QueryMixin, InstrumentationMixin):
             if type(path) is not str or type(text) is not str:
                 raise ArgumentError("add_policies takes a mapping of paths to policy texts (strings)")
         parsed, checked = self._parse_policies(dict(policies))
-        self._set_policies({**self._policies, **parsed}, checked)
-        return [_package_name(m) for _, m in parsed.values()]
+        merged = {**self._policies, **parsed}
+        self._set_policies(merged, checked, known=self._known_program(merged))
+        return [c.package for c in checked.values()]
 
     def remove_policy(self, path: str) -> str:
         """Remove the policy file ``path`` added before; returns its package.
@@ -258,26 +265,26 @@ class Engine(ConfigurationMixin, QueryMixin, InstrumentationMixin):
 
     def _parse_policies(
         self, texts: dict[str, str]
-    ) -> tuple[dict[str, tuple[str, ast.Module]], dict[str, tuple[ast.Module, list[RegoError]]]]:
+    ) -> tuple[dict[str, PolicySource], dict[str, ParsedPolicy]]:
         """:meth:`_parse_policy` for several files. When the one-module checks
         of some fail, their errors are raised together, in OPA's order (all
         files' errors of the first check stage that finds any), as OPA
         reports them for files loaded at once."""
-        parsed: dict[str, tuple[str, ast.Module]] = {}
-        checked: dict[str, tuple[ast.Module, list[RegoError]]] = {}
+        parsed: dict[str, PolicySource] = {}
+        checked: dict[str, ParsedPolicy] = {}
         failed: list[str] = []
         first: RegoError | None = None
         for path, text in texts.items():
             try:
-                module, hidden = self._parse_policy(path, text)
+                one = self._parse_policy(path, text)
             except RegoParseError:
                 raise
             except RegoError as err:
                 first = first or err
                 failed.append(path)
                 continue
-            parsed[path] = (text, module)
-            checked[path] = (module, hidden)
+            parsed[path] = one.source
+            checked[path] = one
         if first is not None:
             if len(failed) > 1:
                 modules = [m for _, m in parsed.values()]
@@ -292,10 +299,9 @@ class Engine(ConfigurationMixin, QueryMixin, InstrumentationMixin):
             raise first
         return parsed, checked
 
-    def _parse_policy(self, path: str, text: str) -> tuple[ast.Module, list[RegoError]]:
+    def _parse_policy(self, path: str, text: str) -> ParsedPolicy:
         """Parse ``text`` and run the checks that concern it alone (OPA's stages
-        before name resolution); returns the module and the calls of functions
-        a local variable hides, which the whole program's check reports."""
+        before name resolution): see :class:`ParsedPolicy`."""
         try:
             return parse_cached(text, path, not self._rego_v0)
         except RegoError as err:
@@ -306,18 +312,23 @@ class Engine(ConfigurationMixin, QueryMixin, InstrumentationMixin):
     def _set_policies(
         self,
         policies: dict[str, tuple[str, ast.Module]],
-        checked: dict[str, tuple[ast.Module, list[RegoError]]],
+        checked: dict[str, ParsedPolicy],
         data: dict[Any, Any] | None = None,
         program: Program | None = None,
+        known: tuple[int, Program] | None = None,
     ) -> None:
         """Make ``policies`` the engine's (``checked``: modules that passed the
         one-module checks, by path); they are compiled on first use, unless
-        ``program`` is theirs already, checked against ``data``."""
+        ``program`` is theirs already, checked against ``data``; or ``known``
+        is, as :meth:`_known_program` found it, if nothing changed since."""
         with self._lock:
+            if known is not None and known[0] == self._version and self._data is _NO_DATA:
+                program = known[1]
             self._version += 1
             self._policies = policies
             old = self._checked
-            self._checked = {p: c for p, c in ({**old, **checked} if old else checked).items() if p in policies}
+            # (every caller's ``checked`` is of paths in ``policies``)
+            self._checked = {p: c for p, c in {**old, **checked}.items() if p in policies} if old else checked
             if data is not None:
                 self._data = data
             self._data_checked = program is not None
@@ -472,15 +483,33 @@ class Engine(ConfigurationMixin, QueryMixin, InstrumentationMixin):
                     self._data_checked = True
         return prog
 
-    def _compile(self, mockable: frozenset[str], policies: dict[str, tuple[str, ast.Module]] | None = None) -> Program:
+    def _known_program(self, policies: dict[str, PolicySource]) -> tuple[int, Program] | None:
+        """The engine's version and the compiled program of ``policies``, when
+        they are a fresh engine's first ones (no data yet) and the process has
+        it already: then the first evaluation need not look for it. Nothing
+        is compiled here (errors are the first evaluation's, as before)."""
+        version = self._version
+        if self._policies or self._data is not _NO_DATA:
+            return None
+        prog = program_cache.find(self._program_key(self._extra_mockable, policies, sorted(policies)))
+        if prog is None:
+            return None
+        root = prog.tree.nodes.get(())
+        if root is not None and root.has_rules():
+            return None  # (a rule at the root clashes even with no data: the evaluation says so)
+        return version, prog
+
+    def _program_key(self, mockable: frozenset[str], policies: dict[str, PolicySource], paths: list[str]) -> tuple[Any, ...]:
         # The texts themselves are the key: exact (no digest can collide), and
         # cheap, since a str caches its hash and equal texts are often one object.
-        if policies is None:
-            policies = self._policies
-        paths = sorted(policies)
-        sources = tuple([(path, policies[path][0], policies[path][1].rego_v1) for path in paths])
+        if len(paths) == 1:  # (most engines: no comprehension to run)
+            path = paths[0]
+            text, module = policies[path]
+            sources: tuple[tuple[str, str, bool], ...] = ((path, text, module.rego_v1),)
+        else:
+            sources = tuple([(path, policies[path][0], policies[path][1].rego_v1) for path in paths])
         extension_ids = self._extension_ids
-        key = (
+        return (
             sources,
             tuple(sorted(mockable)) if mockable else (),
             tuple(sorted(extension_ids.items())) if extension_ids else (),
@@ -489,6 +518,12 @@ class Engine(ConfigurationMixin, QueryMixin, InstrumentationMixin):
             self._strict_mode,
             self._schema_key,
         )
+
+    def _compile(self, mockable: frozenset[str], policies: dict[str, tuple[str, ast.Module]] | None = None) -> Program:
+        if policies is None:
+            policies = self._policies
+        paths = sorted(policies)
+        key = self._program_key(mockable, policies, paths)
         found = program_cache.find(key)
         if found is not None:
             return found
@@ -498,12 +533,12 @@ class Engine(ConfigurationMixin, QueryMixin, InstrumentationMixin):
             # Modules checked on their own when added skip those checks here.
             checked = [self._checked.get(p) for p in paths]
             hidden_calls: list[RegoError] | None = None
-            if all(c is not None and c[0] is m for c, m in zip(checked, modules)):
-                hidden_calls = [call for c in checked if c is not None for call in c[1]]
+            if all(c is not None and c.module is m for c, m in zip(checked, modules)):
+                hidden_calls = [call for c in checked if c is not None for call in c.hidden]
             return self._with_source(  # type: ignore[no-any-return]
                 lambda: compile_program(
                     modules,
-                    [text for _, text, _ in sources],
+                    [policies[p][0] for p in paths],
                     mockable,
                     self._extensions,
                     self._allowed_builtins,
@@ -547,10 +582,9 @@ class Engine(ConfigurationMixin, QueryMixin, InstrumentationMixin):
             if self._gather_prints:
                 prints = self._prints
                 if prints is None:
-                    with self._lock:  # (one table for every thread's hook)
-                        prints = self._prints
-                        if prints is None:
-                            prints = self._prints = deque(maxlen=PRINTS_KEPT)
+                    # One table for every thread's hook: setdefault is one
+                    # step under the GIL (no lock needed).
+                    prints = self.__dict__.setdefault("_prints", deque((), PRINTS_KEPT))
                 hook = prints.append
             config = self._config = EvalConfig(self._strict, hook, self._options, self._timeout)
         deadline = time.monotonic() + config.timeout if config.timeout is not None else None
@@ -679,6 +713,9 @@ class Engine(ConfigurationMixin, QueryMixin, InstrumentationMixin):
         query reading the document (base data, part of one)."""
         parts = rule_path(path)
         prog = self._get_program()
+        known = prog.paths.get(path)
+        if known is not None:
+            return (*known, prog)
         name = prog.rule_functions.get(parts)  # type: ignore[arg-type]
         if name is None:
             # Base data, part of a document, or no rule at all: a query built
@@ -699,6 +736,9 @@ class Engine(ConfigurationMixin, QueryMixin, InstrumentationMixin):
         # Only into the table the entry came from: the policies may have changed meanwhile.
         if current is not None and current[3] is program:
             rule_fns[path] = (*entry, program)
+        paths = program.paths
+        if len(paths) < PATHS_KEPT:
+            paths[path] = entry
         return entry
 
     def eval_query(
@@ -780,7 +820,7 @@ class Engine(ConfigurationMixin, QueryMixin, InstrumentationMixin):
         new._policies = dict(self._policies)
         new._rule_fns = dict(self._rule_fns)
         new._queries = self._queries.copy() if self._queries is not None else None
-        new._prints = None
+        new.__dict__.pop("_prints", None)
         new._config = None
         new._spare = None
         new._lock = threading.Lock()

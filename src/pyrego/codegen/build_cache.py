@@ -164,7 +164,7 @@ class _BuildCache(Generic[_T]):
 # entries, engines built for never-seen policies spent a sixth of their time
 # in the collector. See set_compile_cache_size.
 program_cache: _BuildCache[Program] = _BuildCache(32)
-_modules: _BuildCache[tuple[ast.Module, list[RegoError]]] = _BuildCache(64)
+_modules: _BuildCache[ParsedPolicy] = _BuildCache(64)
 
 
 _gc_lock = threading.Lock()
@@ -209,20 +209,35 @@ def gc_paused() -> _GcPause:
     return _GC_PAUSE
 
 
-def parse_cached(text: str, path: str, rego_v1: bool) -> tuple[ast.Module, list[RegoError]]:
+class ParsedPolicy:
+    """A policy file parsed and checked on its own, shared by every engine
+    given the same text: ``module``; ``hidden``, the calls of functions a
+    local variable hides, which the whole program's check reports (see
+    :func:`pyrego.compile.checks.check_modules`); ``package``, its name
+    (``data.authz``); and ``source``, the ``(text, module)`` pair an engine
+    keeps for the path (one object for all of them)."""
+
+    __slots__ = ("module", "hidden", "package", "source")
+
+    def __init__(self, text: str, module: ast.Module, hidden: list[RegoError]) -> None:
+        self.module = module
+        self.hidden = hidden
+        self.package = ast.ref_to_string(module.package)
+        self.source = (text, module)
+
+
+def parse_cached(text: str, path: str, rego_v1: bool) -> ParsedPolicy:
     """Parse a policy and run OPA's checks of one module on it (raising their
-    errors), reusing the result for identical text; returns the module and
-    the calls of functions a local variable hides, which the whole program's
-    check reports (see :func:`pyrego.compile.checks.check_modules`)."""
+    errors), reusing the result for identical text."""
 
     key = (path, text, rego_v1)
     found = _modules.find(key)  # (before making the closure below)
     if found is not None:
         return found
 
-    def build() -> tuple[ast.Module, list[RegoError]]:
+    def build() -> ParsedPolicy:
         module = parse_module(text, path, rego_v1=rego_v1)
-        return module, check_modules([module])
+        return ParsedPolicy(text, module, check_modules([module]))
 
     return _modules.get_or_build(key, build)
 

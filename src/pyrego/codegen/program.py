@@ -17,6 +17,9 @@ if TYPE_CHECKING:
 #: Compiled queries a program keeps for the engines that share it.
 QUERIES_KEPT = 256
 
+#: Rule paths a program keeps the entries of (see Program.paths).
+PATHS_KEPT = 256
+
 #: Held while a program's code is compiled or promoted to its fast form
 #: (re-entrant: promotion loads functions), and while an entry is read from it.
 LOAD_LOCK = threading.RLock()
@@ -36,6 +39,11 @@ class Program:
     # Entries worked out once the code is final (see entry): every fresh
     # engine on a cached program asks for the same ones.
     entries: dict[str, Any] = field(default_factory=dict)
+    # The same by rule path as engines give it (``data.authz.allow``), for at
+    # most PATHS_KEPT paths: a fresh engine on a cached program takes its
+    # entry from here in one step. (Without the program: an entry holding it
+    # would make a reference cycle.)
+    paths: dict[str, tuple[Callable[..., Any], tuple[Callable[..., Any], ...], Any]] = field(default_factory=dict)
 
     def __del__(self) -> None:
         # The generated functions and their globals (this namespace) refer to each
