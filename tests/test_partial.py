@@ -221,3 +221,20 @@ def test_a_body_line_starting_with_a_minus_sign_keeps_its_meaning() -> None:
     engine.add_policy("r.rego", printed)
     assert engine.eval_rule("data.r.allow", input={"p": 1}) is UNDEF
     assert engine.eval_rule("data.r.allow", input={"p": 0}) is True
+
+
+def test_residual_line_starting_with_a_negative_number_reads_back() -> None:
+    """A residual unification whose left side is a negative number (``-1 =
+    input.tickets.prio``) cannot be put in parentheses: it is written with
+    its sides swapped, and the residual module parses and decides as the
+    original (found by the property test above, seed 49917)."""
+    policy = random_policy(49917)
+    eng = _engine(policy)
+    result = eng.eval_partial(QUERY, unknowns=["input.tickets"], input=dict(INPUT))
+    lines = [line_text(e) for q in result.queries for e in q]
+    assert "input.tickets.prio = -1" in lines
+    residual = residual_engine(policy, result)
+    for prio in (-1, 2, 0, "-1"):
+        row = {"prio": prio}
+        full = {**INPUT, "tickets": row}
+        assert _decides(residual.eval_rule("data.residual.allow", input=full)) == _decides(eng.eval_rule(QUERY, input=full))

@@ -21,7 +21,7 @@ import sys
 import threading
 import time
 from collections import deque
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Mapping
 
@@ -43,9 +43,9 @@ from pyrego.engine_support import (
     _merge,
     _package_name,
     _rule_location,
-    _too_deep,
     prepared_rule,
     rule_path,
+    too_deep_error,
 )
 from pyrego.errors import (
     ArgumentError,
@@ -62,7 +62,7 @@ from pyrego.loader import data_document, iter_files, read_policy
 from pyrego.parse.parser import parse_module, parse_term
 from pyrego.queries import CompiledQuery, QueryMixin
 from pyrego.runtime.context import EvalConfig, EvalContext
-from pyrego.runtime.convert import from_python, loads, result_json_value, to_python, valid_text
+from pyrego.runtime.convert import from_python, loads, to_python, valid_text
 from pyrego.runtime.values import UNDEF
 
 if TYPE_CHECKING:
@@ -657,7 +657,7 @@ class Engine(ConfigurationMixin, QueryMixin, InstrumentationMixin):
         try:
             return to_python(value)
         except RecursionError:
-            raise _too_deep() from None
+            raise too_deep_error() from None
 
     def _evaluation_failure(self, exc: Exception, path: str, program: Program | None) -> Exception:
         """The error an evaluation of ``path`` that raised ``exc`` ends with
@@ -740,68 +740,6 @@ class Engine(ConfigurationMixin, QueryMixin, InstrumentationMixin):
         if len(paths) < PATHS_KEPT:
             paths[path] = entry
         return entry
-
-    def eval_query(
-        self, query: str, *, input: Any = _NO_INPUT, package: str | None = None, imports: Sequence[str] = ()
-    ) -> dict[str, Any]:
-        """Evaluate ``query`` and return OPA's result shape (values as JSON-ready Python).
-
-        ``input``: the input document for this call only, as for :meth:`eval_rule`.
-        ``package`` (``"authz"``) and ``imports`` (``["data.lib.util"]``): resolve
-        the query's names as in a module of that package with those imports
-        (``opa eval --package --import``)."""
-        q = self._compile_query(query, package, tuple(imports))
-        results = []
-        try:
-            for bindings, values in self._execute(q, input):
-                exprs = [
-                    {"value": result_json_value(v), "text": text, "location": {"row": loc.row, "col": loc.col}}
-                    for v, text, loc in zip(values, q.texts, q.locations)
-                ]
-                results.append({"expressions": exprs, "bindings": {k: result_json_value(v) for k, v in bindings.items()}})
-        except RecursionError:
-            raise _too_deep() from None
-        return {"result": results}
-
-    def eval_query_json(self, query: str, *, input: Any = _NO_INPUT) -> str:
-        """:meth:`eval_query` as JSON text (sets as sorted arrays, as ``opa eval`` prints)."""
-        from pyrego.runtime.convert import dumps
-
-        result = self.eval_query(query, input=input)
-        try:
-            return dumps(result)
-        except RecursionError:
-            raise _too_deep() from None
-
-    def eval_partial(self, query: str, *, unknowns: Sequence[str] | None = ("input",), input: Any = _NO_INPUT) -> Any:
-        """Partially evaluate ``query`` with ``unknowns`` unknown (OPA's ``rego.Partial``).
-
-        Returns a :class:`pyrego.partial.PartialResult`: residual queries and
-        support modules. ``unknowns`` None: those the queried rule's
-        ``# METADATA`` declares (``compile: unknowns:``), else ``input``.
-        ``input``: the known part of the input (default: the engine's)."""
-        from pyrego.partial import partial_eval
-
-        return partial_eval(self, query, unknowns=unknowns, input=self._input if input is _NO_INPUT else input)
-
-    def compile_filters(
-        self,
-        query: str,
-        input: Any = None,
-        *,
-        unknowns: Sequence[str] | None = ("input",),
-        target: str = "sql",
-        dialect: str = "postgresql",
-        mappings: dict[str, Any] | None = None,
-        mask_rule: str | None = None,
-    ) -> dict[str, Any]:
-        """OPA's Compile API: ``query`` as a data filter, ``{"query": ..., "masks": ...}``
-        (a SQL ``WHERE`` clause or a UCAST object); see :func:`pyrego.filters.compile_filters`."""
-        from pyrego.filters import compile_filters
-
-        return compile_filters(
-            self, query, input, unknowns=unknowns, target=target, dialect=dialect, mappings=mappings, mask_rule=mask_rule
-        )
 
     def take_prints(self) -> list[str]:
         """The output of ``print`` calls since the last call, in order."""

@@ -341,7 +341,7 @@ def prepared_rule(engine: Engine, path: str) -> PreparedRule:
         try:
             return to_python(value)
         except RecursionError:
-            raise _too_deep() from None
+            raise too_deep_error() from None
 
     rule.__doc__ = f"The value of {path} for the input given, or pyrego.UNDEFINED (see Engine.prepare_rule)."
     rule.__qualname__ = rule.__name__ = "prepared_rule"
@@ -360,7 +360,7 @@ def _input_function(entry: Any, config: Any, data: Any) -> Callable[[Any], Any] 
     return input_function(program, (fn, *more), default, lambda: EvalContext.fast(UNDEF, data, config, None))
 
 
-def _too_deep() -> EvalRecursionError:
+def too_deep_error() -> EvalRecursionError:
     return EvalRecursionError("value nested too deeply to convert")
 
 

@@ -8,6 +8,7 @@ these methods."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Callable
 
 from pyrego.ast import nodes as ast
@@ -16,10 +17,10 @@ from pyrego.codegen.build_cache import cache_lock
 from pyrego.codegen.program import QUERIES_KEPT, Program
 from pyrego.compile.compiler import resolve_query
 from pyrego.compile.with_targets import body_with_function_targets
-from pyrego.engine_support import NO_INPUT, expr_texts, query_context
+from pyrego.engine_support import NO_INPUT, expr_texts, query_context, too_deep_error
 from pyrego.errors import EvalError, EvalRecursionError, Location, RegoError
 from pyrego.parse.parser import parse_query
-from pyrego.runtime.convert import to_python
+from pyrego.runtime.convert import result_json_value, to_python
 from pyrego.runtime.values import UNDEF
 
 if TYPE_CHECKING:
@@ -44,13 +45,16 @@ class CompiledQuery:
 
 
 class QueryMixin:
-    """Compiling and running queries, for :class:`pyrego.Engine`."""
+    """Compiling and running queries, for :class:`pyrego.Engine`: its query
+    methods (``eval_query``, ``eval_partial``, ``compile_filters``) and the
+    compilation they share."""
 
     if TYPE_CHECKING:  # (the engine's)
         _queries: BoundedDict[str, CompiledQuery] | None
         _lock: threading.Lock
         _rego_v0: bool
         _extra_mockable: frozenset[str]
+        _input: Any
 
         def _get_program(self) -> Program: ...
         def _invalidate(self) -> None: ...
@@ -120,3 +124,67 @@ class QueryMixin:
             raise EvalRecursionError("evaluation exceeded the maximum depth", q.locations[0] if q.locations else None) from None
         except Exception as exc:
             raise EvalError(f"internal error: {type(exc).__name__}: {exc}", code="eval_internal_error") from exc
+
+    def eval_query(
+        self, query: str, *, input: Any = NO_INPUT, package: str | None = None, imports: Sequence[str] = ()
+    ) -> dict[str, Any]:
+        """Evaluate ``query`` and return OPA's result shape (values as JSON-ready Python).
+
+        ``input``: the input document for this call only, as for :meth:`eval_rule`.
+        ``package`` (``"authz"``) and ``imports`` (``["data.lib.util"]``): resolve
+        the query's names as in a module of that package with those imports
+        (``opa eval --package --import``)."""
+        q = self._compile_query(query, package, tuple(imports))
+        results = []
+        try:
+            for bindings, values in self._execute(q, input):
+                exprs = [
+                    {"value": result_json_value(v), "text": text, "location": {"row": loc.row, "col": loc.col}}
+                    for v, text, loc in zip(values, q.texts, q.locations)
+                ]
+                results.append({"expressions": exprs, "bindings": {k: result_json_value(v) for k, v in bindings.items()}})
+        except RecursionError:
+            raise too_deep_error() from None
+        return {"result": results}
+
+    def eval_query_json(self, query: str, *, input: Any = NO_INPUT) -> str:
+        """:meth:`eval_query` as JSON text (sets as sorted arrays, as ``opa eval`` prints)."""
+        from pyrego.runtime.convert import dumps
+
+        result = self.eval_query(query, input=input)
+        try:
+            return dumps(result)
+        except RecursionError:
+            raise too_deep_error() from None
+
+    def eval_partial(self, query: str, *, unknowns: Sequence[str] | None = ("input",), input: Any = NO_INPUT) -> Any:
+        """Partially evaluate ``query`` with ``unknowns`` unknown (OPA's ``rego.Partial``).
+
+        Returns a :class:`pyrego.partial.PartialResult`: residual queries and
+        support modules. ``unknowns`` None: those the queried rule's
+        ``# METADATA`` declares (``compile: unknowns:``), else ``input``.
+        ``input``: the known part of the input (default: the engine's)."""
+        from pyrego.partial import partial_eval
+
+        engine: Any = self  # (an Engine: the mixin's only user)
+        return partial_eval(engine, query, unknowns=unknowns, input=self._input if input is NO_INPUT else input)
+
+    def compile_filters(
+        self,
+        query: str,
+        input: Any = None,
+        *,
+        unknowns: Sequence[str] | None = ("input",),
+        target: str = "sql",
+        dialect: str = "postgresql",
+        mappings: dict[str, Any] | None = None,
+        mask_rule: str | None = None,
+    ) -> dict[str, Any]:
+        """OPA's Compile API: ``query`` as a data filter, ``{"query": ..., "masks": ...}``
+        (a SQL ``WHERE`` clause or a UCAST object); see :func:`pyrego.filters.compile_filters`."""
+        from pyrego.filters import compile_filters
+
+        engine: Any = self  # (an Engine: the mixin's only user)
+        return compile_filters(
+            engine, query, input, unknowns=unknowns, target=target, dialect=dialect, mappings=mappings, mask_rule=mask_rule
+        )

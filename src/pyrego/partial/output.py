@@ -233,4 +233,12 @@ def line_text(e: ast.Expr) -> str:
     minus sign is put in parentheses, since Rego reads ``a < 1`` followed by
     a line ``-1 <= b`` as one expression, ``a < 1 - 1 <= b``."""
     text = expr_text(e)
-    return f"({text})" if text.startswith("-") else text
+    if not text.startswith("-"):
+        return text
+    s = e.statement
+    if type(s) is ast.Unify and not e.with_mods:
+        # A unification cannot stand in parentheses; its sides swap freely.
+        swapped = f"{term_text(s.rhs)} = {term_text(s.lhs)}"
+        if not swapped.startswith("-"):
+            return swapped
+    return f"({text})"
