@@ -10,13 +10,15 @@ from __future__ import annotations
 
 import json
 import time
-import uuid
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from pyrego.errors import ArgumentError, EvalError, RegoError
+from pyrego.runtime.convert import from_python, to_json_value
+from pyrego.runtime.values import UNDEF
 from pyrego.server import errors, store
-from pyrego.server.common import bool_param, json_response, path_segments, pretty, read_body
+from pyrego.server.common import bool_param, eval_key, json_response, path_segments, pretty, read_body
+from pyrego.server.common import decision_id as new_decision_id
 from pyrego.server.jsonio import BodyError, loads
 from pyrego.version import __version__
 
@@ -38,6 +40,10 @@ def rule_text(path: Sequence[str]) -> str:
             raise errors.APIError(400, errors.INVALID_PARAMETER, f"invalid path: invalid ref term '{seg}'")
         out.append(f"[{int(seg)}]" if seg.isdigit() and (seg == "0" or seg[0] != "0") else f"[{json.dumps(seg)}]")
     return "".join(out)
+
+
+#: :func:`rule_text` of the paths asked lately (a path that is not valid raises and is not kept).
+_RULE_TEXTS: dict[tuple[str, ...], str] = {}
 
 
 def ref_text(path: Sequence[str]) -> str:
@@ -77,11 +83,14 @@ def evaluate(
     pretty_trace: bool = False,
 ) -> tuple[bool, Any, dict[str, int], list[Any] | None]:
     """Evaluate the document at ``path`` (in the pool's thread): ``(defined, value, timers, explanation)``."""
-    from pyrego.runtime.convert import from_python, to_json_value
-    from pyrego.runtime.values import UNDEF
-
     engine = snap.engine_for(strict)
-    text = rule_text(path)
+    key = tuple(path)
+    text = _RULE_TEXTS.get(key)
+    if text is None:
+        text = rule_text(path)
+        if len(_RULE_TEXTS) >= 4096:
+            _RULE_TEXTS.clear()
+        _RULE_TEXTS[key] = text
     kw = {} if input is NO_INPUT else {"input": input}
     start = time.perf_counter_ns()
     explained = None
@@ -101,6 +110,8 @@ def evaluate(
     timers = {"timer_rego_query_eval_ns": time.perf_counter_ns() - start}
     if value is UNDEF:
         return False, None, timers, explained
+    if value is True or value is False:
+        return True, value, timers, explained
     return True, to_json_value(from_python(value)), timers, explained
 
 
@@ -173,7 +184,7 @@ async def _read(server: Server, request: Request, path: list[str]) -> Response:
     explain = explain if explain in ("notes", "fails", "full", "debug") else None
     strict = bool_param(request, "strict-builtin-errors")
     snap = server.runtime.snapshot
-    decision_id = str(uuid.uuid4())
+    decision_id = new_decision_id()
     client = request.client
     requested_by = f"{client.host}:{client.port}" if client else ""
 
@@ -188,7 +199,8 @@ async def _read(server: Server, request: Request, path: list[str]) -> Response:
         _log(server, snap, decision_id, path, input, outcome, None, requested_by, outcome[2])
         return outcome
 
-    defined, value, timers, explained = await server.worker.run(request, run)
+    key = eval_key(request, "data", snap.revision, strict, *path) if explain is None else None
+    defined, value, timers, explained = await server.worker.run(request, run, key)
     result: dict[str, Any] = {"decision_id": decision_id}
     if bool_param(request, "metrics") or bool_param(request, "instrument"):
         timers["timer_rego_input_parse_ns"] = parsed - start
@@ -335,14 +347,14 @@ async def _v0(server: Server, request: Request, path: list[str]) -> Response:
                 400, errors.INVALID_PARAMETER, f"unexpected parse error for input: body contains malformed input document: {exc}"
             ) from None
     snap = server.runtime.snapshot
-    decision_id = str(uuid.uuid4())
+    decision_id = new_decision_id()
 
     def run() -> tuple[bool, Any, dict[str, int], Any]:
         outcome = evaluate(server, snap, path, input)
         _log(server, snap, decision_id, path, input, outcome, None, "", outcome[2])
         return outcome
 
-    defined, value, _, _ = await server.worker.run(request, run)
+    defined, value, _, _ = await server.worker.run(request, run, eval_key(request, "data", snap.revision, False, *path))
     if not defined:
         has_rules = _has_rules(snap, path)
         message = errors.MSG_FOUND_UNDEFINED if has_rules else errors.MSG_MISSING
