@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from pyrego.server import errors
-from pyrego.server.common import ClientGone, Worker, error_response
+from pyrego.server.common import INLINE_LIMIT, ClientGone, Worker, error_response
 from pyrego.server.config import (
     DEFAULT_AUTHORIZATION_DECISION,
     DEFAULT_DECISION,
@@ -50,7 +50,9 @@ class ServerOptions:
     body in bytes (``gzip_max_body``: decompressed, for gzip bodies);
     ``gzip_min_length`` and ``gzip_level``: responses this long or longer are
     gzip-compressed at that level for clients that accept it; ``max_concurrency``: evaluations running at once (more
-    wait); ``default_decision`` and ``authorization_decision``: path
+    wait); ``inline_limit``: seconds under which an evaluation that has been that cheap runs on the event loop's
+    thread, without the hop to the evaluation pool (0: always the pool; see :class:`~pyrego.server.common.Worker`);
+    ``default_decision`` and ``authorization_decision``: path
     segments under ``data``."""
 
     authentication: str = "off"
@@ -60,6 +62,7 @@ class ServerOptions:
     gzip_min_length: int = 1024
     gzip_level: int = 9
     max_concurrency: int = 0
+    inline_limit: float = INLINE_LIMIT
     default_decision: tuple[str, ...] = tuple(decision_path({}, "default_decision", DEFAULT_DECISION))
     authorization_decision: tuple[str, ...] = tuple(decision_path({}, "default_authorization_decision", DEFAULT_AUTHORIZATION_DECISION))
 
@@ -93,7 +96,7 @@ class Server:
             raise ValueError(f"unknown authorization scheme {options.authorization!r} (off or basic)")
         self.runtime = runtime
         self.options = options
-        self.worker = Worker(options.max_concurrency or min(32, (os.cpu_count() or 1) * 4))
+        self.worker = Worker(options.max_concurrency or min(32, (os.cpu_count() or 1) * 4), options.inline_limit)
         self.registry = CollectorRegistry()
         process_collector.ProcessCollector(registry=self.registry)
         platform_collector.PlatformCollector(registry=self.registry)

@@ -78,7 +78,7 @@ def decision_id() -> str:
             _ids[0] = buf
         _ids[1] = pos + 16
     n = int.from_bytes(buf[pos : pos + 16], "big") & _ID_MASK | _ID_BITS  # type: ignore[index]
-    h = "%032x" % n
+    h = f"{n:032x}"
     return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
 
 
