@@ -24,7 +24,7 @@ the CPU the server's processes used are printed beside the figures: the
 machine may be shared, and wrk runs on it too.
 
     python benchmarks/server.py [--duration 60] [--warmup 5] [--connections 16]
-        [--workers 1,2] [--policies all|rbac,...] [--servers pyrego,ceiling]
+        [--workers 1,2] [--policies all|rbac,...] [--servers pyrego,ceiling] [--src DIR]
 
 Writes ``server.json`` and ``server.md`` under ``--out`` (default
 ``benchmarks/results``); exit status 1 when a server answered wrongly or
@@ -162,9 +162,9 @@ def expected_results(requests: list[tuple[str, dict[str, Any]]], texts: dict[str
     return out
 
 
-def start(kind: str, workers: int, port: int, policy_dir: Path, log_level: str, extra: list[str]) -> subprocess.Popen[bytes]:
+def start(kind: str, workers: int, port: int, policy_dir: Path, log_level: str, extra: list[str], src: Path = SRC) -> subprocess.Popen[bytes]:
     env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join([str(SRC), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
+    env["PYTHONPATH"] = os.pathsep.join([str(src), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
     if kind == "pyrego":
         cmd = [sys.executable, "-m", "pyrego", "run", "--server", "--addr", f"127.0.0.1:{port}", "--log-level", log_level]
         cmd += ["--workers", str(workers), *extra, str(policy_dir)]
@@ -261,7 +261,7 @@ def wrk(port: int, script: Path, reqfile: Path, connections: int, seconds: float
 
 def measure(kind: str, workers: int, args: argparse.Namespace, work: Path, requests: list[tuple[str, dict[str, Any]]], expected: list[Any]) -> Run:
     port = free_port()
-    proc = start(kind, workers, port, work / "policies", args.log_level, args.pyrego_arg)
+    proc = start(kind, workers, port, work / "policies", args.log_level, args.pyrego_arg, Path(args.src))
     try:
         wait_ready(proc, port, workers, requests[0])
         wrong = []
@@ -314,6 +314,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--log-level", default="warn", help="server log level, both servers (default warn: no access log)")
     p.add_argument("--pyrego-arg", action="append", default=[], help="extra argument to pyrego run (repeatable)")
     p.add_argument("--shared", default=os.environ.get("PYREGO_SHARED", str(ROOT.parent / "shared")), help="folder holding bench/seed")
+    p.add_argument("--src", default=str(SRC), help="the pyrego sources the server runs (another checkout's src, to compare)")
     p.add_argument("--out", default=str(HERE / "results"), help="where server.json and server.md go ('' for none)")
     args = p.parse_args(argv)
     if shutil.which("wrk") is None:
@@ -354,6 +355,7 @@ def main(argv: list[str] | None = None) -> int:
             "duration_s": args.duration,
             "cpus": os.cpu_count(),
             "python": sys.version.split()[0],
+            "src": args.src,
             "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         }
         doc = {"meta": meta, "runs": [asdict(r) | {"errors_total": r.error_count} for r in runs]}
