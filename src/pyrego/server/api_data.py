@@ -17,7 +17,7 @@ from pyrego.errors import ArgumentError, EvalError, RegoError
 from pyrego.runtime.convert import from_python, to_json_value
 from pyrego.runtime.values import UNDEF
 from pyrego.server import errors, store
-from pyrego.server.common import bool_param, eval_key, json_response, path_segments, pretty, read_body
+from pyrego.server.common import bool_param, eval_key, header, json_response, path_segments, pretty, read_body
 from pyrego.server.common import decision_id as new_decision_id
 from pyrego.server.jsonio import BodyError, loads
 from pyrego.version import __version__
@@ -145,7 +145,7 @@ async def _parse_input_body(server: Server, request: Request) -> Any:
 
 
 def _load_body(request: Request, body: bytes) -> Any:
-    if "yaml" in request.headers.get("content-type", ""):
+    if b"yaml" in header(request, b"content-type"):
         from pyrego.yaml_safe import load_yaml
 
         try:
@@ -180,19 +180,26 @@ async def _read(server: Server, request: Request, path: list[str]) -> Response:
     else:
         input = await _parse_input_body(server, request)
     parsed = time.perf_counter_ns()
-    explain = request.query_params.get("explain")
-    explain = explain if explain in ("notes", "fails", "full", "debug") else None
-    strict = bool_param(request, "strict-builtin-errors")
+    explain: str | None = None
+    strict = with_metrics = with_provenance = is_pretty = False
+    if request.scope.get("query_string"):  # (most decisions have none: no parameter to look for)
+        explain = request.query_params.get("explain")
+        explain = explain if explain in ("notes", "fails", "full", "debug") else None
+        strict = bool_param(request, "strict-builtin-errors")
+        with_metrics = bool_param(request, "metrics") or bool_param(request, "instrument")
+        with_provenance = bool_param(request, "provenance")
+        is_pretty = pretty(request)
     snap = server.runtime.snapshot
     decision_id = new_decision_id()
-    client = request.client
-    requested_by = f"{client.host}:{client.port}" if client else ""
+    logging = server.runtime.decision_logger is not None
 
     def run() -> tuple[bool, Any, dict[str, int], list[Any] | None]:
+        if not logging:
+            return evaluate(server, snap, path, input, strict=strict, explain="full" if explain == "debug" else explain, pretty_trace=is_pretty)
+        client = request.client
+        requested_by = f"{client.host}:{client.port}" if client else ""
         try:
-            outcome = evaluate(
-                server, snap, path, input, strict=strict, explain="full" if explain == "debug" else explain, pretty_trace=pretty(request)
-            )
+            outcome = evaluate(server, snap, path, input, strict=strict, explain="full" if explain == "debug" else explain, pretty_trace=is_pretty)
         except errors.APIError as err:
             _log(server, snap, decision_id, path, input, None, err.body(), requested_by, {})
             raise
@@ -202,20 +209,20 @@ async def _read(server: Server, request: Request, path: list[str]) -> Response:
     key = eval_key(request, "data", snap.revision, strict, *path) if explain is None else None
     defined, value, timers, explained = await server.worker.run(request, run, key)
     result: dict[str, Any] = {"decision_id": decision_id}
-    if bool_param(request, "metrics") or bool_param(request, "instrument"):
+    if with_metrics:
         timers["timer_rego_input_parse_ns"] = parsed - start
         timers["timer_server_handler_ns"] = time.perf_counter_ns() - start
         timers["counter_server_query_cache_hit"] = 0
         result["metrics"] = dict(sorted(timers.items()))
-    if bool_param(request, "provenance"):
+    if with_provenance:
         result["provenance"] = _provenance(snap)
     if defined:
         result["result"] = value
-    if request.method == "POST" and input is NO_INPUT:
+    if input is NO_INPUT and request.method == "POST":
         result["warning"] = {"code": errors.API_USAGE_WARNING, "message": errors.MSG_INPUT_KEY_MISSING}
     if explained is not None and (defined or explain == "full"):
         result["explanation"] = explained
-    return json_response(result, pretty=pretty(request))
+    return json_response(result, pretty=is_pretty)
 
 
 def _log(

@@ -58,9 +58,22 @@ def route_path(request: Request) -> str:
 
 def path_segments(request: Request, prefix: str) -> list[str]:
     """The segments of the request path after ``prefix`` (``/v1/data``), empty ones dropped."""
-    path = route_path(request)
-    rest = path[len(prefix) :] if path.startswith(prefix) else ""
-    return [unquote(s) for s in rest.split("/") if s]
+    scope = request.scope
+    key = (scope.get("raw_path"), scope.get("root_path"), prefix)
+    segments = _SEGMENTS.get(key)
+    if segments is None:
+        path = route_path(request)
+        rest = path[len(prefix) :] if path.startswith(prefix) else ""
+        segments = tuple(unquote(s) for s in rest.split("/") if s)
+        if key[0] is not None:
+            if len(_SEGMENTS) >= 4096:
+                _SEGMENTS.clear()
+            _SEGMENTS[key] = segments
+    return list(segments)
+
+
+#: :func:`path_segments` of the paths asked lately, by raw path, root path and prefix.
+_SEGMENTS: dict[tuple[Any, Any, str], tuple[str, ...]] = {}
 
 
 _ids_lock = threading.Lock()
@@ -120,25 +133,56 @@ def error_response(err: errors.APIError) -> Response:
     return json_response(err.body(), status=err.status, pretty=True)
 
 
+def header(request: Request, name: bytes) -> bytes:
+    """The first value of the header ``name`` (lower case), or ``b""``: as ``request.headers.get``,
+    without building the headers' mapping."""
+    for key, value in request.scope["headers"]:
+        if key == name:
+            return value  # type: ignore[no-any-return]
+    return b""
+
+
 async def read_body(request: Request, limit: int, gzip_limit: int = 268_435_456) -> bytes:
     """The request body; 413 (OPA's ``request body too large``) when longer than ``limit`` bytes.
 
-    A gzip body (``Content-Encoding: gzip``) is decompressed, up to ``gzip_limit`` bytes."""
+    A gzip body (``Content-Encoding: gzip``) is decompressed, up to ``gzip_limit`` bytes.
+    (Starlette's ``request.body()`` returns it too, after this.)"""
     cached = getattr(request, "_body", None)
     if cached is not None:
         return cached  # type: ignore[no-any-return]
-    length = request.headers.get("content-length")
+    length = encoding = None
+    for key, value in request.scope["headers"]:  # (the first of each, as request.headers.get)
+        if key == b"content-length":
+            length = value if length is None else length
+        elif key == b"content-encoding":
+            encoding = value if encoding is None else encoding
     if length is not None and length.isdigit() and int(length) > limit:
         raise errors.APIError(413, errors.INVALID_PARAMETER, errors.MSG_BODY_TOO_LARGE)
+    if getattr(request, "_stream_consumed", False):
+        raise RuntimeError("Stream consumed")
+    receive = request.receive
     chunks: list[bytes] = []
     size = 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > limit:
-            raise errors.APIError(413, errors.INVALID_PARAMETER, errors.MSG_BODY_TOO_LARGE)
-        chunks.append(chunk)
-    body = b"".join(chunks)
-    if "gzip" in request.headers.get("content-encoding", "").lower():
+    while True:
+        message = await receive()
+        kind = message["type"]
+        if kind == "http.request":
+            chunk = message.get("body", b"")
+            if chunk:
+                size += len(chunk)
+                if size > limit:
+                    raise errors.APIError(413, errors.INVALID_PARAMETER, errors.MSG_BODY_TOO_LARGE)
+                chunks.append(chunk)
+            if not message.get("more_body", False):
+                break
+        elif kind == "http.disconnect":
+            from starlette.requests import ClientDisconnect
+
+            request._is_disconnected = True
+            raise ClientDisconnect()
+    request._stream_consumed = True
+    body = chunks[0] if len(chunks) == 1 else b"".join(chunks)
+    if encoding is not None and b"gzip" in encoding.lower():
         body = _gunzip(body, gzip_limit)
     request._body = body  # (Starlette's own cache: request.body() returns it from now on)
     return body
