@@ -166,8 +166,13 @@ def test_cli_errors(tmp_path: Path) -> None:
     (tmp_path / "bad.rego").write_text("package bad\n\np := x\n")
     r = _run_cli("--server", "--addr", "127.0.0.1:0", str(tmp_path))
     assert r.returncode == 1 and "rego_unsafe_var_error" in r.stderr
-    r = _run_cli("--server", "-b", str(tmp_path))
-    assert r.returncode == 1 and "bundle" in r.stderr
+    r = _run_cli("--server", "-b", str(tmp_path))  # (a bundle folder whose policy does not compile)
+    assert r.returncode == 1 and "rego_unsafe_var_error" in r.stderr
+    r = _run_cli("--server", "-b", str(tmp_path / "missing.tar.gz"))
+    assert r.returncode == 1 and "no such file or directory" in r.stderr
+    (tmp_path / "cfg.yaml").write_text("bundles:\n  b: {service: nowhere}\n")
+    r = _run_cli("--server", "--config-file", str(tmp_path / "cfg.yaml"))
+    assert r.returncode == 1 and "unknown service 'nowhere'" in r.stderr
     r = _run_cli("--server", "--authentication", "magic")
     assert r.returncode == 2
 

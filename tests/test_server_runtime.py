@@ -8,9 +8,10 @@ from typing import Any
 import httpx
 import pytest
 
+from pyrego import UNDEFINED
 from pyrego.errors import RegoError
 from pyrego.server import ServerRuntime, create_app
-from pyrego.server.runtime import bundle_sources, rfc3339_nano
+from pyrego.server.runtime import rfc3339_nano
 from server_helpers import serving
 
 POLICY = "package authz\n\ndefault allow := false\n\nallow if input.user == data.admins[_]\n"
@@ -76,11 +77,6 @@ def test_plugin_states() -> None:
     assert runtime.plugin_statuses() == {"bundle": {"state": "ERROR", "message": "download failed"}}
 
 
-def test_bundle_hook_says_it_is_not_wired() -> None:
-    with pytest.raises(RegoError, match="bundle"):
-        bundle_sources(["x.tar.gz"])
-
-
 def test_mounted_in_fastapi_and_starlette() -> None:
     from fastapi import FastAPI
 
@@ -99,3 +95,50 @@ def test_mounted_in_fastapi_and_starlette() -> None:
         assert httpx.get(url + "/opa/v1/policies/a.rego").json()["result"]["id"] == "a.rego"
         assert httpx.put(url + "/opa/v1/data/admins", json=["bob"]).status_code == 204
         assert httpx.post(url + "/opa/v1/data/authz/allow", json={"input": {"user": "alice"}}).json()["result"] is False
+
+
+def test_activate_bundles_replaces_only_what_bundles_own() -> None:
+    import io
+
+    from pyrego.bundle.activate import plan_activation
+    from pyrego.bundle.model import Bundle
+    from pyrego.bundle.reader import read_bundle_bytes
+    from pyrego.bundle.writer import write_bundle
+
+    def bundle(rev: str, roots: list[str], modules: dict[str, str], data: dict[str, Any], v0: bool = False) -> Bundle:
+        b = Bundle()
+        b.manifest.revision, b.manifest.roots = rev, roots
+        if v0:
+            b.manifest.rego_version = 0
+        b.modules.update(modules)
+        b.data = data
+        buf = io.BytesIO()
+        write_bundle(b, buf)
+        return read_bundle_bytes(buf.getvalue())
+
+    runtime = ServerRuntime({"local.rego": "package local\n\nx := data.other.v\n"}, {"other": {"v": 1}, "app": {"old": True}})
+    one = bundle("1", ["app"], {"/app/p.rego": "package app\n\nr = data.app.rev { true }\n"}, {"app": {"rev": "1"}}, v0=True)
+    runtime.activate_bundles(plan_activation({"b": one}))
+    snap = runtime.snapshot
+    assert snap.engine.eval_rule("data.app.r") == "1" and snap.engine.eval_rule("data.local.x") == 1
+    assert snap.data == {"other": {"v": 1}, "app": {"rev": "1"}}  # (app.old was under the new root)
+    assert snap.bundles == {"b": "1"} and snap.roots == {"b": ["app"]} and set(snap.policies) == {"local.rego", "b/app/p.rego"}
+    # Writes outside the roots keep the bundle's modules as parsed (Rego v0 here).
+    runtime.write_data([("add", ["other", "v"], 2)])
+    runtime.put_policy("more.rego", "package more\n\ny := 3\n")
+    assert runtime.snapshot.engine.eval_rule("data.local.x") == 2 and runtime.snapshot.engine.eval_rule("data.app.r") == "1"
+    with pytest.raises(RegoError, match="is owned by bundle"):
+        runtime.check_path_scope(["app", "x"])
+    with pytest.raises(RegoError, match="can't write to document root"):
+        runtime.check_path_scope([])
+    runtime.check_path_scope(["apple"])
+    # The next revision replaces the bundle's modules and data; a failing one changes nothing.
+    two = bundle("2", ["app"], {"/app/q.rego": "package app\n\ns := data.app.rev\n"}, {"app": {"rev": "2"}})
+    runtime.activate_bundles(plan_activation({"b": two}))
+    snap = runtime.snapshot
+    assert snap.engine.eval_rule("data.app.s") == "2" and snap.engine.eval_rule("data.app.r") is UNDEFINED
+    assert set(snap.policies) == {"local.rego", "more.rego", "b/app/q.rego"} and snap.data["other"] == {"v": 2}
+    bad = bundle("3", ["app"], {"/app/q.rego": "package app\n\ns := y\n"}, {"app": {"rev": "3"}})
+    with pytest.raises(RegoError):
+        runtime.activate_bundles(plan_activation({"b": bad}))
+    assert runtime.snapshot is snap

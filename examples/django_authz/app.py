@@ -9,10 +9,10 @@ Run it::
 
 - Every request but ``/healthz`` goes through
   :class:`pyrego.integrations.django.PolicyMiddleware` (``PYREGO_DECISION``:
-  ``data.httpapi.authz.allow``, ``policy/authz.rego``).
+  ``data.httpapi.authz.allow``, ``../fastapi_authz/policy/authz.rego``).
 - ``/reports/<report_id>`` and ``/whoami`` also have a decision of their own,
-  through the view decorator ``@policy_required(...)`` (``policy/reports.rego``).
-- The policies and their data (``PYREGO_POLICY_DIR``: ``policy/``) are
+  through the view decorator ``@policy_required(...)`` (``../fastapi_authz/policy/reports.rego``).
+- The policies and their data (``PYREGO_POLICY_DIR``: the FastAPI example's ``policy/``) are
   loaded once; ``POST /admin/reload`` (allowed to admins by the policy) loads
   them again, the engine swapped whole.
 
@@ -30,7 +30,8 @@ from django.urls import path
 
 from pyrego.integrations.django import policy_required, reload_policies
 
-POLICY = Path(__file__).with_name("policy")
+# The same policies as the FastAPI example: one service, two frameworks.
+POLICY = Path(__file__).resolve().parent.parent / "fastapi_authz" / "policy"
 
 #: Bearer token -> identity (``input.identity``).
 TOKENS: dict[str, dict[str, Any]] = {

@@ -37,12 +37,14 @@ from pyrego.engine_support import (
     NO_INPUT,
     CompiledProgram,
     PolicySource,
+    PreparedRule,
     _check_data_conflicts,
     _first_non_constant,
     _merge,
     _package_name,
     _rule_location,
     _too_deep,
+    prepared_rule,
     rule_path,
 )
 from pyrego.errors import (
@@ -606,17 +608,11 @@ class Engine(ConfigurationMixin, QueryMixin, InstrumentationMixin):
                         value = default
                 else:
                     value = default
-        except RegoError as err:
-            self._attach_source(err)
-            raise
-        except RecursionError:
-            name = program.rule_functions.get(rule_path(path)) if program is not None else None  # type: ignore[arg-type]
-            where = _rule_location(program, name) if program is not None and name is not None else None
-            too_deep = EvalRecursionError("evaluation exceeded the maximum depth", where)
-            self._attach_source(too_deep)
-            raise too_deep from None
-        except Exception as exc:  # a bug must still surface as a pyrego error
-            raise EvalError(f"internal error: {type(exc).__name__}: {exc}", code="eval_internal_error") from exc
+        except Exception as exc:
+            failure = self._evaluation_failure(exc, path, program)
+            if failure is exc:
+                raise
+            raise failure from (None if type(exc) is RecursionError else exc)
         self._spare = ctx
         t = type(value)
         if t is bool or t is int or t is float or value is None or value is UNDEF:
@@ -627,6 +623,37 @@ class Engine(ConfigurationMixin, QueryMixin, InstrumentationMixin):
             return to_python(value)
         except RecursionError:
             raise _too_deep() from None
+
+    def _evaluation_failure(self, exc: Exception, path: str, program: Program | None) -> Exception:
+        """The error an evaluation of ``path`` that raised ``exc`` ends with
+        (``exc`` itself for a pyrego error, with its source attached)."""
+        if isinstance(exc, RegoError):
+            self._attach_source(exc)
+            return exc
+        if type(exc) is RecursionError:
+            name = program.rule_functions.get(rule_path(path)) if program is not None else None  # type: ignore[arg-type]
+            where = _rule_location(program, name) if program is not None and name is not None else None
+            too_deep = EvalRecursionError("evaluation exceeded the maximum depth", where)
+            self._attach_source(too_deep)
+            return too_deep
+        # A bug must still surface as a pyrego error.
+        return EvalError(f"internal error: {type(exc).__name__}: {exc}", code="eval_internal_error")
+
+    def prepare_rule(self, path: str) -> PreparedRule:
+        """The rule (or document) at ``path`` as a function of the input, for
+        evaluating it many times (as OPA's ``PrepareForEval``):
+        ``rule = engine.prepare_rule("data.authz.allow")``, then
+        ``rule(input)`` is ``engine.eval_rule("data.authz.allow", input=input)``
+        (a value, or ``pyrego.UNDEFINED``; the same errors), with less fixed cost.
+
+        The policies are compiled now (their errors are raised here). The
+        function follows the engine: after policies, data or settings change,
+        its next call evaluates the new ones (never a decision of the old).
+        Like ``eval_rule`` with ``input=``, it may be called from several
+        threads at once."""
+        rule_path(path)  # (refuses a path that is not one)
+        self._get_program()
+        return prepared_rule(self, path)
 
     def _resolve_rule(self, path: str) -> tuple[Any, Any, Any, Program | None]:
         """The entry of ``path`` in the table of resolved rules (``_rule_fns``).

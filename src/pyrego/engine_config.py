@@ -39,10 +39,19 @@ class ConfigurationMixin:
     _schemas: SchemaSet | None
     _schema_key: str | None
     _config: EvalConfig | None
+    _rule_fns: dict[str, Any]
 
     def _invalidate(self) -> None:
         """Drop the compiled program (the engine's own)."""
         raise NotImplementedError
+
+    def _settings_changed(self) -> None:
+        """Drop the evaluation config, made again at the next evaluation; and
+        the table of resolved rules with it (its entries are made again as
+        cheaply), which is how a prepared rule (``Engine.prepare_rule``)
+        knows to take the new settings: it checks the table alone."""
+        self._config = None
+        self._rule_fns = {}
 
     def set_rego_v0(self, enabled: bool) -> None:
         """Parse policies added from now on as Rego v0 (no ``if``, ``p[x] { }`` sets)."""
@@ -51,12 +60,12 @@ class ConfigurationMixin:
     def set_strict_builtin_errors(self, enabled: bool) -> None:
         """Make builtin errors end the evaluation instead of making it undefined."""
         self._strict = bool(enabled)
-        self._config = None
+        self._settings_changed()
 
     def set_gather_prints(self, enabled: bool) -> None:
         """Collect ``print`` output for :meth:`take_prints` (on by default)."""
         self._gather_prints = bool(enabled)
-        self._config = None
+        self._settings_changed()
 
     def set_eval_timeout(self, seconds: float | None) -> None:
         """Limit each evaluation to ``seconds`` of wall time (None: no limit).
@@ -67,7 +76,7 @@ class ConfigurationMixin:
                 raise ArgumentError(f"timeout must be a positive number of seconds, not {seconds!r}")
         self._timeout = seconds
         # Evaluations take the limit from the config (with their contexts).
-        self._config = None
+        self._settings_changed()
 
     def add_extension(self, name: str, arity: int, fn: Callable[..., Any], *, decl: Mapping[str, Any] | None = None) -> None:
         """Make the Python function ``fn`` callable from policies as ``name`` with ``arity`` arguments.
@@ -131,12 +140,12 @@ class ConfigurationMixin:
         else:
             options["runtime"] = from_python(runtime)
         self._options = options
-        self._config = None
+        self._settings_changed()
 
     def set_allow_network(self, enabled: bool) -> None:
         """Allow builtins that reach the network (``http.send``, ``net.lookup_ip_addr``)."""
         self._options = {**self._options, "allow_net": bool(enabled)}
-        self._config = None
+        self._settings_changed()
 
     def set_type_check(self, enabled: bool) -> None:
         """Refuse ill-typed policies and queries as OPA's type checker does (on by default).

@@ -6,6 +6,7 @@ engine."""
 
 from __future__ import annotations
 
+import time
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Protocol
 
@@ -22,14 +23,19 @@ from pyrego.errors import (
     RegoParseError,
 )
 from pyrego.parse.parser import parse_module, parse_term
-from pyrego.runtime.convert import from_python, to_python
+from pyrego.runtime.context import EvalContext
+from pyrego.runtime.convert import from_python, to_python, valid_text
 from pyrego.runtime.values import UNDEF
 
 if TYPE_CHECKING:
-    from pyrego.runtime.context import EvalContext
+    from pyrego.engine import Engine
 
 #: ``input`` not given to an evaluation call: the engine's own input is used.
 NO_INPUT: Any = object()
+
+#: A rule prepared for evaluation (:meth:`pyrego.engine.Engine.prepare_rule`):
+#: ``rule(input)`` is its value for that input, or ``pyrego.UNDEFINED``.
+PreparedRule = Callable[[Any], Any]
 
 #: A policy file as an engine holds it: its text and parsed module.
 PolicySource = tuple[str, ast.Module]
@@ -247,6 +253,111 @@ def _rule_location(program: Program, name: str) -> Location | None:
                 rule = node.rules[0] if node.rules else node.default
                 return rule.location if rule is not None else None
     return None
+
+
+def prepared_rule(engine: Engine, path: str) -> PreparedRule:
+    """:meth:`pyrego.engine.Engine.prepare_rule`'s function: ``eval_rule(path,
+    input=...)`` with the engine's table lookup done once.
+
+    It runs the engine's steps (see ``Engine.eval_rule``) with what it took
+    from the engine's table of resolved rules, for as long as that table is
+    the engine's: a change of policies, data or settings (coverage too)
+    replaces the table, and the next call goes through ``eval_rule`` and
+    takes the new ones; with coverage on, every call goes through it. Until
+    the table holds the rule's final functions (while the code is in its
+    compact form), every call goes through ``eval_rule``.
+
+    What it took is one list, replaced whole: ``[table, fn, more, default,
+    program, config, data, spare, direct]``; ``spare`` is a context made for
+    those settings and data, left by the last call for the next (read and
+    cleared with nothing between, so two threads never take the same: see
+    ``Engine.eval_rule``); ``direct``, where the rule needs no context, its
+    evaluation as a function of the input (``codegen.prepared``)."""
+    monotonic = time.monotonic
+    new_context = EvalContext.fast
+    current: list[Any] | None = None
+
+    def through_engine(input: Any) -> Any:
+        nonlocal current
+        value = engine.eval_rule(path, input=input)
+        if "eval_rule" in engine.__dict__:
+            # Coverage is on (it shadows eval_rule): every call records it there.
+            return value
+        # Taken after the evaluation: its settings and resolved entry are made by then.
+        table, config, data = engine._rule_fns, engine._config, engine._data
+        entry = table.get(path)
+        if entry is not None and entry[0] is not None and config is not None:
+            current = [table, *entry, config, data, None, _input_function(entry, config, data)]
+        return value
+
+    def rule(input: Any) -> Any:
+        now = current
+        if now is None or engine._rule_fns is not now[0]:
+            return through_engine(input)
+        direct = now[8]
+        if direct is not None:
+            try:
+                return direct(input)  # (its values need no conversion)
+            except Exception as exc:
+                failure = engine._evaluation_failure(exc, path, now[4])
+                if failure is exc:
+                    raise
+                raise failure from (None if type(exc) is RecursionError else exc)
+        ctx = now[7]
+        now[7] = None
+        if ctx is not None:
+            ctx.input = input
+            if ctx.cache:
+                ctx.cache = {}
+            ctx.q = None
+            if ctx.deadline is not None:
+                ctx.deadline = monotonic() + now[5].timeout
+        else:
+            config = now[5]
+            timeout = config.timeout
+            ctx = new_context(input, now[6], config, None if timeout is None else monotonic() + timeout)
+        try:
+            value = now[1](ctx)
+            if value is UNDEF:
+                for fn in now[2]:
+                    value = fn(ctx)
+                    if value is not UNDEF:
+                        break
+                else:
+                    value = now[3]
+        except Exception as exc:
+            failure = engine._evaluation_failure(exc, path, now[4])
+            if failure is exc:
+                raise
+            raise failure from (None if type(exc) is RecursionError else exc)
+        now[7] = ctx
+        if value is True or value is False or value is UNDEF:
+            return value
+        t = type(value)
+        if t is int or t is float or value is None:
+            return value
+        if t is str:
+            return value if value.isascii() else valid_text(value)
+        try:
+            return to_python(value)
+        except RecursionError:
+            raise _too_deep() from None
+
+    rule.__doc__ = f"The value of {path} for the input given, or pyrego.UNDEFINED (see Engine.prepare_rule)."
+    rule.__qualname__ = rule.__name__ = "prepared_rule"
+    return rule
+
+
+def _input_function(entry: Any, config: Any, data: Any) -> Callable[[Any], Any] | None:
+    """The evaluation of a resolved rule ``entry`` as a function of the input
+    (see :mod:`pyrego.codegen.prepared`), where it can be one; never with a
+    time limit (the deadline is found from a context on the stack)."""
+    fn, more, default, program = entry
+    if config.timeout is not None or program is None:
+        return None
+    from pyrego.codegen.prepared import input_function
+
+    return input_function(program, (fn, *more), default, lambda: EvalContext.fast(UNDEF, data, config, None))
 
 
 def _too_deep() -> EvalRecursionError:

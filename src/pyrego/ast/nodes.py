@@ -344,6 +344,12 @@ class Module:
     rego_v1: bool = True
     annotations: tuple[Annotation, ...] = ()
     location: Location = field(default=NO_LOCATION, compare=False)
+    #: False when the text holds no comprehension (the parser's finding, so
+    #: that checks of variable declarations can skip rules that declare none)
+    closures: bool = field(default=True, compare=False)
+    #: False when the text has no ``with`` keyword (the parser's finding: no
+    #: comment or string holding the word counts)
+    withs: bool = field(default=True, compare=False)
 
 
 def ref_to_string(ref: Ref) -> str:

@@ -64,14 +64,24 @@ class _PyregoPrepared(Prepared):
         import pyrego
 
         e = self.engine
-        set_input = e.set_input_json if json_input else e.set_input
-        eval_rule = e.eval_rule
         undef = pyrego.UNDEFINED
         mark = UNDEFINED_MARK
+        if json_input:
+            # JSON text: parsed by pyrego's own loader, as set_input_json does.
+            set_input = e.set_input_json
+            eval_rule = e.eval_rule
+
+            def run_json(text: Any) -> Any:
+                set_input(text)
+                v = eval_rule(query)
+                return mark if v is undef else v
+
+            return run_json
+        # Python values: the rule prepared once, called per input (OPA's PrepareForEval).
+        rule = e.prepare_rule(query)
 
         def run(value: Any) -> Any:
-            set_input(value)
-            v = eval_rule(query)
+            v = rule(value)
             return mark if v is undef else v
 
         return run

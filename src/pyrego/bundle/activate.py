@@ -15,7 +15,7 @@ and :class:`pyrego.plugins.bundle.BundleActivator` do it for the server,
 from __future__ import annotations
 
 import posixpath
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -79,12 +79,16 @@ def _merge(a: dict[str, Any], b: Mapping[str, Any], path: str) -> None:
             a[k] = v
 
 
-def plan_activation(bundles: Mapping[str, Bundle], *, prefix_module_names: bool = True) -> ActivationPlan:
+def plan_activation(
+    bundles: Mapping[str, Bundle], *, prefix_module_names: bool = True, unprefixed: Collection[str] = ()
+) -> ActivationPlan:
     """Check ``bundles`` together (roots of one another, each one's own roots)
     and gather their modules and data.
 
     Module paths are ``bundle-name/path`` (``prefix_module_names``, as OPA
-    names the modules of downloaded bundles) or the paths as read."""
+    names the modules of downloaded bundles) or the paths as read (all
+    bundles without ``prefix_module_names``, else those named in
+    ``unprefixed``: bundles read from files, whose paths name them already)."""
     _check_overlaps(bundles)
     plan = ActivationPlan()
     for name, b in bundles.items():
@@ -97,7 +101,7 @@ def plan_activation(bundles: Mapping[str, Bundle], *, prefix_module_names: bool 
                 from pyrego.parse.parser import parse_module
 
                 parsed = parse_module(text, path, rego_v1=b.module_rego_v1.get(path, True))
-            full = module_name(name, path) if prefix_module_names else path
+            full = module_name(name, path) if prefix_module_names and name not in unprefixed else path
             if full in plan.policies:
                 raise BundleError(f"module {full} is in more than one bundle")
             if full != path:

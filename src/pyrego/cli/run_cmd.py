@@ -32,7 +32,9 @@ def cmd_run(ns: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if bool(ns.tls_cert_file) != bool(ns.tls_private_key_file):
         raise UsageError("--tls-cert-file and --tls-private-key-file go together")
     host, port = parse_addr(ns.addr[-1] if ns.addr else "localhost:8181")
+    from pyrego.bundle.model import BundleError
     from pyrego.errors import RegoError
+    from pyrego.plugins.logs.config import DecisionLogConfigError
     from pyrego.server.config import ConfigError
     from pyrego.server.serve import ServeSettings, serve
 
@@ -47,6 +49,13 @@ def cmd_run(ns: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         workers=ns.workers,
         eval_timeout=ns.eval_timeout,
         max_concurrency=ns.max_concurrency,
+        verification_key=ns.verification_key,
+        verification_key_id=ns.verification_key_id,
+        signing_alg=ns.signing_alg,
+        scope=ns.scope or "",
+        exclude_files_verify=list(ns.exclude_files_verify or []),
+        skip_verify=bool(ns.skip_verify),
+        shutdown_grace_period=ns.shutdown_grace_period,
     )
     try:
         serve(
@@ -58,7 +67,7 @@ def cmd_run(ns: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             log_level=ns.log_level,
             shutdown_grace_period=ns.shutdown_grace_period,
         )
-    except (RegoError, ConfigError) as exc:
+    except (RegoError, ConfigError, BundleError, DecisionLogConfigError) as exc:
         print(f"error: {exc}", file=err)
         return 1
     return 0
@@ -88,4 +97,7 @@ def register(sub: Any) -> None:
     p.add_argument("--eval-timeout", type=float, metavar="SECONDS", help="time limit of one evaluation (default none)")
     p.add_argument("--max-concurrency", type=int, metavar="N", help="evaluations running at once (default 4 per CPU, at most 32)")
     p.add_argument("--v0-compatible", action="store_true", help="parse policies with Rego v0 syntax")
+    from pyrego.cli.bundle_args import add_verification_arguments
+
+    add_verification_arguments(p)
     p.set_defaults(func=cmd_run)

@@ -49,7 +49,7 @@ from pyrego.compile.compiler import (
     iter_rule_chain,
     rule_suffix,
 )
-from pyrego.compile.safety import ROOTS, reorder_body, stmt_vars, term_vars
+from pyrego.compile.safety import ROOTS, reorder_body, stmt_has_vars, stmt_vars, term_vars
 from pyrego.errors import RegoError
 from pyrego.runtime.helpers import (
     COLLECTION_TYPES,
@@ -267,7 +267,7 @@ class _Planner(TermPlanner):
         outer = self.outer | self.bound
         as_written = True
         for e in body:
-            if not e.negated and not e.with_mods and not stmt_vars(e.statement, set(), closures=True):
+            if not e.negated and not e.with_mods and not stmt_has_vars(e.statement):
                 own[id(e)] = _NO_VARS
                 continue
             as_written = False

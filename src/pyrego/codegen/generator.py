@@ -17,7 +17,7 @@ import math
 from typing import Any, Callable
 
 from pyrego.ast import nodes as ast
-from pyrego.builtins.registry import Builtin
+from pyrego.builtins.registry import Builtin, lookup
 from pyrego.codegen import closures
 from pyrego.codegen import docs as codegen_docs
 from pyrego.codegen.body import BodyEmitter
@@ -91,7 +91,7 @@ class ModuleGen:
         self.chunks: dict[str, list[str]] = {}
         self.wrappers: dict[str, RuleWrapper] = {}
         # The rule node of each chunk, to write its code again in the
-        # canonical shapes that the fast form expands (see _fast_chunk).
+        # canonical shapes that the fast form expands (see fast_chunk).
         self._chunk_nodes: dict[str, RuleNode] = {}
         # Rules' code is written in the compact form (codegen_lines).
         self.compact = True
@@ -181,7 +181,8 @@ class ModuleGen:
             assert b is not None
             site = self._site_names[key] = self.fresh("C")
             self.namespace[site] = builtin_call(b.fn, name, location, b.needs_context)
-            self.builtin_sites[site] = BuiltinSite(self.builtin_global(name, b), self.literal(name), self.loc(location), b.needs_context)
+            standard = lookup(name) is b  # (not an extension in the builtin's place)
+            self.builtin_sites[site] = BuiltinSite(self.builtin_global(name, b), self.literal(name), self.loc(location), b.needs_context, standard)
         return site
 
     def builtin_caller(self, name: str) -> str:
@@ -698,7 +699,8 @@ class ModuleGen:
         namespace[name] = stub
         return stub
 
-    def _fast_chunk(self, name: str) -> list[str]:
+    def fast_chunk(self, name: str) -> list[str]:
+        """The fast form of chunk ``name``'s code (its functions and its wrapper's ``def``)."""
         wrapper = self.wrappers.get(name)
         return fast_lines(self._canonical_chunk(name), self.builtin_sites, self.wrappers) + (wrapper.fast_lines() if wrapper is not None else [])
 
@@ -734,7 +736,7 @@ class ModuleGen:
             fn = self.namespace[name]
             if getattr(fn, "pyrego_lazy", False):
                 if self.hot:
-                    self.exec_lines(self._fast_chunk(name))
+                    self.exec_lines(self.fast_chunk(name))
                 else:
                     lines = chunk if chunk is not None else self.chunks[name]
                     if lines:
@@ -760,7 +762,7 @@ class ModuleGen:
             # A huge chunk stays compact: its fast form would cost Python's
             # compile() seconds on the caller's path and gain little.
             names = [n for n in self._compact_loaded if sum(map(len, self.chunks.get(n) or ())) <= LARGEST_PROMOTED_CHUNK]
-            lines = [line for n in names for line in self._fast_chunk(n)]
+            lines = [line for n in names for line in self.fast_chunk(n)]
             self._compact_loaded = []
             if not lines:
                 return

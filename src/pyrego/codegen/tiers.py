@@ -27,6 +27,7 @@ fields: generated names, numbers, and literals the code generator made.
 
 from __future__ import annotations
 
+import ast as _py_ast
 import re
 from ast import literal_eval
 from dataclasses import dataclass
@@ -60,6 +61,9 @@ class BuiltinSite(NamedTuple):
     name: str
     where: str
     needs_context: bool
+    # Whether the builtin is pyrego's own (not an extension in its place):
+    # the fast form may then run its common case inline (see _INLINE_BUILTINS).
+    standard: bool = False
 
 
 @dataclass(slots=True)
@@ -308,15 +312,77 @@ def _expand_lookups(m: re.Match[str]) -> list[str]:
     return out
 
 
+#: Builtins whose common case the fast form runs inline, by name: its number of
+#: operands, the type each must have (None: any) and the expression that is
+#: then the builtin's value, exactly what the builtin's own code returns for
+#: operands of those types (it raises no error for them). Other operands go
+#: to the builtin itself, with its errors.
+_INLINE_BUILTINS: dict[str, tuple[tuple[str | None, ...], str]] = {
+    "startswith": (("str", "str"), "{0}.startswith({1})"),
+    "endswith": (("str", "str"), "{0}.endswith({1})"),
+    "contains": (("str", "str"), "{1} in {0}"),
+    "count": (("SIZED",), "len({0})"),
+    "plus": (("int", "int"), "{0} + {1}"),
+    "minus": (("int", "int"), "{0} - {1}"),
+    "object.get": (("dict", "str", None), "{0}.get({1}, {2})"),
+    "time.now_ns": ((), "{ctx}.now_ns"),
+}
+
+
+def _operands(args: str) -> list[tuple[str, str | None]] | None:
+    """The operands of a call's argument text (``, a, 'k'``): each one's text and,
+    for a literal, its type's name; None unless each is a name or a literal."""
+    try:
+        call = _py_ast.parse(f"f({args.removeprefix(', ')})", mode="eval").body
+    except SyntaxError:
+        return None
+    out: list[tuple[str, str | None]] = []
+    for arg in call.args:  # type: ignore[attr-defined]
+        if type(arg) is _py_ast.Name:
+            out.append((arg.id, None))
+        elif type(arg) is _py_ast.Constant and type(arg.value) in (str, int):
+            out.append((repr(arg.value), type(arg.value).__name__))
+        else:
+            return None
+    return out
+
+
+def _inline_guard(site: BuiltinSite, args: str, ctx: str) -> tuple[str, str] | None:
+    """``(test, value)``: the test of operand types under which the builtin of
+    ``site`` is the expression ``value`` (see _INLINE_BUILTINS); None: not inline."""
+    if not site.standard:
+        return None
+    rule = _INLINE_BUILTINS.get(literal_eval(site.name))
+    operands = _operands(args)
+    if rule is None or operands is None or len(operands) != len(rule[0]):
+        return None
+    types, value = rule
+    tests = []
+    for (text, known), want in zip(operands, types):
+        if want is None or known == want:
+            continue
+        if known is not None:
+            return None  # a literal the common case never takes
+        tests.append(f"type({text}) in SIZED_TYPES" if want == "SIZED" else f"type({text}) is {want}")
+    return " and ".join(tests), value.format(*(text for text, _ in operands), ctx=ctx)
+
+
 def _expand_builtin_call(indent: str, res: str, site: BuiltinSite, ctx: str, args: str) -> list[str]:
+    inline = _inline_guard(site, args, ctx)
     if site.needs_context:
         args = f"{ctx}{args}"
-    return [
+    call = [
         f"{indent}try:",
         f"{indent}    {res} = {site.fn}({args.removeprefix(', ')})",
         f"{indent}except (BuiltinError, BuiltinHalt) as exc:",
         f"{indent}    {res} = rt_builtin_error({ctx}, exc, {site.name}, {site.where})",
     ]
+    if inline is None:
+        return call
+    test, value = inline
+    if not test:
+        return [f"{indent}{res} = {value}"]
+    return [f"{indent}if {test}: {res} = {value}", f"{indent}else:", *("    " + line for line in call)]
 
 
 def _expand_deadline(m: re.Match[str]) -> list[str]:
@@ -340,11 +406,150 @@ def _expand_number_compare(m: re.Match[str]) -> list[str]:
     return [f"{indent}if not ({x} {_COMPARE_OPS[op]} {literal} if type({x}) is int else rt_{op}({x}, {literal})): {then}"]
 
 
+_ASSIGN = re.compile(r" *(\w+(?:, \w+)*) = ")
+_FOR = re.compile(r"( *)for (\w+(?:, \w+)*) in (.+):")
+_WALRUS = re.compile(r"\((\w+) := ")
+_AUGMENTED = re.compile(r" *(\w+) (?:\+|-|\*|/|//|%|\||&|\^|<<|>>|\*\*|@)= ")
+_DEF = re.compile(r"def \w+\((.*)\):")
+_LOOKUP_BASE = {"rt_dget(": _DGET, "rt_dpath(": _DPATH, "rt_dinput(": _DPATH}
+
+
+def hoist_lookups(lines: list[str], constants: frozenset[str] = frozenset()) -> list[str]:
+    """``lines`` (canonical, one function or more) with the literal-key lookups
+    that a loop repeats unchanged done once before it.
+
+    A lookup (``rt_dget``, ``rt_dpath``, ``rt_dinput``) reads a value and
+    raises nothing, so doing it earlier (even when the loop then never
+    reaches it) changes nothing but the time taken; the tests stay where
+    they were, in their order. A lookup moves out of the outermost loop
+    (not a ``for _ in ONCE`` block) inside which its operand is assigned
+    nowhere: an operand that a statement of an enclosing block assigns
+    before the loop (each name of the function assigned once, the function's
+    own parameters never), or that an earlier moved lookup did. So does the
+    read of a constant document (``t = R3(ctx)``, ``R3`` in ``constants``):
+    its value, or the one ``with`` put in the memo before the function ran."""
+    out: list[str] = []
+    start = 0
+    for i in range(1, len(lines) + 1):
+        if i == len(lines) or lines[i].startswith("def "):
+            out += _hoisted_function(lines[start:i], constants)
+            start = i
+    return out
+
+
+def _hoisted_function(lines: list[str], constants: frozenset[str]) -> list[str]:
+    if not lines or not (m := _DEF.fullmatch(lines[0])) or not any("for " in line for line in lines):
+        return lines
+    params = {p.strip() for p in m.group(1).split(",")}
+    assigned: dict[str, int] = {}
+    for line in lines[1:]:
+        stripped = line.lstrip()
+        if stripped.startswith(("def ", "lambda", "class ", "while ", "with ", "global ", "nonlocal ")):
+            return lines  # scopes and statements this pass does not follow
+        names: list[str] = []
+        if (a := _ASSIGN.match(line)) is not None:
+            names += a.group(1).split(", ")
+        if (f := _FOR.fullmatch(line)) is not None:
+            names += f.group(2).split(", ")
+        names += _WALRUS.findall(line)
+        if (g := _AUGMENTED.match(line)) is not None:
+            names.append(g.group(1))
+        if stripped.startswith("except ") and " as " in stripped:
+            names.append(stripped.rpartition(" as ")[2].rstrip(":"))
+        for n in names:
+            assigned[n] = assigned.get(n, 0) + 1
+    if any(p in assigned for p in params):
+        return lines
+    # Names readable here, with the indentation of the block that assigned them.
+    visible: dict[str, int] = {p: 4 for p in params}
+    loops: list[tuple[int, int, bool]] = []  # open loops: indentation, index of the ``for`` in out, is ONCE
+    out = [lines[0]]
+    for line in lines[1:]:
+        indent = len(line) - len(line.lstrip(" "))
+        while loops and loops[-1][0] >= indent:
+            loops.pop()
+        for n in [n for n, at in visible.items() if at > indent]:
+            del visible[n]
+        moved = False
+        if loops:
+            for helper, shape in _LOOKUP_BASE.items():
+                if helper in line and (m := shape.fullmatch(line)) is not None:
+                    moved = _hoist(line, m, helper, loops, visible, assigned, out)
+                    break
+            else:
+                if constants and " = R" in line and (m := _RULE_CALL.fullmatch(line)) is not None and m.group(3) in constants:
+                    moved = _hoist(line, m, "R", loops, visible, assigned, out)
+        if moved:
+            continue
+        f = _FOR.fullmatch(line)
+        if f is not None:
+            loops.append((indent, len(out), f.group(2) == "_" and f.group(3) == "ONCE"))
+            for n in f.group(2).split(", "):
+                visible[n] = indent + 4
+        elif (a := _ASSIGN.match(line)) is not None and not line.lstrip().startswith(("if ", "elif ")):
+            for n in a.group(1).split(", "):
+                visible[n] = indent
+        out.append(line)
+    return out
+
+
+def _hoist(
+    line: str,
+    m: re.Match[str],
+    helper: str,
+    loops: list[tuple[int, int, bool]],
+    visible: dict[str, int],
+    assigned: dict[str, int],
+    out: list[str],
+) -> bool:
+    """Move the lookup ``line`` (``m``: its match) before the outermost loop it
+    does not depend on, if any (see hoist_lookups); whether it moved."""
+    if helper == "rt_dget(":
+        targets, base = [m.group(2)], m.group(3)
+    elif helper == "R":
+        targets, base = [m.group(2)], m.group(4)
+    else:
+        targets, base = m.group(2).split(", "), m.group(4)
+    at = visible.get(base)
+    if at is None or any(assigned.get(t) != 1 for t in targets):
+        return False
+    if base in assigned and assigned[base] != 1:
+        return False
+    k = next((k for k, (loop_indent, _, once) in enumerate(loops) if loop_indent >= at and not once), None)
+    if k is None:
+        return False
+    loop_indent, index, _ = loops[k]
+    new = " " * loop_indent + line.lstrip(" ")
+    out.insert(index, new)
+    # The loops at and inside the target now start one line later.
+    loops[k:] = [(i, j + 1, o) for i, j, o in loops[k:]]
+    for t in targets:
+        visible[t] = loop_indent
+    return True
+
+
+def _expand_values_loop(m: re.Match[str]) -> list[str]:
+    """``for x in rt_values(v):``: over ``v`` itself when it is a list (what ``rt_values`` iterates then)."""
+    indent, names, iterable = m.groups()
+    inner = iterable[len("rt_values(") : -1]
+    if not iterable.startswith("rt_values(") or not inner.isidentifier():
+        return [m.group(0)]
+    return [f"{indent}for {names} in ({inner} if type({inner}) is list else rt_values({inner})):"]
+
+
 def fast_lines(lines: list[str], sites: dict[str, BuiltinSite], wrappers: dict[str, Any] | None = None) -> list[str]:
     """The fast form of compact generated ``lines`` (``sites``: their builtin call sites;
     ``wrappers``: the program's rule wrappers, by name)."""
     out: list[str] = []
-    for line in lines:
+    constants = frozenset(
+        name for name, w in (wrappers or {}).items() if type(w) is RuleWrapper and w.kind == "complete" and w.constant is not None
+    )
+    for line in hoist_lookups(lines, constants):
+        if line.lstrip().startswith("for ") and "in rt_values(" in line:
+            m = _FOR.fullmatch(line)
+            if m is not None:
+                out += _expand_values_loop(m)
+                continue
         if line == TICK_LINE:
             continue
         if " = C" in line:
@@ -398,4 +603,4 @@ def make_tick(promote: Callable[[], None]) -> Callable[[], None]:
     return tick
 
 
-__all__ = ["PROMOTE_AFTER", "TICK_LINE", "BuiltinSite", "RuleWrapper", "fast_lines", "make_tick"]
+__all__ = ["PROMOTE_AFTER", "TICK_LINE", "BuiltinSite", "RuleWrapper", "fast_lines", "hoist_lookups", "make_tick"]

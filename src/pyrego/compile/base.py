@@ -12,10 +12,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pyrego.ast import nodes as ast
-from pyrego.ast.nodes import Ref, Scalar, Var
 from pyrego.builtins.registry import Builtin
 from pyrego.builtins.registry import lookup as lookup_builtin
 from pyrego.errors import RegoCompileError
+from pyrego.parse.nodes import new_ref, new_scalar, new_var
 
 COMPLETE, PARTIAL_SET, PARTIAL_OBJECT, FUNCTION = "complete", "set", "object", "function"
 
@@ -65,7 +65,7 @@ def ast_path_text(path: tuple[str, ...]) -> str:
 
 
 def data_ref(path: tuple[str, ...], location: ast.Location) -> ast.Ref:
-    return Ref(Var("data", location), tuple([Scalar(p, location) for p in path]), location)
+    return new_ref(new_var("data", location), tuple([new_scalar(p, location) for p in path]), location)
 
 
 def package_path(module: ast.Module) -> tuple[str, ...]:

@@ -529,7 +529,7 @@ def _local_vars(modules: list[ast.Module], sink: ErrorSink, strict: bool, hidden
     checker.skip_names(sum(1 for m in modules for r in m.rules for p in r.head.ref.path if type(p) not in (Scalar, Var)))
     for m in modules:
         for rule in m.rules:
-            if not checker.rule(rule):
+            if not checker.rule(rule, m.closures):
                 return checker
     checker.finished = True
     return checker

@@ -175,6 +175,8 @@ _WITH_WORD = re.compile(r"with\b(?<!\wwith)")
 
 def _generate_code(state: CompileState) -> None:
     any_with = any("with" in text and _WITH_WORD.search(text) is not None for text in state.texts)
+    if any_with and not any(m.withs for m in state.modules):
+        any_with = False  # (the word is only in comments or strings)
     targets = with_function_targets(state.tree) if any_with else frozenset()
     state.program = generate_program(state.tree, frozenset(state.mockable | targets))
 

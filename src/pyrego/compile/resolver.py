@@ -30,6 +30,7 @@ from pyrego.builtins.registry import lookup as lookup_builtin
 from pyrego.compile.base import FuncRef, data_ref
 from pyrego.compile.safety import ROOTS, stmt_vars, term_vars
 from pyrego.errors import RegoCompileError
+from pyrego.parse.nodes import new_call, new_expr, new_ref, new_var
 
 
 class _Scope:
@@ -168,6 +169,7 @@ class _Resolver:
         scope.pending = pending
         assigned: set[str] = set()
         out = []
+        same = True  # every expression resolved to itself
         for e, lhs_vars in zip(body, declares):
             if lhs_vars is not None and e.negated:
                 raise RegoCompileError("cannot assign vars inside negated expression", e.location)
@@ -178,10 +180,13 @@ class _Resolver:
                     if v in assigned:
                         raise RegoCompileError(f"var {v} assigned above", e.location)
                     assigned.add(v)
-            out.append(self.expr(e, scope))
+            resolved = self.expr(e, scope)
+            if resolved is not e:
+                same = False
+            out.append(resolved)
             if lhs_vars is not None:
                 pending -= lhs_vars
-        return tuple(out)
+        return body if same else tuple(out)
 
     def expr(self, e: ast.Expr, scope: _Scope) -> ast.Expr:
         s = e.statement
@@ -204,8 +209,10 @@ class _Resolver:
             stmt = Every(key_var, self.var(s.value, inner), self.term(s.domain, scope), self.body(s.body, inner), s.location)
         else:
             stmt = self.term(s, scope)  # type: ignore[arg-type]
-        withs = tuple([self.with_mod(w, scope) for w in e.with_mods]) if e.with_mods else ()
-        return ast.Expr(stmt, e.negated, withs, e.location)
+        if not e.with_mods:
+            return e if stmt is s else new_expr(stmt, e.negated, (), e.location)
+        withs = tuple([self.with_mod(w, scope) for w in e.with_mods])
+        return new_expr(stmt, e.negated, withs, e.location)
 
     def with_mod(self, w: ast.With, scope: _Scope) -> ast.With:
         target = w.target
@@ -243,7 +250,7 @@ class _Resolver:
 
     def var(self, v: ast.Var, scope: _Scope) -> ast.Var:
         unique = scope.lookup(v.name)
-        return Var(unique if unique is not None else v.name, v.location)
+        return new_var(unique if unique is not None else v.name, v.location)
 
     def term(self, t: ast.Term, scope: _Scope) -> ast.Term:
         # Dispatch on the exact class, most frequent first: this runs for every term.
@@ -255,7 +262,7 @@ class _Resolver:
                 return t
             unique = scope.lookup(name)
             if unique is not None:
-                return Var(unique, t.location)
+                return new_var(unique, t.location)
             ref = self.global_ref(name, t.location)
             if ref is not None:
                 if type(ref.head) is Var and ref.head.name == "data":
@@ -281,18 +288,18 @@ class _Resolver:
                     path = self.terms(path, scope)
                     break
             if type(head) is Ref:
-                ref = Ref(head.head, head.path + path, t.location)
+                ref = new_ref(head.head, head.path + path, t.location)
             elif head is t.head and path is t.path:
                 ref = t
             else:
-                ref = Ref(head, path, t.location)
+                ref = new_ref(head, path, t.location)
             if type(ref.head) is Var and ref.head.name == "data":
                 self.data_refs.append(ref)
             return ref
         if type(t) is Call:
             op = self.resolve_op(t.op, t.location)
             args = self.terms(t.args, scope)
-            call = t if op is t.op and args is t.args else Call(op, args, t.location, t.op_ref)
+            call = t if op is t.op and args is t.args else new_call(op, args, t.location, t.op_ref)
             self.calls.append(call)
             return call
         if type(t) is Array:
@@ -359,6 +366,8 @@ class _Resolver:
             new_head = ast.RuleHead(ref, value, key, args, head.assign, head.location)
         body = self.body(rule.body, scope)
         else_ = self.rule(rule.else_, scope if head.args is not None else None) if rule.else_ is not None else None
+        if new_head is head and body is rule.body and else_ is rule.else_ and rule.module_file == self.module.file:
+            return rule  # (nothing to resolve: rules are immutable)
         return ast.Rule(new_head, body, rule.default, else_, rule.location, self.module.file)
 
 

@@ -87,7 +87,14 @@ def _vars(term: ast.Term, out: set[str]) -> None:
                 out.add(head.name)
         else:
             _vars(head, out)
-        _vars_of_each(term.path, out)
+        for p in term.path:  # (_vars_of_each, inlined: most keys are constants)
+            if type(p) is Scalar:
+                continue
+            if type(p) is Var:
+                if p.name not in ROOTS:
+                    out.add(p.name)
+            else:
+                _vars(p, out)
     elif type(term) is Call:
         _vars_of_each(term.args, out)
     elif type(term) is Array or type(term) is SetTerm:
@@ -185,6 +192,54 @@ def stmt_vars(stmt: ast.Statement, out: set[str], *, closures: bool = False) -> 
     else:
         _vars(stmt, out)  # type: ignore[arg-type]
     return out
+
+
+def stmt_has_vars(stmt: ast.Statement) -> bool:
+    """Whether ``stmt`` has a local variable, closures included (whether
+    ``stmt_vars(stmt, set(), closures=True)`` is not empty), without making
+    that set. Most statements have none: calls of refs into ``input`` or
+    ``data`` and constants, ``input.x == "a"``."""
+    if type(stmt) is Call:
+        return _has_vars(stmt.args)
+    if type(stmt) is Assign or type(stmt) is Unify:
+        return _has_vars((stmt.lhs, stmt.rhs))
+    if type(stmt) is SomeIn:
+        return _has_vars((stmt.value, stmt.collection) if stmt.key is None else (stmt.key, stmt.value, stmt.collection))
+    if type(stmt) is Ref:
+        return _has_vars((stmt,))
+    return bool(stmt_vars(stmt, set(), closures=True))
+
+
+def _has_vars(terms: tuple[ast.Term, ...]) -> bool:
+    """Whether a local variable is in one of ``terms``, closures included."""
+    for t in terms:
+        if type(t) is Scalar:
+            continue
+        if type(t) is Ref:
+            head = t.head
+            if type(head) is Var:
+                if head.name not in ROOTS:
+                    return True
+            elif _has_vars((head,)):
+                return True
+            for p in t.path:
+                if type(p) is not Scalar and _has_vars((p,)):
+                    return True
+        elif type(t) is Var:
+            if t.name not in ROOTS:
+                return True
+        elif type(t) is Call:
+            if _has_vars(t.args):
+                return True
+        elif type(t) is Array or type(t) is SetTerm:
+            if _has_vars(t.items):
+                return True
+        else:  # (objects, comprehensions, template strings)
+            out: set[str] = set()
+            _all_vars(t, out)
+            if out:
+                return True
+    return False
 
 
 def _stmt_all_vars(stmt: ast.Statement, out: set[str]) -> None:

@@ -39,6 +39,7 @@ class InstrumentationMixin:
     _coverage: CoverageData | None = None
     # The engine's (see pyrego.engine.Engine).
     _policies: Mapping[str, PolicySource]
+    _rule_fns: dict[str, Any]
 
     if TYPE_CHECKING:
 
@@ -62,6 +63,9 @@ class InstrumentationMixin:
         else:
             self.__dict__.pop("eval_rule", None)
             self.__dict__.pop("eval_query", None)
+        # A new table of resolved rules: prepared rules (Engine.prepare_rule)
+        # take it as their sign to go through eval_rule again, as it is now.
+        self._rule_fns = {}
 
     def get_coverage_report(self) -> dict[str, Any]:
         """The coverage collected so far, as OPA's JSON report (a dict): per

@@ -59,6 +59,7 @@ class LogicParser(ExprParser):
 
     def make_binary(self, op: str, lhs: ast.Body, rhs: ast.Body, loc: Location) -> ast.Expr:
         true = ast.Scalar(True, loc)
+        self.closures = True
         union = ast.Call(op, (ast.SetCompr(true, lhs, loc), ast.SetCompr(true, rhs, loc)), loc)
         expr = ast.Expr(ast.Ref(union, (true,), loc), False, (), loc)
         self.logical_ids.add(id(expr))
@@ -77,6 +78,7 @@ class LogicParser(ExprParser):
             ):
                 return ast.Expr(stmt, True, (), loc)  # plain negation means the same
         zero = ast.Scalar(0, loc)
+        self.closures = True
         expr = ast.Expr(ast.Ref(ast.ArrayCompr(ast.Scalar(True, loc), body, loc), (zero,), loc), True, (), loc)
         self.logical_ids.add(id(expr))
         return expr

@@ -178,6 +178,8 @@ class Parser(LogicParser):
             self.v1_checks,
             annotations,
             first.location,
+            self.closures,
+            "with" in self.text and "with" in self.kinds,
         )
 
     def build_rule(self, r: _Rule) -> ast.Rule:

@@ -385,6 +385,7 @@ class TermParser(TokenCursor):
         if k == "|" and comprehension:
             try:
                 self.advance()
+                self.closures = True
                 return ast.ArrayCompr(head, self.parse_body("]"), loc)
             except FatalParseError:
                 raise
@@ -471,6 +472,7 @@ class TermParser(TokenCursor):
         # k == "|" and comprehension
         try:
             self.advance()
+            self.closures = True
             return ast.SetCompr(head, self.parse_body("}"), loc)
         except FatalParseError:
             raise
@@ -519,6 +521,7 @@ class TermParser(TokenCursor):
             if not comprehension:
                 raise self.illegal("non-terminated object")
             self.advance()
+            self.closures = True
             return ast.ObjectCompr(key, value, self.parse_body("}"), loc)
         # k == ","
         self.advance()
@@ -588,6 +591,7 @@ class TermParser(TokenCursor):
         var = new_var(f"$wildcard{self.wild}", loc)
         self.wild += 1
         body = (new_expr(ast.Assign(var, value, loc), False, expr.with_mods, loc),)
+        self.closures = True
         return new_ref(ast.ArrayCompr(var, body, loc), (new_scalar(0, loc),), loc)
 
     # ------------------------------------------------------------ the expression layer

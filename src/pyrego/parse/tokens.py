@@ -55,12 +55,17 @@ class TokenCursor:
         self.future = set(future)
         self.wild = 0
         self.depth = 0
+        #: whether a comprehension was made (written, or standing for a
+        #: `not`/`and`/`or` or a `with` in a template string): see ast.Module.closures
+        self.closures = False
         #: memo_key -> (term or None, error or None, position and kind after it)
         self.cache: dict[int, tuple[ast.Term | None, RegoParseError | None, int, str]] = {}
         #: the offset of each line's first character (and one past the end)
         self.line_starts = toks.line_starts()
         #: for make_loc: a token's column is its offset less line_bases[row]
         self.line_bases = [0, *map(sub, self.line_starts, repeat(1))]
+        #: the row of the last location made (make_loc looks there first)
+        self.row = 1
         #: the location of every token, once made (see make_loc)
         self.locs = self.token_locations()
         #: a body's first term, read ahead (see braces_hold_no_collection)
@@ -149,7 +154,10 @@ class TokenCursor:
         """The location of token ``p``, made and kept on first use. Hot
         callers write ``self.locs[p] or self.make_loc(p)``."""
         start = self.starts[p]
-        row = bisect_right(self.line_starts, start)
+        row = self.row
+        starts = self.line_starts
+        if not starts[row - 1] <= start < starts[row]:  # (most tokens are on the line of the one before)
+            row = self.row = bisect_right(starts, start)
         # tuple.__new__ directly: a NamedTuple's own __new__ is a Python function
         loc = self.locs[p] = _new_tuple(Location, (self.file, row, start - self.line_bases[row]))
         return loc

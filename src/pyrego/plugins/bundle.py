@@ -220,7 +220,7 @@ class _Poller:
         if path is None:
             return
         os.makedirs(os.path.dirname(path), exist_ok=True)
-        tmp = path + ".tmp"
+        tmp = f"{path}.{os.getpid()}.{threading.get_ident()}.tmp"  # (worker processes may share the folder)
         with open(tmp, "wb") as f:
             f.write(raw)
         os.replace(tmp, path)
@@ -337,7 +337,7 @@ class BundleDownloader:
     previous one keeps serving). ``persist_dir``: where bundles with
     ``persist: true`` are kept (OPA's ``persistence_directory``, default
     ``.opa``). ``rego_v1``: the Rego version of bundles whose manifest says
-    none."""
+    none. ``on_status()``: called after each poll (the status may have changed)."""
 
     def __init__(
         self,
@@ -346,9 +346,11 @@ class BundleDownloader:
         *,
         persist_dir: str | None = None,
         rego_v1: bool = True,
+        on_status: Callable[[], None] | None = None,
     ) -> None:
         self.sources = parse_bundle_config(config)
         self.on_bundle = on_bundle
+        self.on_status = on_status
         self.persist_dir = persist_dir if persist_dir is not None else str(config.get("persistence_directory") or ".opa")
         self.rego_v1 = rego_v1
         self.lock = threading.Lock()
@@ -405,8 +407,16 @@ class BundleDownloader:
             return {name: {k: (list(v) if isinstance(v, list) else v) for k, v in p.status.items()} for name, p in self._pollers.items()}
 
     def notify(self) -> None:
+        """Wake :meth:`wait_for` (after each poll), and call ``on_status`` (errors are logged)."""
         with self._changed:
             self._changed.notify_all()
+        if self.on_status is not None:
+            try:
+                self.on_status()
+            except Exception:  # noqa: BLE001 - a status listener must not stop the polling
+                import logging
+
+                logging.getLogger("pyrego.bundle").exception("bundle status listener failed")
 
     def wait_for(self, predicate: Callable[[dict[str, dict[str, Any]]], bool], timeout: float) -> bool:
         """Wait until ``predicate(self.status())`` holds (after a poll), at most ``timeout`` seconds."""

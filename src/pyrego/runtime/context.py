@@ -40,9 +40,11 @@ class QueryState:
     __slots__ = ("now_ns", "builtin_cache", "builtin_errors")
 
     def __init__(self) -> None:
+        # (The caches and errors are made on first use: most queries that
+        # read the clock, which makes this state, have neither.)
         self.now_ns: int | None = None
-        self.builtin_cache: dict[str, dict[Any, Any]] = {}
-        self.builtin_errors: list[Exception] = []
+        self.builtin_cache: dict[str, dict[Any, Any]] | None = None
+        self.builtin_errors: list[Exception] | None = None
 
 
 class EvalContext(HasDeadline):
@@ -140,16 +142,24 @@ class EvalContext(HasDeadline):
     @property
     def builtin_cache(self) -> dict[str, dict[Any, Any]]:
         """Per-query caches of builtins (rand.intn, http.send, ...), by builtin name."""
-        return self.state.builtin_cache
+        q = self.state
+        caches = q.builtin_cache
+        if caches is None:
+            caches = q.builtin_cache = {}
+        return caches
 
     @property
     def builtin_errors(self) -> list[Exception]:
         """Builtin errors that made expressions undefined (non-strict mode)."""
-        return self.state.builtin_errors
+        q = self.state
+        errors = q.builtin_errors
+        if errors is None:
+            errors = q.builtin_errors = []
+        return errors
 
     def cache_for(self, name: str) -> dict[Any, Any]:
         """A per-query cache dict for the builtin ``name``."""
-        caches = self.state.builtin_cache
+        caches = self.builtin_cache
         cache = caches.get(name)
         if cache is None:
             cache = caches[name] = {}

@@ -420,9 +420,13 @@ def rt_is_array(v: Any) -> bool:
 # The types a Rego collection has in Python (``every`` needs one as its domain).
 COLLECTION_TYPES = frozenset((dict, list, tuple, set, frozenset))
 
+# The types ``count`` takes (the fast form counts them inline: see codegen_tiers).
+SIZED_TYPES = frozenset((str, dict, list, tuple, set, frozenset))
+
 HELPERS: dict[str, Any] = {
     "UNDEF": UNDEF,
     "COLLECTION_TYPES": COLLECTION_TYPES,
+    "SIZED_TYPES": SIZED_TYPES,
     "MISS": MISS,
     "ONCE": ONCE,
     "freeze": freeze,

@@ -254,6 +254,16 @@ def _log(
     runtime.log_decision(event)
 
 
+def refuse_if_owned(server: Server, path: Sequence[str]) -> None:
+    """A write to a path a bundle owns is refused, with OPA's messages (400)."""
+    from pyrego.server.runtime import ScopeError
+
+    try:
+        server.runtime.check_path_scope(path)
+    except ScopeError as err:
+        raise errors.APIError(400, errors.INVALID_PARAMETER, err.message) from None
+
+
 def refuse_if_read_only(server: Server) -> None:
     """Writes through the API are refused when several worker processes serve (they could not agree)."""
     if server.runtime.read_only:
@@ -269,6 +279,7 @@ async def _write(server: Server, request: Request, path: list[str]) -> Response:
     from starlette.responses import Response
 
     refuse_if_read_only(server)
+    refuse_if_owned(server, path)
     method = request.method
     ops: list[tuple[str, list[str], Any]]
     if method == "DELETE":
@@ -355,10 +366,12 @@ async def _v0(server: Server, request: Request, path: list[str]) -> Response:
             ) from None
     snap = server.runtime.snapshot
     decision_id = new_decision_id()
+    client = request.client
+    requested_by = f"{client.host}:{client.port}" if client else ""
 
     def run() -> tuple[bool, Any, dict[str, int], Any]:
         outcome = evaluate(server, snap, path, input)
-        _log(server, snap, decision_id, path, input, outcome, None, "", outcome[2])
+        _log(server, snap, decision_id, path, input, outcome, None, requested_by, outcome[2])
         return outcome
 
     defined, value, _, _ = await server.worker.run(request, run, eval_key(request, "data", snap.revision, False, *path))

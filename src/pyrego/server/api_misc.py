@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from pyrego.errors import EvalError, RegoCompileError, RegoError, RegoParseError
 from pyrego.server import errors
-from pyrego.server.api_data import NO_INPUT, evaluate, explanation, not_allowed, refuse_if_read_only
+from pyrego.server.api_data import NO_INPUT, evaluate, explanation, not_allowed, refuse_if_owned, refuse_if_read_only
 from pyrego.server.common import bool_param, json_response, path_segments, pretty, read_body, route_path
 from pyrego.server.jsonio import BodyError, loads
 
@@ -70,6 +70,11 @@ async def policies(server: Server, request: Request) -> Response:
             raise errors.APIError(400, errors.INVALID_PARAMETER, "policy text is not valid UTF-8") from None
         if not text.strip():
             raise errors.APIError(400, errors.INVALID_PARAMETER, "empty module")
+        if runtime.snapshot.roots:
+            _refuse_owned_package(server, policy_id, text)
+            old = runtime.snapshot.policies.get(policy_id)
+            if old is not None:
+                _refuse_owned_package(server, policy_id, old)
 
         def put() -> None:
             try:
@@ -82,6 +87,9 @@ async def policies(server: Server, request: Request) -> Response:
         return json_response(_write_metrics(request, start), pretty=pretty(request))
     if method == "DELETE":
         refuse_if_read_only(server)
+        old = runtime.snapshot.policies.get(policy_id)
+        if old is not None and runtime.snapshot.roots:
+            _refuse_owned_package(server, policy_id, old)
 
         def delete() -> None:
             try:
@@ -95,6 +103,22 @@ async def policies(server: Server, request: Request) -> Response:
         await server.worker.run(request, delete)
         return json_response(_write_metrics(request, start), pretty=pretty(request))
     return await not_allowed(server, request)
+
+
+def _refuse_owned_package(server: Server, policy_id: str, text: str) -> None:
+    """OPA's ``checkPolicyPackageScope``: a module whose package lies in a bundle's roots is the bundle's."""
+    from pyrego.bundle.reader import package_path
+    from pyrego.parse.parser import parse_module
+
+    held = server.runtime.snapshot.parsed.get(policy_id)
+    if held is not None and held[0] == text:
+        module = held[1]  # (a bundle's module, parsed in its own Rego version)
+    else:
+        try:
+            module = parse_module(text, policy_id, rego_v1=not server.runtime.rego_v0)
+        except RegoError:
+            return  # (the write reports the parse error)
+    refuse_if_owned(server, package_path(module))
 
 
 def _write_metrics(request: Request, start: int) -> dict[str, Any]:
@@ -366,16 +390,7 @@ async def status(server: Server, request: Request) -> Response:
     """``GET /v1/status``: the status report (labels, bundles, plugins), always on in pyrego."""
     if request.method != "GET":
         return await not_allowed(server, request)
-    from pyrego.version import __version__
-
-    runtime = server.runtime
-    snap = runtime.snapshot
-    result: dict[str, Any] = {
-        "labels": {"id": runtime.instance_id, "version": __version__},
-        "bundles": {name: {"name": name, "active_revision": rev} for name, rev in sorted(snap.bundles.items())},
-        "plugins": dict(sorted(runtime.plugin_statuses().items())),
-        "metrics": {"prometheus": {}},
-    }
+    result = server.runtime.status_report()
     return json_response({"result": result}, pretty=pretty(request))
 
 

@@ -250,8 +250,16 @@ def create_app(
     ]
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        yield
-        server.worker.close()
+        import asyncio
+
+        for plugin in runtime.plugins:  # (bundle downloads, decision logs: see pyrego.server.plugins)
+            await asyncio.to_thread(plugin.start)
+        try:
+            yield
+        finally:
+            for plugin in reversed(runtime.plugins):
+                await asyncio.to_thread(plugin.stop)
+            server.worker.close()
 
     from starlette.middleware import Middleware
 

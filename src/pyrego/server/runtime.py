@@ -33,6 +33,50 @@ from pyrego.version import __version__
 PLUGIN_STATES = ("NOT_READY", "OK", "ERROR", "WARN")
 
 
+class ScopeError(RegoError):
+    """A write through the REST API to a path a bundle owns."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, code="invalid_parameter")
+
+
+def _go_quote(text: str) -> str:
+    import json
+
+    return json.dumps(text, ensure_ascii=False)
+
+
+def _erase(data: dict[str, Any], path: list[str]) -> dict[str, Any]:
+    """``data`` without the document at ``path`` (a copy along the path; all of it for ``[]``)."""
+    if not path:
+        return {}
+    head, rest = path[0], path[1:]
+    if head not in data:
+        return data
+    out = dict(data)
+    if not rest:
+        del out[head]
+    elif isinstance(out[head], dict):
+        out[head] = _erase(out[head], rest)
+    return out
+
+
+def _kept(snap: Snapshot, policies: Mapping[str, str]) -> dict[str, tuple[str, Any]]:
+    """The parsed (bundle) modules of ``snap`` still in ``policies`` with the same text."""
+    return {pid: m for pid, m in snap.parsed.items() if policies.get(pid) == m[0]}
+
+
+def _merge_data(a: dict[str, Any], b: Mapping[str, Any]) -> dict[str, Any]:
+    """``b`` merged into a copy of ``a`` (objects merged key by key, other values of ``b`` win)."""
+    out = dict(a)
+    for k, v in b.items():
+        if k in out and isinstance(out[k], dict) and isinstance(v, Mapping):
+            out[k] = _merge_data(out[k], v)
+        else:
+            out[k] = v
+    return out
+
+
 class DecisionLogger(Protocol):
     """What receives decision events (``pyrego.plugins.logs`` provides one)."""
 
@@ -49,6 +93,10 @@ class Snapshot:
     revision: int
     bundles: dict[str, str] = field(default_factory=dict)
     strict_engine: Engine | None = None
+    #: The bundles' modules as parsed when read (each with its own Rego version), by id.
+    parsed: dict[str, tuple[str, Any]] = field(default_factory=dict)
+    #: Each active bundle's roots (paths under ``data`` that the REST API may not write).
+    roots: dict[str, list[str]] = field(default_factory=dict)
 
     def engine_for(self, strict_builtin_errors: bool) -> Engine:
         """The engine to evaluate on (one with strict builtin errors, made on first use)."""
@@ -89,11 +137,21 @@ class ServerRuntime:
         self.read_only = read_only
         self.config: dict[str, Any] = dict(config or {})
         self.instance_id = str(uuid.uuid4())
+        #: The instance's labels (``id``, ``version`` and the configuration's ``labels``).
+        self.labels: dict[str, str] = {
+            "id": self.instance_id,
+            "version": __version__,
+            **{str(k): str(v) for k, v in (self.config.get("labels") or {}).items()},
+        }
         self._write_lock = threading.Lock()
         self._plugins: dict[str, dict[str, Any]] = {}
         self._plugins_lock = threading.Lock()
         self._revision = 0
         self._snapshot = self._build(dict(policies or {}), dict(data or {}), {})
+        #: Started with the application and stopped after it (objects with ``start()`` and ``stop()``).
+        self.plugins: list[Any] = []
+        #: Each configured bundle's status in OPA's shape (set by the bundle plugin), for ``/v1/status``.
+        self.bundle_status: Any = None
 
     # -- snapshots -----------------------------------------------------------------
 
@@ -111,29 +169,88 @@ class ServerRuntime:
         eng.set_runtime({"config": self.config, "env": {}, "version": __version__})
         return eng
 
-    def _build(self, policies: dict[str, str], data: dict[str, Any], bundles: dict[str, str], base: Snapshot | None = None) -> Snapshot:
-        """A compiled snapshot of ``policies`` and ``data``; raises a RegoError when they do not compile together."""
-        if base is not None and base.policies == policies:
+    def _build(
+        self,
+        policies: dict[str, str],
+        data: dict[str, Any],
+        bundles: dict[str, str],
+        base: Snapshot | None = None,
+        parsed: dict[str, tuple[str, Any]] | None = None,
+        roots: dict[str, list[str]] | None = None,
+    ) -> Snapshot:
+        """A compiled snapshot of ``policies`` and ``data``; raises a RegoError when they do not compile together.
+
+        ``parsed``: modules already parsed (a bundle's, each in its own Rego
+        version), installed as they are; their texts are in ``policies`` too."""
+        parsed = parsed or {}
+        if base is not None and base.policies == policies and base.parsed.keys() == parsed.keys():
             eng = base.engine.clone()  # (same policies: the compiled program is shared)
             eng.clear_data()
+            if data:
+                eng.add_data(data)
+        elif parsed:
+            from pyrego.parse.parser import parse_module
+
+            eng = self._new_engine()
+            if data:
+                eng.add_data(data)
+            modules = {pid: (text, parse_module(text, pid, rego_v1=not self.rego_v0)) for pid, text in policies.items() if pid not in parsed}
+            eng.install_modules({**modules, **parsed})  # (compiled now, checked against the data)
         else:
             eng = self._new_engine()
             if policies:
                 eng.add_policies(policies)
-        if data:
-            eng.add_data(data)
+            if data:
+                eng.add_data(data)
         eng.compile()
         self._revision += 1
-        return Snapshot(policies, data, eng, self._revision, bundles)
+        return Snapshot(policies, data, eng, self._revision, bundles, parsed=parsed, roots=dict(roots or {}))
 
     def activate(self, policies: Mapping[str, str], data: Mapping[str, Any], *, bundles: Mapping[str, str] | None = None) -> None:
-        """Replace all policies and data at once (what a bundle activation does).
+        """Replace all policies and data at once.
 
         ``bundles``: bundle name to revision, for provenance and decision logs.
         Raises a :class:`~pyrego.errors.RegoError` (and changes nothing) when
         the policies do not compile or the data clashes with them."""
         with self._write_lock:
             self._snapshot = self._build(dict(policies), dict(data), dict(bundles or {}))
+
+    def activate_bundles(self, plan: Any) -> None:
+        """Serve the bundles of ``plan`` (a :class:`~pyrego.bundle.activate.ActivationPlan`)
+        in place of the bundles served so far, in one step.
+
+        As OPA's activation: the previous bundles' modules and the data under
+        their roots and the new roots are erased, the new modules (installed
+        as parsed, each in its bundle's Rego version) and data written; the
+        rest (files given without ``-b``, API writes outside the roots) stays.
+        Raises (and changes nothing) when the result does not compile."""
+        with self._write_lock:
+            snap = self._snapshot
+            policies = {pid: text for pid, text in snap.policies.items() if pid not in snap.parsed}
+            data = snap.data
+            for roots in (*snap.roots.values(), *plan.roots.values()):
+                for root in roots:
+                    data = _erase(data, [p for p in root.split("/") if p])
+            data = _merge_data(data, plan.data)
+            for pid, (text, _) in plan.policies.items():
+                policies[pid] = text
+            self._snapshot = self._build(policies, data, dict(plan.revisions), parsed=dict(plan.policies), roots=dict(plan.roots))
+
+    def check_path_scope(self, path: Sequence[str]) -> None:
+        """Raise :class:`ScopeError` when the REST API may not write at ``path``
+        (under ``data``) because a bundle owns it, with OPA's messages."""
+        roots = self._snapshot.roots
+        if not roots:
+            return
+        if not path:
+            raise ScopeError("can't write to document root with bundle roots configured")
+        for name, rs in sorted(roots.items()):
+            for root in rs:
+                if root == "":
+                    raise ScopeError(f"all paths owned by bundle {_go_quote(name)}")
+                parts = root.split("/")
+                if all(a == b for a, b in zip(path, parts)):
+                    raise ScopeError(f"path {'/'.join(path)} is owned by bundle {_go_quote(name)}")
 
     # -- policies ------------------------------------------------------------------
 
@@ -146,7 +263,7 @@ class ServerRuntime:
             if snap.policies.get(policy_id) == text:
                 return False
             policies = {**snap.policies, policy_id: text}
-            self._snapshot = self._build(policies, snap.data, snap.bundles)
+            self._snapshot = self._build(policies, snap.data, snap.bundles, parsed=_kept(snap, policies), roots=snap.roots)
             return True
 
     def delete_policy(self, policy_id: str) -> None:
@@ -156,7 +273,7 @@ class ServerRuntime:
             if policy_id not in snap.policies:
                 raise KeyError(policy_id)
             policies = {k: v for k, v in snap.policies.items() if k != policy_id}
-            self._snapshot = self._build(policies, snap.data, snap.bundles)
+            self._snapshot = self._build(policies, snap.data, snap.bundles, parsed=_kept(snap, policies), roots=snap.roots)
 
     # -- data ------------------------------------------------------------------------
 
@@ -178,7 +295,7 @@ class ServerRuntime:
                     pass
             for op, path, value in ops:
                 data = store.write(data, op, path, value, make_dirs=make_dirs)
-            self._snapshot = self._build(snap.policies, data, snap.bundles, base=snap)
+            self._snapshot = self._build(snap.policies, data, snap.bundles, base=snap, parsed=snap.parsed, roots=snap.roots)
             return True
 
     # -- plugins and decision logs ---------------------------------------------------------
@@ -192,6 +309,25 @@ class ServerRuntime:
             status["message"] = message
         with self._plugins_lock:
             self._plugins = {**self._plugins, name: status}
+
+    def status_report(self) -> dict[str, Any]:
+        """OPA's status report (``GET /v1/status``, the console status log): labels,
+        bundles (each configured bundle's download and activation status),
+        plugins, decision logs' upload status."""
+        snap = self._snapshot
+        bundles: dict[str, Any] = {name: {"name": name, "active_revision": rev} for name, rev in snap.bundles.items()}
+        if self.bundle_status is not None:
+            bundles.update(self.bundle_status())
+        report: dict[str, Any] = {
+            "labels": dict(self.labels),
+            "bundles": dict(sorted(bundles.items())),
+            "plugins": dict(sorted(self._plugins.items())),
+            "metrics": {"prometheus": {}},
+        }
+        upload_status = getattr(self.decision_logger, "upload_status", None)
+        if upload_status is not None:
+            report["decision_logs"] = upload_status()
+        return report
 
     def plugin_statuses(self) -> dict[str, dict[str, Any]]:
         """Each plugin's status, by name."""
@@ -217,28 +353,25 @@ class ServerRuntime:
         metrics: Mapping[str, Any] | None = None,
         requested_by: str = "",
     ) -> dict[str, Any]:
-        """OPA's decision event for one evaluation (the fields OPA leaves out when empty, left out)."""
-        event: dict[str, Any] = {
-            "labels": {"id": self.instance_id, "version": __version__},
-            "decision_id": decision_id,
-        }
-        if snap.bundles:
-            event["bundles"] = {name: {"revision": rev} for name, rev in sorted(snap.bundles.items())}
-        if path is not None:
-            event["path"] = path
-        if query is not None:
-            event["query"] = query
-        if has_input:
-            event["input"] = input
-        if has_result:
-            event["result"] = result
-        if error is not None:
-            event["error"] = error
-        event["requested_by"] = requested_by
-        event["timestamp"] = rfc3339_nano(time.time_ns())
-        if metrics:
-            event["metrics"] = dict(metrics)
-        return event
+        """OPA's decision event for one evaluation (:func:`pyrego.plugins.logs.make_decision_event`;
+        the fields OPA leaves out when empty, left out; the labels are the logger's)."""
+        from pyrego.plugins.logs.encode import make_decision_event
+
+        event = make_decision_event(
+            path,
+            input,
+            result,
+            has_input=has_input,
+            has_result=has_result,
+            decision_id=decision_id,
+            query=query,
+            metrics=metrics,
+            bundles=dict(sorted(snap.bundles.items())) or None,
+            requested_by=requested_by,
+            error=error,
+            timestamp=rfc3339_nano(time.time_ns()),
+        )
+        return {"labels": self.labels, **event}
 
 
 def rfc3339_nano(ns: int) -> str:
@@ -248,16 +381,3 @@ def rfc3339_nano(ns: int) -> str:
     if frac:
         stamp += "." + f"{frac:09d}".rstrip("0")
     return stamp + "Z"
-
-
-def bundle_sources(paths: Sequence[str]) -> tuple[dict[str, str], dict[str, Any], dict[str, str]]:
-    """Policies, data and revisions (by bundle name) of the bundles at ``paths`` (``-b``).
-
-    The hook where :mod:`pyrego.bundle` plugs in bundle loading: until it
-    provides ``load_bundles(paths) -> (policies, data, revisions)``, this
-    raises an error that says so."""
-    try:
-        from pyrego.bundle import load_bundles  # type: ignore[attr-defined]
-    except ImportError:
-        raise RegoError("loading bundles (-b/--bundle) is not available yet in this version of pyrego", code="bundle_error") from None
-    return load_bundles(list(paths))  # type: ignore[no-any-return]

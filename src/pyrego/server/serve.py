@@ -38,6 +38,26 @@ class ServeSettings:
     eval_timeout: float | None = None
     max_body: int | None = None
     max_concurrency: int | None = None
+    verification_key: str | None = None
+    verification_key_id: str = "default"
+    signing_alg: str = "RS256"
+    scope: str = ""
+    exclude_files_verify: list[str] = field(default_factory=list)
+    skip_verify: bool = False
+    shutdown_grace_period: float = 10.0
+
+    def verification(self) -> Any:
+        """The signature checks of ``-b`` bundles (a :class:`~pyrego.bundle.signing.VerificationConfig`, or None)."""
+        if not self.verification_key:
+            return None
+        from pyrego.bundle.signing import KeyConfig, VerificationConfig
+
+        text = self.verification_key
+        if os.path.isfile(text):
+            with open(text, encoding="utf-8") as f:
+                text = f.read()
+        kid = self.verification_key_id or "default"
+        return VerificationConfig({kid: KeyConfig(text, self.signing_alg or "RS256", self.scope)}, kid, self.scope, list(self.exclude_files_verify))
 
 
 def load_sources(paths: Sequence[str]) -> tuple[dict[str, str], dict[str, Any]]:
@@ -77,15 +97,11 @@ def build_app(settings: ServeSettings) -> Starlette:
     """The application for ``settings`` (loads the files, compiles, checks)."""
     from pyrego.server.app import ServerOptions, create_app
     from pyrego.server.config import load_config, server_setting
-    from pyrego.server.runtime import ServerRuntime, bundle_sources
+    from pyrego.server.plugins import configure_plugins
+    from pyrego.server.runtime import ServerRuntime
 
     config = load_config(settings.config_file, settings.overrides)
     policies, data = load_sources(settings.paths)
-    revisions: dict[str, str] = {}
-    if settings.bundles:
-        b_policies, b_data, revisions = bundle_sources(settings.bundles)
-        policies.update(b_policies)
-        data = _deep_merge(data, b_data, "bundle")
     timeout = settings.eval_timeout if settings.eval_timeout is not None else server_setting(config, "eval_timeout")
     runtime = ServerRuntime(
         policies,
@@ -95,8 +111,14 @@ def build_app(settings: ServeSettings) -> Starlette:
         read_only=settings.workers > 1,
         config=config,
     )
-    if revisions:
-        runtime.activate(policies, data, bundles=revisions)
+    configure_plugins(
+        runtime,
+        config,
+        bundle_paths=settings.bundles,
+        verification=settings.verification(),
+        skip_verify=settings.skip_verify,
+        flush_timeout=settings.shutdown_grace_period,
+    )
     options = ServerOptions.from_config(
         config,
         authentication=settings.authentication,
