@@ -290,14 +290,17 @@ def measure(kind: str, workers: int, args: argparse.Namespace, work: Path, reque
 
 def table(runs: list[Run]) -> str:
     ceilings = {r.workers: r.rps for r in runs if r.server == "ceiling"}
-    head = "| server | workers | req/s | ratio | p50 ms | p99 ms | errors | server CPU | load 1m before/after |"
+    per_cpu = {r.workers: r.rps / r.server_cpu for r in runs if r.server == "ceiling" and r.server_cpu > 0}
+    head = "| server | workers | req/s | ratio | p50 ms | p99 ms | errors | server CPU | req per CPU-s (ratio) | load 1m before/after |"
     lines = [head, "|---" * (head.count("|") - 1) + "|"]
     for r in runs:
         ratio = f"{r.rps / ceilings[r.workers]:.2f}" if r.server == "pyrego" and r.workers in ceilings else ""
+        eff = r.rps / r.server_cpu if r.server_cpu > 0 else 0.0
+        eff_text = f"{eff:,.0f}" + (f" ({eff / per_cpu[r.workers]:.2f})" if r.server == "pyrego" and per_cpu.get(r.workers) else "")
         errs = str(r.error_count) if not r.errors else f"{r.error_count} ({', '.join(f'{k} {v}' for k, v in r.errors.items())})"
         lines.append(
             f"| {r.server} | {r.workers} | {r.rps:,.0f} | {ratio} | {r.p50_ms:.2f} | {r.p99_ms:.2f} | {errs} "
-            f"| {r.server_cpu:.2f} | {r.load_before[0]:.2f} / {r.load_after[0]:.2f} |"
+            f"| {r.server_cpu:.2f} | {eff_text} | {r.load_before[0]:.2f} / {r.load_after[0]:.2f} |"
         )
     return "\n".join(lines)
 
@@ -364,7 +367,7 @@ def main(argv: list[str] | None = None) -> int:
             f"# Policy server under load\n\n`python benchmarks/server.py` ({meta['time']}): {len(texts)} seed policies, "
             f"{len(requests)} requests rotated, wrk 1 thread {args.connections} connections, {args.warmup:g} s warm-up, "
             f"{args.duration:g} s measured, {meta['cpus']} CPUs shared with wrk. Ratio: pyrego / ceiling "
-            f"(hello-world JSON on Starlette + uvicorn, same workers). Server CPU: cores its processes used.\n\n{text}\n"
+            f"(hello-world JSON on Starlette + uvicorn, same workers). Server CPU: cores its processes used on average; req per CPU-s: requests per second of the server's CPU time (and its ratio to the ceiling's), the figure a busy machine disturbs least.\n\n{text}\n"
         )
     return 1 if any(r.error_count for r in runs) else 0
 
