@@ -180,3 +180,22 @@ def test_gzip_only_for_clients_that_accept_it() -> None:
     assert zipped.headers.get("content-encoding") == "gzip"
     assert "content-encoding" not in plain.headers
     assert zipped.json()["result"] == plain.json()["result"] == ["x" * 40] * 100
+
+
+def test_duration_histogram_counts_every_request() -> None:
+    runtime = ServerRuntime({"authz.rego": AUTHZ})
+    with serving(create_app(runtime)) as url, httpx.Client(base_url=url, timeout=60) as c:
+        for _ in range(5):
+            c.post("/v1/data/authz/allow", json={"input": {}})
+        c.post("/v1/data/authz/allow?pretty", json={"input": {}})
+        c.get("/v1/data/authz")
+        c.put("/v1/data/x", json=1)
+        text = c.get("/metrics").text
+    lines = dict(line.rsplit(" ", 1) for line in text.splitlines() if line.startswith("http_request_duration_seconds"))
+    assert float(lines['http_request_duration_seconds_count{code="200",handler="v1/data",method="POST"}']) == 6
+    assert float(lines['http_request_duration_seconds_count{code="200",handler="v1/data",method="GET"}']) == 1
+    assert float(lines['http_request_duration_seconds_count{code="204",handler="v1/data",method="PUT"}']) == 1
+    assert float(lines['http_request_duration_seconds_sum{code="200",handler="v1/data",method="POST"}']) > 0
+    les = ["0.005", "0.01", "0.025", "0.05", "0.1", "0.25", "0.5", "1.0", "2.5", "5.0", "10.0", "+Inf"]
+    counts = [float(lines[f'http_request_duration_seconds_bucket{{code="200",handler="v1/data",le="{le}",method="POST"}}']) for le in les]
+    assert counts == sorted(counts) and counts[-1] == 6

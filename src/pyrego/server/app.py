@@ -25,6 +25,7 @@ from pyrego.server.config import (
     decision_path,
     server_setting,
 )
+from pyrego.server.metrics import DurationHistogram
 from pyrego.server.runtime import ServerRuntime
 
 if TYPE_CHECKING:
@@ -88,7 +89,7 @@ class Server:
     """The application's state: the runtime, the options, the evaluation pool, the metrics."""
 
     def __init__(self, runtime: ServerRuntime, options: ServerOptions) -> None:
-        from prometheus_client import CollectorRegistry, Histogram, gc_collector, platform_collector, process_collector
+        from prometheus_client import CollectorRegistry, gc_collector, platform_collector, process_collector
 
         if options.authentication not in ("off", "token"):
             raise ValueError(f"unknown authentication scheme {options.authentication!r} (off or token)")
@@ -101,23 +102,12 @@ class Server:
         process_collector.ProcessCollector(registry=self.registry)
         platform_collector.PlatformCollector(registry=self.registry)
         gc_collector.GCCollector(registry=self.registry)
-        self.duration = Histogram(
-            "http_request_duration_seconds",
-            "A histogram of duration for requests.",
-            ["code", "handler", "method"],
-            buckets=_BUCKETS,
-            registry=self.registry,
-        )
-
-        self._observers: dict[tuple[int, str, str], Callable[[float], None]] = {}
+        self.duration = DurationHistogram(_BUCKETS)
+        self.registry.register(self.duration)
 
     def observe(self, status: int, label: str, method: str, seconds: float) -> None:
-        """Count one request in the duration histogram (its labelled child looked up once, then kept)."""
-        key = (status, label, method)
-        observer = self._observers.get(key)
-        if observer is None:
-            observer = self._observers[key] = self.duration.labels(str(status), label, method).observe
-        observer(seconds)
+        """Count one request in the duration histogram."""
+        self.duration.observe(status, label, method, seconds)
 
     def endpoint(self, label: str, handler: Handler) -> Callable[[Request], Awaitable[Response]]:
         """``handler`` as a Starlette endpoint: auth, OPA's error bodies, the duration metric."""
@@ -137,7 +127,7 @@ class Server:
                 from starlette.responses import Response
 
                 response = Response(status_code=499)  # (nobody reads it: the client has gone)
-            self.observe(response.status_code, label, request.method, time.perf_counter() - start)
+            self.duration.observe(response.status_code, label, request.method, time.perf_counter() - start)
             return response
 
         return endpoint
