@@ -10,13 +10,15 @@ from __future__ import annotations
 
 import json
 import time
-import uuid
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from pyrego.errors import ArgumentError, EvalError, RegoError
+from pyrego.runtime.convert import from_python, to_json_value
+from pyrego.runtime.values import UNDEF
 from pyrego.server import errors, store
-from pyrego.server.common import bool_param, json_response, path_segments, pretty, read_body
+from pyrego.server.common import bool_param, eval_key, header, json_response, path_segments, pretty, read_body
+from pyrego.server.common import decision_id as new_decision_id
 from pyrego.server.jsonio import BodyError, loads
 from pyrego.version import __version__
 
@@ -38,6 +40,10 @@ def rule_text(path: Sequence[str]) -> str:
             raise errors.APIError(400, errors.INVALID_PARAMETER, f"invalid path: invalid ref term '{seg}'")
         out.append(f"[{int(seg)}]" if seg.isdigit() and (seg == "0" or seg[0] != "0") else f"[{json.dumps(seg)}]")
     return "".join(out)
+
+
+#: :func:`rule_text` of the paths asked lately (a path that is not valid raises and is not kept).
+_RULE_TEXTS: dict[tuple[str, ...], str] = {}
 
 
 def ref_text(path: Sequence[str]) -> str:
@@ -77,11 +83,14 @@ def evaluate(
     pretty_trace: bool = False,
 ) -> tuple[bool, Any, dict[str, int], list[Any] | None]:
     """Evaluate the document at ``path`` (in the pool's thread): ``(defined, value, timers, explanation)``."""
-    from pyrego.runtime.convert import from_python, to_json_value
-    from pyrego.runtime.values import UNDEF
-
     engine = snap.engine_for(strict)
-    text = rule_text(path)
+    key = tuple(path)
+    text = _RULE_TEXTS.get(key)
+    if text is None:
+        text = rule_text(path)
+        if len(_RULE_TEXTS) >= 4096:
+            _RULE_TEXTS.clear()
+        _RULE_TEXTS[key] = text
     kw = {} if input is NO_INPUT else {"input": input}
     start = time.perf_counter_ns()
     explained = None
@@ -101,6 +110,8 @@ def evaluate(
     timers = {"timer_rego_query_eval_ns": time.perf_counter_ns() - start}
     if value is UNDEF:
         return False, None, timers, explained
+    if value is True or value is False:
+        return True, value, timers, explained
     return True, to_json_value(from_python(value)), timers, explained
 
 
@@ -134,7 +145,7 @@ async def _parse_input_body(server: Server, request: Request) -> Any:
 
 
 def _load_body(request: Request, body: bytes) -> Any:
-    if "yaml" in request.headers.get("content-type", ""):
+    if b"yaml" in header(request, b"content-type"):
         from pyrego.yaml_safe import load_yaml
 
         try:
@@ -169,41 +180,49 @@ async def _read(server: Server, request: Request, path: list[str]) -> Response:
     else:
         input = await _parse_input_body(server, request)
     parsed = time.perf_counter_ns()
-    explain = request.query_params.get("explain")
-    explain = explain if explain in ("notes", "fails", "full", "debug") else None
-    strict = bool_param(request, "strict-builtin-errors")
+    explain: str | None = None
+    strict = with_metrics = with_provenance = is_pretty = False
+    if request.scope.get("query_string"):  # (most decisions have none: no parameter to look for)
+        explain = request.query_params.get("explain")
+        explain = explain if explain in ("notes", "fails", "full", "debug") else None
+        strict = bool_param(request, "strict-builtin-errors")
+        with_metrics = bool_param(request, "metrics") or bool_param(request, "instrument")
+        with_provenance = bool_param(request, "provenance")
+        is_pretty = pretty(request)
     snap = server.runtime.snapshot
-    decision_id = str(uuid.uuid4())
-    client = request.client
-    requested_by = f"{client.host}:{client.port}" if client else ""
+    decision_id = new_decision_id()
+    logging = server.runtime.decision_logger is not None
 
     def run() -> tuple[bool, Any, dict[str, int], list[Any] | None]:
+        if not logging:
+            return evaluate(server, snap, path, input, strict=strict, explain="full" if explain == "debug" else explain, pretty_trace=is_pretty)
+        client = request.client
+        requested_by = f"{client.host}:{client.port}" if client else ""
         try:
-            outcome = evaluate(
-                server, snap, path, input, strict=strict, explain="full" if explain == "debug" else explain, pretty_trace=pretty(request)
-            )
+            outcome = evaluate(server, snap, path, input, strict=strict, explain="full" if explain == "debug" else explain, pretty_trace=is_pretty)
         except errors.APIError as err:
             _log(server, snap, decision_id, path, input, None, err.body(), requested_by, {})
             raise
         _log(server, snap, decision_id, path, input, outcome, None, requested_by, outcome[2])
         return outcome
 
-    defined, value, timers, explained = await server.worker.run(request, run)
+    key = eval_key(request, "data", snap.revision, strict, *path) if explain is None else None
+    defined, value, timers, explained = await server.worker.run(request, run, key)
     result: dict[str, Any] = {"decision_id": decision_id}
-    if bool_param(request, "metrics") or bool_param(request, "instrument"):
+    if with_metrics:
         timers["timer_rego_input_parse_ns"] = parsed - start
         timers["timer_server_handler_ns"] = time.perf_counter_ns() - start
         timers["counter_server_query_cache_hit"] = 0
         result["metrics"] = dict(sorted(timers.items()))
-    if bool_param(request, "provenance"):
+    if with_provenance:
         result["provenance"] = _provenance(snap)
     if defined:
         result["result"] = value
-    if request.method == "POST" and input is NO_INPUT:
+    if input is NO_INPUT and request.method == "POST":
         result["warning"] = {"code": errors.API_USAGE_WARNING, "message": errors.MSG_INPUT_KEY_MISSING}
     if explained is not None and (defined or explain == "full"):
         result["explanation"] = explained
-    return json_response(result, pretty=pretty(request))
+    return json_response(result, pretty=is_pretty)
 
 
 def _log(
@@ -346,7 +365,7 @@ async def _v0(server: Server, request: Request, path: list[str]) -> Response:
                 400, errors.INVALID_PARAMETER, f"unexpected parse error for input: body contains malformed input document: {exc}"
             ) from None
     snap = server.runtime.snapshot
-    decision_id = str(uuid.uuid4())
+    decision_id = new_decision_id()
     client = request.client
     requested_by = f"{client.host}:{client.port}" if client else ""
 
@@ -355,7 +374,7 @@ async def _v0(server: Server, request: Request, path: list[str]) -> Response:
         _log(server, snap, decision_id, path, input, outcome, None, requested_by, outcome[2])
         return outcome
 
-    defined, value, _, _ = await server.worker.run(request, run)
+    defined, value, _, _ = await server.worker.run(request, run, eval_key(request, "data", snap.revision, False, *path))
     if not defined:
         has_rules = _has_rules(snap, path)
         message = errors.MSG_FOUND_UNDEFINED if has_rules else errors.MSG_MISSING

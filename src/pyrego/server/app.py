@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from pyrego.server import errors
-from pyrego.server.common import ClientGone, Worker, error_response
+from pyrego.server.common import INLINE_LIMIT, ClientGone, Worker, error_response
 from pyrego.server.config import (
     DEFAULT_AUTHORIZATION_DECISION,
     DEFAULT_DECISION,
@@ -25,6 +25,7 @@ from pyrego.server.config import (
     decision_path,
     server_setting,
 )
+from pyrego.server.metrics import DurationHistogram
 from pyrego.server.runtime import ServerRuntime
 
 if TYPE_CHECKING:
@@ -50,7 +51,9 @@ class ServerOptions:
     body in bytes (``gzip_max_body``: decompressed, for gzip bodies);
     ``gzip_min_length`` and ``gzip_level``: responses this long or longer are
     gzip-compressed at that level for clients that accept it; ``max_concurrency``: evaluations running at once (more
-    wait); ``default_decision`` and ``authorization_decision``: path
+    wait); ``inline_limit``: seconds under which an evaluation that has been that cheap runs on the event loop's
+    thread, without the hop to the evaluation pool (0: always the pool; see :class:`~pyrego.server.common.Worker`);
+    ``default_decision`` and ``authorization_decision``: path
     segments under ``data``."""
 
     authentication: str = "off"
@@ -60,6 +63,7 @@ class ServerOptions:
     gzip_min_length: int = 1024
     gzip_level: int = 9
     max_concurrency: int = 0
+    inline_limit: float = INLINE_LIMIT
     default_decision: tuple[str, ...] = tuple(decision_path({}, "default_decision", DEFAULT_DECISION))
     authorization_decision: tuple[str, ...] = tuple(decision_path({}, "default_authorization_decision", DEFAULT_AUTHORIZATION_DECISION))
 
@@ -85,7 +89,7 @@ class Server:
     """The application's state: the runtime, the options, the evaluation pool, the metrics."""
 
     def __init__(self, runtime: ServerRuntime, options: ServerOptions) -> None:
-        from prometheus_client import CollectorRegistry, Histogram, gc_collector, platform_collector, process_collector
+        from prometheus_client import CollectorRegistry, gc_collector, platform_collector, process_collector
 
         if options.authentication not in ("off", "token"):
             raise ValueError(f"unknown authentication scheme {options.authentication!r} (off or token)")
@@ -93,26 +97,26 @@ class Server:
             raise ValueError(f"unknown authorization scheme {options.authorization!r} (off or basic)")
         self.runtime = runtime
         self.options = options
-        self.worker = Worker(options.max_concurrency or min(32, (os.cpu_count() or 1) * 4))
+        self.worker = Worker(options.max_concurrency or min(32, (os.cpu_count() or 1) * 4), options.inline_limit)
         self.registry = CollectorRegistry()
         process_collector.ProcessCollector(registry=self.registry)
         platform_collector.PlatformCollector(registry=self.registry)
         gc_collector.GCCollector(registry=self.registry)
-        self.duration = Histogram(
-            "http_request_duration_seconds",
-            "A histogram of duration for requests.",
-            ["code", "handler", "method"],
-            buckets=_BUCKETS,
-            registry=self.registry,
-        )
+        self.duration = DurationHistogram(_BUCKETS)
+        self.registry.register(self.duration)
+
+    def observe(self, status: int, label: str, method: str, seconds: float) -> None:
+        """Count one request in the duration histogram."""
+        self.duration.observe(status, label, method, seconds)
 
     def endpoint(self, label: str, handler: Handler) -> Callable[[Request], Awaitable[Response]]:
         """``handler`` as a Starlette endpoint: auth, OPA's error bodies, the duration metric."""
+        auth = self.options.authentication != "off" or self.options.authorization != "off"
 
         async def endpoint(request: Request) -> Response:
             start = time.perf_counter()
             try:
-                if self.options.authentication != "off" or self.options.authorization != "off":
+                if auth:
                     from pyrego.server.auth import authorize
 
                     await authorize(self, request)
@@ -123,10 +127,58 @@ class Server:
                 from starlette.responses import Response
 
                 response = Response(status_code=499)  # (nobody reads it: the client has gone)
-            self.duration.labels(str(response.status_code), label, request.method).observe(time.perf_counter() - start)
+            self.duration.observe(response.status_code, label, request.method, time.perf_counter() - start)
             return response
 
         return endpoint
+
+
+class GzipWhenAccepted:
+    """Starlette's gzip middleware for the requests whose client accepts gzip; the others go
+    straight to the app (Starlette's would wrap their ``send`` to look at every response)."""
+
+    def __init__(self, app: Any, minimum_size: int, compresslevel: int) -> None:
+        from starlette.middleware.gzip import GZipMiddleware
+
+        self.app = app
+        self.gzip = GZipMiddleware(app, minimum_size=minimum_size, compresslevel=compresslevel)
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "http":
+            for name, value in scope["headers"]:
+                if name == b"accept-encoding":  # (the first one, as Starlette reads it)
+                    if b"gzip" in value:
+                        await self.gzip(scope, receive, send)
+                        return
+                    break
+        await self.app(scope, receive, send)
+
+
+class DecisionFastPath:
+    """``POST /v1/data[/...]`` with no query parameters (a plain decision, the request a
+    server mostly answers) goes straight to its endpoint, past Starlette's exception
+    middleware and router: the endpoint and the response are the ones the router would
+    reach (the ``v1/data`` routes), the steps between them cost more than the decision.
+    Every other request goes on to the router."""
+
+    def __init__(self, app: Any, endpoint: Callable[[Request], Awaitable[Response]]) -> None:
+        from starlette.requests import Request
+
+        self.app = app
+        self.endpoint = endpoint
+        self.request = Request
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "http" and scope["method"] == "POST" and not scope.get("query_string"):
+            path = scope["path"]
+            root = scope.get("root_path")
+            if root and path.startswith(root) and path[len(root) : len(root) + 1] in ("", "/"):
+                path = path[len(root) :]  # (the path under the mount point, as the router takes it)
+            if path.startswith("/v1/data") and path[8:9] in ("", "/"):
+                response = await self.endpoint(self.request(scope, receive, send))
+                await response(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
 
 
 async def _not_found(scope: Any, receive: Any, send: Any) -> None:
@@ -200,10 +252,10 @@ def create_app(
             server.worker.close()
 
     from starlette.middleware import Middleware
-    from starlette.middleware.gzip import GZipMiddleware
 
-    gzip = Middleware(GZipMiddleware, minimum_size=server.options.gzip_min_length, compresslevel=server.options.gzip_level)
-    app = Starlette(routes=routes, lifespan=lifespan, middleware=[gzip])
+    gzip = Middleware(GzipWhenAccepted, minimum_size=server.options.gzip_min_length, compresslevel=server.options.gzip_level)
+    fast = Middleware(DecisionFastPath, endpoint=server.endpoint("v1/data", api_data.v1_data))
+    app = Starlette(routes=routes, lifespan=lifespan, middleware=[gzip, fast])
     app.router.redirect_slashes = False
     app.router.default = _not_found
     app.state.runtime = runtime

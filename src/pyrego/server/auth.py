@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
 
 from pyrego.server import errors
-from pyrego.server.common import read_body, route_path
+from pyrego.server.common import eval_key, read_body, route_path
 from pyrego.server.jsonio import BodyError, loads
 
 if TYPE_CHECKING:
@@ -81,7 +81,8 @@ async def authorize(server: Server, request: Request) -> None:
 
     doc = await authz_input(server, request)
     snap = server.runtime.snapshot
-    defined, value, _, _ = await server.worker.run(request, lambda: evaluate(server, snap, server.options.authorization_decision, doc))
+    key = eval_key(request, "authz", snap.revision)
+    defined, value, _, _ = await server.worker.run(request, lambda: evaluate(server, snap, server.options.authorization_decision, doc), key)
     if not defined:
         raise errors.APIError(500, errors.INTERNAL, errors.MSG_UNAUTHORIZED_UNDEFINED)
     if value is True:

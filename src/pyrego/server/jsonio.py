@@ -22,6 +22,20 @@ from pyrego.errors import DataError
 # the body may hold a number orjson would round, so the exact reader takes it.
 _EXACT_NEEDED = re.compile(rb"[0-9.]{16,}|[eE][+-]?[0-9]{3,}")
 
+# The same test at C speed (the regular expression costs ~15 us on a 200-byte body):
+# digits and points become "0", "e"/"E" "e", signs "+", the rest " "; the body then
+# holds "0" * 16 or "e000" or "e+000" wherever the expression matches (and maybe
+# elsewhere, as in a string "e.000": the exact reader is then asked, and it is right too).
+_CLASSES = bytes(
+    ord("0") if chr(c) in "0123456789." else ord("e") if chr(c) in "eE" else ord("+") if chr(c) in "+-" else ord(" ") for c in range(256)
+)
+
+
+def exact_needed(raw: bytes) -> bool:
+    """Whether ``raw`` may hold a number orjson would round (a superset of :data:`_EXACT_NEEDED`'s matches)."""
+    t = raw.translate(_CLASSES)
+    return b"0000000000000000" in t or b"e000" in t or b"e+000" in t
+
 
 class BodyError(ValueError):
     """The body is not valid JSON (the message says why)."""
@@ -30,7 +44,7 @@ class BodyError(ValueError):
 def loads(body: bytes | str) -> Any:
     """Parse a JSON body; raises :class:`BodyError` on malformed JSON."""
     raw = body.encode() if isinstance(body, str) else body
-    if _EXACT_NEEDED.search(raw) is None:
+    if not exact_needed(raw):
         try:
             return orjson.loads(raw)
         except orjson.JSONDecodeError as exc:
