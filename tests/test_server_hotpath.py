@@ -105,8 +105,28 @@ def test_time_limit_ends_an_inline_evaluation() -> None:
         body = r.json()
         assert body["code"] == "internal_error"
         assert body["errors"][0]["code"] == "eval_cancel_error"
-        assert not _pool(logger.threads[-1])  # (it ran inline: the limit ended it there)
+        # Stopped inline at the inline cap, then evaluated again on the pool, where the
+        # server's own limit ended it.
+        assert _pool(logger.threads[-1])
         assert c.post("/v1/data/authz/spin_done", json={"input": {"n": 3}}).json()["result"] is True
+
+
+def test_an_input_that_makes_an_inline_document_slow_is_answered_from_the_pool() -> None:
+    """No server time limit: a document that was quick (so inline) asked with an input that
+    makes it slow is stopped on the event loop at the inline cap, evaluated again on the
+    pool, and answered right; the document then stays on the pool until it is cheap there."""
+    logger = ThreadRecorder()
+    runtime = ServerRuntime({"authz.rego": AUTHZ}, decision_logger=logger)
+    with serving(create_app(runtime)) as url, httpx.Client(base_url=url, timeout=120) as c:
+        for _ in range(8):
+            assert c.post("/v1/data/authz/spin_done", json={"input": {"n": 3}}).json()["result"] is True
+        assert not _pool(logger.threads[-1])
+        r = c.post("/v1/data/authz/spin_done", json={"input": {"n": 700}})  # 490,000 steps: well past the cap
+        assert r.status_code == 200, r.text
+        assert r.json()["result"] is True
+        assert _pool(logger.threads[-1])
+        assert c.post("/v1/data/authz/spin_done", json={"input": {"n": 3}}).json()["result"] is True
+        assert _pool(logger.threads[-1])  # (its last two costs include the cap: on the pool)
 
 
 def test_large_inputs_always_go_to_the_pool() -> None:

@@ -17,7 +17,18 @@ from pyrego.errors import ArgumentError, EvalError, RegoError
 from pyrego.runtime.convert import from_python, to_json_value
 from pyrego.runtime.values import UNDEF
 from pyrego.server import errors, store
-from pyrego.server.common import bool_param, eval_key, header, json_response, path_segments, pretty, read_body
+from pyrego.server.common import (
+    INLINE_CAP,
+    InlineTooSlow,
+    bool_param,
+    eval_key,
+    header,
+    json_response,
+    path_segments,
+    pretty,
+    read_body,
+    running_inline,
+)
 from pyrego.server.common import decision_id as new_decision_id
 from pyrego.server.jsonio import BodyError, loads
 from pyrego.version import __version__
@@ -83,7 +94,8 @@ def evaluate(
     pretty_trace: bool = False,
 ) -> tuple[bool, Any, dict[str, int], list[Any] | None]:
     """Evaluate the document at ``path`` (in the pool's thread): ``(defined, value, timers, explanation)``."""
-    engine = snap.engine_for(strict)
+    inline = running_inline()
+    engine = snap.engine_for(strict, INLINE_CAP if inline else None)
     key = tuple(path)
     text = _RULE_TEXTS.get(key)
     if text is None:
@@ -104,6 +116,8 @@ def evaluate(
     except ArgumentError as err:
         raise errors.APIError(400, errors.INVALID_PARAMETER, f"invalid path: {err.message}") from None
     except EvalError as err:
+        if inline and err.code == "eval_cancel_error":
+            raise InlineTooSlow() from None  # (evaluated again on the pool, under the server's own limit)
         raise errors.eval_error(err) from None
     except RegoError as err:
         raise errors.APIError(500, errors.INTERNAL, str(err)) from None

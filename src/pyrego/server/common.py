@@ -38,6 +38,12 @@ T = TypeVar("T")
 #: (see :class:`Worker`).
 INLINE_LIMIT = 0.001
 
+#: Wall seconds an inline evaluation may hold the event loop: past them it is
+#: stopped, its document goes back to the pool, and the request is evaluated
+#: again there under the server's own time limit. An input that makes a cheap
+#: policy slow so never holds every other request for longer.
+INLINE_CAP = 0.05
+
 #: Requests with more bytes of input than this always evaluate on the pool (a large
 #: input may make a cheap policy slow).
 INLINE_INPUT_MAX = 65536
@@ -249,6 +255,18 @@ class _Job:
             self.lock.release()
 
 
+class InlineTooSlow(Exception):
+    """An inline evaluation passed :data:`INLINE_CAP` (it is evaluated again on the pool)."""
+
+
+_where = threading.local()
+
+
+def running_inline() -> bool:
+    """Whether the evaluation being made runs inline, on the event loop's thread."""
+    return getattr(_where, "inline", False)
+
+
 class Worker:
     """A pool of ``size`` threads for evaluations (the concurrency cap: more requests wait their turn).
 
@@ -292,10 +310,16 @@ class Worker:
         With a ``key`` whose calls have been cheap, ``fn()`` inline (see the class)."""
         if key is not None and self.inline_limit > 0 and self.inline(key):
             start = time.perf_counter()  # (the time the loop is held; thread_time is a system call here)
+            _where.inline = True
             try:
-                return fn()
-            finally:
+                value = fn()
+            except InlineTooSlow:
+                self.costs[key] = (INLINE_CAP, INLINE_CAP)  # (back to the pool until it is cheap there again)
+            else:
                 self.record(key, time.perf_counter() - start)
+                return value
+            finally:
+                _where.inline = False
         job = _Job(fn)
         loop = asyncio.get_running_loop()
         fut = loop.run_in_executor(self.pool, job.run)

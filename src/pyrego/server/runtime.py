@@ -93,13 +93,25 @@ class Snapshot:
     revision: int
     bundles: dict[str, str] = field(default_factory=dict)
     strict_engine: Engine | None = None
+    #: Clones with the inline time cap, by strict flag (made on first use).
+    capped_engines: dict[bool, Engine] = field(default_factory=dict)
     #: The bundles' modules as parsed when read (each with its own Rego version), by id.
     parsed: dict[str, tuple[str, Any]] = field(default_factory=dict)
     #: Each active bundle's roots (paths under ``data`` that the REST API may not write).
     roots: dict[str, list[str]] = field(default_factory=dict)
 
-    def engine_for(self, strict_builtin_errors: bool) -> Engine:
-        """The engine to evaluate on (one with strict builtin errors, made on first use)."""
+    def engine_for(self, strict_builtin_errors: bool, inline_cap: float | None = None) -> Engine:
+        """The engine to evaluate on (one with strict builtin errors, made on first use);
+        with ``inline_cap``, a clone whose time limit is at most that many seconds
+        (for evaluations on the event loop's thread, see ``server.common.Worker``)."""
+        if inline_cap is not None:
+            capped = self.capped_engines.get(strict_builtin_errors)
+            if capped is None:
+                capped = self.engine_for(strict_builtin_errors).clone()
+                own = capped._timeout
+                capped.set_eval_timeout(inline_cap if own is None else min(own, inline_cap))
+                self.capped_engines[strict_builtin_errors] = capped
+            return capped
         if not strict_builtin_errors:
             return self.engine
         eng = self.strict_engine
