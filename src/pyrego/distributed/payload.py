@@ -180,9 +180,36 @@ def evaluator(payload: PolicyPayload, path: str) -> RecordEvaluator:
     return found
 
 
+#: Payloads installed in this process ahead of its tasks (a Dask worker plugin): digest -> payload.
+SHIPPED: dict[str, PolicyPayload] = {}
+
+
+def install(payload: PolicyPayload) -> None:
+    """Keep ``payload`` in this process, for the tasks that name it by digest (:class:`PayloadRef`)."""
+    SHIPPED[payload.digest] = payload
+
+
+@dataclass(frozen=True)
+class PayloadRef:
+    """A payload as a task carries it: its digest, and the payload itself only
+    when it was not installed on the workers ahead (no cluster client)."""
+
+    digest: str
+    payload: PolicyPayload | None = None
+
+    def resolve(self) -> PolicyPayload:
+        """The payload: carried, or installed in this process."""
+        if self.payload is not None:
+            return self.payload
+        found = SHIPPED.get(self.digest)
+        if found is None:
+            raise RuntimeError(f"policy payload {self.digest[:16]} is not installed in this worker (was its plugin registered?)")
+        return found
+
+
 def builds_in_process() -> int:
     """How many evaluators this process has built (tests check a worker compiles once)."""
     return len(_EVALUATORS)
 
 
-__all__ = ["ARTIFACT", "POLICIES", "PolicyPayload", "builds_in_process", "evaluator"]
+__all__ = ["ARTIFACT", "POLICIES", "SHIPPED", "PayloadRef", "PolicyPayload", "builds_in_process", "evaluator", "install"]
