@@ -163,6 +163,8 @@ def _digest(p: PolicyPayload) -> str:
 #: Evaluators built in this process: (payload digest, rule path) -> evaluator.
 _EVALUATORS: dict[tuple[str, str], RecordEvaluator] = {}
 _LOCK = threading.Lock()
+#: How many times this process built each (digest, path): once, unless the cache was cleared.
+_BUILDS: dict[tuple[str, str], int] = {}
 
 
 def evaluator(payload: PolicyPayload, path: str) -> RecordEvaluator:
@@ -177,6 +179,7 @@ def evaluator(payload: PolicyPayload, path: str) -> RecordEvaluator:
         found = _EVALUATORS.get(key)
         if found is None:
             found = _EVALUATORS[key] = RecordEvaluator(payload.build(), path)
+            _BUILDS[key] = _BUILDS.get(key, 0) + 1
     return found
 
 
@@ -207,9 +210,10 @@ class PayloadRef:
         return found
 
 
-def builds_in_process() -> int:
-    """How many evaluators this process has built (tests check a worker compiles once)."""
-    return len(_EVALUATORS)
+def builds_in_process() -> dict[tuple[str, str], int]:
+    """How many times this process built each (payload digest, rule path): a
+    worker that runs many tasks builds each once."""
+    return dict(_BUILDS)
 
 
 __all__ = ["ARTIFACT", "POLICIES", "SHIPPED", "PayloadRef", "PolicyPayload", "builds_in_process", "evaluator", "install"]

@@ -64,7 +64,8 @@ def with_decision(
     failed (``invalid_input`` for an input that is not JSON, an evaluation
     error, ``eval_cancel_error`` past ``timeout`` seconds): a failing record
     never stops the job. ``mode``: ``"arrow"`` (``mapInArrow``, the
-    default: faster) or ``"pandas"`` (``mapInPandas``).
+    default: faster) or ``"pandas"`` (``mapInPandas``, for a JSON text
+    ``input_col`` only).
     """
     if not isinstance(payload, PolicyPayload):
         raise ArgumentError(f"payload must be a PolicyPayload, not {type(payload).__name__}")
@@ -90,9 +91,8 @@ def with_decision(
     job = _Job(shipped, path, input_col, columns, output, (output_col, error_col))
     if mode == "arrow":
         return df.mapInArrow(job.arrow, schema)
-    from pyspark.sql.pandas.types import to_arrow_schema
-
-    job.arrow_schema = to_arrow_schema(df.schema)
+    if input_col is None or not isinstance(df.schema[input_col].dataType, StringType):
+        raise ArgumentError('mode="pandas" reads a JSON text column (input_col); typed inputs use mode="arrow"')
     return df.mapInPandas(job.pandas, schema)
 
 
@@ -118,7 +118,6 @@ class _Job:
         self.columns = columns
         self.output = output
         self.names = names
-        self.arrow_schema: Any = None
 
     def _payload(self) -> PolicyPayload:
         shipped = self.shipped
@@ -147,23 +146,16 @@ class _Job:
     def pandas(self, frames: Iterator[Any]) -> Iterator[Any]:
         import pandas as pd
 
-        for frame in frames:
-            if self.input_col is not None and pd.api.types.is_string_dtype(frame[self.input_col].dtype):
-                ev = evaluator(self._payload(), self.path)
-                from pyrego.distributed.records import json_input
+        from pyrego.distributed.records import json_input
 
-                decisions, codes, messages = ev.decisions([json_input(s) for s in frame[self.input_col].tolist()], self.output)
-            else:
-                batch = pa.RecordBatch.from_pandas(frame, schema=self.arrow_schema, preserve_index=False)
-                out, errors = self._batch(batch)
-                failures = errors.to_pylist()
-                decisions = out.to_pylist()
-                codes = [e and e["code"] for e in failures]
-                messages = [e and e["message"] for e in failures]
+        assert self.input_col is not None
+        for frame in frames:
+            ev = evaluator(self._payload(), self.path)
+            decisions, codes, messages = ev.decisions([json_input(s) for s in frame[self.input_col].tolist()], self.output)
             result = frame.copy()
-            result[self.names[0]] = pd.Series(decisions, dtype=object)
+            result[self.names[0]] = pd.Series(decisions, index=frame.index, dtype=object)
             result[self.names[1]] = pd.Series(
-                [None if c is None else {"code": c, "message": m} for c, m in zip(codes, messages, strict=True)], dtype=object
+                [None if c is None else {"code": c, "message": m} for c, m in zip(codes, messages, strict=True)], index=frame.index, dtype=object
             )
             yield result
 
