@@ -163,9 +163,15 @@ def with_decision(
     return ddf.map_partitions(_frame_decisions, ref, path, input_col, columns, output, (output_col, error_col), meta=meta)
 
 
+def _item_input(value: Any) -> Any:
+    if isinstance(value, (str, bytes, bytearray)):
+        return json_input(value)
+    return value_input(value)
+
+
 def _bag_partition(items: Any, ref: PayloadRef, path: str, output: str) -> list[dict[str, Any]]:
     ev = evaluator(ref.resolve(), path)
-    decisions, codes, messages = ev.decisions([_cell_input(v) for v in items], output)
+    decisions, codes, messages = ev.decisions([_item_input(v) for v in items], output)
     return [
         {"decision": d, "error": None if c is None else {"code": c, "message": m}}
         for d, c, m in zip(decisions, codes, messages, strict=True)
@@ -175,7 +181,8 @@ def _bag_partition(items: Any, ref: PayloadRef, path: str, output: str) -> list[
 def bag_decisions(bag: db.Bag, payload: PolicyPayload, path: str, *, output: str = "json", timeout: float | None = None, client: Any = None) -> db.Bag:
     """A bag of ``{"decision": ..., "error": ...}``, one per item of ``bag`` and in its order.
 
-    An item is an input document (JSON text, or a dict/list/value);
+    An item is an input document: JSON text, or a Python value (dicts,
+    lists, numbers...: a NaN is that item's error ``invalid_input``);
     ``decision`` and ``error`` are as in :func:`with_decision`."""
     if output not in OUTPUT_KINDS:
         raise ArgumentError(f"output must be one of {OUTPUT_KINDS}, not {output!r}")

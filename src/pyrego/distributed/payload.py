@@ -192,6 +192,11 @@ def install(payload: PolicyPayload) -> None:
     SHIPPED[payload.digest] = payload
 
 
+def installed() -> list[str]:
+    """The digests of the payloads installed in this process."""
+    return sorted(SHIPPED)
+
+
 @dataclass(frozen=True)
 class PayloadRef:
     """A payload as a task carries it: its digest, and the payload itself only
@@ -216,4 +221,4 @@ def builds_in_process() -> dict[tuple[str, str], int]:
     return dict(_BUILDS)
 
 
-__all__ = ["ARTIFACT", "POLICIES", "SHIPPED", "PayloadRef", "PolicyPayload", "builds_in_process", "evaluator", "install"]
+__all__ = ["ARTIFACT", "POLICIES", "SHIPPED", "PayloadRef", "PolicyPayload", "builds_in_process", "evaluator", "install", "installed"]
