@@ -18,7 +18,6 @@ import pyrego
 from pyrego.bench.inventory import documents
 from pyrego.distributed import PolicyPayload
 from pyrego.runtime.convert import loads
-
 from shared_material import SEED, need_shared
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -65,7 +64,11 @@ def seed_payload() -> tuple[PolicyPayload, list[Any]]:
         if name in CLOCK_POLICIES:
             continue
         texts[path.name] = path.read_text().replace("package bench", f"package bench.{name}", 1)
-    inputs = [json.loads(p.read_text()) for p in sorted((root / "inputs").glob("*.json")) if not p.name.startswith("time_based")]
+    inputs = [
+        json.loads(p.read_text())
+        for p in sorted((root / "inputs").glob("*.json"))
+        if not p.name.startswith("time_based")
+    ]
     return PolicyPayload.from_policies(texts), inputs
 
 

@@ -90,12 +90,18 @@ def _frame(texts: list[Any], partitions: int = 4) -> Any:
     return dd.from_pandas(pdf, npartitions=partitions)
 
 
-def _outcomes(frame: Any, output_col: str = "decision", error_col: str = "decision_error") -> dict[int, tuple[Any, Any, Any]]:
+def _outcomes(
+    frame: Any, output_col: str = "decision", error_col: str = "decision_error"
+) -> dict[int, tuple[Any, Any, Any]]:
     out = {}
     for row in frame.to_dict("records"):
         err = row[error_col]
         decision = row[output_col]
-        out[row["id"]] = (None if decision is pd.NA else decision, err["code"] if err else None, err["message"] if err else None)
+        out[row["id"]] = (
+            None if decision is pd.NA else decision,
+            err["code"] if err else None,
+            err["message"] if err else None,
+        )
     return out
 
 
@@ -119,10 +125,10 @@ def test_seed_and_inventory_decisions_match_one_process(client: Any) -> None:
 
 
 def test_dict_cells_and_whole_rows(client: Any) -> None:
+    import dask
+
     from pyrego.distributed import PolicyPayload
     from pyrego.distributed.dask import with_decision
-
-    import dask
 
     payload = PolicyPayload.from_policies({"echo.rego": "package echo\nr := input\n"})
     docs = inventory_docs(40, seed=4)
@@ -147,7 +153,13 @@ def test_dict_cells_and_whole_rows(client: Any) -> None:
         some = dd.from_pandas(pdf, npartitions=1)
     out = with_decision(whole, payload, "data.echo.r", client=client).compute()
     got = _outcomes(out)
-    assert decoded(got[0][0]) == {"id": 0, "name": "a", "score": 0.5, "tags": ["x", "y"], "when": "2024-05-06T07:08:09Z"}
+    assert decoded(got[0][0]) == {
+        "id": 0,
+        "name": "a",
+        "score": 0.5,
+        "tags": ["x", "y"],
+        "when": "2024-05-06T07:08:09Z",
+    }
     assert decoded(got[1][0]) == {"id": 1, "name": "b", "score": None, "tags": [], "when": None}
     got = _outcomes(with_decision(some, payload, "data.echo.r", input_cols=["name", "tags"], client=client).compute())
     assert decoded(got[0][0]) == {"name": "a", "tags": ["x", "y"]}
@@ -160,13 +172,17 @@ def test_boolean_output_and_not_boolean(client: Any) -> None:
     engine = payload.build()
     docs = inventory_docs(150, seed=6)
     ddf = _frame([json.dumps(d) for d in docs])
-    out = with_decision(ddf, payload, "data.inventory.main.allow", input_col="doc", output="boolean", client=client).compute()
+    out = with_decision(
+        ddf, payload, "data.inventory.main.allow", input_col="doc", output="boolean", client=client
+    ).compute()
     assert str(out["decision"].dtype) == "boolean"
     got = _outcomes(out)
     for i, doc in enumerate(docs):
         check(got[i], expected(engine, "data.inventory.main.allow", doc, "boolean"), "boolean", where=f"record {i}")
     assert {v for v, _, _ in got.values()} >= {True, False}
-    out = with_decision(ddf, payload, "data.inventory.main.severity", input_col="doc", output="boolean", client=client).compute()
+    out = with_decision(
+        ddf, payload, "data.inventory.main.severity", input_col="doc", output="boolean", client=client
+    ).compute()
     assert {e["code"] for e in out["decision_error"]} == {"decision_not_boolean"}
 
 
@@ -177,7 +193,11 @@ def test_bag_keeps_order_and_reports_errors(client: Any) -> None:
 
     payload = special_payload()
     engine = payload.build()
-    items: list[Any] = [{"xs": [2, 1], "a": i, "b": i % 3} for i in range(30)] + ["[1", json.dumps({"xs": [1], "a": 1, "b": 1}), {"a": float("nan")}]
+    items: list[Any] = [{"xs": [2, 1], "a": i, "b": i % 3} for i in range(30)] + [
+        "[1",
+        json.dumps({"xs": [1], "a": 1, "b": 1}),
+        {"a": float("nan")},
+    ]
     for path in ("data.special", "data.special.values"):
         results = bag_decisions(db.from_sequence(items, npartitions=4), payload, path, client=client).compute()
         assert len(results) == len(items)
@@ -213,7 +233,11 @@ def test_time_limit_per_record(client: Any) -> None:
     from pyrego.distributed.dask import with_decision
 
     texts = [json.dumps({"n": 3}), json.dumps({"n": 5000}), json.dumps({"n": 4})]
-    got = _outcomes(with_decision(_frame(texts, 1), special_payload(), "data.special.slow", input_col="doc", timeout=0.2, client=client).compute())
+    got = _outcomes(
+        with_decision(
+            _frame(texts, 1), special_payload(), "data.special.slow", input_col="doc", timeout=0.2, client=client
+        ).compute()
+    )
     assert got[0] == (None, None, None) and got[2] == (None, None, None)
     assert got[1][1] == "eval_cancel_error"
 
@@ -226,9 +250,16 @@ def test_decisions_agree_with_opa(client: Any, oracle: Any) -> None:
 
     docs = [{"xs": [3, 1, 2], "a": 1, "b": 1}, {"xs": ["b", "a"], "a": 10**25, "b": 0}]
     inventory = inventory_docs(25, seed=12)
-    cases = [(special_payload(), "data.special.values", docs), (inventory_payload(), "data.inventory.main.report", inventory)]
+    cases = [
+        (special_payload(), "data.special.values", docs),
+        (inventory_payload(), "data.inventory.main.report", inventory),
+    ]
     for payload, path, items in cases:
-        got = _outcomes(with_decision(_frame([json.dumps(d) for d in items], 2), payload, path, input_col="doc", client=client).compute())
+        got = _outcomes(
+            with_decision(
+                _frame([json.dumps(d) for d in items], 2), payload, path, input_col="doc", client=client
+            ).compute()
+        )
         modules = dict(payload.policies)
         for i, doc in enumerate(items):
             answer = oracle.evaluate(modules, f"x := {path}", input=doc)

@@ -79,7 +79,9 @@ def _text_frame(spark: Any, texts: list[str | None], partitions: int = 4) -> Any
     return spark.createDataFrame([(i, t) for i, t in enumerate(texts)], "id long, doc string").repartition(partitions)
 
 
-def _outcomes(rows: list[Any], output_col: str = "decision", error_col: str = "decision_error") -> dict[int, tuple[Any, Any, Any]]:
+def _outcomes(
+    rows: list[Any], output_col: str = "decision", error_col: str = "decision_error"
+) -> dict[int, tuple[Any, Any, Any]]:
     out = {}
     for row in rows:
         err = row[error_col]
@@ -111,7 +113,12 @@ def test_special_values_and_errors(spark: Any) -> None:
 
     payload = special_payload()
     engine = payload.build()
-    docs = [{"xs": [3, 1, 2, 1], "a": 1, "b": 1}, {"xs": [], "a": 7, "b": 8}, {"a": 2.5, "b": 2.5}, {"xs": ["z", 1, [1]], "a": 10**30}]
+    docs = [
+        {"xs": [3, 1, 2, 1], "a": 1, "b": 1},
+        {"xs": [], "a": 7, "b": 8},
+        {"a": 2.5, "b": 2.5},
+        {"xs": ["z", 1, [1]], "a": 10**30},
+    ]
     texts = [json.dumps(d) for d in docs]
     df = _text_frame(spark, texts, 2)
     for path in ("data.special.values", "data.special.conflict", "data.special"):
@@ -138,7 +145,9 @@ def test_boolean_output(spark: Any) -> None:
     docs = inventory_docs(120, seed=5)
     texts = [json.dumps(d) for d in docs]
     df = _text_frame(spark, texts)
-    out = with_decision(df, payload, "data.inventory.main.allow", input_col="doc", output="boolean", output_col="ok", error_col="err")
+    out = with_decision(
+        df, payload, "data.inventory.main.allow", input_col="doc", output="boolean", output_col="ok", error_col="err"
+    )
     assert out.schema["ok"].dataType == BooleanType()
     got = _outcomes(out.collect(), "ok", "err")
     for i, doc in enumerate(docs):
@@ -164,9 +173,33 @@ def test_typed_rows_become_plain_inputs(spark: Any) -> None:
     )
     ts = datetime.datetime(2024, 5, 6, 7, 8, 9, 123456, tzinfo=datetime.timezone.utc)
     rows = [
-        (0, "web", 3, Decimal("12.50"), 0.25, {"app": "web", "team": "a"}, [("c1", "nginx:1", [80, 443], (True,))], ts, datetime.date(2024, 2, 29), b"\x00\xffhi", {"k": [{"x": 2**62}]}),
+        (
+            0,
+            "web",
+            3,
+            Decimal("12.50"),
+            0.25,
+            {"app": "web", "team": "a"},
+            [("c1", "nginx:1", [80, 443], (True,))],
+            ts,
+            datetime.date(2024, 2, 29),
+            b"\x00\xffhi",
+            {"k": [{"x": 2**62}]},
+        ),
         (1, None, None, None, None, None, [], None, None, None, None),
-        (2, "nan", 1, Decimal("1.00"), float("nan"), {}, [("c", None, None, None)], ts, datetime.date(2024, 1, 1), b"", {}),
+        (
+            2,
+            "nan",
+            1,
+            Decimal("1.00"),
+            float("nan"),
+            {},
+            [("c", None, None, None)],
+            ts,
+            datetime.date(2024, 1, 1),
+            b"",
+            {},
+        ),
     ]
     df = spark.createDataFrame(rows, schema).repartition(2)
     payload = PolicyPayload.from_policies({"echo.rego": "package echo\nr := input\n"})
@@ -229,7 +262,9 @@ def test_policy_is_built_once_per_python_worker(spark: Any) -> None:
             ev = evaluator(shipped.value, path)
             assert ev.path == path
             builds = builds_in_process().get(key, 0)
-            yield pa.RecordBatch.from_pydict({"pid": [os.getpid()] * batch.num_rows, "builds": [builds] * batch.num_rows})
+            yield pa.RecordBatch.from_pydict(
+                {"pid": [os.getpid()] * batch.num_rows, "builds": [builds] * batch.num_rows}
+            )
 
     rows = _text_frame(spark, texts, 8).mapInArrow(probe, "pid long, builds long").collect()
     assert len(rows) == len(texts)
@@ -242,7 +277,9 @@ def test_policy_is_built_once_per_python_worker(spark: Any) -> None:
 
 def test_compiled_artifact_payload(spark: Any, tmp_path: Path) -> None:
     """A compiled artifact ships and evaluates as the policy texts do (pyrego.artifact)."""
-    artifact = pytest.importorskip("pyrego.artifact", reason="pyrego.artifact (compiled policy artifacts) is not in this tree")
+    artifact = pytest.importorskip(
+        "pyrego.artifact", reason="pyrego.artifact (compiled policy artifacts) is not in this tree"
+    )
     from pyrego.distributed import PolicyPayload
     from pyrego.distributed.spark import with_decision
 
@@ -251,7 +288,9 @@ def test_compiled_artifact_payload(spark: Any, tmp_path: Path) -> None:
     artifact.write_artifact(engine, tmp_path / "inventory_policy.py")
     payload = PolicyPayload.from_artifact(tmp_path / "inventory_policy.py")
     texts = [json.dumps(d) for d in inventory_docs(100, seed=9)]
-    got = _outcomes(with_decision(_text_frame(spark, texts), payload, "data.inventory.main.report", input_col="doc").collect())
+    got = _outcomes(
+        with_decision(_text_frame(spark, texts), payload, "data.inventory.main.report", input_col="doc").collect()
+    )
     for i, text in enumerate(texts):
         check(got[i], expected_text(engine, "data.inventory.main.report", text), where=f"record {i}")
 

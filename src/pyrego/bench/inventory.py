@@ -31,8 +31,25 @@ import sys
 from collections.abc import Iterator
 from typing import Any
 
-REGISTRIES = ["registry.example.com", "registry.example.com/platform", "docker.io/library", "ghcr.io/acme", "quay.io/prometheus"]
-IMAGES = ["nginx", "redis", "postgres", "api-gateway", "billing", "payments", "node-exporter", "fluent-bit", "busybox", "envoy"]
+REGISTRIES = [
+    "registry.example.com",
+    "registry.example.com/platform",
+    "docker.io/library",
+    "ghcr.io/acme",
+    "quay.io/prometheus",
+]
+IMAGES = [
+    "nginx",
+    "redis",
+    "postgres",
+    "api-gateway",
+    "billing",
+    "payments",
+    "node-exporter",
+    "fluent-bit",
+    "busybox",
+    "envoy",
+]
 TEAMS = ["payments", "identity", "search", "platform", "data", "web"]
 NAMESPACES = ["default", "kube-system", "payments", "identity", "search", "monitoring", "web", "batch"]
 ENVIRONMENTS = ["production", "staging", "development"]
@@ -40,7 +57,16 @@ REGIONS = ["eastus", "westus2", "northeurope", "southeastasia", "westeurope", "b
 VM_SIZES = ["Standard_D2s_v3", "Standard_D4s_v3", "Standard_B2s", "Standard_E8s_v4", "Standard_M128s", "Standard_NC6"]
 PORTS = [22, 80, 443, 1433, 3306, 3389, 5432, 6379, 8080, 8443, 9090, 27017]
 CAPABILITIES = ["NET_ADMIN", "SYS_ADMIN", "NET_BIND_SERVICE", "SYS_TIME", "CHOWN"]
-PREFIXES = ["*", "Internet", "0.0.0.0/0", "10.0.0.0/8", "10.12.0.0/16", "172.16.4.0/24", "192.168.1.0/24", "VirtualNetwork"]
+PREFIXES = [
+    "*",
+    "Internet",
+    "0.0.0.0/0",
+    "10.0.0.0/8",
+    "10.12.0.0/16",
+    "172.16.4.0/24",
+    "192.168.1.0/24",
+    "VirtualNetwork",
+]
 
 
 class _Gen:
@@ -69,7 +95,7 @@ class _Gen:
         if r < 0.08:
             return base
         if r < 0.35:
-            return base + "@sha256:" + "%064x" % self.r.getrandbits(256)
+            return base + "@sha256:" + f"{self.r.getrandbits(256):064x}"
         return f"{base}:{self.r.randint(1, 9)}.{self.r.randint(0, 30)}.{self.r.randint(0, 9)}"
 
     def resources(self) -> dict[str, Any]:
@@ -101,7 +127,11 @@ class _Gen:
         return sc
 
     def container(self, name: str) -> dict[str, Any]:
-        c: dict[str, Any] = {"name": name, "image": self.image(), "imagePullPolicy": self.pick(["IfNotPresent", "Always"])}
+        c: dict[str, Any] = {
+            "name": name,
+            "image": self.image(),
+            "imagePullPolicy": self.pick(["IfNotPresent", "Always"]),
+        }
         if self.chance(0.7):
             c["ports"] = [{"containerPort": self.pick(PORTS), "protocol": "TCP"} for _ in range(self.r.randint(1, 2))]
         c["resources"] = self.resources()
@@ -115,7 +145,9 @@ class _Gen:
         return c
 
     def pod_spec(self, app: str) -> dict[str, Any]:
-        spec: dict[str, Any] = {"containers": [self.container(app if i == 0 else f"{app}-sidecar{i}") for i in range(self.r.randint(1, 3))]}
+        spec: dict[str, Any] = {
+            "containers": [self.container(app if i == 0 else f"{app}-sidecar{i}") for i in range(self.r.randint(1, 3))]
+        }
         if self.chance(0.2):
             spec["initContainers"] = [self.container("init")]
         if self.chance(0.04):
@@ -126,7 +158,11 @@ class _Gen:
             spec["securityContext"] = {"runAsNonRoot": True, "fsGroup": 2000}
         spec["serviceAccountName"] = self.pick(["default", app])
         if self.chance(0.3):
-            spec["volumes"] = [{"name": "data", "emptyDir": {}}] if self.chance(0.9) else [{"name": "host", "hostPath": {"path": "/var/run"}}]
+            spec["volumes"] = (
+                [{"name": "data", "emptyDir": {}}]
+                if self.chance(0.9)
+                else [{"name": "host", "hostPath": {"path": "/var/run"}}]
+            )
         return spec
 
     def labels(self, app: str, team: str) -> dict[str, str]:
@@ -184,14 +220,26 @@ class _Gen:
             },
             "networkAcls": {
                 "defaultAction": self.pick(["Deny", "Deny", "Allow"]),
-                "ipRules": [{"value": f"203.0.113.{self.r.randint(1, 254)}", "action": "Allow"} for _ in range(self.r.randint(0, 3))],
+                "ipRules": [
+                    {"value": f"203.0.113.{self.r.randint(1, 254)}", "action": "Allow"}
+                    for _ in range(self.r.randint(0, 3))
+                ],
             },
         }
-        return {"type": "Microsoft.Storage/storageAccounts", "name": f"st{n:09d}", "location": self.pick(REGIONS), "tags": self.tags(), "properties": props}
+        return {
+            "type": "Microsoft.Storage/storageAccounts",
+            "name": f"st{n:09d}",
+            "location": self.pick(REGIONS),
+            "tags": self.tags(),
+            "properties": props,
+        }
 
     def vm(self, n: int) -> dict[str, Any]:
         linux = not self.chance(0.3)
-        os_profile: dict[str, Any] = {"computerName": f"vm{n}", "adminUsername": self.pick(["azureuser", "admin", "root"])}
+        os_profile: dict[str, Any] = {
+            "computerName": f"vm{n}",
+            "adminUsername": self.pick(["azureuser", "admin", "root"]),
+        }
         if linux:
             os_profile["linuxConfiguration"] = {"disablePasswordAuthentication": not self.chance(0.15)}
         else:
@@ -199,13 +247,27 @@ class _Gen:
         props = {
             "hardwareProfile": {"vmSize": self.pick(VM_SIZES)},
             "storageProfile": {
-                "osDisk": {"osType": "Linux" if linux else "Windows", "managedDisk": {"storageAccountType": "Premium_LRS"}, "encryptionSettings": {"enabled": not self.chance(0.1)}},
-                "dataDisks": [{"lun": i, "diskSizeGB": self.pick([128, 256, 1024])} for i in range(self.r.randint(0, 2))],
+                "osDisk": {
+                    "osType": "Linux" if linux else "Windows",
+                    "managedDisk": {"storageAccountType": "Premium_LRS"},
+                    "encryptionSettings": {"enabled": not self.chance(0.1)},
+                },
+                "dataDisks": [
+                    {"lun": i, "diskSizeGB": self.pick([128, 256, 1024])} for i in range(self.r.randint(0, 2))
+                ],
             },
             "osProfile": os_profile,
-            "networkProfile": {"networkInterfaces": [{"id": f"/subscriptions/s/nic-{n}", "publicIp": self.chance(0.2)}]},
+            "networkProfile": {
+                "networkInterfaces": [{"id": f"/subscriptions/s/nic-{n}", "publicIp": self.chance(0.2)}]
+            },
         }
-        return {"type": "Microsoft.Compute/virtualMachines", "name": f"vm-{n:07d}", "location": self.pick(REGIONS), "tags": self.tags(), "properties": props}
+        return {
+            "type": "Microsoft.Compute/virtualMachines",
+            "name": f"vm-{n:07d}",
+            "location": self.pick(REGIONS),
+            "tags": self.tags(),
+            "properties": props,
+        }
 
     def nsg(self, n: int) -> dict[str, Any]:
         rules = []
@@ -224,7 +286,13 @@ class _Gen:
                     },
                 }
             )
-        return {"type": "Microsoft.Network/networkSecurityGroups", "name": f"nsg-{n:07d}", "location": self.pick(REGIONS), "tags": self.tags(), "properties": {"securityRules": rules}}
+        return {
+            "type": "Microsoft.Network/networkSecurityGroups",
+            "name": f"nsg-{n:07d}",
+            "location": self.pick(REGIONS),
+            "tags": self.tags(),
+            "properties": {"securityRules": rules},
+        }
 
     def document(self, n: int) -> dict[str, Any]:
         r = self.r.random()

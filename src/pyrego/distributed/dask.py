@@ -104,7 +104,13 @@ def _cell_input(value: Any) -> Any:
 
 
 def _frame_decisions(
-    frame: pd.DataFrame, ref: PayloadRef, path: str, input_col: str | None, columns: list[str] | None, output: str, names: tuple[str, str]
+    frame: pd.DataFrame,
+    ref: PayloadRef,
+    path: str,
+    input_col: str | None,
+    columns: list[str] | None,
+    output: str,
+    names: tuple[str, str],
 ) -> pd.DataFrame:
     ev = evaluator(ref.resolve(), path)
     if input_col is not None:
@@ -115,7 +121,9 @@ def _frame_decisions(
     out = frame.copy()
     out[names[0]] = pd.Series(decisions, index=frame.index, dtype=object if output == "json" else "boolean")
     out[names[1]] = pd.Series(
-        [None if c is None else {"code": c, "message": m} for c, m in zip(codes, messages, strict=True)], index=frame.index, dtype=object
+        [None if c is None else {"code": c, "message": m} for c, m in zip(codes, messages, strict=True)],
+        index=frame.index,
+        dtype=object,
     )
     return out
 
@@ -160,7 +168,9 @@ def with_decision(
     meta = ddf._meta.copy()
     meta[output_col] = pd.Series([], dtype=object if output == "json" else "boolean")
     meta[error_col] = pd.Series([], dtype=object)
-    return ddf.map_partitions(_frame_decisions, ref, path, input_col, columns, output, (output_col, error_col), meta=meta)
+    return ddf.map_partitions(
+        _frame_decisions, ref, path, input_col, columns, output, (output_col, error_col), meta=meta
+    )
 
 
 def _item_input(value: Any) -> Any:
@@ -178,7 +188,15 @@ def _bag_partition(items: Any, ref: PayloadRef, path: str, output: str) -> list[
     ]
 
 
-def bag_decisions(bag: db.Bag, payload: PolicyPayload, path: str, *, output: str = "json", timeout: float | None = None, client: Any = None) -> db.Bag:
+def bag_decisions(
+    bag: db.Bag,
+    payload: PolicyPayload,
+    path: str,
+    *,
+    output: str = "json",
+    timeout: float | None = None,
+    client: Any = None,
+) -> db.Bag:
     """A bag of ``{"decision": ..., "error": ...}``, one per item of ``bag`` and in its order.
 
     An item is an input document: JSON text, or a Python value (dicts,

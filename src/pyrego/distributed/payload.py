@@ -73,7 +73,9 @@ class PolicyPayload:
         timeout: float | None = None,
     ) -> PolicyPayload:
         """Rego texts (file name -> text) and base data (a JSON-like object)."""
-        if not isinstance(policies, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in policies.items()):
+        if not isinstance(policies, dict) or not all(
+            isinstance(k, str) and isinstance(v, str) for k, v in policies.items()
+        ):
             raise ArgumentError("policies must map file names to Rego texts")
         return cls(POLICIES, tuple(sorted(policies.items())), data, rego_v0, strict, timeout)
 
@@ -106,10 +108,19 @@ class PolicyPayload:
             raise ArgumentError("an engine with extension functions cannot be shipped to workers")
         ctx = compiled.context(None)
         limit = timeout if timeout is not None else ctx.cfg.timeout
-        return cls(POLICIES, tuple(sorted(compiled.texts.items())), ctx.data or None, compiled.rego_v0, bool(ctx.cfg.strict), limit)
+        return cls(
+            POLICIES,
+            tuple(sorted(compiled.texts.items())),
+            ctx.data or None,
+            compiled.rego_v0,
+            bool(ctx.cfg.strict),
+            limit,
+        )
 
     @classmethod
-    def from_artifact(cls, path: str | os.PathLike[str], *, strict: bool = False, timeout: float | None = None) -> PolicyPayload:
+    def from_artifact(
+        cls, path: str | os.PathLike[str], *, strict: bool = False, timeout: float | None = None
+    ) -> PolicyPayload:
         """A compiled artifact file (``pyrego build --target python``; :func:`pyrego.artifact.write_artifact`)."""
         with open(path, "rb") as f:
             blob = f.read()
@@ -211,7 +222,9 @@ class PayloadRef:
             return self.payload
         found = SHIPPED.get(self.digest)
         if found is None:
-            raise RuntimeError(f"policy payload {self.digest[:16]} is not installed in this worker (was its plugin registered?)")
+            raise RuntimeError(
+                f"policy payload {self.digest[:16]} is not installed in this worker (was its plugin registered?)"
+            )
         return found
 
 
@@ -221,4 +234,14 @@ def builds_in_process() -> dict[tuple[str, str], int]:
     return dict(_BUILDS)
 
 
-__all__ = ["ARTIFACT", "POLICIES", "SHIPPED", "PayloadRef", "PolicyPayload", "builds_in_process", "evaluator", "install", "installed"]
+__all__ = [
+    "ARTIFACT",
+    "POLICIES",
+    "SHIPPED",
+    "PayloadRef",
+    "PolicyPayload",
+    "builds_in_process",
+    "evaluator",
+    "install",
+    "installed",
+]

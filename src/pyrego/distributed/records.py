@@ -39,7 +39,9 @@ class BadInput:
 def json_input(text: Any) -> Any:
     """A record's input from JSON text (str or bytes), read as OPA reads JSON
     (exact big numbers); a :class:`BadInput` when it is null or not JSON."""
-    if not isinstance(text, (str, bytes, bytearray)):
+    if isinstance(text, bytearray):
+        text = bytes(text)
+    if not isinstance(text, (str, bytes)):
         if text is None or text != text or str(text) == "<NA>":  # (pandas' missing values: NaN, NA)
             return BadInput(INVALID_INPUT, "the input is null")
         return BadInput(INVALID_INPUT, f"the input is not JSON text but {type(text).__name__}")
@@ -132,7 +134,9 @@ class RecordEvaluator:
             return dumps(result_json_value(value))
         return dumps(from_python(value))
 
-    def decisions(self, inputs: list[Any], output: str = "json") -> tuple[list[Any], list[str | None], list[str | None]]:
+    def decisions(
+        self, inputs: list[Any], output: str = "json"
+    ) -> tuple[list[Any], list[str | None], list[str | None]]:
         """Decisions, error codes and error messages of ``inputs`` (three lists as long as it).
 
         ``output="json"``: each decision is its JSON text (None when undefined

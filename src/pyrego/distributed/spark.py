@@ -87,7 +87,9 @@ def with_decision(
     shipped = _ship(df, payload)
     columns = input_cols if input_cols is not None else (None if input_col is not None else names)
     out_type = StringType() if output == "json" else BooleanType()
-    schema = StructType([*df.schema.fields, StructField(output_col, out_type, True), StructField(error_col, ERROR_TYPE, True)])
+    schema = StructType(
+        [*df.schema.fields, StructField(output_col, out_type, True), StructField(error_col, ERROR_TYPE, True)]
+    )
     job = _Job(shipped, path, input_col, columns, output, (output_col, error_col))
     if mode == "arrow":
         return df.mapInArrow(job.arrow, schema)
@@ -110,7 +112,13 @@ class _Job:
     """The function each task runs (pickled with its broadcast handle, not the payload)."""
 
     def __init__(
-        self, shipped: Any, path: str, input_col: str | None, columns: list[str] | None, output: str, names: tuple[str, str]
+        self,
+        shipped: Any,
+        path: str,
+        input_col: str | None,
+        columns: list[str] | None,
+        output: str,
+        names: tuple[str, str],
     ) -> None:
         self.shipped = shipped
         self.path = path
@@ -134,7 +142,9 @@ class _Job:
         out = pa.array(decisions, pa.string() if self.output == "json" else pa.bool_())
         mask = pa.array([c is None for c in codes], pa.bool_())
         errors = pa.StructArray.from_arrays(
-            [pa.array([c or "" for c in codes], pa.string()), pa.array(messages, pa.string())], fields=list(_ARROW_ERROR), mask=mask
+            [pa.array([c or "" for c in codes], pa.string()), pa.array(messages, pa.string())],
+            fields=list(_ARROW_ERROR),
+            mask=mask,
         )
         return out, errors
 
@@ -151,11 +161,15 @@ class _Job:
         assert self.input_col is not None
         for frame in frames:
             ev = evaluator(self._payload(), self.path)
-            decisions, codes, messages = ev.decisions([json_input(s) for s in frame[self.input_col].tolist()], self.output)
+            decisions, codes, messages = ev.decisions(
+                [json_input(s) for s in frame[self.input_col].tolist()], self.output
+            )
             result = frame.copy()
             result[self.names[0]] = pd.Series(decisions, index=frame.index, dtype=object)
             result[self.names[1]] = pd.Series(
-                [None if c is None else {"code": c, "message": m} for c, m in zip(codes, messages, strict=True)], index=frame.index, dtype=object
+                [None if c is None else {"code": c, "message": m} for c, m in zip(codes, messages, strict=True)],
+                index=frame.index,
+                dtype=object,
             )
             yield result
 
