@@ -90,10 +90,13 @@ deny contains msg if {
 	msg := sprintf("%s: missing tags %v", [lib.resource_id, sort(missing)])
 }
 
-port_in_range(port, range) if to_number(range) == port
+port_in_range(port, range) if {
+	regex.match(`^[0-9]+$`, range)
+	to_number(range) == port
+}
 
 port_in_range(port, range) if {
-	contains(range, "-")
+	regex.match(`^[0-9]+-[0-9]+$`, range)
 	bounds := split(range, "-")
 	to_number(bounds[0]) <= port
 	port <= to_number(bounds[1])
