@@ -44,7 +44,17 @@ from pyrego.distributed import PolicyPayload  # noqa: E402
 from pyrego.distributed.records import json_input  # noqa: E402
 
 POLICY_DIR = ROOT / "benchmarks" / "inventory"
-RUNNERS = ["pyrego-loop", "pyrego-eval_many", "pyrego-2proc", "spark-arrow", "spark-pandas", "dask", "dask-bag", "regorus", "opa"]
+RUNNERS = [
+    "pyrego-loop",
+    "pyrego-eval_many",
+    "pyrego-2proc",
+    "spark-arrow",
+    "spark-pandas",
+    "dask",
+    "dask-bag",
+    "regorus",
+    "opa",
+]
 CHUNK = 2000
 
 Summary = dict[str, Any]  # {"docs": n, "codes": Counter, "crc": int}
@@ -111,7 +121,9 @@ def run_loop(payload: PolicyPayload, path: str, data: Path, args: Any) -> tuple[
     return time.perf_counter() - start, total, "Engine.eval_rule in a loop"
 
 
-def run_eval_many(payload: PolicyPayload, path: str, data: Path, args: Any, processes: int | None = None) -> tuple[float, Summary | None, str]:
+def run_eval_many(
+    payload: PolicyPayload, path: str, data: Path, args: Any, processes: int | None = None
+) -> tuple[float, Summary | None, str]:
     """pyrego.batch.eval_many (when the package has it)."""
     try:
         from pyrego.batch import eval_many  # type: ignore[import-not-found,unused-ignore]
@@ -218,15 +230,25 @@ def run_spark(payload: PolicyPayload, path: str, data: Path, args: Any, mode: st
         df = df.repartition(2)
     out = with_decision(df, payload, path, input_col="value", mode=mode)
     rows = (
-        out.select(F.coalesce(F.col("decision_error.code"), F.lit("ok")).alias("code"), F.crc32(F.col("decision")).alias("crc"))
+        out.select(
+            F.coalesce(F.col("decision_error.code"), F.lit("ok")).alias("code"), F.crc32(F.col("decision")).alias("crc")
+        )
         .groupBy("code")
         .agg(F.count("*").alias("n"), F.sum(F.coalesce(F.col("crc"), F.lit(0))).alias("crc"))
         .collect()
     )
     seconds = time.perf_counter() - start
-    summary: Summary = {"docs": sum(r["n"] for r in rows), "codes": Counter({r["code"]: r["n"] for r in rows}), "crc": sum(int(r["crc"]) for r in rows)}
+    summary: Summary = {
+        "docs": sum(r["n"] for r in rows),
+        "codes": Counter({r["code"]: r["n"] for r in rows}),
+        "crc": sum(int(r["crc"]) for r in rows),
+    }
     parts = df.rdd.getNumPartitions()
-    return seconds, summary, f"local[2], spark.read.text, {parts} partitions, map{'InArrow' if mode == 'arrow' else 'InPandas'}"
+    return (
+        seconds,
+        summary,
+        f"local[2], spark.read.text, {parts} partitions, map{'InArrow' if mode == 'arrow' else 'InPandas'}",
+    )
 
 
 def _dask_client(args: Any) -> Any:
@@ -234,7 +256,9 @@ def _dask_client(args: Any) -> Any:
         from distributed import Client, LocalCluster
 
         os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT / "src"), os.environ.get("PYTHONPATH")) if p)
-        cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None, host="127.0.0.1")
+        cluster = LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None, host="127.0.0.1"
+        )
         args.dask_client = Client(cluster)
     return args.dask_client
 
@@ -247,7 +271,9 @@ def _frame_summary(frame: Any) -> Any:
     import pandas as pd
 
     s = summarize(frame["decision"].tolist(), [e and e["code"] for e in frame["decision_error"].tolist()])
-    return pd.DataFrame({"code": list(s["codes"]), "n": list(s["codes"].values()), "crc": [s["crc"]] + [0] * (len(s["codes"]) - 1)})
+    return pd.DataFrame(
+        {"code": list(s["codes"]), "n": list(s["codes"].values()), "crc": [s["crc"]] + [0] * (len(s["codes"]) - 1)}
+    )
 
 
 def run_dask_bag(payload: PolicyPayload, path: str, data: Path, args: Any) -> tuple[float, Summary, str]:
@@ -272,9 +298,20 @@ def run_dask_frame(payload: PolicyPayload, path: str, data: Path, args: Any) -> 
 
     client = _dask_client(args)
     start = time.perf_counter()
-    ddf = dd.read_csv(str(data), sep="\x01", header=None, names=["doc"], blocksize="16MiB", quoting=3, dtype={"doc": object}, keep_default_na=False)
+    ddf = dd.read_csv(
+        str(data),
+        sep="\x01",
+        header=None,
+        names=["doc"],
+        blocksize="16MiB",
+        quoting=3,
+        dtype={"doc": object},
+        keep_default_na=False,
+    )
     out = with_decision(ddf, payload, path, input_col="doc", client=client)
-    meta = pd.DataFrame({"code": pd.Series([], dtype=object), "n": pd.Series([], dtype="int64"), "crc": pd.Series([], dtype="int64")})
+    meta = pd.DataFrame(
+        {"code": pd.Series([], dtype=object), "n": pd.Series([], dtype="int64"), "crc": pd.Series([], dtype="int64")}
+    )
     frame = out.map_partitions(_frame_summary, meta=meta).compute()
     seconds = time.perf_counter() - start
     codes: Counter[str] = Counter()
@@ -402,7 +439,10 @@ def main(argv: list[str] | None = None) -> int:
         with open(tmp, "w", encoding="utf-8") as f:
             f.writelines(json_lines(args.docs, args.seed))
         tmp.rename(data)
-        print(f"generated {args.docs:,} documents ({data.stat().st_size / 1e6:.0f} MB) in {time.perf_counter() - t:.1f} s", flush=True)
+        print(
+            f"generated {args.docs:,} documents ({data.stat().st_size / 1e6:.0f} MB) in {time.perf_counter() - t:.1f} s",
+            flush=True,
+        )
     payload = PolicyPayload.from_files([POLICY_DIR])
     table: dict[str, Callable[..., tuple[float, Summary | None, str]]] = {
         "pyrego-loop": run_loop,
@@ -415,7 +455,9 @@ def main(argv: list[str] | None = None) -> int:
         "regorus": run_regorus,
         "opa": run_opa,
     }
-    print(f"{platform.python_implementation()} {platform.python_version()}, {os.cpu_count()} CPUs; {args.docs:,} documents; rule {args.path}")
+    print(
+        f"{platform.python_implementation()} {platform.python_version()}, {os.cpu_count()} CPUs; {args.docs:,} documents; rule {args.path}"
+    )
     results = []
     for name in args.only.split(","):
         load = os.getloadavg()[0]
@@ -431,15 +473,32 @@ def main(argv: list[str] | None = None) -> int:
             continue
         rate = summary["docs"] / seconds
         codes = dict(sorted(summary["codes"].items()))
-        print(f"{name:18} {summary['docs']:>9,} docs {seconds:8.1f} s {rate:9,.0f} docs/s  load {load:4.1f}->{os.getloadavg()[0]:4.1f}  {codes} crc={summary['crc']}  ({note})", flush=True)
-        results.append({"runner": name, "docs": summary["docs"], "seconds": seconds, "docs_per_s": rate, "codes": codes, "crc": summary["crc"], "note": note, "load": load})
+        print(
+            f"{name:18} {summary['docs']:>9,} docs {seconds:8.1f} s {rate:9,.0f} docs/s  load {load:4.1f}->{os.getloadavg()[0]:4.1f}  {codes} crc={summary['crc']}  ({note})",
+            flush=True,
+        )
+        results.append(
+            {
+                "runner": name,
+                "docs": summary["docs"],
+                "seconds": seconds,
+                "docs_per_s": rate,
+                "codes": codes,
+                "crc": summary["crc"],
+                "note": note,
+                "load": load,
+            }
+        )
     pyrego_rows = [r for r in results if r.get("crc") is not None]
     if pyrego_rows:
         same = {(r["docs"], json.dumps(r["codes"], sort_keys=True), r["crc"]) for r in pyrego_rows}
         print(f"pyrego runners agree on every document: {len(same) == 1} ({len(pyrego_rows)} runners)")
     if getattr(args, "sample_regorus", None) or getattr(args, "sample_opa", None):
         ref = reference_sample(payload, args.path, data, args.sample)
-        for name, sample in (("regorus", getattr(args, "sample_regorus", None)), ("opa", getattr(args, "sample_opa", None))):
+        for name, sample in (
+            ("regorus", getattr(args, "sample_regorus", None)),
+            ("opa", getattr(args, "sample_opa", None)),
+        ):
             if sample:
                 same, n = agreement(ref, sample)
                 print(f"{name} agrees with pyrego on {same}/{n} sampled documents")

@@ -83,6 +83,7 @@ class RecordEvaluator:
         self.path = path
         self._prepared: Any = None
         self._run: Callable[..., Iterator[Any]] | None = None
+        self._raw = False  # values in the runtime's form (else in eval_rule's Python form)
         try:
             from pyrego.batch import prepare  # type: ignore[import-not-found,unused-ignore]
             from pyrego.batch.prepared import run_prepared  # type: ignore[import-not-found,unused-ignore]
@@ -91,6 +92,8 @@ class RecordEvaluator:
         else:
             self._prepared = prepare(target, path)
             self._run = run_prepared
+            # (A path that is not a rule is evaluated the engine's way: its values come in Python form.)
+            self._raw = getattr(self._prepared, "fallback", None) is None
         # (A first evaluation resolves the rule: errors of the path itself surface here, on the worker.)
 
     @property
@@ -101,8 +104,8 @@ class RecordEvaluator:
     def values(self, inputs: list[Any]) -> list[tuple[Any, RegoError | BadInput | None]]:
         """``(value, error)`` per input (a :class:`BadInput` input gives its own error).
 
-        Values are in the runtime's form when :attr:`prepared` (write them with
-        :func:`json_text`), else in ``eval_rule``'s Python form."""
+        Values are in the runtime's form or in ``eval_rule``'s Python form:
+        write them with :meth:`text`."""
         good = [v for v in inputs if type(v) is not BadInput]
         if self._run is not None:
             results: Iterator[Any] = iter(self._run(self._prepared, good, "report", _identity))
@@ -130,7 +133,7 @@ class RecordEvaluator:
 
     def text(self, value: Any) -> str:
         """The JSON text of a value :meth:`values` gave (OPA's form: sets as sorted arrays, exact numbers)."""
-        if self._run is not None:
+        if self._raw:
             return dumps(result_json_value(value))
         return dumps(from_python(value))
 
