@@ -50,8 +50,12 @@ def spark() -> Any:
             "Spark needs Java and none was found (no JAVA_HOME, no java on PATH): install a JRE "
             "(Debian: apt-get install openjdk-17-jre-headless), or set PYREGO_NO_SPARK=1 to skip these tests"
         )
-    pyspark = pytest.importorskip("pyspark", reason="pyspark is in the dev extra")
-    assert pyspark is not None
+    try:
+        import pyspark  # noqa: F401
+    except ImportError as exc:
+        pytest.fail(
+            f"pyspark is not installed (it is in the dev extra: pip install -e '.[dev]'), or set PYREGO_NO_SPARK=1: {exc}"
+        )
     # The executors' Python workers are this interpreter, and import this pyrego.
     os.environ["PYSPARK_PYTHON"] = sys.executable
     os.environ["PYSPARK_DRIVER_PYTHON"] = sys.executable
