@@ -283,3 +283,38 @@ def test_no_cluster_library_is_imported_by_pyrego() -> None:
     env = dict(os.environ, PYTHONPATH=SRC)
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
     assert out.stdout.strip() == "[]", out.stdout
+
+
+def test_payloads_pickle_digest_and_build() -> None:
+    """A payload is plain data: pickled it keeps its digest; equal contents, equal digests;
+    from_engine carries an engine's policies, data and time limit."""
+    import pickle
+
+    import pyrego
+    from pyrego.distributed import PolicyPayload
+    from pyrego.errors import ArgumentError
+
+    text = "package p\n\nallow if input.user in data.admins\n"
+    a = PolicyPayload.from_policies({"p.rego": text}, {"admins": ["ann"]})
+    b = pickle.loads(pickle.dumps(a))
+    assert b == a and b.digest == a.digest
+    assert PolicyPayload.from_policies({"p.rego": text}, {"admins": ["bob"]}).digest != a.digest
+    assert a.with_timeout(1.5).digest != a.digest and a.with_timeout(1.5).timeout == 1.5
+    engine = pyrego.Engine()
+    engine.add_policy("p.rego", text)
+    engine.add_data({"admins": ["ann"]})
+    engine.set_eval_timeout(2.0)
+    c = PolicyPayload.from_engine(engine)
+    assert c.timeout == 2.0 and dict(c.policies) == {"p.rego": text}
+    built = c.build()
+    assert built.eval_rule("data.p.allow", input={"user": "ann"}) is True
+    assert built.eval_rule("data.p.allow", input={"user": "bob"}) is pyrego.UNDEFINED
+    engine.add_extension("ext.f", 1, lambda x: x)
+    with pytest.raises(ArgumentError, match="extension"):
+        PolicyPayload.from_engine(engine)
+    with pytest.raises(ArgumentError, match="artifact's bytes"):
+        PolicyPayload("artifact")
+    with pytest.raises(ArgumentError, match="timeout"):
+        PolicyPayload.from_policies({"p.rego": text}, timeout=0)
+    with pytest.raises(pyrego.RegoError):
+        PolicyPayload.from_policies({"bad.rego": "package p\nallow if {"}).build()
