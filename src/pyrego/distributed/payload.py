@@ -136,6 +136,7 @@ class PolicyPayload:
         if self.kind == ARTIFACT:
             from pyrego.artifact.load import load_artifact_bytes  # type: ignore[import-not-found,unused-ignore]
 
+            assert self.artifact is not None
             target: Any = load_artifact_bytes(self.artifact)
             if self.strict:
                 target.set_strict_builtin_errors(True)
