@@ -29,6 +29,7 @@ ENGINE_MODULES = {
     "pyrego.ast",
     "pyrego.ast.nodes",
     "pyrego.codegen.bounded",
+    "pyrego.codegen.python_ast",
     "pyrego.builtins",
     "pyrego.builtins._goutil",
     "pyrego.builtins.limits",

@@ -36,6 +36,7 @@ import time
 from typing import Any, Callable
 
 from pyrego.codegen.program import Program
+from pyrego.codegen.python_ast import python_ast_lock
 from pyrego.runtime.values import UNDEF
 
 _DEF = re.compile(r"def (D\d+_\d+)\(ctx\):")
@@ -133,6 +134,12 @@ def input_function(
         sources.append("\n".join(rewritten[0]))
     if clocks > 1 or not sources:
         return None
+    with python_ast_lock:
+        return _compiled(sources, namespace)
+
+
+def _compiled(sources: list[str], namespace: dict[str, Any]) -> Callable[[Any], Any] | None:
+    """The rewritten definitions ``sources`` checked and compiled in ``namespace`` (see input_function)."""
     trees = []
     for source in sources:
         try:

@@ -33,6 +33,7 @@ from ast import literal_eval
 from dataclasses import dataclass
 from typing import Any, Callable, NamedTuple
 
+from pyrego.codegen.python_ast import python_ast_lock
 from pyrego.runtime.helpers import VALUES, rt_conflict
 from pyrego.runtime.values import UNDEF, equal
 
@@ -333,7 +334,8 @@ def _operands(args: str) -> list[tuple[str, str | None]] | None:
     """The operands of a call's argument text (``, a, 'k'``): each one's text and,
     for a literal, its type's name; None unless each is a name or a literal."""
     try:
-        call = _py_ast.parse(f"f({args.removeprefix(', ')})", mode="eval").body
+        with python_ast_lock:
+            call = _py_ast.parse(f"f({args.removeprefix(', ')})", mode="eval").body
     except SyntaxError:
         return None
     out: list[tuple[str, str | None]] = []
