@@ -12,11 +12,6 @@ otherwise; skipped with ``PYREGO_NO_DB_SERVERS=1``).
 
 from __future__ import annotations
 
-import importlib.util
-import socket
-import sys
-import threading
-import time
 import uuid
 from pathlib import Path
 from typing import Any, Iterator
@@ -24,6 +19,7 @@ from typing import Any, Iterator
 import pytest
 
 import db_servers
+from service_servers import UvicornServer, load_example
 
 pytest.importorskip("fastapi", reason="pip install -e '.[dev]' installs FastAPI")
 httpx = pytest.importorskip("httpx")
@@ -46,38 +42,7 @@ VISIBLE = {
 
 
 def _load_app_module() -> Any:
-    name = "pyrego_example_tickets_app"
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, EXAMPLE / "app.py")
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-    return sys.modules[name]
-
-
-class _Server:
-    """The app under uvicorn in a thread, on a socket bound to a free localhost port."""
-
-    def __init__(self, app: Any) -> None:
-        self.sock = socket.socket()
-        self.sock.bind(("127.0.0.1", 0))
-        self.url = f"http://127.0.0.1:{self.sock.getsockname()[1]}"
-        self.server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off"))
-        self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [self.sock]}, daemon=True)
-
-    def __enter__(self) -> str:
-        self.thread.start()
-        deadline = time.monotonic() + 20
-        while not self.server.started:
-            assert self.thread.is_alive() and time.monotonic() < deadline, "the server did not start"
-            time.sleep(0.02)
-        return self.url
-
-    def __exit__(self, *exc: Any) -> None:
-        self.server.should_exit = True
-        self.thread.join(timeout=20)
-        self.sock.close()
+    return load_example("tickets", "pyrego_example_tickets_app")
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
@@ -86,7 +51,7 @@ def service(request: Any, tmp_path: Path) -> Iterator[str]:
     module = _load_app_module()
     if request.param == "sqlite":
         url = f"sqlite:///{tmp_path / 'tickets.db'}"
-        with _Server(module.create_app(url)) as base:
+        with UvicornServer(module.create_app(url)) as base:
             yield base
         return
     from sqlalchemy import create_engine, text
@@ -98,7 +63,7 @@ def service(request: Any, tmp_path: Path) -> Iterator[str]:
         conn.execute(text(f"CREATE SCHEMA {schema}"))
     try:
         app = module.create_app(f"{server_url}?options=-csearch_path%3D{schema}")
-        with _Server(app) as base:
+        with UvicornServer(app) as base:
             yield base
     finally:
         with admin.begin() as conn:

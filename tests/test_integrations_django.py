@@ -21,7 +21,7 @@ from typing import Any, Iterator
 
 import pytest
 
-from service_servers import EXAMPLES, DjangoServer, UvicornServer, load_example
+from service_servers import AGREEMENT_REQUESTS, EXAMPLES, DjangoServer, UvicornServer, load_example
 
 pytest.importorskip("django", reason="pip install -e '.[dev]' installs Django")
 httpx = pytest.importorskip("httpx")
@@ -281,16 +281,7 @@ def _modules(folder: Path) -> dict[str, str]:
 
 
 def test_decisions_agree_with_opa(server: str, policy_dir: Path, recorded: list[dict[str, Any]]) -> None:
-    requests = [
-        ("GET", "/finance/salary/alice", "bob"),
-        ("GET", "/finance/salary/bob", "alice"),
-        ("GET", "/finance/salary/zo%C3%AB", "bob"),
-        ("GET", "/finance/salary/carol/", "carol"),
-        ("POST", "/admin/reload", "carol"),
-        ("POST", "/admin/reload", "bob"),
-        ("GET", "/reports/q1?x=1&x=2", "dora"),
-        ("GET", "//finance//salary/alice", "alice"),
-    ]
+    requests = AGREEMENT_REQUESTS
     statuses = []
     with httpx.Client(base_url=server) as c:
         for method, path, user in requests:

@@ -21,7 +21,7 @@ from typing import Any, Iterator
 import pytest
 
 from pyrego.integrations.decisions import Decision
-from service_servers import EXAMPLES, UvicornServer, load_example
+from service_servers import AGREEMENT_REQUESTS, EXAMPLES, UvicornServer, load_example
 
 pytest.importorskip("fastapi", reason="pip install -e '.[dev]' installs FastAPI")
 httpx = pytest.importorskip("httpx")
@@ -267,16 +267,7 @@ def _modules(folder: Path) -> dict[str, str]:
 
 def test_decisions_agree_with_opa(server: tuple[str, Any], policy_dir: Path, recorded: list[dict[str, Any]]) -> None:
     url, _ = server
-    requests = [
-        ("GET", "/finance/salary/alice", "bob"),
-        ("GET", "/finance/salary/bob", "alice"),
-        ("GET", "/finance/salary/zo%C3%AB", "bob"),
-        ("GET", "/finance/salary/carol/", "carol"),
-        ("POST", "/admin/reload", "carol"),
-        ("POST", "/admin/reload", "bob"),
-        ("GET", "/reports/q1?x=1&x=2", "dora"),
-        ("GET", "//finance//salary/alice", "alice"),
-    ]
+    requests = AGREEMENT_REQUESTS
     statuses = []
     with httpx.Client(base_url=url) as c:
         for method, path, user in requests:

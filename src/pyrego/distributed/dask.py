@@ -25,7 +25,7 @@ import dask.dataframe as dd
 import pandas as pd
 
 from pyrego.distributed.payload import PayloadRef, PolicyPayload, evaluator, install
-from pyrego.distributed.records import OUTPUT_KINDS, json_input, value_input
+from pyrego.distributed.records import OUTPUT_KINDS, check_columns, json_input, value_input
 from pyrego.errors import ArgumentError
 
 
@@ -150,21 +150,11 @@ def with_decision(
     (``output="boolean"``), None when undefined; ``error_col`` holds None or
     ``{"code": ..., "message": ...}``. In a row, pandas' missing values
     (NaN, NA, NaT) read as null."""
-    if output not in OUTPUT_KINDS:
-        raise ArgumentError(f"output must be one of {OUTPUT_KINDS}, not {output!r}")
-    if input_col is not None and input_cols is not None:
-        raise ArgumentError("give input_col or input_cols, not both")
     names = list(ddf.columns)
-    for name in [input_col] if input_col is not None else input_cols or []:
-        if name not in names:
-            raise ArgumentError(f"no column {name!r} in the DataFrame")
-    for name in (output_col, error_col):
-        if name in names:
-            raise ArgumentError(f"the DataFrame already has a column {name!r}")
+    columns = check_columns(names, input_col, input_cols, output_col, error_col, output)
     if timeout is not None:
         payload = payload.with_timeout(timeout)
     ref = ship(payload, client)
-    columns = input_cols if input_cols is not None else (None if input_col is not None else names)
     meta = ddf._meta.copy()
     meta[output_col] = pd.Series([], dtype=object if output == "json" else "boolean")
     meta[error_col] = pd.Series([], dtype=object)

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from pyrego.errors import EvalError, RegoError
+from pyrego.errors import ArgumentError, EvalError, RegoError
 from pyrego.runtime.convert import dumps, from_python, loads, result_json_value
 from pyrego.runtime.values import UNDEF
 
@@ -34,6 +34,26 @@ class BadInput:
     def __init__(self, code: str, message: str) -> None:
         self.code = code
         self.message = message
+
+
+def check_columns(
+    names: list[str], input_col: str | None, input_cols: list[str] | None, output_col: str, error_col: str, output: str
+) -> list[str] | None:
+    """Refuse arguments a front end cannot use (an unknown output kind, both
+    input forms, a missing input column, an output column already there);
+    return the columns whose values make each record's input, None for the
+    one column ``input_col``."""
+    if output not in OUTPUT_KINDS:
+        raise ArgumentError(f"output must be one of {OUTPUT_KINDS}, not {output!r}")
+    if input_col is not None and input_cols is not None:
+        raise ArgumentError("give input_col or input_cols, not both")
+    for name in [input_col] if input_col is not None else input_cols or []:
+        if name not in names:
+            raise ArgumentError(f"no column {name!r} in the DataFrame")
+    for name in (output_col, error_col):
+        if name in names:
+            raise ArgumentError(f"the DataFrame already has a column {name!r}")
+    return input_cols if input_cols is not None else (None if input_col is not None else names)
 
 
 def json_input(text: Any) -> Any:

@@ -25,7 +25,7 @@ from pyspark.sql.types import BooleanType, StringType, StructField, StructType
 
 from pyrego.distributed.arrow import column_inputs, row_inputs
 from pyrego.distributed.payload import PolicyPayload, evaluator
-from pyrego.distributed.records import OUTPUT_KINDS
+from pyrego.distributed.records import check_columns
 from pyrego.errors import ArgumentError
 
 #: The type of the error column: null, or the record's error code and message.
@@ -69,23 +69,13 @@ def with_decision(
     """
     if not isinstance(payload, PolicyPayload):
         raise ArgumentError(f"payload must be a PolicyPayload, not {type(payload).__name__}")
-    if output not in OUTPUT_KINDS:
-        raise ArgumentError(f"output must be one of {OUTPUT_KINDS}, not {output!r}")
     if mode not in MODES:
         raise ArgumentError(f"mode must be one of {MODES}, not {mode!r}")
-    if input_col is not None and input_cols is not None:
-        raise ArgumentError("give input_col or input_cols, not both")
     names = list(df.columns)
-    for name in [input_col] if input_col is not None else input_cols or []:
-        if name not in names:
-            raise ArgumentError(f"no column {name!r} in the DataFrame")
-    for name in (output_col, error_col):
-        if name in names:
-            raise ArgumentError(f"the DataFrame already has a column {name!r}")
+    columns = check_columns(names, input_col, input_cols, output_col, error_col, output)
     if timeout is not None:
         payload = payload.with_timeout(timeout)
     shipped = _ship(df, payload)
-    columns = input_cols if input_cols is not None else (None if input_col is not None else names)
     out_type = StringType() if output == "json" else BooleanType()
     schema = StructType(
         [*df.schema.fields, StructField(output_col, out_type, True), StructField(error_col, ERROR_TYPE, True)]
