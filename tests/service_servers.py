@@ -25,20 +25,6 @@ def load_example(folder: str, name: str) -> ModuleType:
     return sys.modules[name]
 
 
-#: Requests the FastAPI and Django examples (the same policies) answer, with
-#: who asks: their decisions are compared with OPA's on the inputs recorded.
-AGREEMENT_REQUESTS = [
-    ("GET", "/finance/salary/alice", "bob"),
-    ("GET", "/finance/salary/bob", "alice"),
-    ("GET", "/finance/salary/zo%C3%AB", "bob"),
-    ("GET", "/finance/salary/carol/", "carol"),
-    ("POST", "/admin/reload", "carol"),
-    ("POST", "/admin/reload", "bob"),
-    ("GET", "/reports/q1?x=1&x=2", "dora"),
-    ("GET", "//finance//salary/alice", "alice"),
-]
-
-
 class UvicornServer:
     """An ASGI app under uvicorn in a thread, on a socket bound to a free localhost port."""
 

@@ -21,20 +21,14 @@ from typing import Any, Iterator
 
 import pytest
 
-from service_servers import AGREEMENT_REQUESTS, EXAMPLES, DjangoServer, UvicornServer, load_example
+from authz_example import AGREEMENT_REQUESTS, DATA, POLICY, may_read_salary, modules, oracle
+from service_servers import DjangoServer, UvicornServer, load_example
 
 pytest.importorskip("django", reason="pip install -e '.[dev]' installs Django")
 httpx = pytest.importorskip("httpx")
 
 example = load_example("django_authz", "pyrego_example_django_authz_app")
-POLICY = EXAMPLES / "fastapi_authz" / "policy"
-DATA = json.loads((POLICY / "data.json").read_text(encoding="utf-8"))
 USERS = {identity["user"]: token for token, identity in example.TOKENS.items()}
-
-
-def may_read_salary(viewer: str | None, target: str, managers: dict[str, list[str]] = DATA["managers"]) -> bool:
-    """policy/authz.rego's salary rules."""
-    return viewer is not None and (viewer == target or target in managers.get(viewer, []))
 
 
 def auth(user: str) -> dict[str, str]:
@@ -162,7 +156,7 @@ def test_fail_closed_on_evaluation_error(django_settings: None, policy_dir: Path
     with serve(policy_dir, PYREGO_EXPOSE_ERRORS=True) as url:
         body = httpx.get(f"{url}/finance/salary/alice", headers=auth("alice")).json()
         assert "conflicting values" in body["message"]
-    opa = _oracle().evaluate(_modules(policy_dir), "x := data.httpapi.authz.allow", input=seen[0], data=DATA)
+    opa = oracle().evaluate(modules(policy_dir), "x := data.httpapi.authz.allow", input=seen[0], data=DATA)
     assert opa.error_code == "eval_conflict_error"
 
 
@@ -267,19 +261,6 @@ def test_reload_under_load(server: str, policy_dir: Path) -> None:
     assert counts[200] and counts[403]
 
 
-def _oracle() -> Any:
-    from opa_oracle import OracleUnavailable, get_oracle
-
-    try:
-        return get_oracle()
-    except OracleUnavailable as exc:
-        pytest.fail(f"the OPA oracle is needed to compare decisions: {exc}")
-
-
-def _modules(folder: Path) -> dict[str, str]:
-    return {p.name: p.read_text(encoding="utf-8") for p in sorted(folder.glob("*.rego"))}
-
-
 def test_decisions_agree_with_opa(server: str, policy_dir: Path, recorded: list[dict[str, Any]]) -> None:
     requests = AGREEMENT_REQUESTS
     statuses = []
@@ -289,10 +270,10 @@ def test_decisions_agree_with_opa(server: str, policy_dir: Path, recorded: list[
     # A decorated view's input (with its URL parameters) is recorded too.
     middleware_inputs = [doc for doc in recorded if "params" not in doc]
     assert len(middleware_inputs) == len(requests)
-    oracle = _oracle()
-    modules = _modules(policy_dir)
+    opa_engine = oracle()
+    policy_modules = modules(policy_dir)
     for doc, status, req in zip(middleware_inputs, statuses, requests):
-        opa = oracle.evaluate(modules, "x := data.httpapi.authz.allow", input=doc, data=DATA)
+        opa = opa_engine.evaluate(policy_modules, "x := data.httpapi.authz.allow", input=doc, data=DATA)
         assert not opa.is_error, (req, opa.error_message)
         assert (status != 403) == (opa.bindings == [{"x": True}]), (req, status, doc)
     assert statuses[:3] == [200, 403, 200]

@@ -20,22 +20,16 @@ from typing import Any, Iterator
 
 import pytest
 
+from authz_example import AGREEMENT_REQUESTS, DATA, POLICY, may_read_salary, modules, oracle
 from pyrego.integrations.decisions import Decision
-from service_servers import AGREEMENT_REQUESTS, EXAMPLES, UvicornServer, load_example
+from service_servers import UvicornServer, load_example
 
 pytest.importorskip("fastapi", reason="pip install -e '.[dev]' installs FastAPI")
 httpx = pytest.importorskip("httpx")
 pytest.importorskip("uvicorn")
 
 example = load_example("fastapi_authz", "pyrego_example_fastapi_authz_app")
-POLICY = EXAMPLES / "fastapi_authz" / "policy"
-DATA = json.loads((POLICY / "data.json").read_text(encoding="utf-8"))
 USERS = {identity["user"]: token for token, identity in example.TOKENS.items()}
-
-
-def may_read_salary(viewer: str | None, target: str, managers: dict[str, list[str]] = DATA["managers"]) -> bool:
-    """policy/authz.rego's salary rules."""
-    return viewer is not None and (viewer == target or target in managers.get(viewer, []))
 
 
 def auth(user: str) -> dict[str, str]:
@@ -105,7 +99,7 @@ def test_fail_closed_on_evaluation_error(policy_dir: Path) -> None:
         assert r.status_code == 500
         assert r.json() == {"error": "policy evaluation failed", "code": "eval_conflict_error"}
         assert c.get("/finance/salary/bob", headers=auth("bob")).status_code == 200  # other inputs decide
-    oracle_error = _oracle().evaluate(_modules(policy_dir), "x := data.httpapi.authz.allow", input=seen[0], data=DATA)
+    oracle_error = oracle().evaluate(modules(policy_dir), "x := data.httpapi.authz.allow", input=seen[0], data=DATA)
     assert oracle_error.error_code == "eval_conflict_error"
 
 
@@ -252,19 +246,6 @@ def test_broken_reload_keeps_the_engine(server: tuple[str, Any], policy_dir: Pat
         assert c.get("/finance/salary/carol", headers=auth("bob")).status_code == 403
 
 
-def _oracle() -> Any:
-    from opa_oracle import OracleUnavailable, get_oracle
-
-    try:
-        return get_oracle()
-    except OracleUnavailable as exc:
-        pytest.fail(f"the OPA oracle is needed to compare decisions: {exc}")
-
-
-def _modules(folder: Path) -> dict[str, str]:
-    return {p.name: p.read_text(encoding="utf-8") for p in sorted(folder.glob("*.rego"))}
-
-
 def test_decisions_agree_with_opa(server: tuple[str, Any], policy_dir: Path, recorded: list[dict[str, Any]]) -> None:
     url, _ = server
     requests = AGREEMENT_REQUESTS
@@ -273,10 +254,10 @@ def test_decisions_agree_with_opa(server: tuple[str, Any], policy_dir: Path, rec
         for method, path, user in requests:
             statuses.append(c.request(method, path, headers=auth(user)).status_code)
     assert len(recorded) == len(requests)
-    oracle = _oracle()
-    modules = _modules(policy_dir)
+    opa_engine = oracle()
+    policy_modules = modules(policy_dir)
     for doc, status, req in zip(recorded, statuses, requests):
-        opa = oracle.evaluate(modules, "x := data.httpapi.authz.allow", input=doc, data=DATA)
+        opa = opa_engine.evaluate(policy_modules, "x := data.httpapi.authz.allow", input=doc, data=DATA)
         assert not opa.is_error, (req, opa.error_message)
         allowed = opa.bindings == [{"x": True}]
         assert (status != 403) == allowed, (req, status, doc)
