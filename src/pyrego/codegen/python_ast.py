@@ -8,8 +8,17 @@ Python source into a tree, and every compile of such a tree, holds this lock
 
 from __future__ import annotations
 
+import ast
 import threading
+from typing import Any
 
 python_ast_lock = threading.Lock()
 
-__all__ = ["python_ast_lock"]
+
+def literal_eval(text: str) -> Any:
+    """:func:`ast.literal_eval` under the lock (it parses ``text`` into a tree)."""
+    with python_ast_lock:
+        return ast.literal_eval(text)
+
+
+__all__ = ["literal_eval", "python_ast_lock"]

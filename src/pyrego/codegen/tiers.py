@@ -29,11 +29,10 @@ from __future__ import annotations
 
 import ast as _py_ast
 import re
-from ast import literal_eval
 from dataclasses import dataclass
 from typing import Any, Callable, NamedTuple
 
-from pyrego.codegen.python_ast import python_ast_lock
+from pyrego.codegen.python_ast import literal_eval, python_ast_lock
 from pyrego.runtime.helpers import VALUES, rt_conflict
 from pyrego.runtime.values import UNDEF, equal
 
