@@ -71,18 +71,7 @@ def load_data_args(
     if bundles or archives:
         _load_with_bundles(engine, [a for a in args if a not in archives], [*bundles, *archives], ns, timers)
         return
-    policies: dict[str, str] = {}
-    for arg in args:
-        prefix, raw = split_prefix(arg)
-        try:
-            files = list(iter_files(Path(raw), prefix))
-        except LoadError:
-            raise PlainError(f"stat {raw}: no such file or directory") from None
-        for file in files:
-            if file.is_policy:
-                policies[file.name] = read_policy(file)
-            else:
-                engine.add_data(data_document(file))
+    policies = _read_files(engine, args)
     if policies:
         from pyrego.codegen import disk_cache
 
@@ -99,6 +88,24 @@ def load_data_args(
         finally:
             if timers is not None:
                 timers["compile"] += time.perf_counter_ns() - start
+
+
+def _read_files(engine: Any, args: Sequence[str]) -> dict[str, str]:
+    """The ``-d`` paths' files, as ``opa eval`` reads them: data files merged
+    into ``engine`` as they come, policy texts returned by module name."""
+    policies: dict[str, str] = {}
+    for arg in args:
+        prefix, raw = split_prefix(arg)
+        try:
+            files = list(iter_files(Path(raw), prefix))
+        except LoadError:
+            raise PlainError(f"stat {raw}: no such file or directory") from None
+        for file in files:
+            if file.is_policy:
+                policies[file.name] = read_policy(file)
+            else:
+                engine.add_data(data_document(file))
+    return policies
 
 
 def _load_with_bundles(
@@ -122,18 +129,8 @@ def _load_with_bundles(
         raise PlainError(f"bundle {', '.join(bundle_paths)}: {exc}") from None
     policies: dict[str, tuple[str, Any]] = dict(plan.policies)
     engine.add_data(plan.data)
-    for arg in args:
-        prefix, raw = split_prefix(arg)
-        try:
-            files = list(iter_files(Path(raw), prefix))
-        except LoadError:
-            raise PlainError(f"stat {raw}: no such file or directory") from None
-        for file in files:
-            if file.is_policy:
-                text = read_policy(file)
-                policies[file.name] = (text, parse_module(text, file.name, rego_v1=rego_v1))
-            else:
-                engine.add_data(data_document(file))
+    for name, text in _read_files(engine, args).items():
+        policies[name] = (text, parse_module(text, name, rego_v1=rego_v1))
     if timers is not None:
         timers["parse"] += time.perf_counter_ns() - start
     start = time.perf_counter_ns()
