@@ -183,7 +183,7 @@ def test_generators_are_read_lazily() -> None:
             read += 1
             yield {"a": i} if i % 2 else {"b": i}
 
-    from pyrego.batch import SMALL_BATCH
+    from pyrego.engine import SMALL_BATCH
 
     results = engine.eval_many("data.x.p", inputs())
     assert read == SMALL_BATCH + 1  # (looked ahead to tell a small batch from a large one)
@@ -215,6 +215,52 @@ def test_compile_errors_are_raised_by_the_call() -> None:
         list(pyrego.Engine().eval_many("data.x[input.y]", [{}]))
     with pytest.raises(RegoError):
         engine.eval_many("data.b.p", [{}], on_error="bogus")  # type: ignore[arg-type]
+
+
+def test_small_batches_follow_the_engines_changes() -> None:
+    # Small batches reuse a rule the engine keeps prepared: after policies,
+    # data or settings change, the next batch decides by the new ones.
+    engine = pyrego.Engine()
+    engine.add_policy("a.rego", "package a\nimport rego.v1\nallow if data.admins[input.user]\n")
+    engine.add_data({"admins": {"ann": True}})
+    users = [{"user": "ann"}, {"user": "bob"}]
+    assert [r.value for r in engine.eval_many("data.a.allow", users)] == [True, pyrego.UNDEFINED]
+    engine.add_data({"admins": {"bob": True}})  # (merged)
+    assert [r.value for r in engine.eval_many("data.a.allow", users)] == [True, True]
+    engine.add_policy("a.rego", "package a\nimport rego.v1\ndefault allow := false\nallow if input.user == \"ann\"\n")
+    assert [r.value for r in engine.eval_many("data.a.allow", users)] == [True, False]
+    clone = engine.clone()
+    clone.add_policy("a.rego", "package a\nimport rego.v1\nallow := input.user\n")
+    assert [r.value for r in clone.eval_many("data.a.allow", users)] == ["ann", "bob"]
+    assert [r.value for r in engine.eval_many("data.a.allow", users)] == [True, False]  # (not the clone's)
+
+
+def test_small_batches_from_many_threads() -> None:
+    engine = pyrego.Engine()
+    engine.add_policy("a.rego", "package a\nimport rego.v1\nallow if input.n % 2 == 0\nname := sprintf(\"n%d\", [input.n])\n")
+    failures: list[str] = []
+
+    def work(offset: int) -> None:
+        for i in range(offset, offset + 2000):
+            batch = [{"n": i}, {"n": i + 1}]
+            got = [r.value for r in engine.eval_many("data.a.allow", batch)]
+            names = [r.value for r in engine.eval_many("data.a.name", batch)]
+            if got != [i % 2 == 0 or pyrego.UNDEFINED, (i + 1) % 2 == 0 or pyrego.UNDEFINED] or names != [f"n{i}", f"n{i + 1}"]:
+                failures.append(f"{i}: {got} {names}")
+
+    import threading
+
+    old = sys.getswitchinterval()
+    sys.setswitchinterval(1e-5)
+    try:
+        threads = [threading.Thread(target=work, args=(k * 10_000,)) for k in range(8)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    finally:
+        sys.setswitchinterval(old)
+    assert failures == []
 
 
 def test_code_promotion_during_a_batch_keeps_results() -> None:

@@ -84,6 +84,10 @@ _NO_INPUT = NO_INPUT
 #: A fresh engine's data: none (never changed in place; see Engine._data).
 _NO_DATA: dict[Any, Any] = {}
 
+#: Batches of at most this many inputs (in a list) evaluate each through a
+#: rule the engine keeps prepared (see Engine.eval_many).
+SMALL_BATCH = 32
+
 #: Lines of print() output an engine keeps until take_prints() (older ones are dropped).
 PRINTS_KEPT = 10_000
 
@@ -96,6 +100,18 @@ def _attach_line(err: RegoError, text: str) -> None:
     if 1 <= loc.row <= len(lines):
         err.source_line = lines[loc.row - 1]
         err.args = (err.format(),)
+
+
+_batch_results: Any = None
+
+
+def _load_batch_results() -> Any:
+    """``pyrego.batch.results``, imported with the first small batch."""
+    global _batch_results
+    import pyrego.batch.results as results
+
+    _batch_results = results
+    return results
 
 
 class Engine(ConfigurationMixin, QueryMixin, InstrumentationMixin):
@@ -124,6 +140,9 @@ class Engine(ConfigurationMixin, QueryMixin, InstrumentationMixin):
     _config: EvalConfig | None = None
     # The last evaluation's context, for the next one to reuse.
     _spare: EvalContext | None = None
+    # Rules prepared for small batches, by path (see eval_many); a plain dict,
+    # emptied when full (a bounded one's bookkeeping costs more than a small batch).
+    _batch_rules: dict[str, PreparedRule] = {}
     _version = 0
     # Compiled queries (made on first use: most engines only call eval_rule);
     # replaced, not emptied, when the policies or data change (a query
@@ -696,10 +715,39 @@ class Engine(ConfigurationMixin, QueryMixin, InstrumentationMixin):
         """The rule at ``path`` for each of ``inputs`` (read lazily): a ``BatchResult(value, error)``
         per input, in order; an input's error is its result and the batch goes on.
         ``processes=N``: in ``N`` worker processes. See :func:`pyrego.batch.eval_many`."""
+        if processes is None and on_error == "report" and type(inputs) is list and len(inputs) <= SMALL_BATCH:
+            # A few inputs: each through the rule prepared once per engine and
+            # path (preparing it per batch, and a generator, cost more than a
+            # small decision); the results are made at once.
+            try:
+                rule = self._batch_rules[path]
+            except (KeyError, TypeError):  # TypeError: a path that is not even hashable
+                rule = self._batch_rule(path)
+            results = _batch_results or _load_batch_results()
+            out = []
+            for value in inputs:
+                try:
+                    result = rule(value)
+                except RegoError as err:
+                    if not err.code.startswith("eval_"):
+                        raise  # (a compile error or a bad path is not the input's)
+                    out.append(results.error_result(err))
+                    continue
+                out.append(results.OK_TRUE if result is True else results.ok_result(result))
+            return iter(out)
         batch: Any = sys.modules.get("pyrego.batch")  # (an import statement per call costs more than a small batch)
         if batch is None:
             import pyrego.batch as batch
         return batch.eval_many(self, path, inputs, processes=processes, chunk_size=chunk_size, on_error=on_error)  # type: ignore[no-any-return]
+
+    def _batch_rule(self, path: str) -> PreparedRule:
+        """``path`` prepared, kept for the next small batch (a prepared rule follows the engine's changes)."""
+        rule = self.prepare_rule(path)
+        rules = self.__dict__.get("_batch_rules")  # (never the class's shared empty one)
+        if rules is None or len(rules) >= PATHS_KEPT:
+            rules = self._batch_rules = {}
+        rules[path] = rule
+        return rule
 
     def _resolve_rule(self, path: str) -> tuple[Any, Any, Any, Program | None]:
         """The entry of ``path`` in the table of resolved rules (``_rule_fns``).
@@ -759,6 +807,7 @@ class Engine(ConfigurationMixin, QueryMixin, InstrumentationMixin):
         new._rule_fns = dict(self._rule_fns)
         new._queries = self._queries.copy() if self._queries is not None else None
         new.__dict__.pop("_prints", None)
+        new.__dict__.pop("_batch_rules", None)  # (prepared on this engine)
         new._config = None
         new._spare = None
         new._lock = threading.Lock()

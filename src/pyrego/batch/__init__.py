@@ -34,11 +34,6 @@ if TYPE_CHECKING:
 #: Inputs sent to a worker process at a time (and parsed at a time, for JSON Lines).
 DEFAULT_CHUNK_SIZE = 1000
 
-#: Batches of at most this many inputs are evaluated by the engine's ``eval_rule``
-#: (preparing the rule for a batch costs about a dozen evaluations of a small policy).
-SMALL_BATCH = 32
-
-
 _from_engine: Any = None
 
 
@@ -157,15 +152,20 @@ def eval_many(
     """
     if processes is None:
         if not _preparable(target) and on_error in ("report", "raise"):
-            # A few inputs: the engine's own eval_rule per input costs less
-            # than resolving the rule and setting up a context for them.
+            from pyrego.engine import SMALL_BATCH
+
             head: Any = inputs
             if type(inputs) is not list and type(inputs) is not tuple:
                 it = iter(inputs)
                 head = list(itertools.islice(it, SMALL_BATCH + 1))
                 inputs = itertools.chain(head, it) if len(head) > SMALL_BATCH else head
             if len(head) <= SMALL_BATCH:
-                return _by_engine(target.eval_rule, path, head, on_error == "raise")  # type: ignore[union-attr]
+                # A few inputs: the engine's own small-batch path (a rule it keeps
+                # prepared) costs less than resolving the rule and setting up a
+                # context for them; "raise" stops at the failing input, in order.
+                if on_error == "report":
+                    return target.eval_many(path, list(head))  # type: ignore[union-attr]
+                return _by_engine(target.eval_rule, path, head, True)  # type: ignore[union-attr]
         return run_prepared(prepare(target, path), inputs, on_error)
     from pyrego.batch.pool import pool_values
 
@@ -195,4 +195,4 @@ def eval_lines(
     return pool_lines(worker_spec(target), path, lines, processes=processes, chunk_size=chunk_size, mp_context=mp_context)
 
 
-__all__ = ["DEFAULT_CHUNK_SIZE", "SMALL_BATCH", "BatchResult", "batch_pool", "OnError", "Preparable", "PreparedRule", "eval_lines", "eval_many", "prepare", "worker_spec"]
+__all__ = ["DEFAULT_CHUNK_SIZE", "BatchResult", "batch_pool", "OnError", "Preparable", "PreparedRule", "eval_lines", "eval_many", "prepare", "worker_spec"]
