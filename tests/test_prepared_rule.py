@@ -320,6 +320,42 @@ pairs if {
     x == y + 100000
 }
 calls_rule if allow
+roles := {"admin": ["read", "write"], "user": ["read"]}
+perms contains p if {
+    some role in input.user.roles
+    p := roles[role][_]
+}
+by_role[role] := count(ps) if {
+    some role in input.user.roles
+    ps := roles[role]
+}
+checks if {
+    input.action in perms
+    input.owner == input.user.id
+}
+checks if {
+    input.action in perms
+    input.public == true
+}
+deep if checks
+deeper := count(perms) + object.get(by_role, "admin", 0) if deep
+clock_a := time.now_ns()
+clock_b := time.now_ns() if input.user
+clocks_agree if clock_a == clock_b
+in_data if input.action in data.allowed
+strict_call if {
+    n := sum_of_roles
+    n > 0
+}
+sum_of_roles := count(input.user.roles) + to_number(input.extra)
+uses_func if double(count(perms)) > 1
+double(x) := x * 2
+uses_with if perms with input.user.roles as ["admin"]
+literal_ctx if {
+    input["ctx.input"] == "rt_builtin_error(ctx, x)"
+    input.k != "ctx.data"
+    object.get(input, "ctx.cache", 0) == 0
+}
 """
 
 
@@ -340,18 +376,26 @@ def _entry(engine: pyrego.Engine, path: str) -> Any:
 
 def test_which_rules_get_a_function_of_the_input() -> None:
     from pyrego.codegen.prepared import input_function
+    from pyrego.engine_support import rule_value
 
     engine = _hot_engine(DIRECT_POLICY, "data.d.allow", {"user": {"role": "admin", "perms": [1]}, "path": "/api/x"})
     program = engine.program().code
 
     def direct(path: str) -> Any:
         fn, more, default, prog = _entry(engine, path)
-        return input_function(prog, (fn, *more), default, lambda: None)
+        return input_function(prog, (fn, *more), default, lambda: None, {}, rule_value)
 
     assert direct("data.d.allow") is not None
     assert direct("data.d.same_clock") is not None
     assert direct("data.d.pairs") is not None
-    assert direct("data.d.calls_rule") is None  # a rule call needs the memo
+    # Rules calling rules: the called rules are written as functions of the
+    # input and a memo made per call.
+    # (The rewriting works on the syntax tree: text in the policy's strings that looks like it stays as it is.)
+    for name in ("calls_rule", "checks", "deep", "deeper", "clocks_agree", "in_data", "strict_call", "literal_ctx"):
+        assert direct(f"data.d.{name}") is not None, name
+    # A Rego function call, a ``with``: the context stays.
+    assert direct("data.d.uses_func") is None
+    assert direct("data.d.uses_with") is None
     assert program is engine.program().code
 
 
@@ -368,6 +412,16 @@ DIRECT_INPUTS: list[Any] = [
     {"user": None, "paths": "x.pub"},
     {"xs": [1, 2, 100003], "user": {}},
     {"xs": [1, 100001], "user": {}},
+    {"user": {"roles": ["user"], "id": 1}, "action": "read", "owner": 1},
+    {"user": {"roles": ["user"], "id": 1}, "action": "write", "owner": 1},
+    {"user": {"roles": ["admin", "user", "nobody"], "id": 1}, "action": "write", "owner": 2, "public": True},
+    {"user": {"roles": ["admin"], "id": "1"}, "action": "delete", "owner": "1", "extra": "2"},
+    {"user": {"roles": "admin"}, "action": "read", "extra": "x"},
+    {"user": {"roles": {"a": "admin"}}, "action": "read", "public": True, "extra": 1},
+    {"user": {"roles": [["admin"]]}, "action": "read"},
+    {"ctx.input": "rt_builtin_error(ctx, x)", "k": 1},
+    {"ctx.input": "rt_builtin_error(ctx, x)", "k": "ctx.data"},
+    {"ctx.input": "rt_builtin_error(ctx, x)", "k": 1, "ctx.cache": 1},
     {},
     None,
     [],
@@ -379,7 +433,11 @@ def test_a_function_of_the_input_answers_as_eval_rule(strict: bool) -> None:
     engine = _hot_engine(DIRECT_POLICY, "data.d.allow", DIRECT_INPUTS[0])
     engine.set_strict_builtin_errors(strict)
     errors = 0
-    for name in ("allow", "same_clock", "pairs", "calls_rule"):
+    engine.add_data({"allowed": ["read", "diagnose"]})
+    for name in (
+        "allow", "same_clock", "pairs", "calls_rule", "perms", "by_role", "checks", "deep", "deeper",
+        "clocks_agree", "in_data", "strict_call", "uses_func", "uses_with", "literal_ctx",
+    ):
         rule = engine.prepare_rule(f"data.d.{name}")
         for _ in range(3):
             for inp in DIRECT_INPUTS:
@@ -400,12 +458,22 @@ def test_a_function_of_the_input_answers_as_eval_rule(strict: bool) -> None:
     assert _runs_without_context(allow)
     calls_rule = engine.prepare_rule("data.d.calls_rule")
     calls_rule(None)
-    assert not _runs_without_context(calls_rule)
+    assert _runs_without_context(calls_rule)
+    uses_with = engine.prepare_rule("data.d.uses_with")
+    uses_with(None)
+    assert not _runs_without_context(uses_with)
+    assert engine.prepare_rule("data.d.clocks_agree")({"user": 1}) is True
     assert engine.prepare_rule("data.d.same_clock")(None) is True
 
 
 def _runs_without_context(rule: Any) -> bool:
-    """Whether the prepared function took a function of the input (see engine_support.prepared_rule)."""
+    """Whether the prepared function took a function of the input (see engine_support.prepared_rule):
+    it is one, or, after the engine changed, the closure it hands calls to uses one."""
+    if rule.__code__.co_filename == "<pyrego prepared rule>":
+        slow = rule.__globals__["SLOW_"]
+        if rule.__globals__["ENGINE_"]._rule_fns is rule.__globals__["TABLE_"]:
+            return True
+        rule = slow
     cells = dict(zip(rule.__code__.co_freevars, rule.__closure__))
     now = cells["current"].cell_contents
     return now is not None and now[8] is not None
@@ -445,3 +513,25 @@ def test_coverage_turned_on_after_prepare_is_collected_from_prepared_calls() -> 
     assert allow(DIRECT_INPUTS[0]) is True
     assert _runs_without_context(allow)
     assert not engine.get_coverage_report()["files"]["d.rego"].get("covered")
+
+
+def test_a_function_of_the_input_reads_the_engines_data_as_it_changes() -> None:
+    engine = pyrego.Engine()
+    engine.add_policy("d.rego", "package d\nimport rego.v1\nroles contains r if { some r in input.roles; r in data.known }\nok if count(roles) > 1\n")
+    engine.add_data({"known": ["a", "b"]})
+    ok = engine.prepare_rule("data.d.ok")
+    for _ in range(200):
+        assert ok({"roles": ["a", "b", "c"]}) is True
+    assert _runs_without_context(ok)
+    engine.clear_data()
+    engine.add_data({"known": ["a"]})
+    assert ok({"roles": ["a", "b"]}) is pyrego.UNDEFINED  # (the new data, not the data it was prepared with)
+    engine.add_data({"other": 1})
+    assert ok({"roles": ["a", "b"]}) is pyrego.UNDEFINED
+    engine.clear_data()
+    engine.add_data({"known": ["a", "b"]})
+    engine2 = engine.clone()
+    engine.remove_policy("d.rego")
+    engine.add_policy("d.rego", "package d\nimport rego.v1\nroles contains r if { some r in input.roles; r in data.known }\nok if count(roles) > 2\n")
+    assert ok({"roles": ["a", "b"]}) is pyrego.UNDEFINED
+    assert engine2.prepare_rule("data.d.ok")({"roles": ["a", "b"]}) is True

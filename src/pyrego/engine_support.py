@@ -333,31 +333,76 @@ def prepared_rule(engine: Engine, path: str) -> PreparedRule:
         now[7] = ctx
         if value is True or value is False or value is UNDEF:
             return value
-        t = type(value)
-        if t is int or t is float or value is None:
-            return value
-        if t is str:
-            return value if value.isascii() else valid_text(value)
-        try:
-            return to_python(value)
-        except RecursionError:
-            raise too_deep_error() from None
+        return rule_value(value)
 
     rule.__doc__ = f"The value of {path} for the input given, or pyrego.UNDEFINED (see Engine.prepare_rule)."
     rule.__qualname__ = rule.__name__ = "prepared_rule"
+    guarded = _guarded_input_function(engine, path, rule)
+    if guarded is not None:
+        guarded.__doc__, guarded.__qualname__, guarded.__name__ = rule.__doc__, rule.__qualname__, rule.__name__
+        return guarded
     return rule
 
 
-def _input_function(entry: Any, config: Any, data: Any) -> Callable[[Any], Any] | None:
+def _guarded_input_function(engine: Engine, path: str, slow: Callable[[Any], Any]) -> Callable[[Any], Any] | None:
+    """For a rule that needs no context: its evaluation as one function of the
+    input, made now (the program's code put in its fast form first, as a
+    prepared query is in OPA), which checks on each call that the engine's
+    table of resolved rules is still the one it was made from and otherwise
+    hands the call to ``slow`` (the prepared rule above, which follows the
+    engine's changes). One call per decision: what a hand-written function costs."""
+    if "eval_rule" in engine.__dict__:
+        return None  # coverage on: every call goes through eval_rule
+    program = engine._get_program()
+    if program.gen is None:
+        return None
+    program.gen.promote()
+    config = engine._context().cfg
+    table = engine._rule_fns
+    entry = table.get(path)
+    if entry is None:
+        entry = table[path] = engine._resolve_rule(path)
+    if entry[0] is None:
+        if entry[3] is None:
+            return None  # a document, not a rule
+        entry = (*engine._rule_entry(path, entry[1], entry[3]), entry[3])
+    if table is not engine._rule_fns or config is not engine._config:
+        return None  # changed meanwhile: the slow path follows
+
+    def fail(exc: Exception) -> None:
+        failure = engine._evaluation_failure(exc, path, entry[3])
+        if failure is exc:
+            raise exc
+        raise failure from (None if type(exc) is RecursionError else exc)
+
+    guard = {"ENGINE_": engine, "TABLE_": table, "SLOW_": slow, "FAIL_": fail}
+    return _input_function(entry, config, engine._data, guard)
+
+
+def _input_function(entry: Any, config: Any, data: Any, guard: dict[str, Any] | None = None) -> Callable[[Any], Any] | None:
     """The evaluation of a resolved rule ``entry`` as a function of the input
     (see :mod:`pyrego.codegen.prepared`), where it can be one; never with a
-    time limit (the deadline is found from a context on the stack)."""
+    time limit (the deadline is found from a context on the stack).
+    ``guard``: see ``codegen.prepared.input_function``."""
     fn, more, default, program = entry
     if config.timeout is not None or program is None:
         return None
     from pyrego.codegen.prepared import input_function
 
-    return input_function(program, (fn, *more), default, lambda: EvalContext.fast(UNDEF, data, config, None))
+    return input_function(program, (fn, *more), default, lambda: EvalContext.fast(UNDEF, data, config, None), data, rule_value, guard)
+
+
+def rule_value(value: Any) -> Any:
+    """A rule's value as ``eval_rule`` gives it (Python values; text checked as UTF-8)."""
+    t = type(value)
+    if t is int or t is float or value is None or value is UNDEF or t is bool:
+        return value
+    if t is str:
+        return value if value.isascii() else valid_text(value)
+    try:
+        return to_python(value)
+    except RecursionError:
+        raise too_deep_error() from None
 
 
 def too_deep_error() -> EvalRecursionError:

@@ -3,28 +3,31 @@
 A prepared rule (``Engine.prepare_rule``) evaluates from the rule's entry:
 its definition functions ``D<id>_<n>(ctx)`` in turn, then its default. Each
 call then sets up an evaluation context (the input, an empty memo, fresh
-query state) that most small rules only read the input from. For a rule
-whose definitions need nothing else of the context, :func:`input_function`
-writes their fast form again as functions of the input alone, and the
-prepared rule calls that, with no context at all:
+query state) that most rules read little of. Where the rule's code (and the
+code of the rules it calls) needs nothing else of the context,
+:func:`input_function` writes that fast-form code again as functions of the
+input alone, and the prepared rule is that function, with no context at all.
+The rewriting works on the Python syntax tree of the generated code (never
+on its text: a policy's string literals are in it):
 
-- ``t = ctx.input`` reads the argument;
-- ``t = ctx.cache.get(<id>, K<n>)``, a constant document, is its constant
-  (at the start of an evaluation the memo is empty and no ``with`` is in
-  force, so the memo would hold nothing else);
-- ``t = ctx.now_ns`` reads the clock once per call (one definition at most
-  may read it: every read of one evaluation must agree);
+- ``ctx.input`` is the argument; ``ctx.data`` the base documents the
+  function was made for;
+- the memo, ``ctx.cache``, is a dict made per call when the rule calls
+  rules (``R4(ctx)``, ``D4_0(ctx, acc)``: those functions are written again
+  the same way, taking ``(input, m, ...)``); otherwise it is empty, so
+  ``ctx.cache.get(<id>, K<n>)`` (a constant document) is its constant;
+- ``ctx.now_ns`` reads the clock once per call, into the memo (every read
+  of one evaluation must agree);
 - a builtin's error path (``rt_builtin_error(ctx, ...)``) makes a context
   for the settings then (strict errors, or the record of errors);
 - a loop's deadline check goes: there is none with no time limit, and a
   rule under a time limit gets no such function (walks over values find the
   deadline from a context on the stack);
-- nothing else may name the context: a rule or function call, a ``with``, a
+- nothing else may name the context: a Rego function call, a ``with``, a
   builtin that takes the context, print.
 
-Each function's values must be ones that need no conversion (booleans,
-``null``, integers, undefined). Where any of this does not hold, there is no
-such function and the prepared rule evaluates with a context.
+Where any of this does not hold, there is no such function and the prepared
+rule evaluates with a context.
 """
 
 from __future__ import annotations
@@ -39,67 +42,154 @@ from pyrego.codegen.program import Program
 from pyrego.codegen.python_ast import python_ast_lock
 from pyrego.runtime.values import UNDEF
 
-_DEF = re.compile(r"def (D\d+_\d+)\(ctx\):")
-_INPUT = re.compile(r"( *)(\w+) = ctx\.input")
-_CONSTANT = re.compile(r"( *)(\w+) = ctx\.cache\.get\(\d+, (K\d+)\)")
-_NOW = re.compile(r"( *)(\w+) = ctx\.now_ns")
-_DEADLINE = re.compile(r"( *)if ctx\.deadline is not None: rt_check_deadline\(ctx, L\d+\)")
-_BUILTIN_ERROR = "rt_builtin_error(ctx, "
+_DEF = re.compile(r"D(\d+)_\d+")
+# The program's rule functions, which take the context first (``R4(ctx)``, ``D4_0(ctx, acc)``).
+_RULE_FUNCTION = re.compile(r"[RDE](\d+)(?:_\d+)?")
 _PLAIN_TYPES = (bool, int, type(None))
+# The memo's name, and its key for the clock (rules' keys are their ids, never negative).
+_MEMO, _CLOCK = "m", -1
 
 
-def _function_lines(program: Program, name: str) -> list[str] | None:
-    """The fast form's lines of definition function ``name`` (``D<id>_<n>``)."""
+def _function_tree(program: Program, name: str) -> pyast.FunctionDef | None:
+    """The fast form of definition function ``name`` (``D<id>_<n>``), parsed."""
     gen = program.gen
-    m = re.fullmatch(r"D(\d+)_\d+", name)
+    m = _DEF.fullmatch(name)
     if gen is None or m is None or not gen.hot:
         return None
-    lines = gen.fast_chunk(f"R{m.group(1)}")
-    start = next((i for i, line in enumerate(lines) if line == f"def {name}(ctx):"), None)
-    if start is None:
+    for node in _chunk_trees(program, f"R{m.group(1)}") or ():
+        if node.name == name and _takes_context(node):
+            return node
+    return None
+
+
+def _chunk_trees(program: Program, chunk: str) -> list[pyast.FunctionDef] | None:
+    """The functions of the fast form of rule chunk ``chunk`` (``R<id>``), parsed."""
+    assert program.gen is not None
+    text = "\n".join(program.gen.fast_chunk(chunk))  # (not under the ast lock: writing it may take it)
+    try:
+        with python_ast_lock:
+            module = pyast.parse(text)
+    except SyntaxError:
         return None
-    end = next((i for i in range(start + 1, len(lines)) if lines[i] and not lines[i].startswith(" ")), len(lines))
-    return lines[start:end]
+    if not all(isinstance(node, pyast.FunctionDef) for node in module.body):
+        return None
+    return module.body  # type: ignore[return-value]
 
 
-def _rewrite(lines: list[str], fname: str) -> tuple[list[str], bool] | None:
-    """``lines`` (``def D..(ctx):``) as ``def <fname>(input):``, and whether it reads the clock."""
-    out = [f"def {fname}(input):"]
-    reads_clock = False
-    for line in lines[1:]:
-        if (m := _INPUT.fullmatch(line)) is not None:
-            out.append(f"{m.group(1)}{m.group(2)} = input")
-        elif (m := _CONSTANT.fullmatch(line)) is not None:
-            out.append(f"{m.group(1)}{m.group(2)} = {m.group(3)}")
-        elif (m := _DEADLINE.fullmatch(line)) is not None:
-            out.append(f"{m.group(1)}pass")  # (no time limit: see input_function)
-        elif (m := _NOW.fullmatch(line)) is not None:
-            reads_clock = True
-            out += [f"{m.group(1)}if now_ is None: now_ = time_ns()", f"{m.group(1)}{m.group(2)} = now_"]
-        else:
-            out.append(line.replace(_BUILTIN_ERROR, "rt_builtin_error(NEW_CONTEXT(), "))
-    if reads_clock:
-        out.insert(1, "    now_ = None")
-    return out, reads_clock
+def _takes_context(node: pyast.FunctionDef) -> bool:
+    return bool(node.args.args) and node.args.args[0].arg == "ctx"
 
 
-def _checked(tree: pyast.Module, namespace: dict[str, Any]) -> bool:
-    """Whether the rewritten function names no context, returns only plain
-    constants (or undefined) and reads only names it or the program defines."""
-    stored = {n.id for n in pyast.walk(tree) if isinstance(n, pyast.Name) and not isinstance(n.ctx, pyast.Load)}
-    stored |= {n.name for n in pyast.walk(tree) if isinstance(n, (pyast.FunctionDef, pyast.ExceptHandler)) and n.name}
-    stored |= {a.arg for n in pyast.walk(tree) if isinstance(n, pyast.FunctionDef) for a in n.args.args}
-    for node in pyast.walk(tree):
+def _is_ctx(node: pyast.AST) -> bool:
+    return isinstance(node, pyast.Name) and node.id == "ctx"
+
+
+def _rule_calls(node: pyast.AST) -> set[str]:
+    """The rule functions ``node`` calls with the context."""
+    return {
+        n.func.id
+        for n in pyast.walk(node)
+        if isinstance(n, pyast.Call) and isinstance(n.func, pyast.Name) and _RULE_FUNCTION.fullmatch(n.func.id) and n.args and _is_ctx(n.args[0])
+    }
+
+
+class _Detach(pyast.NodeTransformer):
+    """Generated functions of ``ctx`` as functions of ``input`` (and, with
+    ``memo``, of the memo ``m``): see the module's text. What it cannot
+    rewrite it leaves, naming ``ctx``, and :func:`_checked` refuses it."""
+
+    def __init__(self, memo: bool) -> None:
+        self.memo = memo
+
+    def visit_FunctionDef(self, node: pyast.FunctionDef) -> pyast.AST:
+        self.generic_visit(node)
+        if _takes_context(node):
+            node.args.args[0].arg = "input"
+            if self.memo:
+                node.args.args.insert(1, pyast.arg(arg=_MEMO))
+        return node
+
+    def visit_If(self, node: pyast.If) -> pyast.AST:
+        # ``if ctx.deadline is not None: rt_check_deadline(ctx, L..)``: no time limit here.
+        test = node.test
+        if (
+            isinstance(test, pyast.Compare)
+            and isinstance(test.left, pyast.Attribute)
+            and _is_ctx(test.left.value)
+            and test.left.attr == "deadline"
+            and not node.orelse
+        ):
+            return pyast.copy_location(pyast.Pass(), node)
+        return self.generic_visit(node)
+
+    def visit_Call(self, node: pyast.Call) -> pyast.AST:
+        func = node.func
+        if isinstance(func, pyast.Name) and node.args and _is_ctx(node.args[0]):
+            if func.id == "rt_builtin_error":
+                node.args[0] = pyast.Call(func=pyast.Name(id="NEW_CONTEXT", ctx=pyast.Load()), args=[], keywords=[])
+            elif self.memo and _RULE_FUNCTION.fullmatch(func.id):
+                node.args[0:1] = [pyast.Name(id="input", ctx=pyast.Load()), pyast.Name(id=_MEMO, ctx=pyast.Load())]
+        elif (
+            not self.memo
+            and isinstance(func, pyast.Attribute)
+            and func.attr == "get"
+            and isinstance(func.value, pyast.Attribute)
+            and _is_ctx(func.value.value)
+            and func.value.attr == "cache"
+            and len(node.args) == 2
+        ):
+            return node.args[1]  # (the memo is empty: the default, a constant document)
+        return self.generic_visit(node)
+
+    def visit_Attribute(self, node: pyast.Attribute) -> pyast.AST:
+        if not _is_ctx(node.value) or not isinstance(node.ctx, pyast.Load):
+            return self.generic_visit(node)
+        if node.attr == "input":
+            return pyast.copy_location(pyast.Name(id="input", ctx=pyast.Load()), node)
+        if node.attr == "data":
+            return pyast.copy_location(pyast.Name(id="DATA_", ctx=pyast.Load()), node)
+        if self.memo and node.attr == "cache":
+            return pyast.copy_location(pyast.Name(id=_MEMO, ctx=pyast.Load()), node)
+        if self.memo and node.attr == "now_ns":
+            # m[-1] if -1 in m else m.setdefault(-1, time_ns())
+            def memo() -> pyast.Name:
+                return pyast.Name(id=_MEMO, ctx=pyast.Load())
+
+            key = pyast.Constant(value=_CLOCK)
+            read = pyast.IfExp(
+                test=pyast.Compare(left=key, ops=[pyast.In()], comparators=[memo()]),
+                body=pyast.Subscript(value=memo(), slice=key, ctx=pyast.Load()),
+                orelse=pyast.Call(
+                    func=pyast.Attribute(value=memo(), attr="setdefault", ctx=pyast.Load()),
+                    args=[key, pyast.Call(func=pyast.Name(id="time_ns", ctx=pyast.Load()), args=[], keywords=[])],
+                    keywords=[],
+                ),
+            )
+            return pyast.copy_location(read, node)
+        return node
+
+
+def _checked(functions: list[pyast.FunctionDef], namespace: dict[str, Any], plain_returns: bool) -> bool:
+    """Whether the rewritten ``functions`` name no context, read only names
+    they or the program define, and (``plain_returns``) return only plain
+    constants (or undefined)."""
+    module = pyast.Module(body=list(functions), type_ignores=[])
+    stored = {n.id for n in pyast.walk(module) if isinstance(n, pyast.Name) and not isinstance(n.ctx, pyast.Load)}
+    stored |= {n.name for n in pyast.walk(module) if isinstance(n, (pyast.FunctionDef, pyast.ExceptHandler)) and n.name}
+    stored |= {a.arg for n in pyast.walk(module) if isinstance(n, pyast.FunctionDef) for a in n.args.args}
+    for node in pyast.walk(module):
         if isinstance(node, (pyast.Yield, pyast.YieldFrom, pyast.Lambda, pyast.Global, pyast.Nonlocal, pyast.With)):
             return False
-        if isinstance(node, pyast.FunctionDef) and node is not tree.body[0]:
+        if isinstance(node, (pyast.FunctionDef, pyast.AsyncFunctionDef, pyast.ClassDef)) and node not in functions:
             return False
         if isinstance(node, pyast.Name):
             if node.id == "ctx":
                 return False
             if isinstance(node.ctx, pyast.Load) and node.id not in stored and node.id not in namespace and not hasattr(builtins, node.id):
                 return False
-        if isinstance(node, pyast.Return):
+        if isinstance(node, pyast.arg) and node.arg == "ctx":
+            return False
+        if isinstance(node, pyast.Return) and plain_returns:
             value = node.value
             if value is None:
                 return False
@@ -112,58 +202,111 @@ def _checked(tree: pyast.Module, namespace: dict[str, Any]) -> bool:
 
 
 def input_function(
-    program: Program, fns: tuple[Callable[..., Any], ...], default: Any, new_context: Callable[[], Any]
+    program: Program,
+    fns: tuple[Callable[..., Any], ...],
+    default: Any,
+    new_context: Callable[[], Any],
+    data: Any = None,
+    convert: Callable[[Any], Any] | None = None,
+    guard: dict[str, Any] | None = None,
 ) -> Callable[[Any], Any] | None:
     """The evaluation from entry functions ``fns`` (each ``D<id>_<n>(ctx)``,
     taken in turn while undefined) and then ``default``, as one function of
     the input; None where the rule needs a context (see the module's text).
-    ``new_context()``: a context for a builtin's error, with the settings to use."""
+    ``new_context()``: a context for a builtin's error, with the settings to
+    use; ``data``: the base documents the evaluation reads; ``convert``: a
+    value to the caller's form (where given, the rule's value may be any;
+    otherwise only booleans, null and integers).
+
+    ``guard``: ``ENGINE_`` (an engine), ``TABLE_`` (its table of resolved
+    rules), ``SLOW_`` and ``FAIL_`` (functions): the function first checks
+    that the engine's table is still ``TABLE_`` (else it returns
+    ``SLOW_(input)``), and any exception it raises goes to ``FAIL_``, which
+    raises the error the caller sees (``Exception`` is bound by name: the
+    generated code's ``__builtins__`` are empty)."""
     if type(default) not in _PLAIN_TYPES and default is not UNDEF:
         return None
+    entries = []
+    for fn in fns:
+        tree = _function_tree(program, getattr(fn, "__name__", ""))
+        if tree is None:
+            return None
+        entries.append(tree)
+    if not entries:
+        return None
+    # The rules called, transitively: each one's chunk (its definitions and memoising function).
+    called: list[pyast.FunctionDef] = []
+    seen: set[str] = set()
+    pending = set().union(*map(_rule_calls, entries))
+    while pending:
+        chunk = "R" + _RULE_FUNCTION.fullmatch(pending.pop()).group(1)  # type: ignore[union-attr]
+        if chunk in seen:
+            continue
+        seen.add(chunk)
+        functions = _chunk_trees(program, chunk)
+        if functions is None:
+            return None
+        called += functions
+        pending |= set().union(*map(_rule_calls, functions))
+    reads_clock = any(isinstance(n, pyast.Attribute) and _is_ctx(n.value) and n.attr == "now_ns" for f in entries for n in pyast.walk(f))
+    memo = bool(called) or reads_clock
+    # The namespace after the chunks' code was written (it may have brought in constants).
     namespace = dict(program.namespace)
-    namespace.update(NEW_CONTEXT=new_context, time_ns=time.time_ns, DEFAULT_=default)
-    sources = []
-    clocks = 0
-    for i, fn in enumerate(fns):
-        name = getattr(fn, "__name__", "")
-        lines = _function_lines(program, name) if _DEF.fullmatch(f"def {name}(ctx):") else None
-        rewritten = _rewrite(lines, f"P{i}") if lines is not None else None
-        if rewritten is None:
-            return None
-        clocks += rewritten[1]
-        sources.append("\n".join(rewritten[0]))
-    if clocks > 1 or not sources:
+    namespace.update(
+        NEW_CONTEXT=new_context, time_ns=time.time_ns, DEFAULT_=default, DATA_=data, CONVERT_=convert, EXCEPTION_=Exception, **(guard or {})
+    )
+    detach = _Detach(memo)
+    tops = []
+    for i, tree in enumerate(entries):
+        tree = detach.visit(tree)
+        tree.name = f"P{i}"
+        tops.append(tree)
+    called = [detach.visit(f) for f in called]
+    converts = memo and convert is not None
+    if not _checked(tops, namespace, plain_returns=not converts) or not _checked(called, namespace, plain_returns=False):
         return None
+    args = f"input, {_MEMO}" if memo else "input"
+    calls = [f"    r = P{i}({args})" if i == 0 else f"    if r is UNDEF: r = P{i}({args})" for i in range(len(tops))]
+    tail = ["    if r is True or r is False or r is None or r is UNDEF: return r", "    return CONVERT_(r)"] if converts else ["    return r"]
+    chain_text = ["def P(input):", *([f"    {_MEMO} = {{}}"] if memo else []), *calls, "    if r is UNDEF: r = DEFAULT_", *tail]
     with python_ast_lock:
-        return _compiled(sources, namespace)
-
-
-def _compiled(sources: list[str], namespace: dict[str, Any]) -> Callable[[Any], Any] | None:
-    """The rewritten definitions ``sources`` checked and compiled in ``namespace`` (see input_function)."""
-    trees = []
-    for source in sources:
+        chain = pyast.parse("\n".join(chain_text)).body[0]
+        assert isinstance(chain, pyast.FunctionDef)
+        entry = chain
+        if len(tops) == 1 and not memo:
+            # One definition: its undefined is the default, with no call between.
+            entry = tops.pop()
+            for node in pyast.walk(entry):
+                if isinstance(node, pyast.Return) and isinstance(node.value, pyast.Name) and node.value.id == "UNDEF":
+                    node.value.id = "DEFAULT_"
+        if guard is not None:
+            _guard(entry)
+        module = pyast.fix_missing_locations(pyast.Module(body=[*called, *tops, entry], type_ignores=[]))
         try:
-            tree = pyast.parse(source)
-        except SyntaxError:
+            exec(compile(module, "<pyrego prepared rule>", "exec"), namespace)  # noqa: S102 - the program's own generated code, rewritten
+        except (SyntaxError, RecursionError, MemoryError, ValueError):
             return None
-        if not _checked(tree, namespace):
-            return None
-        trees.append(tree)
-    if len(trees) == 1:
-        # One definition: its undefined is the default, with no call between.
-        for node in pyast.walk(trees[0]):
-            if isinstance(node, pyast.Return) and isinstance(node.value, pyast.Name) and node.value.id == "UNDEF":
-                node.value.id = "DEFAULT_"
-    calls = [f"    r = P{i}(input)" if i == 0 else f"    if r is UNDEF: r = P{i}(input)" for i in range(len(trees))]
-    chain = pyast.parse("\n".join(["def P(input):", *calls, "    if r is UNDEF: r = DEFAULT_", "    return r"]))
-    module = pyast.Module(body=[t.body[0] for t in trees] + chain.body, type_ignores=[])
+    return namespace[entry.name]  # type: ignore[no-any-return]
+
+
+_GUARD = """
+def guarded(input):
+    if ENGINE_._rule_fns is not TABLE_: return SLOW_(input)
     try:
-        exec(compile(module, "<pyrego prepared rule>", "exec"), namespace)  # noqa: S102 - the program's own generated code, rewritten
-    except (SyntaxError, RecursionError, MemoryError, ValueError):
-        return None
-    if len(trees) == 1:
-        return namespace["P0"]  # type: ignore[no-any-return]
-    return namespace["P"]  # type: ignore[no-any-return]
+        pass
+    except EXCEPTION_ as exc_:
+        FAIL_(exc_)
+"""
+
+
+def _guard(function: pyast.FunctionDef) -> None:
+    """``function``'s body behind the check and in the handler that ``guard`` names (see input_function)."""
+    template = pyast.parse(_GUARD).body[0]
+    assert isinstance(template, pyast.FunctionDef)
+    check, handler = template.body
+    assert isinstance(handler, pyast.Try)
+    handler.body = function.body
+    function.body = [check, handler]
 
 
 __all__ = ["input_function"]
