@@ -183,7 +183,7 @@ def test_generators_are_read_lazily() -> None:
             read += 1
             yield {"a": i} if i % 2 else {"b": i}
 
-    from pyrego.engine import SMALL_BATCH
+    from pyrego.engine_support import SMALL_BATCH
 
     results = engine.eval_many("data.x.p", inputs())
     assert read == SMALL_BATCH + 1  # (looked ahead to tell a small batch from a large one)

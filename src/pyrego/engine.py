@@ -21,7 +21,6 @@ import sys
 import threading
 import time
 from collections import deque
-from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Mapping
 
@@ -43,7 +42,6 @@ from pyrego.engine_support import (
     _merge,
     _package_name,
     _rule_location,
-    prepared_rule,
     rule_path,
     too_deep_error,
 )
@@ -66,7 +64,6 @@ from pyrego.runtime.convert import from_python, loads, to_python, valid_text
 from pyrego.runtime.values import UNDEF
 
 if TYPE_CHECKING:
-    from pyrego.batch.results import BatchResult, OnError
     from pyrego.typecheck.schemas import SchemaSet
 
 
@@ -84,10 +81,6 @@ _NO_INPUT = NO_INPUT
 #: A fresh engine's data: none (never changed in place; see Engine._data).
 _NO_DATA: dict[Any, Any] = {}
 
-#: Batches of at most this many inputs (in a list) evaluate each through a
-#: rule the engine keeps prepared (see Engine.eval_many).
-SMALL_BATCH = 32
-
 #: Lines of print() output an engine keeps until take_prints() (older ones are dropped).
 PRINTS_KEPT = 10_000
 
@@ -100,18 +93,6 @@ def _attach_line(err: RegoError, text: str) -> None:
     if 1 <= loc.row <= len(lines):
         err.source_line = lines[loc.row - 1]
         err.args = (err.format(),)
-
-
-_batch_results: Any = None
-
-
-def _load_batch_results() -> Any:
-    """``pyrego.batch.results``, imported with the first small batch."""
-    global _batch_results
-    import pyrego.batch.results as results
-
-    _batch_results = results
-    return results
 
 
 class Engine(ConfigurationMixin, QueryMixin, InstrumentationMixin):
@@ -692,62 +673,6 @@ class Engine(ConfigurationMixin, QueryMixin, InstrumentationMixin):
             return too_deep
         # A bug must still surface as a pyrego error.
         return EvalError(f"internal error: {type(exc).__name__}: {exc}", code="eval_internal_error")
-
-    def prepare_rule(self, path: str) -> PreparedRule:
-        """The rule (or document) at ``path`` as a function of the input, for
-        evaluating it many times (as OPA's ``PrepareForEval``):
-        ``rule = engine.prepare_rule("data.authz.allow")``, then
-        ``rule(input)`` is ``engine.eval_rule("data.authz.allow", input=input)``
-        (a value, or ``pyrego.UNDEFINED``; the same errors), with less fixed cost.
-
-        The policies are compiled now (their errors are raised here). The
-        function follows the engine: after policies, data or settings change,
-        its next call evaluates the new ones (never a decision of the old).
-        Like ``eval_rule`` with ``input=``, it may be called from several
-        threads at once."""
-        rule_path(path)  # (refuses a path that is not one)
-        self._get_program()
-        return prepared_rule(self, path)
-
-    def eval_many(
-        self, path: str, inputs: Iterable[Any], *, processes: int | None = None, chunk_size: int = 1000, on_error: OnError = "report"
-    ) -> Iterator[BatchResult]:
-        """The rule at ``path`` for each of ``inputs`` (read lazily): a ``BatchResult(value, error)``
-        per input, in order; an input's error is its result and the batch goes on.
-        ``processes=N``: in ``N`` worker processes. See :func:`pyrego.batch.eval_many`."""
-        if processes is None and on_error == "report" and type(inputs) is list and len(inputs) <= SMALL_BATCH:
-            # A few inputs: each through the rule prepared once per engine and
-            # path (preparing it per batch, and a generator, cost more than a
-            # small decision); the results are made at once.
-            try:
-                rule = self._batch_rules[path]
-            except (KeyError, TypeError):  # TypeError: a path that is not even hashable
-                rule = self._batch_rule(path)
-            results = _batch_results or _load_batch_results()
-            out = []
-            for value in inputs:
-                try:
-                    result = rule(value)
-                except RegoError as err:
-                    if not err.code.startswith("eval_"):
-                        raise  # (a compile error or a bad path is not the input's)
-                    out.append(results.error_result(err))
-                    continue
-                out.append(results.OK_TRUE if result is True else results.ok_result(result))
-            return iter(out)
-        batch: Any = sys.modules.get("pyrego.batch")  # (an import statement per call costs more than a small batch)
-        if batch is None:
-            import pyrego.batch as batch
-        return batch.eval_many(self, path, inputs, processes=processes, chunk_size=chunk_size, on_error=on_error)  # type: ignore[no-any-return]
-
-    def _batch_rule(self, path: str) -> PreparedRule:
-        """``path`` prepared, kept for the next small batch (a prepared rule follows the engine's changes)."""
-        rule = self.prepare_rule(path)
-        rules = self.__dict__.get("_batch_rules")  # (never the class's shared empty one)
-        if rules is None or len(rules) >= PATHS_KEPT:
-            rules = self._batch_rules = {}
-        rules[path] = rule
-        return rule
 
     def _resolve_rule(self, path: str) -> tuple[Any, Any, Any, Program | None]:
         """The entry of ``path`` in the table of resolved rules (``_rule_fns``).

@@ -8,16 +8,26 @@ these methods."""
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Callable
 
 from pyrego.ast import nodes as ast
 from pyrego.codegen.bounded import BoundedDict
 from pyrego.codegen.build_cache import cache_lock
-from pyrego.codegen.program import QUERIES_KEPT, Program
+from pyrego.codegen.program import PATHS_KEPT, QUERIES_KEPT, Program
 from pyrego.compile.compiler import resolve_query
 from pyrego.compile.with_targets import body_with_function_targets
-from pyrego.engine_support import NO_INPUT, expr_texts, query_context, too_deep_error
+from pyrego.engine_support import (
+    NO_INPUT,
+    SMALL_BATCH,
+    PreparedRule,
+    expr_texts,
+    prepared_rule,
+    query_context,
+    rule_path,
+    too_deep_error,
+)
 from pyrego.errors import EvalError, EvalRecursionError, Location, RegoError
 from pyrego.parse.parser import parse_query
 from pyrego.runtime.convert import result_json_value, to_python
@@ -25,7 +35,9 @@ from pyrego.runtime.values import UNDEF
 
 if TYPE_CHECKING:
     import threading
+    from collections.abc import Iterable, Iterator
 
+    from pyrego.batch.results import BatchResult, OnError
     from pyrego.runtime.context import EvalContext
 
 
@@ -44,10 +56,23 @@ class CompiledQuery:
 
 
 
+_batch_results: Any = None
+
+
+def _load_batch_results() -> Any:
+    """``pyrego.batch.results``, imported with the first small batch."""
+    global _batch_results
+    import pyrego.batch.results as results
+
+    _batch_results = results
+    return results
+
+
 class QueryMixin:
     """Compiling and running queries, for :class:`pyrego.Engine`: its query
     methods (``eval_query``, ``eval_partial``, ``compile_filters``) and the
-    compilation they share."""
+    compilation they share; rules prepared for many evaluations
+    (``prepare_rule``, ``eval_many``)."""
 
     if TYPE_CHECKING:  # (the engine's)
         _queries: BoundedDict[str, CompiledQuery] | None
@@ -55,11 +80,68 @@ class QueryMixin:
         _rego_v0: bool
         _extra_mockable: frozenset[str]
         _input: Any
+        _batch_rules: dict[str, PreparedRule]
 
         def _get_program(self) -> Program: ...
         def _invalidate(self) -> None: ...
         def _context(self, input: Any = NO_INPUT) -> EvalContext: ...
         def _attach_source(self, err: RegoError, policies: Any = None) -> None: ...
+
+    def prepare_rule(self, path: str) -> PreparedRule:
+        """The rule (or document) at ``path`` as a function of the input, for
+        evaluating it many times (as OPA's ``PrepareForEval``):
+        ``rule = engine.prepare_rule("data.authz.allow")``, then
+        ``rule(input)`` is ``engine.eval_rule("data.authz.allow", input=input)``
+        (a value, or ``pyrego.UNDEFINED``; the same errors), with less fixed cost.
+
+        The policies are compiled now (their errors are raised here). The
+        function follows the engine: after policies, data or settings change,
+        its next call evaluates the new ones (never a decision of the old).
+        Like ``eval_rule`` with ``input=``, it may be called from several
+        threads at once."""
+        rule_path(path)  # (refuses a path that is not one)
+        self._get_program()
+        return prepared_rule(self, path)  # type: ignore[arg-type]  # (a mixin of Engine)
+
+    def eval_many(
+        self, path: str, inputs: Iterable[Any], *, processes: int | None = None, chunk_size: int = 1000, on_error: OnError = "report"
+    ) -> Iterator[BatchResult]:
+        """The rule at ``path`` for each of ``inputs`` (read lazily): a ``BatchResult(value, error)``
+        per input, in order; an input's error is its result and the batch goes on.
+        ``processes=N``: in ``N`` worker processes. See :func:`pyrego.batch.eval_many`."""
+        if processes is None and on_error == "report" and type(inputs) is list and len(inputs) <= SMALL_BATCH:
+            # A few inputs: each through the rule prepared once per engine and
+            # path (preparing it per batch, and a generator, cost more than a
+            # small decision); the results are made at once.
+            try:
+                rule = self._batch_rules[path]
+            except (KeyError, TypeError):  # TypeError: a path that is not even hashable
+                rule = self._batch_rule(path)
+            results = _batch_results or _load_batch_results()
+            out = []
+            for value in inputs:
+                try:
+                    result = rule(value)
+                except RegoError as err:
+                    if not err.code.startswith("eval_"):
+                        raise  # (a compile error or a bad path is not the input's)
+                    out.append(results.error_result(err))
+                    continue
+                out.append(results.OK_TRUE if result is True else results.ok_result(result))
+            return iter(out)
+        batch: Any = sys.modules.get("pyrego.batch")  # (an import statement per call costs more than a small batch)
+        if batch is None:
+            import pyrego.batch as batch
+        return batch.eval_many(self, path, inputs, processes=processes, chunk_size=chunk_size, on_error=on_error)  # type: ignore[no-any-return]
+
+    def _batch_rule(self, path: str) -> PreparedRule:
+        """``path`` prepared, kept for the next small batch (a prepared rule follows the engine's changes)."""
+        rule = self.prepare_rule(path)
+        rules = self.__dict__.get("_batch_rules")  # (never the class's shared empty one)
+        if rules is None or len(rules) >= PATHS_KEPT:
+            rules = self._batch_rules = {}
+        rules[path] = rule
+        return rule
 
     def _eval_rule_by_query(self, query: str, input: Any) -> Any:
         solutions = list(self._execute(self._compile_query(query), input))

@@ -152,7 +152,7 @@ def eval_many(
     """
     if processes is None:
         if not _preparable(target) and on_error in ("report", "raise"):
-            from pyrego.engine import SMALL_BATCH
+            from pyrego.engine_support import SMALL_BATCH
 
             head: Any = inputs
             if type(inputs) is not list and type(inputs) is not tuple:

@@ -16,8 +16,9 @@ on its text: a policy's string literals are in it):
   rules (``R4(ctx)``, ``D4_0(ctx, acc)``: those functions are written again
   the same way, taking ``(input, m, ...)``); otherwise it is empty, so
   ``ctx.cache.get(<id>, K<n>)`` (a constant document) is its constant;
-- ``ctx.now_ns`` reads the clock once per call, into the memo (every read
-  of one evaluation must agree);
+- ``ctx.now_ns`` reads the clock once per call (every read of one
+  evaluation must agree), into a local where one definition and no called
+  rule reads it, else into the memo;
 - a builtin's error path (``rt_builtin_error(ctx, ...)``) makes a context
   for the settings then (strict errors, or the record of errors);
 - a loop's deadline check goes: there is none with no time limit, and a
@@ -48,6 +49,8 @@ _RULE_FUNCTION = re.compile(r"[RDE](\d+)(?:_\d+)?")
 _PLAIN_TYPES = (bool, int, type(None))
 # The memo's name, and its key for the clock (rules' keys are their ids, never negative).
 _MEMO, _CLOCK = "m", -1
+# Without a memo (one function reads the clock): the local it reads it into.
+_NOW = "now_"
 
 
 def _function_tree(program: Program, name: str) -> pyast.FunctionDef | None:
@@ -100,9 +103,14 @@ class _Detach(pyast.NodeTransformer):
 
     def __init__(self, memo: bool) -> None:
         self.memo = memo
+        self.reads_clock = False  # (without the memo: a function read the clock into its local ``now_``)
 
     def visit_FunctionDef(self, node: pyast.FunctionDef) -> pyast.AST:
+        self.reads_clock = False
         self.generic_visit(node)
+        if self.reads_clock:
+            start = pyast.Assign(targets=[pyast.Name(id=_NOW, ctx=pyast.Store())], value=pyast.Constant(value=None))
+            node.body.insert(0, pyast.copy_location(start, node.body[0]))
         if _takes_context(node):
             node.args.args[0].arg = "input"
             if self.memo:
@@ -150,6 +158,19 @@ class _Detach(pyast.NodeTransformer):
             return pyast.copy_location(pyast.Name(id="DATA_", ctx=pyast.Load()), node)
         if self.memo and node.attr == "cache":
             return pyast.copy_location(pyast.Name(id=_MEMO, ctx=pyast.Load()), node)
+        if not self.memo and node.attr == "now_ns":
+            # (now_ := time_ns()) if now_ is None else now_, with ``now_ = None`` on entry
+            self.reads_clock = True
+            now = pyast.Name(id=_NOW, ctx=pyast.Load())
+            read = pyast.IfExp(
+                test=pyast.Compare(left=now, ops=[pyast.Is()], comparators=[pyast.Constant(value=None)]),
+                body=pyast.NamedExpr(
+                    target=pyast.Name(id=_NOW, ctx=pyast.Store()),
+                    value=pyast.Call(func=pyast.Name(id="time_ns", ctx=pyast.Load()), args=[], keywords=[]),
+                ),
+                orelse=pyast.Name(id=_NOW, ctx=pyast.Load()),
+            )
+            return pyast.copy_location(read, node)
         if self.memo and node.attr == "now_ns":
             # m[-1] if -1 in m else m.setdefault(-1, time_ns())
             def memo() -> pyast.Name:
@@ -248,8 +269,9 @@ def input_function(
             return None
         called += functions
         pending |= set().union(*map(_rule_calls, functions))
-    reads_clock = any(isinstance(n, pyast.Attribute) and _is_ctx(n.value) and n.attr == "now_ns" for f in entries for n in pyast.walk(f))
-    memo = bool(called) or reads_clock
+    # Every clock read of an evaluation must agree: a local suffices when one definition reads it.
+    clocks = sum(any(isinstance(n, pyast.Attribute) and _is_ctx(n.value) and n.attr == "now_ns" for n in pyast.walk(f)) for f in entries)
+    memo = bool(called) or clocks > 1
     # The namespace after the chunks' code was written (it may have brought in constants).
     namespace = dict(program.namespace)
     namespace.update(
