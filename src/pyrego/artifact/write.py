@@ -135,7 +135,7 @@ def artifact_text(engine: ProgramSource) -> bytes:
     code += gen.lines
     if gen.own_parts or gen.ground_docs or gen.child_tables:
         raise ArtifactError("the policies define documents at several levels of one path; an artifact cannot hold them yet")
-    builtin_names = {g: n for n, g in gen._builtins.items()}
+    builtin_names = {g: n for n, g in gen.builtin_globals.items()}
     base = _base_names()
     head: list[str] = []
     later: list[str] = []
