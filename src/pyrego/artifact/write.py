@@ -50,9 +50,10 @@ importing any module does: load artifacts only from a trusted source.
 """
 
 if __name__ != "__pyrego_artifact__":
-    from pyrego.artifact import load_artifact
+    from pyrego.artifact.load import load_artifact_bytes
 
-    policy = load_artifact(__file__)
+    # Read through the module's loader: the file may be in a folder, a wheel or a zip on sys.path.
+    policy = load_artifact_bytes(__loader__.get_data(__file__), __file__, cache=True)
 else:
 '''
 
