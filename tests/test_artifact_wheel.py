@@ -151,16 +151,22 @@ def test_the_installed_wheel_agrees_with_opa(tmp_path: Path) -> None:
 
 
 def test_the_wheel_imports_from_sys_path_as_a_zip(tmp_path: Path) -> None:
-    """A pure-Python wheel is a zip: with the .whl itself on sys.path (as
-    Spark's --py-files puts its files) the module imports without installing."""
+    """A pure-Python wheel is a zip: with the .whl itself on sys.path the
+    module imports without installing; so does a copy named .zip (the name
+    Spark's --py-files puts on workers' sys.path: it skips .whl files)."""
     wheel = tmp_path / WHEEL
     write_artifact_wheel(app_engine(), wheel)
-    got = decide_in_subprocess("authz_policy", [str(wheel), SRC], tmp_path)
-    assert got["file"] == os.path.join(str(wheel), "authz_policy.py")
+    copy = tmp_path / "authz_policy.zip"
+    copy.write_bytes(wheel.read_bytes())
     engine = app_engine()
-    # load_artifact opens files, not zip members: only the module's own load runs here.
-    assert got["module"] == [[outcome(engine.eval_rule, r, input=x) for x in INPUTS] for r in RULES]
-    assert "cannot read artifact" in got["loaded"]
+    want = [[outcome(engine.eval_rule, r, input=x) for x in INPUTS] for r in RULES]
+    for archive in (wheel, copy):
+        got = decide_in_subprocess("authz_policy", [str(archive), SRC], tmp_path)
+        assert got["file"] == os.path.join(str(archive), "authz_policy.py")
+        # The module reads itself through its zip loader; load_artifact opens only files.
+        assert got["module"] == want
+        assert "cannot read artifact" in got["loaded"]
+        assert got["compiler"] == []
 
 
 def record_hash(data: bytes) -> str:
