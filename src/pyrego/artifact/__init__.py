@@ -11,6 +11,10 @@ version, the policies' digests and a digest of the rest. Loading it parses,
 checks and generates nothing; it runs the code, so **load only artifacts
 from a trusted source** (as you would import only trusted modules).
 ``pyrego build --target python`` writes one from the command line.
+
+:func:`write_artifact_wheel` packs the same file in a wheel
+(``NAME-VERSION-py3-none-any.whl``) that ``pip install`` installs as module
+``NAME`` (see :mod:`pyrego.artifact.wheel`).
 """
 
 from __future__ import annotations
@@ -34,6 +38,15 @@ def write_artifact(engine: ProgramSource, path: str | os.PathLike[str]) -> dict[
     return write(engine, path)
 
 
+def write_artifact_wheel(engine: ProgramSource, path: str | os.PathLike[str], *, module: str | None = None) -> dict[str, Any]:
+    """Write ``engine``'s compiled policies and data as a wheel at ``path``
+    (``NAME-VERSION-py3-none-any.whl``); returns the artifact's metadata
+    (see :func:`pyrego.artifact.wheel.write_artifact_wheel`)."""
+    from pyrego.artifact.wheel import write_artifact_wheel as write
+
+    return write(engine, path, module=module)
+
+
 def load_artifact(path: str | os.PathLike[str], *, cache: bool = True) -> CompiledPolicy:
     """Load an artifact (see :func:`pyrego.artifact.load.load_artifact`): trusted sources only."""
     from pyrego.artifact.load import load_artifact as load
@@ -41,4 +54,4 @@ def load_artifact(path: str | os.PathLike[str], *, cache: bool = True) -> Compil
     return load(path, cache=cache)
 
 
-__all__ = ["ArtifactError", "load_artifact", "write_artifact"]
+__all__ = ["ArtifactError", "load_artifact", "write_artifact", "write_artifact_wheel"]

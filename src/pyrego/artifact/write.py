@@ -50,9 +50,10 @@ importing any module does: load artifacts only from a trusted source.
 """
 
 if __name__ != "__pyrego_artifact__":
-    from pyrego.artifact import load_artifact
+    from pyrego.artifact.load import load_artifact_bytes
 
-    policy = load_artifact(__file__)
+    # Read through the module's loader: the file may be in a folder, a wheel or a zip on sys.path.
+    policy = load_artifact_bytes(__loader__.get_data(__file__), __file__, cache=True)
 else:
 '''
 
@@ -135,7 +136,7 @@ def artifact_text(engine: ProgramSource) -> bytes:
     code += gen.lines
     if gen.own_parts or gen.ground_docs or gen.child_tables:
         raise ArtifactError("the policies define documents at several levels of one path; an artifact cannot hold them yet")
-    builtin_names = {g: n for n, g in gen._builtins.items()}
+    builtin_names = {g: n for n, g in gen.builtin_globals.items()}
     base = _base_names()
     head: list[str] = []
     later: list[str] = []

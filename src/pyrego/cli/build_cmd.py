@@ -9,7 +9,9 @@ revision; roots ``[""]`` unless the bundles read name theirs), and
 ``--claims-file``). See :mod:`pyrego.bundle.writer`.
 
 Only OPA's ``rego`` target at optimisation level 0 is made: ``-t wasm``,
-``-t plan`` and ``-O 1`` or more are refused with a message.
+``-t plan`` and ``-O 1`` or more are refused with a message. ``-t python``
+is pyrego's own: a compiled artifact, as a ``.py`` file or a wheel (see
+:mod:`pyrego.cli.build_python`).
 """
 
 from __future__ import annotations
@@ -40,6 +42,8 @@ def cmd_build(ns: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         if ns.output is None:
             return _fail(err, "--target python needs -o FILE")
         return build_python.run(ns, out, err)
+    if ns.module is not None:
+        return _fail(err, "--module names the module of a python target's wheel (-t python -o NAME-VERSION-py3-none-any.whl)")
     if ns.target != "rego":
         return _fail(err, f"target {ns.target!r} is not supported by pyrego build: only rego (OPA's bundle) and python (a compiled artifact)")
     if ns.output is None:
@@ -114,8 +118,13 @@ def register(sub: Any) -> None:
     p.add_argument("-r", "--revision", metavar="REV", help="set the bundle's revision")
     p.add_argument("--ignore", action="append", metavar="GLOB", help="file and folder names to ignore (repeatable)")
     p.add_argument(
-        "-t", "--target", default="rego", help="rego: an OPA bundle (default); python: the compiled policies as one importable Python file (wasm and plan are not made)"
+        "-t",
+        "--target",
+        default="rego",
+        help="rego: an OPA bundle (default); python: the compiled policies as one importable Python file, "
+        "or as a wheel when -o ends in .whl (wasm and plan are not made)",
     )
+    p.add_argument("--module", metavar="NAME", help="with -o NAME-VERSION-py3-none-any.whl: the module's name (default NAME)")
     p.add_argument("-O", "--optimize", type=int, default=0, help="optimization level: only 0")
     p.add_argument("-e", "--entrypoint", action="append", metavar="PATH", help="accepted for compatibility (rego target, -O 0: unused)")
     p.add_argument("--signing-key", metavar="KEY", help="the secret (HMAC) or path of the PEM file of the private key (RSA, ECDSA)")

@@ -161,6 +161,11 @@ class ModuleGen:
     def builtin(self, name: str) -> Builtin | None:
         return self.tree.builtin(name)
 
+    @property
+    def builtin_globals(self) -> dict[str, str]:
+        """Builtin name -> the global (``B<n>``) the generated code calls it by (a copy)."""
+        return dict(self._builtins)
+
     def builtin_global(self, name: str, builtin: Builtin | None = None) -> str:
         g = self._builtins.get(name)
         if g is None:
@@ -171,9 +176,8 @@ class ModuleGen:
         return g
 
     def builtin_site(self, name: str, location: Location, builtin: Builtin | None = None) -> str:
-        """``C<n>``: the compact form's caller of builtin ``name`` at ``location``
-        (``C<n>(ctx, *args)``); codegen_tiers writes the fast form's inline
-        ``try`` from its :class:`BuiltinSite`."""
+        """``C<n>``: the compact form's caller of builtin ``name`` at ``location`` (``C<n>(ctx, *args)``);
+        codegen_tiers writes the fast form's inline ``try`` from its :class:`BuiltinSite`."""
         key = (name, location)
         site = self._site_names.get(key)
         if site is None:
