@@ -80,7 +80,9 @@ class QueryMixin:
         _rego_v0: bool
         _extra_mockable: frozenset[str]
         _input: Any
-        _batch_rules: dict[str, PreparedRule]
+        _prepared_rules: dict[str, PreparedRule]
+        _prepared_table: Any
+        _rule_fns: dict[str, Any]
 
         def _get_program(self) -> Program: ...
         def _invalidate(self) -> None: ...
@@ -94,14 +96,29 @@ class QueryMixin:
         ``rule(input)`` is ``engine.eval_rule("data.authz.allow", input=input)``
         (a value, or ``pyrego.UNDEFINED``; the same errors), with less fixed cost.
 
-        The policies are compiled now (their errors are raised here). The
-        function follows the engine: after policies, data or settings change,
-        its next call evaluates the new ones (never a decision of the old).
-        Like ``eval_rule`` with ``input=``, it may be called from several
-        threads at once."""
+        The policies are compiled now (their errors are raised here), and the
+        code of the rule is put in its final form. The function follows the
+        engine: after policies, data or settings change, its next call
+        evaluates the new ones (never a decision of the old). Like
+        ``eval_rule`` with ``input=``, it may be called from several threads
+        at once. Preparing the same path again, while the engine has not
+        changed, gives the same function."""
         rule_path(path)  # (refuses a path that is not one)
         self._get_program()
-        return prepared_rule(self, path)  # type: ignore[arg-type]  # (a mixin of Engine)
+        table = self._rule_fns
+        rules = self._prepared_rules
+        if self._prepared_table is not table:
+            # Prepared for other policies, data or settings: they would hand every call on.
+            rules = {}
+        rule = rules.get(path)
+        if rule is None:
+            rule = prepared_rule(self, path)  # type: ignore[arg-type]  # (a mixin of Engine)
+            if len(rules) >= PATHS_KEPT:
+                rules = {}
+            rules[path] = rule
+            if rules is not self._prepared_rules:
+                self._prepared_rules, self._prepared_table = rules, table
+        return rule
 
     def eval_many(
         self, path: str, inputs: Iterable[Any], *, processes: int | None = None, chunk_size: int = 1000, on_error: OnError = "report"
@@ -110,13 +127,17 @@ class QueryMixin:
         per input, in order; an input's error is its result and the batch goes on.
         ``processes=N``: in ``N`` worker processes. See :func:`pyrego.batch.eval_many`."""
         if processes is None and on_error == "report" and type(inputs) is list and len(inputs) <= SMALL_BATCH:
-            # A few inputs: each through the rule prepared once per engine and
-            # path (preparing it per batch, and a generator, cost more than a
+            # A few inputs: each through the rule prepared for this engine as it
+            # is (preparing it per batch, and a generator, cost more than a
             # small decision); the results are made at once.
-            try:
-                rule = self._batch_rules[path]
-            except (KeyError, TypeError):  # TypeError: a path that is not even hashable
-                rule = self._batch_rule(path)
+            rule = None
+            if self._prepared_table is self._rule_fns:
+                try:
+                    rule = self._prepared_rules[path]
+                except (KeyError, TypeError):  # TypeError: a path that is not even hashable
+                    pass
+            if rule is None:
+                rule = self.prepare_rule(path)
             results = _batch_results or _load_batch_results()
             out = []
             for value in inputs:
@@ -134,14 +155,6 @@ class QueryMixin:
             import pyrego.batch as batch
         return batch.eval_many(self, path, inputs, processes=processes, chunk_size=chunk_size, on_error=on_error)  # type: ignore[no-any-return]
 
-    def _batch_rule(self, path: str) -> PreparedRule:
-        """``path`` prepared, kept for the next small batch (a prepared rule follows the engine's changes)."""
-        rule = self.prepare_rule(path)
-        rules = self.__dict__.get("_batch_rules")  # (never the class's shared empty one)
-        if rules is None or len(rules) >= PATHS_KEPT:
-            rules = self._batch_rules = {}
-        rules[path] = rule
-        return rule
 
     def _eval_rule_by_query(self, query: str, input: Any) -> Any:
         solutions = list(self._execute(self._compile_query(query), input))

@@ -19,8 +19,7 @@ settings are those of the engine when the batch starts.
 
 from __future__ import annotations
 
-import itertools
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any, Protocol, Union
 
 from pyrego.batch.prepared import PreparedRule, run_prepared
@@ -46,10 +45,11 @@ def _load_from_engine() -> Any:
     return prepare_from_engine
 
 
-def _by_engine(eval_rule: Any, path: str, inputs: Iterable[Any], raising: bool) -> Iterator[BatchResult]:
+def _each(rule: Callable[[Any], Any], inputs: Iterable[Any], raising: bool) -> Iterator[BatchResult]:
+    """``rule`` (an engine's prepared rule) for each of ``inputs``, lazily."""
     for value in inputs:
         try:
-            result = eval_rule(path, input=value)
+            result = rule(value)
         except RegoError as err:
             if raising or not err.code.startswith("eval_"):
                 raise  # (a compile error or a bad path is not the input's)
@@ -152,20 +152,9 @@ def eval_many(
     """
     if processes is None:
         if not _preparable(target) and on_error in ("report", "raise"):
-            from pyrego.engine_support import SMALL_BATCH
-
-            head: Any = inputs
-            if type(inputs) is not list and type(inputs) is not tuple:
-                it = iter(inputs)
-                head = list(itertools.islice(it, SMALL_BATCH + 1))
-                inputs = itertools.chain(head, it) if len(head) > SMALL_BATCH else head
-            if len(head) <= SMALL_BATCH:
-                # A few inputs: the engine's own small-batch path (a rule it keeps
-                # prepared) costs less than resolving the rule and setting up a
-                # context for them; "raise" stops at the failing input, in order.
-                if on_error == "report":
-                    return target.eval_many(path, list(head))  # type: ignore[union-attr]
-                return _by_engine(target.eval_rule, path, head, True)  # type: ignore[union-attr]
+            # The engine's prepared rule (kept by the engine while it does not
+            # change): where the rule needs no context, one call per input.
+            return _each(target.prepare_rule(path), inputs, on_error == "raise")  # type: ignore[union-attr]
         return run_prepared(prepare(target, path), inputs, on_error)
     from pyrego.batch.pool import pool_values
 
