@@ -14,8 +14,9 @@ on its text: a policy's string literals are in it):
   function was made for;
 - the memo, ``ctx.cache``, is a dict made per call when the rule calls
   rules (``R4(ctx)``, ``D4_0(ctx, acc)``: those functions are written again
-  the same way, taking ``(input, m, ...)``); otherwise it is empty, so
-  ``ctx.cache.get(<id>, K<n>)`` (a constant document) is its constant;
+  the same way, taking ``(input, m, ...)``); ``ctx.cache.get(<id>, K<n>)``,
+  a constant document, is its constant (no ``with`` is in force), and
+  membership in a constant array of strings is a test of a frozenset;
 - ``ctx.now_ns`` reads the clock once per call (every read of one
   evaluation must agree), into a local where one definition and no called
   rule reads it, else into the memo;
@@ -101,12 +102,19 @@ class _Detach(pyast.NodeTransformer):
     ``memo``, of the memo ``m``): see the module's text. What it cannot
     rewrite it leaves, naming ``ctx``, and :func:`_checked` refuses it."""
 
-    def __init__(self, memo: bool) -> None:
+    def __init__(self, memo: bool, namespace: dict[str, Any]) -> None:
         self.memo = memo
+        self.namespace = namespace
         self.reads_clock = False  # (without the memo: a function read the clock into its local ``now_``)
+        # Locals assigned once, to a constant document (``t3 = K6``), in the function being written.
+        self.constants: dict[str, str] = {}
+        self.assigned_once: set[str] = set()
 
     def visit_FunctionDef(self, node: pyast.FunctionDef) -> pyast.AST:
         self.reads_clock = False
+        stores = [n.id for n in pyast.walk(node) if isinstance(n, pyast.Name) and isinstance(n.ctx, pyast.Store)]
+        self.assigned_once = {name for name in stores if stores.count(name) == 1}
+        self.constants = {}
         self.generic_visit(node)
         if self.reads_clock:
             start = pyast.Assign(targets=[pyast.Name(id=_NOW, ctx=pyast.Store())], value=pyast.Constant(value=None))
@@ -126,6 +134,11 @@ class _Detach(pyast.NodeTransformer):
             and _is_ctx(test.left.value)
             and test.left.attr == "deadline"
             and not node.orelse
+            and len(node.body) == 1
+            and isinstance(node.body[0], pyast.Expr)
+            and isinstance(node.body[0].value, pyast.Call)
+            and isinstance(node.body[0].value.func, pyast.Name)
+            and node.body[0].value.func.id == "rt_check_deadline"
         ):
             return pyast.copy_location(pyast.Pass(), node)
         return self.generic_visit(node)
@@ -138,16 +151,52 @@ class _Detach(pyast.NodeTransformer):
             elif self.memo and _RULE_FUNCTION.fullmatch(func.id):
                 node.args[0:1] = [pyast.Name(id="input", ctx=pyast.Load()), pyast.Name(id=_MEMO, ctx=pyast.Load())]
         elif (
-            not self.memo
-            and isinstance(func, pyast.Attribute)
+            isinstance(func, pyast.Name)
+            and func.id == "rt_member"
+            and len(node.args) == 2
+            and isinstance(node.args[1], pyast.Name)
+            and node.args[1].id in self.constants
+        ):
+            return self._member_of_constant(node)
+        elif (
+            isinstance(func, pyast.Attribute)
             and func.attr == "get"
             and isinstance(func.value, pyast.Attribute)
             and _is_ctx(func.value.value)
             and func.value.attr == "cache"
             and len(node.args) == 2
         ):
-            return node.args[1]  # (the memo is empty: the default, a constant document)
+            # A constant document: what the memo holds for it, if anything, is
+            # the same (no ``with`` can be in force in code written here).
+            return node.args[1]
         return self.generic_visit(node)
+
+    def visit_Assign(self, node: pyast.Assign) -> pyast.AST:
+        self.generic_visit(node)
+        target, value = node.targets[0], node.value
+        if len(node.targets) == 1 and isinstance(target, pyast.Name) and target.id in self.assigned_once and isinstance(value, pyast.Name) and re.fullmatch(r"K\d+", value.id):
+            self.constants[target.id] = value.id
+        return node
+
+    def _member_of_constant(self, node: pyast.Call) -> pyast.AST:
+        """``rt_member(x, t)`` where ``t`` holds a constant array of strings:
+        ``x in <its frozenset>`` for a string ``x`` (Rego's equality of strings
+        is Python's), false for any other value (no string equals it)."""
+        constant = self.constants[node.args[1].id]  # type: ignore[attr-defined]
+        value = self.namespace.get(constant)
+        if type(value) is not list or not value or not all(type(v) is str for v in value):
+            return self.generic_visit(node)
+        name = f"{constant}_STRINGS"
+        self.namespace[name] = frozenset(value)
+        x = node.args[0]
+        if not isinstance(x, pyast.Name):
+            return self.generic_visit(node)
+        def load(id_: str) -> pyast.Name:
+            return pyast.Name(id=id_, ctx=pyast.Load())
+
+        is_str = pyast.Compare(left=pyast.Call(func=load("type"), args=[load(x.id)], keywords=[]), ops=[pyast.Is()], comparators=[load("str")])
+        test = pyast.BoolOp(op=pyast.And(), values=[is_str, pyast.Compare(left=load(x.id), ops=[pyast.In()], comparators=[load(name)])])
+        return pyast.copy_location(test, node)
 
     def visit_Attribute(self, node: pyast.Attribute) -> pyast.AST:
         if not _is_ctx(node.value) or not isinstance(node.ctx, pyast.Load):
@@ -277,7 +326,7 @@ def input_function(
     namespace.update(
         NEW_CONTEXT=new_context, time_ns=time.time_ns, DEFAULT_=default, DATA_=data, CONVERT_=convert, EXCEPTION_=Exception, **(guard or {})
     )
-    detach = _Detach(memo)
+    detach = _Detach(memo, namespace)
     tops = []
     for i, tree in enumerate(entries):
         tree = detach.visit(tree)
