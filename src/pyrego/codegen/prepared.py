@@ -239,6 +239,62 @@ class _Detach(pyast.NodeTransformer):
         return node
 
 
+def _type_tests_once(function: pyast.FunctionDef) -> None:
+    """``type(t) is dict``, asked again and again of one local assigned once at
+    the top of ``function`` (each literal-key lookup in it asks), asked once:
+    ``t_dict = type(t) is dict`` after the assignment, then that local."""
+    body = function.body
+    stores = [n.id for n in pyast.walk(function) if isinstance(n, pyast.Name) and isinstance(n.ctx, pyast.Store)]
+    tests: dict[str, int] = {}
+    for node in pyast.walk(function):
+        name = _dict_test_of(node)
+        if name is not None:
+            tests[name] = tests.get(name, 0) + 1
+    for i in range(len(body) - 1, -1, -1):
+        statement = body[i]
+        if not (isinstance(statement, pyast.Assign) and len(statement.targets) == 1 and isinstance(statement.targets[0], pyast.Name)):
+            continue
+        name = statement.targets[0].id
+        if tests.get(name, 0) < 2 or stores.count(name) != 1:
+            continue
+        flag = f"{name}_dict"
+        _DictTests(name, flag).visit(function)
+        test = pyast.Compare(
+            left=pyast.Call(func=pyast.Name(id="type", ctx=pyast.Load()), args=[pyast.Name(id=name, ctx=pyast.Load())], keywords=[]),
+            ops=[pyast.Is()],
+            comparators=[pyast.Name(id="dict", ctx=pyast.Load())],
+        )
+        body.insert(i + 1, pyast.copy_location(pyast.Assign(targets=[pyast.Name(id=flag, ctx=pyast.Store())], value=test), statement))
+
+
+def _dict_test_of(node: pyast.AST) -> str | None:
+    """The local ``t`` when ``node`` is ``type(t) is dict``."""
+    if (
+        isinstance(node, pyast.Compare)
+        and len(node.ops) == 1
+        and isinstance(node.ops[0], pyast.Is)
+        and isinstance(node.comparators[0], pyast.Name)
+        and node.comparators[0].id == "dict"
+        and isinstance(node.left, pyast.Call)
+        and isinstance(node.left.func, pyast.Name)
+        and node.left.func.id == "type"
+        and len(node.left.args) == 1
+        and isinstance(node.left.args[0], pyast.Name)
+    ):
+        return node.left.args[0].id
+    return None
+
+
+class _DictTests(pyast.NodeTransformer):
+    def __init__(self, name: str, flag: str) -> None:
+        self.name, self.flag = name, flag
+
+    def visit_Compare(self, node: pyast.Compare) -> pyast.AST:
+        if _dict_test_of(node) == self.name:
+            return pyast.copy_location(pyast.Name(id=self.flag, ctx=pyast.Load()), node)
+        return self.generic_visit(node)
+
+
 def _checked(functions: list[pyast.FunctionDef], namespace: dict[str, Any], plain_returns: bool) -> bool:
     """Whether the rewritten ``functions`` name no context, read only names
     they or the program define, and (``plain_returns``) return only plain
@@ -333,6 +389,8 @@ def input_function(
         tree.name = f"P{i}"
         tops.append(tree)
     called = [detach.visit(f) for f in called]
+    for function in (*tops, *called):
+        _type_tests_once(function)
     converts = memo and convert is not None
     if not _checked(tops, namespace, plain_returns=not converts) or not _checked(called, namespace, plain_returns=False):
         return None
