@@ -186,7 +186,9 @@ def test_regex_globs_match_with_wide_ranges_is_quick(oracle: Any) -> None:
     inp = {"a": "[\u0000-\U0010ffff][\u0000-\U0010ffff]x", "b": "[a-c]+x"}
     start = time.monotonic()
     assert _ours(policy, inp) == _opa(oracle, policy, inp)
-    assert time.monotonic() - start < 1
+    # Not a timing of the builtin: a product of the ranges would take hours (a
+    # loaded shared machine has taken over 1 s for the quick way).
+    assert time.monotonic() - start < 20
 
 
 def test_string_builtins_stop_at_the_deadline() -> None:
