@@ -5,7 +5,7 @@ The AST classes are frozen, slotted dataclasses: calling one runs a Python
 an argument tuple per field), which makes a node cost two to three times as
 much as a plain slotted object. The parser makes a hundred or so per policy,
 most of them vars, scalars, refs, calls and expressions, so these makers build
-each as an instance of a mutable twin class with the same slots, filled with
+each (and the rules and their heads) as an instance of a mutable twin class with the same slots, filled with
 plain attribute stores, and then give it its real class (CPython allows
 ``__class__`` assignment between classes of the same layout). The result is
 an ordinary instance of the AST class, equal to one made by calling it.
@@ -61,7 +61,29 @@ class _ExprTwin:
     location: Location
 
 
+class _RuleHeadTwin:
+    __slots__ = ("ref", "value", "key", "args", "assign", "location")
+    ref: ast.Ref
+    value: ast.Term | None
+    key: ast.Term | None
+    args: tuple[ast.Term, ...] | None
+    assign: bool
+    location: Location
+
+
+class _RuleTwin:
+    __slots__ = ("head", "body", "default", "else_", "location", "module_file")
+    head: ast.RuleHead
+    body: ast.Body
+    default: bool
+    else_: ast.Rule | None
+    location: Location
+    module_file: str
+
+
 for _twin, _cls in (
+    (_RuleHeadTwin, ast.RuleHead),
+    (_RuleTwin, ast.Rule),
     (_ScalarTwin, ast.Scalar),
     (_VarTwin, ast.Var),
     (_RefTwin, ast.Ref),
@@ -122,4 +144,39 @@ def new_expr(statement: ast.Statement, negated: bool, with_mods: tuple[ast.With,
     node.with_mods = with_mods
     node.location = location
     node.__class__ = ast.Expr  # type: ignore[assignment]
+    return node  # type: ignore[return-value]
+
+
+def new_rule_head(
+    ref: ast.Ref,
+    value: ast.Term | None,
+    key: ast.Term | None,
+    args: tuple[ast.Term, ...] | None,
+    assign: bool,
+    location: Location,
+) -> ast.RuleHead:
+    """``ast.RuleHead(ref, value, key, args, assign, location)``."""
+    node = _RuleHeadTwin()
+    node.ref = ref
+    node.value = value
+    node.key = key
+    node.args = args
+    node.assign = assign
+    node.location = location
+    node.__class__ = ast.RuleHead  # type: ignore[assignment]
+    return node  # type: ignore[return-value]
+
+
+def new_rule(
+    head: ast.RuleHead, body: ast.Body, default: bool, else_: ast.Rule | None, location: Location, module_file: str
+) -> ast.Rule:
+    """``ast.Rule(head, body, default, else_, location, module_file)``."""
+    node = _RuleTwin()
+    node.head = head
+    node.body = body
+    node.default = default
+    node.else_ = else_
+    node.location = location
+    node.module_file = module_file
+    node.__class__ = ast.Rule  # type: ignore[assignment]
     return node  # type: ignore[return-value]
