@@ -25,14 +25,19 @@ from pyrego.ast import nodes as ast
 from pyrego.errors import Location
 
 
-class _ScalarTwin:
+class ScalarTwin:
+    """The mutable twin of ``ast.Scalar`` (public for the parser's hottest
+    loops, which make scalars and vars inline, as new_scalar does)."""
+
     __slots__ = ("value", "location", "text")
     value: None | bool | int | float | Decimal | str
     location: Location
     text: str | None
 
 
-class _VarTwin:
+class VarTwin:
+    """The mutable twin of ``ast.Var`` (see ScalarTwin)."""
+
     __slots__ = ("name", "location")
     name: str
     location: Location
@@ -84,8 +89,8 @@ class _RuleTwin:
 for _twin, _cls in (
     (_RuleHeadTwin, ast.RuleHead),
     (_RuleTwin, ast.Rule),
-    (_ScalarTwin, ast.Scalar),
-    (_VarTwin, ast.Var),
+    (ScalarTwin, ast.Scalar),
+    (VarTwin, ast.Var),
     (_RefTwin, ast.Ref),
     (_CallTwin, ast.Call),
     (_ExprTwin, ast.Expr),
@@ -98,7 +103,7 @@ def new_scalar(
     value: None | bool | int | float | Decimal | str, location: Location, text: str | None = None
 ) -> ast.Scalar:
     """``ast.Scalar(value, location, text)``."""
-    node = _ScalarTwin()
+    node = ScalarTwin()
     node.value = value
     node.location = location
     node.text = text
@@ -108,7 +113,7 @@ def new_scalar(
 
 def new_var(name: str, location: Location) -> ast.Var:
     """``ast.Var(name, location)``."""
-    node = _VarTwin()
+    node = VarTwin()
     node.name = name
     node.location = location
     node.__class__ = ast.Var  # type: ignore[assignment]
