@@ -43,7 +43,9 @@ class VarTwin:
     location: Location
 
 
-class _RefTwin:
+class RefTwin:
+    """The mutable twin of ``ast.Ref`` (see ScalarTwin)."""
+
     __slots__ = ("head", "path", "location")
     head: ast.Term
     path: tuple[ast.Term, ...]
@@ -58,7 +60,9 @@ class _CallTwin:
     op_ref: ast.Ref | None
 
 
-class _ExprTwin:
+class ExprTwin:
+    """The mutable twin of ``ast.Expr`` (see ScalarTwin)."""
+
     __slots__ = ("statement", "negated", "with_mods", "location")
     statement: ast.Statement
     negated: bool
@@ -91,9 +95,9 @@ for _twin, _cls in (
     (_RuleTwin, ast.Rule),
     (ScalarTwin, ast.Scalar),
     (VarTwin, ast.Var),
-    (_RefTwin, ast.Ref),
+    (RefTwin, ast.Ref),
     (_CallTwin, ast.Call),
-    (_ExprTwin, ast.Expr),
+    (ExprTwin, ast.Expr),
 ):
     if _twin.__slots__ != _cls.__slots__:  # type: ignore[attr-defined]
         raise ImportError(f"{_twin.__name__} does not match the fields of ast.{_cls.__name__}")
@@ -122,7 +126,7 @@ def new_var(name: str, location: Location) -> ast.Var:
 
 def new_ref(head: ast.Term, path: tuple[ast.Term, ...], location: Location) -> ast.Ref:
     """``ast.Ref(head, path, location)``."""
-    node = _RefTwin()
+    node = RefTwin()
     node.head = head
     node.path = path
     node.location = location
@@ -143,7 +147,7 @@ def new_call(op: str, args: tuple[ast.Term, ...], location: Location, op_ref: as
 
 def new_expr(statement: ast.Statement, negated: bool, with_mods: tuple[ast.With, ...], location: Location) -> ast.Expr:
     """``ast.Expr(statement, negated, with_mods, location)``."""
-    node = _ExprTwin()
+    node = ExprTwin()
     node.statement = statement
     node.negated = negated
     node.with_mods = with_mods

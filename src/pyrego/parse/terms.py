@@ -20,7 +20,7 @@ from decimal import Decimal, InvalidOperation
 from typing import cast
 
 from pyrego.ast import nodes as ast
-from pyrego.ast.nodes import Scalar, Var
+from pyrego.ast.nodes import Ref, Scalar, Var
 from pyrego.errors import Location, RegoParseError
 from pyrego.parse.lexer import (
     BASE_KEYWORDS,
@@ -33,7 +33,7 @@ from pyrego.parse.lexer import (
     TMPLC,
     number_value,
 )
-from pyrego.parse.nodes import ScalarTwin, VarTwin, new_call, new_expr, new_ref, new_scalar, new_var
+from pyrego.parse.nodes import RefTwin, ScalarTwin, VarTwin, new_call, new_expr, new_ref, new_scalar, new_var
 from pyrego.parse.tokens import MAX_DEPTH, FatalParseError, TokenCursor, memo_key
 
 __all__ = ["MAX_DEPTH", "FatalParseError", "TermParser", "memo_key", "value_name"]
@@ -337,7 +337,12 @@ class TermParser(TokenCursor):
                 break
             if gaps[self.pos]:
                 break
-        return new_ref(head, tuple(path), loc)
+        ref = RefTwin()  # new_ref(head, tuple(path), loc), inlined
+        ref.head = head
+        ref.path = tuple(path)
+        ref.location = loc
+        ref.__class__ = Ref  # type: ignore[assignment]
+        return ref  # type: ignore[return-value]
 
     def dot_whitespace_error(self, dot: int) -> RegoParseError:
         """The error for a ref's '.' followed by a space, newline or comment."""
