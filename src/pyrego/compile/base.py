@@ -12,8 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pyrego.ast import nodes as ast
-from pyrego.builtins.registry import REGISTRY
-from pyrego.builtins.registry import Builtin
+from pyrego.builtins.registry import REGISTRY, Builtin
 from pyrego.builtins.registry import lookup as lookup_builtin
 from pyrego.errors import RegoCompileError
 from pyrego.parse.nodes import new_ref, new_scalar, new_var

@@ -297,7 +297,11 @@ class _Resolver:
                 self.data_refs.append(ref)
             return ref
         if type(t) is Call:
-            op = self.resolve_op(t.op, t.location)
+            op = t.op
+            dot = op.find(".")
+            head = op if dot < 0 else op[:dot]
+            if head in self.rule_names or head in self.imports:  # (resolve_op's own test first: most calls are of builtins)
+                op = self.resolve_op(op, t.location)
             args = self.terms(t.args, scope)
             call = t if op is t.op and args is t.args else new_call(op, args, t.location, t.op_ref)
             self.calls.append(call)
