@@ -299,8 +299,8 @@ class _Resolver:
         if type(t) is Call:
             op = t.op
             dot = op.find(".")
-            head = op if dot < 0 else op[:dot]
-            if head in self.rule_names or head in self.imports:  # (resolve_op's own test first: most calls are of builtins)
+            first = op if dot < 0 else op[:dot]
+            if first in self.rule_names or first in self.imports:  # (resolve_op's own test first: most calls are of builtins)
                 op = self.resolve_op(op, t.location)
             args = self.terms(t.args, scope)
             call = t if op is t.op and args is t.args else new_call(op, args, t.location, t.op_ref)
