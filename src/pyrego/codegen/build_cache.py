@@ -133,6 +133,8 @@ class _BuildCache(Generic[_T]):
         """Keep a weak reference to ``value``, built once and not kept (under
         the cache lock). Its entry goes when the value does, with the key: a
         policy's text is held no longer than its program."""
+        if not type(value).__weakrefoffset__:
+            return  # (parsed modules: slotted, no weak references; trying would raise)
         unkept = self._unkept
 
         # (no lock here: the value may be freed while this thread holds it)
@@ -141,10 +143,7 @@ class _BuildCache(Generic[_T]):
             if entry is not None and entry[0] is ref:
                 unkept.pop(digest, None)
 
-        try:
-            unkept[digest] = (weakref.ref(value, forget), key)
-        except TypeError:  # (parsed modules: slotted, no weak references)
-            pass
+        unkept[digest] = (weakref.ref(value, forget), key)
 
     def _count(self, digest: int) -> None:
         """Count a request for a key not kept (under the cache lock)."""

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pyrego.ast import nodes as ast
-from pyrego.builtins.registry import Builtin
+from pyrego.builtins.registry import REGISTRY, Builtin
 from pyrego.builtins.registry import lookup as lookup_builtin
 from pyrego.errors import RegoCompileError
 from pyrego.parse.nodes import new_ref, new_scalar, new_var
@@ -127,8 +127,22 @@ class CompiledTree:
         return None, find_builtin(op, self.extensions, self.allowed_builtins)
 
     def arity(self, op: str) -> int | None:
-        node, b = self.callee(op)
-        return node.arity if node is not None else b.arity if b is not None else None
+        """The number of arguments ``op`` takes (None: no such function).
+
+        :meth:`callee` and :func:`find_builtin`, written out: compiling asks
+        this for every call, and most calls are of builtins already loaded."""
+        node = self.functions.get(op)
+        if node is not None:
+            return node.arity
+        b = self.extensions.get(op)
+        if b is None:
+            allowed = self.allowed_builtins
+            if allowed is not None and op not in allowed:
+                return None
+            b = REGISTRY.get(op) or lookup_builtin(op)
+            if b is None:
+                return None
+        return b.arity
 
 
 def find_builtin(op: str, extensions: dict[str, Builtin], allowed: frozenset[str] | None) -> Builtin | None:

@@ -30,7 +30,7 @@ from pyrego.builtins.registry import lookup as lookup_builtin
 from pyrego.compile.base import FuncRef, data_ref
 from pyrego.compile.safety import ROOTS, stmt_vars, term_vars
 from pyrego.errors import RegoCompileError
-from pyrego.parse.nodes import new_call, new_expr, new_ref, new_var
+from pyrego.parse.nodes import new_call, new_expr, new_ref, new_rule, new_rule_head, new_var
 
 
 class _Scope:
@@ -297,7 +297,11 @@ class _Resolver:
                 self.data_refs.append(ref)
             return ref
         if type(t) is Call:
-            op = self.resolve_op(t.op, t.location)
+            op = t.op
+            dot = op.find(".")
+            first = op if dot < 0 else op[:dot]
+            if first in self.rule_names or first in self.imports:  # (resolve_op's own test first: most calls are of builtins)
+                op = self.resolve_op(op, t.location)
             args = self.terms(t.args, scope)
             call = t if op is t.op and args is t.args else new_call(op, args, t.location, t.op_ref)
             self.calls.append(call)
@@ -363,12 +367,12 @@ class _Resolver:
         new_head = head
         if not (ref_path is head.ref.path and key is head.key and value is head.value and args is head.args):
             ref = head.ref if ref_path is head.ref.path else Ref(head.ref.head, ref_path, head.ref.location)
-            new_head = ast.RuleHead(ref, value, key, args, head.assign, head.location)
+            new_head = new_rule_head(ref, value, key, args, head.assign, head.location)
         body = self.body(rule.body, scope)
         else_ = self.rule(rule.else_, scope if head.args is not None else None) if rule.else_ is not None else None
         if new_head is head and body is rule.body and else_ is rule.else_ and rule.module_file == self.module.file:
             return rule  # (nothing to resolve: rules are immutable)
-        return ast.Rule(new_head, body, rule.default, else_, rule.location, self.module.file)
+        return new_rule(new_head, body, rule.default, else_, rule.location, self.module.file)
 
 
 def _add_declared(stmt: ast.Statement, declared: set[str]) -> None:

@@ -210,6 +210,16 @@ def stmt_has_vars(stmt: ast.Statement) -> bool:
     return bool(stmt_vars(stmt, set(), closures=True))
 
 
+def expr_has_vars(expr: ast.Expr) -> bool:
+    """Whether ``body_vars((expr,), set())`` is not empty, without making that set."""
+    if stmt_has_vars(expr.statement):
+        return True
+    for w in expr.with_mods:
+        if _has_vars((w.value,)):
+            return True
+    return False
+
+
 def _has_vars(terms: tuple[ast.Term, ...]) -> bool:
     """Whether a local variable is in one of ``terms``, closures included."""
     for t in terms:
@@ -553,8 +563,7 @@ def reorder_body(
     # order while each is ready (what the general loop below would pick too).
     ordered: list[ast.Expr] = []
     for expr in body:
-        names = body_vars((expr,), set())
-        if names:
+        if expr_has_vars(expr):
             needs, outs = expr_needs_and_outputs(expr, now, outer, arity)
             if not needs <= now:
                 break

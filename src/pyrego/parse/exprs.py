@@ -7,9 +7,10 @@
 from __future__ import annotations
 
 from pyrego.ast import nodes as ast
+from pyrego.ast.nodes import Expr
 from pyrego.errors import Location, RegoParseError
 from pyrego.parse.lexer import IDENT, ILLEGAL, KEYWORD_KINDS, TOKEN_NAMES
-from pyrego.parse.nodes import new_call, new_expr, new_ref
+from pyrego.parse.nodes import ExprTwin, new_call, new_expr, new_ref
 from pyrego.parse.terms import MAX_DEPTH, FatalParseError, TermParser, memo_key
 
 __all__ = ["MEMBER_2", "MEMBER_3", "ExprParser"]
@@ -201,8 +202,13 @@ class ExprParser(TermParser):
             self.advance()
             stmt = ast.Unify(lhs, self.parse_term_in(True), lhs.location)
             k = self.kind
-        withs = self.parse_with() if k == "with" else ()
-        return new_expr(stmt, negated, withs, loc)
+        expr = ExprTwin()  # new_expr(stmt, negated, withs, loc), inlined
+        expr.statement = stmt
+        expr.negated = negated
+        expr.with_mods = self.parse_with() if k == "with" else ()
+        expr.location = loc
+        expr.__class__ = Expr  # type: ignore[assignment]
+        return expr  # type: ignore[return-value]
 
     def body_head_term(self, head: tuple[int, str, int, ast.Term, int, str]) -> ast.Term:
         """parse_term_in(True) for a body's first expression, which

@@ -31,7 +31,7 @@ from pyrego.ast import nodes as ast
 from pyrego.errors import Location, RegoParseError
 from pyrego.parse.lexer import ALL_KEYWORDS, BASE_KEYWORDS, EOF, FUTURE_KEYWORDS, IDENT, LOGICAL_KEYWORDS
 from pyrego.parse.logic import LogicParser
-from pyrego.parse.nodes import new_ref, new_scalar, new_var
+from pyrego.parse.nodes import new_ref, new_rule, new_rule_head, new_scalar, new_var
 from pyrego.parse.terms import FatalParseError, memo_key, value_name
 
 if TYPE_CHECKING:
@@ -184,7 +184,7 @@ class Parser(LogicParser):
 
     def build_rule(self, r: _Rule) -> ast.Rule:
         h = r.head
-        head = ast.RuleHead(
+        head = new_rule_head(
             new_ref(h.var, tuple(h.path), h.var.location),
             h.value,
             h.key if h.value is None else None,
@@ -193,7 +193,7 @@ class Parser(LogicParser):
             h.location,
         )
         else_ = self.build_rule(r.else_) if r.else_ is not None else None
-        return ast.Rule(head, r.body, r.default, else_, r.location, self.file)
+        return new_rule(head, r.body, r.default, else_, r.location, self.file)
 
     def check_v1(self, r: _Rule) -> None:
         """OPA's CheckRegoV1 rule checks (run at parse time in v1)."""

@@ -20,6 +20,7 @@ from decimal import Decimal, InvalidOperation
 from typing import cast
 
 from pyrego.ast import nodes as ast
+from pyrego.ast.nodes import Ref, Scalar, Var
 from pyrego.errors import Location, RegoParseError
 from pyrego.parse.lexer import (
     BASE_KEYWORDS,
@@ -32,7 +33,7 @@ from pyrego.parse.lexer import (
     TMPLC,
     number_value,
 )
-from pyrego.parse.nodes import new_call, new_expr, new_ref, new_scalar, new_var
+from pyrego.parse.nodes import RefTwin, ScalarTwin, VarTwin, new_call, new_expr, new_ref, new_scalar, new_var
 from pyrego.parse.tokens import MAX_DEPTH, FatalParseError, TokenCursor, memo_key
 
 __all__ = ["MAX_DEPTH", "FatalParseError", "TermParser", "memo_key", "value_name"]
@@ -102,7 +103,11 @@ class TermParser(TokenCursor):
             name = f"$wildcard{self.wild}"
             self.wild += 1
         pos = self.pos
-        return new_var(name, self.locs[pos] or self.make_loc(pos))
+        var = VarTwin()  # new_var(name, its location), inlined
+        var.name = name
+        var.location = self.locs[pos] or self.make_loc(pos)
+        var.__class__ = Var  # type: ignore[assignment]
+        return var  # type: ignore[return-value]
 
     def parse_term(self) -> ast.Term:
         """One term, with any ref/call suffix; no infix operators."""
@@ -115,15 +120,23 @@ class TermParser(TokenCursor):
             if after != ILLEGAL and (after not in _TERM_SUFFIXES or self.gaps[nxt]):
                 loc = self.locs[pos] or self.make_loc(pos)
                 lone: ast.Term
+                # (new_var and new_scalar, inlined)
                 if kind == IDENT:
                     name = self.texts[pos]
-                    lone = new_var(name, loc)
+                    var = VarTwin()
+                    var.name = name
+                    var.location = loc
+                    var.__class__ = Var  # type: ignore[assignment]
+                    lone = var  # type: ignore[assignment]
                     if name in ROOTS:
                         lone = new_ref(lone, (), loc)
-                elif kind == STRING:
-                    lone = new_scalar(self.values[pos], loc)  # type: ignore[arg-type]
                 else:
-                    lone = new_scalar(None if kind == "null" else kind == "true", loc)
+                    scalar = ScalarTwin()
+                    scalar.value = self.values[pos] if kind == STRING else None if kind == "null" else kind == "true"  # type: ignore[assignment]
+                    scalar.location = loc
+                    scalar.text = None
+                    scalar.__class__ = Scalar  # type: ignore[assignment]
+                    lone = scalar  # type: ignore[assignment]
                 # advance(), knowing that the next token is no illegal one
                 self.pos = nxt
                 if after == IDENT and self.texts[nxt] in self.future:
@@ -290,7 +303,12 @@ class TermParser(TokenCursor):
                         if gaps[self.pos]:
                             raise self.dot_whitespace_error(name - 1)
                         raise self.illegal("expected identifier")
-                    path.append(new_scalar(texts[name], locs[name] or self.make_loc(name)))
+                    key = ScalarTwin()  # new_scalar(texts[name], its location), inlined
+                    key.value = texts[name]
+                    key.location = locs[name] or self.make_loc(name)
+                    key.text = None
+                    key.__class__ = Scalar  # type: ignore[assignment]
+                    path.append(key)  # type: ignore[arg-type]
                     p = name + 1
                     if kinds[p] != "." or gaps[p]:
                         break
@@ -319,7 +337,12 @@ class TermParser(TokenCursor):
                 break
             if gaps[self.pos]:
                 break
-        return new_ref(head, tuple(path), loc)
+        ref = RefTwin()  # new_ref(head, tuple(path), loc), inlined
+        ref.head = head
+        ref.path = tuple(path)
+        ref.location = loc
+        ref.__class__ = Ref  # type: ignore[assignment]
+        return ref  # type: ignore[return-value]
 
     def dot_whitespace_error(self, dot: int) -> RegoParseError:
         """The error for a ref's '.' followed by a space, newline or comment."""
