@@ -356,7 +356,7 @@ def test_yaml_builtins_refuse_alias_bombs(oracle: Any) -> None:
     for policy in ["r := yaml.unmarshal(input.y)", "r := yaml.is_valid(input.y)"]:
         start = time.monotonic()
         ours = _ours(policy, inp)
-        assert time.monotonic() - start < 1
+        assert time.monotonic() - start < 10  # (an expanded bomb would not end; a loaded machine is slow to load YAML)
         assert ours == _opa(oracle, policy, inp)
     assert _ours("r := yaml.unmarshal(input.y)", inp) == (
         "err",
@@ -388,7 +388,7 @@ def test_metadata_alias_bomb_is_a_parse_error(oracle: Any) -> None:
     start = time.monotonic()
     with pytest.raises(RegoParseError) as info:
         e.add_policy("p.rego", policy)
-    assert time.monotonic() - start < 1
+    assert time.monotonic() - start < 10  # (an expanded bomb would not end; a loaded machine is slow to load YAML)
     theirs = oracle.evaluate({"p.rego": policy}, "x := data.p.r")
     assert theirs.error_code == "rego_parse_error"
     assert theirs.error_message.endswith("p.rego:4: rego_parse_error: yaml: document contains excessive aliasing")
@@ -403,7 +403,7 @@ def test_data_and_input_files_refuse_alias_bombs(tmp_path: Path) -> None:
     start = time.monotonic()
     with pytest.raises(DataError, match="excessive aliasing"):
         read_document(tmp_path / "data.yaml")  # data files and the CLI's --input
-    assert time.monotonic() - start < 1
+    assert time.monotonic() - start < 10  # (an expanded bomb would not end; a loaded machine is slow to load YAML)
     (tmp_path / "ok.yaml").write_text("a: &a [1, 2]\nb: [*a, *a]\n")
     assert read_document(tmp_path / "ok.yaml") == {"a": [1, 2], "b": [[1, 2], [1, 2]]}
 
