@@ -11,8 +11,8 @@
 - :func:`resolve_query`: the query compiler (names, declarations, calls).
 
 :mod:`pyrego.compile.pipeline` runs the stages in order. The tree's shapes
-live in :mod:`pyrego.compile.base`, and are re-exported here for the modules
-that read them.
+live in :mod:`pyrego.compile.base`, where the modules that read them import
+them from.
 """
 
 from __future__ import annotations
@@ -28,51 +28,15 @@ from pyrego.compile.base import (
     PARTIAL_OBJECT,
     PARTIAL_SET,
     CompiledTree,
-    FuncRef,
     Metadata,
     RuleNode,
     Uses,
-    ast_path_text,
-    data_ref,
-    find_builtin,
     ground_prefix,
-    iter_rule_chain,
     package_path,
-    rule_suffix,
-    rule_terms,
 )
 from pyrego.compile.checks import check_query, check_query_deprecated, first_with_all
-from pyrego.compile.graph import node_dependencies
 from pyrego.compile.resolver import _Resolver
 from pyrego.errors import RegoError, RegoTypeError
-
-# (the code generator's name for it)
-_ground_prefix = ground_prefix
-
-# The compiler's shapes, defined in compile.base and used by the rest of the
-# package through this module.
-__all__ = [
-    "COMPLETE",
-    "FUNCTION",
-    "PARTIAL_OBJECT",
-    "PARTIAL_SET",
-    "CompiledTree",
-    "FuncRef",
-    "Metadata",
-    "RuleNode",
-    "Uses",
-    "ast_path_text",
-    "build_tree",
-    "call_errors",
-    "data_ref",
-    "find_builtin",
-    "iter_rule_chain",
-    "node_dependencies",
-    "package_path",
-    "resolve_query",
-    "rule_suffix",
-    "rule_terms",
-]
 
 
 def build_tree(
