@@ -16,7 +16,7 @@ from pyrego.ast import nodes as ast
 from pyrego.codegen.bounded import BoundedDict
 from pyrego.codegen.build_cache import cache_lock
 from pyrego.codegen.program import PATHS_KEPT, QUERIES_KEPT, Program
-from pyrego.compile.compiler import resolve_query
+from pyrego.compile.pipeline import resolve_query
 from pyrego.compile.with_targets import body_with_function_targets
 from pyrego.engine_support import (
     NO_INPUT,

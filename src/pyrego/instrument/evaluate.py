@@ -18,7 +18,7 @@ from typing import Any, Callable, Iterator
 from pyrego.codegen.bounded import BoundedDict
 from pyrego.codegen.build_cache import cache_lock, program_cache
 from pyrego.codegen.program import Program
-from pyrego.compile.compiler import resolve_query
+from pyrego.compile.pipeline import resolve_query
 from pyrego.engine_support import NO_INPUT, CompiledProgram, ProgramSource, expr_texts, query_context, rule_path
 from pyrego.errors import EvalError, EvalRecursionError, Location, RegoError
 from pyrego.instrument.codegen import InstrumentedGen, generate_instrumented, piece_table
