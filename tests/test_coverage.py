@@ -319,9 +319,12 @@ def test_coverage_off_leaves_the_normal_program_untouched() -> None:
     program = engine._get_program()
     engine.set_enable_coverage(True)
     engine.eval_rule("data.p.allow", input={"x": 1, "y": [1]})
+    engine.eval_query("data.p.deny")
     assert engine.compiled_source == source_before
     assert engine._get_program() is program
     assert "EV(" not in engine.compiled_source
+    # (the engine's tables change with coverage, never its methods)
+    assert "eval_rule" not in engine.__dict__ and "eval_query" not in engine.__dict__
     engine.set_enable_coverage(False)
     assert "eval_rule" not in engine.__dict__ and "eval_query" not in engine.__dict__
     assert type(engine).eval_rule is pyrego.Engine.eval_rule
@@ -329,6 +332,40 @@ def test_coverage_off_leaves_the_normal_program_untouched() -> None:
     fresh = pyrego.Engine()
     fresh.add_policy("p.rego", POLICY)
     assert fresh.compiled_source == source_before
+
+
+def test_every_way_of_evaluating_a_rule_is_counted() -> None:
+    """A prepared rule (each call, not only its first), eval_many (a small
+    list goes through a rule the engine keeps prepared per path) and
+    eval_query count what eval_rule counts for the same evaluations; so do
+    they after coverage is turned off and on again."""
+    inputs = [{"x": 1, "y": [1, 20]}, {"x": 2}, {"y": "no"}, {"x": 1, "y": []}]
+    engine = pyrego.Engine()
+    engine.add_policy("p.rego", POLICY)
+    allow = engine.prepare_rule("data.p.allow")
+    assert [allow(i) for i in inputs] == [True, False, False, False]
+    engine.set_enable_coverage(True)
+
+    def counted(evaluate: Any) -> dict[str, Any]:
+        engine.clear_coverage_data()
+        evaluate()
+        return engine.get_coverage_report()
+
+    by_eval_rule = counted(lambda: [engine.eval_rule("data.p.allow", input=i) for i in inputs])
+    assert by_eval_rule["covered_lines"] > 0
+    one = counted(lambda: engine.eval_rule("data.p.allow", input=inputs[1]))
+    assert 0 < one["covered_lines"] < by_eval_rule["covered_lines"]
+    for _ in range(2):
+        assert counted(lambda: [allow(i) for i in inputs]) == by_eval_rule
+        assert counted(lambda: list(engine.eval_many("data.p.allow", inputs))) == by_eval_rule
+        assert counted(lambda: [engine.eval_query("x = data.p.allow", input=i) for i in inputs]) == by_eval_rule
+        assert counted(lambda: [engine.eval_query("x = allow", input=i, package="p") for i in inputs]) == by_eval_rule
+        engine.set_enable_coverage(False)
+        assert counted(lambda: [allow(i) for i in inputs])["covered_lines"] == 0
+        assert counted(lambda: engine.eval_query("x = data.p.allow", input=inputs[0]))["covered_lines"] == 0
+        engine.set_enable_coverage(True)
+    # Results are the same with coverage on, by each way.
+    assert [allow(i) for i in inputs] == [r.value for r in engine.eval_many("data.p.allow", inputs)] == [True, False, False, False]
 
 
 def test_threads_share_one_engine_and_their_coverage_merges() -> None:

@@ -40,6 +40,11 @@ import pyrego.typecheck  # noqa: E402
 for _module in pkgutil.iter_modules(pyrego.typecheck.__path__):
     importlib.import_module(f"pyrego.typecheck.{_module.name}")
 
+# And the instrumented program's (coverage): the process-wide program cache
+# keeps the programs a run builds, made of its classes.
+import pyrego.instrument.coverage  # noqa: E402, F401
+import pyrego.instrument.evaluate  # noqa: E402, F401
+
 CASES = Path(__file__).resolve().parent / "test_cmd_cases"
 
 

@@ -685,9 +685,13 @@ class Engine(ConfigurationMixin, QueryMixin, InstrumentationMixin):
         program)``: the rule function ``name``, looked up per evaluation while
         the program's code may still be recompiled in its fast form (see
         :meth:`_rule_entry`); or ``(None, query, None, None)``: the text of a
-        query reading the document (base data, part of one)."""
+        query reading the document (base data, part of one). With coverage
+        on, an entry whose function runs the covered evaluation (see
+        :mod:`pyrego.instrument.engine_mixin`)."""
         parts = rule_path(path)
         prog = self._get_program()
+        if self._covering:
+            return self._covered_rule_entry(path)
         known = prog.paths.get(path)
         if known is not None:
             return (*known, prog)

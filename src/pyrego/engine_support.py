@@ -268,7 +268,8 @@ def prepared_rule(engine: Engine, path: str) -> PreparedRule:
     from the engine's table of resolved rules, for as long as that table is
     the engine's: a change of policies, data or settings (coverage too)
     replaces the table, and the next call goes through ``eval_rule`` and
-    takes the new ones; with coverage on, every call goes through it. Until
+    takes the new ones (with coverage on, the table's function runs the
+    covered evaluation: see ``Engine._resolve_rule``). Until
     the table holds the rule's final functions (while the code is in its
     compact form), every call goes through ``eval_rule``.
 
@@ -285,9 +286,6 @@ def prepared_rule(engine: Engine, path: str) -> PreparedRule:
     def through_engine(input: Any) -> Any:
         nonlocal current
         value = engine.eval_rule(path, input=input)
-        if "eval_rule" in engine.__dict__:
-            # Coverage is on (it shadows eval_rule): every call records it there.
-            return value
         # Taken after the evaluation: its settings and resolved entry are made by then.
         table, config, data = engine._rule_fns, engine._config, engine._data
         entry = table.get(path)
@@ -356,8 +354,8 @@ def _guarded_input_function(engine: Engine, path: str, slow: Callable[[Any], Any
     table of resolved rules is still the one it was made from and otherwise
     hands the call to ``slow`` (the prepared rule above, which follows the
     engine's changes). One call per decision: what a hand-written function costs."""
-    if "eval_rule" in engine.__dict__:
-        return None  # coverage on: every call goes through eval_rule
+    if engine._covering:
+        return None  # coverage on: every call runs the table's covered entry (see Engine._resolve_rule)
     program = engine._get_program()
     if program.gen is None:
         return None

@@ -16,7 +16,7 @@ from pyrego.ast import nodes as ast
 from pyrego.codegen.bounded import BoundedDict
 from pyrego.codegen.build_cache import cache_lock
 from pyrego.codegen.program import PATHS_KEPT, QUERIES_KEPT, Program
-from pyrego.compile.compiler import resolve_query
+from pyrego.compile.pipeline import resolve_query
 from pyrego.compile.with_targets import body_with_function_targets
 from pyrego.engine_support import (
     NO_INPUT,
@@ -54,6 +54,10 @@ class CompiledQuery:
         # Keeps the program (and so the namespace fn runs in) alive while the query can run.
         self.program = program
 
+    def run_by(self, fn: Callable[..., Any]) -> CompiledQuery:
+        """This query with ``fn`` running it instead (as coverage does)."""
+        return CompiledQuery(fn, self.texts, self.locations, self.program)
+
 
 
 _batch_results: Any = None
@@ -83,8 +87,10 @@ class QueryMixin:
         _prepared_rules: dict[str, PreparedRule]
         _prepared_table: Any
         _rule_fns: dict[str, Any]
+        _covering: bool
 
         def _get_program(self) -> Program: ...
+        def _covered_query(self, compiled: CompiledQuery, query: str, package: str | None, imports: tuple[str, ...]) -> CompiledQuery: ...
         def _invalidate(self) -> None: ...
         def _context(self, input: Any = NO_INPUT) -> EvalContext: ...
         def _attach_source(self, err: RegoError, policies: Any = None) -> None: ...
@@ -185,6 +191,8 @@ class QueryMixin:
                 texts = expr_texts(query, body)
                 q = self._compile_body(body, texts, context)
                 q.program.queries[key] = q  # the program it was compiled for
+            if self._covering:  # (the engine's own entry: the program's stays as compiled)
+                q = self._covered_query(q, query, package, imports)
             queries[local_key] = q
         return q
 

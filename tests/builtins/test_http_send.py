@@ -52,6 +52,8 @@ class Handler(BaseHTTPRequestHandler):
             self._send(200, b"a: 1\nb: [x, y]\n", "application/yaml")
         elif self.path == "/badjson":
             self._send(200, b"{not json", "application/json")
+        elif self.path.startswith("/constant/"):  # NaN, Infinity, -Infinity: Python's reader takes them
+            self._send(200, b'{"a": ' + self.path.removeprefix("/constant/").encode() + b"}", "application/json")
         elif self.path == "/echo":
             info = {"method": self.command, "headers": {k.lower(): v for k, v in self.headers.items()}}
             self._send(200, json.dumps(info).encode(), "application/json")
@@ -195,6 +197,14 @@ def test_json_suffix_yaml_and_text(server: str) -> None:
     assert resp["body"] is None and resp["raw_body"] == "héllo" and resp["headers"]["x-multi"] == ["a"]
     resp = send({"method": "GET", "url": f"http://{server}/badjson"})
     assert resp["body"] is None and resp["raw_body"] == "{not json"
+
+
+@pytest.mark.parametrize("constant", ["NaN", "Infinity", "-Infinity"])
+def test_json_body_with_a_non_json_number(server: str, constant: str) -> None:
+    # Not JSON: no body, as for any malformed JSON, with the text kept (forced decoding too).
+    for force in (False, True):
+        resp = send({"method": "GET", "url": f"http://{server}/constant/{constant}", "force_json_decode": force})
+        assert resp["status_code"] == 200 and resp["body"] is None and resp["raw_body"] == '{"a": ' + constant + "}"
 
 
 def test_force_json_decode(server: str) -> None:

@@ -20,7 +20,7 @@ from pyrego.go_base64 import Base64Error, go_b64decode
 from pyrego.runtime.budget import tick
 from pyrego.runtime.builtin_errors import BuiltinError, OperandTypeError
 from pyrego.runtime.context import EvalContext
-from pyrego.runtime.convert import to_json_value
+from pyrego.runtime.convert import reject_json_constant, to_json_value
 from pyrego.runtime.numbers import format_number, parse_number
 
 # ---------------------------------------------------------------- base64
@@ -307,12 +307,8 @@ def json_marshal_with_options(x: Any, opts: Any) -> str:
     return prefix + go_json_dumps(x, indent, prefix)
 
 
-_DECODER = json.JSONDecoder(parse_float=parse_number, parse_int=parse_number, parse_constant=lambda c: _reject(c))
+_DECODER = json.JSONDecoder(parse_float=parse_number, parse_int=parse_number, parse_constant=reject_json_constant)
 _WS = " \t\n\r"
-
-
-def _reject(c: str) -> Any:
-    raise ValueError(c)
 
 
 def go_json_loads(text: str, deadline: Deadline | None = None) -> Any:
@@ -348,7 +344,7 @@ def _counting_decoder(deadline: Deadline) -> json.JSONDecoder:
         deadline.tick()
         return parse_number(text)
 
-    return json.JSONDecoder(parse_float=number, parse_int=number, parse_constant=_reject)
+    return json.JSONDecoder(parse_float=number, parse_int=number, parse_constant=reject_json_constant)
 
 
 def _needs_fix(s: str) -> bool:

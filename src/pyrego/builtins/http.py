@@ -26,6 +26,7 @@ from urllib.parse import urljoin, urlsplit
 from pyrego.builtins.jwk import go_json_marshal, pem_blocks
 from pyrego.builtins.registry import builtin, operand_error
 from pyrego.runtime.builtin_errors import BuiltinCancel, BuiltinError, OperandTypeError
+from pyrego.runtime.convert import reject_json_constant
 from pyrego.runtime.numbers import parse_number
 from pyrego.runtime.values import freeze, thaw
 
@@ -551,7 +552,7 @@ def _decode_body(data: bytes, as_json: bool, as_yaml: bool) -> Any:
     text = data.decode("utf-8", "replace")
     if as_json:
         try:
-            return json.loads(text, parse_float=parse_number, parse_constant=_reject)
+            return json.loads(text, parse_float=parse_number, parse_constant=reject_json_constant)
         except (ValueError, RecursionError):
             return None
     if as_yaml:
@@ -562,10 +563,6 @@ def _decode_body(data: bytes, as_json: bool, as_yaml: bool) -> Any:
         except Exception:
             return None
     return None
-
-
-def _reject(name: str) -> Any:
-    raise ValueError(name)
 
 
 def _yaml_value(v: Any) -> Any:

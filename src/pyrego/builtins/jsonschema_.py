@@ -19,7 +19,7 @@ from pyrego.builtins._goutil import format_float_g, valid_utf8
 from pyrego.builtins.jsonschema_formats import check_format
 from pyrego.builtins.registry import builtin
 from pyrego.runtime.builtin_errors import BuiltinError
-from pyrego.runtime.convert import to_json_value
+from pyrego.runtime.convert import reject_json_constant, to_json_value
 from pyrego.runtime.numbers import format_number, parse_number
 from pyrego.runtime.values import UNDEF
 
@@ -38,16 +38,12 @@ def _load(x: Any) -> Any:
     """A document or schema from a JSON string, an object or an array."""
     if type(x) is str:
         try:
-            return json.loads(x, parse_float=parse_number, parse_int=parse_number, parse_constant=_no_constant)
+            return json.loads(x, parse_float=parse_number, parse_int=parse_number, parse_constant=reject_json_constant)
         except (ValueError, RecursionError):
             raise SchemaError("invalid JSON string") from None
     if type(x) is dict or type(x) is list:
         return to_json_value(x)
     raise SchemaError("wrong type, expected string or object")
-
-
-def _no_constant(name: str) -> Any:
-    raise ValueError(name)
 
 
 # ---------------------------------------------------------------- schema compilation

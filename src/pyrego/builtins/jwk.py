@@ -21,6 +21,7 @@ from typing import Any
 from pyrego.builtins.encoding import go_json_dumps
 from pyrego.go_base64 import Base64Error, go_b64decode
 from pyrego.runtime.builtin_errors import BuiltinError
+from pyrego.runtime.convert import reject_json_constant
 
 # ---------------------------------------------------------------- base64
 
@@ -61,7 +62,7 @@ def go_json_error(text: str) -> str:
     if not stripped:
         return "unexpected end of JSON input"
     try:
-        json.loads(text)
+        json.loads(text, parse_constant=reject_json_constant)
     except json.JSONDecodeError as exc:
         pos = exc.pos
         if pos >= len(text):
@@ -76,6 +77,8 @@ def go_json_error(text: str) -> str:
         if exc.msg.startswith("Expecting property name"):
             return f"invalid character '{ch}' looking for beginning of object key string"
         return f"invalid character '{ch}' looking for beginning of value"
+    except ValueError as exc:  # NaN, Infinity: Go's words already
+        return str(exc)
     return "invalid JSON"
 
 
@@ -252,7 +255,7 @@ def jwk_to_key(obj: dict[str, Any]) -> Jwk:
 def parse_jwk_set(text: str | bytes) -> list[Jwk]:
     """A JWK or a JWK set (``{"keys": [...]}``) as a list of keys; ValueError if bad."""
     try:
-        obj = json.loads(text)
+        obj = json.loads(text, parse_constant=reject_json_constant)
     except (ValueError, UnicodeDecodeError) as exc:
         raise ValueError(f"failed to unmarshal JSON into key hint: {exc}")
     if type(obj) is not dict:

@@ -27,6 +27,7 @@ from pyrego.builtins.jwk import (
 from pyrego.builtins.registry import builtin, operand_error
 from pyrego.go_base64 import Base64Error
 from pyrego.runtime.builtin_errors import BuiltinError
+from pyrego.runtime.convert import reject_json_constant
 from pyrego.runtime.numbers import parse_number, to_decimal
 from pyrego.runtime.values import thaw
 
@@ -85,16 +86,12 @@ def _text(raw: bytes) -> str:
 def _json_object(text: str) -> dict[str, Any]:
     """OPA's extractJSONObject: the text must be a JSON object (last duplicate wins)."""
     try:
-        value = json.loads(text, parse_float=parse_number, parse_int=int, parse_constant=_bad_constant)
+        value = json.loads(text, parse_float=parse_number, parse_int=int, parse_constant=reject_json_constant)
     except (ValueError, RecursionError):
         raise BuiltinError(f"invalid JSON: {go_json_error(text)}")
     if type(value) is not dict:
         raise BuiltinError("decoded JSON type was not an Object")
     return value
-
-
-def _bad_constant(name: str) -> Any:
-    raise ValueError(name)
 
 
 def _decode_header(token: Token) -> dict[str, Any]:
@@ -505,7 +502,7 @@ def _header_alg(headers: str) -> tuple[str, dict[str, Any]]:
     if headers == "":
         raise BuiltinError("missing or invalid 'alg' header: cannot parse JSON: cannot parse empty string")
     try:
-        parsed = json.loads(headers, parse_float=parse_number, parse_constant=_bad_constant)
+        parsed = json.loads(headers, parse_float=parse_number, parse_constant=reject_json_constant)
     except (ValueError, RecursionError):
         if headers.lstrip(" \t\r\n").startswith("{"):
             raise BuiltinError(f"missing or invalid 'alg' header: cannot parse JSON: {go_json_error(headers)}")
@@ -522,7 +519,7 @@ def _header_alg(headers: str) -> tuple[str, dict[str, Any]]:
 
 def _valid_json(text: str) -> bool:
     try:
-        json.loads(text, parse_constant=_bad_constant)
+        json.loads(text, parse_constant=reject_json_constant)
     except (ValueError, RecursionError):
         return False
     return True

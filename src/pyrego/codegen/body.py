@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from pyrego.ast import nodes as ast
 from pyrego.builtins.rego import metadata_value
 from pyrego.codegen.lines import LineWriter
-from pyrego.compile.compiler import FuncRef, RuleNode
+from pyrego.compile.base import FuncRef, RuleNode
 from pyrego.compile.ground import ground_value, is_ground
 from pyrego.compile.optimize import hoist_checks
 from pyrego.compile.rewrite import bind_negated_operands

@@ -40,7 +40,7 @@ from pyrego.ast import nodes as ast
 from pyrego.codegen import docs as codegen_docs
 from pyrego.codegen.body import COMPARE_OPS
 from pyrego.codegen.closure_terms import TESTS, Operand, Step, TermPlanner, Unsupported
-from pyrego.compile.compiler import (
+from pyrego.compile.base import (
     COMPLETE,
     FUNCTION,
     PARTIAL_OBJECT,

@@ -22,8 +22,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Callable
 
 from pyrego.ast import nodes as ast
-from pyrego.compile.base import FUNCTION, PARTIAL_OBJECT, PARTIAL_SET, RuleNode
-from pyrego.compile.compiler import rule_suffix
+from pyrego.compile.base import FUNCTION, PARTIAL_OBJECT, PARTIAL_SET, RuleNode, rule_suffix
 from pyrego.runtime.docs import Depths, Part, below, ground_document, nonempty_part, own_key, pruned_document
 from pyrego.runtime.helpers import rt_get
 from pyrego.runtime.values import UNDEF

@@ -24,7 +24,7 @@ from pyrego.codegen.body import BodyEmitter
 from pyrego.codegen.disk_cache import compile_source
 from pyrego.codegen.program import LOAD_LOCK, Program
 from pyrego.codegen.tiers import TICK_LINE, BuiltinSite, RuleWrapper, fast_lines, make_tick
-from pyrego.compile.compiler import (
+from pyrego.compile.base import (
     COMPLETE,
     FUNCTION,
     PARTIAL_OBJECT,

@@ -9,10 +9,10 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable
 
 from pyrego.codegen.bounded import BoundedDict
-from pyrego.compile.compiler import CompiledTree
 
 if TYPE_CHECKING:
     from pyrego.codegen.generator import ModuleGen
+    from pyrego.compile.base import CompiledTree
 
 #: Compiled queries a program keeps for the engines that share it.
 QUERIES_KEPT = 256

@@ -17,8 +17,9 @@ resolution:
 
 :func:`check_deprecated_builtins` is OPA's last stage (CheckDeprecatedBuiltins:
 ``deprecated built-in function calls in expression: any`` in Rego v1 modules,
-or in any module in strict mode); :func:`check_query` runs the query
-compiler's checks.
+or in any module in strict mode); :func:`check_query_keywords`,
+:func:`check_query` and :func:`check_query_deprecated` are the query
+compiler's (run as stages by :mod:`pyrego.compile.pipeline`).
 
 Strict mode is OPA's ``opa check --strict`` / ``--strict`` on ``opa eval``
 (``Engine.set_strict``).
@@ -61,6 +62,7 @@ __all__ = [
     "check_deprecated_builtins",
     "check_modules",
     "check_query",
+    "check_query_keywords",
     "deprecated_errors",
     "early_errors",
     "first_with_all",
@@ -635,11 +637,8 @@ def _deprecated_calls(rules: Iterable[ast.Rule], local: set[str]) -> list[RegoEr
 # ---------------------------------------------------------------- queries
 
 
-def check_query(body: ast.Body, *, strict: bool = False, limit: int = DEFAULT_ERROR_LIMIT) -> list[RegoError]:
-    """The query compiler's checks: in strict mode ``input``/``data`` may not
-    be assigned; declarations as in rule bodies (strict mode: unused
-    assignments too). Returns the calls of functions a local variable hides,
-    which OPA reports when it checks calls."""
+def check_query_keywords(body: ast.Body, *, strict: bool = False, limit: int = DEFAULT_ERROR_LIMIT) -> None:
+    """The query compiler's keyword check: in strict mode ``input``/``data`` may not be assigned."""
     if strict:
         nested: list[ast.Expr] = []
         for e in body:
@@ -650,6 +649,12 @@ def check_query(body: ast.Body, *, strict: bool = False, limit: int = DEFAULT_ER
             if root is not None:
                 errors.append(RegoCompileError(f"variables must not shadow {root} (use a different variable name)", x.location))
         _raise_limited(errors, limit)
+
+
+def check_query(body: ast.Body, *, strict: bool = False, limit: int = DEFAULT_ERROR_LIMIT) -> list[RegoError]:
+    """The query compiler's declaration checks, as in rule bodies (strict
+    mode: unused assignments too). Returns the calls of functions a local
+    variable hides, which OPA reports when it checks calls."""
     sink = ErrorSink(0)  # the query compiler cuts its errors at the limit afterwards
     checker = LocalVarChecker(sink.add, strict=strict, prefix="__localq")
     checker.query(body)

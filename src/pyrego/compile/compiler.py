@@ -8,11 +8,13 @@
   generated code (:mod:`pyrego.compile.resolver`);
 - :func:`call_errors`: unknown functions and wrong arities (OPA's
   CheckUndefinedFuncs), with OPA's messages (:mod:`pyrego.typecheck.arity`);
-- :func:`resolve_query`: the query compiler (names, declarations, calls).
+- :func:`resolve_query_names` and :func:`query_call_errors`: the query
+  compiler's resolution and call checks (run as stages, with its other
+  checks, by :func:`pyrego.compile.pipeline.resolve_query`).
 
 :mod:`pyrego.compile.pipeline` runs the stages in order. The tree's shapes
-live in :mod:`pyrego.compile.base`, and are re-exported here for the modules
-that read them.
+live in :mod:`pyrego.compile.base`, where the modules that read them import
+them from.
 """
 
 from __future__ import annotations
@@ -28,51 +30,14 @@ from pyrego.compile.base import (
     PARTIAL_OBJECT,
     PARTIAL_SET,
     CompiledTree,
-    FuncRef,
     Metadata,
     RuleNode,
     Uses,
-    ast_path_text,
-    data_ref,
-    find_builtin,
     ground_prefix,
-    iter_rule_chain,
     package_path,
-    rule_suffix,
-    rule_terms,
 )
-from pyrego.compile.checks import check_query, check_query_deprecated, first_with_all
-from pyrego.compile.graph import node_dependencies
 from pyrego.compile.resolver import _Resolver
 from pyrego.errors import RegoError, RegoTypeError
-
-# (the code generator's name for it)
-_ground_prefix = ground_prefix
-
-# The compiler's shapes, defined in compile.base and used by the rest of the
-# package through this module.
-__all__ = [
-    "COMPLETE",
-    "FUNCTION",
-    "PARTIAL_OBJECT",
-    "PARTIAL_SET",
-    "CompiledTree",
-    "FuncRef",
-    "Metadata",
-    "RuleNode",
-    "Uses",
-    "ast_path_text",
-    "build_tree",
-    "call_errors",
-    "data_ref",
-    "find_builtin",
-    "iter_rule_chain",
-    "node_dependencies",
-    "package_path",
-    "resolve_query",
-    "rule_suffix",
-    "rule_terms",
-]
 
 
 def build_tree(
@@ -266,39 +231,38 @@ def _call_errors(tree: CompiledTree, calls: Iterable[tuple[ast.Call, bool]]) -> 
     return errors
 
 
-def resolve_query(
+def resolve_query_names(
     body: ast.Body, tree: CompiledTree, context: ast.Module | None = None
-) -> tuple[ast.Body, dict[str, str]]:
-    """Resolve a query's names; returns the body and {unique var name: user name}.
+) -> tuple[ast.Body, dict[str, str], list[ast.Call]]:
+    """Resolve a query's names: the resolved body, {unique var name: user
+    name} and the calls it makes.
 
     ``context``: a module without rules whose package and imports the query
     is resolved in (``opa eval --package p --import data.q``): the rules of
     that package are visible by name, as from one of its modules."""
-    hidden_calls = check_query(body, strict=tree.strict)  # declarations, as OPA's query compiler checks them first
     module = context if context is not None else ast.Module(ast.Ref(ast.Var("data"), ()), (), (), file="query")
     pkg = package_path(module)
     node = tree.nodes.get(pkg) if pkg else None
     resolver = _Resolver(module, pkg, itertools.count(), set(node.children) if node is not None else frozenset())
     scope = resolver.make_scope(None, [], body, set())
     resolved = resolver.body(body, scope)
+    names = {unique: name for name, unique in scope.names.items() if not name.startswith("$")}
+    return resolved, names, resolver.calls
+
+
+def query_call_errors(tree: CompiledTree, calls: list[ast.Call], resolved: ast.Body) -> tuple[list[RegoError], RegoTypeError | None]:
+    """A query's unknown functions and wrong arities: the errors in the order
+    OPA walks the resolved query (``resolved``), and the first error found
+    among ``calls`` (when the walk finds none)."""
     found: RegoTypeError | None = None
     outputs = False
     try:
-        for call in resolver.calls:
+        for call in calls:
             outputs = check_call(tree, call) or outputs
     except RegoTypeError as err:
         found = err
-    if found is not None or outputs:
-        from pyrego.typecheck.arity import calls_in_body
+    if found is None and not outputs:
+        return [], None
+    from pyrego.typecheck.arity import calls_in_body  # (OPA's order and words: only on errors)
 
-        # Report the first bad call in the order OPA walks the query.
-        errors = _call_errors(tree, calls_in_body(resolved))
-        if errors:
-            raise first_with_all(errors)
-        if found is not None:
-            raise found
-    if hidden_calls:
-        raise first_with_all(hidden_calls, limit=0)
-    check_query_deprecated(body, strict=tree.strict)
-    names = {unique: name for name, unique in scope.names.items() if not name.startswith("$")}
-    return resolved, names
+    return _call_errors(tree, calls_in_body(resolved)), found

@@ -35,6 +35,25 @@ pyrego has them):
 
 :func:`compile_modules` runs stages 1-7 (the checked rule tree);
 :func:`compile_program` runs them all (what ``Engine`` compiles).
+
+A query has stages of its own (:data:`QUERY_STAGES`, over a
+:class:`QueryState`, run by :func:`resolve_query` through the same
+:func:`run`; metrics ``timer_query_compile_stage_<name>_ns``):
+
+1. ``check_keyword_overrides``: strict mode, ``input``/``data`` assigned;
+2. ``check_declarations``: declarations as in rule bodies (OPA finds them
+   when it rewrites local variables; pyrego before resolving names);
+3. ``resolve_refs``: names resolved, local variables made unique;
+4. ``check_undefined_funcs``: unknown functions and arities, then calls of
+   functions a local variable hides;
+5. ``check_deprecated_builtins``: strict mode (OPA's last stage; here
+   before the code is generated, as pyrego has always reported it).
+
+The engine then generates the query's code in its program (OPA's
+``check_safety``: body safety errors come from the code generator) and
+type-checks it; those depend on the program the query runs in (a ``with``
+target may need a new one), so they are the engine's steps
+(``pyrego.queries``), not stages here.
 """
 
 from __future__ import annotations
@@ -44,15 +63,23 @@ import re
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, NamedTuple
+from typing import TYPE_CHECKING, Any, Callable, NamedTuple, TypeVar
 
 from pyrego.ast import nodes as ast
 from pyrego.builtins.registry import Builtin
 from pyrego.codegen.generator import generate_program
 from pyrego.codegen.program import Program
 from pyrego.compile.base import CompiledTree, Uses, package_path
-from pyrego.compile.checks import DEPRECATED_BUILTINS, deprecated_errors, early_errors, first_with_all
-from pyrego.compile.compiler import build_tree, call_errors
+from pyrego.compile.checks import (
+    DEPRECATED_BUILTINS,
+    check_query,
+    check_query_deprecated,
+    check_query_keywords,
+    deprecated_errors,
+    early_errors,
+    first_with_all,
+)
+from pyrego.compile.compiler import build_tree, call_errors, query_call_errors, resolve_query_names
 from pyrego.compile.graph import dependency_graph, first_cycle
 from pyrego.compile.rule_checks import conflict_errors, extent_errors, head_safety_errors, recursion_errors
 from pyrego.compile.with_targets import with_function_targets
@@ -61,7 +88,18 @@ from pyrego.errors import RegoError, RegoTypeError
 if TYPE_CHECKING:
     from pyrego.typecheck.schemas import SchemaSet
 
-__all__ = ["MODULE_STAGES", "STAGES", "CompileState", "Stage", "compile_modules", "compile_program", "run"]
+__all__ = [
+    "MODULE_STAGES",
+    "QUERY_STAGES",
+    "STAGES",
+    "CompileState",
+    "QueryState",
+    "Stage",
+    "compile_modules",
+    "compile_program",
+    "resolve_query",
+    "run",
+]
 
 
 @dataclass(slots=True)
@@ -102,10 +140,36 @@ class CompileState:
             self.failure = first_with_all(errors, sort=sort, limit=limit)
 
 
+@dataclass(slots=True)
+class QueryState:
+    """What the query stages read and hand on: the parsed query, the rule
+    tree it is compiled against and the module it is read in (its package
+    and imports; None: none), then each stage's product."""
+
+    body: ast.Body
+    tree: CompiledTree
+    context: ast.Module | None = None
+    # Stage timings (``timer_<metric>_ns``), when wanted.
+    metrics: dict[str, int] | None = None
+
+    # -- products
+    hidden_calls: list[RegoError] = field(default_factory=list)  # check_declarations
+    resolved: ast.Body = ()  # resolve_refs
+    names: dict[str, str] = field(default_factory=dict)  # resolve_refs: {unique var name: user name}
+    calls: list[ast.Call] = field(default_factory=list)  # resolve_refs
+    # The error the failed stage reports (the first, with all in ``errors``).
+    failure: RegoError | None = None
+
+    def report(self, errors: list[RegoError], *, limit: int = 10) -> None:
+        """The stage's errors (if any), cut at ``limit`` as :meth:`CompileState.report` does."""
+        if errors:
+            self.failure = first_with_all(errors, limit=limit)
+
+
 class Stage(NamedTuple):
     name: str
     metric: str
-    run: Callable[[CompileState], None]
+    run: Callable[[Any], None]  # of a CompileState (a QueryState for QUERY_STAGES)
 
 
 def _early_checks(state: CompileState) -> None:
@@ -204,7 +268,45 @@ STAGES: tuple[Stage, ...] = MODULE_STAGES + (
 )
 
 
-def run(state: CompileState, stages: Iterable[Stage] = STAGES) -> CompileState:
+def _query_keywords(state: QueryState) -> None:
+    check_query_keywords(state.body, strict=state.tree.strict)
+
+
+def _query_declarations(state: QueryState) -> None:
+    state.hidden_calls = check_query(state.body, strict=state.tree.strict)
+
+
+def _query_resolve_refs(state: QueryState) -> None:
+    state.resolved, state.names, state.calls = resolve_query_names(state.body, state.tree, state.context)
+
+
+def _query_check_undefined_funcs(state: QueryState) -> None:
+    errors, found = query_call_errors(state.tree, state.calls, state.resolved)
+    if errors:
+        state.report(errors)
+    elif found is not None:
+        raise found
+    elif state.hidden_calls:
+        state.report(state.hidden_calls, limit=0)
+
+
+def _query_check_deprecated_builtins(state: QueryState) -> None:
+    check_query_deprecated(state.body, strict=state.tree.strict)
+
+
+#: The query compiler's stages (:func:`resolve_query`).
+QUERY_STAGES: tuple[Stage, ...] = (
+    Stage("check_keyword_overrides", "query_compile_stage_check_keyword_overrides", _query_keywords),
+    Stage("check_declarations", "query_compile_stage_check_declarations", _query_declarations),
+    Stage("resolve_refs", "query_compile_stage_resolve_refs", _query_resolve_refs),
+    Stage("check_undefined_funcs", "query_compile_stage_check_undefined_funcs", _query_check_undefined_funcs),
+    Stage("check_deprecated_builtins", "query_compile_stage_check_deprecated_builtins", _query_check_deprecated_builtins),
+)
+
+_State = TypeVar("_State", CompileState, QueryState)
+
+
+def run(state: _State, stages: Iterable[Stage] = STAGES) -> _State:
     """Run ``stages`` in order over ``state``; raise the errors of the first
     that fails (the one place compile errors leave the pipeline)."""
     metrics = state.metrics
@@ -269,3 +371,17 @@ def compile_program(
     program = run(state, STAGES).program
     assert program is not None
     return program
+
+
+def resolve_query(
+    body: ast.Body, tree: CompiledTree, context: ast.Module | None = None, metrics: dict[str, int] | None = None
+) -> tuple[ast.Body, dict[str, str]]:
+    """Check and resolve a query against ``tree`` (:data:`QUERY_STAGES`):
+    returns the resolved body and {unique var name: user name}; raises the
+    errors of the first stage that fails.
+
+    ``context``: a module without rules whose package and imports the query
+    is resolved in (``opa eval --package p --import data.q``): the rules of
+    that package are visible by name, as from one of its modules."""
+    state = run(QueryState(body, tree, context, metrics), QUERY_STAGES)
+    return state.resolved, state.names

@@ -34,7 +34,7 @@ from pyrego.ast import nodes as ast
 from pyrego.codegen.body import BodyEmitter
 from pyrego.codegen.generator import ModuleGen, conflict_message
 from pyrego.codegen.program import Program
-from pyrego.compile.compiler import (
+from pyrego.compile.base import (
     COMPLETE,
     FUNCTION,
     PARTIAL_OBJECT,

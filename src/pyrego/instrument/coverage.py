@@ -19,7 +19,7 @@ import threading
 from typing import Any, Iterable, Iterator, Mapping
 
 from pyrego.ast import nodes as ast
-from pyrego.compile.compiler import iter_rule_chain
+from pyrego.compile.base import iter_rule_chain
 from pyrego.parse.spans import SourceSpans, Span
 
 #: A module as the report needs it: its text and parsed AST.

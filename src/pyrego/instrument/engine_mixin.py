@@ -1,29 +1,36 @@
 """Coverage and traces on :class:`pyrego.Engine` (its ``InstrumentationMixin``).
 
-Coverage costs nothing while it is off. Turning it on puts instrumented
-``eval_rule``/``eval_query`` on the engine *instance*, in front of the
-class's methods, and turning it off removes them: the normal path runs the
-very code it ran before, with no flag tested on it, and the normal program
-is never changed (the instrumented one is a separate program; see
-:mod:`pyrego.instrument.codegen`). Each covered evaluation records the
-ranges it reached in its own recorder, merged into the engine's
-:class:`~pyrego.instrument.coverage.CoverageData` under a lock once per evaluation, so
-one engine can serve many threads.
+Coverage costs nothing while it is off. ``eval_rule`` and ``eval_query``
+run what the engine's tables of resolved rules and compiled queries hold;
+turning coverage on or off replaces both tables, and while it is on their
+entries are made here: functions that run the evaluation through the
+instrumented program (a separate program; see
+:mod:`pyrego.instrument.codegen`) and record what it covered. The
+evaluation path itself is the same either way, with no flag tested on it;
+prepared rules, which take their functions from the same table, are
+counted too. Each covered evaluation records the ranges it reached in its
+own recorder, merged into the engine's
+:class:`~pyrego.instrument.coverage.CoverageData` under a lock once per
+evaluation, so one engine can serve many threads.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 from pyrego.engine_support import NO_INPUT, PolicySource
 from pyrego.errors import ArgumentError
+from pyrego.runtime.values import UNDEF
 
 if TYPE_CHECKING:
+    from pyrego.codegen.bounded import BoundedDict
     from pyrego.engine_support import CompiledProgram
     from pyrego.instrument.coverage import CoverageData
     from pyrego.instrument.evaluate import InstrumentedRun
     from pyrego.instrument.tracing import Trace, TraceEvent
+    from pyrego.queries import CompiledQuery
+    from pyrego.runtime.context import EvalContext
 
 # The instrumented program, coverage and traces are imported when first used:
 # an engine that never asks for them does not load them.
@@ -32,14 +39,18 @@ if TYPE_CHECKING:
 class InstrumentationMixin:
     """Coverage (regorus's method names) and traced evaluation for :class:`pyrego.Engine`.
 
-    Turning coverage on shadows ``eval_rule`` and ``eval_query`` in the
-    instance's own ``__dict__`` (the engine's own attributes: this class is
-    part of the engine) so that the normal path tests no flag at all."""
+    While coverage is on, the engine's tables of resolved rules and compiled
+    queries hold the entries :meth:`_covered_rule_entry` and
+    :meth:`_covered_query` make (the engine asks for them when it fills a
+    table), so that the evaluation path tests no flag at all."""
 
     _coverage: CoverageData | None = None
+    #: Whether coverage is on (read when a table entry is made, never per evaluation).
+    _covering = False
     # The engine's (see pyrego.engine.Engine).
     _policies: Mapping[str, PolicySource]
     _rule_fns: dict[str, Any]
+    _queries: BoundedDict[Any, CompiledQuery] | None
 
     if TYPE_CHECKING:
 
@@ -58,14 +69,12 @@ class InstrumentationMixin:
                 from pyrego.instrument.coverage import CoverageData
 
                 self._coverage = CoverageData()
-            self.__dict__["eval_rule"] = self._covered_eval_rule
-            self.__dict__["eval_query"] = self._covered_eval_query
-        else:
-            self.__dict__.pop("eval_rule", None)
-            self.__dict__.pop("eval_query", None)
-        # A new table of resolved rules: prepared rules (Engine.prepare_rule)
-        # take it as their sign to go through eval_rule again, as it is now.
+        self._covering = bool(enable)
+        # New tables, filled as coverage now asks; prepared rules
+        # (Engine.prepare_rule) take the new rule table as their sign to go
+        # through eval_rule again.
         self._rule_fns = {}
+        self._queries = None
 
     def get_coverage_report(self) -> dict[str, Any]:
         """The coverage collected so far, as OPA's JSON report (a dict): per
@@ -90,25 +99,41 @@ class InstrumentationMixin:
         if self._coverage is not None:
             self._coverage.clear()
 
-    def _covered_eval_rule(self, path: str, *, input: Any = NO_INPUT) -> Any:
-        from pyrego.instrument.evaluate import eval_rule_instrumented
+    def _covered_rule_entry(self, path: str) -> tuple[Callable[[EvalContext], Any], tuple[()], Any, None]:
+        """With coverage on, the entry of ``path`` in the engine's table of
+        resolved rules (see ``Engine._resolve_rule``): its function evaluates
+        the rule through the instrumented program, for the context's input,
+        and records what it covered; its value is converted by the caller,
+        as a rule function's is."""
 
-        run = eval_rule_instrumented(self, path, input)
-        self.record_run(run)
-        return run.result
+        def covered(ctx: EvalContext) -> Any:
+            from pyrego.instrument.evaluate import eval_rule_instrumented
 
-    def _covered_eval_query(
-        self, query: str, *, input: Any = NO_INPUT, package: str | None = None, imports: Sequence[str] = ()
-    ) -> dict[str, Any]:
-        from pyrego.instrument.evaluate import eval_query_instrumented
+            run = eval_rule_instrumented(self, path, ctx.input, convert=False)
+            self.record_run(run)
+            return run.result
 
-        run = eval_query_instrumented(self, query, input, package=package, imports=imports)
-        self.record_run(run)
-        return run.result  # type: ignore[no-any-return]
+        return covered, (), UNDEF, None
+
+    def _covered_query(self, compiled: CompiledQuery, query: str, package: str | None, imports: tuple[str, ...]) -> CompiledQuery:
+        """With coverage on, the entry of ``query`` (``compiled``, as checked
+        and compiled for the normal program) in the engine's table of
+        compiled queries: its function yields the solutions of the
+        instrumented program, for the context's input, and records what they
+        covered."""
+
+        def covered(ctx: EvalContext) -> list[tuple[dict[str, Any], tuple[Any, ...]]]:
+            from pyrego.instrument.evaluate import query_solutions_instrumented
+
+            run = query_solutions_instrumented(self, query, ctx.input, package=package, imports=imports)[0]
+            self.record_run(run)
+            return run.result  # type: ignore[no-any-return]
+
+        return compiled.run_by(covered)
 
     def record_run(self, run: InstrumentedRun) -> None:
         """Add what an instrumented evaluation covered to this engine's coverage (when it is on)."""
-        if self._coverage is not None and "eval_rule" in self.__dict__:
+        if self._coverage is not None and self._covering:
             self._coverage.add(run.covered())
 
     # -- traces --------------------------------------------------------------------------
@@ -152,12 +177,11 @@ class InstrumentationMixin:
         return Trace(run.result, explain_events(trace_events(run, path), explain))
 
     def _instrumentation_after_clone(self, new: Any) -> None:
-        """A clone collects its own coverage (on when this engine's is on)."""
-        on = "eval_rule" in self.__dict__
-        new.__dict__.pop("eval_rule", None)
-        new.__dict__.pop("eval_query", None)
+        """A clone collects its own coverage (on when this engine's is on: its
+        tables, copied from this engine, are replaced by its own then)."""
         new._coverage = None
-        if on:
+        new._covering = False
+        if self._covering:
             new.set_enable_coverage(True)
 
 

@@ -18,7 +18,7 @@ from typing import Any, Callable, Iterator
 from pyrego.codegen.bounded import BoundedDict
 from pyrego.codegen.build_cache import cache_lock, program_cache
 from pyrego.codegen.program import Program
-from pyrego.compile.compiler import resolve_query
+from pyrego.compile.pipeline import resolve_query
 from pyrego.engine_support import NO_INPUT, CompiledProgram, ProgramSource, expr_texts, query_context, rule_path
 from pyrego.errors import EvalError, EvalRecursionError, Location, RegoError
 from pyrego.instrument.codegen import InstrumentedGen, generate_instrumented, piece_table
@@ -113,8 +113,12 @@ def _run(compiled: CompiledProgram, fn: Callable[[EvalContext], Any], ctx: EvalC
         raise EvalError(f"internal error: {type(exc).__name__}: {exc}", code="eval_internal_error") from exc
 
 
-def eval_rule_instrumented(engine: ProgramSource, path: str, input: Any = NO_INPUT, *, trace: bool = False, profile: bool = False) -> InstrumentedRun:
-    """``engine.eval_rule(path)`` through the instrumented program."""
+def eval_rule_instrumented(
+    engine: ProgramSource, path: str, input: Any = NO_INPUT, *, trace: bool = False, profile: bool = False, convert: bool = True
+) -> InstrumentedRun:
+    """``engine.eval_rule(path)`` through the instrumented program; ``convert``
+    False: the result is the value before ``eval_rule`` converts it for Python
+    (for the engine's own evaluation path, which converts it itself)."""
     compiled = engine.program()
     state = instrumented_program(compiled, traced=trace)
     parts = state.rules.get(path) if type(path) is str else None
@@ -126,7 +130,8 @@ def eval_rule_instrumented(engine: ProgramSource, path: str, input: Any = NO_INP
         query = "__rule_value__ = data" + "".join(f"[{json.dumps(p)}]" for p in parts)
         run = eval_query_instrumented(engine, query, input, trace=trace, profile=profile)
         rows = run.result["result"]
-        run.result = to_python(rows[0]["bindings"]["__rule_value__"]) if rows else UNDEF
+        value = rows[0]["bindings"]["__rule_value__"] if rows else UNDEF
+        run.result = to_python(value) if convert and value is not UNDEF else value
         return run
     fn = program.function(name)
     recorder = Recorder(piece_table(program), trace=trace, profile=profile)
@@ -138,7 +143,7 @@ def eval_rule_instrumented(engine: ProgramSource, path: str, input: Any = NO_INP
         recorder.finish()
     if value is not UNDEF:
         recorder.query_event("Exit")
-    return InstrumentedRun(to_python(value) if value is not UNDEF else UNDEF, recorder, program)
+    return InstrumentedRun(to_python(value) if convert and value is not UNDEF else value, recorder, program)
 
 
 def eval_query_instrumented(
@@ -152,6 +157,31 @@ def eval_query_instrumented(
     profile: bool = False,
 ) -> InstrumentedRun:
     """``engine.eval_query(query)`` through the instrumented program."""
+    run, texts, locations = query_solutions_instrumented(engine, query, input, package=package, imports=imports, trace=trace, profile=profile)
+    results = []
+    for bindings, values in run.result:
+        exprs = [
+            {"value": result_json_value(v), "text": text, "location": {"row": loc.row, "col": loc.col}}
+            for v, text, loc in zip(values, texts, locations)
+        ]
+        results.append({"expressions": exprs, "bindings": {k: result_json_value(v) for k, v in bindings.items()}})
+    run.result = {"result": results}
+    return run
+
+
+def query_solutions_instrumented(
+    engine: ProgramSource,
+    query: str,
+    input: Any = NO_INPUT,
+    *,
+    package: str | None = None,
+    imports: Sequence[str] = (),
+    trace: bool = False,
+    profile: bool = False,
+) -> tuple[InstrumentedRun, list[str], list[Location]]:
+    """The solutions of ``query`` through the instrumented program as its
+    function yields them (``run.result``: a list of ``(bindings, values)``),
+    with the text and location of each of the query's expressions."""
     imports = tuple(imports)
     # Checks the query (and adds any `with` targets it needs, which may make a new program).
     engine.program().compile_query(query, package, imports)
@@ -181,17 +211,19 @@ def eval_query_instrumented(
         return out
 
     recorder.query_event("Enter")
-    results = []
     try:
-        for bindings, values in _run(compiled, solutions, ctx, locations[0] if locations else None):
-            exprs = [
-                {"value": result_json_value(v), "text": text, "location": {"row": loc.row, "col": loc.col}}
-                for v, text, loc in zip(values, texts, locations)
-            ]
-            results.append({"expressions": exprs, "bindings": {k: result_json_value(v) for k, v in bindings.items()}})
+        found = _run(compiled, solutions, ctx, locations[0] if locations else None)
     finally:
         recorder.finish()
-    return InstrumentedRun({"result": results}, recorder, program)
+    return InstrumentedRun(found, recorder, program), texts, locations
 
 
-__all__ = ["NO_INPUT", "QUERY_LOCATION", "InstrumentedRun", "eval_query_instrumented", "eval_rule_instrumented", "instrumented_program"]
+__all__ = [
+    "NO_INPUT",
+    "QUERY_LOCATION",
+    "InstrumentedRun",
+    "eval_query_instrumented",
+    "eval_rule_instrumented",
+    "instrumented_program",
+    "query_solutions_instrumented",
+]

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from pyrego.ast import nodes as ast
-from pyrego.compile.compiler import resolve_query
+from pyrego.compile.pipeline import resolve_query
 from pyrego.parse.parser import parse_query
 from pyrego.partial.base import PartialEvalError
 from pyrego.partial.bindings import Scope

@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import Any
 
 from pyrego.ast import nodes as ast
-from pyrego.compile.compiler import CompiledTree
+from pyrego.compile.base import CompiledTree
 from pyrego.partial.unknowns import UnknownsError
 
 

@@ -13,7 +13,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from pyrego.ast import nodes as ast
-from pyrego.compile.compiler import CompiledTree, RuleNode
+from pyrego.compile.base import CompiledTree, RuleNode
 from pyrego.errors import RegoError
 from pyrego.partial.bindings import Env, Scope
 from pyrego.partial.known import KnownDocuments

@@ -16,7 +16,7 @@ from decimal import Decimal
 from typing import Any
 
 from pyrego.ast import nodes as ast
-from pyrego.compile.compiler import FuncRef
+from pyrego.compile.base import FuncRef
 from pyrego.errors import EvalError
 from pyrego.partial.base import EvalBase, PartialEvalError
 from pyrego.partial.bindings import ROOTS, Scope

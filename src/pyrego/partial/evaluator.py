@@ -25,7 +25,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from pyrego.ast import nodes as ast
-from pyrego.compile.compiler import CompiledTree
+from pyrego.compile.base import CompiledTree
 from pyrego.compile.safety import reorder_body, stmt_vars, term_vars
 from pyrego.partial.base import PartialEvalError
 from pyrego.partial.bindings import Env, Scope

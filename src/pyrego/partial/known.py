@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from pyrego.compile.compiler import FUNCTION, RuleNode
+from pyrego.compile.base import FUNCTION, RuleNode
 from pyrego.errors import Location
 from pyrego.runtime.helpers import rt_call_builtin
 from pyrego.runtime.values import UNDEF, freeze

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from pyrego.ast import nodes as ast
-from pyrego.compile.compiler import RuleNode
+from pyrego.compile.base import RuleNode
 from pyrego.partial.base import EvalBase
 from pyrego.partial.bindings import Scope
 from pyrego.partial.terms import Known

@@ -23,7 +23,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from pyrego.ast import nodes as ast
-from pyrego.compile.compiler import COMPLETE, FUNCTION, PARTIAL_OBJECT, PARTIAL_SET, RuleNode, rule_suffix
+from pyrego.compile.base import COMPLETE, FUNCTION, PARTIAL_OBJECT, PARTIAL_SET, RuleNode, rule_suffix
 from pyrego.partial.base import EvalBase
 from pyrego.partial.bindings import Scope
 from pyrego.partial.copyprop import copy_propagate

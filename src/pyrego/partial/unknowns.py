@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from pyrego.ast import nodes as ast
-from pyrego.compile.compiler import CompiledTree, RuleNode, iter_rule_chain
+from pyrego.compile.base import CompiledTree, RuleNode, iter_rule_chain
 from pyrego.errors import RegoError
 from pyrego.parse.parser import parse_term
 

@@ -232,14 +232,14 @@ def loads(text: str | bytes, *, what: str = "JSON") -> Any:
     exact; a lone surrogate escape (``"\\ud800"``) becomes U+FFFD."""
     try:
         try:
-            value = json.loads(text, parse_constant=_reject_constant, parse_float=_parse_float)
+            value = json.loads(text, parse_constant=reject_json_constant, parse_float=_parse_float)
         except ValueError as exc:
             if "integer string conversion" not in str(exc):
                 raise
             # An integer of more than 4,300 digits, which Python's reader refuses.
             from pyrego.runtime.numbers import parse_number
 
-            value = json.loads(text, parse_constant=_reject_constant, parse_float=_parse_float, parse_int=parse_number)
+            value = json.loads(text, parse_constant=reject_json_constant, parse_float=_parse_float, parse_int=parse_number)
     except (ValueError, RecursionError) as exc:
         raise DataError(f"malformed {what}: {exc}") from None
     escaped = text if isinstance(text, str) else text.decode("utf-8", errors="replace")
@@ -290,8 +290,15 @@ def _replace_lone_surrogates(value: Any) -> Any:
     return root[0]
 
 
-def _reject_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not valid JSON")
+def reject_json_constant(name: str) -> Any:
+    """The ``parse_constant`` hook of every JSON reader in pyrego: Python's
+    :mod:`json` takes ``NaN``, ``Infinity`` and ``-Infinity``, JSON (and OPA)
+    does not. Raises :class:`ValueError` with the message Go's
+    ``encoding/json`` gives for them (OPA's own words): each reader turns it
+    into its own error, as it does for any other malformed text."""
+    if name[0] == "-":
+        raise ValueError(f"invalid character '{name[1]}' in numeric literal")
+    raise ValueError(f"invalid character '{name[0]}' looking for beginning of value")
 
 
 class FrozenObject(frozenset):  # type: ignore[type-arg]

@@ -22,7 +22,7 @@ from pyrego.runtime.docs import own_key, rt_path
 from pyrego.runtime.values import UNDEF, freeze
 
 if TYPE_CHECKING:
-    from pyrego.compile.compiler import CompiledTree
+    from pyrego.compile.base import CompiledTree
 
 
 
