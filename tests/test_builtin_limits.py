@@ -160,7 +160,7 @@ def test_json_patch_is_linear_and_stops_at_the_deadline() -> None:
     ops = [{"op": "add", "path": f"/k{i}", "value": i} for i in range(60_000)]
     start = time.monotonic()
     assert _value("r := count(json.patch({}, input.ops))", {"ops": ops}) == 60_000
-    assert time.monotonic() - start < 3
+    assert time.monotonic() - start < 30  # (linear: seconds on a loaded machine; quadratic: many minutes)
     # inserting at the front of an array moves every element each time
     front = [{"op": "add", "path": "/a/0", "value": i} for i in range(400_000)]
     _cancelled('r := count(json.patch({"a": []}, input.ops).a)', {"ops": front})
@@ -220,7 +220,7 @@ def test_object_builtins_are_linear_or_stop_at_the_deadline() -> None:
     start = time.monotonic()
     value = _value("r := object.union_n(input.objs)", {"objs": objs})
     assert len(value) == 30_001 and len(value["shared"]) == 30_000
-    assert time.monotonic() - start < 3
+    assert time.monotonic() - start < 30  # (linear: seconds on a loaded machine; quadratic: many minutes)
     # object.subset of arrays compares every offset
     _cancelled("r := object.subset(input.a, input.b)", {"a": [0] * 200_000, "b": [0] * 100_000 + [1]})
 
@@ -229,7 +229,7 @@ def test_net_builtins_are_linear_or_stop_at_the_deadline() -> None:
     nets = [f"10.{i >> 8}.{i & 255}.0/24" for i in range(65_536)]
     start = time.monotonic()
     assert len(_value("r := net.cidr_merge(input.n)", {"n": nets})) == 1
-    assert time.monotonic() - start < 3
+    assert time.monotonic() - start < 30  # (linear: seconds on a loaded machine; quadratic: many minutes)
     _cancelled("r := count(net.cidr_contains_matches(input.n, input.n))", {"n": nets})
 
 
