@@ -407,3 +407,13 @@ def test_a_started_pool_serves_many_batches() -> None:
             got = list(pool.eval_many(inputs))
             assert all(same(a, b) for a, b in zip(got, engine.eval_many("data.x.p", inputs))) and len(got) == n
         assert [ok for ok, _ in pool.eval_lines(['{"a": 1}', "[", '{"b": 1}'])] == [True, False, True]
+
+
+def test_a_lazy_batch_follows_the_engine_from_the_next_input() -> None:
+    engine = pyrego.Engine()
+    engine.add_policy("v.rego", "package v\nimport rego.v1\nx := input.n * 10\n")
+    results = engine.eval_many("data.v.x", ({"n": i} for i in range(100)))
+    first = [next(results).value for _ in range(50)]
+    engine.add_policy("v.rego", "package v\nimport rego.v1\nx := input.n * 100\n")
+    rest = [r.value for r in results]
+    assert first == [i * 10 for i in range(50)] and rest == [i * 100 for i in range(50, 100)]
