@@ -37,6 +37,9 @@ from pyrego.runtime.values import freeze, sort_key, thaw
 
 def go_quote(s: str, ascii_only: bool = False, quote: str = '"') -> str:
     """Go's ``strconv.Quote`` (or ``QuoteToASCII`` / ``QuoteRune`` style)."""
+    if s.isascii() and s.isprintable() and quote not in s and "\\" not in s:
+        # Printable ASCII (Go's strconv.IsPrint there is 0x20-0x7E, as Python's) with nothing to escape.
+        return quote + s + quote
     out = [quote]
     for ch in s:
         r = ord(ch)
@@ -708,13 +711,13 @@ _SIMPLE_VERB = re.compile(r"%(.)", re.DOTALL)
 
 @lru_cache(maxsize=512)
 def _simple_plan(fmt: str) -> tuple[tuple[str, ...], str] | None:
-    """For a format made only of text and bare %s/%d/%v/%%: its text pieces and verbs."""
+    """For a format made only of text and bare %s/%d/%v/%q/%%: its text pieces and verbs."""
     pieces = []
     verbs = []
     last = 0
     for m in _SIMPLE_VERB.finditer(fmt):
         verb = m.group(1)
-        if verb not in "sdv%":
+        if verb not in "sdvq%":
             return None
         pieces.append(fmt[last : m.start()])
         verbs.append(verb)
@@ -726,7 +729,7 @@ def _simple_plan(fmt: str) -> tuple[tuple[str, ...], str] | None:
 
 
 def _simple_sprintf(fmt: str, values: Any) -> str | None:
-    """The common case without Go's machinery: strings and 64-bit ints under %s/%d/%v."""
+    """The common case without Go's machinery: strings under %s/%v/%q and 64-bit ints under %d/%v."""
     plan = _simple_plan(fmt)
     if plan is None:
         return None
@@ -742,9 +745,11 @@ def _simple_sprintf(fmt: str, values: Any) -> str | None:
             v = values[i]
             i += 1
             t = type(v)
-            if t is str and verb != "d":
+            if t is str and (verb == "s" or verb == "v"):
                 out.append(v)
-            elif t is int and verb != "s" and INT64_MIN <= v <= INT64_MAX:
+            elif t is str and verb == "q":
+                out.append(go_quote(v))
+            elif t is int and (verb == "d" or verb == "v") and INT64_MIN <= v <= INT64_MAX:
                 out.append(str(v))
             else:
                 return None
