@@ -193,8 +193,29 @@ class _WalkTooLong(Exception):
 
 
 def _freeze_small(value: Any, budget: list[int]) -> Any:
-    """``budget``: [composite nodes left to visit, tuples met so far]."""
+    """``budget``: [composite nodes left to visit, tuples met so far].
+
+    The value itself is a list's or object's key's source unless a tuple is
+    in it (thaw gives arrays as lists). Objects, the most common composite,
+    are tested for first; strings, the most common members and keys, are
+    taken without a call; keys are made without calling their class."""
     t = type(value)
+    if t is dict:
+        budget[0] -= 1
+        if budget[0] < 0:
+            raise _WalkTooLong
+        tuples = budget[1]
+        items: Any = frozenset(
+            [
+                (k if type(k) is str else _freeze_small(k, budget), v if type(v) is str else _freeze_small(v, budget))
+                for k, v in value.items()
+            ]
+        )
+        key = _new_key(ObjectKey)
+        key.items = items
+        key._hash = hash((_OBJECT_TAG, items))
+        key.source = value if budget[1] == tuples else None
+        return key
     if t is str or t is int or t is float or value is None or t is Decimal:
         return value
     if t is bool:
@@ -202,24 +223,14 @@ def _freeze_small(value: Any, budget: list[int]) -> Any:
     budget[0] -= 1
     if budget[0] < 0:
         raise _WalkTooLong
-    if t is list or t is dict:
-        # The value itself is the key's source unless a tuple is in it (thaw gives arrays as lists).
-        # (Strings, the most common members and keys, are taken without a call.)
+    if t is list:
         tuples = budget[1]
-        if t is list:
-            out: Any = ArrayKey(tuple([v if type(v) is str else _freeze_small(v, budget) for v in value]))
-        else:
-            out = ObjectKey(
-                frozenset(
-                    [
-                        (k if type(k) is str else _freeze_small(k, budget), v if type(v) is str else _freeze_small(v, budget))
-                        for k, v in value.items()
-                    ]
-                )
-            )
-        if budget[1] == tuples:
-            out.source = value
-        return out
+        items = tuple([v if type(v) is str else _freeze_small(v, budget) for v in value])
+        key = _new_key(ArrayKey)
+        key.items = items
+        key._hash = hash((_ARRAY_TAG, items))
+        key.source = value if budget[1] == tuples else None
+        return key
     if t is tuple:
         budget[1] += 1
         return ArrayKey(tuple([_freeze_small(v, budget) for v in value]))
@@ -227,6 +238,11 @@ def _freeze_small(value: Any, budget: list[int]) -> Any:
         budget[0] -= len(value) >> 3
         return SetKey(frozenset([_freeze_small(v, budget) for v in value]))
     return value
+
+
+_new_key = object.__new__
+_OBJECT_TAG = ObjectKey.tag
+_ARRAY_TAG = ArrayKey.tag
 
 
 def _freeze_big(value: Any, memo: dict[int, Any]) -> Any:
