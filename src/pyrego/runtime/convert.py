@@ -37,15 +37,16 @@ def _to_json(value: Any, memo: dict[int, Any]) -> Any:
     if done is not None:
         return done[1]
     out: Any
+    # (Strings, the common member and value, are taken without a call.)
     if t is list or t is tuple:
         tick(len(value) + 1)
-        out = [_to_json(v, memo) for v in value]
+        out = [v if type(v) is str else _to_json(v, memo) for v in value]
     elif t is dict:
         tick(len(value) + 1)
         items: dict[str, Any] = {}
         for k, v in value.items():
             key = k if type(k) is str else _key_text(thaw(k))
-            items[key] = _to_json(v, memo)
+            items[key] = v if type(v) is str else _to_json(v, memo)
         out = dict(sorted(items.items()))
     elif t is set or t is frozenset:
         tick(len(value) + 1)
@@ -202,12 +203,13 @@ class _Dumper:
             return done
         tick(len(v) + 1)
         indent = self.indent
+        # (Strings, the common member and value, are written without a call of dump.)
         if t is list:
-            parts = [self.dump(x, level + 1) for x in v]
+            parts = [_string_text(x) if type(x) is str else self.dump(x, level + 1) for x in v]
             text = _join("[", "]", parts, indent, level)
         else:
             sep = ": " if indent is not None else ":"
-            parts = [encode_basestring(k) + sep + self.dump(x, level + 1) for k, x in v.items()]
+            parts = [encode_basestring(k) + sep + (_string_text(x) if type(x) is str else self.dump(x, level + 1)) for k, x in v.items()]
             text = _join("{", "}", parts, indent, level)
         self.memo[key] = text if seen else None
         return text
@@ -348,12 +350,16 @@ def _to_python(value: Any, memo: dict[int, Any]) -> Any:
         return done[1]
     # (No deadline check: results are converted after their evaluation, in
     # time linear in what the evaluation built.)
+    # (ASCII strings, the common member, key and value, are taken without a call.)
     if t is list or t is tuple:
-        out: Any = [_to_python(v, memo) for v in value]
+        out: Any = [v if type(v) is str and v.isascii() else _to_python(v, memo) for v in value]
     elif t is dict:
-        out = {(_hashable(k)): _to_python(v, memo) for k, v in value.items()}
+        out = {
+            (k if type(k) is str and k.isascii() else _hashable(k)): (v if type(v) is str and v.isascii() else _to_python(v, memo))
+            for k, v in value.items()
+        }
     else:
-        out = {_hashable(k) for k in value}
+        out = {k if type(k) is str and k.isascii() else _hashable(k) for k in value}
     memo[id(value)] = (value, out)  # (the value is kept: its id stays its own during the walk)
     return out
 
