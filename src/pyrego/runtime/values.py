@@ -211,7 +211,7 @@ def _freeze_small(value: Any, budget: list[int]) -> Any:
                 for k, v in value.items()
             ]
         )
-        key = _new_key(ObjectKey)
+        key: CompositeKey = _new_key(ObjectKey)
         key.items = items
         key._hash = hash((_OBJECT_TAG, items))
         key.source = value if budget[1] == tuples else None
