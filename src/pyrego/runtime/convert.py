@@ -248,7 +248,11 @@ def loads(text: str | bytes, *, what: str = "JSON") -> Any:
     exact; a lone surrogate escape (``"\\ud800"``) becomes U+FFFD."""
     try:
         try:
-            value = json.loads(text, parse_constant=_reject_constant, parse_float=_parse_float)
+            if type(text) is str and not text.startswith("\ufeff"):
+                # One decoder for every call (json.loads makes one per call when given hooks).
+                value = _DECODER.decode(text)
+            else:
+                value = json.loads(text, parse_constant=_reject_constant, parse_float=_parse_float)
         except ValueError as exc:
             if "integer string conversion" not in str(exc):
                 raise
@@ -308,6 +312,9 @@ def _replace_lone_surrogates(value: Any) -> Any:
 
 def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not valid JSON")
+
+
+_DECODER = json.JSONDecoder(parse_constant=_reject_constant, parse_float=_parse_float)
 
 
 class FrozenObject(frozenset):  # type: ignore[type-arg]
