@@ -91,10 +91,10 @@ class CompositeKey:
     __slots__ = ("items", "_hash", "source")
     tag = 0
 
-    def __init__(self, items: Any, source: Any = None) -> None:
+    def __init__(self, items: Any) -> None:
         self.items = items
         self._hash = hash((self.tag, items))
-        self.source = source
+        self.source: Any = None
 
     def __hash__(self) -> int:
         return self._hash
