@@ -12,6 +12,13 @@ clock from the first line read to the last decision made, start-up excluded
 (Spark session, Dask cluster, worker processes and their compiles are up
 before the clock starts; compiles inside workers are included).
 
+Every runner reads JSON text (pyrego with its loader, regorus in Rust with
+``set_input_json``, OPA's binding with ``json.loads``, which its ctypes
+wrapper writes again with ``json.dumps``) and gives each decision as JSON
+text (the pyrego runners with pyrego's writer, regorus with
+``eval_rule_as_json``), except OPA, whose binding parses the result JSON it
+gets from Go into Python values.
+
 Agreement: the pyrego runners (loop, eval_many, processes, Spark, Dask) all
 write OPA's JSON text with pyrego's writer; each reports, over all
 documents, the number of decisions per error code and the sum of the CRC-32
@@ -329,22 +336,24 @@ def run_regorus(payload: PolicyPayload, path: str, data: Path, args: Any) -> tup
         engine.add_policy(name, text)
     n = 0
     codes: Counter[str] = Counter()
-    args.sample_regorus = []
+    sample: list[Any] = []
     start = time.perf_counter()
     for chunk in read_chunks(data):
         for line in chunk:
             engine.set_input_json(line)
             try:
-                value = engine.eval_rule(path)
+                # JSON text out, as the pyrego runners write each decision (their checksums are of it).
+                value: Any = engine.eval_rule_as_json(path)
                 codes["ok"] += 1
             except RuntimeError as err:
                 value = ("error", str(err)[:200])
                 codes["error"] += 1
             if n < args.sample:
-                args.sample_regorus.append(value)
+                sample.append(value)
             n += 1
     seconds = time.perf_counter() - start
-    return seconds, {"docs": n, "codes": codes, "crc": None}, "regorus.Engine: set_input_json + eval_rule per document"
+    args.sample_regorus = [v if isinstance(v, tuple) else json.loads(v) for v in sample]  # (after the clock)
+    return seconds, {"docs": n, "codes": codes, "crc": None}, "regorus.Engine: set_input_json + eval_rule_as_json per document"
 
 
 def run_opa(payload: PolicyPayload, path: str, data: Path, args: Any) -> tuple[float, Summary | None, str]:

@@ -53,7 +53,7 @@ def test_fast_lines_expands_the_compact_statements() -> None:
     assert fast_lines(compact, sites) == [
         "def D2_0(ctx):",
         "    c = ctx.cache",
-        "    t2 = t1.get('request', UNDEF) if type(t1) is dict else rt_get(t1, 'request')",
+        "    t2 = t1.get('request', UNDEF) if type(t1) is dict else UNDEF if t1 is UNDEF else rt_get(t1, 'request')",
         "        try:",
         "            r8 = B1(t7, v6)",
         "        except (BuiltinError, BuiltinHalt) as exc:",
@@ -78,10 +78,10 @@ def test_fast_lines_expands_lookup_runs_and_deadline_checks() -> None:
     ]
     assert fast_lines(compact, {}) == [
         "    t1 = ctx.input",
-        "    t2 = t1.get('request', UNDEF) if type(t1) is dict else rt_get(t1, 'request')",
-        "    t3 = t2.get('user', UNDEF) if type(t2) is dict else rt_get(t2, 'user')",
-        "        t5 = t3.get('a', UNDEF) if type(t3) is dict else rt_get(t3, 'a')",
-        '''        t6 = t5.get("it's, (b)", UNDEF) if type(t5) is dict else rt_get(t5, "it's, (b)")''',
+        "    t2 = t1.get('request', UNDEF) if type(t1) is dict else UNDEF if t1 is UNDEF else rt_get(t1, 'request')",
+        "    t3 = t2.get('user', UNDEF) if type(t2) is dict else UNDEF if t2 is UNDEF else rt_get(t2, 'user')",
+        "        t5 = t3.get('a', UNDEF) if type(t3) is dict else UNDEF if t3 is UNDEF else rt_get(t3, 'a')",
+        '''        t6 = t5.get("it's, (b)", UNDEF) if type(t5) is dict else UNDEF if t5 is UNDEF else rt_get(t5, "it's, (b)")''',
         "        t7 = rt_dinput(ctx)",  # not a shape the generator writes: left alone
         "        if w4.deadline is not None: rt_check_deadline(w4, L9)",
     ]
@@ -100,7 +100,7 @@ def test_a_literal_naming_a_helper_does_not_keep_a_line_compact() -> None:
 def test_fast_lines_keeps_keys_that_hold_parentheses_and_quotes() -> None:
     line = """    t5 = rt_dget(t4, "it's (a) key)")"""
     assert fast_lines([line], {}) == [
-        """    t5 = t4.get("it's (a) key)", UNDEF) if type(t4) is dict else rt_get(t4, "it's (a) key)")"""
+        """    t5 = t4.get("it's (a) key)", UNDEF) if type(t4) is dict else UNDEF if t4 is UNDEF else rt_get(t4, "it's (a) key)")"""
     ]
 
 

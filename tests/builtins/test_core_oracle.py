@@ -166,6 +166,15 @@ for fmt, args in [
     ("%x % x %# x %#x %X %5.1x|%-6x|%06x", ["", "", "", "", "\u00ff", "abc", "a", "a"]),
     ("%s %v", [["a", ["b", {"c": S(["d", 1, True, None])}]], {"z": 1, "a": [], "m": {}}]),
     ("%d", 5),
+    # The short path (text, %s %v %q %d %% only): each operand type it takes or leaves to Go's rules.
+    ("%s: container %q is privileged", ["Pod/a/b", 'say "hi" \\ there']),
+    ("%q|%q|%q|%q", ["plain", "é\n\x01\u2028😀", "", "tab\there"]),
+    ("100%% %d%%|%v|%v|%s", [7, -9223372036854775808, "x", "%q"]),
+    ("%q %q %s", [65, True, 1]),
+    ("%s %d", ["a", "b"]),
+    ("%s|%%|%", ["a"]),
+    ("%v %v", [1]),
+    ("%s", ["a", "b"]),
 ]:
     case("sprintf", fmt, args)
 for template, variables in [

@@ -37,6 +37,9 @@ from pyrego.runtime.values import freeze, sort_key, thaw
 
 def go_quote(s: str, ascii_only: bool = False, quote: str = '"') -> str:
     """Go's ``strconv.Quote`` (or ``QuoteToASCII`` / ``QuoteRune`` style)."""
+    if s.isascii() and s.isprintable() and quote not in s and "\\" not in s:
+        # Printable ASCII (Go's strconv.IsPrint there is 0x20-0x7E, as Python's) with nothing to escape.
+        return quote + s + quote
     out = [quote]
     for ch in s:
         r = ord(ch)
@@ -707,48 +710,62 @@ _SIMPLE_VERB = re.compile(r"%(.)", re.DOTALL)
 
 
 @lru_cache(maxsize=512)
-def _simple_plan(fmt: str) -> tuple[tuple[str, ...], str] | None:
-    """For a format made only of text and bare %s/%d/%v/%%: its text pieces and verbs."""
-    pieces = []
-    verbs = []
+def _simple_plan(fmt: str) -> tuple[str, tuple[tuple[str, str], ...]] | None:
+    """For a format made only of text and bare %s/%d/%v/%q/%%: its text up to
+    the first verb, then each verb that takes an argument with the text after
+    it (``%%`` is text)."""
+    first: str | None = None
+    verbs: list[tuple[str, str]] = []
+    text: list[str] = []
     last = 0
     for m in _SIMPLE_VERB.finditer(fmt):
         verb = m.group(1)
-        if verb not in "sdv%":
+        if verb not in "sdvq%":
             return None
-        pieces.append(fmt[last : m.start()])
-        verbs.append(verb)
+        text.append(fmt[last : m.start()])
         last = m.end()
-    if fmt.count("%") != len(verbs) + verbs.count("%"):
-        return None  # a lone "%" at the end
-    pieces.append(fmt[last:])
-    return tuple(pieces), "".join(verbs)
+        if verb == "%":
+            text.append("%")
+            continue
+        if first is None:
+            first = "".join(text)
+        else:
+            verbs[-1] = (verbs[-1][0], "".join(text))
+        text = []
+        verbs.append((verb, ""))
+    rest = fmt[last:]
+    if "%" in rest:
+        return None  # a lone "%" at the end (every other one starts a match)
+    text.append(rest)
+    if first is None:
+        return "".join(text), ()
+    verbs[-1] = (verbs[-1][0], "".join(text))
+    return first, tuple(verbs)
 
 
 def _simple_sprintf(fmt: str, values: Any) -> str | None:
-    """The common case without Go's machinery: strings and 64-bit ints under %s/%d/%v."""
+    """The common case without Go's machinery: strings under %s/%v/%q and 64-bit ints under %d/%v."""
     plan = _simple_plan(fmt)
     if plan is None:
         return None
-    pieces, verbs = plan
-    if len(verbs) - verbs.count("%") != len(values):
+    first, verbs = plan
+    if len(verbs) != len(values):
         return None
-    out = [pieces[0]]
-    i = 0
-    for k, verb in enumerate(verbs):
-        if verb == "%":
-            out.append("%")
-        else:
-            v = values[i]
-            i += 1
-            t = type(v)
-            if t is str and verb != "d":
+    out = [first]
+    for (verb, piece), v in zip(verbs, values):
+        t = type(v)
+        if t is str:
+            if verb == "s" or verb == "v":
                 out.append(v)
-            elif t is int and verb != "s" and INT64_MIN <= v <= INT64_MAX:
-                out.append(str(v))
+            elif verb == "q":
+                out.append(go_quote(v))
             else:
                 return None
-        out.append(pieces[k + 1])
+        elif t is int and (verb == "d" or verb == "v") and INT64_MIN <= v <= INT64_MAX:
+            out.append(str(v))
+        else:
+            return None
+        out.append(piece)
     return "".join(out)
 
 

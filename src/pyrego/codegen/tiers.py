@@ -281,7 +281,8 @@ _LONGEST_INLINE_RUN = 32
 
 
 def _inline_lookup(indent: str, res: str, cur: str, key: str) -> str:
-    return f"{indent}{res} = {cur}.get({key}, UNDEF) if type({cur}) is dict else rt_get({cur}, {key})"
+    # (A lookup in an undefined value, the next step after a missing key, is undefined without a call.)
+    return f"{indent}{res} = {cur}.get({key}, UNDEF) if type({cur}) is dict else UNDEF if {cur} is UNDEF else rt_get({cur}, {key})"
 
 
 def _expand_lookup(m: re.Match[str]) -> list[str]:

@@ -6,6 +6,7 @@ import json
 import math
 import re
 from decimal import Decimal
+from json.encoder import encode_basestring
 from typing import Any
 
 from pyrego.errors import DataError
@@ -36,20 +37,24 @@ def _to_json(value: Any, memo: dict[int, Any]) -> Any:
     if done is not None:
         return done[1]
     out: Any
+    # (Strings, the common member and value, are taken without a call.)
     if t is list or t is tuple:
         tick(len(value) + 1)
-        out = [_to_json(v, memo) for v in value]
+        out = [v if type(v) is str else _to_json(v, memo) for v in value]
     elif t is dict:
         tick(len(value) + 1)
         items: dict[str, Any] = {}
         for k, v in value.items():
             key = k if type(k) is str else _key_text(thaw(k))
-            items[key] = _to_json(v, memo)
+            items[key] = v if type(v) is str else _to_json(v, memo)
         out = dict(sorted(items.items()))
     elif t is set or t is frozenset:
         tick(len(value) + 1)
-        members = sorted((thaw(k) for k in value), key=sort_key)
-        out = [_to_json(v, memo) for v in members]
+        if all(type(k) is str for k in value):
+            out = sorted(value)  # (strings sort among themselves by code point, as sort_key orders them)
+        else:
+            members = sorted((thaw(k) for k in value), key=sort_key)
+            out = [_to_json(v, memo) for v in members]
     else:
         raise DataError(f"cannot render {t.__name__} as JSON")
     memo[id(value)] = (value, out)  # (the value is kept: its id stays its own during the walk)
@@ -181,9 +186,9 @@ class _Dumper:
         if t is int or t is Decimal:
             return format_number(v)
         if t is str:
-            text = json.dumps(v, ensure_ascii=False)
-            # Bytes that were not UTF-8 (kept as lone surrogates) print as U+FFFD, as in OPA.
-            return _LONE_SURROGATE.sub("\ufffd", text) if _LONE_SURROGATE.search(text) else text
+            return _string_text(v)
+        if t is bool:
+            return "true" if v else "false"
         if t is not list and t is not dict:
             return json.dumps(v, ensure_ascii=False)
         if not v:
@@ -198,12 +203,13 @@ class _Dumper:
             return done
         tick(len(v) + 1)
         indent = self.indent
+        # (Strings, the common member and value, are written without a call of dump.)
         if t is list:
-            parts = [self.dump(x, level + 1) for x in v]
+            parts = [_string_text(x) if type(x) is str else self.dump(x, level + 1) for x in v]
             text = _join("[", "]", parts, indent, level)
         else:
             sep = ": " if indent is not None else ":"
-            parts = [json.dumps(k, ensure_ascii=False) + sep + self.dump(x, level + 1) for k, x in v.items()]
+            parts = [encode_basestring(k) + sep + (_string_text(x) if type(x) is str else self.dump(x, level + 1)) for k, x in v.items()]
             text = _join("{", "}", parts, indent, level)
         self.memo[key] = text if seen else None
         return text
@@ -215,6 +221,16 @@ class _Dumper:
 
 
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _string_text(v: str) -> str:
+    """A string's JSON text (what ``json.dumps(v, ensure_ascii=False)`` gives, without
+    making an encoder per call); bytes that were not UTF-8 (kept as lone
+    surrogates) print as U+FFFD, as in OPA."""
+    text: str = encode_basestring(v)
+    if text.isascii() or not _LONE_SURROGATE.search(text):
+        return text
+    return _LONE_SURROGATE.sub("\ufffd", text)
 
 
 def _join(open_: str, close: str, parts: list[str], indent: int | None, level: int) -> str:
@@ -232,7 +248,11 @@ def loads(text: str | bytes, *, what: str = "JSON") -> Any:
     exact; a lone surrogate escape (``"\\ud800"``) becomes U+FFFD."""
     try:
         try:
-            value = json.loads(text, parse_constant=reject_json_constant, parse_float=_parse_float)
+            if type(text) is str and not text.startswith("\ufeff"):
+                # One decoder for every call (json.loads makes one per call when given hooks).
+                value = _DECODER.decode(text)
+            else:
+                value = json.loads(text, parse_constant=reject_json_constant, parse_float=_parse_float)
         except ValueError as exc:
             if "integer string conversion" not in str(exc):
                 raise
@@ -301,6 +321,9 @@ def reject_json_constant(name: str) -> Any:
     raise ValueError(f"invalid character '{name[0]}' looking for beginning of value")
 
 
+_DECODER = json.JSONDecoder(parse_constant=reject_json_constant, parse_float=_parse_float)
+
+
 class FrozenObject(frozenset):  # type: ignore[type-arg]
     """An object where Python needs a hashable value (a set member, an object key):
     the frozenset of its ``(key, value)`` pairs. It equals (and hashes as) the plain
@@ -341,12 +364,16 @@ def _to_python(value: Any, memo: dict[int, Any]) -> Any:
         return done[1]
     # (No deadline check: results are converted after their evaluation, in
     # time linear in what the evaluation built.)
+    # (ASCII strings, the common member, key and value, are taken without a call.)
     if t is list or t is tuple:
-        out: Any = [_to_python(v, memo) for v in value]
+        out: Any = [v if type(v) is str and v.isascii() else _to_python(v, memo) for v in value]
     elif t is dict:
-        out = {(_hashable(k)): _to_python(v, memo) for k, v in value.items()}
+        out = {
+            (k if type(k) is str and k.isascii() else _hashable(k)): (v if type(v) is str and v.isascii() else _to_python(v, memo))
+            for k, v in value.items()
+        }
     else:
-        out = {_hashable(k) for k in value}
+        out = {k if type(k) is str and k.isascii() else _hashable(k) for k in value}
     memo[id(value)] = (value, out)  # (the value is kept: its id stays its own during the walk)
     return out
 
@@ -398,6 +425,8 @@ def from_python(value: Any, *, _depth: int = 0) -> Any:
     if t is list:
         changed = None
         for i, v in enumerate(value):
+            if type(v) is str:
+                continue  # (the common member, taken without a call)
             c = from_python(v, _depth=_depth + 1)
             if c is not v:
                 if changed is None:
@@ -411,13 +440,13 @@ def from_python(value: Any, *, _depth: int = 0) -> Any:
         items = []
         for k, v in value.items():
             ck = k if type(k) is str else freeze(from_python(k, _depth=_depth + 1))
-            cv = from_python(v, _depth=_depth + 1)
+            cv = v if type(v) is str else from_python(v, _depth=_depth + 1)
             if ck is not k or cv is not v:
                 need_copy = True
             items.append((ck, cv))
         return dict(items) if need_copy else value
     if t is set or t is frozenset:
-        return frozenset(freeze(from_python(v, _depth=_depth + 1)) for v in value)
+        return frozenset([v if type(v) is str else freeze(from_python(v, _depth=_depth + 1)) for v in value])
     if t is FrozenObject:  # an object in to_python's hashable form
         return from_python(dict(value), _depth=_depth + 1)
     if isinstance(value, BoolKey) or isinstance(value, CompositeKey):

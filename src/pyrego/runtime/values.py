@@ -80,14 +80,21 @@ FALSE_KEY = BoolKey(False)
 
 
 class CompositeKey:
-    """Base of the frozen forms of composites: hashable, compared by content."""
+    """Base of the frozen forms of composites: hashable, compared by content.
 
-    __slots__ = ("items", "_hash")
+    ``source``: the value the key was frozen from, when :func:`thaw` may give
+    it back as it is (a list or dict of plain values, none of them a tuple):
+    values are never changed once made, and iterating a set of objects thaws
+    each member again for every loop over it (``some c in containers``).
+    None: thaw rebuilds the value from ``items``."""
+
+    __slots__ = ("items", "_hash", "source")
     tag = 0
 
     def __init__(self, items: Any) -> None:
         self.items = items
         self._hash = hash((self.tag, items))
+        self.source: Any = None
 
     def __hash__(self) -> int:
         return self._hash
@@ -167,7 +174,7 @@ def freeze(value: Any) -> Any:
     if t is bool:
         return TRUE_KEY if value else FALSE_KEY
     if t is list or t is tuple or t is dict or t is set or t is frozenset:
-        budget = [_SMALL_WALK]
+        budget = [_SMALL_WALK, 0]
         try:
             return _freeze_small(value, budget)
         except _WalkTooLong:
@@ -186,7 +193,29 @@ class _WalkTooLong(Exception):
 
 
 def _freeze_small(value: Any, budget: list[int]) -> Any:
+    """``budget``: [composite nodes left to visit, tuples met so far].
+
+    The value itself is a list's or object's key's source unless a tuple is
+    in it (thaw gives arrays as lists). Objects, the most common composite,
+    are tested for first; strings, the most common members and keys, are
+    taken without a call; keys are made without calling their class."""
     t = type(value)
+    if t is dict:
+        budget[0] -= 1
+        if budget[0] < 0:
+            raise _WalkTooLong
+        tuples = budget[1]
+        items: Any = frozenset(
+            [
+                (k if type(k) is str else _freeze_small(k, budget), v if type(v) is str else _freeze_small(v, budget))
+                for k, v in value.items()
+            ]
+        )
+        key: CompositeKey = _new_key(ObjectKey)
+        key.items = items
+        key._hash = hash((_OBJECT_TAG, items))
+        key.source = value if budget[1] == tuples else None
+        return key
     if t is str or t is int or t is float or value is None or t is Decimal:
         return value
     if t is bool:
@@ -194,14 +223,26 @@ def _freeze_small(value: Any, budget: list[int]) -> Any:
     budget[0] -= 1
     if budget[0] < 0:
         raise _WalkTooLong
-    if t is list or t is tuple:
+    if t is list:
+        tuples = budget[1]
+        items = tuple([v if type(v) is str else _freeze_small(v, budget) for v in value])
+        key = _new_key(ArrayKey)
+        key.items = items
+        key._hash = hash((_ARRAY_TAG, items))
+        key.source = value if budget[1] == tuples else None
+        return key
+    if t is tuple:
+        budget[1] += 1
         return ArrayKey(tuple([_freeze_small(v, budget) for v in value]))
-    if t is dict:
-        return ObjectKey(frozenset([(_freeze_small(k, budget), _freeze_small(v, budget)) for k, v in value.items()]))
     if t is set or t is frozenset:
         budget[0] -= len(value) >> 3
         return SetKey(frozenset([_freeze_small(v, budget) for v in value]))
     return value
+
+
+_new_key = object.__new__
+_OBJECT_TAG = ObjectKey.tag
+_ARRAY_TAG = ArrayKey.tag
 
 
 def _freeze_big(value: Any, memo: dict[int, Any]) -> Any:
@@ -238,7 +279,8 @@ def thaw(key: Any) -> Any:
     if t is BoolKey:
         return key.value
     if t is ArrayKey or t is ObjectKey:
-        return _thaw(key, {})
+        source = key.source
+        return _thaw(key, {}) if source is None else source
     if t is SetKey:
         return key.items
     return key
@@ -255,6 +297,9 @@ def _thaw(key: Any, memo: dict[int, Any]) -> Any:
         return key.items
     if t is not ArrayKey and t is not ObjectKey:
         return key
+    source = key.source
+    if source is not None:
+        return source
     done = memo.get(id(key))
     if done is not None:
         return done
