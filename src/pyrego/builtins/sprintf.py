@@ -98,7 +98,10 @@ def format_value(value: Any) -> str:
 def _format_composite(value: Any, shared: dict[int, Any]) -> str:
     t = type(value)
     if t is not list and t is not tuple and t is not dict and t is not frozenset and t is not set:
-        return format_value(value) if t in _SCALARS else (check_plain(value) and str(value))
+        if t in _SCALARS:
+            return format_value(value)
+        check_plain(value)  # (a caller's object of no Rego type: an error, not its repr)
+        return str(value)
     done = shared.get(id(value))
     if done is not None and done[1] is not None:
         check_string_size(len(done[1]), "the formatted value")

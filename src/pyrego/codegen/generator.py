@@ -139,8 +139,7 @@ class ModuleGen:
     def const(self, value: Any) -> str:
         """A name in the constants table bound to ``value`` (shared, never mutated)."""
         try:
-            # (Only values are frozen: a constant may be a builtin's caller, say.)
-            key: Any = (type(value), freeze(value) if type(value) in PLAIN_TYPES and type(value) is not tuple else value)
+            key: Any = (type(value), freeze(value) if type(value) in PLAIN_TYPES and type(value) is not tuple else value)  # (a builtin's caller: no value)
             hash(key)
         except TypeError:
             key = None

@@ -326,6 +326,8 @@ def type_name(value: Any) -> str:
         return "array"
     if t is set or t is frozenset:
         return "set"
+    if t in _KEY_TYPES or value is UNDEF:
+        raise TypeError(f"not a Rego value: {t.__name__}")  # (pyrego's own objects)
     raise not_a_value(value)
 
 
