@@ -216,7 +216,7 @@ class BodyEmitter(LineWriter):
                     # UNDEF is no string: this test fails on it too (rt_in_strings:
                     # an object of no Rego type is compared as rt_member does).
                     x = self.term(t.args[0], check=False)
-                    self.guard(f"type({x}) is not str and not rt_in_strings({x}, {name}) or {x} not in {name}")
+                    self.guard(f"type({x}) is not str and ({x} is UNDEF or type({x}) in PLAIN_TYPES or not rt_in_strings({x}, {name})) or {x} not in {name}")
                     self.checked.add(x)
                 else:
                     x = self.term(t.args[0])

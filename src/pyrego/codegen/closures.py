@@ -65,7 +65,7 @@ from pyrego.runtime.helpers import (
     rt_values,
     rt_values_sorted,
 )
-from pyrego.runtime.values import UNDEF, check_plain, equal, freeze
+from pyrego.runtime.values import PLAIN_TYPES, UNDEF, check_plain, equal, freeze
 
 if TYPE_CHECKING:
     from pyrego.codegen.generator import ModuleGen
@@ -393,7 +393,7 @@ class _Planner(TermPlanner):
                     def member(ctx: Any, env: list[Any], read: Any = read, all_str: bool = all_str, members: Any = members, nxt: Step = nxt) -> Any:
                         v = read(ctx, env)
                         if all_str:
-                            if type(v) is not str and not rt_in_strings(v, members) or v not in members:
+                            if type(v) is not str and (v is UNDEF or type(v) in PLAIN_TYPES or not rt_in_strings(v, members)) or v not in members:
                                 return UNDEF
                         elif v is UNDEF or freeze(v) not in members:
                             return UNDEF

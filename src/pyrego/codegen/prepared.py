@@ -202,7 +202,7 @@ class _Detach(pyast.NodeTransformer):
         test = pyast.IfExp(
             test=is_str,
             body=pyast.Compare(left=load(x.id), ops=[pyast.In()], comparators=[load(name)]),
-            orelse=pyast.BoolOp(op=pyast.And(), values=[foreign, node]),
+            orelse=pyast.BoolOp(op=pyast.And(), values=[pyast.Compare(left=load(x.id), ops=[pyast.IsNot()], comparators=[load("UNDEF")]), foreign, node]),
         )
         return pyast.copy_location(test, node)
 

@@ -90,7 +90,8 @@ def rt_items(value: Any) -> Iterator[tuple[Any, Any]]:
         return enumerate(value)
     if t is set or t is frozenset:
         return ((m, m) for m in (k if type(k) is str else thaw(k) for k in value))
-    check_plain(value)
+    if value is not UNDEF:  # (often here: a missing collection)
+        check_plain(value)
     return iter(())
 
 
@@ -103,7 +104,8 @@ def rt_values(value: Any) -> Iterator[Any]:
         return iter(value.values())
     if t is set or t is frozenset:
         return (k if type(k) is str else thaw(k) for k in value)
-    check_plain(value)
+    if value is not UNDEF:
+        check_plain(value)
     return iter(())
 
 
@@ -190,7 +192,8 @@ def rt_member(x: Any, coll: Any) -> bool:
         return any(equal(x, v) for v in coll)
     if t is dict:
         return any(equal(x, v) for v in coll.values())
-    check_plain(coll)
+    if coll is not UNDEF:
+        check_plain(coll)
     return False
 
 
@@ -205,7 +208,8 @@ def rt_member3(k: Any, v: Any, coll: Any) -> bool:
         return got is not UNDEF and equal(got, v)
     if t is set or t is frozenset:
         return equal(k, v) and freeze(k) in coll
-    check_plain(coll)
+    if coll is not UNDEF:
+        check_plain(coll)
     return False
 
 

@@ -348,15 +348,15 @@ def equal(a: Any, b: Any) -> bool:
     if ta is str or tb is str:
         if ta is tb:
             return a == b  # type: ignore[no-any-return]
-        return _unequal(a, b)
+        return False if ta in PLAIN_TYPES and tb in PLAIN_TYPES else _unequal(a, b)
     if ta is bool or tb is bool:
         if ta is tb:
             return a == b  # type: ignore[no-any-return]
-        return _unequal(a, b)
+        return False if ta in PLAIN_TYPES and tb in PLAIN_TYPES else _unequal(a, b)
     if (ta is int or ta is float or ta is Decimal) and (tb is int or tb is float or tb is Decimal):
         return a == b  # type: ignore[no-any-return]
     if a is None or b is None:
-        return _unequal(a, b)
+        return False if ta in PLAIN_TYPES and tb in PLAIN_TYPES else _unequal(a, b)
     return _equal_composite(a, b, None)
 
 
@@ -547,7 +547,8 @@ def iter_items(collection: Any) -> Iterator[tuple[Any, Any]]:
         return ((thaw(k), v) for k, v in collection.items())
     if t is set or t is frozenset:
         return ((m, m) for m in (thaw(k) for k in collection))
-    check_plain(collection)
+    if collection is not UNDEF:
+        check_plain(collection)
     return iter(())
 
 
