@@ -424,3 +424,57 @@ def test_set_input_and_per_call_input_agree() -> None:
         e.eval_rule("data.q.allow", input=collections.OrderedDict(user={"role": "admin"}))
     with pytest.raises(pyrego.DataError, match="OrderedDict is not a Rego value"):
         e.add_data({"x": collections.OrderedDict()})
+
+
+class MySet(frozenset):  # type: ignore[type-arg]
+    pass
+
+
+@pytest.mark.parametrize(
+    ("rule", "plain", "foreign", "want", "foreign_fails"),
+    [
+        ("has_a", {"tags": {"a", "b"}}, {"tags": MySet({"a", "b"})}, True, True),
+        ("keys", {"user": {"admin": 1}}, {"user": {Role.ADMIN: 1}}, {"admin"}, True),
+        # (The values and other keys of that object are read as they are.)
+        ("vals", {"user": {"admin": 1}}, {"user": {Role.ADMIN: 1}}, {1}, False),
+        ("deny", {"user": {"admin": 1, "banned": True}}, {"user": {Role.ADMIN: 1, "banned": True}}, True, False),
+    ],
+)
+def test_sets_and_keys_of_other_types(rule: str, plain: Any, foreign: Any, want: Any, foreign_fails: bool) -> None:
+    """A set subclass, and an object key of no Rego type, in every form: an
+    error where it is read, the plain answer where it is not."""
+    text = (
+        "package s\nimport rego.v1\nhas_a if \"a\" in input.tags\n"
+        "keys contains k if some k, _ in input.user\nvals contains v if some v in input.user\n"
+        "default deny := false\ndeny if input.user.banned\n"
+    )
+    e = pyrego.Engine()
+    e.add_policy("s.rego", text + "# compact\n")
+    hot = pyrego.Engine()
+    hot.add_policy("s.rego", text)
+    for _ in range(200):
+        hot.eval_rule(f"data.s.{rule}", input=plain)
+    assert hot.program().code.gen.hot
+    assert _compact(lambda: e.eval_rule(f"data.s.{rule}", input=plain)) == want
+    assert hot.eval_rule(f"data.s.{rule}", input=plain) == want
+    runs: list[Callable[[], Any]] = [
+        lambda: _compact(lambda: e.eval_rule(f"data.s.{rule}", input=foreign)),
+        lambda: hot.eval_rule(f"data.s.{rule}", input=foreign),
+        lambda: hot.prepare_rule(f"data.s.{rule}")(foreign),
+        lambda: _query_value(hot.eval_query(f"data.s.{rule}", input=foreign)),
+        lambda: next(iter(hot.eval_many(f"data.s.{rule}", [foreign]))).unwrap(),
+        lambda: list(hot.eval_many(f"data.s.{rule}", [foreign] * 100))[99].unwrap(),
+    ]
+    for run in runs:
+        if foreign_fails:
+            with pytest.raises(EvalTypeError, match=r"(MySet|Role) is not a Rego value"):
+                run()
+        else:
+            assert run() == want
+    assert not e.program().code.gen.hot
+
+
+def _query_value(result: dict[str, Any]) -> Any:
+    """The one value of a one-expression query's result, in eval_rule's form (a set for a set)."""
+    value = result["result"][0]["expressions"][0]["value"]
+    return set(value) if isinstance(value, list) else value
