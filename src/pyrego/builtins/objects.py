@@ -18,7 +18,7 @@ from pyrego.builtins.registry import builtin
 from pyrego.builtins.types import arr_operand, elem_err, obj_operand, type_err
 from pyrego.runtime.builtin_errors import OperandTypeError
 from pyrego.runtime.context import EvalContext
-from pyrego.runtime.values import equal, freeze
+from pyrego.runtime.values import check_plain, equal, freeze
 
 _MISSING = object()
 
@@ -45,6 +45,7 @@ def object_get(obj: Any, key: Any, default: Any) -> Any:
             if ts is float and step.is_integer():
                 step = int(step)
             elif ts is not int:
+                check_plain(step)
                 return default
             if not 0 <= step < len(cur):
                 return default
@@ -55,6 +56,7 @@ def object_get(obj: Any, key: Any, default: Any) -> Any:
                 return default
             cur = step
         else:
+            check_plain(cur)  # (a caller's object of no Rego type: an error, not a miss)
             return default
     return cur
 

@@ -30,7 +30,7 @@ from pyrego.builtins.sprintf_float import format_float, sharp_float
 from pyrego.builtins.types import INT64_MAX, INT64_MIN, type_err
 from pyrego.runtime.budget import tick
 from pyrego.runtime.numbers import format_number
-from pyrego.runtime.values import freeze, sort_key, thaw
+from pyrego.runtime.values import check_plain, freeze, sort_key, thaw
 
 # ---------------------------------------------------------------- Rego text of values
 
@@ -101,7 +101,10 @@ def format_value(value: Any) -> str:
 def _format_composite(value: Any, shared: dict[int, Any]) -> str:
     t = type(value)
     if t is not list and t is not tuple and t is not dict and t is not frozenset and t is not set:
-        return format_value(value) if t in _SCALARS else str(value)
+        if t in _SCALARS:
+            return format_value(value)
+        check_plain(value)  # (a caller's object of no Rego type: an error, not its repr)
+        return str(value)
     done = shared.get(id(value))
     if done is not None and done[1] is not None:
         check_string_size(len(done[1]), "the formatted value")

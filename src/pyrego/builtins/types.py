@@ -19,6 +19,7 @@ from typing import Any
 
 from pyrego.builtins.registry import builtin
 from pyrego.runtime.builtin_errors import OperandTypeError
+from pyrego.runtime.values import check_plain
 from pyrego.runtime.values import type_name as _type_name
 
 # Go's int is 64 bits: OPA's IntOperand refuses integers outside it.
@@ -134,40 +135,41 @@ def set_operand(value: Any, position: int) -> frozenset[Any]:
 
 @builtin("is_string", 1)
 def is_string(x: Any) -> bool:
-    return type(x) is str
+    # (check_plain: a false answer only for a value; another object is an error.)
+    return type(x) is str or not check_plain(x)
 
 
 @builtin("is_number", 1)
 def is_number(x: Any) -> bool:
     t = type(x)
-    return t is int or t is float or t is Decimal
+    return t is int or t is float or t is Decimal or not check_plain(x)
 
 
 @builtin("is_boolean", 1)
 def is_boolean(x: Any) -> bool:
-    return type(x) is bool
+    return type(x) is bool or not check_plain(x)
 
 
 @builtin("is_null", 1)
 def is_null(x: Any) -> bool:
-    return x is None
+    return x is None or not check_plain(x)
 
 
 @builtin("is_array", 1)
 def is_array(x: Any) -> bool:
     t = type(x)
-    return t is list or t is tuple
+    return t is list or t is tuple or not check_plain(x)
 
 
 @builtin("is_object", 1)
 def is_object(x: Any) -> bool:
-    return type(x) is dict
+    return type(x) is dict or not check_plain(x)
 
 
 @builtin("is_set", 1)
 def is_set(x: Any) -> bool:
     t = type(x)
-    return t is frozenset or t is set
+    return t is frozenset or t is set or not check_plain(x)
 
 
 @builtin("type_name", 1)

@@ -16,7 +16,7 @@ from typing import Any, Iterator
 from pyrego.builtins.limits import TICK, check
 from pyrego.builtins.registry import builtin
 from pyrego.runtime.context import EvalContext
-from pyrego.runtime.values import sort_key, thaw
+from pyrego.runtime.values import check_plain, sort_key, thaw
 
 
 def _children(value: Any) -> list[tuple[Any, Any]] | None:
@@ -32,6 +32,7 @@ def _children(value: Any) -> list[tuple[Any, Any]] | None:
     if t is frozenset or t is set:
         members = sorted((thaw(k) for k in value), key=sort_key)
         return [(m, m) for m in members]
+    check_plain(value)  # (a caller's object of no Rego type is an error, not a leaf)
     return None
 
 

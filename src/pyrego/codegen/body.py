@@ -213,9 +213,10 @@ class BodyEmitter(LineWriter):
             if const is not None:
                 name, all_str = const
                 if all_str:
-                    # UNDEF is no string: this test fails on it too.
+                    # UNDEF is no string: this test fails on it too (rt_in_strings:
+                    # an object of no Rego type is compared as rt_member does).
                     x = self.term(t.args[0], check=False)
-                    self.guard(f"type({x}) is not str or {x} not in {name}")
+                    self.guard(f"type({x}) is not str and ({x} is UNDEF or type({x}) in PLAIN_TYPES or not rt_in_strings({x}, {name})) or {x} not in {name}")
                     self.checked.add(x)
                 else:
                     x = self.term(t.args[0])
@@ -460,7 +461,8 @@ class BodyEmitter(LineWriter):
         dom = self.tmp("d")
         self.w(f"{dom} = {self.term(s.domain)}")
         # A domain that is not a collection makes `every` undefined, not true.
-        self.guard(f"type({dom}) not in COLLECTION_TYPES")
+        # (rt_plain: a caller's object of another type is an error, not undefined.)
+        self.guard(f"type({dom}) not in COLLECTION_TYPES and rt_plain({dom})")
         ok = self.tmp("ev")
         self.w(f"{ok} = True")
         st = self.state()

@@ -55,6 +55,7 @@ from pyrego.runtime.helpers import (
     COLLECTION_TYPES,
     rt_check_deadline,
     rt_conflict,
+    rt_in_strings,
     rt_items,
     rt_items_sorted,
     rt_member,
@@ -64,7 +65,7 @@ from pyrego.runtime.helpers import (
     rt_values,
     rt_values_sorted,
 )
-from pyrego.runtime.values import UNDEF, equal, freeze
+from pyrego.runtime.values import PLAIN_TYPES, UNDEF, check_plain, equal, freeze
 
 if TYPE_CHECKING:
     from pyrego.codegen.generator import ModuleGen
@@ -339,7 +340,7 @@ class _Planner(TermPlanner):
 
         def build(nxt: Step) -> Step:
             def loop(ctx: Any, env: list[Any], d: Any, items: Any = items, key: Any = key, value: int = value, inner: Step = inner, nxt: Step = nxt, where: Any = where) -> Any:
-                if type(d) not in COLLECTION_TYPES:
+                if type(d) not in COLLECTION_TYPES and check_plain(d):
                     return UNDEF  # a domain that is not a collection: undefined, not true
                 for k, v in items(d):
                     rt_check_deadline(ctx, where)
@@ -392,7 +393,7 @@ class _Planner(TermPlanner):
                     def member(ctx: Any, env: list[Any], read: Any = read, all_str: bool = all_str, members: Any = members, nxt: Step = nxt) -> Any:
                         v = read(ctx, env)
                         if all_str:
-                            if type(v) is not str or v not in members:
+                            if type(v) is not str and (v is UNDEF or type(v) in PLAIN_TYPES or not rt_in_strings(v, members)) or v not in members:
                                 return UNDEF
                         elif v is UNDEF or freeze(v) not in members:
                             return UNDEF

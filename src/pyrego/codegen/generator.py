@@ -39,7 +39,7 @@ from pyrego.compile.safety import body_vars, term_vars
 from pyrego.errors import Location, RegoCompileError, RegoError, RegoUnsafeVarError
 from pyrego.runtime.docs import DOC_HELPERS, rt_path
 from pyrego.runtime.helpers import HELPERS, builtin_call, rt_call_builtin
-from pyrego.runtime.values import UNDEF, freeze
+from pyrego.runtime.values import PLAIN_TYPES, UNDEF, freeze
 from pyrego.runtime.withs import make_call_mock, make_with, rt_const_fn, rt_node_child
 
 #: The most characters of compact code a rule may have to be recompiled in
@@ -139,7 +139,7 @@ class ModuleGen:
     def const(self, value: Any) -> str:
         """A name in the constants table bound to ``value`` (shared, never mutated)."""
         try:
-            key: Any = (type(value), freeze(value) if not isinstance(value, tuple) else value)
+            key: Any = (type(value), freeze(value) if type(value) in PLAIN_TYPES and type(value) is not tuple else value)  # (a builtin's caller: no value)
             hash(key)
         except TypeError:
             key = None

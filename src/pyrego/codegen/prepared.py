@@ -181,7 +181,8 @@ class _Detach(pyast.NodeTransformer):
     def _member_of_constant(self, node: pyast.Call) -> pyast.AST:
         """``rt_member(x, t)`` where ``t`` holds a constant array of strings:
         ``x in <its frozenset>`` for a string ``x`` (Rego's equality of strings
-        is Python's), false for any other value (no string equals it)."""
+        is Python's), false for any other value (no string equals it), and
+        ``rt_member`` itself for an object of no Rego type."""
         constant = self.constants[node.args[1].id]  # type: ignore[attr-defined]
         value = self.namespace.get(constant)
         if type(value) is not list or not value or not all(type(v) is str for v in value):
@@ -195,7 +196,14 @@ class _Detach(pyast.NodeTransformer):
             return pyast.Name(id=id_, ctx=pyast.Load())
 
         is_str = pyast.Compare(left=pyast.Call(func=load("type"), args=[load(x.id)], keywords=[]), ops=[pyast.Is()], comparators=[load("str")])
-        test = pyast.BoolOp(op=pyast.And(), values=[is_str, pyast.Compare(left=load(x.id), ops=[pyast.In()], comparators=[load(name)])])
+        # A value of no Rego type (a str subclass, say) goes to rt_member,
+        # which raises the error for it, rather than being read as false.
+        foreign = pyast.Compare(left=pyast.Call(func=load("type"), args=[load(x.id)], keywords=[]), ops=[pyast.NotIn()], comparators=[load("PLAIN_TYPES")])
+        test = pyast.IfExp(
+            test=is_str,
+            body=pyast.Compare(left=load(x.id), ops=[pyast.In()], comparators=[load(name)]),
+            orelse=pyast.BoolOp(op=pyast.And(), values=[pyast.Compare(left=load(x.id), ops=[pyast.IsNot()], comparators=[load("UNDEF")]), foreign, node]),
+        )
         return pyast.copy_location(test, node)
 
     def visit_Attribute(self, node: pyast.Attribute) -> pyast.AST:

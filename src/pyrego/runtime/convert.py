@@ -13,7 +13,7 @@ from pyrego.errors import DataError
 from pyrego.runtime.bigint import ArithmeticError_, decimal_to_int
 from pyrego.runtime.budget import tick
 from pyrego.runtime.numbers import exact_number, format_number
-from pyrego.runtime.values import BoolKey, CompositeKey, sort_key, thaw
+from pyrego.runtime.values import BoolKey, CompositeKey, check_plain, sort_key, thaw
 
 
 def to_json_value(value: Any) -> Any:
@@ -56,6 +56,7 @@ def _to_json(value: Any, memo: dict[int, Any]) -> Any:
             members = sorted((thaw(k) for k in value), key=sort_key)
             out = [_to_json(v, memo) for v in members]
     else:
+        check_plain(value)
         raise DataError(f"cannot render {t.__name__} as JSON")
     memo[id(value)] = (value, out)  # (the value is kept: its id stays its own during the walk)
     return out
@@ -97,6 +98,7 @@ def _result_json(value: Any, memo: dict[int, Any]) -> Any:
         members = sorted((thaw(k) for k in value), key=sort_key)
         out = [_result_json(v, memo) for v in members]
     else:
+        check_plain(value)
         raise DataError(f"cannot render {t.__name__} as JSON")
     memo[id(value)] = (value, out)  # (the value is kept: its id stays its own during the walk)
     return out
@@ -332,6 +334,10 @@ class FrozenObject(frozenset):  # type: ignore[type-arg]
     __slots__ = ()
 
 
+#: The frozen forms of values (a set member or object key given as a value).
+_KEYS = frozenset((BoolKey, *CompositeKey.__subclasses__()))
+
+
 def to_python(value: Any) -> Any:
     """A value for a Python caller: sets are Python sets of hashable members.
 
@@ -358,6 +364,8 @@ def _to_python(value: Any, memo: dict[int, Any]) -> Any:
     if t is int or t is float or t is bool or value is None or t is Decimal:
         return value
     if t is not list and t is not tuple and t is not dict and t is not set and t is not frozenset:
+        if t not in _KEYS:
+            check_plain(value)  # (a caller's object: never handed back as if converted)
         return value
     done = memo.get(id(value))
     if done is not None:
@@ -394,6 +402,8 @@ def _hashable(key: Any) -> Any:
         if t is ObjectKey:
             return FrozenObject((_hashable(k), _hashable(v)) for k, v in key.items)
         return frozenset(_hashable(k) for k in key.items)
+    if t is not Decimal and t is not bool:
+        check_plain(key)  # (a caller's object key of another type)
     return key
 
 

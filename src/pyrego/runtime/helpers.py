@@ -17,7 +17,7 @@ from pyrego.builtins.sprintf import format_value
 from pyrego.errors import EvalBuiltinError, EvalCancelError, EvalConflictError, EvalError, EvalTypeError, Location
 from pyrego.runtime.builtin_errors import BuiltinError, BuiltinHalt
 from pyrego.runtime.context import EvalContext
-from pyrego.runtime.values import UNDEF, compare, equal, freeze, sort_key, thaw
+from pyrego.runtime.values import PLAIN_TYPES, UNDEF, check_plain, compare, equal, freeze, sort_key, thaw
 
 MISS = object()
 ONCE = (None,)
@@ -41,6 +41,10 @@ def rt_get(value: Any, key: Any) -> Any:
         return UNDEF
     if t is set or t is frozenset:
         return key if freeze(key) in value else UNDEF
+    # (Undefined and scalars end here; a caller's object of another type is
+    # an error, never an undefined read: see values.check_plain.)
+    if value is not UNDEF:
+        check_plain(value)
     return UNDEF
 
 
@@ -86,6 +90,8 @@ def rt_items(value: Any) -> Iterator[tuple[Any, Any]]:
         return enumerate(value)
     if t is set or t is frozenset:
         return ((m, m) for m in (k if type(k) is str else thaw(k) for k in value))
+    if value is not UNDEF:  # (often here: a missing collection)
+        check_plain(value)
     return iter(())
 
 
@@ -98,6 +104,8 @@ def rt_values(value: Any) -> Iterator[Any]:
         return iter(value.values())
     if t is set or t is frozenset:
         return (k if type(k) is str else thaw(k) for k in value)
+    if value is not UNDEF:
+        check_plain(value)
     return iter(())
 
 
@@ -184,6 +192,8 @@ def rt_member(x: Any, coll: Any) -> bool:
         return any(equal(x, v) for v in coll)
     if t is dict:
         return any(equal(x, v) for v in coll.values())
+    if coll is not UNDEF:
+        check_plain(coll)
     return False
 
 
@@ -198,6 +208,8 @@ def rt_member3(k: Any, v: Any, coll: Any) -> bool:
         return got is not UNDEF and equal(got, v)
     if t is set or t is frozenset:
         return equal(k, v) and freeze(k) in coll
+    if coll is not UNDEF:
+        check_plain(coll)
     return False
 
 
@@ -417,6 +429,21 @@ def rt_is_array(v: Any) -> bool:
     return t is list or t is tuple
 
 
+def rt_in_strings(x: Any, members: frozenset[str]) -> bool:
+    """Whether ``x``, which is no ``str``, equals a member of a constant set
+    of strings: never for a value; for a caller's object of no Rego type, as
+    :func:`rt_member` has it (see values.equal)."""
+    if type(x) in PLAIN_TYPES or x is UNDEF:
+        return False
+    return any(equal(x, m) for m in members)
+
+
+def rt_plain(v: Any) -> bool:
+    """True for a value of a Rego type, after an exact type test failed; an
+    error for a caller's object of any other type (see values.check_plain)."""
+    return check_plain(v)
+
+
 # The types a Rego collection has in Python (``every`` needs one as its domain).
 COLLECTION_TYPES = frozenset((dict, list, tuple, set, frozenset))
 
@@ -427,6 +454,7 @@ HELPERS: dict[str, Any] = {
     "UNDEF": UNDEF,
     "COLLECTION_TYPES": COLLECTION_TYPES,
     "SIZED_TYPES": SIZED_TYPES,
+    "PLAIN_TYPES": PLAIN_TYPES,
     "MISS": MISS,
     "ONCE": ONCE,
     "freeze": freeze,
@@ -464,6 +492,8 @@ HELPERS: dict[str, Any] = {
     "rt_check_deadline": rt_check_deadline,
     "rt_template": rt_template,
     "rt_is_array": rt_is_array,
+    "rt_plain": rt_plain,
+    "rt_in_strings": rt_in_strings,
     "BuiltinError": BuiltinError,
     "BuiltinHalt": BuiltinHalt,
     "dict": dict,

@@ -31,6 +31,7 @@ from decimal import Decimal
 from functools import cmp_to_key
 from typing import Any, Iterator
 
+from pyrego.errors import EvalTypeError
 from pyrego.runtime.budget import tick
 from pyrego.runtime.numbers import compare as compare_numbers
 
@@ -58,6 +59,28 @@ class _Undefined:
 
 UNDEFINED = _Undefined()
 UNDEF = UNDEFINED
+
+#: The Python types of Rego values (a caller's own objects are read as they
+#: are, so anything else, even a subclass of one of these, is not a value).
+PLAIN_TYPES = frozenset((str, int, float, bool, type(None), Decimal, list, tuple, dict, set, frozenset))
+
+
+def not_a_value(value: Any) -> EvalTypeError:
+    """The error for a caller's object that is not a Rego value (an
+    ``OrderedDict``, a ``StrEnum``): generated code reads input with exact
+    type tests, so such an object would otherwise be misread, not converted."""
+    return EvalTypeError(
+        f"{type(value).__name__} is not a Rego value: pass input as plain dict, list, str, int, float, bool or None"
+        " (convert it first, e.g. with json.loads(json.dumps(x)))"
+    )
+
+
+def check_plain(value: Any) -> bool:
+    """True for a Rego value's type (or undefined); else :func:`not_a_value` is
+    raised. Called only where an exact type test has already failed."""
+    if type(value) in PLAIN_TYPES or value is UNDEF:
+        return True
+    raise not_a_value(value)
 
 
 class BoolKey:
@@ -164,6 +187,18 @@ def _array_keys_equal(a: Any, b: Any, seen: _SeenPairs | None) -> bool:
     return True
 
 
+#: The frozen forms of booleans and composites (see :func:`freeze`).
+_KEY_TYPES = frozenset((BoolKey, ArrayKey, ObjectKey, SetKey))
+
+
+def _frozen_other(value: Any) -> Any:
+    """:func:`freeze` of a value whose type is no value's: an already frozen
+    key is itself; anything else is not a Rego value."""
+    if type(value) in _KEY_TYPES or value is UNDEF:
+        return value
+    raise not_a_value(value)
+
+
 def freeze(value: Any) -> Any:
     """Return the hashable frozen form of ``value`` (idempotent)."""
     t = type(value)
@@ -181,7 +216,7 @@ def freeze(value: Any) -> Any:
             # A big value (or one with shared parts): once more, each part
             # frozen once and the deadline checked as it goes.
             return _freeze_big(value, {})
-    return value
+    return _frozen_other(value)
 
 
 #: Composite nodes a walk visits before it counts its work and remembers shared parts.
@@ -237,7 +272,7 @@ def _freeze_small(value: Any, budget: list[int]) -> Any:
     if t is set or t is frozenset:
         budget[0] -= len(value) >> 3
         return SetKey(frozenset([_freeze_small(v, budget) for v in value]))
-    return value
+    return _frozen_other(value)
 
 
 _new_key = object.__new__
@@ -252,7 +287,7 @@ def _freeze_big(value: Any, memo: dict[int, Any]) -> Any:
     if t is bool:
         return TRUE_KEY if value else FALSE_KEY
     if t not in _COMPOSITE_TYPES:
-        return value
+        return _frozen_other(value)
     done = memo.get(id(value))
     if done is not None:
         return done[1]
@@ -283,7 +318,9 @@ def thaw(key: Any) -> Any:
         return _thaw(key, {}) if source is None else source
     if t is SetKey:
         return key.items
-    return key
+    if t is Decimal or t is bool or key is UNDEF:
+        return key
+    raise not_a_value(key)  # (an object key or set member of a caller's)
 
 
 def _thaw(key: Any, memo: dict[int, Any]) -> Any:
@@ -296,7 +333,9 @@ def _thaw(key: Any, memo: dict[int, Any]) -> Any:
     if t is SetKey:
         return key.items
     if t is not ArrayKey and t is not ObjectKey:
-        return key
+        if t is Decimal or t is bool:
+            return key
+        raise not_a_value(key)
     source = key.source
     if source is not None:
         return source
@@ -332,7 +371,9 @@ def type_name(value: Any) -> str:
         return "array"
     if t is set or t is frozenset:
         return "set"
-    raise TypeError(f"not a Rego value: {t.__name__}")
+    if t in _KEY_TYPES or value is UNDEF:
+        raise TypeError(f"not a Rego value: {t.__name__}")  # (pyrego's own objects)
+    raise not_a_value(value)
 
 
 def is_set(value: Any) -> bool:
@@ -350,14 +391,44 @@ def equal(a: Any, b: Any) -> bool:
     ta = type(a)
     tb = type(b)
     if ta is str or tb is str:
-        return ta is tb and a == b
+        if ta is tb:
+            return a == b  # type: ignore[no-any-return]
+        return False if ta in PLAIN_TYPES and tb in PLAIN_TYPES else _unequal(a, b)
     if ta is bool or tb is bool:
-        return ta is tb and a == b
+        if ta is tb:
+            return a == b  # type: ignore[no-any-return]
+        return False if ta in PLAIN_TYPES and tb in PLAIN_TYPES else _unequal(a, b)
     if (ta is int or ta is float or ta is Decimal) and (tb is int or tb is float or tb is Decimal):
-        return a == b
+        return a == b  # type: ignore[no-any-return]
     if a is None or b is None:
-        return False
+        return False if ta in PLAIN_TYPES and tb in PLAIN_TYPES else _unequal(a, b)
     return _equal_composite(a, b, None)
+
+
+def _unequal(a: Any, b: Any) -> bool:
+    """Equality where the types differ: false for two values of different kinds.
+
+    A caller's object of no Rego type (a ``StrEnum``, an ``IntEnum``, bytes)
+    compared with a string or number is equal where Python's ``==`` says so,
+    as the generated code's comparisons with a literal have it (exact for
+    subclasses of str, int and float: their plain value), and never equals
+    true, false or null; compared with anything else it is an error."""
+    ta = type(a)
+    tb = type(b)
+    if ta in PLAIN_TYPES or a is UNDEF:
+        if tb in PLAIN_TYPES or b is UNDEF:
+            return False
+        other, foreign = a, b
+    elif tb in PLAIN_TYPES or b is UNDEF:
+        other, foreign = b, a
+    else:
+        raise not_a_value(a)
+    to = type(other)
+    if to is str or to is int or to is float or to is Decimal:
+        return bool(foreign == other)
+    if to is bool or other is None or other is UNDEF:
+        return False
+    raise not_a_value(foreign)
 
 
 def _equal_composite(a: Any, b: Any, seen: _SeenPairs | None) -> bool:
@@ -370,20 +441,26 @@ def _equal_composite(a: Any, b: Any, seen: _SeenPairs | None) -> bool:
     ta = type(a)
     tb = type(b)
     if ta is list or ta is tuple:
-        if (tb is not list and tb is not tuple) or len(a) != len(b):
+        if tb is not list and tb is not tuple:
+            return _unequal(a, b)
+        if len(a) != len(b):
             return False
         pairs: Any = zip(a, b)
     elif ta is dict:
-        if tb is not dict or len(a) != len(b):
+        if tb is not dict:
+            return _unequal(a, b)
+        if len(a) != len(b):
             return False
         pairs = [(v, b.get(k, _MISSING)) for k, v in a.items()]
     elif ta is set or ta is frozenset:
         if tb is not set and tb is not frozenset:
-            return False
+            return _unequal(a, b)
         tick(len(a))
         return a == b  # members are frozen keys
-    else:
+    elif (ta in PLAIN_TYPES or ta in _KEY_TYPES) and (tb in PLAIN_TYPES or tb in _KEY_TYPES):
         return freeze(a) == freeze(b)  # a scalar and a composite, or a frozen key
+    else:
+        return _unequal(a, b)
     if seen is None:
         seen = _SeenPairs()
     key = (id(a), id(b))
@@ -453,8 +530,13 @@ def compare(a: Any, b: Any) -> int:
     """OPA's total order; returns -1, 0 or 1."""
     ta = type(a)
     tb = type(b)
-    ra = _RANK[ta]
-    rb = _RANK[tb]
+    try:
+        ra = _RANK[ta]
+        rb = _RANK[tb]
+    except KeyError:
+        check_plain(a)
+        check_plain(b)
+        raise
     if ra != rb:
         return -1 if ra < rb else 1
     if ra == 2 or ra == 3 or ra == 1:
@@ -510,6 +592,8 @@ def iter_items(collection: Any) -> Iterator[tuple[Any, Any]]:
         return ((thaw(k), v) for k, v in collection.items())
     if t is set or t is frozenset:
         return ((m, m) for m in (thaw(k) for k in collection))
+    if collection is not UNDEF:
+        check_plain(collection)
     return iter(())
 
 

@@ -36,7 +36,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from pyrego.runtime.values import type_name
+from pyrego.runtime.values import PLAIN_TYPES, type_name
 from pyrego.typecheck import static_types as T
 
 _TYPE_NAMES = ("array", "boolean", "integer", "null", "number", "object", "string")
@@ -118,10 +118,7 @@ def _check_types(node: Any) -> None:
 
 def _check_valid(raw: Any) -> None:
     if not isinstance(raw, (dict, bool)):
-        try:
-            kind = type_name(raw)
-        except TypeError:
-            kind = type(raw).__name__
+        kind = type_name(raw) if type(raw) in PLAIN_TYPES else type(raw).__name__
         raise SchemaError(f"unable to compile the schema: schema is {kind}, not an object")
     _check_types(raw)
     try:
