@@ -337,6 +337,7 @@ class Engine(ConfigurationMixin, QueryMixin, InstrumentationMixin):
             self._program = program
             self._failure = None
             self._rule_fns = {}
+            self._prepared_rules = {}
             self._queries = None
 
     def install_modules(self, policies: dict[str, PolicySource]) -> None:
@@ -360,6 +361,7 @@ class Engine(ConfigurationMixin, QueryMixin, InstrumentationMixin):
             self._program = None
             self._failure = None
             self._rule_fns = {}
+            self._prepared_rules = {}
             self._queries = None
 
     # -- data and input ---------------------------------------------------------------
@@ -396,6 +398,7 @@ class Engine(ConfigurationMixin, QueryMixin, InstrumentationMixin):
             self._data_checked = False
             self._failure = None
             self._rule_fns = {}
+            self._prepared_rules = {}
             self._queries = None
 
     def set_input(self, value: Any) -> None:

@@ -40,6 +40,7 @@ class ConfigurationMixin:
     _schema_key: str | None
     _config: EvalConfig | None
     _rule_fns: dict[str, Any]
+    _prepared_rules: dict[str, Any]
 
     def _invalidate(self) -> None:
         """Drop the compiled program (the engine's own)."""
@@ -52,6 +53,7 @@ class ConfigurationMixin:
         knows to take the new settings: it checks the table alone."""
         self._config = None
         self._rule_fns = {}
+        self._prepared_rules = {}
 
     def set_rego_v0(self, enabled: bool) -> None:
         """Parse policies added from now on as Rego v0 (no ``if``, ``p[x] { }`` sets)."""

@@ -60,16 +60,17 @@ class CompiledQuery:
 
 
 
-_batch_results: Any = None
+# pyrego.batch.results' result makers, imported with the first small batch.
+_ok_result: Any = None
+_error_result: Any = None
+_OK_TRUE: Any = None
 
 
-def _load_batch_results() -> Any:
-    """``pyrego.batch.results``, imported with the first small batch."""
-    global _batch_results
-    import pyrego.batch.results as results
+def _load_batch_results() -> None:
+    global _ok_result, _error_result, _OK_TRUE
+    from pyrego.batch.results import OK_TRUE, error_result, ok_result
 
-    _batch_results = results
-    return results
+    _ok_result, _error_result, _OK_TRUE = ok_result, error_result, OK_TRUE
 
 
 class QueryMixin:
@@ -136,15 +137,14 @@ class QueryMixin:
             # A few inputs: each through the rule prepared for this engine as it
             # is (preparing it per batch, and a generator, cost more than a
             # small decision); the results are made at once.
-            rule = None
-            if self._prepared_table is self._rule_fns:
-                try:
-                    rule = self._prepared_rules[path]
-                except (KeyError, TypeError):  # TypeError: a path that is not even hashable
-                    pass
-            if rule is None:
+            # (Each change of the rule table empties _prepared_rules; should one
+            # be missed, a prepared rule still checks the table itself.)
+            try:
+                rule = self._prepared_rules[path]
+            except (KeyError, TypeError):  # TypeError: a path that is not even hashable
                 rule = self.prepare_rule(path)
-            results = _batch_results or _load_batch_results()
+            if _ok_result is None:
+                _load_batch_results()
             out = []
             for value in inputs:
                 try:
@@ -152,9 +152,9 @@ class QueryMixin:
                 except RegoError as err:
                     if not err.code.startswith("eval_"):
                         raise  # (a compile error or a bad path is not the input's)
-                    out.append(results.error_result(err))
+                    out.append(_error_result(err))
                     continue
-                out.append(results.OK_TRUE if result is True else results.ok_result(result))
+                out.append(_OK_TRUE if result is True else _ok_result(result))
             return iter(out)
         batch: Any = sys.modules.get("pyrego.batch")  # (an import statement per call costs more than a small batch)
         if batch is None:

@@ -50,6 +50,7 @@ class InstrumentationMixin:
     # The engine's (see pyrego.engine.Engine).
     _policies: Mapping[str, PolicySource]
     _rule_fns: dict[str, Any]
+    _prepared_rules: dict[str, Any]
     _queries: BoundedDict[Any, CompiledQuery] | None
 
     if TYPE_CHECKING:
@@ -74,6 +75,7 @@ class InstrumentationMixin:
         # (Engine.prepare_rule) take the new rule table as their sign to go
         # through eval_rule again.
         self._rule_fns = {}
+        self._prepared_rules = {}
         self._queries = None
 
     def get_coverage_report(self) -> dict[str, Any]:
