@@ -478,3 +478,25 @@ def _query_value(result: dict[str, Any]) -> Any:
     """The one value of a one-expression query's result, in eval_rule's form (a set for a set)."""
     value = result["result"][0]["expressions"][0]["value"]
     return set(value) if isinstance(value, list) else value
+
+
+def test_membership_of_a_literal_in_a_constant_array_compiles_cleanly() -> None:
+    # Python warns about ``'foo' is UNDEF`` (a literal compared with ``is``); the
+    # test suite turns SyntaxWarning into an error, so the generated code must not have one.
+    import warnings
+
+    cases = [
+        ('not "foo" in ["fox"]', True),
+        ('"fox" in ["fox"]', True),
+        ('1 in ["fox"]', pyrego.UNDEFINED),
+        ('not null in ["fox"]', True),
+    ]
+    for body, want in cases:
+        for coverage in (False, True):
+            engine = pyrego.Engine()
+            engine.add_policy("t.rego", f"package t\nimport rego.v1\np if {{ {body} }}\n")
+            engine.set_enable_coverage(coverage)
+            with warnings.catch_warnings():
+                warnings.simplefilter("error", SyntaxWarning)
+                for _ in range(150):  # (the compact form, then the fast form)
+                    assert engine.eval_rule("data.t.p") == want, (body, coverage)

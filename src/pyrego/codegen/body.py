@@ -216,7 +216,11 @@ class BodyEmitter(LineWriter):
                     # UNDEF is no string: this test fails on it too (rt_in_strings:
                     # an object of no Rego type is compared as rt_member does).
                     x = self.term(t.args[0], check=False)
-                    self.guard(f"type({x}) is not str and ({x} is UNDEF or type({x}) in PLAIN_TYPES or not rt_in_strings({x}, {name})) or {x} not in {name}")
+                    if isinstance(t.args[0], ast.Scalar):
+                        # A literal: a string is looked up; any other value is in no array of strings.
+                        self.guard(f"{x} not in {name}" if type(t.args[0].value) is str else "True")
+                    else:
+                        self.guard(f"type({x}) is not str and ({x} is UNDEF or type({x}) in PLAIN_TYPES or not rt_in_strings({x}, {name})) or {x} not in {name}")
                     self.checked.add(x)
                 else:
                     x = self.term(t.args[0])
