@@ -25,19 +25,10 @@ from pyrego.artifact import ArtifactError, load_artifact, write_artifact_wheel
 from pyrego.artifact.wheel import WheelName, wheel_bytes, wheel_name
 from pyrego.artifact.write import artifact_text
 from pyrego.cli import build_cmd, build_python
-from test_artifact import DATA, INPUTS, POLICY, RULES, app_engine, outcome, rewrite_meta
+from test_artifact import DATA, INPUTS, POLICY, RULES, app_engine, outcome, private_code_cache, rewrite_meta  # noqa: F401 (an autouse fixture: loads, here and in subprocesses, keep their code in a cache of the test's own)
 
 SRC = str(Path(__file__).resolve().parent.parent / "src")
 WHEEL = "authz_policy-1.2.0-py3-none-any.whl"
-
-
-@pytest.fixture(autouse=True)
-def private_code_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """Loads (here and in the subprocesses, which inherit the variable) keep their code in a cache of the test's own."""
-    folder = tmp_path_factory.mktemp("code-cache")
-    folder.chmod(0o700)
-    monkeypatch.setenv("PYREGO_CACHE_DIR", str(folder))
-    return folder
 
 
 def pip_install(wheel: Path, target: Path) -> subprocess.CompletedProcess[str]:

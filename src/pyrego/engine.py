@@ -43,7 +43,7 @@ from pyrego.engine_support import (
     _package_name,
     _rule_location,
     rule_path,
-    too_deep_error,
+    rule_value,
 )
 from pyrego.errors import (
     ArgumentError,
@@ -60,7 +60,7 @@ from pyrego.loader import data_document, iter_files, read_policy
 from pyrego.parse.parser import parse_module, parse_term
 from pyrego.queries import CompiledQuery, QueryMixin
 from pyrego.runtime.context import EvalConfig, EvalContext
-from pyrego.runtime.convert import from_python, loads, to_python, valid_text
+from pyrego.runtime.convert import from_python, loads
 from pyrego.runtime.values import UNDEF
 
 if TYPE_CHECKING:
@@ -654,15 +654,9 @@ class Engine(ConfigurationMixin, QueryMixin, InstrumentationMixin):
                 raise
             raise failure from (None if type(exc) is RecursionError else exc)
         self._spare = ctx
-        t = type(value)
-        if t is bool or t is int or t is float or value is None or value is UNDEF:
-            return value
-        if t is str:
-            return value if value.isascii() else valid_text(value)
-        try:
-            return to_python(value)
-        except RecursionError:
-            raise too_deep_error() from None
+        if value is True or value is False or value is UNDEF or value is None:
+            return value  # (most decisions: no call)
+        return rule_value(value)
 
     def _evaluation_failure(self, exc: Exception, path: str, program: Program | None) -> Exception:
         """The error an evaluation of ``path`` that raised ``exc`` ends with
