@@ -456,6 +456,8 @@ def test_a_function_of_the_input_answers_as_eval_rule(strict: bool) -> None:
     allow = engine.prepare_rule("data.d.allow")
     allow(None)
     assert _runs_without_context(allow)
+    # Its two definitions are written into the one function (no call per definition).
+    assert "P0" not in allow.__code__.co_names and "P1" not in allow.__code__.co_names
     calls_rule = engine.prepare_rule("data.d.calls_rule")
     calls_rule(None)
     assert _runs_without_context(calls_rule)

@@ -410,7 +410,10 @@ def input_function(
         chain = pyast.parse("\n".join(chain_text)).body[0]
         assert isinstance(chain, pyast.FunctionDef)
         entry = chain
-        if len(tops) == 1 and not memo:
+        inlined = None if converts else _inlined(tops, memo)
+        if inlined is not None:
+            entry, tops = inlined, []
+        elif len(tops) == 1 and not memo:
             # One definition: its undefined is the default, with no call between.
             entry = tops.pop()
             for node in pyast.walk(entry):
@@ -424,6 +427,39 @@ def input_function(
         except (SyntaxError, RecursionError, MemoryError, ValueError):
             return None
     return namespace[entry.name]  # type: ignore[no-any-return]
+
+
+def _inlined(tops: list[pyast.FunctionDef], memo: bool) -> pyast.FunctionDef | None:
+    """The definitions ``tops`` written into one function of the input, each
+    in a ``while True:`` block that its undefined leaves (``return UNDEF``
+    becomes ``break``) for the next, then the default: no call per
+    definition. None where a definition's undefined is returned from inside
+    a loop (a ``break`` there would leave that loop instead; a value
+    returned from a loop is the function's). Their values must be plain
+    constants (see _checked)."""
+    for top in tops:
+        for loop in pyast.walk(top):
+            if isinstance(loop, (pyast.For, pyast.While)) and any(_is_undefined_return(n) for n in pyast.walk(loop)):
+                return None
+    template = pyast.parse(f"def P(input):\n    {_MEMO} = {{}}\n    return DEFAULT_").body[0]
+    assert isinstance(template, pyast.FunctionDef)
+    body: list[pyast.stmt] = [template.body[0]] if memo else []
+    for top in tops:
+        block = _UndefinedLeaves().visit(pyast.Module(body=top.body, type_ignores=[])).body
+        body.append(pyast.While(test=pyast.Constant(value=True), body=[*block, pyast.Break()], orelse=[]))
+    template.body = [*body, template.body[1]]
+    return template
+
+
+class _UndefinedLeaves(pyast.NodeTransformer):
+    """``return UNDEF`` as ``break`` (see _inlined)."""
+
+    def visit_Return(self, node: pyast.Return) -> pyast.AST:
+        return pyast.copy_location(pyast.Break(), node) if _is_undefined_return(node) else node
+
+
+def _is_undefined_return(node: pyast.AST) -> bool:
+    return isinstance(node, pyast.Return) and isinstance(node.value, pyast.Name) and node.value.id == "UNDEF"
 
 
 _GUARD = """
