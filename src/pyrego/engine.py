@@ -124,8 +124,6 @@ class Engine(ConfigurationMixin, QueryMixin, InstrumentationMixin):
     # Rules prepared (prepare_rule, and eval_many's small batches), by path; a
     # plain dict, emptied when full (a bounded one's bookkeeping costs more than a small batch).
     _prepared_rules: dict[str, PreparedRule] = {}
-    # The table of resolved rules (_rule_fns) they were prepared from.
-    _prepared_table: Any = None
     _version = 0
     # Compiled queries (made on first use: most engines only call eval_rule);
     # replaced, not emptied, when the policies or data change (a query
@@ -736,7 +734,6 @@ class Engine(ConfigurationMixin, QueryMixin, InstrumentationMixin):
         new._queries = self._queries.copy() if self._queries is not None else None
         new.__dict__.pop("_prints", None)
         new.__dict__.pop("_prepared_rules", None)  # (prepared on this engine)
-        new.__dict__.pop("_prepared_table", None)
         new._config = None
         new._spare = None
         new._lock = threading.Lock()

@@ -255,11 +255,6 @@ def _rule_location(program: Program, name: str) -> Location | None:
     return None
 
 
-#: Batches of at most this many inputs (in a list) evaluate each through a
-#: rule the engine keeps prepared (see Engine.eval_many).
-SMALL_BATCH = 32
-
-
 def prepared_rule(engine: Engine, path: str) -> PreparedRule:
     """:meth:`pyrego.engine.Engine.prepare_rule`'s function: ``eval_rule(path,
     input=...)`` with the engine's table lookup done once.

@@ -20,7 +20,6 @@ from pyrego.compile.pipeline import resolve_query
 from pyrego.compile.with_targets import body_with_function_targets
 from pyrego.engine_support import (
     NO_INPUT,
-    SMALL_BATCH,
     PreparedRule,
     expr_texts,
     prepared_rule,
@@ -60,6 +59,10 @@ class CompiledQuery:
 
 
 
+#: Batches of at most this many inputs (in a list) evaluate each through a
+#: rule the engine keeps prepared, their results made at once (see eval_many).
+SMALL_BATCH = 32
+
 # pyrego.batch.results' result makers, imported with the first small batch.
 _ok_result: Any = None
 _error_result: Any = None
@@ -86,7 +89,6 @@ class QueryMixin:
         _extra_mockable: frozenset[str]
         _input: Any
         _prepared_rules: dict[str, PreparedRule]
-        _prepared_table: Any
         _rule_fns: dict[str, Any]
         _covering: bool
 
@@ -112,19 +114,14 @@ class QueryMixin:
         changed, gives the same function."""
         rule_path(path)  # (refuses a path that is not one)
         self._get_program()
-        table = self._rule_fns
-        rules = self._prepared_rules
-        if self._prepared_table is not table:
-            # Prepared for other policies, data or settings: they would hand every call on.
-            rules = {}
+        # Taken before preparing: each change of the rule table gives the engine a
+        # new, empty dict, so a rule prepared meanwhile goes into the dropped one.
+        rules = self.__dict__.get("_prepared_rules")  # (never the class's shared empty one)
+        if rules is None or len(rules) >= PATHS_KEPT:
+            rules = self._prepared_rules = {}
         rule = rules.get(path)
         if rule is None:
-            rule = prepared_rule(self, path)  # type: ignore[arg-type]  # (a mixin of Engine)
-            if len(rules) >= PATHS_KEPT:
-                rules = {}
-            rules[path] = rule
-            if rules is not self._prepared_rules:
-                self._prepared_rules, self._prepared_table = rules, table
+            rule = rules[path] = prepared_rule(self, path)  # type: ignore[arg-type]  # (a mixin of Engine)
         return rule
 
     def eval_many(

@@ -38,8 +38,10 @@ import ast as pyast
 import builtins
 import re
 import time
+from collections import Counter
 from typing import Any, Callable
 
+from pyrego.codegen.generator import LARGEST_PROMOTED_CHUNK
 from pyrego.codegen.program import Program
 from pyrego.codegen.python_ast import python_ast_lock
 from pyrego.runtime.values import UNDEF
@@ -54,13 +56,17 @@ _MEMO, _CLOCK = "m", -1
 _NOW = "now_"
 
 
-def _function_tree(program: Program, name: str) -> pyast.FunctionDef | None:
-    """The fast form of definition function ``name`` (``D<id>_<n>``), parsed."""
+def _function_tree(program: Program, name: str, chunks: dict[str, list[pyast.FunctionDef] | None]) -> pyast.FunctionDef | None:
+    """The fast form of definition function ``name`` (``D<id>_<n>``), parsed
+    (``chunks``: the rule chunks parsed so far, by name)."""
     gen = program.gen
     m = _DEF.fullmatch(name)
     if gen is None or m is None or not gen.hot:
         return None
-    for node in _chunk_trees(program, f"R{m.group(1)}") or ():
+    chunk = f"R{m.group(1)}"
+    if chunk not in chunks:
+        chunks[chunk] = _chunk_trees(program, chunk)
+    for node in chunks[chunk] or ():
         if node.name == name and _takes_context(node):
             return node
     return None
@@ -69,6 +75,8 @@ def _function_tree(program: Program, name: str) -> pyast.FunctionDef | None:
 def _chunk_trees(program: Program, chunk: str) -> list[pyast.FunctionDef] | None:
     """The functions of the fast form of rule chunk ``chunk`` (``R<id>``), parsed."""
     assert program.gen is not None
+    if sum(map(len, program.gen.chunks.get(chunk) or ())) > LARGEST_PROMOTED_CHUNK:
+        return None  # (promotion leaves such a chunk compact: rewriting it would cost seconds and gain little)
     text = "\n".join(program.gen.fast_chunk(chunk))  # (not under the ast lock: writing it may take it)
     try:
         with python_ast_lock:
@@ -112,8 +120,8 @@ class _Detach(pyast.NodeTransformer):
 
     def visit_FunctionDef(self, node: pyast.FunctionDef) -> pyast.AST:
         self.reads_clock = False
-        stores = [n.id for n in pyast.walk(node) if isinstance(n, pyast.Name) and isinstance(n.ctx, pyast.Store)]
-        self.assigned_once = {name for name in stores if stores.count(name) == 1}
+        stores = Counter(n.id for n in pyast.walk(node) if isinstance(n, pyast.Name) and isinstance(n.ctx, pyast.Store))
+        self.assigned_once = {name for name, count in stores.items() if count == 1}
         self.constants = {}
         self.generic_visit(node)
         if self.reads_clock:
@@ -251,28 +259,26 @@ def _type_tests_once(function: pyast.FunctionDef) -> None:
     """``type(t) is dict``, asked again and again of one local assigned once at
     the top of ``function`` (each literal-key lookup in it asks), asked once:
     ``t_dict = type(t) is dict`` after the assignment, then that local."""
-    body = function.body
-    stores = [n.id for n in pyast.walk(function) if isinstance(n, pyast.Name) and isinstance(n.ctx, pyast.Store)]
-    tests: dict[str, int] = {}
-    for node in pyast.walk(function):
-        name = _dict_test_of(node)
-        if name is not None:
-            tests[name] = tests.get(name, 0) + 1
-    for i in range(len(body) - 1, -1, -1):
-        statement = body[i]
-        if not (isinstance(statement, pyast.Assign) and len(statement.targets) == 1 and isinstance(statement.targets[0], pyast.Name)):
-            continue
-        name = statement.targets[0].id
-        if tests.get(name, 0) < 2 or stores.count(name) != 1:
-            continue
-        flag = f"{name}_dict"
-        _DictTests(name, flag).visit(function)
-        test = pyast.Compare(
-            left=pyast.Call(func=pyast.Name(id="type", ctx=pyast.Load()), args=[pyast.Name(id=name, ctx=pyast.Load())], keywords=[]),
-            ops=[pyast.Is()],
-            comparators=[pyast.Name(id="dict", ctx=pyast.Load())],
-        )
-        body.insert(i + 1, pyast.copy_location(pyast.Assign(targets=[pyast.Name(id=flag, ctx=pyast.Store())], value=test), statement))
+    stores = Counter(n.id for n in pyast.walk(function) if isinstance(n, pyast.Name) and isinstance(n.ctx, pyast.Store))
+    tests = Counter(name for name in map(_dict_test_of, pyast.walk(function)) if name is not None)
+    top = {s.targets[0].id for s in function.body if isinstance(s, pyast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], pyast.Name)}
+    flags = {name: f"{name}_dict" for name, count in tests.items() if count >= 2 and stores[name] == 1 and name in top}
+    if not flags:
+        return
+    _DictTests(flags).visit(function)
+    body: list[pyast.stmt] = []
+    for statement in function.body:
+        body.append(statement)
+        if isinstance(statement, pyast.Assign) and isinstance(statement.targets[0], pyast.Name):
+            name = statement.targets[0].id
+            if name in flags:
+                test = pyast.Compare(
+                    left=pyast.Call(func=pyast.Name(id="type", ctx=pyast.Load()), args=[pyast.Name(id=name, ctx=pyast.Load())], keywords=[]),
+                    ops=[pyast.Is()],
+                    comparators=[pyast.Name(id="dict", ctx=pyast.Load())],
+                )
+                body.append(pyast.copy_location(pyast.Assign(targets=[pyast.Name(id=flags[name], ctx=pyast.Store())], value=test), statement))
+    function.body = body
 
 
 def _dict_test_of(node: pyast.AST) -> str | None:
@@ -294,12 +300,15 @@ def _dict_test_of(node: pyast.AST) -> str | None:
 
 
 class _DictTests(pyast.NodeTransformer):
-    def __init__(self, name: str, flag: str) -> None:
-        self.name, self.flag = name, flag
+    """``type(t) is dict`` as the local ``flags[t]``."""
+
+    def __init__(self, flags: dict[str, str]) -> None:
+        self.flags = flags
 
     def visit_Compare(self, node: pyast.Compare) -> pyast.AST:
-        if _dict_test_of(node) == self.name:
-            return pyast.copy_location(pyast.Name(id=self.flag, ctx=pyast.Load()), node)
+        flag = self.flags.get(_dict_test_of(node) or "")
+        if flag is not None:
+            return pyast.copy_location(pyast.Name(id=flag, ctx=pyast.Load()), node)
         return self.generic_visit(node)
 
 
@@ -361,8 +370,9 @@ def input_function(
     if type(default) not in _PLAIN_TYPES and default is not UNDEF:
         return None
     entries = []
+    parsed: dict[str, list[pyast.FunctionDef] | None] = {}  # (a rule's definitions share its chunk)
     for fn in fns:
-        tree = _function_tree(program, getattr(fn, "__name__", ""))
+        tree = _function_tree(program, getattr(fn, "__name__", ""), parsed)
         if tree is None:
             return None
         entries.append(tree)
@@ -437,10 +447,8 @@ def _inlined(tops: list[pyast.FunctionDef], memo: bool) -> pyast.FunctionDef | N
     a loop (a ``break`` there would leave that loop instead; a value
     returned from a loop is the function's). Their values must be plain
     constants (see _checked)."""
-    for top in tops:
-        for loop in pyast.walk(top):
-            if isinstance(loop, (pyast.For, pyast.While)) and any(_is_undefined_return(n) for n in pyast.walk(loop)):
-                return None
+    if any(_undefined_return_in_loop(top) for top in tops):
+        return None
     template = pyast.parse(f"def P(input):\n    {_MEMO} = {{}}\n    return DEFAULT_").body[0]
     assert isinstance(template, pyast.FunctionDef)
     body: list[pyast.stmt] = [template.body[0]] if memo else []
@@ -456,6 +464,18 @@ class _UndefinedLeaves(pyast.NodeTransformer):
 
     def visit_Return(self, node: pyast.Return) -> pyast.AST:
         return pyast.copy_location(pyast.Break(), node) if _is_undefined_return(node) else node
+
+
+def _undefined_return_in_loop(function: pyast.FunctionDef) -> bool:
+    """Whether ``function`` returns undefined from inside a loop (one walk, no recursion)."""
+    stack: list[tuple[pyast.AST, bool]] = [(function, False)]
+    while stack:
+        node, in_loop = stack.pop()
+        if in_loop and _is_undefined_return(node):
+            return True
+        inner = in_loop or isinstance(node, (pyast.For, pyast.While))
+        stack.extend((child, inner) for child in pyast.iter_child_nodes(node))
+    return False
 
 
 def _is_undefined_return(node: pyast.AST) -> bool:
