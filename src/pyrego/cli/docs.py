@@ -60,8 +60,9 @@ def render() -> dict[str, str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = sys.argv[1:] if argv is None else argv
-    out = Path(args[0]) if args else Path("docs/cli")
+    ap = argparse.ArgumentParser(prog="python -m pyrego.cli.docs", description="Write the command reference pages.")
+    ap.add_argument("out_dir", nargs="?", default="docs/cli", help="where to write the pages (default: docs/cli)")
+    out = Path(ap.parse_args(sys.argv[1:] if argv is None else argv).out_dir)
     out.mkdir(parents=True, exist_ok=True)
     for name, text in render().items():
         (out / name).write_text(text, encoding="utf-8")
