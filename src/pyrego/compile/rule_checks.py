@@ -158,16 +158,24 @@ def head_safety_errors(modules: Sequence[ast.Module], packages: Sequence[tuple[s
     """OPA's CheckSafetyRuleHeads: a variable of a rule's head (key, value, ref)
     that neither its arguments nor its body (outside closures) mention is
     unsafe, reported at the rule before any unsafe variable of a body."""
-    rule_names: dict[tuple[str, ...], set[str]] = {}
-    for module, pkg in zip(modules, packages):
-        rule_names.setdefault(pkg, set()).update([_rule_name(r) for r in module.rules])
+    rule_names: dict[tuple[str, ...], set[str]] = {}  # (made for the first head that has a variable)
     errors: list[RegoError] = []
     for module, pkg in sorted(zip(modules, packages), key=lambda mp: mp[0].file):
-        globals_ = rule_names[pkg] | {import_name(i) for i in module.imports} | {"input", "data"}
+        globals_: set[str] | None = None  # (made for the first head that has a variable)
         for rule in module.rules:
             branch: ast.Rule | None = rule
             while branch is not None:
-                errors.extend(_unsafe_head_vars(branch, globals_))
+                head = branch.head
+                # Most heads hold no variable at all (``allow if``, ``x := 1``):
+                # a value that is a scalar, no key, a path of scalars.
+                path = head.ref.path
+                if head.key is not None or type(head.value) is not ast.Scalar or (path and any(type(p) is ast.Var for p in path)):
+                    if globals_ is None:
+                        if not rule_names:
+                            for m, p in zip(modules, packages):
+                                rule_names.setdefault(p, set()).update([_rule_name(r) for r in m.rules])
+                        globals_ = rule_names[pkg] | {import_name(i) for i in module.imports} | {"input", "data"}
+                    errors.extend(_unsafe_head_vars(branch, globals_))
                 branch = branch.else_
     return errors
 

@@ -40,6 +40,8 @@ __all__ = ["MAX_DEPTH", "FatalParseError", "TermParser", "memo_key", "value_name
 
 ROOTS = ("data", "input")
 
+_new_tuple = tuple.__new__  # (Location's own __new__ is a Python function)
+
 
 # Tokens that are a whole term by themselves unless a '.', '[' or '(' follows
 # right after them (see TermParser.is_lone_token).
@@ -151,6 +153,10 @@ class TermParser(TokenCursor):
                 raise err.with_traceback(None)
             assert term is not None
             return term
+        if kind == IDENT and self.depth < MAX_DEPTH and self.kinds[pos + 1] == "." and not self.gaps[pos + 1]:
+            ref = self.dotted_ref(pos, key)
+            if ref is not None:
+                return ref
         self.depth += 1  # enter(), inlined
         if self.depth > MAX_DEPTH:
             raise self.too_deep()
@@ -165,6 +171,64 @@ class TermParser(TokenCursor):
             self.depth -= 1
         self.cache[key] = (term, None, self.pos, self.kind)
         return term
+
+    def dotted_ref(self, pos: int, key: int) -> ast.Term | None:
+        """The commonest term that is no lone token, ``a.b.c`` (names only,
+        with no '.', '[' or '(' right after), read from the name at ``pos``
+        (followed right away by a '.') as _term and parse_ref would read it,
+        memo entry included; None for anything else (a wildcard head, a bad
+        name after a '.', a longer ref or a call, an illegal token next),
+        which parse_term reads the long way."""
+        texts = self.texts
+        name = texts[pos]
+        if name == "_":
+            return None
+        kinds = self.kinds
+        gaps = self.gaps
+        locs = self.locs
+        loc = locs[pos] or self.make_loc(pos)
+        # The names are on the line of the head (no space between): their
+        # locations are made here as make_loc would make them.
+        file, row = loc.file, loc.row
+        base = self.line_bases[row]
+        starts = self.starts
+        path: list[ast.Term] = []
+        p = pos + 1  # a '.' right after the name
+        while True:
+            q = p + 1  # (a '.' is never the last token: eof is)
+            nk = kinds[q]
+            if gaps[q] or (nk != IDENT and nk not in BASE_KEYWORDS):
+                return None  # (parse_ref reports it)
+            k = ScalarTwin()  # new_scalar(texts[q], its location), inlined
+            k.value = texts[q]
+            kloc = locs[q]
+            if kloc is None:
+                kloc = locs[q] = _new_tuple(Location, (file, row, starts[q] - base))
+            k.location = kloc
+            k.text = None
+            k.__class__ = Scalar  # type: ignore[assignment]
+            path.append(k)  # type: ignore[arg-type]
+            p = q + 1
+            after = kinds[p]
+            if after != "." or gaps[p]:
+                break
+        if after == ILLEGAL or (not gaps[p] and (after == "[" or after == "(")):
+            return None
+        var = VarTwin()  # new_var(name, loc), inlined
+        var.name = name
+        var.location = loc
+        var.__class__ = Var  # type: ignore[assignment]
+        ref = RefTwin()  # new_ref(var, tuple(path), loc), inlined
+        ref.head = var  # type: ignore[assignment]
+        ref.path = tuple(path)
+        ref.location = loc
+        ref.__class__ = Ref  # type: ignore[assignment]
+        if after == IDENT and texts[p] in self.future:
+            after = texts[p]
+        self.pos = p
+        self.kind = after
+        self.cache[key] = (ref, None, p, after)  # type: ignore[assignment]
+        return ref  # type: ignore[return-value]
 
     def is_lone_token(self, pos: int, kind: str) -> bool:
         """Whether the token at ``pos``, read as ``kind``, is a whole term by
