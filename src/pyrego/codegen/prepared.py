@@ -409,8 +409,12 @@ def input_function(
     called = [detach.visit(f) for f in called]
     for function in (*tops, *called):
         _type_tests_once(function)
-    converts = memo and convert is not None
-    if not _checked(tops, namespace, plain_returns=not converts) or not _checked(called, namespace, plain_returns=False):
+    # Definitions that return only plain constants (or undefined) give the
+    # rule's value as it is; any other value goes through ``convert``.
+    converts = not _checked(tops, namespace, plain_returns=True)
+    if converts and (convert is None or not _checked(tops, namespace, plain_returns=False)):
+        return None
+    if not _checked(called, namespace, plain_returns=False):
         return None
     args = f"input, {_MEMO}" if memo else "input"
     calls = [f"    r = P{i}({args})" if i == 0 else f"    if r is UNDEF: r = P{i}({args})" for i in range(len(tops))]
@@ -423,7 +427,7 @@ def input_function(
         inlined = None if converts else _inlined(tops, memo)
         if inlined is not None:
             entry, tops = inlined, []
-        elif len(tops) == 1 and not memo:
+        elif len(tops) == 1 and not memo and not converts:
             # One definition: its undefined is the default, with no call between.
             entry = tops.pop()
             for node in pyast.walk(entry):
