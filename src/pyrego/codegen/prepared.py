@@ -40,17 +40,23 @@ import copy
 import re
 import time
 from collections import Counter
+from decimal import Decimal
 from typing import Any, Callable
 
 from pyrego.codegen.generator import LARGEST_PROMOTED_CHUNK
 from pyrego.codegen.program import Program
 from pyrego.codegen.python_ast import python_ast_lock
-from pyrego.runtime.values import UNDEF
+from pyrego.runtime.values import PLAIN_TYPES, UNDEF
 
 _DEF = re.compile(r"D(\d+)_\d+")
 # The program's rule functions, which take the context first (``R4(ctx)``, ``D4_0(ctx, acc)``).
 _RULE_FUNCTION = re.compile(r"[RDE](\d+)(?:_\d+)?")
 _PLAIN_TYPES = (bool, int, type(None))
+# Types whose Python equality between two values of the type is Rego's.
+_SIMPLE_EQ = frozenset((str, int, bool, type(None)))  # (not float: a NaN is itself in rt_eq)
+# Values that are their own frozen form, so that a set's ``in`` tests them as Rego does.
+_MEMBER_KEYS = frozenset((str, int, float))
+_NUMBER_TYPES = frozenset((int, float))
 # The memo's name, and its key for the clock (rules' keys are their ids, never negative).
 _MEMO, _CLOCK = "m", -1
 # Without a memo (one function reads the clock): the local it reads it into.
@@ -167,6 +173,8 @@ class _Detach(pyast.NodeTransformer):
             and node.args[1].id in self.constants
         ):
             return self._member_of_constant(node)
+        elif isinstance(func, pyast.Name) and func.id in ("rt_member", "rt_eq") and len(node.args) == 2 and not node.keywords and all(isinstance(a, pyast.Name) for a in node.args):
+            return self._quick_test(node)
         elif (
             isinstance(func, pyast.Attribute)
             and func.attr == "get"
@@ -187,27 +195,77 @@ class _Detach(pyast.NodeTransformer):
             self.constants[target.id] = value.id
         return node
 
-    def _member_of_constant(self, node: pyast.Call) -> pyast.AST:
-        """``rt_member(x, t)`` where ``t`` holds a constant array of strings:
-        ``x in <its frozenset>`` for a string ``x`` (Rego's equality of strings
-        is Python's), false for any other value (no string equals it), and
-        ``rt_member`` itself for an object of no Rego type."""
-        constant = self.constants[node.args[1].id]  # type: ignore[attr-defined]
-        value = self.namespace.get(constant)
-        if type(value) is not list or not value or not all(type(v) is str for v in value):
-            return self.generic_visit(node)
-        name = f"{constant}_STRINGS"
-        self.namespace[name] = frozenset(value)
-        x = node.args[0]
-        if not isinstance(x, pyast.Name):
-            return self.generic_visit(node)
+    def _quick_test(self, node: pyast.Call) -> pyast.AST:
+        """``rt_eq(a, b)`` as ``a == b`` where both are of one type among
+        strings, integers, booleans and null (Python's equality is
+        Rego's there); ``rt_member(x, s)`` as ``x in s`` where ``s`` is a set
+        and ``x`` a string or number (a set holds its members frozen, where
+        those are themselves, and a boolean as a key no number equals: what
+        ``rt_member`` tests is then ``x in s``). Any other operands go to the
+        helper."""
+        a, b = (arg.id for arg in node.args)  # type: ignore[attr-defined]
+
         def load(id_: str) -> pyast.Name:
             return pyast.Name(id=id_, ctx=pyast.Load())
 
-        is_str = pyast.Compare(left=pyast.Call(func=load("type"), args=[load(x.id)], keywords=[]), ops=[pyast.Is()], comparators=[load("str")])
+        def type_of(id_: str) -> pyast.Call:
+            return pyast.Call(func=load("type"), args=[load(id_)], keywords=[])
+
+        if node.func.id == "rt_eq":  # type: ignore[attr-defined]
+            self.namespace["SIMPLE_EQ_"] = _SIMPLE_EQ
+            test = pyast.BoolOp(
+                op=pyast.And(),
+                values=[
+                    pyast.Compare(left=type_of(a), ops=[pyast.Is()], comparators=[type_of(b)]),
+                    pyast.Compare(left=type_of(a), ops=[pyast.In()], comparators=[load("SIMPLE_EQ_")]),
+                ],
+            )
+            quick = pyast.Compare(left=load(a), ops=[pyast.Eq()], comparators=[load(b)])
+        else:
+            self.namespace["MEMBER_KEYS_"] = _MEMBER_KEYS
+            test = pyast.BoolOp(
+                op=pyast.And(),
+                values=[
+                    pyast.Compare(left=type_of(b), ops=[pyast.Is()], comparators=[load("set")]),
+                    pyast.Compare(left=type_of(a), ops=[pyast.In()], comparators=[load("MEMBER_KEYS_")]),
+                ],
+            )
+            quick = pyast.Compare(left=load(a), ops=[pyast.In()], comparators=[load(b)])
+        return pyast.copy_location(pyast.IfExp(test=test, body=quick, orelse=node), node)
+
+    def _member_of_constant(self, node: pyast.Call) -> pyast.AST:
+        """``rt_member(x, t)`` where ``t`` holds a constant array of strings
+        (or of integers): ``x in <its frozenset>`` for a string ``x`` (a
+        number: Rego's equality of these is Python's), false for any other
+        value (none equals a member), and ``rt_member`` itself for an object
+        of no Rego type."""
+        constant = self.constants[node.args[1].id]  # type: ignore[attr-defined]
+        value = self.namespace.get(constant)
+        x = node.args[0]
+        if type(value) is not list or not value or not isinstance(x, pyast.Name):
+            return self.generic_visit(node)
+        if all(type(v) is str for v in value):
+            name, kinds = f"{constant}_STRINGS", "str"
+        elif all(type(v) is int for v in value):
+            # Integers (never booleans): an int or float equal to one in Rego
+            # is ``==`` to it with the same hash; no other value but a
+            # Decimal (which rt_member compares) is equal to a number.
+            name, kinds = f"{constant}_INTEGERS", "NUMBER_TYPES_"
+            self.namespace[kinds] = _NUMBER_TYPES
+            self.namespace["NOT_NUMBERS_"] = PLAIN_TYPES - {Decimal}
+        else:
+            return self.generic_visit(node)
+        self.namespace[name] = frozenset(value)
+
+        def load(id_: str) -> pyast.Name:
+            return pyast.Name(id=id_, ctx=pyast.Load())
+
+        x_type = pyast.Call(func=load("type"), args=[load(x.id)], keywords=[])
+        is_str = pyast.Compare(left=x_type, ops=[pyast.Is() if kinds == "str" else pyast.In()], comparators=[load(kinds)])
         # A value of no Rego type (a str subclass, say) goes to rt_member,
         # which raises the error for it, rather than being read as false.
-        foreign = pyast.Compare(left=pyast.Call(func=load("type"), args=[load(x.id)], keywords=[]), ops=[pyast.NotIn()], comparators=[load("PLAIN_TYPES")])
+        others = "PLAIN_TYPES" if kinds == "str" else "NOT_NUMBERS_"
+        foreign = pyast.Compare(left=pyast.Call(func=load("type"), args=[load(x.id)], keywords=[]), ops=[pyast.NotIn()], comparators=[load(others)])
         test = pyast.IfExp(
             test=is_str,
             body=pyast.Compare(left=load(x.id), ops=[pyast.In()], comparators=[load(name)]),
