@@ -36,7 +36,6 @@ from __future__ import annotations
 
 import ast as pyast
 import builtins
-import copy
 import re
 import time
 from collections import Counter
@@ -44,13 +43,20 @@ from decimal import Decimal
 from typing import Any, Callable
 
 from pyrego.codegen.generator import LARGEST_PROMOTED_CHUNK
+from pyrego.codegen.prepared_passes import (
+    DEFINITION,
+    MEMO,
+    RULE_FUNCTION,
+    MemoProbes,
+    fold_definitions,
+    type_tests_once,
+)
 from pyrego.codegen.program import Program
 from pyrego.codegen.python_ast import python_ast_lock
 from pyrego.runtime.values import PLAIN_TYPES, UNDEF
 
-_DEF = re.compile(r"D(\d+)_\d+")
-# The program's rule functions, which take the context first (``R4(ctx)``, ``D4_0(ctx, acc)``).
-_RULE_FUNCTION = re.compile(r"[RDE](\d+)(?:_\d+)?")
+_DEF = DEFINITION
+_RULE_FUNCTION = RULE_FUNCTION
 _PLAIN_TYPES = (bool, int, type(None))
 # Types whose Python equality between two values of the type is Rego's.
 _SIMPLE_EQ = frozenset((str, int, bool, type(None)))  # (not float: a NaN is itself in rt_eq)
@@ -58,7 +64,7 @@ _SIMPLE_EQ = frozenset((str, int, bool, type(None)))  # (not float: a NaN is its
 _MEMBER_KEYS = frozenset((str, int, float))
 _NUMBER_TYPES = frozenset((int, float))
 # The memo's name, and its key for the clock (rules' keys are their ids, never negative).
-_MEMO, _CLOCK = "m", -1
+_MEMO, _CLOCK = MEMO, -1
 # Without a memo (one function reads the clock): the local it reads it into.
 _NOW = "now_"
 
@@ -314,210 +320,6 @@ class _Detach(pyast.NodeTransformer):
         return node
 
 
-def _type_tests_once(function: pyast.FunctionDef) -> None:
-    """``type(t) is dict``, asked again and again of one local assigned once at
-    the top of ``function`` (each literal-key lookup in it asks), asked once:
-    ``t_dict = type(t) is dict`` after the assignment, then that local."""
-    stores = Counter(n.id for n in pyast.walk(function) if isinstance(n, pyast.Name) and isinstance(n.ctx, pyast.Store))
-    tests = Counter(name for name in map(_dict_test_of, pyast.walk(function)) if name is not None)
-    top = {s.targets[0].id for s in function.body if isinstance(s, pyast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], pyast.Name)}
-    flags = {name: f"{name}_dict" for name, count in tests.items() if count >= 2 and stores[name] == 1 and name in top}
-    if not flags:
-        return
-    _DictTests(flags).visit(function)
-    body: list[pyast.stmt] = []
-    for statement in function.body:
-        body.append(statement)
-        if isinstance(statement, pyast.Assign) and isinstance(statement.targets[0], pyast.Name):
-            name = statement.targets[0].id
-            if name in flags:
-                test = pyast.Compare(
-                    left=pyast.Call(func=pyast.Name(id="type", ctx=pyast.Load()), args=[pyast.Name(id=name, ctx=pyast.Load())], keywords=[]),
-                    ops=[pyast.Is()],
-                    comparators=[pyast.Name(id="dict", ctx=pyast.Load())],
-                )
-                body.append(pyast.copy_location(pyast.Assign(targets=[pyast.Name(id=flags[name], ctx=pyast.Store())], value=test), statement))
-    function.body = body
-
-
-def _dict_test_of(node: pyast.AST) -> str | None:
-    """The local ``t`` when ``node`` is ``type(t) is dict``."""
-    if (
-        isinstance(node, pyast.Compare)
-        and len(node.ops) == 1
-        and isinstance(node.ops[0], pyast.Is)
-        and isinstance(node.comparators[0], pyast.Name)
-        and node.comparators[0].id == "dict"
-        and isinstance(node.left, pyast.Call)
-        and isinstance(node.left.func, pyast.Name)
-        and node.left.func.id == "type"
-        and len(node.left.args) == 1
-        and isinstance(node.left.args[0], pyast.Name)
-    ):
-        return node.left.args[0].id
-    return None
-
-
-class _DictTests(pyast.NodeTransformer):
-    """``type(t) is dict`` as the local ``flags[t]``."""
-
-    def __init__(self, flags: dict[str, str]) -> None:
-        self.flags = flags
-
-    def visit_Compare(self, node: pyast.Compare) -> pyast.AST:
-        flag = self.flags.get(_dict_test_of(node) or "")
-        if flag is not None:
-            return pyast.copy_location(pyast.Name(id=flag, ctx=pyast.Load()), node)
-        return self.generic_visit(node)
-
-
-def _fold_definitions(functions: list[pyast.FunctionDef]) -> None:
-    """A called rule's memoising function (``R4``) that calls one definition
-    function (``D4_0(input, m)``, once, at its top level) takes that
-    function's body in place of the call: each ``return X`` there becomes
-    ``r = X`` (the call's target, if any) followed by what the memoising
-    function does after the call (put the value in the memo, return it). One
-    Python call per rule rather than two. The definition function stays (the
-    memo-less ``E4`` calls it)."""
-    by_name = {f.name: f for f in functions}
-    for wrapper in functions:
-        if not re.fullmatch(r"R\d+", wrapper.name):
-            continue
-        calls = [n for n in pyast.walk(wrapper) if isinstance(n, pyast.Call) and isinstance(n.func, pyast.Name) and _RULE_FUNCTION.fullmatch(n.func.id)]
-        if len(calls) != 1 or calls[0].keywords:
-            continue
-        call = calls[0]
-        definition = by_name.get(call.func.id)  # type: ignore[attr-defined]
-        if definition is None or definition is wrapper or not _DEF.fullmatch(definition.name):
-            continue
-        at = [i for i, s in enumerate(wrapper.body) if _calls_at_top(s, call)]
-        params = definition.args
-        names = [a.id if isinstance(a, pyast.Name) else None for a in call.args]
-        if len(at) != 1 or params.vararg or params.kwarg or params.kwonlyargs or params.defaults or params.posonlyargs or names != [a.arg for a in params.args]:
-            continue
-        i = at[0]
-        statement = wrapper.body[i]
-        wrapper_locals = {n.id for n in pyast.walk(wrapper) if isinstance(n, pyast.Name) and not isinstance(n.ctx, pyast.Load)}
-        definition_names = {n.id for n in pyast.walk(definition) if isinstance(n, pyast.Name)} | {n.name for n in pyast.walk(definition) if isinstance(n, pyast.ExceptHandler) and n.name}
-        if any(isinstance(n, pyast.Call) and isinstance(n.func, pyast.Name) and n.func.id == definition.name for n in pyast.walk(definition)):
-            continue
-        # The memoising function's own locals the definition also names (``r``) take other names.
-        renames = {name: f"{name}_{wrapper.name}" for name in (wrapper_locals - set(names)) & definition_names}
-        if set(renames.values()) & (definition_names | wrapper_locals):
-            continue
-        for n in pyast.walk(wrapper):
-            if isinstance(n, pyast.Name) and n.id in renames:
-                n.id = renames[n.id]
-        target = statement.targets[0].id if isinstance(statement, pyast.Assign) else None  # type: ignore[attr-defined]
-        rest = wrapper.body[i + 1 :]
-        body = _ReturnsContinue(target, rest).visit(pyast.Module(body=copy.deepcopy(definition.body), type_ignores=[])).body
-        end = [pyast.Assign(targets=[pyast.Name(id=target, ctx=pyast.Store())], value=pyast.Constant(value=None))] if target is not None else []
-        wrapper.body = [*wrapper.body[:i], *body, *end, *rest]
-
-
-def _calls_at_top(statement: pyast.stmt, call: pyast.Call) -> bool:
-    """Whether ``statement`` is ``call`` as a statement, or ``name = call``."""
-    if isinstance(statement, pyast.Expr):
-        return statement.value is call
-    return (
-        isinstance(statement, pyast.Assign)
-        and statement.value is call
-        and len(statement.targets) == 1
-        and isinstance(statement.targets[0], pyast.Name)
-    )
-
-
-class _ReturnsContinue(pyast.NodeTransformer):
-    """A definition's ``return X`` as ``target = X`` (or ``X``, evaluated for
-    nothing, where there is no target) then the statements ``rest`` of the
-    memoising function (see _fold_definitions); ``return None`` after them if
-    they do not return."""
-
-    def __init__(self, target: str | None, rest: list[pyast.stmt]) -> None:
-        self.target = target
-        self.rest = rest
-
-    def visit_Return(self, node: pyast.Return) -> Any:
-        value = node.value if node.value is not None else pyast.Constant(value=None)
-        out: list[pyast.stmt] = []
-        if self.target is not None:
-            out.append(pyast.Assign(targets=[pyast.Name(id=self.target, ctx=pyast.Store())], value=value))
-        elif not isinstance(value, (pyast.Name, pyast.Constant)):
-            out.append(pyast.Expr(value=value))
-        out += copy.deepcopy(self.rest)
-        if not out or not isinstance(out[-1], pyast.Return):
-            out.append(pyast.Return(value=pyast.Constant(value=None)))
-        return [pyast.copy_location(s, node) for s in out]
-
-
-class _MemoProbes(pyast.NodeTransformer):
-    """A call of a called rule's memoising function (``R4(input, m)``) whose
-    first step is ``if 4 in m: return m[4]`` (through ``c = m``) as
-    ``m[4] if 4 in m else R4(input, m)``: no call where the memo holds it."""
-
-    def __init__(self, functions: list[pyast.FunctionDef]) -> None:
-        self.keys = {f.name: key for f in functions if re.fullmatch(r"R\d+", f.name) and (key := _memo_key(f)) is not None}
-
-    def visit_Call(self, node: pyast.Call) -> pyast.AST:
-        self.generic_visit(node)
-        func = node.func
-        if not (isinstance(func, pyast.Name) and func.id in self.keys and len(node.args) == 2 and all(isinstance(a, pyast.Name) for a in node.args)):
-            return node
-        if node.args[0].id != "input" or node.args[1].id != _MEMO:  # type: ignore[attr-defined]
-            return node
-        key = self.keys[func.id]
-        probe = pyast.IfExp(
-            test=pyast.Compare(left=pyast.Constant(value=key), ops=[pyast.In()], comparators=[pyast.Name(id=_MEMO, ctx=pyast.Load())]),
-            body=pyast.Subscript(value=pyast.Name(id=_MEMO, ctx=pyast.Load()), slice=pyast.Constant(value=key), ctx=pyast.Load()),
-            orelse=node,
-        )
-        return pyast.copy_location(probe, node)
-
-
-def _memo_key(function: pyast.FunctionDef) -> int | None:
-    """``K`` where ``function`` (of ``input, m``) starts ``c = m`` then ``if K in c: return c[K]``."""
-    args = [a.arg for a in function.args.args]
-    if args != ["input", _MEMO] or len(function.body) < 2:
-        return None
-    first, second = function.body[0], function.body[1]
-    if not (
-        isinstance(first, pyast.Assign)
-        and len(first.targets) == 1
-        and isinstance(first.targets[0], pyast.Name)
-        and isinstance(first.value, pyast.Name)
-        and first.value.id == _MEMO
-    ):
-        return None
-    alias = first.targets[0].id
-    if not (
-        isinstance(second, pyast.If)
-        and not second.orelse
-        and len(second.body) == 1
-        and isinstance(second.test, pyast.Compare)
-        and len(second.test.ops) == 1
-        and isinstance(second.test.ops[0], pyast.In)
-        and isinstance(second.test.left, pyast.Constant)
-        and type(second.test.left.value) is int
-        and isinstance(second.test.comparators[0], pyast.Name)
-        and second.test.comparators[0].id == alias
-    ):
-        return None
-    key = second.test.left.value
-    ret = second.body[0]
-    if not (
-        isinstance(ret, pyast.Return)
-        and isinstance(ret.value, pyast.Subscript)
-        and isinstance(ret.value.value, pyast.Name)
-        and ret.value.value.id == alias
-        and isinstance(ret.value.slice, pyast.Constant)
-        and ret.value.slice.value == key
-        and type(ret.value.slice.value) is int
-    ):
-        return None
-    # (The alias must still be the memo when the test runs: nothing between.)
-    return key
-
-
 def _checked(functions: list[pyast.FunctionDef], namespace: dict[str, Any], plain_returns: bool) -> bool:
     """Whether the rewritten ``functions`` name no context, read only names
     they or the program define, and (``plain_returns``) return only plain
@@ -613,10 +415,11 @@ def input_function(
         tree.name = f"P{i}"
         tops.append(tree)
     called = [detach.visit(f) for f in called]
-    _fold_definitions(called)
+    fold_definitions(called)
+    probes = MemoProbes(called)
     for function in (*tops, *called):
-        _type_tests_once(function)
-        _MemoProbes(called).visit(function)
+        type_tests_once(function)
+        probes.visit(function)
     # Definitions that return only plain constants (or undefined) give the
     # rule's value as it is; any other value goes through ``convert``.
     converts = not _checked(tops, namespace, plain_returns=True)
