@@ -9,7 +9,9 @@ conversion; and every rule of every OPA conformance case, prepared, against
 
 from __future__ import annotations
 
+import dis
 import re
+from collections import Counter
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -66,11 +68,45 @@ label := "low" if input.level < 2
 label := "seven" if input.level == 7
 
 sums := x if { x := input.a + 1 }
+
+shared if {
+    input.op == "w"
+    input.user.role == "admin"
+    input.level > 1
+}
+
+shared if {
+    input.op == "w"
+    input.user.role == "admin"
+    input.level < -1
+}
+
+shared if {
+    input.op == "w"
+    input.user.role == "guest"
+}
+
+shared if input.op == "r"
+
+shared_calls if {
+    input.action in roles
+    one > 1
+}
+
+shared_calls if {
+    input.action in roles
+    one < 0
+}
+
+shared_calls if {
+    input.action in roles
+    input.b == input.a
+}
 """
 
 RULES = (
     "allow", "twice", "same", "in_set", "in_roles", "in_ints", "not_in_ints", "get_null", "get_false", "label",
-    "sums", "level", "one", "roles", "by_name",
+    "sums", "level", "one", "roles", "by_name", "shared", "shared_calls",
 )
 
 INPUTS: list[Any] = [
@@ -105,6 +141,20 @@ INPUTS: list[Any] = [
     {"a": 2.5, "roles": [2.5]},
     {"a": 1.0, "roles": [1]},
     {"a": "read", "action": "read", "roles": ["read"], "b": "read"},
+    {"op": "w", "user": {"role": "admin"}, "level": 2},
+    {"op": "w", "user": {"role": "admin"}, "level": -2.5},
+    {"op": "w", "user": {"role": "admin"}, "level": 0},
+    {"op": "w", "user": {"role": "admin"}, "level": "2"},
+    {"op": "w", "user": {"role": "guest"}, "level": 2},
+    {"op": "w", "user": "admin"},
+    {"op": "w", "user": None},
+    {"op": "r", "user": {"role": "admin"}},
+    {"op": ["w"]},
+    {"action": "a", "roles": ["a"], "ys": [2, 2]},
+    {"action": "a", "roles": ["a"], "ys": [-1]},
+    {"action": "a", "roles": ["a"], "ys": [1, 2]},
+    {"action": "a", "roles": ["a"], "ys": [0], "a": 1, "b": 1.0},
+    {"action": "a", "roles": {"x": "a"}, "ys": [], "a": 1, "b": True},
     {"o": {"k": None}, "k": "k"},
     {"o": {"k": False}, "k": "k"},
     {"o": {"k": 0}, "k": "k"},
@@ -164,6 +214,12 @@ def test_the_rewrites_apply() -> None:
     assert len(rewritten) >= 4
     folded = [n for n in rewritten if not any(re.fullmatch(r"D\d+_\d+", c) for c in namespace[n].__code__.co_names)]
     assert len(folded) >= 3, rewritten
+    # The steps its definitions begin with are taken once.
+    shared = engine.prepare_rule("data.t.shared")
+    assert _runs_as_one_function(shared)
+    # (A literal-key lookup names its key twice: ``t.get('op', UNDEF) if ... else rt_get(t, 'op')``.)
+    keys = Counter(ins.argval for ins in dis.get_instructions(shared) if ins.opname == "LOAD_CONST")
+    assert keys["role"] == 2 and keys["level"] == 2 and keys["op"] == 4, keys
     # A rule of values other than constants, no rule called: one function that converts the value.
     assert _runs_as_one_function(engine.prepare_rule("data.t.sums"))
     assert _runs_as_one_function(engine.prepare_rule("data.t.get_false"))

@@ -49,6 +49,7 @@ from pyrego.codegen.prepared_passes import (
     RULE_FUNCTION,
     MemoProbes,
     fold_definitions,
+    share_prefixes,
     type_tests_once,
 )
 from pyrego.codegen.program import Program
@@ -467,11 +468,26 @@ def _inlined(tops: list[pyast.FunctionDef], memo: bool) -> pyast.FunctionDef | N
     template = pyast.parse(f"def P(input):\n    {_MEMO} = {{}}\n    return DEFAULT_").body[0]
     assert isinstance(template, pyast.FunctionDef)
     body: list[pyast.stmt] = [template.body[0]] if memo else []
+    blocks = []
     for top in tops:
         block = _UndefinedLeaves().visit(pyast.Module(body=top.body, type_ignores=[])).body
-        body.append(pyast.While(test=pyast.Constant(value=True), body=[*block, pyast.Break()], orelse=[]))
-    template.body = [*body, template.body[1]]
+        if block and _is_clock_start(block[0]):
+            body.append(block.pop(0))  # (``now_ = None``: its definition alone reads ``now_``)
+        blocks.append(block)
+    # Leading steps that consecutive definitions share are taken once.
+    template.body = [*body, *share_prefixes(blocks), template.body[1]]
     return template
+
+
+def _is_clock_start(statement: pyast.stmt) -> bool:
+    return (
+        isinstance(statement, pyast.Assign)
+        and len(statement.targets) == 1
+        and isinstance(statement.targets[0], pyast.Name)
+        and statement.targets[0].id == _NOW
+        and isinstance(statement.value, pyast.Constant)
+        and statement.value.value is None
+    )
 
 
 class _UndefinedLeaves(pyast.NodeTransformer):

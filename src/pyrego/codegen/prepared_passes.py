@@ -221,3 +221,108 @@ def _memo_key(function: pyast.FunctionDef) -> int | None:
         return None
     # (The alias must still be the memo when the test runs: nothing between.)
     return key
+
+
+def share_prefixes(blocks: list[list[pyast.stmt]], depth: int = 4) -> list[pyast.stmt]:
+    """Definitions written in turn into one function (each a block that a
+    ``break`` leaves for the next: ``while True: <block> break``), where
+    consecutive blocks begin with the same steps, with those steps taken once:
+    ``while True: <shared steps> (while True: <rest of block> break)... break``.
+
+    A shared step is a lookup or a test (``t2 = t1.get('k', UNDEF) if ...``,
+    ``if t2 != 'x': break``) of values that do not change: taken again in a
+    later block it would compute what the first block computed (and raise
+    what it raised, ending the evaluation first). A test that leaves the first
+    block would leave every one of them, so it leaves them all. The steps
+    must assign locals that no block's rest assigns again. ``depth``: how
+    many levels of such blocks at most (Python allows 20 nested blocks)."""
+    if depth == 0:
+        return [_loop(block) for block in blocks]
+    out: list[pyast.stmt] = []
+    i = 0
+    while i < len(blocks):
+        # The next block and those after it that begin with a step it begins with, as far as all do.
+        shared = _shareable(blocks[i])
+        j = i + 1
+        while j < len(blocks) and (k := _common(shared, blocks[j])) > 0:
+            shared = shared[:k]
+            j += 1
+        group = blocks[i:j]
+        k = _unassigned_after(shared, group)
+        if len(group) < 2 or k == 0:
+            out.append(_loop(blocks[i]))
+            i += 1
+            continue
+        # (The rests may share more among themselves.)
+        out.append(_loop([*shared[:k], *share_prefixes([block[k:] for block in group], depth - 1)]))
+        i = j
+    return out
+
+
+def _loop(body: list[pyast.stmt]) -> pyast.While:
+    return pyast.While(test=pyast.Constant(value=True), body=[*body, pyast.Break()], orelse=[])
+
+
+def _common(shared: list[pyast.stmt], block: list[pyast.stmt]) -> int:
+    k = 0
+    while k < len(shared) and k < len(block) and pyast.dump(shared[k]) == pyast.dump(block[k]):
+        k += 1
+    return k
+
+
+def _unassigned_after(shared: list[pyast.stmt], group: list[list[pyast.stmt]]) -> int:
+    """How many of the ``shared`` steps can be shared: as many as assign only
+    locals that no block of ``group`` assigns after them."""
+    k = len(shared)
+    while k > 0:
+        names = {n.id for s in shared[:k] for n in pyast.walk(s) if isinstance(n, pyast.Name) and not isinstance(n.ctx, pyast.Load)}
+        later = {n.id for block in group for s in block[k:] for n in pyast.walk(s) if isinstance(n, pyast.Name) and not isinstance(n.ctx, pyast.Load)}
+        if not names & later:
+            return k
+        k -= 1
+    return 0
+
+
+def _shareable(block: list[pyast.stmt]) -> list[pyast.stmt]:
+    """The leading steps of ``block`` that may be shared (see share_prefixes)."""
+    out: list[pyast.stmt] = []
+    for statement in block:
+        if isinstance(statement, pyast.Assign) and len(statement.targets) == 1 and isinstance(statement.targets[0], pyast.Name):
+            if not _steady(statement.value):
+                break
+        elif isinstance(statement, pyast.If) and not statement.orelse and len(statement.body) == 1 and isinstance(statement.body[0], pyast.Break):
+            if not _steady(statement.test):
+                break
+        else:
+            break
+        out.append(statement)
+    return out
+
+
+# Functions whose value depends only on their operands (a lookup, a type, Rego's equality or membership).
+_STEADY_CALLS = frozenset(("type", "rt_get", "rt_member", "rt_eq", "len"))
+_STEADY_NODES = (
+    pyast.Name, pyast.Constant, pyast.Compare, pyast.BoolOp, pyast.UnaryOp, pyast.IfExp, pyast.Load,
+    pyast.And, pyast.Or, pyast.Not, pyast.cmpop, pyast.Subscript,
+)
+
+
+def _steady(node: pyast.expr) -> bool:
+    """Whether ``node`` computes the same each time from the same locals: no
+    assignment, and calls only of the functions above or ``x.get``, and of a
+    called rule's memoising function (``R4(input, m)``: its value is in the
+    memo after the first call)."""
+    for n in pyast.walk(node):
+        if isinstance(n, pyast.Call):
+            func = n.func
+            if n.keywords or not (
+                (isinstance(func, pyast.Name) and (func.id in _STEADY_CALLS or re.fullmatch(r"R\d+", func.id)))
+                or (isinstance(func, pyast.Attribute) and func.attr == "get" and isinstance(func.value, pyast.Name))
+            ):
+                return False
+        elif isinstance(n, pyast.Attribute):
+            if not (n.attr == "get" and isinstance(n.ctx, pyast.Load)):
+                return False
+        elif not isinstance(n, _STEADY_NODES):
+            return False
+    return True
