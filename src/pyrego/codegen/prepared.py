@@ -48,6 +48,7 @@ from pyrego.codegen.prepared_passes import (
     MEMO,
     RULE_FUNCTION,
     MemoProbes,
+    constant_loops,
     fold_definitions,
     share_prefixes,
     type_tests_once,
@@ -64,6 +65,10 @@ _SIMPLE_EQ = frozenset((str, int, bool, type(None)))  # (not float: a NaN is its
 # Values that are their own frozen form, so that a set's ``in`` tests them as Rego does.
 _MEMBER_KEYS = frozenset((str, int, float))
 _NUMBER_TYPES = frozenset((int, float))
+# Types whose Python order between two values of the type is Rego's (what rt_lt and the others test first).
+_ORDER_TYPES = frozenset((int, str, float))
+# Helpers of two operands with a quick form (see _Detach._quick_test), and for an order its operator.
+_QUICK_TESTS: dict[str, Any] = {"rt_member": None, "rt_eq": None, "rt_lt": pyast.Lt(), "rt_le": pyast.LtE(), "rt_gt": pyast.Gt(), "rt_ge": pyast.GtE()}
 # The memo's name, and its key for the clock (rules' keys are their ids, never negative).
 _MEMO, _CLOCK = MEMO, -1
 # Without a memo (one function reads the clock): the local it reads it into.
@@ -180,7 +185,7 @@ class _Detach(pyast.NodeTransformer):
             and node.args[1].id in self.constants
         ):
             return self._member_of_constant(node)
-        elif isinstance(func, pyast.Name) and func.id in ("rt_member", "rt_eq") and len(node.args) == 2 and not node.keywords and all(isinstance(a, pyast.Name) for a in node.args):
+        elif isinstance(func, pyast.Name) and func.id in _QUICK_TESTS and len(node.args) == 2 and not node.keywords and all(isinstance(a, pyast.Name) for a in node.args):
             return self._quick_test(node)
         elif (
             isinstance(func, pyast.Attribute)
@@ -205,7 +210,9 @@ class _Detach(pyast.NodeTransformer):
     def _quick_test(self, node: pyast.Call) -> pyast.AST:
         """``rt_eq(a, b)`` as ``a == b`` where both are of one type among
         strings, integers, booleans and null (Python's equality is
-        Rego's there); ``rt_member(x, s)`` as ``x in s`` where ``s`` is a set
+        Rego's there); ``rt_ge(a, b)`` (and the other orders) as ``a >= b``
+        where both are integers, strings or floats (what the helper does
+        then); ``rt_member(x, s)`` as ``x in s`` where ``s`` is a set
         and ``x`` a string or number (a set holds its members frozen, where
         those are themselves, and a boolean as a key no number equals: what
         ``rt_member`` tests is then ``x in s``). Any other operands go to the
@@ -218,16 +225,21 @@ class _Detach(pyast.NodeTransformer):
         def type_of(id_: str) -> pyast.Call:
             return pyast.Call(func=load("type"), args=[load(id_)], keywords=[])
 
-        if node.func.id == "rt_eq":  # type: ignore[attr-defined]
-            self.namespace["SIMPLE_EQ_"] = _SIMPLE_EQ
+        helper = node.func.id  # type: ignore[attr-defined]
+        if helper != "rt_member":
+            # Equality of two values of one type among SIMPLE_EQ_; an order
+            # (rt_lt, ...) of two of one type among ORDER_TYPES_, as the
+            # helper itself first tests.
+            types, op = ("SIMPLE_EQ_", pyast.Eq()) if helper == "rt_eq" else ("ORDER_TYPES_", _QUICK_TESTS[helper])
+            self.namespace["SIMPLE_EQ_"], self.namespace["ORDER_TYPES_"] = _SIMPLE_EQ, _ORDER_TYPES
             test = pyast.BoolOp(
                 op=pyast.And(),
                 values=[
                     pyast.Compare(left=type_of(a), ops=[pyast.Is()], comparators=[type_of(b)]),
-                    pyast.Compare(left=type_of(a), ops=[pyast.In()], comparators=[load("SIMPLE_EQ_")]),
+                    pyast.Compare(left=type_of(a), ops=[pyast.In()], comparators=[load(types)]),
                 ],
             )
-            quick = pyast.Compare(left=load(a), ops=[pyast.Eq()], comparators=[load(b)])
+            quick = pyast.Compare(left=load(a), ops=[op], comparators=[load(b)])
         else:
             self.namespace["MEMBER_KEYS_"] = _MEMBER_KEYS
             test = pyast.BoolOp(
@@ -420,6 +432,7 @@ def input_function(
     probes = MemoProbes(called)
     for function in (*tops, *called):
         type_tests_once(function)
+        constant_loops(function, namespace)
         probes.visit(function)
     # Definitions that return only plain constants (or undefined) give the
     # rule's value as it is; any other value goes through ``convert``.
