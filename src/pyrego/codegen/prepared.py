@@ -50,6 +50,7 @@ from pyrego.codegen.prepared_passes import (
     MemoProbes,
     constant_loops,
     fold_definitions,
+    input_copies,
     share_prefixes,
     type_tests_once,
 )
@@ -382,9 +383,11 @@ def input_function(
     value to the caller's form (where given, the rule's value may be any;
     otherwise only booleans, null and integers).
 
-    ``guard``: ``ENGINE_`` (an engine), ``TABLE_`` (its table of resolved
-    rules), ``SLOW_`` and ``FAIL_`` (functions): the function first checks
-    that the engine's table is still ``TABLE_`` (else it returns
+    ``guard``: ``ENGINE_`` (an engine), ``ENGINE_STATE_`` (its attributes,
+    ``vars(engine)``: a subscript of that dict costs less than the
+    attribute), ``TABLE_`` (its table of resolved rules), ``SLOW_`` and
+    ``FAIL_`` (functions): the function first checks that the engine's
+    table is still ``TABLE_`` (else it returns
     ``SLOW_(input)``), and any exception it raises goes to ``FAIL_``, which
     raises the error the caller sees (``Exception`` is bound by name: the
     generated code's ``__builtins__`` are empty)."""
@@ -431,6 +434,7 @@ def input_function(
     fold_definitions(called)
     probes = MemoProbes(called)
     for function in (*tops, *called):
+        input_copies(function)
         type_tests_once(function)
         constant_loops(function, namespace)
         probes.visit(function)
@@ -528,7 +532,7 @@ def _is_undefined_return(node: pyast.AST) -> bool:
 
 _GUARD = """
 def guarded(input):
-    if ENGINE_._rule_fns is not TABLE_: return SLOW_(input)
+    if ENGINE_STATE_["_rule_fns"] is not TABLE_: return SLOW_(input)
     try:
         pass
     except EXCEPTION_ as exc_:

@@ -21,16 +21,25 @@ MEMO = "m"
 
 def type_tests_once(function: pyast.FunctionDef) -> None:
     """``type(t) is dict``, asked again and again of one local assigned once at
-    the top of ``function`` (each literal-key lookup in it asks), asked once:
-    ``t_dict = type(t) is dict`` after the assignment, then that local."""
+    the top of ``function`` (each literal-key lookup in it asks), or of an
+    argument never assigned, asked once: ``t_dict = type(t) is dict`` after
+    the assignment (first of all for an argument), then that local."""
     stores = Counter(n.id for n in pyast.walk(function) if isinstance(n, pyast.Name) and isinstance(n.ctx, pyast.Store))
     tests = Counter(name for name in map(_dict_test_of, pyast.walk(function)) if name is not None)
     top = {s.targets[0].id for s in function.body if isinstance(s, pyast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], pyast.Name)}
-    flags = {name: f"{name}_dict" for name, count in tests.items() if count >= 2 and stores[name] == 1 and name in top}
+    arguments = {a.arg for a in function.args.args}
+    flags = {
+        name: f"{name}_dict"
+        for name, count in tests.items()
+        if count >= 2 and ((stores[name] == 1 and name in top) or (stores[name] == 0 and name in arguments))
+    }
     if not flags:
         return
     _DictTests(flags).visit(function)
     body: list[pyast.stmt] = []
+    for name in sorted(flags.keys() & arguments):  # (an argument's test first of all)
+        first = pyast.parse(f"{flags[name]} = type({name}) is dict").body[0]
+        body.append(pyast.copy_location(first, function.body[0]))
     for statement in function.body:
         body.append(statement)
         if isinstance(statement, pyast.Assign) and isinstance(statement.targets[0], pyast.Name):
@@ -287,7 +296,9 @@ def _shareable(block: list[pyast.stmt]) -> list[pyast.stmt]:
     """The leading steps of ``block`` that may be shared (see share_prefixes)."""
     out: list[pyast.stmt] = []
     for statement in block:
-        if isinstance(statement, pyast.Assign) and len(statement.targets) == 1 and isinstance(statement.targets[0], pyast.Name):
+        if isinstance(statement, pyast.Pass):
+            pass
+        elif isinstance(statement, pyast.Assign) and len(statement.targets) == 1 and isinstance(statement.targets[0], pyast.Name):
             if not _steady(statement.value):
                 break
         elif isinstance(statement, pyast.If) and not statement.orelse and len(statement.body) == 1 and isinstance(statement.body[0], pyast.Break):
@@ -571,3 +582,49 @@ def _type_facts(test: pyast.expr, assigned: set[str]) -> dict[str, type] | None:
             return None
         facts[part.left.args[0].id] = str
     return facts
+
+
+def input_copies(function: pyast.FunctionDef) -> None:
+    """A local that only ever takes the input (``t1 = input``) read as
+    ``input`` itself, the copy gone (``input`` is never assigned)."""
+    stores: dict[str, list[pyast.AST]] = {}
+    for n in pyast.walk(function):
+        if isinstance(n, pyast.Name) and not isinstance(n.ctx, pyast.Load):
+            stores.setdefault(n.id, []).append(n)
+    if "input" in stores or not any(a.arg == "input" for a in function.args.args):
+        return
+    copies = {
+        s.targets[0].id
+        for s in pyast.walk(function)
+        if isinstance(s, pyast.Assign)
+        and len(s.targets) == 1
+        and isinstance(s.targets[0], pyast.Name)
+        and isinstance(s.value, pyast.Name)
+        and s.value.id == "input"
+    }
+    # Every assignment of such a local must be such a copy.
+    copy_stores = {
+        id(s.targets[0])
+        for s in pyast.walk(function)
+        if isinstance(s, pyast.Assign) and len(s.targets) == 1 and isinstance(s.value, pyast.Name) and s.value.id == "input"
+    }
+    copies = {name for name in copies if all(id(n) in copy_stores for n in stores[name])}
+    if copies:
+        _InputCopies(copies).visit(function)
+
+
+class _InputCopies(pyast.NodeTransformer):
+    """See input_copies."""
+
+    def __init__(self, copies: set[str]) -> None:
+        self.copies = copies
+
+    def visit_Assign(self, node: pyast.Assign) -> Any:
+        if len(node.targets) == 1 and isinstance(node.targets[0], pyast.Name) and node.targets[0].id in self.copies:
+            return pyast.copy_location(pyast.Pass(), node)
+        return self.generic_visit(node)
+
+    def visit_Name(self, node: pyast.Name) -> Any:
+        if node.id in self.copies and isinstance(node.ctx, pyast.Load):
+            return pyast.copy_location(pyast.Name(id="input", ctx=pyast.Load()), node)
+        return node
