@@ -488,8 +488,9 @@ def _inlined(tops: list[pyast.FunctionDef], memo: bool) -> pyast.FunctionDef | N
     blocks = []
     for top in tops:
         block = _UndefinedLeaves().visit(pyast.Module(body=top.body, type_ignores=[])).body
-        if block and _is_clock_start(block[0]):
-            body.append(block.pop(0))  # (``now_ = None``: its definition alone reads ``now_``)
+        # (``now_ = None`` first of all: its definition alone reads ``now_``.)
+        body += [statement for statement in block if _is_clock_start(statement)]
+        block = [statement for statement in block if not _is_clock_start(statement)]
         blocks.append(block)
     # Leading steps that consecutive definitions share are taken once.
     template.body = [*body, *share_prefixes(blocks), template.body[1]]

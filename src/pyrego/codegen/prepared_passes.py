@@ -464,12 +464,8 @@ class _SkippedLoops(pyast.NodeTransformer):
             return node
         variable, kind = self.typed[id(node)]
         assigned = _assigned(node)
-        # Locals the loop assigns must be read only in it (the loop may then not run at all).
-        inside = {id(n) for n in pyast.walk(node)}
-        if any(isinstance(n, pyast.Name) and n.id in assigned and isinstance(n.ctx, pyast.Load) and id(n) not in inside for n in pyast.walk(self.function)):
-            return node
         known = {variable: kind}
-        skip = _skip_tests(node.body, known, assigned)
+        skip = self._usable(node, *_skip_tests(node.body, known, assigned))
         # An ``if`` on unchanged values of the form ``type(x) is str``, before anything that may raise:
         # the loop where it holds, written with its first branch, may take out more tests.
         for i, statement in enumerate(node.body):
@@ -477,7 +473,7 @@ class _SkippedLoops(pyast.NodeTransformer):
             if facts is not None and isinstance(statement, pyast.If):
                 taken = copy.deepcopy(node)
                 taken.body = [*taken.body[:i], *copy.deepcopy(statement.body), *taken.body[i + 1 :]]
-                more = _skip_tests(taken.body, {**known, **facts}, assigned)
+                more = self._usable(node, *_skip_tests(taken.body, {**known, **facts}, assigned))
                 if len(more) > len(skip):
                     otherwise = _skipped(node, skip) if skip else node
                     return pyast.copy_location(pyast.If(test=statement.test, body=[_skipped(taken, more)], orelse=[otherwise]), node)
@@ -485,6 +481,17 @@ class _SkippedLoops(pyast.NodeTransformer):
             if not _safe_statement(statement, known, assigned, continues=True):
                 break
         return _skipped(node, skip) if skip else node
+
+    def _usable(self, loop: pyast.For, tests: list[pyast.expr], written: set[str]) -> list[pyast.expr]:
+        """``tests``, if no local that a skipped iteration assigns (``written``,
+        and the loop's variable) is read outside the loop (where a loop not
+        run leaves it as it was); else none."""
+        written = written | _assigned(loop.target)
+        inside = {id(n) for n in pyast.walk(loop)}
+        for n in pyast.walk(self.function):
+            if isinstance(n, pyast.Name) and n.id in written and isinstance(n.ctx, pyast.Load) and id(n) not in inside:
+                return []
+        return tests
 
 
 def _skipped(loop: pyast.For, tests: list[pyast.expr]) -> pyast.stmt:
@@ -497,10 +504,13 @@ def _assigned(node: pyast.AST) -> set[str]:
     return {n.id for n in pyast.walk(node) if isinstance(n, pyast.Name) and not isinstance(n.ctx, pyast.Load)}
 
 
-def _skip_tests(body: list[pyast.stmt], known: dict[str, type], assigned: set[str]) -> list[pyast.expr]:
+def _skip_tests(body: list[pyast.stmt], known: dict[str, type], assigned: set[str]) -> tuple[list[pyast.expr], set[str]]:
     """The tests ``T`` of the loop body's ``if T: continue`` steps on values the
-    loop does not change, up to the first step that may raise or have an effect."""
-    tests = []
+    loop does not change, up to the first step that may raise or have an
+    effect; and the locals the steps before the last such test assign."""
+    tests: list[pyast.expr] = []
+    written: set[str] = set()
+    before: set[str] = set()
     for statement in body:
         if (
             isinstance(statement, pyast.If)
@@ -511,10 +521,12 @@ def _skip_tests(body: list[pyast.stmt], known: dict[str, type], assigned: set[st
             and not ({n.id for n in pyast.walk(statement.test) if isinstance(n, pyast.Name)} & assigned)
         ):
             tests.append(statement.test)
+            written |= before
             continue
         if not _safe_statement(statement, known, assigned, continues=True):
             break
-    return tests
+        before |= _assigned(statement)
+    return tests, written
 
 
 def _safe_statement(statement: pyast.stmt, known: dict[str, type], assigned: set[str], continues: bool) -> bool:
