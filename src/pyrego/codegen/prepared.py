@@ -50,6 +50,7 @@ from pyrego.codegen.prepared_passes import (
     MemoProbes,
     constant_loops,
     fold_definitions,
+    inline_single_calls,
     input_copies,
     share_prefixes,
     type_tests_once,
@@ -438,6 +439,7 @@ def input_function(
         type_tests_once(function)
         constant_loops(function, namespace)
         probes.visit(function)
+    inline_single_calls(tops, called)
     # Definitions that return only plain constants (or undefined) give the
     # rule's value as it is; any other value goes through ``convert``.
     converts = not _checked(tops, namespace, plain_returns=True)

@@ -640,3 +640,112 @@ class _InputCopies(pyast.NodeTransformer):
         if node.id in self.copies and isinstance(node.ctx, pyast.Load):
             return pyast.copy_location(pyast.Name(id="input", ctx=pyast.Load()), node)
         return node
+
+
+def inline_single_calls(entries: list[pyast.FunctionDef], functions: list[pyast.FunctionDef]) -> None:
+    """A called rule's memoising function (``R5``, see MemoProbes) that
+    evaluation reaches from one call only (``t1 = m[5] if 5 in m else
+    R5(input, m)``, a statement), written at that call:
+    ``if 5 in m: t1 = m[5]`` ``else: while True: <its body>``, its locals
+    renamed, each ``return X`` as ``t1 = X; break``. Only where no return
+    of its body is inside a loop (a ``break`` there would leave that loop)."""
+    by_name = {f.name: f for f in functions}
+    reachable: list[pyast.FunctionDef] = []
+    seen: set[str] = set()
+    pending = list(entries)
+    while pending:
+        function = pending.pop()
+        reachable.append(function)
+        for n in pyast.walk(function):
+            if isinstance(n, pyast.Call) and isinstance(n.func, pyast.Name) and n.func.id in by_name and n.func.id not in seen:
+                seen.add(n.func.id)
+                pending.append(by_name[n.func.id])
+    sites: dict[str, list[tuple[pyast.FunctionDef, pyast.Assign]]] = {}
+    calls: Counter[str] = Counter()
+    for function in reachable:
+        for n in pyast.walk(function):
+            if isinstance(n, pyast.Call) and isinstance(n.func, pyast.Name):
+                calls[n.func.id] += 1
+            site = _probe_site(n)
+            if site is not None:
+                sites.setdefault(site, []).append((function, n))  # type: ignore[arg-type]
+    for name, found in sites.items():
+        callee = by_name[name]
+        key = _memo_key(callee)
+        if len(found) != 1 or calls[name] != 1 or key is None or found[0][0] is callee or _returns_in_loop(callee.body[2:]):
+            continue
+        function, statement = found[0]
+        target = statement.targets[0].id  # type: ignore[attr-defined]
+        body = copy.deepcopy(callee.body[2:])
+        local = {n.id for s in body for n in pyast.walk(s) if isinstance(n, pyast.Name) and not isinstance(n.ctx, pyast.Load)}
+        local |= {n.name for s in body for n in pyast.walk(s) if isinstance(n, pyast.ExceptHandler) and n.name}
+        local |= {n.id for n in pyast.walk(callee.body[0]) if isinstance(n, pyast.Name) and not isinstance(n.ctx, pyast.Load)}
+        local -= {"input", MEMO}
+        renames = {v: f"{v}_{name}" for v in local}
+        everywhere = {n.id for n in pyast.walk(function) if isinstance(n, pyast.Name)}
+        if set(renames.values()) & everywhere:
+            continue
+        alias = callee.body[0]
+        prelude = [copy.deepcopy(alias)]
+        module = pyast.Module(body=[*prelude, *body], type_ignores=[])
+        for n in pyast.walk(module):
+            if isinstance(n, pyast.Name) and n.id in renames:
+                n.id = renames[n.id]
+            elif isinstance(n, pyast.ExceptHandler) and n.name in renames:
+                n.name = renames[n.name]
+        inlined = _ReturnsLeave(target).visit(module).body
+        end = pyast.parse(f"{target} = None\nbreak").body  # (falling off the end: None)
+        probe = statement.value
+        assert isinstance(probe, pyast.IfExp)
+        replacement = pyast.If(
+            test=probe.test,
+            body=[pyast.Assign(targets=[pyast.Name(id=target, ctx=pyast.Store())], value=probe.body)],
+            orelse=[pyast.While(test=pyast.Constant(value=True), body=[*inlined, *end], orelse=[])],
+        )
+        _replace_statement(function, statement, pyast.copy_location(replacement, statement))
+
+
+def _probe_site(node: pyast.AST) -> str | None:
+    """``R5`` where ``node`` is the statement ``t = m[K] if K in m else R5(input, m)``."""
+    if not (isinstance(node, pyast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], pyast.Name)):
+        return None
+    value = node.value
+    if not (isinstance(value, pyast.IfExp) and isinstance(value.orelse, pyast.Call) and isinstance(value.orelse.func, pyast.Name)):
+        return None
+    call = value.orelse
+    if not re.fullmatch(r"R\d+", call.func.id) or [a.id if isinstance(a, pyast.Name) else None for a in call.args] != ["input", MEMO]:  # type: ignore[attr-defined]
+        return None
+    return call.func.id  # type: ignore[attr-defined]
+
+
+def _returns_in_loop(body: list[pyast.stmt]) -> bool:
+    stack: list[tuple[pyast.AST, bool]] = [(s, False) for s in body]
+    while stack:
+        node, in_loop = stack.pop()
+        if in_loop and isinstance(node, pyast.Return):
+            return True
+        inner = in_loop or isinstance(node, (pyast.For, pyast.While))
+        stack.extend((child, inner) for child in pyast.iter_child_nodes(node))
+    return False
+
+
+class _ReturnsLeave(pyast.NodeTransformer):
+    """``return X`` as ``target = X; break`` (see inline_single_calls)."""
+
+    def __init__(self, target: str) -> None:
+        self.target = target
+
+    def visit_Return(self, node: pyast.Return) -> Any:
+        value = node.value if node.value is not None else pyast.Constant(value=None)
+        assign = pyast.Assign(targets=[pyast.Name(id=self.target, ctx=pyast.Store())], value=value)
+        return [pyast.copy_location(assign, node), pyast.copy_location(pyast.Break(), node)]
+
+
+def _replace_statement(function: pyast.FunctionDef, old: pyast.stmt, new: pyast.stmt) -> None:
+    for n in pyast.walk(function):
+        for field in ("body", "orelse", "finalbody"):
+            statements = getattr(n, field, None)
+            if isinstance(statements, list) and any(s is old for s in statements):
+                statements[[id(s) for s in statements].index(id(old))] = new
+                return
+    raise AssertionError("statement not found")
