@@ -43,12 +43,12 @@ from decimal import Decimal
 from typing import Any, Callable
 
 from pyrego.codegen.generator import LARGEST_PROMOTED_CHUNK
+from pyrego.codegen.prepared_loops import constant_loops
 from pyrego.codegen.prepared_passes import (
     DEFINITION,
     MEMO,
     RULE_FUNCTION,
     MemoProbes,
-    constant_loops,
     fold_definitions,
     inline_single_calls,
     input_copies,
