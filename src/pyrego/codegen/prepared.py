@@ -30,6 +30,18 @@ on its text: a policy's string literals are in it):
 
 Where any of this does not hold, there is no such function and the prepared
 rule evaluates with a context.
+
+The functions so written then go through passes that hold for any policy
+(codegen/prepared_passes.py, codegen/prepared_loops.py): Rego's equality,
+order and set membership of values of one simple type as Python's operators;
+a called rule's one definition folded into its memoising function, the memo
+looked in before a call, a called rule that one call reaches written at that
+call; a copy of the input read as the input; loops over constant arrays
+iterated directly and skipped at once where a test of unchanged values would
+skip every iteration. The definitions are then written into one function (a
+block each) when their values are plain constants, with the leading steps
+consecutive definitions share taken once; any other value goes through the
+rule's conversion (``convert``).
 """
 
 from __future__ import annotations

@@ -69,7 +69,7 @@ class _ConstantLoops(pyast.NodeTransformer):
             and isinstance(it.body, pyast.Name)
             and it.body.id in self.lists
             and isinstance(it.test, pyast.Compare)
-            and pyast.dump(it.test) == pyast.dump(pyast.parse(f"type({it.body.id}) is list", mode="eval").body)
+            and _type_is(it.test, it.body.id, "list")
         ):
             name = it.body.id
             node.iter = pyast.copy_location(pyast.Name(id=name, ctx=pyast.Load()), it)
@@ -267,3 +267,21 @@ def _type_facts(test: pyast.expr, assigned: set[str]) -> dict[str, type] | None:
             return None
         facts[part.left.args[0].id] = str
     return facts
+
+
+def _type_is(node: pyast.expr, name: str, kind: str) -> bool:
+    """Whether ``node`` is ``type(<name>) is <kind>``."""
+    return (
+        isinstance(node, pyast.Compare)
+        and len(node.ops) == 1
+        and isinstance(node.ops[0], pyast.Is)
+        and isinstance(node.left, pyast.Call)
+        and isinstance(node.left.func, pyast.Name)
+        and node.left.func.id == "type"
+        and len(node.left.args) == 1
+        and not node.left.keywords
+        and isinstance(node.left.args[0], pyast.Name)
+        and node.left.args[0].id == name
+        and isinstance(node.comparators[0], pyast.Name)
+        and node.comparators[0].id == kind
+    )

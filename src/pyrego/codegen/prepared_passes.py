@@ -39,20 +39,22 @@ def type_tests_once(function: pyast.FunctionDef) -> None:
         return
     _DictTests(flags).visit(function)
     body: list[pyast.stmt] = []
-    for name in sorted(flags.keys() & arguments):  # (an argument's test first of all)
-        first = pyast.parse(f"{flags[name]} = type({name}) is dict").body[0]
-        body.append(pyast.copy_location(first, function.body[0]))
+    def flag(name: str, where: pyast.stmt) -> pyast.stmt:
+        test = pyast.Compare(
+            left=pyast.Call(func=pyast.Name(id="type", ctx=pyast.Load()), args=[pyast.Name(id=name, ctx=pyast.Load())], keywords=[]),
+            ops=[pyast.Is()],
+            comparators=[pyast.Name(id="dict", ctx=pyast.Load())],
+        )
+        return pyast.copy_location(pyast.Assign(targets=[pyast.Name(id=flags[name], ctx=pyast.Store())], value=test), where)
+
+    # (Trees built here, never parsed: parsing holds the ast lock, see codegen/python_ast.py.)
+    body += [flag(name, function.body[0]) for name in sorted(flags.keys() & arguments)]  # (an argument's test first of all)
     for statement in function.body:
         body.append(statement)
         if isinstance(statement, pyast.Assign) and isinstance(statement.targets[0], pyast.Name):
             name = statement.targets[0].id
             if name in flags:
-                test = pyast.Compare(
-                    left=pyast.Call(func=pyast.Name(id="type", ctx=pyast.Load()), args=[pyast.Name(id=name, ctx=pyast.Load())], keywords=[]),
-                    ops=[pyast.Is()],
-                    comparators=[pyast.Name(id="dict", ctx=pyast.Load())],
-                )
-                body.append(pyast.copy_location(pyast.Assign(targets=[pyast.Name(id=flags[name], ctx=pyast.Store())], value=test), statement))
+                body.append(flag(name, statement))
     function.body = body
 
 
@@ -439,7 +441,8 @@ def inline_single_calls(entries: list[pyast.FunctionDef], functions: list[pyast.
             elif isinstance(n, pyast.ExceptHandler) and n.name in renames:
                 n.name = renames[n.name]
         inlined = _ReturnsLeave(target).visit(module).body
-        end = pyast.parse(f"{target} = None\nbreak").body  # (falling off the end: None)
+        # (Falling off the end: None.)
+        end = [pyast.Assign(targets=[pyast.Name(id=target, ctx=pyast.Store())], value=pyast.Constant(value=None)), pyast.Break()]
         probe = statement.value
         assert isinstance(probe, pyast.IfExp)
         replacement = pyast.If(
