@@ -373,7 +373,7 @@ def _guarded_input_function(engine: Engine, path: str, slow: Callable[[Any], Any
             raise exc
         raise failure from (None if type(exc) is RecursionError else exc)
 
-    guard = {"ENGINE_": engine, "TABLE_": table, "SLOW_": slow, "FAIL_": fail}
+    guard = {"ENGINE_": engine, "ENGINE_STATE_": vars(engine), "TABLE_": table, "SLOW_": slow, "FAIL_": fail}
     return _input_function(entry, config, engine._data, guard)
 
 

@@ -30,6 +30,18 @@ on its text: a policy's string literals are in it):
 
 Where any of this does not hold, there is no such function and the prepared
 rule evaluates with a context.
+
+The functions so written then go through passes that hold for any policy
+(codegen/prepared_passes.py, codegen/prepared_loops.py): Rego's equality,
+order and set membership of values of one simple type as Python's operators;
+a called rule's one definition folded into its memoising function, the memo
+looked in before a call, a called rule that one call reaches written at that
+call; a copy of the input read as the input; loops over constant arrays
+iterated directly and skipped at once where a test of unchanged values would
+skip every iteration. The definitions are then written into one function (a
+block each) when their values are plain constants, with the leading steps
+consecutive definitions share taken once; any other value goes through the
+rule's conversion (``convert``).
 """
 
 from __future__ import annotations
@@ -39,19 +51,40 @@ import builtins
 import re
 import time
 from collections import Counter
+from decimal import Decimal
 from typing import Any, Callable
 
 from pyrego.codegen.generator import LARGEST_PROMOTED_CHUNK
+from pyrego.codegen.prepared_loops import constant_loops
+from pyrego.codegen.prepared_passes import (
+    DEFINITION,
+    MEMO,
+    RULE_FUNCTION,
+    MemoProbes,
+    fold_definitions,
+    inline_single_calls,
+    input_copies,
+    share_prefixes,
+    type_tests_once,
+)
 from pyrego.codegen.program import Program
 from pyrego.codegen.python_ast import python_ast_lock
-from pyrego.runtime.values import UNDEF
+from pyrego.runtime.values import PLAIN_TYPES, UNDEF
 
-_DEF = re.compile(r"D(\d+)_\d+")
-# The program's rule functions, which take the context first (``R4(ctx)``, ``D4_0(ctx, acc)``).
-_RULE_FUNCTION = re.compile(r"[RDE](\d+)(?:_\d+)?")
+_DEF = DEFINITION
+_RULE_FUNCTION = RULE_FUNCTION
 _PLAIN_TYPES = (bool, int, type(None))
+# Types whose Python equality between two values of the type is Rego's.
+_SIMPLE_EQ = frozenset((str, int, bool, type(None)))  # (not float: a NaN is itself in rt_eq)
+# Values that are their own frozen form, so that a set's ``in`` tests them as Rego does.
+_MEMBER_KEYS = frozenset((str, int, float))
+_NUMBER_TYPES = frozenset((int, float))
+# Types whose Python order between two values of the type is Rego's (what rt_lt and the others test first).
+_ORDER_TYPES = frozenset((int, str, float))
+# Helpers of two operands with a quick form (see _Detach._quick_test), and for an order its operator.
+_QUICK_TESTS: dict[str, Any] = {"rt_member": None, "rt_eq": None, "rt_lt": pyast.Lt(), "rt_le": pyast.LtE(), "rt_gt": pyast.Gt(), "rt_ge": pyast.GtE()}
 # The memo's name, and its key for the clock (rules' keys are their ids, never negative).
-_MEMO, _CLOCK = "m", -1
+_MEMO, _CLOCK = MEMO, -1
 # Without a memo (one function reads the clock): the local it reads it into.
 _NOW = "now_"
 
@@ -166,6 +199,8 @@ class _Detach(pyast.NodeTransformer):
             and node.args[1].id in self.constants
         ):
             return self._member_of_constant(node)
+        elif isinstance(func, pyast.Name) and func.id in _QUICK_TESTS and len(node.args) == 2 and not node.keywords and all(isinstance(a, pyast.Name) for a in node.args):
+            return self._quick_test(node)
         elif (
             isinstance(func, pyast.Attribute)
             and func.attr == "get"
@@ -186,27 +221,84 @@ class _Detach(pyast.NodeTransformer):
             self.constants[target.id] = value.id
         return node
 
-    def _member_of_constant(self, node: pyast.Call) -> pyast.AST:
-        """``rt_member(x, t)`` where ``t`` holds a constant array of strings:
-        ``x in <its frozenset>`` for a string ``x`` (Rego's equality of strings
-        is Python's), false for any other value (no string equals it), and
-        ``rt_member`` itself for an object of no Rego type."""
-        constant = self.constants[node.args[1].id]  # type: ignore[attr-defined]
-        value = self.namespace.get(constant)
-        if type(value) is not list or not value or not all(type(v) is str for v in value):
-            return self.generic_visit(node)
-        name = f"{constant}_STRINGS"
-        self.namespace[name] = frozenset(value)
-        x = node.args[0]
-        if not isinstance(x, pyast.Name):
-            return self.generic_visit(node)
+    def _quick_test(self, node: pyast.Call) -> pyast.AST:
+        """``rt_eq(a, b)`` as ``a == b`` where both are of one type among
+        strings, integers, booleans and null (Python's equality is
+        Rego's there); ``rt_ge(a, b)`` (and the other orders) as ``a >= b``
+        where both are integers, strings or floats (what the helper does
+        then); ``rt_member(x, s)`` as ``x in s`` where ``s`` is a set
+        and ``x`` a string or number (a set holds its members frozen, where
+        those are themselves, and a boolean as a key no number equals: what
+        ``rt_member`` tests is then ``x in s``). Any other operands go to the
+        helper."""
+        a, b = (arg.id for arg in node.args)  # type: ignore[attr-defined]
+
         def load(id_: str) -> pyast.Name:
             return pyast.Name(id=id_, ctx=pyast.Load())
 
-        is_str = pyast.Compare(left=pyast.Call(func=load("type"), args=[load(x.id)], keywords=[]), ops=[pyast.Is()], comparators=[load("str")])
+        def type_of(id_: str) -> pyast.Call:
+            return pyast.Call(func=load("type"), args=[load(id_)], keywords=[])
+
+        helper = node.func.id  # type: ignore[attr-defined]
+        if helper != "rt_member":
+            # Equality of two values of one type among SIMPLE_EQ_; an order
+            # (rt_lt, ...) of two of one type among ORDER_TYPES_, as the
+            # helper itself first tests.
+            types, op = ("SIMPLE_EQ_", pyast.Eq()) if helper == "rt_eq" else ("ORDER_TYPES_", _QUICK_TESTS[helper])
+            self.namespace["SIMPLE_EQ_"], self.namespace["ORDER_TYPES_"] = _SIMPLE_EQ, _ORDER_TYPES
+            test = pyast.BoolOp(
+                op=pyast.And(),
+                values=[
+                    pyast.Compare(left=type_of(a), ops=[pyast.Is()], comparators=[type_of(b)]),
+                    pyast.Compare(left=type_of(a), ops=[pyast.In()], comparators=[load(types)]),
+                ],
+            )
+            quick = pyast.Compare(left=load(a), ops=[op], comparators=[load(b)])
+        else:
+            self.namespace["MEMBER_KEYS_"] = _MEMBER_KEYS
+            test = pyast.BoolOp(
+                op=pyast.And(),
+                values=[
+                    pyast.Compare(left=type_of(b), ops=[pyast.Is()], comparators=[load("set")]),
+                    pyast.Compare(left=type_of(a), ops=[pyast.In()], comparators=[load("MEMBER_KEYS_")]),
+                ],
+            )
+            quick = pyast.Compare(left=load(a), ops=[pyast.In()], comparators=[load(b)])
+        return pyast.copy_location(pyast.IfExp(test=test, body=quick, orelse=node), node)
+
+    def _member_of_constant(self, node: pyast.Call) -> pyast.AST:
+        """``rt_member(x, t)`` where ``t`` holds a constant array of strings
+        (or of integers): ``x in <its frozenset>`` for a string ``x`` (a
+        number: Rego's equality of these is Python's), false for any other
+        value (none equals a member), and ``rt_member`` itself for an object
+        of no Rego type."""
+        constant = self.constants[node.args[1].id]  # type: ignore[attr-defined]
+        value = self.namespace.get(constant)
+        x = node.args[0]
+        if type(value) is not list or not value or not isinstance(x, pyast.Name):
+            return self.generic_visit(node)
+        if all(type(v) is str for v in value):
+            name, kinds = f"{constant}_STRINGS", "str"
+        elif all(type(v) is int for v in value):
+            # Integers (never booleans): an int or float equal to one in Rego
+            # is ``==`` to it with the same hash; no other value but a
+            # Decimal (which rt_member compares) is equal to a number.
+            name, kinds = f"{constant}_INTEGERS", "NUMBER_TYPES_"
+            self.namespace[kinds] = _NUMBER_TYPES
+            self.namespace["NOT_NUMBERS_"] = PLAIN_TYPES - {Decimal}
+        else:
+            return self.generic_visit(node)
+        self.namespace[name] = frozenset(value)
+
+        def load(id_: str) -> pyast.Name:
+            return pyast.Name(id=id_, ctx=pyast.Load())
+
+        x_type = pyast.Call(func=load("type"), args=[load(x.id)], keywords=[])
+        is_str = pyast.Compare(left=x_type, ops=[pyast.Is() if kinds == "str" else pyast.In()], comparators=[load(kinds)])
         # A value of no Rego type (a str subclass, say) goes to rt_member,
         # which raises the error for it, rather than being read as false.
-        foreign = pyast.Compare(left=pyast.Call(func=load("type"), args=[load(x.id)], keywords=[]), ops=[pyast.NotIn()], comparators=[load("PLAIN_TYPES")])
+        others = "PLAIN_TYPES" if kinds == "str" else "NOT_NUMBERS_"
+        foreign = pyast.Compare(left=pyast.Call(func=load("type"), args=[load(x.id)], keywords=[]), ops=[pyast.NotIn()], comparators=[load(others)])
         test = pyast.IfExp(
             test=is_str,
             body=pyast.Compare(left=load(x.id), ops=[pyast.In()], comparators=[load(name)]),
@@ -253,63 +345,6 @@ class _Detach(pyast.NodeTransformer):
             )
             return pyast.copy_location(read, node)
         return node
-
-
-def _type_tests_once(function: pyast.FunctionDef) -> None:
-    """``type(t) is dict``, asked again and again of one local assigned once at
-    the top of ``function`` (each literal-key lookup in it asks), asked once:
-    ``t_dict = type(t) is dict`` after the assignment, then that local."""
-    stores = Counter(n.id for n in pyast.walk(function) if isinstance(n, pyast.Name) and isinstance(n.ctx, pyast.Store))
-    tests = Counter(name for name in map(_dict_test_of, pyast.walk(function)) if name is not None)
-    top = {s.targets[0].id for s in function.body if isinstance(s, pyast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], pyast.Name)}
-    flags = {name: f"{name}_dict" for name, count in tests.items() if count >= 2 and stores[name] == 1 and name in top}
-    if not flags:
-        return
-    _DictTests(flags).visit(function)
-    body: list[pyast.stmt] = []
-    for statement in function.body:
-        body.append(statement)
-        if isinstance(statement, pyast.Assign) and isinstance(statement.targets[0], pyast.Name):
-            name = statement.targets[0].id
-            if name in flags:
-                test = pyast.Compare(
-                    left=pyast.Call(func=pyast.Name(id="type", ctx=pyast.Load()), args=[pyast.Name(id=name, ctx=pyast.Load())], keywords=[]),
-                    ops=[pyast.Is()],
-                    comparators=[pyast.Name(id="dict", ctx=pyast.Load())],
-                )
-                body.append(pyast.copy_location(pyast.Assign(targets=[pyast.Name(id=flags[name], ctx=pyast.Store())], value=test), statement))
-    function.body = body
-
-
-def _dict_test_of(node: pyast.AST) -> str | None:
-    """The local ``t`` when ``node`` is ``type(t) is dict``."""
-    if (
-        isinstance(node, pyast.Compare)
-        and len(node.ops) == 1
-        and isinstance(node.ops[0], pyast.Is)
-        and isinstance(node.comparators[0], pyast.Name)
-        and node.comparators[0].id == "dict"
-        and isinstance(node.left, pyast.Call)
-        and isinstance(node.left.func, pyast.Name)
-        and node.left.func.id == "type"
-        and len(node.left.args) == 1
-        and isinstance(node.left.args[0], pyast.Name)
-    ):
-        return node.left.args[0].id
-    return None
-
-
-class _DictTests(pyast.NodeTransformer):
-    """``type(t) is dict`` as the local ``flags[t]``."""
-
-    def __init__(self, flags: dict[str, str]) -> None:
-        self.flags = flags
-
-    def visit_Compare(self, node: pyast.Compare) -> pyast.AST:
-        flag = self.flags.get(_dict_test_of(node) or "")
-        if flag is not None:
-            return pyast.copy_location(pyast.Name(id=flag, ctx=pyast.Load()), node)
-        return self.generic_visit(node)
 
 
 def _checked(functions: list[pyast.FunctionDef], namespace: dict[str, Any], plain_returns: bool) -> bool:
@@ -361,9 +396,11 @@ def input_function(
     value to the caller's form (where given, the rule's value may be any;
     otherwise only booleans, null and integers).
 
-    ``guard``: ``ENGINE_`` (an engine), ``TABLE_`` (its table of resolved
-    rules), ``SLOW_`` and ``FAIL_`` (functions): the function first checks
-    that the engine's table is still ``TABLE_`` (else it returns
+    ``guard``: ``ENGINE_`` (an engine), ``ENGINE_STATE_`` (its attributes,
+    ``vars(engine)``: a subscript of that dict costs less than the
+    attribute), ``TABLE_`` (its table of resolved rules), ``SLOW_`` and
+    ``FAIL_`` (functions): the function first checks that the engine's
+    table is still ``TABLE_`` (else it returns
     ``SLOW_(input)``), and any exception it raises goes to ``FAIL_``, which
     raises the error the caller sees (``Exception`` is bound by name: the
     generated code's ``__builtins__`` are empty)."""
@@ -407,10 +444,20 @@ def input_function(
         tree.name = f"P{i}"
         tops.append(tree)
     called = [detach.visit(f) for f in called]
+    fold_definitions(called)
+    probes = MemoProbes(called)
     for function in (*tops, *called):
-        _type_tests_once(function)
-    converts = memo and convert is not None
-    if not _checked(tops, namespace, plain_returns=not converts) or not _checked(called, namespace, plain_returns=False):
+        input_copies(function)
+        type_tests_once(function)
+        constant_loops(function, namespace)
+        probes.visit(function)
+    inline_single_calls(tops, called)
+    # Definitions that return only plain constants (or undefined) give the
+    # rule's value as it is; any other value goes through ``convert``.
+    converts = not _checked(tops, namespace, plain_returns=True)
+    if converts and (convert is None or not _checked(tops, namespace, plain_returns=False)):
+        return None
+    if not _checked(called, namespace, plain_returns=False):
         return None
     args = f"input, {_MEMO}" if memo else "input"
     calls = [f"    r = P{i}({args})" if i == 0 else f"    if r is UNDEF: r = P{i}({args})" for i in range(len(tops))]
@@ -423,7 +470,7 @@ def input_function(
         inlined = None if converts else _inlined(tops, memo)
         if inlined is not None:
             entry, tops = inlined, []
-        elif len(tops) == 1 and not memo:
+        elif len(tops) == 1 and not memo and not converts:
             # One definition: its undefined is the default, with no call between.
             entry = tops.pop()
             for node in pyast.walk(entry):
@@ -452,11 +499,27 @@ def _inlined(tops: list[pyast.FunctionDef], memo: bool) -> pyast.FunctionDef | N
     template = pyast.parse(f"def P(input):\n    {_MEMO} = {{}}\n    return DEFAULT_").body[0]
     assert isinstance(template, pyast.FunctionDef)
     body: list[pyast.stmt] = [template.body[0]] if memo else []
+    blocks = []
     for top in tops:
         block = _UndefinedLeaves().visit(pyast.Module(body=top.body, type_ignores=[])).body
-        body.append(pyast.While(test=pyast.Constant(value=True), body=[*block, pyast.Break()], orelse=[]))
-    template.body = [*body, template.body[1]]
+        # (``now_ = None`` first of all: its definition alone reads ``now_``.)
+        body += [statement for statement in block if _is_clock_start(statement)]
+        block = [statement for statement in block if not _is_clock_start(statement)]
+        blocks.append(block)
+    # Leading steps that consecutive definitions share are taken once.
+    template.body = [*body, *share_prefixes(blocks), template.body[1]]
     return template
+
+
+def _is_clock_start(statement: pyast.stmt) -> bool:
+    return (
+        isinstance(statement, pyast.Assign)
+        and len(statement.targets) == 1
+        and isinstance(statement.targets[0], pyast.Name)
+        and statement.targets[0].id == _NOW
+        and isinstance(statement.value, pyast.Constant)
+        and statement.value.value is None
+    )
 
 
 class _UndefinedLeaves(pyast.NodeTransformer):
@@ -484,7 +547,7 @@ def _is_undefined_return(node: pyast.AST) -> bool:
 
 _GUARD = """
 def guarded(input):
-    if ENGINE_._rule_fns is not TABLE_: return SLOW_(input)
+    if ENGINE_STATE_["_rule_fns"] is not TABLE_: return SLOW_(input)
     try:
         pass
     except EXCEPTION_ as exc_:

@@ -342,7 +342,7 @@ def _operands(args: str) -> list[tuple[str, str | None]] | None:
     for arg in call.args:  # type: ignore[attr-defined]
         if type(arg) is _py_ast.Name:
             out.append((arg.id, None))
-        elif type(arg) is _py_ast.Constant and type(arg.value) in (str, int):
+        elif type(arg) is _py_ast.Constant and (type(arg.value) in (str, int, bool) or arg.value is None):
             out.append((repr(arg.value), type(arg.value).__name__))
         else:
             return None
