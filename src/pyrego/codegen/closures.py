@@ -279,8 +279,12 @@ class _Planner(TermPlanner):
         if as_written and (not required or required <= self.bound):
             ordered = body
         else:
-            # (reorder_body copies ``bound`` before it adds to it.)
-            ordered, _ = reorder_body(body, self.bound, outer, self.gen.arity, required=required, location=location)
+            known = self.gen.body_orders.get(id(body))  # (ordered when the rule was deferred: codegen.deferred)
+            if known is not None and known[2] is body and known[0] == self.bound and known[1] == (required or _NO_VARS):
+                ordered = known[3]
+            else:
+                # (reorder_body copies ``bound`` before it adds to it.)
+                ordered, _ = reorder_body(body, self.bound, outer, self.gen.arity, required=required, location=location)
         builders: list[Callable[[Step], Step]] = []
         for e in ordered:
             known = own.get(id(e))  # (an expression reorder_body made has none yet)
