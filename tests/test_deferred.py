@@ -316,3 +316,22 @@ def test_coverage_and_traces_see_rules_planned_lazily() -> None:
         assert any(e.location is not None and e.location.row == row for e in trace.events)
         assert engine.eval_rule("data.p.required") == 3  # and the plain program plans it now
         assert gen.rule_functions[("p", "is_internal")] not in gen.deferred
+
+
+def test_rules_first_called_after_the_program_turned_hot() -> None:
+    """A rule still waiting when the program takes its fast form is written
+    in that form at its first call, and answers as OPA does."""
+    want = _opa_answers()
+    from pyrego.codegen.tiers import PROMOTE_AFTER
+
+    with _fresh_programs():
+        engine = pyrego.Engine()
+        engine.add_policy("p.rego", POLICY)
+        for _ in range(PROMOTE_AFTER + 2):
+            engine.eval_rule("data.p.allow", input=INPUTS[1])
+        gen = _gen(engine)
+        assert gen.hot
+        assert gen.rule_functions[("p", "is_internal")] in gen.deferred
+        for (q, i), v in want.items():
+            assert _ours(engine.eval_rule(q, input=INPUTS[i])) == v, (q, INPUTS[i])
+        assert not any(name in gen.deferred for name in (gen.rule_functions[("p", n)] for n in ("is_internal", "names", "required")))
