@@ -44,6 +44,7 @@ ENGINE_MODULES = {
     "pyrego.codegen.build_cache",
     "pyrego.codegen.closure_terms",
     "pyrego.codegen.closures",
+    "pyrego.codegen.deferred",
     "pyrego.codegen.disk_cache",
     "pyrego.codegen.docs",
     "pyrego.codegen.generator",

@@ -20,7 +20,8 @@ rule holds (``with``, patterns in unification or in a function's arguments,
 output arguments, dynamic keys into rule documents, mocked or relation
 builtins, ``print``, metadata) leaves the rule to the code generator, which
 also raises every compile error: a definition is planned here only where the
-generator's own checks pass.
+generator's own checks pass. Most documents are planned on their first call
+(:mod:`pyrego.codegen.deferred`), not when the program is built.
 
 Protocol: a *step* is ``step(ctx, env) -> result``; ``env`` is the list of
 one evaluation's variable and operand slots. A step returns UNDEF to let the
@@ -264,23 +265,29 @@ class _Planner(TermPlanner):
         # set and, again, for whether they are all bound once it is reached.
         # Most expressions have none, comprehensions included: a body of only
         # such expressions is in order as written (reorder_body would keep it).
-        own: dict[int, AbstractSet[str]] = {}
-        outer = self.outer | self.bound
-        as_written = True
-        for e in body:
-            if not e.negated and not e.with_mods and not stmt_has_vars(e.statement):
-                own[id(e)] = _NO_VARS
-                continue
-            as_written = False
-            names = own[id(e)] = stmt_vars(e.statement, set())
-            outer |= names
-        self.outer = outer
+        own: dict[int, AbstractSet[str]]
         ordered: ast.Body
-        if as_written and (not required or required <= self.bound):
-            ordered = body
+        # (A rule's body as codegen.deferred found it, when the rule was deferred.)
+        known = self.gen.body_orders.get(id(body)) if not self.outer else None
+        if known is not None and known[2] is body and known[0] == self.bound and known[1] == (required or _NO_VARS):
+            ordered, own, self.outer = known[3], known[4], known[5]
         else:
-            # (reorder_body copies ``bound`` before it adds to it.)
-            ordered, _ = reorder_body(body, self.bound, outer, self.gen.arity, required=required, location=location)
+            own = {}
+            outer = self.outer | self.bound
+            as_written = True
+            for e in body:
+                if not e.negated and not e.with_mods and not stmt_has_vars(e.statement):
+                    own[id(e)] = _NO_VARS
+                    continue
+                as_written = False
+                names = own[id(e)] = stmt_vars(e.statement, set())
+                outer |= names
+            self.outer = outer
+            if as_written and (not required or required <= self.bound):
+                ordered = body
+            else:
+                # (reorder_body copies ``bound`` before it adds to it.)
+                ordered, _ = reorder_body(body, self.bound, outer, self.gen.arity, required=required, location=location)
         builders: list[Callable[[Step], Step]] = []
         for e in ordered:
             known = own.get(id(e))  # (an expression reorder_body made has none yet)

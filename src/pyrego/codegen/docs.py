@@ -70,6 +70,36 @@ def install_own_parts(gen: ModuleGen) -> None:
         namespace[f"P{nid}"] = stub
 
 
+
+def materializer_lines(gen: ModuleGen, node: RuleNode) -> list[str]:
+    """``N<id>(ctx)``: the document at ``node``, which holds no rules but has
+    some below it: its base data with its children's documents put in."""
+    lines = [
+        f"def N{node.id}(ctx):",
+        "    c = ctx.cache",
+        f"    r = c.get({-node.id - 1}, MISS)",
+        "    if r is not MISS: return r",
+        f"    base = rt_path(ctx.data, {gen.const(node.path)})",
+        # Base data that is not an object can only be here with no rule
+        # below (a rule would have been refused): an empty package's document.
+        "    if base is not UNDEF and type(base) is not dict: return base",
+        "    r = dict(base) if type(base) is dict else {}",
+    ]
+    for name, child in sorted(node.children.items()):
+        if child.kind == FUNCTION:
+            continue
+        if child.has_rules():
+            fn = f"R{child.id}"
+        elif gen._has_rules_below(child):
+            gen._materialize_needed.add(child.id)
+            fn = f"N{child.id}"
+        else:
+            continue
+        lines.append(f"    v = {fn}(ctx)")
+        lines.append(f"    if v is not UNDEF: r[{gen.literal(name)}] = v")
+    lines += [f"    c[{-node.id - 1}] = r", "    return r", ""]
+    return lines
+
 def tracks_values(gen: ModuleGen, node: RuleNode) -> bool:
     """Whether the partial object at ``node`` notes the objects its rules give
     as values (helpers.VALUES): where rules with longer heads make objects

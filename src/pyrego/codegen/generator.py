@@ -18,7 +18,7 @@ from typing import Any, Callable
 
 from pyrego.ast import nodes as ast
 from pyrego.builtins.registry import Builtin, lookup
-from pyrego.codegen import closures
+from pyrego.codegen import closures, deferred
 from pyrego.codegen import docs as codegen_docs
 from pyrego.codegen.body import BodyEmitter
 from pyrego.codegen.disk_cache import compile_source
@@ -107,6 +107,10 @@ class ModuleGen:
         # code is written only when it is compiled (or shown).
         self.closures = closures.ENABLED
         self._closure_nodes: set[int] = set()
+        # Documents planned on their first call (codegen.deferred), by function
+        # name, and the bodies ordered when they were deferred, by id.
+        self.deferred: dict[str, RuleNode] = {}
+        self.body_orders: dict[int, Any] = {}
         # Rule id -> the rules it reads, for ``with`` targets (with_checks).
         self.with_dependencies: dict[int, set[int]] | None = None
         # Documents of several levels' rules (codegen_docs): nodes with an own part, readers, tables.
@@ -364,6 +368,11 @@ class ModuleGen:
             if node.has_rules():
                 if node.kind != FUNCTION:
                     self.rule_functions[node.path] = f"R{node.id}"
+                name = f"F{node.id}" if node.kind == FUNCTION else f"R{node.id}"
+                if self.closures and deferred.ENABLED and not self._constant_rule(node) and deferred.can_defer(self, node):
+                    self.deferred[name] = self._chunk_nodes[name] = node
+                    self.chunks[name] = []  # (its code, if any, once planned)
+                    continue
                 start = len(self.lines)
                 try:
                     wrapper = self.rule_node(node)
@@ -374,7 +383,6 @@ class ModuleGen:
                 # Each document's code is compiled by Python on first use
                 # (see build): large policy sets load without compiling
                 # rules that are never evaluated.
-                name = f"F{node.id}" if node.kind == FUNCTION else f"R{node.id}"
                 self.chunks[name] = self.lines[start:]
                 self._chunk_nodes[name] = node
                 del self.lines[start:]
@@ -396,31 +404,7 @@ class ModuleGen:
         self._pending_tables = []
 
     def materializer(self, node: RuleNode) -> None:
-        lines = [
-            f"def N{node.id}(ctx):",
-            "    c = ctx.cache",
-            f"    r = c.get({-node.id - 1}, MISS)",
-            "    if r is not MISS: return r",
-            f"    base = rt_path(ctx.data, {self.const(node.path)})",
-            # Base data that is not an object can only be here with no rule
-            # below (a rule would have been refused): an empty package's document.
-            "    if base is not UNDEF and type(base) is not dict: return base",
-            "    r = dict(base) if type(base) is dict else {}",
-        ]
-        for name, child in sorted(node.children.items()):
-            if child.kind == FUNCTION:
-                continue
-            if child.has_rules():
-                fn = f"R{child.id}"
-            elif self._has_rules_below(child):
-                self._materialize_needed.add(child.id)
-                fn = f"N{child.id}"
-            else:
-                continue
-            lines.append(f"    v = {fn}(ctx)")
-            lines.append(f"    if v is not UNDEF: r[{self.literal(name)}] = v")
-        lines += [f"    c[{-node.id - 1}] = r", "    return r", ""]
-        self.lines.extend(lines)
+        self.lines.extend(codegen_docs.materializer_lines(self, node))
 
     def rule_node(self, node: RuleNode) -> RuleWrapper | None:
         """Generate a document's code; returns its wrapper, or None where the
@@ -680,6 +664,9 @@ class ModuleGen:
         """The rules' generated code (compact form; wrappers as comments) and the
         code compiled at build."""
         lines = []
+        with LOAD_LOCK:
+            for name in list(self.deferred):
+                deferred.plan(self, name, closures=False)  # (their code only: what they run stays correct)
         for name, chunk in self.chunks.items():
             node = self._chunk_nodes.get(name)
             lines += self._canonical_chunk(name, compact=True) if node is not None and node.id in self._closure_nodes else chunk
@@ -705,8 +692,9 @@ class ModuleGen:
 
     def fast_chunk(self, name: str) -> list[str]:
         """The fast form of chunk ``name``'s code (its functions and its wrapper's ``def``)."""
+        lines = self._canonical_chunk(name)  # (first: a deferred rule gets its wrapper here)
         wrapper = self.wrappers.get(name)
-        return fast_lines(self._canonical_chunk(name), self.builtin_sites, self.wrappers) + (wrapper.fast_lines() if wrapper is not None else [])
+        return fast_lines(lines, self.builtin_sites, self.wrappers) + (wrapper.fast_lines() if wrapper is not None else [])
 
     def _canonical_chunk(self, name: str, compact: bool = False) -> list[str]:
         """``name``'s code written again, in the canonical shapes (the chunk
@@ -714,9 +702,10 @@ class ModuleGen:
         rule, so the same operations, names and constants, one statement for
         each. Definitions that ran as closures get their code here."""
         node = self._chunk_nodes.get(name)
-        if node is None or not (self.chunks.get(name) or node.id in self._closure_nodes):
+        if node is None or not (self.chunks.get(name) or node.id in self._closure_nodes or name in self.deferred):
             return []  # a wrapper's constant, say: no code of its own
         with LOAD_LOCK:
+            deferred.plan(self, name, closures=False)
             saved, self.lines = self.lines, []
             saved_closures, self.closures = self.closures, False
             self.compact = compact
@@ -739,6 +728,9 @@ class ModuleGen:
         with LOAD_LOCK:
             fn = self.namespace[name]
             if getattr(fn, "pyrego_lazy", False):
+                if name in self.deferred:
+                    deferred.plan(self, name, closures=not self.hot)
+                    chunk = None
                 if self.hot:
                     self.exec_lines(self.fast_chunk(name))
                 else:
