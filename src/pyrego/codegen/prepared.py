@@ -51,6 +51,7 @@ import builtins
 import re
 import time
 from collections import Counter
+from collections.abc import Sequence
 from decimal import Decimal
 from typing import Any, Callable
 
@@ -347,12 +348,14 @@ class _Detach(pyast.NodeTransformer):
         return node
 
 
-def _checked(functions: list[pyast.FunctionDef], namespace: dict[str, Any], plain_returns: bool) -> bool:
+def _checked(functions: list[pyast.FunctionDef], namespace: dict[str, Any], plain_returns: bool, beside: Sequence[pyast.FunctionDef] = ()) -> bool:
     """Whether the rewritten ``functions`` name no context, read only names
-    they or the program define, and (``plain_returns``) return only plain
-    constants (or undefined)."""
+    they, the functions ``beside`` them (written into the same module) or the
+    program define, and (``plain_returns``) return only plain constants (or
+    undefined)."""
     module = pyast.Module(body=list(functions), type_ignores=[])
-    stored = {n.id for n in pyast.walk(module) if isinstance(n, pyast.Name) and not isinstance(n.ctx, pyast.Load)}
+    stored = {f.name for f in beside}
+    stored |= {n.id for n in pyast.walk(module) if isinstance(n, pyast.Name) and not isinstance(n.ctx, pyast.Load)}
     stored |= {n.name for n in pyast.walk(module) if isinstance(n, (pyast.FunctionDef, pyast.ExceptHandler)) and n.name}
     stored |= {a.arg for n in pyast.walk(module) if isinstance(n, pyast.FunctionDef) for a in n.args.args}
     for node in pyast.walk(module):
@@ -454,8 +457,10 @@ def input_function(
     inline_single_calls(tops, called)
     # Definitions that return only plain constants (or undefined) give the
     # rule's value as it is; any other value goes through ``convert``.
-    converts = not _checked(tops, namespace, plain_returns=True)
-    if converts and (convert is None or not _checked(tops, namespace, plain_returns=False)):
+    # (A called rule written into an entry leaves calls of its definitions,
+    # which are among ``called``: deferred, they are not in the namespace yet.)
+    converts = not _checked(tops, namespace, plain_returns=True, beside=called)
+    if converts and (convert is None or not _checked(tops, namespace, plain_returns=False, beside=called)):
         return None
     if not _checked(called, namespace, plain_returns=False):
         return None
