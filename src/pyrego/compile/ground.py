@@ -4,6 +4,7 @@ values (what the compile stages, code generation and the engine's
 
 from __future__ import annotations
 
+from decimal import Decimal
 from typing import Any
 
 from pyrego.ast import nodes as ast
@@ -37,3 +38,37 @@ def ground_value(t: ast.Term) -> Any:
             out[freeze(ground_value(k))] = ground_value(v)
         return out
     raise TypeError("not ground")
+
+
+# ast.Compare's ranks of the kinds of term an object literal's key can be, once
+# OPA's compiler has put each ref, call and comprehension in a variable.
+_KEY_RANK = {ast.TemplateString: 4, ast.Object: 8, ast.SetTerm: 9}
+
+
+def _key_order(t: ast.Term) -> tuple[Any, ...]:
+    if type(t) is ast.Scalar:
+        v = t.value
+        if v is None:
+            return (0,)
+        if type(v) is bool:
+            return (1, v)
+        if type(v) is str:
+            return (3, v)
+        return (2, Decimal(v) if type(v) is int else Decimal(str(v)))
+    if type(t) is ast.Array:
+        return (7, tuple(_key_order(x) for x in t.items))  # (element by element, then by length)
+    if type(t) is ast.Ref:
+        return (6, (_key_order(t.head), *(_key_order(x) for x in t.path)))
+    if type(t) is ast.Var:
+        return (5, t.name) if t.name in ("input", "data") else (5,)  # (locals: in the order of the text)
+    return (_KEY_RANK.get(type(t), 5),)
+
+
+def in_build_order(items: tuple[tuple[ast.Term, ast.Term], ...]) -> list[tuple[ast.Term, ast.Term]]:
+    """The entries of an object literal in the order OPA builds the object:
+    by key, sorted as ``ast.Compare`` sorts terms (constants by value, then
+    variables and calls in the order of the text, then refs by their parts,
+    then arrays element by element). Where two keys turn out equal, the later entry is the one
+    the object keeps (``{input.k: 1, "a": 2}`` is ``{"a": 1}`` when
+    ``input.k`` is ``"a"``)."""
+    return sorted(items, key=lambda kv: _key_order(kv[0]))
