@@ -31,6 +31,17 @@ if TYPE_CHECKING:
     from pyrego.codegen.body import BodyEmitter
     from pyrego.codegen.generator import ModuleGen
 
+def rule_path_suffix(gen: ModuleGen, em: BodyEmitter, node: RuleNode, rule: ast.Rule) -> tuple[ast.Term, ...]:
+    """The part of ``rule``'s head path after its constant strings. Of ``a.b[1]
+    contains y``, whose document's rules have only constants in their paths,
+    the code making the set at that path is written first: as in OPA, a set
+    rule of that path, an empty set when the body fails."""
+    suffix = rule_suffix(0, rule)
+    if node.kind == PARTIAL_OBJECT and rule.head.value is None and all(type(k) is ast.Scalar for r in node.rules for k in rule_suffix(0, r)):
+        em.w(f"rt_obj_add_leaf(acc, ({''.join(em.term(k) + ', ' for k in suffix)}), {gen.loc(rule.head.location)})")
+    return suffix
+
+
 def has_own_part(gen: ModuleGen, node: RuleNode) -> bool:
     """Whether ``node``'s document joins rules with variable keys (its own
     part, ``P<id>``) and rules below its children."""

@@ -32,7 +32,6 @@ from pyrego.compile.base import (
     CompiledTree,
     RuleNode,
     iter_rule_chain,
-    rule_suffix,
 )
 from pyrego.compile.ground import ground_value, is_ground
 from pyrego.compile.safety import body_vars, term_vars
@@ -566,11 +565,6 @@ class ModuleGen:
         em.rule = rule
         em.node = node
         st = em.state()
-        suffix = rule_suffix(0, rule)
-        if kind == PARTIAL_OBJECT and head.value is None and _constant_paths(node):
-            # `a.b[1] contains y`: the set of a constant path, defined when the body fails
-            # (as in OPA: unless another rule of the document has a variable in its path).
-            em.w(f"rt_obj_add_leaf(acc, ({''.join(em.term(k) + ', ' for k in suffix)}), {self.loc(head.location)})")
         if once:
             em.begin_once()
         base_loops = em.loops
@@ -578,6 +572,7 @@ class ModuleGen:
             for i, a in enumerate(head.args or ()):
                 em.unify_value(a, f"a{i}", rule.location)
         required: set[str] = set()
+        suffix = codegen_docs.rule_path_suffix(self, em, node, rule)
         for t in [head.key, head.value, *suffix]:
             if t is not None:
                 term_vars(t, required)
@@ -802,8 +797,3 @@ def generate_program(tree: CompiledTree, mockable: frozenset[str] = frozenset())
 
 
 __all__ = ["Program", "ModuleGen", "generate_program", "UNDEF", "PARTIAL_SET"]
-
-
-def _constant_paths(node: RuleNode) -> bool:
-    """Whether each rule of ``node`` has only constants in its head's path."""
-    return all(all(type(k) is ast.Scalar for k in rule_suffix(0, rule)) for rule in node.rules)

@@ -40,9 +40,22 @@ def ground_value(t: ast.Term) -> Any:
     raise TypeError("not ground")
 
 
-# ast.Compare's ranks of the kinds of term an object literal's key can be, once
-# OPA's compiler has put each ref, call and comprehension in a variable.
-_KEY_RANK = {ast.TemplateString: 4, ast.Object: 8, ast.SetTerm: 9}
+# Where ``ast.Compare`` puts the kinds of term an object literal's key can
+# be. OPA's compiler has put each local, call, comprehension and ref in a
+# variable by then, numbered stage by stage (locals, then calls, then
+# comprehensions, then refs): their variables sort in that order (as long
+# as the numbers have as many digits), refs among themselves in their own
+# order. Composites keep their rank.
+_KEY_RANK: dict[type, tuple[Any, ...]] = {
+    ast.TemplateString: (4,),
+    ast.Var: (5, 0),
+    ast.Call: (5, 1),
+    ast.ArrayCompr: (5, 2),
+    ast.SetCompr: (5, 2),
+    ast.ObjectCompr: (5, 2),
+    ast.Object: (8,),
+    ast.SetTerm: (9,),
+}
 
 
 def _key_order(t: ast.Term) -> tuple[Any, ...]:
@@ -58,17 +71,19 @@ def _key_order(t: ast.Term) -> tuple[Any, ...]:
     if type(t) is ast.Array:
         return (7, tuple(_key_order(x) for x in t.items))  # (element by element, then by length)
     if type(t) is ast.Ref:
-        return (6, (_key_order(t.head), *(_key_order(x) for x in t.path)))
-    if type(t) is ast.Var:
-        return (5, t.name) if t.name in ("input", "data") else (5,)  # (locals: in the order of the text)
-    return (_KEY_RANK.get(type(t), 5),)
+        return (6, tuple(_ref_part(x) for x in (t.head, *t.path)))
+    return _KEY_RANK.get(type(t), (5, 0))
+
+
+def _ref_part(t: ast.Term) -> tuple[Any, ...]:
+    return (5, 0, t.name) if type(t) is ast.Var else _key_order(t)
 
 
 def in_build_order(items: tuple[tuple[ast.Term, ast.Term], ...]) -> list[tuple[ast.Term, ast.Term]]:
     """The entries of an object literal in the order OPA builds the object:
     by key, sorted as ``ast.Compare`` sorts terms (constants by value, then
-    variables and calls in the order of the text, then refs by their parts,
-    then arrays element by element). Where two keys turn out equal, the later entry is the one
-    the object keeps (``{input.k: 1, "a": 2}`` is ``{"a": 1}`` when
+    variables, calls and comprehensions, each in the order of the text, then
+    refs by their parts, then arrays element by element). Where two keys
+    turn out equal, the later entry is the one the object keeps (``{input.k: 1, "a": 2}`` is ``{"a": 1}`` when
     ``input.k`` is ``"a"``)."""
     return sorted(items, key=lambda kv: _key_order(kv[0]))
