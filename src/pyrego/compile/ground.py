@@ -84,6 +84,17 @@ def in_build_order(items: tuple[tuple[ast.Term, ast.Term], ...]) -> list[tuple[a
     by key, sorted as ``ast.Compare`` sorts terms (constants by value, then
     variables, calls and comprehensions, each in the order of the text, then
     refs by their parts, then arrays element by element). Where two keys
-    turn out equal, the later entry is the one the object keeps (``{input.k: 1, "a": 2}`` is ``{"a": 1}`` when
-    ``input.k`` is ``"a"``)."""
-    return sorted(items, key=lambda kv: _key_order(kv[0]))
+    turn out equal, the later entry is the one the object keeps
+    (``{input.k: 1, "a": 2}`` is ``{"a": 1}`` when ``input.k`` is ``"a"``);
+    of a key written twice, only the later entry is there at all (its
+    parser keeps one)."""
+    kept: list[tuple[ast.Term, ast.Term]] = []
+    for k, v in items:
+        # (a key written twice is one entry, of the later value, before anything is evaluated)
+        for i, (seen, _) in enumerate(kept):
+            if seen == k:
+                kept[i] = (seen, v)
+                break
+        else:
+            kept.append((k, v))
+    return sorted(kept, key=lambda kv: _key_order(kv[0]))
