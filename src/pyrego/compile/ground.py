@@ -98,3 +98,21 @@ def in_build_order(items: tuple[tuple[ast.Term, ast.Term], ...]) -> list[tuple[a
         else:
             kept.append((k, v))
     return sorted(kept, key=lambda kv: _key_order(kv[0]))
+
+
+def iterated_terms(t: ast.Term) -> ast.Term:
+    """What ``some v in t`` iterates, as OPA does it: a set or object literal
+    holding variables is iterated term by term before its values are known
+    (its members, or its values, in the order ``ast.Compare`` sorts its
+    terms, a member that two terms turn out to share coming twice): here an
+    array literal of those terms. Any other term as it is."""
+    if type(t) is ast.SetTerm and not is_ground(t):
+        items: list[ast.Term] = []
+        for x in t.items:
+            if x not in items:  # (a term written twice is one member)
+                items.append(x)
+        return ast.Array(tuple(sorted(items, key=_key_order)), t.location)
+    if type(t) is ast.Object and not is_ground(t) and all(type(k) is ast.Scalar or (type(k) is ast.Var and k.name not in ("input", "data")) for k, _ in t.items):
+        # (only keys that cannot be undefined: the array leaves them out)
+        return ast.Array(tuple(v for _, v in in_build_order(t.items)), t.location)
+    return t
