@@ -62,7 +62,8 @@ def json_value(r: random.Random, depth: int = 0) -> Any:
 
 def gen_input(r: random.Random) -> Any:
     if r.random() < 0.05:
-        return json_value(r)  # (not an object)
+        v = json_value(r)  # (not an object; not null, which the oracle takes for no input)
+        return v if v is not None else [v]
     inp: dict[str, Any] = {}
     for key in ("a", "b", "n", "s"):
         if r.random() < 0.85:
@@ -144,6 +145,8 @@ class Gen:
         return r.choice(["input.a", "input.b", "input.n", "input.s", "input.xs", "input.m", "input.xs[0]", "input.xs[1]", "input.m.a", "input.m.x", "input.m[input.s]", "input.xs[input.n]", "input"])
 
     def data_ref(self) -> str:
+        if self.r.random() < 0.05:
+            return self.r.choice([f"data.{p}" for p in self.pkgs if p != self.cur_pkg] or ["data.d"])  # (a whole package)
         return self.r.choice(["data.d.x", "data.d.n", "data.d.list", "data.d.obj", "data.d.obj.a", "data.d.list[0]", "data.d.missing"])
 
     def coll(self, env: list[str], depth: int = 1) -> str:
@@ -510,10 +513,22 @@ class Gen:
                         p = self.fresh()
                         params.append(p)
                         env.append(p)
+                param_env = list(env)
                 b = self.body(env)
                 if r.random() < 0.2 and not b:
                     b = [self.cond(env)]
-                rule.texts.append(f"{name}({', '.join(params)}) := {self.term(env, 1)}{self.body_text(b)}")
+                text = f"{name}({', '.join(params)}) := {self.term(env, 1)}{self.body_text(b)}"
+                if b and r.random() < 0.2:
+                    # an else branch (its body braced, as the parser wants before another else)
+                    env = param_env
+                    eb = self.body(env, 1)
+                    ebt = self.body_text(eb)
+                    if ebt and not ebt.endswith("}"):
+                        ebt = " if {\n\t" + ebt[4:] + "\n}"
+                    if not text.endswith("}"):
+                        text = text[: text.index(" if ")] + " if {\n\t" + text[text.index(" if ") + 4 :] + "\n}"
+                    text += f" else := {self.term(env, 1)}{ebt}"
+                rule.texts.append(text)
         return rule
 
     def build(self) -> Program:
