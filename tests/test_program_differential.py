@@ -382,8 +382,10 @@ REGRESSIONS: dict[str, tuple[str, list[str], list[Any]]] = {
         "r.y[[1]].z contains 1 if false\n"
         "s.y[10] contains 1 if false\n"
         "s.y[v] contains 1 if { some v in [3]; input.a }\n"
-        "t[true] contains 1 if false\n",
-        ["r", "s", "t"],
+        "t[true] contains 1 if false\n"
+        'u.x["é"] contains 1 if false\n'
+        "u.x[2] contains null if input.a\n",
+        ["r", "s", "t", "u"],
         _INPUTS,
     ),
 }

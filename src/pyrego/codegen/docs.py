@@ -59,10 +59,15 @@ def own_part_lines(gen: ModuleGen, node: RuleNode, defs: list[str], tick: str) -
     out += [f"    c[{key}] = acc", "    return acc", ""]
     out += [f"def R{node.id}(ctx):", "    c = ctx.cache", f"    r = c.get({node.id}, MISS)", "    if r is not MISS: return r", tick]
     out.append(f"    acc = dict(P{node.id}(ctx))")
+    # Rules with only constants in their paths (a.b[1] contains y): in OPA
+    # none of them is the node's own, and a set rule below is an empty set
+    # when it holds nothing.
+    constant = all(type(k) is ast.Scalar for r in node.rules for k in rule_suffix(0, r))
     for name, child in sorted(node.children.items()):
         if child.kind != FUNCTION and gen._has_rules_below(child):
             depths = gen.const(below(own_depths(node))), gen.const(doc_depths(gen, child))
-            fn, at = part_function(gen, child), where(gen, child)
+            whole = constant and child.kind == PARTIAL_SET and child.has_rules()
+            fn, at = f"R{child.id}" if whole else part_function(gen, child), where(gen, child)
             out.append(f"    rt_doc_put(acc, {gen.literal(name)}, {fn}(ctx), {depths[0]}, {depths[1]}, {at})")
     out.append("    r = rt_obj_done(acc)")
     return out
