@@ -78,6 +78,25 @@ def _value_answer(value: Any) -> Answer:
     return ("value", _canon(to_json_value(from_python(value))))
 
 
+def _collides(c: Any) -> bool:
+    """Whether canonical value ``c`` holds true and 1 (or false and 0) as
+    members of one array (maybe a set's) or keys of one object: Python's
+    ``True == 1`` merges them in a set or dict."""
+    if type(c) is not tuple or not c:
+        return False
+    if c[0] == "arr":
+        members = set(c[1])
+        if any(("bool", b) in members and ("num", Decimal(int(b))) in members for b in (True, False)):
+            return True
+        return any(_collides(x) for x in c[1])
+    if c[0] == "obj":
+        keys = {k for k, _ in c[1]}
+        if any(("json", ("bool", b)) in keys and ("json", ("num", Decimal(int(b)))) in keys for b in (True, False)):
+            return True
+        return any(_collides(k[1]) if type(k) is tuple else False for k in keys) or any(_collides(v) for _, v in c[1])
+    return False
+
+
 def _bool_in_hashable(value: Any, hashed: bool) -> bool:
     if isinstance(value, bool):
         return hashed
@@ -187,6 +206,8 @@ def program_disagreements(oracle: Oracle, prog: Program, threads: bool = True) -
 
     def check(form: str, key: tuple[str, int], got: Answer, table: dict[tuple[str, int], Answer]) -> None:
         expected = table[key]
+        if table is rule_want and expected[0] == "value" and _collides(expected[1]):
+            return  # (a Python value cannot hold it: see _value_answer)
         if got != expected and not (got[0] == "lossy" and expected[0] == "value"):
             tag = "[strict] " if _strict_only(expected, got) else ""
             out.append(f"{tag}{form} {key[0]} input#{key[1]}: OPA {_show(expected)} != pyrego {_show(got)}")
