@@ -17,7 +17,7 @@ from pyrego.ast import nodes as ast
 from pyrego.builtins.rego import metadata_value
 from pyrego.codegen.lines import LineWriter
 from pyrego.compile.base import FuncRef, RuleNode
-from pyrego.compile.ground import ground_value, is_ground
+from pyrego.compile.ground import ground_value, in_build_order, is_ground, iterated_terms
 from pyrego.compile.optimize import hoist_checks
 from pyrego.compile.rewrite import bind_negated_operands
 from pyrego.compile.safety import ROOTS, has_unbound, iterable_only, reorder_body, stmt_vars, term_vars
@@ -449,7 +449,7 @@ class BodyEmitter(LineWriter):
     # -- some / every / not --------------------------------------------------------
 
     def some_in(self, s: ast.SomeIn) -> None:
-        coll = self.term(s.collection)
+        coll = self.term(s.collection if s.key is not None else iterated_terms(s.collection))
         if s.key is None:
             v = self.tmp("i")
             self.open_loop(f"for {v} in {self.values_fn()}({coll}):")
@@ -568,6 +568,8 @@ class BodyEmitter(LineWriter):
             items = [self.term(x) for x in t.items]
             return f"rt_set(({', '.join(items)}{',' if len(items) == 1 else ''}))"
         if isinstance(t, ast.Object):
+            if not (all(isinstance(k, ast.Scalar) and isinstance(k.value, str) for k, _ in t.items) and len({k.value for k, _ in t.items}) == len(t.items)):  # type: ignore[union-attr]
+                t = ast.Object(tuple(in_build_order(t.items)), t.location)
             pairs = [(self.term(k), self.term(v)) for k, v in t.items]
             if all(isinstance(k, ast.Scalar) and isinstance(k.value, str) for k, _ in t.items) and len({k.value for k, _ in t.items}) == len(t.items):  # type: ignore[union-attr]
                 return "{" + ", ".join(f"{k}: {v}" for k, v in pairs) + "}"

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Callable, NamedTuple
 from pyrego.ast import nodes as ast
 from pyrego.codegen import docs as codegen_docs
 from pyrego.codegen.body import COMPARE_OPS
-from pyrego.compile.ground import ground_value, is_ground
+from pyrego.compile.ground import ground_value, in_build_order, is_ground
 from pyrego.compile.safety import ROOTS, has_unbound, iterable_only
 from pyrego.runtime.helpers import (
     INDEX_TEXT,
@@ -214,6 +214,7 @@ class TermPlanner:
             if all(isinstance(k, ast.Scalar) and isinstance(k.value, str) for k, _ in t.items) and len({k.value for k, _ in t.items}) == len(t.items):  # type: ignore[union-attr]
                 return self.composite(flat, _built(_pairs))
             where = t.location
+            flat = [x for kv in in_build_order(t.items) for x in kv]
             return self.composite(flat, _object(where))
         if isinstance(t, (ast.ArrayCompr, ast.SetCompr, ast.ObjectCompr)):
             return self.comprehension(t)

@@ -50,6 +50,7 @@ from pyrego.compile.base import (
     iter_rule_chain,
     rule_suffix,
 )
+from pyrego.compile.ground import iterated_terms
 from pyrego.compile.safety import ROOTS, reorder_body, stmt_has_vars, stmt_vars, term_vars
 from pyrego.errors import RegoError
 from pyrego.runtime.helpers import (
@@ -462,7 +463,7 @@ class _Planner(TermPlanner):
         return build_equal
 
     def some_in(self, s: ast.SomeIn) -> Callable[[Step], Step]:
-        coll = self.operand(s.collection)
+        coll = self.operand(s.collection if s.key is not None else iterated_terms(s.collection))
         self.loops += 1
         key = self.pattern(s.key) if s.key is not None else None
         value = self.pattern(s.value)

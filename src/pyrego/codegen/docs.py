@@ -31,6 +31,17 @@ if TYPE_CHECKING:
     from pyrego.codegen.body import BodyEmitter
     from pyrego.codegen.generator import ModuleGen
 
+def rule_path_suffix(gen: ModuleGen, em: BodyEmitter, node: RuleNode, rule: ast.Rule) -> tuple[ast.Term, ...]:
+    """The part of ``rule``'s head path after its constant strings. Of ``a.b[1]
+    contains y``, whose document's rules have only constants in their paths,
+    the code making the set at that path is written first: as in OPA, a set
+    rule of that path, an empty set when the body fails."""
+    suffix = rule_suffix(0, rule)
+    if node.kind == PARTIAL_OBJECT and rule.head.value is None and all(type(k) is ast.Scalar for r in node.rules for k in rule_suffix(0, r)):
+        em.w(f"rt_obj_add_leaf(acc, ({''.join(em.term(k) + ', ' for k in suffix)}), {gen.loc(rule.head.location)})")
+    return suffix
+
+
 def has_own_part(gen: ModuleGen, node: RuleNode) -> bool:
     """Whether ``node``'s document joins rules with variable keys (its own
     part, ``P<id>``) and rules below its children."""
@@ -48,10 +59,15 @@ def own_part_lines(gen: ModuleGen, node: RuleNode, defs: list[str], tick: str) -
     out += [f"    c[{key}] = acc", "    return acc", ""]
     out += [f"def R{node.id}(ctx):", "    c = ctx.cache", f"    r = c.get({node.id}, MISS)", "    if r is not MISS: return r", tick]
     out.append(f"    acc = dict(P{node.id}(ctx))")
+    # Rules with only constants in their paths (a.b[1] contains y): in OPA
+    # none of them is the node's own, and a set rule below is an empty set
+    # when it holds nothing.
+    constant = all(type(k) is ast.Scalar for r in node.rules for k in rule_suffix(0, r))
     for name, child in sorted(node.children.items()):
         if child.kind != FUNCTION and gen._has_rules_below(child):
             depths = gen.const(below(own_depths(node))), gen.const(doc_depths(gen, child))
-            fn, at = part_function(gen, child), where(gen, child)
+            whole = constant and child.kind == PARTIAL_SET and child.has_rules()
+            fn, at = f"R{child.id}" if whole else part_function(gen, child), where(gen, child)
             out.append(f"    rt_doc_put(acc, {gen.literal(name)}, {fn}(ctx), {depths[0]}, {depths[1]}, {at})")
     out.append("    r = rt_obj_done(acc)")
     return out

@@ -32,7 +32,6 @@ from pyrego.compile.base import (
     CompiledTree,
     RuleNode,
     iter_rule_chain,
-    rule_suffix,
 )
 from pyrego.compile.ground import ground_value, is_ground
 from pyrego.compile.safety import body_vars, term_vars
@@ -557,7 +556,7 @@ class ModuleGen:
             for i, a in enumerate(head.args or ()):
                 em.unify_value(a, f"a{i}", rule.location)
         required: set[str] = set()
-        suffix = rule_suffix(0, rule)
+        suffix = codegen_docs.rule_path_suffix(self, em, node, rule)
         for t in [head.key, head.value, *suffix]:
             if t is not None:
                 term_vars(t, required)

@@ -4,6 +4,7 @@ values (what the compile stages, code generation and the engine's
 
 from __future__ import annotations
 
+from decimal import Decimal
 from typing import Any
 
 from pyrego.ast import nodes as ast
@@ -37,3 +38,81 @@ def ground_value(t: ast.Term) -> Any:
             out[freeze(ground_value(k))] = ground_value(v)
         return out
     raise TypeError("not ground")
+
+
+# Where ``ast.Compare`` puts the kinds of term an object literal's key can
+# be. OPA's compiler has put each local, call, comprehension and ref in a
+# variable by then, numbered stage by stage (locals, then calls, then
+# comprehensions, then refs): their variables sort in that order (as long
+# as the numbers have as many digits), refs among themselves in their own
+# order. Composites keep their rank.
+_KEY_RANK: dict[type, tuple[Any, ...]] = {
+    ast.TemplateString: (4,),
+    ast.Var: (5, 0),
+    ast.Call: (5, 1),
+    ast.ArrayCompr: (5, 2),
+    ast.SetCompr: (5, 2),
+    ast.ObjectCompr: (5, 2),
+    ast.Object: (8,),
+    ast.SetTerm: (9,),
+}
+
+
+def _key_order(t: ast.Term) -> tuple[Any, ...]:
+    if type(t) is ast.Scalar:
+        v = t.value
+        if v is None:
+            return (0,)
+        if type(v) is bool:
+            return (1, v)
+        if type(v) is str:
+            return (3, v)
+        return (2, Decimal(v) if type(v) is int else Decimal(str(v)))
+    if type(t) is ast.Array:
+        return (7, tuple(_key_order(x) for x in t.items))  # (element by element, then by length)
+    if type(t) is ast.Ref:
+        return (6, tuple(_ref_part(x) for x in (t.head, *t.path)))
+    return _KEY_RANK.get(type(t), (5, 0))
+
+
+def _ref_part(t: ast.Term) -> tuple[Any, ...]:
+    return (5, 0, t.name) if type(t) is ast.Var else _key_order(t)
+
+
+def in_build_order(items: tuple[tuple[ast.Term, ast.Term], ...]) -> list[tuple[ast.Term, ast.Term]]:
+    """The entries of an object literal in the order OPA builds the object:
+    by key, sorted as ``ast.Compare`` sorts terms (constants by value, then
+    variables, calls and comprehensions, each in the order of the text, then
+    refs by their parts, then arrays element by element). Where two keys
+    turn out equal, the later entry is the one the object keeps
+    (``{input.k: 1, "a": 2}`` is ``{"a": 1}`` when ``input.k`` is ``"a"``);
+    of a key written twice, only the later entry is there at all (its
+    parser keeps one)."""
+    kept: list[tuple[ast.Term, ast.Term]] = []
+    for k, v in items:
+        # (a key written twice is one entry, of the later value, before anything is evaluated)
+        for i, (seen, _) in enumerate(kept):
+            if seen == k:
+                kept[i] = (seen, v)
+                break
+        else:
+            kept.append((k, v))
+    return sorted(kept, key=lambda kv: _key_order(kv[0]))
+
+
+def iterated_terms(t: ast.Term) -> ast.Term:
+    """What ``some v in t`` iterates, as OPA does it: a set or object literal
+    holding variables is iterated term by term before its values are known
+    (its members, or its values, in the order ``ast.Compare`` sorts its
+    terms, a member that two terms turn out to share coming twice): here an
+    array literal of those terms. Any other term as it is."""
+    if type(t) is ast.SetTerm and not is_ground(t):
+        items: list[ast.Term] = []
+        for x in t.items:
+            if x not in items:  # (a term written twice is one member)
+                items.append(x)
+        return ast.Array(tuple(sorted(items, key=_key_order)), t.location)
+    if type(t) is ast.Object and not is_ground(t) and all(type(k) is ast.Scalar or (type(k) is ast.Var and k.name not in ("input", "data")) for k, _ in t.items):
+        # (only keys that cannot be undefined: the array leaves them out)
+        return ast.Array(tuple(v for _, v in in_build_order(t.items)), t.location)
+    return t

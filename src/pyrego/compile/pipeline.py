@@ -81,7 +81,13 @@ from pyrego.compile.checks import (
 )
 from pyrego.compile.compiler import build_tree, call_errors, query_call_errors, resolve_query_names
 from pyrego.compile.graph import dependency_graph, first_cycle
-from pyrego.compile.rule_checks import conflict_errors, extent_errors, head_safety_errors, recursion_errors
+from pyrego.compile.rule_checks import (
+    conflict_errors,
+    extent_errors,
+    head_safety_errors,
+    recursion_errors,
+    void_call_errors,
+)
 from pyrego.compile.with_targets import with_function_targets
 from pyrego.errors import RegoError, RegoTypeError
 
@@ -198,6 +204,8 @@ def _check_rule_conflicts(state: CompileState) -> None:
 def _check_undefined_funcs(state: CompileState) -> None:
     errors, called = call_errors(state.tree, state.uses.values())
     state.tree.calls_deprecated = not DEPRECATED_BUILTINS.isdisjoint(called)
+    if not errors and "print" in called:
+        errors = void_call_errors(state.modules)
     if errors:
         state.report(errors)
     elif state.hidden_calls:

@@ -218,14 +218,12 @@ def rt_set(items: Any) -> frozenset[Any]:
 
 
 def rt_object(pairs: Any, location: Location | None = None) -> dict[Any, Any]:
-    """An object literal with computed keys; duplicate keys must agree."""
+    """An object literal with computed keys, its entries in the order OPA
+    builds it (:func:`pyrego.compile.ground.in_build_order`): of equal keys,
+    the last entry's value is kept, as in OPA (no conflict)."""
     out: dict[Any, Any] = {}
     for k, v in pairs:
-        fk = k if type(k) is str else freeze(k)
-        old = out.get(fk, MISS)
-        if old is not MISS and not equal(old, v):
-            raise EvalConflictError("object keys must be unique", location)
-        out[fk] = v
+        out[k if type(k) is str else freeze(k)] = v
     return out
 
 
@@ -341,6 +339,19 @@ def rt_obj_add_member(acc: dict[Any, Any], keys: tuple[Any, ...], member: Any, l
     elif type(leaf) is not set:
         raise EvalConflictError("object keys must be unique", location)
     leaf.add(freeze(member))
+
+
+def rt_obj_add_leaf(acc: dict[Any, Any], keys: tuple[Any, ...], location: Location | None) -> None:
+    """Make the set at ``keys`` where missing: a ``a.b[1] contains y`` rule
+    whose path is all constants is a set rule of that path, defined (empty)
+    when its body fails, as in OPA."""
+    cur = _subobject(acc, keys[:-1], location)
+    last = keys[-1] if type(keys[-1]) is str else freeze(keys[-1])
+    leaf = cur.get(last, MISS)
+    if leaf is MISS:
+        cur[last] = set()
+    elif type(leaf) is not set:
+        raise EvalConflictError("object keys must be unique", location)
 
 
 def rt_builtin_error(ctx: EvalContext, exc: Exception, name: str, location: Location | None) -> Any:
@@ -479,6 +490,7 @@ HELPERS: dict[str, Any] = {
     "rt_obj_put": rt_obj_put,
     "rt_obj_put_path": rt_obj_put_path,
     "rt_obj_add_member": rt_obj_add_member,
+    "rt_obj_add_leaf": rt_obj_add_leaf,
     "rt_obj_done": rt_obj_done,
     "rt_obj_put_value": rt_obj_put_value,
     "VALUES": VALUES,

@@ -605,12 +605,14 @@ class ProgramScreen:
                 self.retype(t, want)
             else:
                 self.retype(t, T.or_(exist, want))
+                if exist is not None:
+                    return unifies(exist, want)
             return True
         if tt is Scalar:
             return unifies(scalar_type(t.value), want)
         if tt is Call:
             result = self.call(t, nested=True)
-            return union or unifies(result, want)
+            return unifies(result, want)
         if tt is Ref or tt is ast.ArrayCompr or tt is ast.SetCompr or tt is ast.ObjectCompr:
             return unifies(self.value(t), want)
         want = T.unwrap(want)

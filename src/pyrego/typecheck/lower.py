@@ -51,7 +51,9 @@ from pyrego.ast.nodes import (
     Var,
 )
 from pyrego.compile.base import FuncRef
+from pyrego.compile.ground import in_build_order
 from pyrego.compile.safety import reorder_body, stmt_vars, term_vars
+from pyrego.errors import RegoTypeError
 from pyrego.typecheck.ir import (
     CALL,
     EVERY,
@@ -70,6 +72,8 @@ from pyrego.typecheck.ir import (
 )
 from pyrego.typecheck.signatures import builtin_type
 from pyrego.typecheck.some_vars import LocalVarNumbers
+
+_PRINT_CALLS = frozenset({"print", "internal.print"})
 
 
 def _void(op: str) -> bool:
@@ -383,6 +387,9 @@ class Lowerer:
             if op in _METADATA_CALLS:
                 return self.fresh(t.location)
             args = tuple([self.expand(a, support, bound, outer, withs) for a in t.args])
+            if op in _PRINT_CALLS:
+                # (OPA's print rewriting: a print call is an expression of its own, never an operand)
+                raise RegoTypeError(f"{op}({', '.join(term_text(a) for a in args)}) used as value", t.location)
             out = self.fresh(t.location, ("call", op, args))
             call = IExpr(CALL, t.location, op=op, operands=args + (out,), withs=withs, generated=True)
             call.op_path = self.function_paths.get(op)
@@ -394,9 +401,10 @@ class Lowerer:
             return ISet(tuple([self.expand(x, support, bound, outer, withs) for x in t.items]), t.location)
         if tt is Object:
             pairs = []
-            for k, v in t.items:
-                lk = self.expand(k, support, bound, outer, withs)
-                pairs.append((lk, self.expand(v, support, bound, outer, withs)))
+            # (in OPA's order of the keys: its checker keeps the type of the last one not constant)
+            for key, val in in_build_order(t.items):
+                lk = self.expand(key, support, bound, outer, withs)
+                pairs.append((lk, self.expand(val, support, bound, outer, withs)))
             return IObject(tuple(pairs), t.location)
         if tt is TemplateString:
             parts: list[Term] = []

@@ -45,7 +45,10 @@ def unify1(env: TypeEnv, term: Any, tpe: T.MaybeType, union: bool) -> bool:
                 return unifies(exist, tpe)
             env.tree.put_one(("v", term.name), term, tpe)
         else:
-            env.tree.put_one(("v", term.name), term, T.or_(env.get_by_value(term), tpe))
+            exist = env.get_by_value(term)
+            env.tree.put_one(("v", term.name), term, T.or_(exist, tpe))
+            if exist is not None:
+                return unifies(exist, tpe)
         return True
     if tt is Scalar:
         return unifies(env.get_by_value(term), tpe)
