@@ -148,8 +148,17 @@ def _plain_numbers(value: Any) -> Any:
 
 
 def _key_text(key: Any) -> str:
-    """OPA renders a non-string object key as its JSON text."""
-    return dumps(key)
+    """OPA renders a non-string object key as its JSON text, from Go's
+    ``json.Marshal``: ``<``, ``>``, ``&``, U+2028 and U+2029 escaped (they
+    occur only inside the text's strings)."""
+    text = dumps(key)
+    if _HTML_UNSAFE.search(text):
+        text = _HTML_UNSAFE.sub(lambda m: _HTML_ESCAPES[m.group()], text)
+    return text
+
+
+_HTML_UNSAFE = re.compile("[<>&\u2028\u2029]")
+_HTML_ESCAPES = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029"}
 
 
 def _encode_float(x: float) -> str:
