@@ -191,8 +191,8 @@ def _match_items(operand: int, x: Any) -> Iterator[tuple[Any, Any]]:
         for v in sorted_values(x):
             yield cidr_of(v), v
     elif t is dict:
-        for k, v in x.items():
-            yield cidr_of(v), thaw(k)
+        for k in sorted_values(x.keys()):  # (OPA walks an object's keys in order too)
+            yield cidr_of(x[freeze(k)]), k
 
 
 @builtin("net.cidr_contains_matches", 2, cancellable=True)

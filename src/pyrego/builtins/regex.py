@@ -193,8 +193,9 @@ def regex_is_valid(pattern: Any) -> bool:
 
 @builtin("regex.split", 2, cancellable=True)
 def regex_split(ctx: EvalContext, pattern: Any, value: Any) -> list[str]:
-    r = compile_regex(_string(pattern, 1))
-    b = to_bytes(_string(value, 2))
+    p = _string(pattern, 1)
+    b = to_bytes(_string(value, 2))  # (both operands are checked before the pattern compiles)
+    r = compile_regex(p)
     if not b:
         return [] if not pattern else [""]
     parts: list[str] = []
