@@ -87,6 +87,10 @@ REGRESSIONS: list[str] = [
     'x := graphql.parse({"a": {"b"}}, {"a.b": "Inf"})',
     'x := graphql.parse({"a": 1, {"b"}: 2}, "type Query { a: Int }")',
     'x := object.remove({{"q": "a&b"}: 1, "c": 2}, ["c"])',
+    # keys whose JSON texts collide: the last in OPA's key order wins
+    'x := {"1": "s", 1: "n"}',
+    'x := {set(): "set", []: "arr"}',
+    'x := object.union({"1": {1: "B", "1": "A"}}, {"[1]": 3, [1]: 4})',
 ]
 
 
