@@ -260,7 +260,8 @@ DESCRIPTIONS: dict[str, str] = {
     ),
     "strings.render_template": (
         "The Go `text/template` rendered with the object's values (`{{.name}}`, `if`, `range`, ...); a "
-        "missing key renders as `<undefined>`."
+        "missing key renders as `<undefined>`. As in OPA the values are read back from their Rego text as "
+        "JSON, so a set or a non-string key anywhere in them is an error."
     ),
     # ------------------------------------------------------------ regular expressions and globs
     "regex.match": (
@@ -310,8 +311,9 @@ DESCRIPTIONS: dict[str, str] = {
     ),
     # ------------------------------------------------------------ policy and runtime
     "rego.parse_module": (
-        "Parses Rego text (the first argument names the file in errors) into OPA's JSON form of the module; "
-        "a parse error is a builtin error."
+        "Parses Rego text (the first argument names the file in errors) into OPA's JSON form of the module, "
+        "comments included; `# METADATA` blocks are not read (plain comments, as in OPA). A parse error is a "
+        "builtin error."
     ),
     "rego.metadata.rule": (
         "The calling rule's annotations (its `# METADATA` block, `scope` included), or `{}` when it has none."

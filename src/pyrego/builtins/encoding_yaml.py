@@ -373,13 +373,14 @@ def _go_key_less(a: str, b: str) -> int:
                     an = bn = 1
                     break
                 j -= 1
+        # Go adds rune-'0' (not the digit's value: U+0663 counts 1587) in int64, wrapping
         ai = i
         while ai < len(ar) and unicodedata.category(ar[ai]) == "Nd":
-            an = an * 10 + unicodedata.digit(ar[ai], 0)
+            an = _int64(an * 10 + ord(ar[ai]) - 48)
             ai += 1
         bi = i
         while bi < len(br) and unicodedata.category(br[bi]) == "Nd":
-            bn = bn * 10 + unicodedata.digit(br[bi], 0)
+            bn = _int64(bn * 10 + ord(br[bi]) - 48)
             bi += 1
         if an != bn:
             return -1 if an < bn else 1
@@ -387,6 +388,11 @@ def _go_key_less(a: str, b: str) -> int:
             return -1 if ai < bi else 1
         return -1 if ca < cb else 1
     return -1 if len(ar) < len(br) else (1 if len(ar) > len(br) else 0)
+
+
+def _int64(n: int) -> int:
+    n &= 0xFFFFFFFFFFFFFFFF
+    return n - (1 << 64) if n >> 63 else n
 
 
 _key_order = cmp_to_key(_go_key_less)

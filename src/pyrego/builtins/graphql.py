@@ -14,7 +14,8 @@ from typing import Any
 from pyrego.builtins.graphql_parser import GraphQLSyntaxError, parse_query, parse_schema, prune
 from pyrego.builtins.registry import builtin, operand_error
 from pyrego.runtime.builtin_errors import BuiltinError
-from pyrego.runtime.values import thaw
+from pyrego.runtime.convert import dumps
+from pyrego.runtime.values import sorted_values, thaw
 
 
 class GraphQLInvalid(Exception):
@@ -298,8 +299,29 @@ def _query_doc(value: Any, pos: int) -> tuple[dict[str, Any], str | None]:
         except GraphQLSyntaxError as exc:
             raise BuiltinError(exc.opa_text())
     if type(value) is dict:
-        return _as_decoded(_from_object(value)), None
+        return _as_decoded(_document(value, _QUERY_FIELDS)), None
     raise operand_error(pos, value, "string", "object")
+
+
+# The fields of gqlparser's QueryDocument and SchemaDocument: OPA decodes an
+# object into these Go structs (names matched ignoring case), so other keys
+# are dropped.
+_QUERY_FIELDS = ("Operations", "Fragments", "Comment")
+_SCHEMA_FIELDS = ("Schema", "SchemaExtension", "Directives", "Definitions", "Extensions", "Comment")
+
+
+def _document(value: dict[Any, Any], fields: tuple[str, ...]) -> dict[str, Any]:
+    doc = _from_object(value)
+    out: dict[str, Any] = {}
+    for name in fields:
+        if name in doc:  # an exact match wins, as in Go
+            out[name] = doc[name]
+            continue
+        for k, v in doc.items():
+            if k.lower() == name.lower():
+                out[name] = v
+                break
+    return out
 
 
 _FIELD_KEYS = ("Arguments", "Directives", "SelectionSet")
@@ -338,12 +360,12 @@ def _schema_doc(value: Any, pos: int) -> dict[str, Any]:
         except GraphQLSyntaxError as exc:
             raise BuiltinError(exc.opa_text())
     if type(value) is dict:
-        return _from_object(value)
+        return _document(value, _SCHEMA_FIELDS)
     raise operand_error(pos, value, "string", "object")
 
 
 def _from_object(value: dict[Any, Any]) -> dict[str, Any]:
-    plain = {(k if type(k) is str else str(thaw(k))): _plain(v) for k, v in value.items()}
+    plain = {(k if type(k) is str else dumps(thaw(k))): _plain(v) for k, v in value.items()}
     return plain
 
 
@@ -353,7 +375,7 @@ def _plain(v: Any) -> Any:
     if type(v) in (list, tuple):
         return [_plain(x) for x in v]
     if type(v) in (set, frozenset):
-        return [_plain(thaw(x)) for x in v]
+        return [_plain(x) for x in sorted_values(v)]  # (in order, as OPA's JSON has them)
     return v
 
 

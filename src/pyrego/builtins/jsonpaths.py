@@ -376,7 +376,6 @@ def _render_for_text(v: Any) -> Any:
 
 _MISSING = object()
 _GONE = object()  # the whole document, removed
-_OPS = ("add", "remove", "replace", "move", "copy", "test")
 
 
 def _attr(patch: dict[Any, Any], name: str) -> Any:
@@ -387,36 +386,37 @@ def _attr(patch: dict[Any, Any], name: str) -> Any:
 
 
 def _apply(doc: _Patcher, patch: Any) -> None:
+    # In OPA's order: 'path' and 'op' present, 'op' a string, the path parsed
+    # (a type error), and only then the op's name and its other attributes.
     if type(patch) is not dict:
         raise _PatchError("must be an array of JSON-Patch objects, but at least one element is not an object")
+    raw_path = _attr(patch, "path")
     op = _attr(patch, "op")
     if type(op) is not str:
         raise _PatchError(f"attribute 'op' must be a string but found: {type_name(op)}")
-    if op not in _OPS:
-        raise _PatchError(f"unrecognized op: '{op}'")
-    raw_path = _attr(patch, "path")
-    raw_from = _attr(patch, "from") if op in ("move", "copy") else None
-    value = _attr(patch, "value") if op in ("add", "replace", "test") else None
     path = _parse_path(raw_path)
     if op == "add":
-        doc.insert(path, value)
+        doc.insert(path, _attr(patch, "value"))
     elif op == "remove":
         doc.delete(path)
     elif op == "replace":
         doc.delete(path)
-        doc.insert(path, value)
+        doc.insert(path, _attr(patch, "value"))
     elif op == "test":
         found = doc.render_at(path)
+        value = _attr(patch, "value")
         if not equal(_render_for_text(found), value):
             raise _PatchError(
                 f"value from EditTree != patch value.\n\nExpected: {_term(value)}\n\nFound: {_term(found)}"
             )
-    else:
-        src = _parse_path(raw_from)
+    elif op in ("move", "copy"):
+        src = _parse_path(_attr(patch, "from"))
         chunk = _render_for_text(doc.render_at(src))
         if op == "move":
             doc.delete(src)
         doc.insert(path, chunk)
+    else:
+        raise _PatchError(f"unrecognized op: '{op}'")
 
 
 @builtin("json.patch", 2, cancellable=True)

@@ -65,7 +65,7 @@ class _Compiler:
             self.draft = _DRAFTS.get(root["$schema"].rstrip("#"), 0)
 
     def check(self, s: Any, top: bool = False) -> None:
-        if type(s) is bool and not top:
+        if type(s) is bool:  # (at the top too: the JSON text "false" is a schema)
             return
         if type(s) is not dict:
             raise SchemaError("schema is invalid" if top else "Expected: Valid Schema, given: Invalid JSON")

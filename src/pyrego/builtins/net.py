@@ -17,13 +17,14 @@ import functools
 import ipaddress
 import socket
 import threading
+from collections.abc import Iterator
 from typing import Any
 
 from pyrego.builtins.limits import MAX_CIDR_EXPAND, Deadline
 from pyrego.builtins.registry import builtin, operand_error
 from pyrego.runtime.builtin_errors import BuiltinCancel, BuiltinError
 from pyrego.runtime.context import EvalContext
-from pyrego.runtime.values import freeze, make_set, thaw
+from pyrego.runtime.values import freeze, make_set, sorted_values, thaw
 
 _V4_MAPPED = 0xFFFF << 32
 
@@ -169,8 +170,9 @@ def net_cidr_expand(ctx: EvalContext, x: Any) -> frozenset[Any]:
     return frozenset(out)
 
 
-def _match_items(operand: int, x: Any) -> list[tuple[Any, Any]]:
-    """(cidr, index) pairs of a cidr_contains_matches operand."""
+def _match_items(operand: int, x: Any) -> Iterator[tuple[Any, Any]]:
+    """(cidr, index) pairs of a cidr_contains_matches operand, met as OPA meets
+    them: lazily (an element's error shows when it is reached), sets in order."""
 
     def cidr_of(v: Any) -> Any:
         if type(v) is str:
@@ -181,32 +183,38 @@ def _match_items(operand: int, x: Any) -> list[tuple[Any, Any]]:
 
     t = type(x)
     if t is str:
-        return [(x, x)]
-    if t is list:
-        return [(cidr_of(v), i) for i, v in enumerate(x)]
-    if t is set or t is frozenset:
-        return [(cidr_of(v), v) for v in (thaw(k) for k in x)]
-    if t is dict:
-        return [(cidr_of(v), thaw(k)) for k, v in x.items()]
-    return []
+        yield x, x
+    elif t is list:
+        for i, v in enumerate(x):
+            yield cidr_of(v), i
+    elif t is set or t is frozenset:
+        for v in sorted_values(x):
+            yield cidr_of(v), v
+    elif t is dict:
+        for k in sorted_values(x.keys()):  # (OPA walks an object's keys in order too)
+            yield cidr_of(x[freeze(k)]), k
 
 
 @builtin("net.cidr_contains_matches", 2, cancellable=True)
 def net_cidr_contains_matches(ctx: EvalContext, cidrs: Any, cidrs_or_ips: Any) -> frozenset[Any]:
-    left = _match_items(1, cidrs)
-    right = _match_items(2, cidrs_or_ips)
+    # OPA walks the second operand once per element of the first: with no
+    # first elements the second is never looked at.
     out = set()
     nets: dict[Any, _Net] = {}
     deadline = Deadline(ctx)
-    for c1, i1 in left:
+    right: list[tuple[Any, Any]] | None = None  # the second operand's items, once met in full
+    for c1, i1 in _match_items(1, cidrs):
         key = freeze(c1)
-        deadline.tick(len(right) + 1)
-        for c2, i2 in right:
+        met: list[tuple[Any, Any]] = []
+        for c2, i2 in _match_items(2, cidrs_or_ips) if right is None else right:
+            met.append((c2, i2))
+            deadline.tick(1)
             n1 = nets.get(key)
             if n1 is None:
                 n1 = nets[key] = _net_operand(c1)
             if _contains(n1, c2):
                 out.add(freeze([i1, i2]))
+        right = met
     return frozenset(out)
 
 

@@ -87,7 +87,7 @@ def _shift(b: Any) -> int:
     n = bigint_operand(b, 2)
     if n < 0:
         raise operand_msg(2, "must be an unsigned integer number but got a negative integer")
-    return n
+    return n & 0xFFFFFFFFFFFFFFFF  # OPA shifts by uint(b.Uint64()): the low 64 bits
 
 
 @builtin("bits.lsh", 2)

@@ -21,7 +21,8 @@ from pyrego.builtins._goutil import from_bytes, to_bytes, valid_utf8
 from pyrego.builtins.limits import MAX_STRING, TICK, Deadline, check, check_string_size
 from pyrego.builtins.regex_glob import globs_match
 from pyrego.builtins.registry import builtin, operand_error
-from pyrego.runtime.builtin_errors import BuiltinError, OperandTypeError
+from pyrego.builtins.types import int_operand
+from pyrego.runtime.builtin_errors import BuiltinError
 from pyrego.runtime.context import EvalContext
 
 _OPTIONS = _re2.RE2.Options()
@@ -113,13 +114,8 @@ def _string(x: Any, pos: int) -> str:
 
 
 def _int(x: Any, pos: int) -> int:
-    if type(x) is int:
-        return x
-    if type(x) is float:
-        if x.is_integer():
-            return int(x)
-        raise OperandTypeError(f"operand {pos} must be integer number but got floating-point number")
-    raise operand_error(pos, x, "number")
+    # OPA's IntOperand: an integer that fits 64 bits (a larger one is "floating-point").
+    return int_operand(x, pos)
 
 
 def _rune_width(b: bytes, pos: int) -> int:
@@ -197,8 +193,9 @@ def regex_is_valid(pattern: Any) -> bool:
 
 @builtin("regex.split", 2, cancellable=True)
 def regex_split(ctx: EvalContext, pattern: Any, value: Any) -> list[str]:
-    r = compile_regex(_string(pattern, 1))
-    b = to_bytes(_string(value, 2))
+    p = _string(pattern, 1)
+    b = to_bytes(_string(value, 2))  # (both operands are checked before the pattern compiles)
+    r = compile_regex(p)
     if not b:
         return [] if not pattern else [""]
     parts: list[str] = []

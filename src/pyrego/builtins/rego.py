@@ -32,18 +32,25 @@ def _rule() -> Any:
 
 @builtin("rego.parse_module", 2)
 def parse_module(filename: Any, text: Any) -> Any:
-    """Parse Rego text into OPA's JSON form of a module."""
+    """Parse Rego text into OPA's JSON form of a module, comments included."""
     if type(filename) is not str:
         raise operand_error(1, filename, "string")
     if type(text) is not str:
-        raise operand_error(2, text, "string")
+        raise operand_error(1, text, "string")  # (OPA's position for both)
     from pyrego.parse.parser import parse_module as parse
 
     try:
-        module = parse(text, filename)
+        # OPA parses without reading annotations: METADATA blocks stay plain comments
+        module = parse(text, filename, annotations=False)
     except RegoError as err:
         raise BuiltinError(f"{err.code}: {err.message}") from None
-    return module_json(module)
+    out = module_json(module)
+    from pyrego.ast.opa_json import ModuleJSON
+
+    comments = ModuleJSON(module, text, False).comments()
+    if comments:
+        out["comments"] = comments
+    return out
 
 
 # ---------------------------------------------------------------- metadata

@@ -23,11 +23,14 @@ and its text against :data:`~.limits.MAX_STRING`.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from pyrego.builtins.encoding import go_json_loads
 from pyrego.builtins.limits import MAX_STRING, TICK, check, check_string_size
 from pyrego.builtins.registry import builtin
+from pyrego.builtins.sprintf import format_value
 from pyrego.builtins.strings_template_values import (
     ARITY,
     FUNCS,
@@ -647,10 +650,31 @@ def render(template: str, data: Any, ctx: EvalContext | None = None) -> str:
     return "".join(st.out).replace("<no value>", "<undefined>")
 
 
+def _plain_json(v: Any) -> bool:
+    """Whether ``v``'s Rego text is JSON: no set, no non-string key, no
+    character Go's quoting writes as an escape JSON lacks (``\\x00``, ``\\a``)."""
+    t = type(v)
+    if t is str:
+        return not _CONTROL.search(v)
+    if t is list or t is tuple:
+        return all(_plain_json(x) for x in v)
+    if t is dict:
+        return all(type(k) is str and not _CONTROL.search(k) and _plain_json(x) for k, x in v.items())
+    return t is not frozenset
+
+
+_CONTROL = re.compile("[\x00-\x1f\x7f]")
+
+
 @builtin("strings.render_template", 2, cancellable=True)
 def render_template(ctx: EvalContext, template: Any, variables: Any) -> str:
     text = str_operand(template, 1)
-    data = to_go(obj_operand(variables, 2))
+    obj = obj_operand(variables, 2)
+    if not _plain_json(obj):
+        # OPA reads the variables back from their Rego text as JSON: a set, a
+        # non-string key or a \x escape fails there, with Go's JSON error
+        go_json_loads(format_value(obj))
+    data = to_go(obj)
     try:
         return render(text, data, ctx)
     except TemplateError as exc:

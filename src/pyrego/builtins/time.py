@@ -7,6 +7,7 @@ int64 range (1677-09-21 .. 2262-04-11), as in OPA.
 from __future__ import annotations
 
 import re
+from decimal import Decimal
 from typing import Any
 
 from pyrego.builtins.registry import builtin, operand_error
@@ -25,6 +26,7 @@ from pyrego.builtins.time_layout import (
     format_time as _format,
 )
 from pyrego.builtins.time_parse import TimeError, parse_rego_duration, parse_time
+from pyrego.runtime.bigfloat import from_number
 from pyrego.runtime.builtin_errors import BuiltinError, OperandTypeError
 from pyrego.runtime.context import EvalContext
 
@@ -72,7 +74,7 @@ def _tz_time(x: Any) -> tuple[int, int, Zone, str]:
         if not x:
             raise OperandTypeError(f"operand 1 must be {_TZ_TIME} but got array")
         n = x[0]
-        if type(n) is not int and type(n) is not float:
+        if type(n) is not int and type(n) is not float and type(n) is not Decimal:
             raise operand_error(1, n, "number")
         if len(x) > 1:
             tz = x[1]
@@ -87,18 +89,29 @@ def _tz_time(x: Any) -> tuple[int, int, Zone, str]:
             if type(lay) is not str:
                 raise operand_error(1, lay, "string")
             layout = lay
-    elif t is int or t is float:
+    elif t is int or t is float or t is Decimal:
         n = x
     else:
         raise OperandTypeError(f"operand 1 must be {_TZ_TIME} but got {_type(x)}")
-    if type(n) is float:
-        if not n.is_integer():
-            raise BuiltinError("timestamp too big")
-        n = int(n)
+    if type(n) is float or type(n) is Decimal:
+        n = _whole(n)
     if n < _MIN_NS or n > _MAX_NS:
         raise BuiltinError("timestamp too big")
     unix, nsec = _split(n)
     return unix, nsec, zone, layout
+
+
+def _whole(n: float | Decimal) -> int:
+    """The integer OPA makes of a timestamp number: its 64-bit-mantissa float
+    (``1.7e18`` written with 40 digits rounds to a whole number), which must be whole."""
+    f = from_number(n)
+    if f.exp >= 0:
+        m = f.mant << f.exp
+    elif f.mant & ((1 << -f.exp) - 1):
+        raise BuiltinError("timestamp too big")
+    else:
+        m = f.mant >> -f.exp
+    return -m if f.neg else m
 
 
 def _type(x: Any) -> str:

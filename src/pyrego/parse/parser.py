@@ -107,6 +107,7 @@ class Parser(LogicParser):
         self.rego_v1 = rego_v1
         # v1 rule checks apply in v1 and in v0 modules that import rego.v1
         self.v1_checks = rego_v1
+        self.annotations = True  # read ``# METADATA`` blocks (rego.parse_module does not, as in OPA)
 
     def set_future(self, keywords: set[str]) -> None:
         if keywords != self.future:
@@ -164,7 +165,7 @@ class Parser(LogicParser):
                     self.check_v1(r)
                     r = r.else_
         annotations: tuple[ast.Annotation, ...] = ()
-        if any("METADATA" in text for _, text in self.toks.comments):  # (else there are no blocks)
+        if self.annotations and any("METADATA" in text for _, text in self.toks.comments):  # (else there are no blocks)
             # (imported here: annotations bring in the YAML parser, which most policies never need)
             from pyrego.parse.annotations import attach_annotations, parse_annotation_blocks
 
@@ -692,7 +693,7 @@ def _is_builtin(name: str) -> bool:
         return False
 
 
-def _run(text: str, filename: str, rego_v1: bool, what: str) -> object:
+def _run(text: str, filename: str, rego_v1: bool, what: str, annotations: bool = True) -> object:
     """Parse with a recursion limit that fits MAX_DEPTH, mapping any stray
     exception to RegoParseError (the contract is: nothing else escapes)."""
     if not isinstance(text, str):
@@ -703,6 +704,7 @@ def _run(text: str, filename: str, rego_v1: bool, what: str) -> object:
     parser: Parser | None = None
     try:
         parser = Parser(text, filename, rego_v1)
+        parser.annotations = annotations
         if what == "module":
             return parser.module()
         return parser.query()
@@ -727,9 +729,10 @@ def _internal_error(parser: Parser | None, filename: str, message: str) -> RegoP
     return parser.error(message)
 
 
-def parse_module(text: str, filename: str = "", *, rego_v1: bool = True) -> ast.Module:
-    """Parse a policy file. Raises RegoParseError."""
-    result = _run(text, filename, rego_v1, "module")
+def parse_module(text: str, filename: str = "", *, rego_v1: bool = True, annotations: bool = True) -> ast.Module:
+    """Parse a policy file (``annotations=False``: ``# METADATA`` blocks are
+    plain comments). Raises RegoParseError."""
+    result = _run(text, filename, rego_v1, "module", annotations)
     assert isinstance(result, ast.Module)
     return result
 

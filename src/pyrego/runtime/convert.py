@@ -44,8 +44,8 @@ def _to_json(value: Any, memo: dict[int, Any]) -> Any:
     elif t is dict:
         tick(len(value) + 1)
         items: dict[str, Any] = {}
-        for k, v in value.items():
-            key = k if type(k) is str else _key_text(thaw(k))
+        for k, v in _key_order(value):
+            key = k if type(k) is str else _key_text(k)
             items[key] = v if type(v) is str else _to_json(v, memo)
         out = dict(sorted(items.items()))
     elif t is set or t is frozenset:
@@ -60,6 +60,15 @@ def _to_json(value: Any, memo: dict[int, Any]) -> Any:
         raise DataError(f"cannot render {t.__name__} as JSON")
     memo[id(value)] = (value, out)  # (the value is kept: its id stays its own during the walk)
     return out
+
+
+def _key_order(obj: dict[Any, Any]) -> Any:
+    """An object's (key, value) pairs, keys thawed; with a non-string key, in
+    OPA's order of keys, so that of keys whose texts collide ("1" and 1,
+    set() and []) the last in that order wins, as in OPA's JSON."""
+    if all(type(k) is str for k in obj):
+        return obj.items()
+    return sorted(((thaw(k), v) for k, v in obj.items()), key=lambda kv: sort_key(kv[0]))
 
 
 def result_json_value(value: Any) -> Any:
@@ -90,8 +99,8 @@ def _result_json(value: Any, memo: dict[int, Any]) -> Any:
         out = [_result_json(v, memo) for v in value]
     elif t is dict:
         items: dict[str, Any] = {}
-        for k, v in value.items():
-            key = (k if k.isascii() else valid_text(k)) if type(k) is str else _key_text(thaw(k))
+        for k, v in _key_order(value):
+            key = (k if k.isascii() else valid_text(k)) if type(k) is str else _key_text(k)
             items[key] = _result_json(v, memo)
         out = dict(sorted(items.items()))
     elif t is set or t is frozenset:
@@ -148,8 +157,17 @@ def _plain_numbers(value: Any) -> Any:
 
 
 def _key_text(key: Any) -> str:
-    """OPA renders a non-string object key as its JSON text."""
-    return dumps(key)
+    """OPA renders a non-string object key as its JSON text, from Go's
+    ``json.Marshal``: ``<``, ``>``, ``&``, U+2028 and U+2029 escaped (they
+    occur only inside the text's strings)."""
+    text = dumps(key)
+    if _HTML_UNSAFE.search(text):
+        text = _HTML_UNSAFE.sub(lambda m: _HTML_ESCAPES[m.group()], text)
+    return text
+
+
+_HTML_UNSAFE = re.compile("[<>&\u2028\u2029]")
+_HTML_ESCAPES = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029"}
 
 
 def _encode_float(x: float) -> str:
