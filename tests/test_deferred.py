@@ -114,6 +114,9 @@ UNSAFE_IN_UNCALLED_RULES = [
     ("helper := [x | x == y]", "rego_unsafe_var_error"),
     ("helper if { [x, 1] = [y, 1] }", "rego_unsafe_var_error"),
     ("helper := x if { true } else := y if { true }", "rego_unsafe_var_error"),
+    # (the planner reads the annotations: a value JSON cannot hold is refused then)
+    ("# METADATA\n# custom:\n#   v: .nan\nhelper := rego.metadata.rule()", "rego_compile_error"),
+    ("# METADATA\n# custom:\n#   v: .inf\nhelper if { rego.metadata.chain()[0].v == 1 }", "rego_compile_error"),
 ]
 
 

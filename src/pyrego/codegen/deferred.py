@@ -18,7 +18,8 @@ writing its code, orders each body and raises when a variable cannot be
 bound. A rule is deferred only where that outcome is settled at build
 without planning it:
 
-- its bodies (every definition, every ``else`` branch) hold no ``with``, and
+- its bodies (every definition, every ``else`` branch) hold no ``with`` and
+  no ``rego.metadata.*`` call (the planner reads the annotations then), and
   no statement with variables holds a nested body (comprehensions,
   ``every``) or a pattern (an array or object with variables on one side of
   ``=``, ``:=`` or in ``some ... in``); a function's arguments are plain
@@ -55,6 +56,10 @@ if TYPE_CHECKING:
 ENABLED = True
 
 _COMPOSITES = (ast.Array, ast.Object, ast.SetTerm)
+# Calls the planner evaluates itself, from the policy's annotations: reading
+# them can raise a compile error (a NaN in METADATA), which must not wait for
+# the rule's first call.
+_READ_WHEN_PLANNED = frozenset(("rego.metadata.chain", "rego.metadata.rule"))
 _NO_VARS: frozenset[str] = frozenset()
 
 
@@ -116,8 +121,6 @@ def _branch_settled(gen: ModuleGen, node: RuleNode, rule: ast.Rule, orders: dict
         if e.with_mods:
             return False
         s = e.statement
-        # (A statement without variables has no pattern, and no body inside
-        # it that could hold an unsafe one: most statements.)
         if stmt_has_vars(s):
             if not _plain_statement(s):
                 return False
@@ -125,6 +128,8 @@ def _branch_settled(gen: ModuleGen, node: RuleNode, rule: ast.Rule, orders: dict
             names = own[id(e)] = stmt_vars(s, set())
             outer |= names
         else:
+            if not _plain_statement(s):  # (a rego.metadata call, say)
+                return False
             own[id(e)] = _NO_VARS
             if e.negated:
                 as_written = False
@@ -159,7 +164,8 @@ def _plain_statement(s: Any) -> bool:
 
 
 def _plain(t: Any) -> bool:
-    """Whether term ``t`` holds no comprehension (no body inside it)."""
+    """Whether term ``t`` holds no comprehension (no body inside it) and no
+    call the planner evaluates itself."""
     tt = type(t)
     if tt is ast.Scalar or tt is ast.Var:
         return True
@@ -168,6 +174,8 @@ def _plain(t: Any) -> bool:
             return False
         items: Any = t.path
     elif tt is ast.Call:
+        if t.op in _READ_WHEN_PLANNED:
+            return False
         items = t.args
     elif tt is ast.Array or tt is ast.SetTerm:
         items = t.items
