@@ -409,6 +409,22 @@ REGRESSIONS: dict[str, tuple[str, list[str], list[Any]]] = {
         ["r", "s", "t", "u"],
         _INPUTS,
     ),
+    # A call of a function of the policies nested in an expression's operands
+    # is evaluated before the expression (OPA's RewriteExprTerms): its
+    # conflict is raised even where an operand before it is undefined.
+    "nested-function-call-first": (
+        "package t\n"
+        "f(_) := 1 if input.c\n"
+        "f(_) := 2\n"
+        "p if input.m[input.s] > f(1)\n"
+        "q if [input.m[input.s], f(1)]\n"
+        "r := x if x := input.m[input.s] + f(1)\n"
+        "s if input.m[input.s] = f(1)\n"
+        "u if input.m[input.s][f(1)]\n"
+        "v := [x | x := input.m[input.s] + f(1)]\n",
+        ["p", "q", "r", "s", "u", "v"],
+        [{"s": 2, "m": {}, "c": True}, {"s": 2, "m": {}}, {"s": "a", "m": {"a": 3}}],
+    ),
 }
 
 

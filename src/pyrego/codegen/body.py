@@ -146,8 +146,10 @@ class BodyEmitter(LineWriter):
         saved_outer = self.outer
         self.outer = outer.union(*own_vars.values())
         self.in_query = self.in_query or record is not None
-        ordered, _ = reorder_body(body, set(self.bound), self.outer, self.gen.arity, required=required, location=location, bind_operands=False)
-        for e in ordered if len(ordered) != len(body) else ():  # made for negations' nested calls
+        ordered, _ = reorder_body(
+            body, set(self.bound), self.outer, self.gen.arity, required=required, location=location, bind_operands=False, functions=self.gen.functions
+        )
+        for e in ordered if len(ordered) != len(body) else ():  # made for nested calls
             own_vars.setdefault(id(e), stmt_vars(e.statement, set()))
         if record is None and self.hoist:
             ordered = tuple(hoist_checks(ordered, self.bound, self.gen.arity, self.gen.pure_data_ref, own_vars))

@@ -51,6 +51,7 @@ from pyrego.compile.base import (
     rule_suffix,
 )
 from pyrego.compile.ground import iterated_terms
+from pyrego.compile.rewrite import calls_function
 from pyrego.compile.safety import ROOTS, reorder_body, stmt_has_vars, stmt_vars, term_vars
 from pyrego.errors import RegoError
 from pyrego.runtime.helpers import (
@@ -276,7 +277,10 @@ class _Planner(TermPlanner):
             own = {}
             outer = self.outer | self.bound
             as_written = True
+            functions = self.gen.functions
             for e in body:
+                if functions is not None and calls_function(e.statement, functions):
+                    as_written = False
                 if not e.negated and not e.with_mods and not stmt_has_vars(e.statement):
                     own[id(e)] = _NO_VARS
                     continue
@@ -288,7 +292,7 @@ class _Planner(TermPlanner):
                 ordered = body
             else:
                 # (reorder_body copies ``bound`` before it adds to it.)
-                ordered, _ = reorder_body(body, self.bound, outer, self.gen.arity, required=required, location=location)
+                ordered, _ = reorder_body(body, self.bound, outer, self.gen.arity, required=required, location=location, functions=functions)
         builders: list[Callable[[Step], Step]] = []
         for e in ordered:
             known = own.get(id(e))  # (an expression reorder_body made has none yet)

@@ -46,6 +46,7 @@ from pyrego.ast import nodes as ast
 from pyrego.codegen.closures import LONGEST_BODY
 from pyrego.compile.base import COMPLETE, FUNCTION, PARTIAL_OBJECT, PARTIAL_SET, RuleNode, iter_rule_chain, rule_suffix
 from pyrego.compile.ground import is_ground
+from pyrego.compile.rewrite import calls_function
 from pyrego.compile.safety import ROOTS, reorder_body, stmt_has_vars, stmt_vars, term_vars
 from pyrego.errors import RegoError
 
@@ -117,10 +118,13 @@ def _branch_settled(gen: ModuleGen, node: RuleNode, rule: ast.Rule, orders: dict
     outer = set(bound)
     own: dict[int, AbstractSet[str]] = {}
     as_written = True
+    functions = gen.functions
     for e in body:
         if e.with_mods:
             return False
         s = e.statement
+        if functions is not None and calls_function(s, functions):
+            as_written = False
         if stmt_has_vars(s):
             if not _plain_statement(s):
                 return False
@@ -137,7 +141,7 @@ def _branch_settled(gen: ModuleGen, node: RuleNode, rule: ast.Rule, orders: dict
         ordered = body
     else:
         # As the planner orders it (closures._Planner.body): an unsafe variable raises here.
-        ordered, _ = reorder_body(body, bound, outer, gen.arity, required=required, location=head.location)
+        ordered, _ = reorder_body(body, bound, outer, gen.arity, required=required, location=head.location, functions=functions)
     # What the planner would work out again (see closures._Planner.body).
     orders[id(body)] = (frozenset(bound), frozenset(required), body, ordered, own, outer)
     return True

@@ -219,6 +219,11 @@ class ModuleGen:
     def arity(self, op: str) -> int | None:
         return self.tree.arity(op)
 
+    @property
+    def functions(self) -> Callable[[str], bool] | None:
+        """Whether a call's name is a function of the policies (None: there are none)."""
+        return self.tree.functions.__contains__ if self.tree.functions else None
+
     def function_name(self, node: RuleNode) -> str:
         return f"F{node.id}"
 

@@ -29,11 +29,16 @@ iterates over ``i`` while ``not is_string(xs[i])`` has ``i`` unsafe), and
 :func:`bind_negated_operands` the second, run on the ordered body (every
 variable it meets is bound by then).
 
-Only negated expressions are rewritten. For any other expression the
-rewrite changes no answer: an undefined operand fails the expression
-wherever it is evaluated, and a ref that iterates binds the same values
-whether it is evaluated before the expression or inside it. Leaving those
-expressions whole keeps their generated code as it is.
+Otherwise only the first stage is made, and only for an expression with
+a call of a function of the policies nested in its operands (when the code
+generator asks for it): such a call may raise a conflict error, which OPA
+raises even where an operand before it is undefined (``input.x > f(1)``).
+For any other expression the rewrite changes no answer: an undefined
+operand fails the expression wherever it is evaluated, and a ref that
+iterates binds the same values whether it is evaluated before the
+expression or inside it. Leaving those expressions whole keeps their
+generated code as it is. (A builtin's error shows the same difference, with
+strict builtin errors only; those calls stay where they are.)
 """
 
 from __future__ import annotations
@@ -44,6 +49,7 @@ from pyrego.ast import nodes as ast
 from pyrego.ast.nodes import (
     Array,
     ArrayCompr,
+    Assign,
     Call,
     Object,
     ObjectCompr,
@@ -159,6 +165,15 @@ def _split_calls(e: ast.Expr) -> list[ast.Expr]:
         stmt = s if args is s.args else Call(s.op, args, s.location, s.op_ref)
     elif type(s) is Unify:
         stmt = Unify(h.calls_in(s.lhs), h.calls_in(s.rhs), s.location)
+    elif type(s) is Assign:
+        # (Never negated: the right side's own call stays, as for ``x = f(y)`` with ``x`` a variable.)
+        rhs = s.rhs
+        if type(rhs) is Call:
+            args = h.calls_in_each(rhs.args)
+            rhs = rhs if args is rhs.args else Call(rhs.op, args, rhs.location, rhs.op_ref)
+        else:
+            rhs = h.calls_in(rhs)
+        stmt = Assign(s.lhs, rhs, s.location)
     elif isinstance(s, (Ref, Array, Object, SetTerm)):
         stmt = h.calls_in(s)
     else:
@@ -168,21 +183,56 @@ def _split_calls(e: ast.Expr) -> list[ast.Expr]:
     return h.out + [_with_statement(e, stmt)]
 
 
-def split_negated_calls(body: ast.Body) -> ast.Body:
+def split_negated_calls(body: ast.Body, functions: Callable[[str], bool] | None = None) -> ast.Body:
     """OPA's ``RewriteExprTerms`` for the negated expressions of ``body``:
-    calls nested in their operands become expressions placed before them."""
+    calls nested in their operands become expressions placed before them.
+
+    With ``functions`` (whether a call's name is a function of the policies),
+    also for each expression with such a call nested in its operands: the
+    function may raise a conflict error, which OPA raises even where an
+    operand before it is undefined (``input.x > f(1)``)."""
     for e in body:
-        if e.negated:
+        if e.negated or (functions is not None and calls_function(e.statement, functions)):
             break
     else:
         return body
     out: list[ast.Expr] = []
     for e in body:
-        if e.negated:
+        if e.negated or (functions is not None and calls_function(e.statement, functions)):
             out.extend(_split_calls(e))
         else:
             out.append(e)
     return tuple(out) if len(out) != len(body) else body
+
+
+def calls_function(stmt: ast.Statement, functions: Callable[[str], bool]) -> bool:
+    """Whether a call of a function of the policies is nested in ``stmt``'s
+    operands (one :func:`_split_calls` would move out: not in comprehensions,
+    not print's operands)."""
+    s = stmt
+    if type(s) is Call:
+        return s.op not in _PRINT and any(_has_function_call(a, functions) for a in s.args)
+    if type(s) is Unify or type(s) is Assign:
+        # (``x = f(1)``, ``x := f(input.a)``: nothing is evaluated before the call.)
+        for a, b in ((s.lhs, s.rhs), (s.rhs, s.lhs)):
+            if type(b) is Call and (type(a) is Var or type(a) is Scalar):
+                return any(_has_function_call(x, functions) for x in b.args)
+        return _has_function_call(s.lhs, functions) or _has_function_call(s.rhs, functions)
+    if isinstance(s, (Ref, Array, Object, SetTerm)):
+        return _has_function_call(s, functions)
+    return False
+
+
+def _has_function_call(t: ast.Term, functions: Callable[[str], bool]) -> bool:
+    if isinstance(t, Call):
+        return functions(t.op) or any(_has_function_call(a, functions) for a in t.args)
+    if isinstance(t, Ref):
+        return (type(t.head) is not Var and _has_function_call(t.head, functions)) or any(_has_function_call(a, functions) for a in t.path)
+    if isinstance(t, (Array, SetTerm)):
+        return any(_has_function_call(a, functions) for a in t.items)
+    if isinstance(t, Object):
+        return any(_has_function_call(k, functions) or _has_function_call(v, functions) for k, v in t.items)
+    return False
 
 
 def _bind_operands(e: ast.Expr, equality_unifies: bool) -> list[ast.Expr]:

@@ -542,6 +542,7 @@ def reorder_body(
     location: ast.Location | None = None,
     equality_unifies: bool = True,
     bind_operands: bool = True,
+    functions: Callable[[str], bool] | None = None,
 ) -> tuple[ast.Body, set[str]]:
     """Order ``body`` so each expression's inputs are bound first.
 
@@ -556,8 +557,11 @@ def reorder_body(
     it as OPA's stages make them (:mod:`pyrego.compile.rewrite`);
     ``equality_unifies`` is False for a query's bodies, where ``==`` stays a
     call; without ``bind_operands`` the caller makes those after ordering.
+    With ``functions`` (whether a name is a function of the policies), the
+    calls nested in any expression holding a call of one are moved out too
+    (:func:`pyrego.compile.rewrite.split_negated_calls`).
     """
-    body = bind_with_values(split_negated_calls(body), arity)
+    body = bind_with_values(split_negated_calls(body, functions), arity)
     now = set(bound)
     # Most bodies are already in a valid order: take expressions in source
     # order while each is ready (what the general loop below would pick too).
