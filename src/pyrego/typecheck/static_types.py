@@ -139,10 +139,17 @@ class ObjectType(Type):
         static: list[tuple[Any, MaybeType]] | tuple[tuple[Any, MaybeType], ...] = (),
         dynamic: tuple[MaybeType, MaybeType] | None = None,
     ) -> None:
-        self.static: tuple[tuple[Any, MaybeType], ...] = tuple(_sort_props(list(static))) if len(static) > 1 else tuple(static)
-        # (keys in OPA's odd order, found again as OPA finds them: see types_json)
-        self.odd = len(self.static) > 1 and odd_keys([k for k, _ in self.static])
-        self.lost = False  # (whether select misses one of the static keys, so it unifies with nothing)
+        self.static: tuple[tuple[Any, MaybeType], ...]
+        self.odd = self.lost = False  # (lost: select misses one of the static keys, so it unifies with nothing)
+        if len(static) < 2:
+            self.static = tuple(static)
+        elif all(type(k) is str for k, _ in static):
+            # (strings compare as in Go: by code point, which is their UTF-8 byte order)
+            self.static = tuple(sorted(static, key=lambda p: p[0]))
+        else:
+            self.static = tuple(_sort_props(list(static)))
+            # (keys in OPA's odd order, found again as OPA finds them: see types_json)
+            self.odd = odd_keys([k for k, _ in self.static])
         if self.odd:
             self.static = tuple(go_insertion_sort(list(self.static), lambda p: p[0]))
             keys = [k for k, _ in self.static]
@@ -184,9 +191,6 @@ class ObjectType(Type):
 
 
 def _sort_props(props: list[tuple[Any, MaybeType]]) -> list[tuple[Any, MaybeType]]:
-    if all(type(k) is str for k, _ in props):
-        # (strings compare as in Go: by code point, which is their UTF-8 byte order)
-        return sorted(props, key=lambda p: p[0])
     from functools import cmp_to_key
 
     def by_key(a: tuple[Any, MaybeType], b: tuple[Any, MaybeType]) -> int:
