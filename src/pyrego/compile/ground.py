@@ -92,7 +92,7 @@ def in_build_order(items: tuple[tuple[ast.Term, ast.Term], ...]) -> list[tuple[a
     for k, v in items:
         # (a key written twice is one entry, of the later value, before anything is evaluated)
         for i, (seen, _) in enumerate(kept):
-            if seen == k:
+            if seen == k and _key_order(seen) == _key_order(k):  # (true is not 1, as Python has it)
                 kept[i] = (seen, v)
                 break
         else:

@@ -41,6 +41,7 @@ from pyrego.typecheck.env import SCALAR_TYPE_BY_CLASS, merge_types, scalar_type,
 from pyrego.typecheck.rules import node_rules
 from pyrego.typecheck.screen import SPECIAL_CALLS, constant
 from pyrego.typecheck.signatures import builtin_type
+from pyrego.typecheck.types_json import loses_keys
 from pyrego.typecheck.unify import unifies
 
 #: Comprehensions nested deeper than this are left to the full check.
@@ -398,6 +399,7 @@ class ProgramScreen:
             return T.SetType(of if of is not None else T.ANY)
         if tt is ast.Object:
             props: list[tuple[Any, T.MaybeType]] = []
+            _sure_of_keys(t)
             for k, v in t.items:
                 if type(k) is not Scalar:
                     raise _UNSURE
@@ -642,6 +644,7 @@ class ProgramScreen:
             if tt is ast.Object and type(want) is T.ObjectType:
                 if len(t.items) != len(want.static) and want.dynamic_value is None:
                     return False
+                _sure_of_keys(t)
                 for k, v in t.items:
                     if type(k) is not Scalar:
                         raise _UNSURE
@@ -662,6 +665,12 @@ class ProgramScreen:
 
     def uses(self, name: str) -> int:
         return sum([1 for n, _ in self.occurrences() if n == name])
+
+
+def _sure_of_keys(t: Any) -> None:
+    """Leave to the full check an object literal whose number keys OPA's type loses (see types_json)."""
+    if len(t.items) > 1 and loses_keys([to_json(k) for k, _ in t.items if type(k) is Scalar]):
+        raise _UNSURE
 
 
 def _statement_terms(s: Any) -> list[Any]:

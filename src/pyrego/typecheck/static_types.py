@@ -28,7 +28,7 @@ from __future__ import annotations
 from typing import Any, Optional, Union
 
 # JSON values (object keys): kept in their own module, re-exported here.
-from pyrego.typecheck.types_json import JMap, JNum, compare_json, go_value_text
+from pyrego.typecheck.types_json import JMap, JNum, compare_json, go_insertion_sort, go_search, go_value_text, odd_keys
 from pyrego.typecheck.types_text import type_text
 
 # ---------------------------------------------------------------- types
@@ -131,7 +131,7 @@ class ArrayType(Type):
 class ObjectType(Type):
     """``object<key: type, ...>[key type: value type]``; static keys are JSON values, sorted."""
 
-    __slots__ = ("static", "dynamic", "nil")
+    __slots__ = ("static", "dynamic", "nil", "odd", "lost")
     order = 5
 
     def __init__(
@@ -139,7 +139,21 @@ class ObjectType(Type):
         static: list[tuple[Any, MaybeType]] | tuple[tuple[Any, MaybeType], ...] = (),
         dynamic: tuple[MaybeType, MaybeType] | None = None,
     ) -> None:
-        self.static: tuple[tuple[Any, MaybeType], ...] = tuple(_sort_props(list(static))) if len(static) > 1 else tuple(static)
+        self.static: tuple[tuple[Any, MaybeType], ...]
+        self.odd = self.lost = False  # (lost: select misses one of the static keys, so it unifies with nothing)
+        if len(static) < 2:
+            self.static = tuple(static)
+        elif all(type(k) is str for k, _ in static):
+            # (strings compare as in Go: by code point, which is their UTF-8 byte order)
+            self.static = tuple(sorted(static, key=lambda p: p[0]))
+        else:
+            self.static = tuple(_sort_props(list(static)))
+            # (keys in OPA's odd order, found again as OPA finds them: see types_json)
+            self.odd = odd_keys([k for k, _ in self.static])
+        if self.odd:
+            self.static = tuple(go_insertion_sort(list(self.static), lambda p: p[0]))
+            keys = [k for k, _ in self.static]
+            self.lost = any(go_search(keys, k) < 0 for k in keys)
         self.dynamic = dynamic
         self.nil: bool | None = None  # is_nil's answer, once asked (reset where dynamic is widened)
 
@@ -151,9 +165,14 @@ class ObjectType(Type):
         return self.dynamic[1] if self.dynamic is not None else None
 
     def select(self, name: Any) -> MaybeType:
-        for k, v in self.static:
-            if compare_json(k, name) == 0:
-                return v
+        if self.odd:
+            i = go_search([k for k, _ in self.static], name)
+            if i >= 0:
+                return self.static[i][1]
+        else:
+            for k, v in self.static:
+                if compare_json(k, name) == 0:
+                    return v
         if self.dynamic is not None and contains(self.dynamic[0], type_of(name)):
             return self.dynamic[1]
         return None
@@ -172,9 +191,6 @@ class ObjectType(Type):
 
 
 def _sort_props(props: list[tuple[Any, MaybeType]]) -> list[tuple[Any, MaybeType]]:
-    if all(type(k) is str for k, _ in props):
-        # (strings compare as in Go: by code point, which is their UTF-8 byte order)
-        return sorted(props, key=lambda p: p[0])
     from functools import cmp_to_key
 
     def by_key(a: tuple[Any, MaybeType], b: tuple[Any, MaybeType]) -> int:

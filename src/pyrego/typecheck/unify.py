@@ -29,8 +29,8 @@ def unifies(a: MaybeType, b: MaybeType, memo: _Memo = None) -> bool:
 
     ``memo``: the answers for pairs of composite parts met so far in this
     unification (by identity; made when first needed)."""
-    if a is b:  # (the same type unifies with itself, whatever it is)
-        return a is not None
+    if a is b:  # (the same type unifies with itself, whatever it is, unless it loses its own keys)
+        return a is not None and not (a.__class__ is ObjectType and a.lost)  # type: ignore[attr-defined]
     if a is None or b is None:
         return False
     ca, cb = a.__class__, b.__class__
