@@ -425,6 +425,17 @@ REGRESSIONS: dict[str, tuple[str, list[str], list[Any]]] = {
         ["p", "q", "r", "s", "u", "v"],
         [{"s": 2, "m": {}, "c": True}, {"s": 2, "m": {}}, {"s": "a", "m": {"a": 3}}],
     ),
+    # `if set()` without braces: one expression, an empty set (true); it was
+    # refused as a parse error.
+    "if-empty-set-no-braces": (
+        "package t\n"
+        "p if set()\n"
+        "q contains 1 if set() with input as 1\n"
+        "r := 1 if false else := 2 if set()\n"
+        "s if not set()\n",
+        ["p", "q", "r", "s"],
+        [{}],
+    ),
 }
 
 

@@ -393,13 +393,9 @@ class Parser(LogicParser):
     def parse_if_body(self) -> ast.Body:
         """After `if`: one expression, or a braced body. `{ x }` is a body, not
         a set literal (a set is always true, so that reading is useless)."""
-        state = self.save()
         if self.kind != "{":
-            expr = self.parse_literal()
-            if isinstance(expr.statement, ast.SetTerm) and not expr.negated:
-                self.restore(state)
-                raise self.illegal()
-            return (expr,)
+            return (self.parse_literal(),)  # (`set()` too: an empty set, true as OPA reads it)
+        state = self.save()
         # Braces: as OPA, try them as a one-expression body first (a set or
         # object term, possibly the start of a longer expression), unless
         # that reading certainly fails.
