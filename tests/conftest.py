@@ -4,6 +4,7 @@ known to fail): those that now pass, and how many still fail."""
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -119,3 +120,14 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
                 tr.write_line(f"  {cid}")
         else:
             tr.write_line(f"{suite}: newly passing known failures: none")
+
+
+@contextmanager
+def switching_often() -> Iterator[None]:
+    """Threads switch every 10 microseconds (races show sooner)."""
+    before = sys.getswitchinterval()
+    sys.setswitchinterval(1e-5)
+    try:
+        yield
+    finally:
+        sys.setswitchinterval(before)

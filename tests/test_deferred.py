@@ -9,7 +9,6 @@ once gives every thread OPA's answer; coverage and traces see every rule.
 
 from __future__ import annotations
 
-import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -18,6 +17,7 @@ from typing import Any
 import pytest
 
 import pyrego
+from conftest import switching_often
 from pyrego.codegen import closures, deferred
 from pyrego.codegen.build_cache import clear_compile_cache
 from pyrego.codegen.program import LOAD_LOCK
@@ -190,16 +190,6 @@ def test_deferring_moves_no_conformance_error_out_of_compile() -> None:
     assert deferred_rules > 1000  # (the check saw many)
 
 
-@contextmanager
-def _switching_often() -> Iterator[None]:
-    before = sys.getswitchinterval()
-    sys.setswitchinterval(1e-5)
-    try:
-        yield
-    finally:
-        sys.setswitchinterval(before)
-
-
 def _opa_answers() -> dict[tuple[str, int], Any]:
     try:
         from opa_oracle import OracleUnavailable, get_oracle
@@ -260,7 +250,7 @@ def test_first_calls_from_many_threads_agree_with_opa(with_closures: bool) -> No
     before = closures.ENABLED
     closures.ENABLED = with_closures
     try:
-        with _fresh_programs(), _switching_often():
+        with _fresh_programs(), switching_often():
             for _ in range(3):
                 engine = pyrego.Engine()
                 engine.add_policy("p.rego", POLICY)

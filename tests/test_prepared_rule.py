@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import copy
 import json
-import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -15,6 +14,7 @@ from typing import Any
 import pytest
 
 import pyrego
+from conftest import switching_often
 
 SEED = Path("/work/shared/bench/seed")
 SEED_POLICIES = sorted(SEED.glob("policies/*_policy.rego"))
@@ -222,12 +222,8 @@ def test_a_time_limit_ends_a_prepared_evaluation_and_can_be_lifted() -> None:
 
 @pytest.fixture
 def quick_switches() -> Iterator[None]:
-    before = sys.getswitchinterval()
-    sys.setswitchinterval(1e-5)
-    try:
+    with switching_often():
         yield
-    finally:
-        sys.setswitchinterval(before)
 
 
 @pytest.mark.skipif(not SEED_POLICIES, reason="no seed policies in /work/shared/bench/seed")

@@ -13,13 +13,13 @@ import subprocess
 import sys
 import textwrap
 import threading
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from typing import Any
 
 import pytest
 
 import pyrego
+from conftest import switching_often
 
 POLICY = """package authz
 
@@ -39,16 +39,6 @@ level := double(count(names))
 """
 
 
-@contextmanager
-def _switching_often() -> Iterator[None]:
-    before = sys.getswitchinterval()
-    sys.setswitchinterval(1e-5)
-    try:
-        yield
-    finally:
-        sys.setswitchinterval(before)
-
-
 def _run_threads(n: int, work: Callable[[int], None]) -> list[str]:
     """Runs ``work(i)`` in ``n`` threads at once; returns the exceptions they raised."""
     errors: list[str] = []
@@ -62,7 +52,7 @@ def _run_threads(n: int, work: Callable[[int], None]) -> list[str]:
             errors.append(f"{type(exc).__name__}: {exc}")
 
     threads = [threading.Thread(target=run, args=(i,)) for i in range(n)]
-    with _switching_often():
+    with switching_often():
         for t in threads:
             t.start()
         for t in threads:

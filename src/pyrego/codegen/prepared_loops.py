@@ -251,21 +251,11 @@ def _type_facts(test: pyast.expr, assigned: set[str]) -> dict[str, type] | None:
     parts = test.values if isinstance(test, pyast.BoolOp) and isinstance(test.op, pyast.And) else [test]
     facts: dict[str, type] = {}
     for part in parts:
-        if not (
-            isinstance(part, pyast.Compare)
-            and len(part.ops) == 1
-            and isinstance(part.ops[0], pyast.Is)
-            and isinstance(part.left, pyast.Call)
-            and isinstance(part.left.func, pyast.Name)
-            and part.left.func.id == "type"
-            and len(part.left.args) == 1
-            and isinstance(part.left.args[0], pyast.Name)
-            and part.left.args[0].id not in assigned
-            and isinstance(part.comparators[0], pyast.Name)
-            and part.comparators[0].id == "str"
-        ):
+        left = getattr(part, "left", None)
+        argument = left.args[0] if isinstance(left, pyast.Call) and left.args else None
+        if not isinstance(argument, pyast.Name) or argument.id in assigned or not _type_is(part, argument.id, "str"):
             return None
-        facts[part.left.args[0].id] = str
+        facts[argument.id] = str
     return facts
 
 
