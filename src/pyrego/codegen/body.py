@@ -146,9 +146,10 @@ class BodyEmitter(LineWriter):
         saved_outer = self.outer
         self.outer = outer.union(*own_vars.values())
         self.in_query = self.in_query or record is not None
-        ordered, _ = reorder_body(
-            body, set(self.bound), self.outer, self.gen.arity, required=required, location=location, bind_operands=False, functions=self.gen.functions
-        )
+        # (A query's expressions keep their nested calls: each reports its own
+        # value, which an expression rewritten around its calls would not.)
+        functions = self.gen.functions if record is None else None
+        ordered, _ = reorder_body(body, set(self.bound), self.outer, self.gen.arity, required=required, location=location, bind_operands=False, functions=functions)
         for e in ordered if len(ordered) != len(body) else ():  # made for nested calls
             own_vars.setdefault(id(e), stmt_vars(e.statement, set()))
         if record is None and self.hoist:
