@@ -194,3 +194,54 @@ def report(n: int) -> None:
 
 if __name__ == "__main__":
     report(int(sys.argv[1]) if len(sys.argv) > 1 else 1000)
+
+
+# A with replacing a rule: in its expression, the rules reading that rule (at
+# any depth, through rules and functions) are of type any in OPA v1.20.2; the
+# replaced rule keeps its type, as do rules reading nothing replaced, the
+# expressions without the with, and rules reading a replaced base document.
+WITH_REPLACED_CASES = [
+    # (accepted by OPA)
+    's0 contains 1 if input.z\nc2 if { data.p.s0[input.b] }\nf if { (10 / c2) in {1} with data.p.s0 as "A" }',
+    's0 := 1\nc2 if { s0 == 1 }\nf if { 10 / c2 with data.p.s0 as "A" }',
+    's0 := 1\nc3 if { s0 == 1 }\nc2 if { c3 }\nf if { x := c2 with data.p.s0 as "A"; 10 / x }',
+    's0 := 1\nc2 := 5 if { s0 }\nf if { [c2] == ["a"] with data.p.s0 as "A" }',
+    's0 := 1\nc2 := {"a": {"b": 1}} if { s0 }\nf if { c2.a.b.c with data.p.s0 as 2 }',
+    # (refused, with any in the message where the with applies)
+    's0 := 1\nc2 := 5 if { s0 }\nf if { c2 + "a" with data.p.s0 as "A" }',
+    's0(x) := 1\nc2 := 5 if { s0(1) }\nf if { c2 + "a" with s0 as 2 }',
+    's0 := 1\nc2(x) := 5 if { s0 }\nf if { c2(1) + "a" with data.p.s0 as 2 }',
+    'q.r := 1\nc2 := 5 if { q.r }\nf if { c2 + "a" with data.p.q as {} }',
+    's0 := 1\nc2 := 5 if { g(1) }\ng(x) if { s0 }\nf if { c2 + "a" with data.p.s0 as 2 }',
+    's0 := 1\nc2 := 5 if { s0 }\nf if { count({x | x := c2 + "a"}) with data.p.s0 as "A" }',
+    's0 := 1\nc2 := 5 if { s0 }\nf if { [x | x := c2 + "a"; y := c2 with data.p.s0 as 2] }',
+    's0 := 1\nc2 := 5 if { s0 }\nf if { c2 + "a" with data.p.s0 as 2 with input.x as 1 }\ng if { c2 + "a" }',
+    's0 := 1\nc2 := 5 if { s0 }\nc3 := 6 if { c2 }\nf if { c3 + "a" with data.p.s0 as 2 with data.p.c2 as 1 }',
+    's0 := 1\nc2 := 5 if { s0 }\nf if { c2 + "a" with data.p.s0 as 2 with data.p.c2 as 3 }',
+    's0 := 1\nc2 := 5\nf if { c2 + "a" with data.p.s0 as 2 }',
+    's0 := 1\nc2 if { s0 == 1 }\nf if { 10 / c2 with data.p.s0 as "A"; 10 / c2 }',
+    's0 contains 1 if input.z\nc2 if { data.p.s0[input.b] }\nf if { (10 / c2) in {1} with data.p.z as "A" }',
+    'c2 := 5 if { data.q }\nf if { c2 + "a" with data.q as "A" }',
+    's0 := 1\nc2 := 5 if { s0 }\nf if { s0 + "a" with data.p.s0 as 2 }',
+]
+
+
+@pytest.mark.parametrize("rules", WITH_REPLACED_CASES)
+def test_with_replacing_a_rule_as_opa(oracle: Any, rules: str) -> None:
+    v = compare(oracle, {"p.rego": f"package p\n\n{rules}\n"}, "x := data.p")
+    assert v.kind in ("accept", "agree"), v.detail
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        'x := data.p.c2 + "a" with data.p.s0 as 2',
+        'x := [y | y := data.p.c2 + "a" with data.p.s0 as 2]',
+        'x := data.p.c2 + "a"',
+        'x := data.p.c2 == "a" with data.p.s0 as 2',
+    ],
+)
+def test_query_with_replacing_a_rule_as_opa(oracle: Any, query: str) -> None:
+    for rules in ("s0 := 1\nc2 := 5 if { s0 }", "s0 := 1\nc2 := 5 if { s0 }\nf if { c2 + 1 with data.p.s0 as 2 }"):
+        v = compare(oracle, {"p.rego": f"package p\n\n{rules}\n"}, query)
+        assert v.kind in ("accept", "agree"), v.detail

@@ -43,8 +43,10 @@ from pyrego.compile.base import CompiledTree
 from pyrego.errors import Location, RegoCompileError, RegoError, RegoTypeError
 from pyrego.typecheck.annotated import SchemaAnnotations, has_metadata
 from pyrego.typecheck.check import Checker, TypeErr
+from pyrego.typecheck.env import TypeEnv
 from pyrego.typecheck.fast import screen_program
 from pyrego.typecheck.lower import Lowerer
+from pyrego.typecheck.replaced import copy_tree, has_with
 from pyrego.typecheck.rules import ProgramChecker, QueryTypes, function_types, screened_query_types
 from pyrego.typecheck.schemas import SchemaSet
 from pyrego.typecheck.some_vars import LocalVarNumbers
@@ -109,7 +111,7 @@ def check_program(
         lookup = function_types(tree)
         types = screen_program(tree, lookup)
         if types is not None:  # no rule can fail: the full check is not needed
-            return screened_query_types(tree, types, modules, lookup)
+            return screened_query_types(tree, types, modules, lookup, dependencies)
     checker = ProgramChecker(tree, dependencies, modules, schemas)
     try:
         errors = checker.run()
@@ -142,9 +144,21 @@ def check_query(program: QueryTypes | None, body: ast.Body) -> None:
         if isinstance(err, RegoTypeError):
             raise
         return
-    env = program.rules_env.wrap()
+    rules = program.rules_env
+    checker = Checker()
+    if program.replaced is not None and has_with(lowered):
+        # Rules reading a rule a with replaces are of any type in its
+        # expression (.replaced): put in a copy of the rules' types, the
+        # program's being shared by the queries of every thread.
+        own = TypeEnv(rules.next)
+        own.tree = copy_tree(rules.tree)
+        with_any = program.replaced.override(own.tree)
+        own.checker_factory = lambda: Checker(with_any=with_any)
+        checker = Checker(with_any=with_any)
+        rules = own
+    env = rules.wrap()
     env.names = lowerer.show  # the query's own variables
-    _, errors = Checker().check_body(env, lowered)
+    _, errors = checker.check_body(env, lowered)
     env.root.closure_memo.clear()
     if errors:
         raise to_rego_error(errors, sort=False, limit_when_full=False)

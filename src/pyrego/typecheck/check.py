@@ -12,7 +12,7 @@ Errors are collected, not raised: OPA reports up to ten at once.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any, Callable, Optional
 
 from pyrego.ast.nodes import Scalar, Var
 from pyrego.errors import Location
@@ -22,6 +22,10 @@ from pyrego.typecheck.ir import CALL, EVERY, TERM, IArray, ICompr, IExpr, IObjec
 from pyrego.typecheck.refs import RefChecker
 from pyrego.typecheck.terms import TypeErr, unify1
 from pyrego.typecheck.unify import unifies
+
+#: What types as any, for an expression's withs, the rules reading a rule they
+#: replace, returning what puts them back (None: nothing to put back).
+WithAny = Callable[[tuple[Any, ...]], Optional[Callable[[], None]]]
 
 
 def arg_error(location: Location, name: str, what: str, have: list[T.MaybeType], want: T.FunctionType | tuple[tuple[T.MaybeType, ...], T.MaybeType]) -> TypeErr:
@@ -37,11 +41,14 @@ def arg_error(location: Location, name: str, what: str, have: list[T.MaybeType],
 class Checker:
     """Checks bodies against a type environment, collecting errors."""
 
-    def __init__(self, functions_any: Callable[[str], bool] | None = None) -> None:
+    def __init__(self, functions_any: Callable[[str], bool] | None = None, with_any: WithAny | None = None) -> None:
         self.errors: list[TypeErr] = []
+        # For an expression with withs: types as any the rules that read a
+        # rule they replace, returning what puts them back (see .replaced).
+        self.with_any = with_any
 
     def copy(self) -> Checker:
-        return Checker()
+        return Checker(with_any=self.with_any)
 
     # -- bodies ------------------------------------------------------------------
 
@@ -49,18 +56,29 @@ class Checker:
         """Check ``body`` in a new environment wrapping ``env``; returns it and the errors."""
         errors: list[TypeErr] = []
         env = env.wrap()
-        for expr in body:
-            closure_errs = self.check_closures(env, expr) if expr.closures else []
-            errors.extend(closure_errs)
-            rc = RefChecker(env)
-            rc.check_expr(expr)
-            errors.extend(rc.errors)
-            err = self.check_expr(env, expr)
-            if err is not None:
-                # A more specific error in a ref or closure of this expression
-                # explains an unknown type here: OPA keeps only that one.
-                if not ((closure_errs or rc.errors) and err.nil_cause):
-                    errors.append(err)
+        with_any = self.with_any
+        restore: Callable[[], None] | None = None
+        try:
+            for expr in body:
+                if expr.withs and with_any is not None:
+                    restore = with_any(expr.withs)
+                closure_errs = self.check_closures(env, expr) if expr.closures else []
+                errors.extend(closure_errs)
+                rc = RefChecker(env)
+                rc.check_expr(expr)
+                errors.extend(rc.errors)
+                err = self.check_expr(env, expr)
+                if err is not None:
+                    # A more specific error in a ref or closure of this expression
+                    # explains an unknown type here: OPA keeps only that one.
+                    if not ((closure_errs or rc.errors) and err.nil_cause):
+                        errors.append(err)
+                if restore is not None:
+                    restore()
+                    restore = None
+        finally:
+            if restore is not None:
+                restore()
         self.errors.extend(errors)
         return env, errors
 

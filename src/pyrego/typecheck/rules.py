@@ -23,6 +23,7 @@ from pyrego.typecheck.env import RootEnv, TypeEnv, term_key
 from pyrego.typecheck.ir import IArray, IObject, IRef, ISet, Term
 from pyrego.typecheck.locations import SharedLocations
 from pyrego.typecheck.lower import LoweredRule, Lowerer
+from pyrego.typecheck.replaced import ReplacedRules
 from pyrego.typecheck.schemas import SchemaSet
 from pyrego.typecheck.screen import BodyScreen, ground_head
 from pyrego.typecheck.signatures import any_function, builtin_type
@@ -62,7 +63,7 @@ class QueryTypes:
     counting alone. The rules' environment may be given as a function that
     builds it (when a query first needs it: most programs never check one)."""
 
-    __slots__ = ("_rules_env", "_build", "arity", "is_function", "function_paths")
+    __slots__ = ("_rules_env", "_build", "arity", "is_function", "function_paths", "replaced")
 
     def __init__(
         self,
@@ -70,6 +71,7 @@ class QueryTypes:
         rules_env: TypeEnv | None,
         build: Callable[[], TypeEnv] | None = None,
         lookup: Callable[[str], T.FunctionType | None] | None = None,
+        replaced: ReplacedRules | None = None,
     ) -> None:
         functions = tree.functions
         arities = {op: node.arity for op, node in functions.items()} if functions else {}
@@ -88,6 +90,7 @@ class QueryTypes:
         self.arity = arity
         self.is_function: Callable[[str], bool] = lambda n: n in arities or lookup(n) is not None
         self.function_paths = {op: node.path for op, node in functions.items()} if functions else {}
+        self.replaced = replaced  # (the rules a query's with may replace, and what reads them)
 
     @property
     def rules_env(self) -> TypeEnv:
@@ -105,6 +108,7 @@ def screened_query_types(
     types: dict[tuple[str, ...], T.Type],
     modules: list[ast.Module] | None,
     lookup: Callable[[str], T.FunctionType | None],
+    dependencies: dict[int, set[int]] | None = None,
 ) -> QueryTypes:
     """The rules' types of a program :mod:`.fast` found clean, as the full
     check would have left them (each at its path; no path is below another's).
@@ -120,7 +124,11 @@ def screened_query_types(
             rules_env.tree.insert([data, *[Scalar(p) for p in path]], tpe, rules_env)
         return rules_env
 
-    return QueryTypes(tree, None, build, lookup)
+    return QueryTypes(tree, None, build, lookup, replaced_rules(tree, dependencies or {}))
+
+
+def replaced_rules(tree: CompiledTree, dependencies: dict[int, set[int]]) -> ReplacedRules:
+    return ReplacedRules([(n.path, n.id) for n in tree.nodes.values() if n.has_rules()], dependencies)
 
 
 def root_env(tree: CompiledTree, shared: SharedLocations | None = None, names: Callable[[str], str] | None = None) -> RootEnv:
@@ -296,7 +304,6 @@ class ProgramChecker:
         shared = SharedLocations(tree, modules) if modules is not None else None
         self.root_env = root_env(tree, shared, self.lowerer.show)
         self.rules_env = self.root_env.wrap()
-        self.checker = Checker()
         self.screen = BodyScreen(self.rules_env, self.lowerer)
         self.prefixes: dict[tuple[str, ...], list[Term]] = {}
         # JSON schemas: the input schema (input's type everywhere) and # METADATA schemas.
@@ -306,6 +313,11 @@ class ProgramChecker:
         if typed_input is not None:
             self.root_env.tree.put_one(("v", "input"), Var("input"), typed_input)
         self.root_env.root.input_typed = typed_input is not None or self.annotations.mentions_input
+        # Rules reading a rule a with replaces are of any type in its expression.
+        self.replaced = replaced_rules(tree, dependencies)
+        with_any = self.replaced.override(self.rules_env.tree)
+        self.checker = Checker(with_any=with_any)
+        self.root_env.checker_factory = self.rules_env.checker_factory = lambda: Checker(with_any=with_any)
 
     def run(self) -> list[TypeErr]:
         tree = self.tree
@@ -346,9 +358,11 @@ class ProgramChecker:
     def query_types(self) -> QueryTypes:
         """The rules' types, for queries (the environments stop naming rule variables)."""
         self.root_env.names = self.rules_env.names = None
+        # (the program's tree is no longer changed: a query changes its own copy)
+        self.root_env.checker_factory = self.rules_env.checker_factory = Checker
         if self.root_env.shared is not None:
             self.root_env.shared.detach()
-        return QueryTypes(self.tree, self.rules_env)
+        return QueryTypes(self.tree, self.rules_env, replaced=self.replaced)
 
     def _put_screened(self, prefix: list[Term], rule: ast.Rule, tpe: T.Type) -> None:
         """The type of a screened rule, at its path (whose keys are literals)."""
