@@ -331,6 +331,13 @@ def rt_obj_put_path(acc: dict[Any, Any], keys: tuple[Any, ...], value: Any, loca
 
 def rt_obj_add_member(acc: dict[Any, Any], keys: tuple[Any, ...], member: Any, location: Location | None) -> None:
     """Add ``member`` to the set at ``keys`` (ref-head ``a[x] contains y`` rules)."""
+    rt_obj_add_leaf(acc, keys, location).add(freeze(member))
+
+
+def rt_obj_add_leaf(acc: dict[Any, Any], keys: tuple[Any, ...], location: Location | None) -> set[Any]:
+    """The set at ``keys``, made where missing: a ``a.b[1] contains y`` rule
+    whose path is all constants is a set rule of that path, defined (empty)
+    when its body fails, as in OPA."""
     cur = _subobject(acc, keys[:-1], location)
     last = keys[-1] if type(keys[-1]) is str else freeze(keys[-1])
     leaf = cur.get(last, MISS)
@@ -338,20 +345,7 @@ def rt_obj_add_member(acc: dict[Any, Any], keys: tuple[Any, ...], member: Any, l
         leaf = cur[last] = set()
     elif type(leaf) is not set:
         raise EvalConflictError("object keys must be unique", location)
-    leaf.add(freeze(member))
-
-
-def rt_obj_add_leaf(acc: dict[Any, Any], keys: tuple[Any, ...], location: Location | None) -> None:
-    """Make the set at ``keys`` where missing: a ``a.b[1] contains y`` rule
-    whose path is all constants is a set rule of that path, defined (empty)
-    when its body fails, as in OPA."""
-    cur = _subobject(acc, keys[:-1], location)
-    last = keys[-1] if type(keys[-1]) is str else freeze(keys[-1])
-    leaf = cur.get(last, MISS)
-    if leaf is MISS:
-        cur[last] = set()
-    elif type(leaf) is not set:
-        raise EvalConflictError("object keys must be unique", location)
+    return leaf  # type: ignore[no-any-return]
 
 
 def rt_builtin_error(ctx: EvalContext, exc: Exception, name: str, location: Location | None) -> Any:
