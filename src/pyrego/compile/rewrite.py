@@ -191,18 +191,15 @@ def split_negated_calls(body: ast.Body, functions: Callable[[str], bool] | None 
     also for each expression with such a call nested in its operands: the
     function may raise a conflict error, which OPA raises even where an
     operand before it is undefined (``input.x > f(1)``)."""
-    for e in body:
+    out: list[ast.Expr] | None = None  # (made at the first expression to split)
+    for i, e in enumerate(body):
         if e.negated or (functions is not None and calls_function(e.statement, functions)):
-            break
-    else:
-        return body
-    out: list[ast.Expr] = []
-    for e in body:
-        if e.negated or (functions is not None and calls_function(e.statement, functions)):
+            if out is None:
+                out = list(body[:i])
             out.extend(_split_calls(e))
-        else:
+        elif out is not None:
             out.append(e)
-    return tuple(out) if len(out) != len(body) else body
+    return tuple(out) if out is not None and len(out) != len(body) else body
 
 
 def calls_function(stmt: ast.Statement, functions: Callable[[str], bool]) -> bool:
