@@ -111,6 +111,34 @@ def plan_definition(gen: ModuleGen, node: RuleNode, rule: ast.Rule, conflict: Ca
     return None
 
 
+def order_body(
+    gen: ModuleGen, body: ast.Body, bound: set[str], outer: set[str], required: set[str] | None, location: ast.Location | None
+) -> tuple[ast.Body, dict[int, AbstractSet[str]], set[str]]:
+    """``body`` in the order the planner evaluates it, with ``bound`` bound
+    before it: the ordered body, each expression's variables (outside
+    comprehensions; by ``id``) and ``outer`` with them added. Most
+    expressions have none, comprehensions included: a body of only such
+    expressions is in order as written (reorder_body would keep it).
+    Raises the unsafe variable reorder_body finds."""
+    own: dict[int, AbstractSet[str]] = {}
+    as_written = True
+    functions = gen.functions
+    for e in body:
+        if functions is not None and calls_function(e.statement, functions):
+            as_written = False
+        if not e.negated and not e.with_mods and not stmt_has_vars(e.statement):
+            own[id(e)] = _NO_VARS
+            continue
+        as_written = False
+        names = own[id(e)] = stmt_vars(e.statement, set())
+        outer |= names
+    if as_written and (not required or required <= bound):
+        return body, own, outer
+    # (reorder_body copies ``bound`` before it adds to it.)
+    ordered, _ = reorder_body(body, bound, outer, gen.arity, required=required, location=location, functions=functions)
+    return ordered, own, outer
+
+
 class _Planner(TermPlanner):
     """Plans rule definitions, bodies and statements."""
 
@@ -274,25 +302,7 @@ class _Planner(TermPlanner):
         if known is not None and known[2] is body and known[0] == self.bound and known[1] == (required or _NO_VARS):
             ordered, own, self.outer = known[3], known[4], known[5]
         else:
-            own = {}
-            outer = self.outer | self.bound
-            as_written = True
-            functions = self.gen.functions
-            for e in body:
-                if functions is not None and calls_function(e.statement, functions):
-                    as_written = False
-                if not e.negated and not e.with_mods and not stmt_has_vars(e.statement):
-                    own[id(e)] = _NO_VARS
-                    continue
-                as_written = False
-                names = own[id(e)] = stmt_vars(e.statement, set())
-                outer |= names
-            self.outer = outer
-            if as_written and (not required or required <= self.bound):
-                ordered = body
-            else:
-                # (reorder_body copies ``bound`` before it adds to it.)
-                ordered, _ = reorder_body(body, self.bound, outer, self.gen.arity, required=required, location=location, functions=functions)
+            ordered, own, self.outer = order_body(self.gen, body, self.bound, self.outer | self.bound, required, location)
         builders: list[Callable[[Step], Step]] = []
         for e in ordered:
             known = own.get(id(e))  # (an expression reorder_body made has none yet)

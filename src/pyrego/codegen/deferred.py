@@ -40,14 +40,13 @@ levels are never deferred.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, AbstractSet, Any
+from typing import TYPE_CHECKING, Any
 
 from pyrego.ast import nodes as ast
-from pyrego.codegen.closures import LONGEST_BODY
+from pyrego.codegen.closures import LONGEST_BODY, order_body
 from pyrego.compile.base import COMPLETE, FUNCTION, PARTIAL_OBJECT, PARTIAL_SET, RuleNode, iter_rule_chain, rule_suffix
 from pyrego.compile.ground import is_ground
-from pyrego.compile.rewrite import calls_function
-from pyrego.compile.safety import ROOTS, reorder_body, stmt_has_vars, stmt_vars, term_vars
+from pyrego.compile.safety import ROOTS, term_vars
 from pyrego.errors import RegoError
 
 if TYPE_CHECKING:
@@ -115,33 +114,11 @@ def _branch_settled(gen: ModuleGen, node: RuleNode, rule: ast.Rule, orders: dict
                 return False
             term_vars(t, required)
     body = rule.body
-    outer = set(bound)
-    own: dict[int, AbstractSet[str]] = {}
-    as_written = True
-    functions = gen.functions
     for e in body:
-        if e.with_mods:
+        if e.with_mods or not _plain_statement(e.statement):
             return False
-        s = e.statement
-        if functions is not None and calls_function(s, functions):
-            as_written = False
-        if stmt_has_vars(s):
-            if not _plain_statement(s):
-                return False
-            as_written = False
-            names = own[id(e)] = stmt_vars(s, set())
-            outer |= names
-        else:
-            if not _plain_statement(s):  # (a rego.metadata call, say)
-                return False
-            own[id(e)] = _NO_VARS
-            if e.negated:
-                as_written = False
-    if as_written and (not required or required <= bound):
-        ordered = body
-    else:
-        # As the planner orders it (closures._Planner.body): an unsafe variable raises here.
-        ordered, _ = reorder_body(body, bound, outer, gen.arity, required=required, location=head.location, functions=functions)
+    # As the planner orders it: an unsafe variable raises here.
+    ordered, own, outer = order_body(gen, body, bound, set(bound), required, head.location)
     # What the planner would work out again (see closures._Planner.body).
     orders[id(body)] = (frozenset(bound), frozenset(required), body, ordered, own, outer)
     return True
