@@ -65,7 +65,9 @@ from pyrego.codegen.prepared_passes import (
     fold_definitions,
     inline_single_calls,
     input_copies,
+    load_name,
     share_prefixes,
+    type_of,
     type_tests_once,
 )
 from pyrego.codegen.program import Program
@@ -189,9 +191,9 @@ class _Detach(pyast.NodeTransformer):
         func = node.func
         if isinstance(func, pyast.Name) and node.args and _is_ctx(node.args[0]):
             if func.id == "rt_builtin_error":
-                node.args[0] = pyast.Call(func=pyast.Name(id="NEW_CONTEXT", ctx=pyast.Load()), args=[], keywords=[])
+                node.args[0] = pyast.Call(func=load_name("NEW_CONTEXT"), args=[], keywords=[])
             elif self.memo and _RULE_FUNCTION.fullmatch(func.id):
-                node.args[0:1] = [pyast.Name(id="input", ctx=pyast.Load()), pyast.Name(id=_MEMO, ctx=pyast.Load())]
+                node.args[0:1] = [load_name("input"), load_name(_MEMO)]
         elif (
             isinstance(func, pyast.Name)
             and func.id == "rt_member"
@@ -234,12 +236,6 @@ class _Detach(pyast.NodeTransformer):
         helper."""
         a, b = (arg.id for arg in node.args)  # type: ignore[attr-defined]
 
-        def load(id_: str) -> pyast.Name:
-            return pyast.Name(id=id_, ctx=pyast.Load())
-
-        def type_of(id_: str) -> pyast.Call:
-            return pyast.Call(func=load("type"), args=[load(id_)], keywords=[])
-
         helper = node.func.id  # type: ignore[attr-defined]
         if helper != "rt_member":
             # Equality of two values of one type among SIMPLE_EQ_; an order
@@ -251,20 +247,20 @@ class _Detach(pyast.NodeTransformer):
                 op=pyast.And(),
                 values=[
                     pyast.Compare(left=type_of(a), ops=[pyast.Is()], comparators=[type_of(b)]),
-                    pyast.Compare(left=type_of(a), ops=[pyast.In()], comparators=[load(types)]),
+                    pyast.Compare(left=type_of(a), ops=[pyast.In()], comparators=[load_name(types)]),
                 ],
             )
-            quick = pyast.Compare(left=load(a), ops=[op], comparators=[load(b)])
+            quick = pyast.Compare(left=load_name(a), ops=[op], comparators=[load_name(b)])
         else:
             self.namespace["MEMBER_KEYS_"] = _MEMBER_KEYS
             test = pyast.BoolOp(
                 op=pyast.And(),
                 values=[
-                    pyast.Compare(left=type_of(b), ops=[pyast.Is()], comparators=[load("set")]),
-                    pyast.Compare(left=type_of(a), ops=[pyast.In()], comparators=[load("MEMBER_KEYS_")]),
+                    pyast.Compare(left=type_of(b), ops=[pyast.Is()], comparators=[load_name("set")]),
+                    pyast.Compare(left=type_of(a), ops=[pyast.In()], comparators=[load_name("MEMBER_KEYS_")]),
                 ],
             )
-            quick = pyast.Compare(left=load(a), ops=[pyast.In()], comparators=[load(b)])
+            quick = pyast.Compare(left=load_name(a), ops=[pyast.In()], comparators=[load_name(b)])
         return pyast.copy_location(pyast.IfExp(test=test, body=quick, orelse=node), node)
 
     def _member_of_constant(self, node: pyast.Call) -> pyast.AST:
@@ -291,19 +287,15 @@ class _Detach(pyast.NodeTransformer):
             return self.generic_visit(node)
         self.namespace[name] = frozenset(value)
 
-        def load(id_: str) -> pyast.Name:
-            return pyast.Name(id=id_, ctx=pyast.Load())
-
-        x_type = pyast.Call(func=load("type"), args=[load(x.id)], keywords=[])
-        is_str = pyast.Compare(left=x_type, ops=[pyast.Is() if kinds == "str" else pyast.In()], comparators=[load(kinds)])
+        is_str = pyast.Compare(left=type_of(x.id), ops=[pyast.Is() if kinds == "str" else pyast.In()], comparators=[load_name(kinds)])
         # A value of no Rego type (a str subclass, say) goes to rt_member,
         # which raises the error for it, rather than being read as false.
         others = "PLAIN_TYPES" if kinds == "str" else "NOT_NUMBERS_"
-        foreign = pyast.Compare(left=pyast.Call(func=load("type"), args=[load(x.id)], keywords=[]), ops=[pyast.NotIn()], comparators=[load(others)])
+        foreign = pyast.Compare(left=type_of(x.id), ops=[pyast.NotIn()], comparators=[load_name(others)])
         test = pyast.IfExp(
             test=is_str,
-            body=pyast.Compare(left=load(x.id), ops=[pyast.In()], comparators=[load(name)]),
-            orelse=pyast.BoolOp(op=pyast.And(), values=[pyast.Compare(left=load(x.id), ops=[pyast.IsNot()], comparators=[load("UNDEF")]), foreign, node]),
+            body=pyast.Compare(left=load_name(x.id), ops=[pyast.In()], comparators=[load_name(name)]),
+            orelse=pyast.BoolOp(op=pyast.And(), values=[pyast.Compare(left=load_name(x.id), ops=[pyast.IsNot()], comparators=[load_name("UNDEF")]), foreign, node]),
         )
         return pyast.copy_location(test, node)
 
@@ -311,28 +303,28 @@ class _Detach(pyast.NodeTransformer):
         if not _is_ctx(node.value) or not isinstance(node.ctx, pyast.Load):
             return self.generic_visit(node)
         if node.attr == "input":
-            return pyast.copy_location(pyast.Name(id="input", ctx=pyast.Load()), node)
+            return pyast.copy_location(load_name("input"), node)
         if node.attr == "data":
-            return pyast.copy_location(pyast.Name(id="DATA_", ctx=pyast.Load()), node)
+            return pyast.copy_location(load_name("DATA_"), node)
         if self.memo and node.attr == "cache":
-            return pyast.copy_location(pyast.Name(id=_MEMO, ctx=pyast.Load()), node)
+            return pyast.copy_location(load_name(_MEMO), node)
         if not self.memo and node.attr == "now_ns":
             # (now_ := time_ns()) if now_ is None else now_, with ``now_ = None`` on entry
             self.reads_clock = True
-            now = pyast.Name(id=_NOW, ctx=pyast.Load())
+            now = load_name(_NOW)
             read = pyast.IfExp(
                 test=pyast.Compare(left=now, ops=[pyast.Is()], comparators=[pyast.Constant(value=None)]),
                 body=pyast.NamedExpr(
                     target=pyast.Name(id=_NOW, ctx=pyast.Store()),
-                    value=pyast.Call(func=pyast.Name(id="time_ns", ctx=pyast.Load()), args=[], keywords=[]),
+                    value=pyast.Call(func=load_name("time_ns"), args=[], keywords=[]),
                 ),
-                orelse=pyast.Name(id=_NOW, ctx=pyast.Load()),
+                orelse=load_name(_NOW),
             )
             return pyast.copy_location(read, node)
         if self.memo and node.attr == "now_ns":
             # m[-1] if -1 in m else m.setdefault(-1, time_ns())
             def memo() -> pyast.Name:
-                return pyast.Name(id=_MEMO, ctx=pyast.Load())
+                return load_name(_MEMO)
 
             key = pyast.Constant(value=_CLOCK)
             read = pyast.IfExp(
@@ -340,7 +332,7 @@ class _Detach(pyast.NodeTransformer):
                 body=pyast.Subscript(value=memo(), slice=key, ctx=pyast.Load()),
                 orelse=pyast.Call(
                     func=pyast.Attribute(value=memo(), attr="setdefault", ctx=pyast.Load()),
-                    args=[key, pyast.Call(func=pyast.Name(id="time_ns", ctx=pyast.Load()), args=[], keywords=[])],
+                    args=[key, pyast.Call(func=load_name("time_ns"), args=[], keywords=[])],
                     keywords=[],
                 ),
             )

@@ -11,6 +11,8 @@ import re
 from collections import Counter
 from typing import Any
 
+from pyrego.codegen.prepared_passes import load_name
+
 
 def constant_loops(function: pyast.FunctionDef, namespace: dict[str, Any]) -> None:
     """Loops over a constant array (``t1 = K7`` assigned once, ``K7`` a list):
@@ -72,7 +74,7 @@ class _ConstantLoops(pyast.NodeTransformer):
             and _type_is(it.test, it.body.id, "list")
         ):
             name = it.body.id
-            node.iter = pyast.copy_location(pyast.Name(id=name, ctx=pyast.Load()), it)
+            node.iter = pyast.copy_location(load_name(name), it)
             members = self.lists[name]
             kinds = {type(v) for v in members}
             target = node.target

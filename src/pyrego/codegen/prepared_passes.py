@@ -21,6 +21,16 @@ RULE_FUNCTION = re.compile(r"[RDE](\d+)(?:_\d+)?")
 MEMO = "m"
 
 
+def load_name(name: str) -> pyast.Name:
+    """A read of the variable ``name``."""
+    return pyast.Name(id=name, ctx=pyast.Load())
+
+
+def type_of(name: str) -> pyast.Call:
+    """``type(<name>)``."""
+    return pyast.Call(func=load_name("type"), args=[load_name(name)], keywords=[])
+
+
 def type_tests_once(function: pyast.FunctionDef) -> None:
     """``type(t) is dict``, asked again and again of one local assigned once at
     the top of ``function`` (each literal-key lookup in it asks), or of an
@@ -41,9 +51,9 @@ def type_tests_once(function: pyast.FunctionDef) -> None:
     body: list[pyast.stmt] = []
     def flag(name: str, where: pyast.stmt) -> pyast.stmt:
         test = pyast.Compare(
-            left=pyast.Call(func=pyast.Name(id="type", ctx=pyast.Load()), args=[pyast.Name(id=name, ctx=pyast.Load())], keywords=[]),
+            left=type_of(name),
             ops=[pyast.Is()],
-            comparators=[pyast.Name(id="dict", ctx=pyast.Load())],
+            comparators=[load_name("dict")],
         )
         return pyast.copy_location(pyast.Assign(targets=[pyast.Name(id=flags[name], ctx=pyast.Store())], value=test), where)
 
@@ -85,7 +95,7 @@ class _DictTests(pyast.NodeTransformer):
     def visit_Compare(self, node: pyast.Compare) -> pyast.AST:
         flag = self.flags.get(_dict_test_of(node) or "")
         if flag is not None:
-            return pyast.copy_location(pyast.Name(id=flag, ctx=pyast.Load()), node)
+            return pyast.copy_location(load_name(flag), node)
         return self.generic_visit(node)
 
 
@@ -185,8 +195,8 @@ class MemoProbes(pyast.NodeTransformer):
             return node
         key = self.keys[func.id]
         probe = pyast.IfExp(
-            test=pyast.Compare(left=pyast.Constant(value=key), ops=[pyast.In()], comparators=[pyast.Name(id=MEMO, ctx=pyast.Load())]),
-            body=pyast.Subscript(value=pyast.Name(id=MEMO, ctx=pyast.Load()), slice=pyast.Constant(value=key), ctx=pyast.Load()),
+            test=pyast.Compare(left=pyast.Constant(value=key), ops=[pyast.In()], comparators=[load_name(MEMO)]),
+            body=pyast.Subscript(value=load_name(MEMO), slice=pyast.Constant(value=key), ctx=pyast.Load()),
             orelse=node,
         )
         return pyast.copy_location(probe, node)
@@ -385,7 +395,7 @@ class _InputCopies(pyast.NodeTransformer):
 
     def visit_Name(self, node: pyast.Name) -> Any:
         if node.id in self.copies and isinstance(node.ctx, pyast.Load):
-            return pyast.copy_location(pyast.Name(id="input", ctx=pyast.Load()), node)
+            return pyast.copy_location(load_name("input"), node)
         return node
 
 
