@@ -82,6 +82,18 @@ def _load_engine_class(allow_download: bool) -> Any:
     return OpaEngine
 
 
+def plain_numbers(value: Any) -> Any:
+    """OPA's exact numbers (Decimal) as ``json_ready`` gives them: int when
+    integral, else float; lists and objects walked."""
+    if isinstance(value, Decimal):
+        return int(value) if value == value.to_integral_value() else float(value)
+    if isinstance(value, list):
+        return [plain_numbers(v) for v in value]
+    if isinstance(value, dict):
+        return {k: plain_numbers(v) for k, v in value.items()}
+    return value
+
+
 @dataclass
 class OracleResult:
     """What OPA said: a list of binding objects, or an error (``code`` like OPA's)."""

@@ -11,12 +11,12 @@ policy results are compared with OPA's.
 
 from __future__ import annotations
 
-from decimal import Decimal
 from typing import Any
 
 import pytest
 
 import pyrego
+from opa_oracle import plain_numbers
 from pyrego.runtime.values import TRUE_KEY, ArrayKey, ObjectKey, SetKey, freeze, thaw
 
 POLICY = """package p
@@ -57,17 +57,6 @@ DOCS: list[Any] = [
 RULES = ("members", "names", "tag_sets", "pairs", "keys_back", "nested_back", "twice", "sizes")
 
 
-def _plain(value: Any) -> Any:
-    """OPA's exact numbers as json_ready gives them (int when integral, else float)."""
-    if isinstance(value, Decimal):
-        return int(value) if value == value.to_integral_value() else float(value)
-    if isinstance(value, list):
-        return [_plain(v) for v in value]
-    if isinstance(value, dict):
-        return {k: _plain(v) for k, v in value.items()}
-    return value
-
-
 @pytest.mark.parametrize("rule", RULES)
 def test_members_read_back_as_opa_reads_them(rule: str, oracle: Any) -> None:
     engine = pyrego.Engine()
@@ -76,7 +65,7 @@ def test_members_read_back_as_opa_reads_them(rule: str, oracle: Any) -> None:
     result = engine.eval_query(f"x := data.p.{rule}", input={"docs": DOCS})
     got = pyrego.json_ready(result["result"][0]["bindings"]["x"])
     want = oracle.evaluate({"p.rego": POLICY}, f"x := data.p.{rule}", input={"docs": DOCS})
-    assert got == _plain(want.bindings[0]["x"])
+    assert got == plain_numbers(want.bindings[0]["x"])
 
 
 def test_thaw_gives_back_the_frozen_list_or_dict() -> None:

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 import pyrego
+from opa_oracle import plain_numbers
 
 POLICY = """package p
 
@@ -31,17 +32,6 @@ def engine() -> pyrego.Engine:
     return e
 
 
-def _plain(value: Any) -> Any:
-    """OPA's exact numbers as json_ready gives them (int when integral, else float)."""
-    if isinstance(value, Decimal):
-        return int(value) if value == value.to_integral_value() else float(value)
-    if isinstance(value, list):
-        return [_plain(v) for v in value]
-    if isinstance(value, dict):
-        return {k: _plain(v) for k, v in value.items()}
-    return value
-
-
 @pytest.mark.parametrize("rule", RULES)
 def test_eval_rule_values_dump_as_opas_json(engine: pyrego.Engine, rule: str, oracle: Any) -> None:
     value = engine.eval_rule(f"data.p.{rule}")
@@ -50,9 +40,9 @@ def test_eval_rule_values_dump_as_opas_json(engine: pyrego.Engine, rule: str, or
             json.dumps(value)  # what a first-time user tries
     text = json.dumps(pyrego.json_ready(value))
     result = oracle.evaluate({"p.rego": POLICY}, f"x := data.p.{rule}")
-    assert json.loads(text) == _plain(result.bindings[0]["x"])
+    assert json.loads(text) == plain_numbers(result.bindings[0]["x"])
     # Key order too: Go writes a map's keys sorted.
-    assert text == json.dumps(_plain(result.bindings[0]["x"]))
+    assert text == json.dumps(plain_numbers(result.bindings[0]["x"]))
 
 
 def test_eval_query_values_and_plain_values(engine: pyrego.Engine) -> None:
