@@ -139,6 +139,16 @@ CASES = [
     # A comprehension waits for the outer variables it reads, even one its own expression binds.
     Case("comprehension-reads-what-a-later-expression-binds", _body("v = {k: x | some k, x in v}", "v = input.a")),
     Case("comprehension-reads-what-its-expression-binds", _body("v = [x | x := v[_]]"), ["x.rego:4: rego_unsafe_var_error: var v is unsafe"]),
+    # `:=` binds only its left side: a variable on its right is never bound by a
+    # later expression that binds the left side (as `=` would let it be).
+    Case("assign-right-side-not-bound-through-left", _body("v9 := c5", "v9 = input.s"), ["x.rego:4: rego_unsafe_var_error: var c5 is unsafe"]),
+    Case("assign-right-side-in-array", _body("[x, y] := [1, c5]", "y = 2"), ["x.rego:4: rego_unsafe_var_error: var c5 is unsafe"]),
+    Case("assign-right-side-in-object", _body('{"a": x} := {"a": c5}', "x = 1"), ["x.rego:4: rego_unsafe_var_error: var c5 is unsafe"]),
+    Case("assign-right-side-read-through-another-var", _body("x := c5", "y := x", "y = 1"),
+         ["x.rego:4: rego_unsafe_var_error: var c5 is unsafe", "x.rego:4: rego_unsafe_var_error: var x is unsafe"], unordered=True),
+    Case("assign-right-side-bound-later", _body("x := c5", "c5 = input.s")),
+    Case("assign-right-side-pattern-bound-later", _body("[x, y] := [c5, 1]", "c5 = 2")),
+    Case("assign-from-ref-with-output", _body("x := input.a[i]")),
 ]
 
 

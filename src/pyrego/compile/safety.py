@@ -508,8 +508,16 @@ def expr_needs_and_outputs(expr: ast.Expr, bound: set[str], outer: set[str], ari
 
 
 def _stmt_outputs(stmt: ast.Statement, bound: set[str], arity: ArityFn) -> set[str]:
-    if type(stmt) is Assign or type(stmt) is Unify:
+    if type(stmt) is Unify:
         return unify_outputs(stmt.lhs, stmt.rhs, bound, arity)
+    if type(stmt) is Assign:
+        # OPA: ``:=`` binds only its left side; a variable on the right
+        # (outside a ref's own outputs, as ``i`` in ``x := input.a[i]``) must
+        # be bound by another expression (``x := c; x = 1`` leaves c unsafe).
+        out = ref_outputs(stmt.rhs, bound, set(), arity)
+        if _vars_of(stmt.rhs) <= _Known(bound, out):
+            out |= _pattern_vars(stmt.lhs, _Known(bound, out))  # type: ignore[arg-type]
+        return out
     if type(stmt) is SomeIn:
         out = ref_outputs(stmt.collection, bound, set(), arity)
         if _vars_of(stmt.collection) <= bound | out:
@@ -624,12 +632,21 @@ def _raise_unsafe(remaining: list[ast.Expr], now: set[str], outer: set[str], ari
     # its ``errors``.
     # Variables the compiler made (a ``with`` value's, a negation's operands)
     # are not named: OPA reports the user's variables that keep them unbound.
+    # The left side of a ``:=`` is not a need of its own: OPA names such a
+    # variable only when another expression needs it, and then at the
+    # variable's first expression (the assignment).
     first_use: dict[str, ast.Expr] = {}
+    mentioned: dict[str, ast.Expr] = {}
     for expr in remaining:
         needs, _ = expr_needs_and_outputs(expr, now, outer, arity)
+        stmt = expr.statement
+        for name in sorted(needs):
+            mentioned.setdefault(name, expr)
+        if type(stmt) is Assign and not expr.negated:
+            needs -= _pattern_vars(stmt.lhs, set())
         for name in sorted(needs - now):
             if not _generated(name):
-                first_use.setdefault(name, expr)
+                first_use.setdefault(name, mentioned[name])
     if not first_use:
         raise RegoUnsafeVarError("unsafe expression", remaining[0].location)
     errors = []
