@@ -149,6 +149,28 @@ CASES = [
     Case("assign-right-side-bound-later", _body("x := c5", "c5 = input.s")),
     Case("assign-right-side-pattern-bound-later", _body("[x, y] := [c5, 1]", "c5 = 2")),
     Case("assign-from-ref-with-output", _body("x := input.a[i]")),
+    # print's operands: each variable bound by what is written before the call (OPA, print enabled).
+    Case("print-unbound", _body("print(zz)"), ["x.rego:4: rego_compile_error: var zz is undeclared"]),
+    Case("print-before-binding", _body("print(v)", "input.a[v]"), ["x.rego:4: rego_compile_error: var v is undeclared"]),
+    Case("print-after-binding", _body("input.a[v]", "print(v)")),
+    Case("print-wildcard", _body("print(input.a[_])"), ["x.rego:4: rego_compile_error: var _ is undeclared"]),
+    Case("print-some-declared-only", _body("some x", "print(x)", "x = 1"), ["x.rego:5: rego_compile_error: var x is undeclared"]),
+    Case("print-negated-binds-nothing", _body("not input.a[x]", "print(x)"), ["x.rego:5: rego_compile_error: var x is undeclared"]),
+    Case("print-call-operand", _body("print(count(y))"), ["x.rego:4: rego_compile_error: var y is undeclared"]),
+    Case("print-operands-in-order", _body("print(a1, a0)"),
+         ["x.rego:4: rego_compile_error: var a1 is undeclared", "x.rego:4: rego_compile_error: var a0 is undeclared"]),
+    Case("print-function-args", "package p\n\nf(a, [b]) if {\n\tprint(a, b, c)\n}\n", ["x.rego:4: rego_compile_error: var c is undeclared"]),
+    Case("print-in-else", "package p\n\nr := 1 if {\n\tinput.x\n} else := 2 if {\n\tprint(q)\n}\n",
+         ["x.rego:6: rego_compile_error: var q is undeclared"]),
+    Case("print-in-every", _body("every k, v in input.a {", "\tprint(k, v, w)", "}"), ["x.rego:5: rego_compile_error: var w is undeclared"]),
+    Case("print-in-comprehension-before-binding", _body("x := 1", "v := [z | z := x; print(z, y)]", "y := 2"),
+         ["x.rego:5: rego_compile_error: var y is undeclared"]),
+    Case("print-in-head-comprehension", "package p\n\nr := [x | x := 1; print(x, y)] if {\n\ty := 2\n}\n",
+         ["x.rego:3: rego_compile_error: var y is undeclared"]),
+    Case("print-in-query", "package p\n", ["1:7: rego_compile_error: var x is undeclared"], query="print(x); x = 1"),
+    Case("print-in-query-comprehension", "package p\n", ["1:17: rego_compile_error: var y is undeclared"], query="x := [1 | print(y)]"),
+    Case("print-in-query-after-binding", "package p\n", query="x = 1; print(x)"),
+    Case("print-rules-imports-and-roots", "package p\n\nimport input.m as mm\n\ns4 := 1\n\nr if {\n\tprint(s4, mm, data.q, input)\n}\n"),
 ]
 
 

@@ -205,7 +205,9 @@ def _check_undefined_funcs(state: CompileState) -> None:
     errors, called = call_errors(state.tree, state.uses.values())
     state.tree.calls_deprecated = not DEPRECATED_BUILTINS.isdisjoint(called)
     if not errors and "print" in called:
-        errors = void_call_errors(state.modules)
+        from pyrego.compile.print_calls import print_operand_errors  # (only for programs that print)
+
+        errors = void_call_errors(state.modules) or print_operand_errors(state.tree)
     if errors:
         state.report(errors)
     elif state.hidden_calls:
@@ -290,6 +292,10 @@ def _query_resolve_refs(state: QueryState) -> None:
 
 def _query_check_undefined_funcs(state: QueryState) -> None:
     errors, found = query_call_errors(state.tree, state.calls, state.resolved)
+    if not errors and found is None and any(call.op == "print" for call in state.calls):
+        from pyrego.compile.print_calls import query_print_operand_errors
+
+        errors = query_print_operand_errors(state.resolved, state.tree.arity)
     if errors:
         state.report(errors)
     elif found is not None:

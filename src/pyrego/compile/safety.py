@@ -50,7 +50,7 @@ def is_wildcard(name: str) -> bool:
     return name.startswith("$")
 
 
-def _generated(name: str) -> bool:
+def is_generated(name: str) -> bool:
     """A variable the compiler made (``__local0__#w@...``), not a user's
     (whose unique name ends in ``#<number>``)."""
     return name.startswith("__local") and not name.partition("#")[2].isdigit()
@@ -496,7 +496,7 @@ def expr_needs_and_outputs(expr: ast.Expr, bound: set[str], outer: set[str], ari
         outs: set[str] = set()
     else:
         stmt_vars(stmt, needs)
-        outs = _stmt_outputs(stmt, bound, arity)
+        outs = stmt_outputs(stmt, bound, arity)
     needs -= outs
     # Closures need the outer variables they mention bound before the
     # expression, even one the expression itself binds (OPA: in
@@ -507,7 +507,7 @@ def expr_needs_and_outputs(expr: ast.Expr, bound: set[str], outer: set[str], ari
     return needs, outs
 
 
-def _stmt_outputs(stmt: ast.Statement, bound: set[str], arity: ArityFn) -> set[str]:
+def stmt_outputs(stmt: ast.Statement, bound: set[str], arity: ArityFn) -> set[str]:
     if type(stmt) is Unify:
         return unify_outputs(stmt.lhs, stmt.rhs, bound, arity)
     if type(stmt) is Assign:
@@ -645,7 +645,7 @@ def _raise_unsafe(remaining: list[ast.Expr], now: set[str], outer: set[str], ari
         if type(stmt) is Assign and not expr.negated:
             needs -= _pattern_vars(stmt.lhs, set())
         for name in sorted(needs - now):
-            if not _generated(name):
+            if not is_generated(name):
                 first_use.setdefault(name, mentioned[name])
     if not first_use:
         raise RegoUnsafeVarError("unsafe expression", remaining[0].location)

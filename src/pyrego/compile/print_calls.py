@@ -1,0 +1,136 @@
+"""OPA's check of ``print`` operands: each variable must be bound before the call.
+
+OPA rewrites every ``print(a, b)`` so that each operand is evaluated in a
+comprehension of its own (an undefined operand prints as ``<undefined>``
+instead of stopping the body). Before it does, it requires every variable of
+an operand to be bound by the expressions written before the call, in the
+order written (no reordering, unlike the safety check), or to be an argument
+of the function: ``print(x); x = input.a`` and ``some x; print(x)`` are
+``rego_compile_error: var x is undeclared``, as is a wildcard (``var _ is
+undeclared``). Comprehension bodies and ``every`` bodies are checked with
+what their enclosing body has bound before them; variables inside a
+comprehension written as an operand are left to the safety check.
+
+OPA runs this check only where print statements are enabled; pyrego always
+runs print (its output goes to :meth:`pyrego.Engine.take_prints`), so it
+always checks, as ``opa eval``, ``opa test`` and OPA's server do.
+"""
+
+from __future__ import annotations
+
+from pyrego.ast import nodes as ast
+from pyrego.ast.nodes import Assign, Call, Every
+from pyrego.compile.base import CompiledTree
+from pyrego.compile.safety import (
+    ArityFn,
+    closures_in,
+    is_generated,
+    is_wildcard,
+    ref_outputs,
+    stmt_outputs,
+    stmt_terms,
+    term_vars,
+)
+from pyrego.errors import RegoCompileError, RegoError
+
+_PRINT = "print"
+
+
+def print_operand_errors(tree: CompiledTree) -> list[RegoError]:
+    """Every ``var x is undeclared`` of the program's rules (the first print
+    call with such variables in each body, as OPA reports them)."""
+    errors: list[RegoError] = []
+    arity = tree.arity
+    for node in tree.root.walk():
+        for top in node.rules:
+            rule: ast.Rule | None = top
+            while rule is not None:
+                args: set[str] = set()
+                for a in rule.head.args or top.head.args or ():
+                    term_vars(a, args)
+                for term in (rule.head.key, rule.head.value, *rule.head.ref.path):
+                    for closure in closures_in(term, []):
+                        errors += _body_errors(_closure_body(closure), set(args), arity)
+                errors += _body_errors(rule.body, args, arity)
+                rule = rule.else_
+    return errors
+
+
+def query_print_operand_errors(body: ast.Body, arity: ArityFn) -> list[RegoError]:
+    """The ``var x is undeclared`` errors of a (resolved) query."""
+    return _body_errors(body, set(), arity)
+
+
+def _closure_body(closure: ast.Term | Every) -> ast.Body:
+    return closure.body  # type: ignore[union-attr]
+
+
+def _outputs(body: ast.Body, bound: set[str], arity: ArityFn) -> set[str]:
+    """What ``body`` binds when run in the order written (OPA's outputVarsForBody)."""
+    out = set(bound)
+    for expr in body:
+        if expr.negated:
+            continue
+        with_vars: set[str] = set()
+        for w in expr.with_mods:
+            term_vars(w.value, with_vars)
+        if not with_vars <= out:
+            continue
+        stmt = expr.statement
+        if type(stmt) is Assign:
+            # (OPA: what ``:=`` declares counts as bound here, whatever its
+            # right side; the safety check reports an unsafe right side)
+            term_vars(stmt.lhs, out)
+            out |= stmt_outputs(stmt, out, arity)
+        elif type(stmt) is Every:
+            ref_outputs(stmt.domain, out, out, arity)
+        else:
+            out |= stmt_outputs(stmt, out, arity)
+    return out
+
+
+def _body_errors(body: ast.Body, bound: set[str], arity: ArityFn) -> list[RegoError]:
+    # Closures first, each with what the body bound before it (as OPA: a
+    # later closure's result replaces an earlier one's).
+    for i, expr in enumerate(body):
+        stmt = expr.statement
+        closures: list[ast.Term | Every] = []
+        for term in stmt_terms(stmt):
+            closures_in(term, closures)  # type: ignore[arg-type]
+        for w in expr.with_mods:
+            closures_in(w.value, closures)  # type: ignore[arg-type]
+        if type(stmt) is Every:
+            closures.append(stmt)
+        if not closures:
+            continue
+        safe = _outputs(body[:i], bound, arity)
+        errors: list[RegoError] = []
+        for closure in closures:
+            if type(closure) is Every:
+                term_vars(closure.value, safe)
+                if closure.key is not None:
+                    term_vars(closure.key, safe)
+            errors = _body_errors(_closure_body(closure), safe, arity)
+        if errors:
+            return errors
+    for i, expr in enumerate(body):
+        stmt = expr.statement
+        if type(stmt) is not Call or stmt.op != _PRINT:
+            continue
+        safe = _outputs(body[:i], bound, arity)
+        errors = []
+        for arg in stmt.args:
+            names: list[str] = []
+            for name in sorted(term_vars(arg, set())):
+                if name not in safe and not is_generated(name):
+                    names.append(name)
+            for shown in sorted(_shown(n) for n in names):
+                errors.append(RegoCompileError(f"var {shown} is undeclared", arg.location))
+        if errors:
+            return errors
+    return []
+
+
+def _shown(name: str) -> str:
+    return "_" if is_wildcard(name) else name.split("#")[0]
+
