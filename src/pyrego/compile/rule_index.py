@@ -45,6 +45,8 @@ class _Any:
 
 
 ANY = _Any()
+#: Where a rule has no requirement on a ref (apart from ``None``, a null constant).
+NO_ENTRY = object()
 _SCALARS = (str, int, float, bool, Decimal, type(None))
 
 
@@ -94,7 +96,7 @@ class _Node:
         return self.next.insert_value(value)
 
     def insert_value(self, value: Any) -> _Node:
-        if value is None:
+        if value is NO_ENTRY:
             if self.undefined is None:
                 self.undefined = _Node()
             return self.undefined
@@ -184,6 +186,11 @@ class RuleIndex:
     def __init__(self, rules: list[IndexedRule], is_virtual: Callable[[tuple[str, ...]], bool]) -> None:
         self.root = _Node()
         self.rules = rules
+        #: Each branch's requirements along its path in the trie, by (chain,
+        #: branch): (ref, value) pairs, the value ANY, a scalar, an array
+        #: pattern (a tuple) or a list of scalars (any of them); see _Builder.origin
+        #: for the third field ("eq" for a plain requirement).
+        self.paths: dict[tuple[int, int], list[tuple[IndexRef, Any, str]]] = {}
         builder = _Builder(is_virtual)
         for rule in rules:
             builder.update(rule)
@@ -193,18 +200,22 @@ class RuleIndex:
             prio = prios.get(rule.chain, 0)
             node = self.root
             entries = builder.entries.get(id(rule))
+            path = self.paths[rule.chain, rule.branch] = []
             if entries:
                 for ref in order:
                     values = [ANY if isinstance(e.value, _Any) else e.value for e in entries if e.ref == ref]
                     if not values:
-                        node = node.insert(ref, None)
+                        node = node.insert(ref, NO_ENTRY)
                     elif len(values) == 1:
                         node = node.insert(ref, values[0])
+                        path.append((ref, values[0], builder.origin.get((id(rule), ref), "eq")))
                     elif any(v is ANY for v in values):
                         node = node.insert(ref, ANY)
+                        path.append((ref, ANY, builder.origin.get((id(rule), ref), "eq")))
                     else:
                         # Several constants (``x in ["a", "b"]``): the rule
                         # under each, and no deeper refs (as OPA does).
+                        path.append((ref, values, builder.origin.get((id(rule), ref), "eq")))
                         for v in values:
                             node.insert(ref, v).append((rule.chain, prio), rule)
                         prio += 1
@@ -311,6 +322,10 @@ class _Builder:
         self.is_virtual = is_virtual
         self.entries: dict[int, list[_Entry]] = {}
         self.frequency: dict[IndexRef, int] = {}
+        # (id(rule), ref) -> how its requirement came (for index_guards): "member" from
+        # ``ref[_] = v`` or ``v in ref`` (the value among the ref's members), "partial"
+        # from ``x in [...]`` with items that are not scalars (not all indexed).
+        self.origin: dict[tuple[int, IndexRef], str] = {}
         self.first_seen: dict[IndexRef, tuple[int, ...]] = {}
 
     def sorted(self) -> list[IndexRef]:
@@ -395,6 +410,7 @@ class _Builder:
         if value is UNDEF or isinstance(value, _Any) or type(value) is tuple:
             return False
         self._insert(rule, ref, value, a)
+        self.origin[id(rule), ref] = "member"
         return True
 
     def _member(self, rule: IndexedRule, lhs: ast.Term, rhs: ast.Term, constants: dict[str, Any]) -> None:
@@ -411,6 +427,8 @@ class _Builder:
                     for item in items:
                         if isinstance(item, ast.Scalar):
                             self._insert(rule, lref, freeze(item.value), lhs)
+                        else:
+                            self.origin[id(rule), lref] = "partial"
                 return
         lval: Any
         if _is_local_var(lhs):
@@ -432,6 +450,8 @@ class _Builder:
             return
         if rref is not None and lval is not UNDEF:
             self._insert(rule, rref, lval, rhs)
+            if not isinstance(lval, _Any) and self.origin.get((id(rule), rref)) != "partial":
+                self.origin[id(rule), rref] = "member"
 
     def _var_ref(self, rule: IndexedRule, name: str) -> IndexRef | None:
         """The ref a variable was bound to (``__local0__ = input.x``), or a function parameter."""
@@ -530,4 +550,4 @@ def head_value(rule: ast.Rule) -> tuple[bool, bool, Any]:
     return True, False, None
 
 
-__all__ = ["ANY", "IndexResult", "IndexedRule", "RuleIndex", "head_value"]
+__all__ = ["ANY", "NO_ENTRY", "IndexResult", "IndexedRule", "RuleIndex", "head_value"]

@@ -1,0 +1,292 @@
+"""The tests OPA's rule index makes before a rule body runs, as guards.
+
+OPA looks a document's rules up in its rule index (:mod:`pyrego.compile.rule_index`)
+before it evaluates any of them: a definition (or ``else`` branch) whose
+indexed requirements on ``input``, base ``data`` or a function's arguments do
+not hold (``input.x == "a"`` with ``input.x`` another value or undefined, a
+ref used as an expression undefined, ...) is skipped before anything in its
+body runs. pyrego runs a body in its own order, so where an expression before
+the failing test raises (a conflict in a rule it reads, a strict builtin
+error), pyrego would raise where OPA answers undefined.
+
+:func:`index_guards` gives, for each branch of a document, the requirements
+as expressions to put at the front of its body. Each is pure (a ref into
+``input`` or base data, or an argument, compared with constants): it cannot
+raise, and it fails only where the body would fail anyway, so a guard can
+only turn an error into undefined, as OPA's skip does, never change a value.
+A requirement that the body's leading expressions already test before any
+expression that could raise needs no guard (the common case: ``input.role ==
+"admin"`` first), so such bodies run as before.
+
+Where a guard is looser than OPA's lookup (OPA matches a scalar requirement
+against the members of a collection too; ``x in [...]`` against each
+constant), the guard keeps OPA's exact test where it is cheap and otherwise
+tests the value itself: the difference can only be an error-vs-undefined one
+on a body that fails.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any, Callable, Iterator
+
+from pyrego.ast import nodes as ast
+from pyrego.compile.base import COMPLETE, FUNCTION, RuleNode, iter_rule_chain
+from pyrego.compile.opa_form import OpaForm, PieceTable
+from pyrego.compile.rule_index import ANY, IndexedRule, IndexRef, RuleIndex, head_value
+from pyrego.compile.safety import reorder_body, stmt_vars, term_vars
+from pyrego.errors import RegoError
+from pyrego.runtime.values import BoolKey, freeze
+
+#: Calls that never raise and read their operands only (comparisons, membership).
+_PURE_CALLS = frozenset({"equal", "neq", "lt", "gt", "lte", "gte", "internal.member_2"})
+_ROOTS = ("input", "data")
+
+
+def index_guards(node: RuleNode, root: RuleNode, arity: Callable[[str], int | None]) -> dict[int, tuple[ast.Expr, ...]]:
+    """The guards of ``node``'s branches that need them, by ``id`` of the
+    branch's rule; ``root``: the rule tree's root (for which data is virtual)."""
+
+    def is_virtual(path: tuple[str, ...]) -> bool:
+        return data_is_virtual(root, path)
+
+    chains = [iter_rule_chain(rule) for rule in node.rules]
+    if all(_pure_body(b.body, is_virtual) for chain in chains for b in chain):
+        return {}  # (nothing in any body can raise: skipping one changes nothing)
+    form = OpaForm(PieceTable(), lambda _file: None)
+    indexed: list[IndexedRule] = []
+    for c, chain in enumerate(chains):
+        for b, branch in enumerate(chain):
+            body = _opa_body(form, branch, b > 0, arity)
+            if body is None:
+                return {}  # (a body OPA's form cannot be made of: no guards rather than wrong ones)
+            has, ground, value = head_value(branch)
+            args = tuple(branch.head.args or ())
+            indexed.append(IndexedRule(c, b, body, args, node.kind in (COMPLETE, FUNCTION), has, ground, value))
+    index = RuleIndex(indexed, is_virtual)
+    out: dict[int, tuple[ast.Expr, ...]] = {}
+    for c, chain in enumerate(chains):
+        for b, branch in enumerate(chain):
+            path = index.paths.get((c, b))
+            if not path:
+                continue
+            args = tuple(branch.head.args or ())
+            tested = _tested_first(branch.body, args, is_virtual)
+            fresh = iter(range(1 << 30))
+            guards = [g for ref, value, origin in path if (ref, _key(value)) not in tested for g in _guard(ref, value, origin, args, fresh)]
+            if guards:
+                out[id(branch)] = tuple(guards)
+    return out
+
+
+def data_is_virtual(root: RuleNode, path: tuple[str, ...]) -> bool:
+    """Whether ``data.<path>`` reaches a document defined by rules (OPA does not index those)."""
+    cur = root
+    for key in path:
+        if cur.has_rules():
+            return True
+        nxt = cur.children.get(key)
+        if nxt is None:
+            return False
+        cur = nxt
+    return any(n.has_rules() or n.is_package for n in cur.walk())
+
+
+def guarded_rule(rule: ast.Rule, guards: dict[int, tuple[ast.Expr, ...]]) -> ast.Rule:
+    """``rule`` (with its else chain) with each branch's guards before its body."""
+    if not guards:
+        return rule
+    chain = iter_rule_chain(rule)
+    if not any(id(b) in guards for b in chain):
+        return rule
+    nxt: ast.Rule | None = None
+    for branch in reversed(chain):
+        body = guards.get(id(branch), ()) + tuple(branch.body)
+        nxt = ast.Rule(branch.head, body, branch.default, nxt, branch.location, branch.module_file)
+    assert nxt is not None
+    return nxt
+
+
+def _opa_body(form: OpaForm, rule: ast.Rule, else_branch: bool, arity: Callable[[str], int | None]) -> ast.Body | None:
+    """The branch's body as OPA's compiler leaves it (None where it cannot be made)."""
+    bound: set[str] = set()
+    for a in rule.head.args or ():
+        term_vars(a, bound)
+    try:
+        split = form.split(form.rule(rule, else_branch=else_branch).body)
+        own = set(bound).union(*[stmt_vars(e.statement, set()) for e in split])
+        ordered, _ = reorder_body(split, set(bound), own, arity, bind_operands=False)
+        return form.bind(ordered)
+    except (RegoError, RecursionError):
+        return None
+
+
+# ---------------------------------------------------------------- guards
+
+
+def _ref_term(ref: IndexRef, args: tuple[ast.Term, ...]) -> ast.Term:
+    if ref[0] == "args":
+        return args[ref[1]]
+    head = ast.Var(ref[0])
+    if len(ref) == 1:
+        return head
+    return ast.Ref(head, tuple(ast.Scalar(k) for k in ref[1:]))
+
+
+def _scalar(value: Any) -> ast.Scalar:
+    if type(value) is BoolKey:
+        return ast.Scalar(value.value)
+    return ast.Scalar(value)
+
+
+def _guard(ref: IndexRef, value: Any, origin: str, args: tuple[ast.Term, ...], fresh: Iterator[int]) -> list[ast.Expr]:
+    """The guard of one requirement: it fails only where the body's test it
+    came from fails (``origin``: how the index made it, see rule_index)."""
+    term = _ref_term(ref, args)
+    if value is ANY:
+        if ref[0] == "args":
+            return []  # (an argument is always defined)
+        return [ast.Expr(ast.Unify(ast.Var(f"__index{next(fresh)}__"), term))]
+    if origin == "partial":
+        return []  # (``x in [1, [2]]``: the index has only some of the values)
+    if origin == "member":
+        if type(value) is list or type(value) is tuple:
+            return []  # (several members required, or an array among them)
+        # ``ref[_] = v`` / ``v in ref``: v among the members (where OPA also
+        # takes a scalar ref equal to v, the body fails anyway).
+        return [ast.Expr(ast.Call("internal.member_2", (_scalar(value), term)))]
+    if type(value) is list:
+        return [ast.Expr(ast.Call("internal.member_2", (term, ast.Array(tuple(_scalar(v) for v in value)))))]
+    if type(value) is tuple:
+        items = tuple(ast.Var(f"__index{next(fresh)}__") if v is ANY else _scalar(v) for v in value)
+        return [ast.Expr(ast.Unify(term, ast.Array(items)))]
+    return [ast.Expr(ast.Call("equal", (term, _scalar(value))))]
+
+
+def _key(value: Any) -> Any:
+    """A hashable form of a requirement's value (for the already-tested set)."""
+    if value is ANY:
+        return ANY
+    if type(value) is list:
+        return ("any-of", tuple(value))
+    return value
+
+
+# ---------------------------------------------------------------- what a body tests first
+
+
+def _simple_ref(t: ast.Term, is_virtual: Callable[[tuple[str, ...]], bool]) -> tuple[Any, ...] | None:
+    """``t`` as an index ref when it is a ground ref into input or base data."""
+    if type(t) is ast.Var and t.name in _ROOTS:
+        return (t.name,)
+    if type(t) is not ast.Ref or type(t.head) is not ast.Var or t.head.name not in _ROOTS:
+        return None
+    keys: list[Any] = [t.head.name]
+    for p in t.path:
+        if type(p) is not ast.Scalar:
+            return None
+        keys.append(p.value)
+    if keys[0] == "data" and is_virtual(tuple(str(k) for k in keys[1:])):
+        return None
+    return tuple(keys)
+
+
+def _constant(t: ast.Term) -> Any:
+    if type(t) is ast.Scalar and (t.value is None or type(t.value) in (str, int, float, bool, Decimal)):
+        return freeze(t.value)
+    return _NOT_CONSTANT
+
+
+_NOT_CONSTANT = object()
+
+
+def _operand_ok(t: ast.Term, bound: set[str], is_virtual: Callable[[tuple[str, ...]], bool]) -> bool:
+    if type(t) is ast.Scalar:
+        return True
+    if type(t) is ast.Var:
+        return t.name in bound or t.name in _ROOTS and _simple_ref(t, is_virtual) is not None
+    return _simple_ref(t, is_virtual) is not None
+
+
+def _pure_body(body: ast.Body, is_virtual: Callable[[tuple[str, ...]], bool]) -> bool:
+    """Whether no expression of ``body`` can raise (then an index skip changes nothing)."""
+    return all(_pure_expr(e, is_virtual) for e in body)
+
+
+def _pure_expr(e: ast.Expr, is_virtual: Callable[[tuple[str, ...]], bool]) -> bool:
+    if e.with_mods:
+        return False
+    s = e.statement
+    if type(s) is ast.Unify or type(s) is ast.Assign:
+        return all(type(t) in (ast.Scalar, ast.Var) or _simple_ref(t, is_virtual) is not None for t in (s.lhs, s.rhs))
+    if type(s) is ast.Call:
+        return s.op in _PURE_CALLS and len(s.args) == 2 and all(type(t) in (ast.Scalar, ast.Var) or _simple_ref(t, is_virtual) is not None for t in s.args)
+    return type(s) is ast.Scalar or _simple_ref(s, is_virtual) is not None  # type: ignore[arg-type]
+
+
+def _tested_first(body: ast.Body, args: tuple[ast.Term, ...], is_virtual: Callable[[tuple[str, ...]], bool]) -> set[tuple[Any, Any]]:
+    """The requirements ``(ref, value)`` that ``body``'s leading pure
+    expressions test (each fails where its requirement does not hold)
+    before any expression that could raise."""
+    bound: set[str] = set()
+    refs_of: dict[str, tuple[Any, ...]] = {}
+    for i, a in enumerate(args):
+        if type(a) is ast.Var:
+            bound.add(a.name)
+            refs_of[a.name] = ("args", i)
+    tested: set[tuple[Any, Any]] = set()
+
+    def ref_of(t: ast.Term) -> tuple[Any, ...] | None:
+        if type(t) is ast.Var and t.name not in _ROOTS:
+            return refs_of.get(t.name)
+        return _simple_ref(t, is_virtual)
+
+    for e in body:
+        if not _pure_expr(e, is_virtual):
+            break
+        s = e.statement
+        if type(s) is ast.Unify or type(s) is ast.Assign:
+            lhs, rhs = s.lhs, s.rhs
+            if not e.negated:
+                for new, other in ((lhs, rhs), (rhs, lhs)):
+                    if type(new) is ast.Var and new.name not in _ROOTS and new.name not in bound and _operand_ok(other, bound, is_virtual):
+                        bound.add(new.name)
+                        r = ref_of(other)
+                        if r is not None:
+                            refs_of[new.name] = r
+                            tested.add((r, ANY))
+                        break
+                else:
+                    if not (_operand_ok(lhs, bound, is_virtual) and _operand_ok(rhs, bound, is_virtual)):
+                        break
+                    _note_equal(lhs, rhs, ref_of, tested)
+                continue
+            if not (_operand_ok(lhs, bound, is_virtual) and _operand_ok(rhs, bound, is_virtual)):
+                break
+            continue
+        operands = s.args if type(s) is ast.Call else (s,)
+        if not all(_operand_ok(t, bound, is_virtual) for t in operands):  # type: ignore[arg-type]
+            break
+        if e.negated:
+            continue
+        for t in operands:  # type: ignore[union-attr]
+            r = ref_of(t)
+            if r is not None:
+                tested.add((r, ANY))
+        if type(s) is ast.Call and s.op == "equal":
+            _note_equal(s.args[0], s.args[1], ref_of, tested)
+    return tested
+
+
+def _note_equal(a: ast.Term, b: ast.Term, ref_of: Callable[[ast.Term], Any], tested: set[tuple[Any, Any]]) -> None:
+    for x, y in ((a, b), (b, a)):
+        r = ref_of(x)
+        if r is None:
+            continue
+        tested.add((r, ANY))
+        c = _constant(y)
+        if c is not _NOT_CONSTANT:
+            tested.add((r, c))
+
+
+__all__ = ["data_is_virtual", "guarded_rule", "index_guards"]
