@@ -513,7 +513,7 @@ class ModuleGen:
         shape allows (see closures), else generated code. Its branches start
         with the tests OPA's rule index makes before it runs them (see index_guards)."""
         if index == 0 or self._guards[0] != node.id:
-            self._guards = (node.id, index_guards(node, self.tree.root, self.arity))
+            self._guards = (node.id, index_guards(node, self.tree.root, self.tree.functions, self.arity))
         rule = guarded_rule(rule, self._guards[1])
         if self.closures:
             fn = closures.plan_definition(self, node, rule, conflict_message)

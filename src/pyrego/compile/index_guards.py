@@ -28,10 +28,11 @@ on a body that fails.
 from __future__ import annotations
 
 from decimal import Decimal
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Container, Iterator
 
 from pyrego.ast import nodes as ast
 from pyrego.compile.base import COMPLETE, FUNCTION, RuleNode, iter_rule_chain
+from pyrego.compile.ground import is_ground
 from pyrego.compile.opa_form import OpaForm, PieceTable
 from pyrego.compile.rule_index import ANY, IndexedRule, IndexRef, RuleIndex, head_value
 from pyrego.compile.safety import reorder_body, stmt_vars, term_vars
@@ -43,15 +44,24 @@ _PURE_CALLS = frozenset({"equal", "neq", "lt", "gt", "lte", "gte", "internal.mem
 _ROOTS = ("input", "data")
 
 
-def index_guards(node: RuleNode, root: RuleNode, arity: Callable[[str], int | None]) -> dict[int, tuple[ast.Expr, ...]]:
+def index_guards(
+    node: RuleNode, root: RuleNode, functions: Container[str], arity: Callable[[str], int | None]
+) -> dict[int, tuple[ast.Expr, ...]]:
     """The guards of ``node``'s branches that need them, by ``id`` of the
-    branch's rule; ``root``: the rule tree's root (for which data is virtual)."""
+    branch's rule; ``root``: the rule tree's root (for which data is virtual);
+    ``functions``: the names of the program's functions."""
 
     def is_virtual(path: tuple[str, ...]) -> bool:
         return data_is_virtual(root, path)
 
+    def reads_rules(path: tuple[str, ...]) -> bool:
+        return data_is_virtual(root, path) and not _constant_document(root, path)
+
+    def raises(e: ast.Expr) -> bool:
+        return _may_raise(e, reads_rules, functions)
+
     chains = [iter_rule_chain(rule) for rule in node.rules]
-    if all(_pure_body(b.body, is_virtual) for chain in chains for b in chain):
+    if not any(raises(e) for chain in chains for b in chain for e in b.body):
         return {}  # (nothing in any body can raise: skipping one changes nothing)
     form = OpaForm(PieceTable(), lambda _file: None)
     indexed: list[IndexedRule] = []
@@ -71,7 +81,7 @@ def index_guards(node: RuleNode, root: RuleNode, arity: Callable[[str], int | No
             if not path:
                 continue
             args = tuple(branch.head.args or ())
-            tested = _tested_first(branch.body, args, is_virtual)
+            tested = _tested_first(branch.body, args, is_virtual, raises)
             fresh = iter(range(1 << 30))
             guards = [g for ref, value, origin in path if (ref, _key(value)) not in tested for g in _guard(ref, value, origin, args, fresh)]
             if guards:
@@ -90,6 +100,22 @@ def data_is_virtual(root: RuleNode, path: tuple[str, ...]) -> bool:
             return False
         cur = nxt
     return any(n.has_rules() or n.is_package for n in cur.walk())
+
+
+def _constant_document(root: RuleNode, path: tuple[str, ...]) -> bool:
+    """Whether ``data.<path>`` is in a document one constant rule defines (it cannot conflict)."""
+    cur = root
+    for key in path:
+        if cur.has_rules():
+            break
+        nxt = cur.children.get(key)
+        if nxt is None:
+            return False
+        cur = nxt
+    if not cur.has_rules() or cur.kind != COMPLETE or len(cur.rules) != 1:
+        return False
+    rule = cur.rules[0]
+    return not rule.body and rule.else_ is None and rule.head.value is not None and is_ground(rule.head.value)
 
 
 def guarded_rule(rule: ast.Rule, guards: dict[int, tuple[ast.Expr, ...]]) -> ast.Rule:
@@ -201,16 +227,40 @@ _NOT_CONSTANT = object()
 
 
 def _operand_ok(t: ast.Term, bound: set[str], is_virtual: Callable[[tuple[str, ...]], bool]) -> bool:
-    if type(t) is ast.Scalar:
+    if type(t) is ast.Scalar or _constants(t) is not None:
         return True
     if type(t) is ast.Var:
         return t.name in bound or t.name in _ROOTS and _simple_ref(t, is_virtual) is not None
     return _simple_ref(t, is_virtual) is not None
 
 
-def _pure_body(body: ast.Body, is_virtual: Callable[[tuple[str, ...]], bool]) -> bool:
-    """Whether no expression of ``body`` can raise (then an index skip changes nothing)."""
-    return all(_pure_expr(e, is_virtual) for e in body)
+def _may_raise(e: Any, is_virtual: Callable[[tuple[str, ...]], bool], functions: Container[str]) -> bool:
+    """Whether evaluating ``e`` can raise without strict builtin errors: it
+    calls a function, reads a document rules define (either can be a
+    conflict) or has a ``with``. (A builtin's error raises only under strict
+    builtin errors; guards are not made for those, which keeps the bodies of
+    the common policies, which call builtins, free of them.)"""
+    t = type(e)
+    if t is ast.Scalar or t is ast.Var:
+        return False
+    if t is ast.Expr and e.with_mods:
+        return True
+    if t is ast.Call and (e.op in functions or e.op.startswith("data.")):
+        return True
+    if t is ast.Ref and type(e.head) is ast.Var and e.head.name == "data":
+        keys: list[str] = []
+        for p in e.path:
+            if type(p) is not ast.Scalar:
+                return True  # (a key from a variable: it may reach any rule)
+            keys.append(str(p.value))
+        if is_virtual(tuple(keys)):
+            return True
+    fields = getattr(e, "__dataclass_fields__", None)
+    if fields is None:
+        if type(e) is tuple:
+            return any(_may_raise(x, is_virtual, functions) for x in e)
+        return False
+    return any(_may_raise(getattr(e, f), is_virtual, functions) for f in fields if f != "location")
 
 
 def _pure_expr(e: ast.Expr, is_virtual: Callable[[tuple[str, ...]], bool]) -> bool:
@@ -220,14 +270,18 @@ def _pure_expr(e: ast.Expr, is_virtual: Callable[[tuple[str, ...]], bool]) -> bo
     if type(s) is ast.Unify or type(s) is ast.Assign:
         return all(type(t) in (ast.Scalar, ast.Var) or _simple_ref(t, is_virtual) is not None for t in (s.lhs, s.rhs))
     if type(s) is ast.Call:
-        return s.op in _PURE_CALLS and len(s.args) == 2 and all(type(t) in (ast.Scalar, ast.Var) or _simple_ref(t, is_virtual) is not None for t in s.args)
+        return s.op in _PURE_CALLS and len(s.args) == 2 and all(
+            type(t) in (ast.Scalar, ast.Var) or _simple_ref(t, is_virtual) is not None or _constants(t) is not None for t in s.args
+        )
     return type(s) is ast.Scalar or _simple_ref(s, is_virtual) is not None  # type: ignore[arg-type]
 
 
-def _tested_first(body: ast.Body, args: tuple[ast.Term, ...], is_virtual: Callable[[tuple[str, ...]], bool]) -> set[tuple[Any, Any]]:
-    """The requirements ``(ref, value)`` that ``body``'s leading pure
-    expressions test (each fails where its requirement does not hold)
-    before any expression that could raise."""
+def _tested_first(
+    body: ast.Body, args: tuple[ast.Term, ...], is_virtual: Callable[[tuple[str, ...]], bool], raises: Callable[[ast.Expr], bool]
+) -> set[tuple[Any, Any]]:
+    """The requirements ``(ref, value)`` that ``body``'s expressions test
+    (each fails where its requirement does not hold) before any expression
+    that could raise."""
     bound: set[str] = set()
     refs_of: dict[str, tuple[Any, ...]] = {}
     for i, a in enumerate(args):
@@ -242,8 +296,10 @@ def _tested_first(body: ast.Body, args: tuple[ast.Term, ...], is_virtual: Callab
         return _simple_ref(t, is_virtual)
 
     for e in body:
-        if not _pure_expr(e, is_virtual):
+        if raises(e):
             break
+        if not _pure_expr(e, is_virtual):
+            continue  # (it cannot raise: what it binds is not followed)
         s = e.statement
         if type(s) is ast.Unify or type(s) is ast.Assign:
             lhs, rhs = s.lhs, s.rhs
@@ -257,17 +313,11 @@ def _tested_first(body: ast.Body, args: tuple[ast.Term, ...], is_virtual: Callab
                             tested.add((r, ANY))
                         break
                 else:
-                    if not (_operand_ok(lhs, bound, is_virtual) and _operand_ok(rhs, bound, is_virtual)):
-                        break
-                    _note_equal(lhs, rhs, ref_of, tested)
-                continue
-            if not (_operand_ok(lhs, bound, is_virtual) and _operand_ok(rhs, bound, is_virtual)):
-                break
+                    if _operand_ok(lhs, bound, is_virtual) and _operand_ok(rhs, bound, is_virtual):
+                        _note_equal(lhs, rhs, ref_of, tested)
             continue
         operands = s.args if type(s) is ast.Call else (s,)
-        if not all(_operand_ok(t, bound, is_virtual) for t in operands):  # type: ignore[arg-type]
-            break
-        if e.negated:
+        if e.negated or not all(_operand_ok(t, bound, is_virtual) for t in operands):  # type: ignore[arg-type]
             continue
         for t in operands:  # type: ignore[union-attr]
             r = ref_of(t)
@@ -275,7 +325,19 @@ def _tested_first(body: ast.Body, args: tuple[ast.Term, ...], is_virtual: Callab
                 tested.add((r, ANY))
         if type(s) is ast.Call and s.op == "equal":
             _note_equal(s.args[0], s.args[1], ref_of, tested)
+        elif type(s) is ast.Call and s.op == "internal.member_2":
+            r, consts = ref_of(s.args[0]), _constants(s.args[1])
+            if r is not None and consts is not None:
+                tested.add((r, ("any-of", consts)))
     return tested
+
+
+def _constants(t: ast.Term) -> tuple[Any, ...] | None:
+    """The members of a constant array or set of scalars, in order (as the index has them)."""
+    if type(t) is not ast.Array and type(t) is not ast.SetTerm:
+        return None
+    out = [_constant(x) for x in t.items]
+    return None if any(c is _NOT_CONSTANT for c in out) else tuple(out)
 
 
 def _note_equal(a: ast.Term, b: ast.Term, ref_of: Callable[[ast.Term], Any], tested: set[tuple[Any, Any]]) -> None:
