@@ -320,7 +320,7 @@ def _tested_first(
         if e.negated or not all(_operand_ok(t, bound, is_virtual) for t in operands):  # type: ignore[arg-type]
             continue
         for t in operands:  # type: ignore[union-attr]
-            r = ref_of(t)
+            r = ref_of(t)  # type: ignore[arg-type]
             if r is not None:
                 tested.add((r, ANY))
         if type(s) is ast.Call and s.op == "equal":
