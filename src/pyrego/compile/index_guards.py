@@ -61,8 +61,8 @@ def index_guards(
         return _may_raise(e, reads_rules, functions)
 
     chains = [iter_rule_chain(rule) for rule in node.rules]
-    if not any(raises(e) for chain in chains for b in chain for e in b.body):
-        return {}  # (nothing in any body can raise: skipping one changes nothing)
+    if not any(_may_need_guard(b, raises) for chain in chains for b in chain):
+        return {}  # (no body can raise, or none has a test to index: skipping one changes nothing)
     form = OpaForm(PieceTable(), lambda _file: None)
     indexed: list[IndexedRule] = []
     for c, chain in enumerate(chains):
@@ -133,13 +133,54 @@ def guarded_rule(rule: ast.Rule, guards: dict[int, tuple[ast.Expr, ...]]) -> ast
     return nxt
 
 
+def _may_need_guard(rule: ast.Rule, raises: Callable[[ast.Expr], bool]) -> bool:
+    """Whether a branch has an expression that can raise, at or after which
+    comes one the index could take a test from (a quick filter: the tests of
+    the expressions before it are mostly made before it anyway)."""
+    args = frozenset(a.name for a in rule.head.args or () if type(a) is ast.Var)
+    body = rule.body
+    for i, e in enumerate(body):
+        if raises(e):
+            return any(not x.negated and not x.with_mods and _mentions(x.statement, args) for x in body[i:])
+    return False
+
+
+_SUBQUERIES = (ast.ArrayCompr, ast.SetCompr, ast.ObjectCompr, ast.Every)
+
+
+def _mentions(node: Any, args: frozenset[str]) -> bool:
+    """Whether ``node`` (outside comprehensions) names input, data or one of ``args``."""
+    t = type(node)
+    if t is ast.Var:
+        return node.name in _ROOTS or node.name in args
+    if t is ast.Scalar or isinstance(node, _SUBQUERIES):
+        return False
+    if t is tuple:
+        return any(_mentions(x, args) for x in node)
+    fields = getattr(node, "__dataclass_fields__", None)
+    return fields is not None and any(_mentions(getattr(node, f), args) for f in fields if f != "location")
+
+
+def _has_call(node: Any) -> bool:
+    if type(node) is ast.Call:
+        return True
+    if type(node) is tuple:
+        return any(_has_call(x) for x in node)
+    fields = getattr(node, "__dataclass_fields__", None)
+    return fields is not None and any(_has_call(getattr(node, f)) for f in fields if f != "location")
+
+
 def _opa_body(form: OpaForm, rule: ast.Rule, else_branch: bool, arity: Callable[[str], int | None]) -> ast.Body | None:
     """The branch's body as OPA's compiler leaves it (None where it cannot be made)."""
+    head_calls = _has_call(rule.head.value) or _has_call(rule.head.key)
+    if not rule.body and not head_calls:
+        return ()  # (no test to index)
     bound: set[str] = set()
     for a in rule.head.args or ():
         term_vars(a, bound)
     try:
-        split = form.split(form.rule(rule, else_branch=else_branch).body)
+        # (OPA moves the head's calls into the body: their ref operands are indexed.)
+        split = form.split(form.rule(rule, else_branch=else_branch).body if head_calls else rule.body)
         own = set(bound).union(*[stmt_vars(e.statement, set()) for e in split])
         ordered, _ = reorder_body(split, set(bound), own, arity, bind_operands=False)
         return form.bind(ordered)
@@ -299,7 +340,11 @@ def _tested_first(
         if raises(e):
             break
         if not _pure_expr(e, is_virtual):
-            continue  # (it cannot raise: what it binds is not followed)
+            # It cannot raise, and fails where a ref it reads (outside
+            # comprehensions) is undefined, once its variables are bound.
+            if not e.negated and not e.with_mods and stmt_vars(e.statement, set()) <= bound:
+                _note_refs(e.statement, is_virtual, tested)
+            continue
         s = e.statement
         if type(s) is ast.Unify or type(s) is ast.Assign:
             lhs, rhs = s.lhs, s.rhs
@@ -330,6 +375,35 @@ def _tested_first(
             if r is not None and consts is not None:
                 tested.add((r, ("any-of", consts)))
     return tested
+
+
+def _note_refs(node: Any, is_virtual: Callable[[tuple[str, ...]], bool], tested: set[tuple[Any, Any]]) -> None:
+    """Add each input or base data ref ``node`` reads (outside subqueries), and its prefixes, as defined."""
+    t = type(node)
+    if t is ast.Scalar or isinstance(node, _SUBQUERIES):
+        return
+    if t is ast.Var and node.name in _ROOTS:
+        tested.add(((node.name,), ANY))
+        return
+    if t is ast.Ref and type(node.head) is ast.Var and node.head.name in _ROOTS:
+        keys: list[Any] = [node.head.name]
+        tested.add((tuple(keys), ANY))
+        for p in node.path:
+            if type(p) is not ast.Scalar:
+                break
+            keys.append(p.value)
+            if keys[0] == "data" and is_virtual(tuple(str(k) for k in keys[1:])):
+                break
+            tested.add((tuple(keys), ANY))
+    if t is tuple:
+        for x in node:
+            _note_refs(x, is_virtual, tested)
+        return
+    fields = getattr(node, "__dataclass_fields__", None)
+    if fields is not None:
+        for f in fields:
+            if f != "location":
+                _note_refs(getattr(node, f), is_virtual, tested)
 
 
 def _constants(t: ast.Term) -> tuple[Any, ...] | None:
