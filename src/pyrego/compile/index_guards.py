@@ -214,6 +214,8 @@ def _guard(ref: IndexRef, value: Any, origin: str, args: tuple[ast.Term, ...], f
         if ref[0] == "args":
             return []  # (an argument is always defined)
         return [ast.Expr(ast.Unify(ast.Var(f"__index{next(fresh)}__"), term))]
+    if type(origin) is tuple:
+        return [ast.Expr(ast.Unify(ast.Var(f"__index{next(fresh)}__"), term)), _glob_guard(term, origin[1], origin[2], value, fresh)]
     if origin == "partial":
         return []  # (``x in [1, [2]]``: the index has only some of the values)
     if origin == "member":
@@ -228,6 +230,20 @@ def _guard(ref: IndexRef, value: Any, origin: str, args: tuple[ast.Term, ...], f
         items = tuple(ast.Var(f"__index{next(fresh)}__") if v is ANY else _scalar(v) for v in value)
         return [ast.Expr(ast.Unify(term, ast.Array(items)))]
     return [ast.Expr(ast.Call("equal", (term, _scalar(value))))]
+
+
+def _glob_guard(term: ast.Term, pattern: str, sep: str, parts: tuple[Any, ...], fresh: Iterator[int]) -> ast.Expr:
+    """``glob.match(pattern, sep, ref)`` as OPA's index tests it: a string
+    whose parts (split at the delimiters) match the pattern's, or an array
+    that does. Where glob.match is that test (one delimiter, no escapes) it
+    is used for strings; else any string passes (its body decides)."""
+    strings: tuple[ast.Expr, ...] = (ast.Expr(ast.Call("is_string", (term,))),)
+    if len(sep) == 1 and "\\" not in pattern:
+        strings += (ast.Expr(ast.Call("glob.match", (ast.Scalar(pattern), ast.Array((ast.Scalar(sep),)), term))),)
+    items = tuple(ast.Var(f"__index{next(fresh)}__") if p is ANY else ast.Scalar(p) for p in parts)
+    arrays = (ast.Expr(ast.Unify(term, ast.Array(items))),)
+    either = ast.Call("or", (ast.SetCompr(ast.Scalar(True), strings), ast.SetCompr(ast.Scalar(True), arrays)))
+    return ast.Expr(ast.Call("neq", (either, ast.SetTerm(()))))
 
 
 def _key(value: Any) -> Any:
