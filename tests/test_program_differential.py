@@ -444,9 +444,10 @@ REGRESSIONS: dict[str, tuple[str, list[str], list[Any]]] = {
         "g if f(input.x)\n"
         "h if { bad(1); input.x in [\"a\", \"b\"] }\n"
         "n if { bad(1); input.x == null }\n"
-        "u if { bad(1); y := input.w; y == [1, 2] }\n",
-        ["p", "q", "r", "s", "g", "h", "n", "u"],
-        [{"x": 3, "y": {"k": "b"}, "xs": [2], "w": [1]}, {"x": 1, "xs": [1], "w": [1, 2]}, {"x": False}, {}],
+        "u if { bad(1); y := input.w; y == [1, 2] }\n"
+        "v if { bad(1); glob.match(\"a.*\", [\".\"], input.x) }\n",
+        ["p", "q", "r", "s", "g", "h", "n", "u", "v"],
+        [{"x": 3, "y": {"k": "b"}, "xs": [2], "w": [1]}, {"x": 1, "xs": [1], "w": [1, 2]}, {"x": False}, {}, {"x": "b.c"}, {"x": "a.c"}],
     ),
     "if-empty-set-no-braces": (
         "package t\n"
