@@ -111,7 +111,7 @@ class ModuleGen:
         # name, and the bodies ordered when they were deferred, by id.
         self.deferred: dict[str, RuleNode] = {}
         self.body_orders: dict[int, Any] = {}
-        self._guards: tuple[int, dict[int, tuple[ast.Expr, ...]]] = (-1, {})  # (node id, its branches' index guards)
+        self._guards: dict[int, tuple[ast.Expr, ...]] = {}  # the index guards of the node being made
         # Rule id -> the rules it reads, for ``with`` targets (with_checks).
         self.with_dependencies: dict[int, set[int]] | None = None
         # Documents of several levels' rules (codegen_docs): nodes with an own part, readers, tables.
@@ -509,12 +509,10 @@ class ModuleGen:
         return name
 
     def definition_or_closure(self, node: RuleNode, rule: ast.Rule, index: int) -> str:
-        """``D<id>_<n>``: a closure until the program is hot where the rule's
-        shape allows (see closures), else generated code. Its branches start
-        with the tests OPA's rule index makes before it runs them (see index_guards)."""
-        if index == 0 or self._guards[0] != node.id:
-            self._guards = (node.id, index_guards(node, self.tree.root, self.tree.functions, self.arity))
-        rule = guarded_rule(rule, self._guards[1])
+        """``D<id>_<n>``: a closure until hot where the shape allows, else code; branches open with index guards."""
+        if index == 0:  # (a node's definitions come in order; guards of another node's match none)
+            self._guards = index_guards(node, self.tree.root, self.tree.functions, self.arity)
+        rule = guarded_rule(rule, self._guards)
         if self.closures:
             fn = closures.plan_definition(self, node, rule, conflict_message)
             if fn is not None:
