@@ -472,7 +472,9 @@ class _Builder:
             return
         if not all(type(d) is ast.Scalar and type(d.value) is str for d in delims.items):
             return
-        if not _is_local_var(match):
+        if not _is_local_var(match) or "\\" in pattern.value:
+            # (OPA indexes an escaped part as written, so it skips a rule whose
+            # pattern would match: pyrego evaluates it, in every form.)
             return
         assert isinstance(match, ast.Var)
         ref = self._var_ref(rule, match.name)
