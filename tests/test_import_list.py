@@ -55,6 +55,7 @@ ENGINE_MODULES = {
     "pyrego.compile.checks",
     "pyrego.compile.compiler",
     "pyrego.compile.graph",
+    "pyrego.compile.index_guards",
     "pyrego.compile.local_vars",
     "pyrego.compile.opa_form",
     "pyrego.compile.optimize",

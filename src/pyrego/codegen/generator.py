@@ -34,6 +34,7 @@ from pyrego.compile.base import (
     iter_rule_chain,
 )
 from pyrego.compile.ground import ground_value, is_ground
+from pyrego.compile.index_guards import guarded_rule, index_guards
 from pyrego.compile.safety import body_vars, term_vars
 from pyrego.errors import Location, RegoCompileError, RegoError, RegoUnsafeVarError
 from pyrego.runtime.docs import DOC_HELPERS, rt_path
@@ -110,6 +111,7 @@ class ModuleGen:
         # name, and the bodies ordered when they were deferred, by id.
         self.deferred: dict[str, RuleNode] = {}
         self.body_orders: dict[int, Any] = {}
+        self._guards: dict[int, tuple[ast.Expr, ...]] = {}  # the index guards of the node being made
         # Rule id -> the rules it reads, for ``with`` targets (with_checks).
         self.with_dependencies: dict[int, set[int]] | None = None
         # Documents of several levels' rules (codegen_docs): nodes with an own part, readers, tables.
@@ -507,8 +509,10 @@ class ModuleGen:
         return name
 
     def definition_or_closure(self, node: RuleNode, rule: ast.Rule, index: int) -> str:
-        """``D<id>_<n>``: a closure until the program is hot where the rule's
-        shape allows (see closures), else generated code."""
+        """``D<id>_<n>``: a closure until hot where the shape allows, else code; branches open with index guards."""
+        if index == 0:  # (a node's definitions come in order; guards of another node's match none)
+            self._guards = index_guards(node, self.tree.root, self.tree.functions, self.arity)
+        rule = guarded_rule(rule, self._guards)
         if self.closures:
             fn = closures.plan_definition(self, node, rule, conflict_message)
             if fn is not None:

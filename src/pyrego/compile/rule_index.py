@@ -19,8 +19,8 @@ defined.
 
 This follows OPA's ``ast/index.go`` (the trie, ref ordering by frequency,
 ``internal.member_2`` values, refs ending in a wildcard, the early-exit
-rule); ``glob.match`` patterns are not indexed here (a rule using them is
-simply not excluded on them).
+rule); ``glob.match`` patterns (a string split at the delimiters, matched as an
+array).
 """
 
 from __future__ import annotations
@@ -45,6 +45,8 @@ class _Any:
 
 
 ANY = _Any()
+#: Where a rule has no requirement on a ref (apart from ``None``, a null constant).
+NO_ENTRY = object()
 _SCALARS = (str, int, float, bool, Decimal, type(None))
 
 
@@ -82,6 +84,8 @@ class _Node:
     undefined: _Node | None = None
     scalars: dict[Any, _Node] = field(default_factory=dict)
     array: _Node | None = None
+    # glob.match delimiters: a string value is also looked up split at them (as an array)
+    mappers: list[str] = field(default_factory=list)
     rules: list[tuple[tuple[int, int], IndexedRule]] = field(default_factory=list)
     value: Any = None  # the first complete rule's head value here (None: none yet)
     has_value: bool = False
@@ -94,7 +98,7 @@ class _Node:
         return self.next.insert_value(value)
 
     def insert_value(self, value: Any) -> _Node:
-        if value is None:
+        if value is NO_ENTRY:
             if self.undefined is None:
                 self.undefined = _Node()
             return self.undefined
@@ -184,6 +188,11 @@ class RuleIndex:
     def __init__(self, rules: list[IndexedRule], is_virtual: Callable[[tuple[str, ...]], bool]) -> None:
         self.root = _Node()
         self.rules = rules
+        #: Each branch's requirements along its path in the trie, by (chain,
+        #: branch): (ref, value) pairs, the value ANY, a scalar, an array
+        #: pattern (a tuple) or a list of scalars (any of them); see _Builder.origin
+        #: for the third field ("eq" for a plain requirement).
+        self.paths: dict[tuple[int, int], list[tuple[IndexRef, Any, str]]] = {}
         builder = _Builder(is_virtual)
         for rule in rules:
             builder.update(rule)
@@ -193,18 +202,25 @@ class RuleIndex:
             prio = prios.get(rule.chain, 0)
             node = self.root
             entries = builder.entries.get(id(rule))
+            path = self.paths[rule.chain, rule.branch] = []
             if entries:
                 for ref in order:
                     values = [ANY if isinstance(e.value, _Any) else e.value for e in entries if e.ref == ref]
                     if not values:
-                        node = node.insert(ref, None)
+                        node = node.insert(ref, NO_ENTRY)
                     elif len(values) == 1:
+                        parent, origin = node, builder.origin.get((id(rule), ref), "eq")
                         node = node.insert(ref, values[0])
+                        path.append((ref, values[0], origin))
+                        if type(origin) is tuple and parent.next is not None and origin[2] not in parent.next.mappers:
+                            parent.next.mappers.append(origin[2])  # ("glob", pattern, delimiters)
                     elif any(v is ANY for v in values):
                         node = node.insert(ref, ANY)
+                        path.append((ref, ANY, builder.origin.get((id(rule), ref), "eq")))
                     else:
                         # Several constants (``x in ["a", "b"]``): the rule
                         # under each, and no deeper refs (as OPA does).
+                        path.append((ref, values, builder.origin.get((id(rule), ref), "eq")))
                         for v in values:
                             node.insert(ref, v).append((rule.chain, prio), rule)
                         prio += 1
@@ -261,6 +277,9 @@ def _traverse_ref(node: _Node | None, resolve: Callable[[IndexRef], Any], tr: _T
         return
     _traverse_node(node.any, resolve, tr)
     _traverse_value(node, value, resolve, tr)
+    for delims in node.mappers:
+        mapped = tuple(split_escaped(value, delims)) if type(value) is str else value
+        _traverse_value(node, mapped, resolve, tr)
 
 
 def _traverse_value(node: _Node, value: Any, resolve: Callable[[IndexRef], Any], tr: _Traversal) -> None:
@@ -311,6 +330,11 @@ class _Builder:
         self.is_virtual = is_virtual
         self.entries: dict[int, list[_Entry]] = {}
         self.frequency: dict[IndexRef, int] = {}
+        # (id(rule), ref) -> how its requirement came (for index_guards): "member" from
+        # ``ref[_] = v`` or ``v in ref`` (the value among the ref's members), "partial"
+        # from ``x in [...]`` with items that are not scalars (not all indexed).
+        # ("glob", pattern, delimiters) from ``glob.match(pattern, delimiters, x)``.
+        self.origin: dict[tuple[int, IndexRef], Any] = {}
         self.first_seen: dict[IndexRef, tuple[int, ...]] = {}
 
     def sorted(self) -> list[IndexRef]:
@@ -338,6 +362,8 @@ class _Builder:
                         self._eq(rule, a, b, constants)
                 elif s.op == "internal.member_2" and len(s.args) == 2:
                     self._member(rule, s.args[0], s.args[1], constants)
+                elif s.op == "glob.match" and len(s.args) == 3:
+                    self._glob(rule, *s.args)
             elif type(s) is ast.Ref or (type(s) is ast.Var and s.name in ("input", "data")):
                 ref = self._valid_ref(s)
                 if ref is not None:
@@ -395,6 +421,7 @@ class _Builder:
         if value is UNDEF or isinstance(value, _Any) or type(value) is tuple:
             return False
         self._insert(rule, ref, value, a)
+        self.origin[id(rule), ref] = "member"
         return True
 
     def _member(self, rule: IndexedRule, lhs: ast.Term, rhs: ast.Term, constants: dict[str, Any]) -> None:
@@ -411,6 +438,8 @@ class _Builder:
                     for item in items:
                         if isinstance(item, ast.Scalar):
                             self._insert(rule, lref, freeze(item.value), lhs)
+                        else:
+                            self.origin[id(rule), lref] = "partial"
                 return
         lval: Any
         if _is_local_var(lhs):
@@ -432,6 +461,42 @@ class _Builder:
             return
         if rref is not None and lval is not UNDEF:
             self._insert(rule, rref, lval, rhs)
+            if not isinstance(lval, _Any) and self.origin.get((id(rule), rref)) != "partial":
+                self.origin[id(rule), rref] = "member"
+
+    def _glob(self, rule: IndexedRule, pattern: ast.Term, delims: ast.Term, match: ast.Term) -> None:
+        """``glob.match("a.*", ["."], x)`` (x bound to a ref, or an argument):
+        the ref's value split at the delimiters must match the pattern's parts
+        (``*``: any part; a pattern with other special characters is not indexed)."""
+        if type(pattern) is not ast.Scalar or type(pattern.value) is not str or type(delims) is not ast.Array:
+            return
+        if not all(type(d) is ast.Scalar and type(d.value) is str for d in delims.items):
+            return
+        if not _is_local_var(match) or "\\" in pattern.value:
+            # (OPA indexes an escaped part as written, so it skips a rule whose
+            # pattern would match: pyrego evaluates it, in every form.)
+            return
+        assert isinstance(match, ast.Var)
+        ref = self._var_ref(rule, match.name)
+        if ref is None:
+            return
+        sep = "".join(d.value for d in delims.items) or "."  # type: ignore[misc, union-attr]
+        parts: list[Any] = []
+        for part in split_escaped(pattern.value, sep):
+            if part == "*":
+                parts.append(ANY)
+                continue
+            escaped = False
+            for c in part:
+                if c == "\\":
+                    escaped = not escaped
+                    continue
+                if not escaped and c in "[?{*":
+                    return
+                escaped = False
+            parts.append(part)
+        self._insert(rule, ref, tuple(parts), match)
+        self.origin[id(rule), ref] = ("glob", pattern.value, sep)
 
     def _var_ref(self, rule: IndexedRule, name: str) -> IndexRef | None:
         """The ref a variable was bound to (``__local0__ = input.x``), or a function parameter."""
@@ -520,6 +585,22 @@ def _index_value(t: ast.Term | None) -> Any:
     return UNDEF
 
 
+def split_escaped(s: str, delims: str) -> list[str]:
+    """``s`` split at each character of ``delims`` not escaped by a backslash (as OPA's index splits)."""
+    out: list[str] = []
+    last = 0
+    escaped = False
+    for i, c in enumerate(s):
+        if c == "\\" or escaped:
+            escaped = not escaped
+            continue
+        if c in delims:
+            out.append(s[last:i])
+            last = i + 1
+    out.append(s[last:])
+    return out
+
+
 def head_value(rule: ast.Rule) -> tuple[bool, bool, Any]:
     """(has a value, value is ground, the value) of a rule's head for the early-exit test."""
     value = rule.head.value
@@ -530,4 +611,4 @@ def head_value(rule: ast.Rule) -> tuple[bool, bool, Any]:
     return True, False, None
 
 
-__all__ = ["ANY", "IndexResult", "IndexedRule", "RuleIndex", "head_value"]
+__all__ = ["ANY", "NO_ENTRY", "split_escaped", "IndexResult", "IndexedRule", "RuleIndex", "head_value"]
