@@ -110,8 +110,6 @@ class ModuleGen:
         # name, and the bodies ordered when they were deferred, by id.
         self.deferred: dict[str, RuleNode] = {}
         self.body_orders: dict[int, Any] = {}
-        # Rule id -> the rules it reads, for ``with`` targets (with_checks).
-        self.with_dependencies: dict[int, set[int]] | None = None
         # Documents of several levels' rules (codegen_docs): nodes with an own part, readers, tables.
         self.own_parts: set[int] = set()
         self.ground_docs: dict[tuple[str, ...], str] = {}

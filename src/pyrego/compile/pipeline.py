@@ -88,6 +88,7 @@ from pyrego.compile.rule_checks import (
     recursion_errors,
     void_call_errors,
 )
+from pyrego.compile.with_checks import check_with_targets
 from pyrego.compile.with_targets import with_function_targets
 from pyrego.errors import RegoError, RegoTypeError
 
@@ -222,6 +223,8 @@ def _check_recursion(state: CompileState) -> None:
     state.graph = dependency_graph(state.tree, state.uses)
     first = first_cycle(state.tree, state.graph)
     if first is not None:  # OPA reports every rule on a cycle
+        if any(m.withs for m in state.modules):
+            check_with_targets(state.tree)  # (a stage before, in OPA)
         state.report(recursion_errors(state.tree, state.uses) or [first], sort=True)
 
 

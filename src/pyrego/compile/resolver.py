@@ -225,6 +225,12 @@ class _Resolver:
             base = self.global_ref(head.name, target.location)
             if base is not None:
                 target = ast.Ref(base.head, base.path + target.path, target.location)
+        if isinstance(target.head, ast.Var) and target.head.name == "data" and not any(term_vars(p, set()) for p in target.path):
+            # OPA's graph of rule dependencies counts every ref of a rule, the
+            # targets of its ``with`` modifiers too (a rule replacing its own
+            # package is recursive). A target with a variable is OPA's unsafe
+            # variable error, a stage before.
+            self.data_refs.append(target)
         builtin_name = self.builtin_ref(w.value)
         if builtin_name is not None and scope.lookup(builtin_name.split(".")[0]) is None:
             return ast.With(target, FuncRef(builtin_name, w.value.location), w.location)  # type: ignore[arg-type]

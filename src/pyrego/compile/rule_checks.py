@@ -232,10 +232,12 @@ def _needs_eval(t: ast.Term) -> bool:
 
 
 def _rule_uses(rule: ast.Rule) -> Uses:
-    """The calls and the refs rooted at ``data`` in a resolved rule (its else branches too)."""
+    """The calls and the refs rooted at ``data`` in one branch of a resolved
+    rule (its head and body: each ``else`` branch is a rule of its own in
+    OPA's graph, which a rule reading this document depends on)."""
     calls: list[ast.Call] = []
     refs: list[ast.Ref] = []
-    stack: list[object] = [rule]
+    stack: list[object] = [rule.head, rule.body]
     while stack:
         x = stack.pop()
         if x is None or isinstance(x, (str, int, float, bool, Location)):
@@ -260,12 +262,15 @@ def recursion_errors(tree: CompiledTree, uses: dict[int, Uses]) -> list[RegoErro
     errors: list[RegoError] = []
     for node in tree.nodes.values():
         for rule in node.rules:
-            for dep in sorted(node_dependencies(tree, _rule_uses(rule), memo)):
-                back = _path(graph, dep, node.id)
-                if back is not None:
-                    names = " -> ".join(by_id[i].name for i in [node.id, *back])
-                    errors.append(RegoRecursionError(f"rule {node.name} is recursive: {names}", rule.location))
-                    break
+            branch: ast.Rule | None = rule
+            while branch is not None:
+                for dep in sorted(node_dependencies(tree, _rule_uses(branch), memo)):
+                    back = _path(graph, dep, node.id)
+                    if back is not None:
+                        names = " -> ".join(by_id[i].name for i in [node.id, *back])
+                        errors.append(RegoRecursionError(f"rule {node.name} is recursive: {names}", branch.location))
+                        break
+                branch = branch.else_
     return errors
 
 
