@@ -53,7 +53,56 @@ WITH_RECURSION = {
     "ref-key-target": "f if { true with data.p[input.x] as {} }",
 }
 
+# -- the type of a with target in its expression (OPA's type checker)
+WITH_TYPES = {
+    "input-holds-target": 'f if { input == 1 with input.b as "x" }',
+    "input-whole": 'f if { input == 1 with input as "x" }',
+    "target-itself": 'f if { input.b == 1 with input.b as "x" }',
+    "other-key": 'f if { input.c == 1 with input.b as "x" }',
+    "deeper-target": 'f if { input == 1 with input.b.c as "x" }',
+    "two-targets": "f if { input == 1 with input.b as 1 with input.c as 2 }",
+    "nested-targets": "f if { input == 1 with input.b.c as 2 with input.b as 1 }",
+    "nested-targets-other-order": "f if { input == 1 with input.b as 1 with input.b.c as 2 }",
+    "whole-and-part": "f if { input == 1 with input.b as 1 with input as 3 }",
+    "ref-value": "f if { input == 1 with input.b as input.c }",
+    "ref-below-target": "f if { input.b == 1 with input.b.c as 1 }",
+    "ref-into-target": "f if { input.b.c == 1 with input.b as 1 }",
+    "array-operand": "f if { [input] == 1 with input.b as 1 }",
+    "number-key-ref": "f if { input.a[0] == 1 with input.a.b as 1 }",
+    "object-matches": 'f if { input.a == {"b": 1} with input.a.b as 1 }',
+    "later-expression": "f if {\n\tinput == 1 with input.b as 1\n\tinput == 2\n}",
+    "earlier-expression": "f if {\n\tinput == 2\n\tinput == 1 with input.b as 1\n}",
+    "other-rule": "f if { input == 1 with input.b as 1 }\ng if { input == 1 }",
+    "variable-keeps-type": "f if { x = input with input.b as 1; x == 1 }",
+    "in-comprehension": "f if { x := [1 | input == 1 with input.b as 1] }",
+    "around-comprehension": "f if { x := [1 | input == 1] with input.b as 1 }",
+    "negated": "f if { not input == 1 with input.b as 1 }",
+    "imported": "import input.a\nf if { a == 1 with input.a.b as 1 }",
+    "function-body": "f(x) if { input == x with input.b as 1 }\ng if f(1)",
+    "every": "f if { every x in [1] { input == 1 } with input.b as 1 }",
+    "builtin-any-operand": "f if { is_string(input) with input.b as 1 }",
+    "data-no-rules": 'f if { data.q == 1 with data.q.b as "x" }',
+    "data-no-rules-two": "f if { data.q == 1 with data.q.b as 1 with data.q.c as 2 }",
+    "data-other-target": 'f if { input == 1 with data.q.b as "x" }',
+    "rule-replaced-by-other-type": 'q := "x"\nf if { q == 1 with data.p.q as 1 }',
+    "rule-replaced-by-same-type": 's0 := 1\nf if { s0 == "a" with data.p.s0 as 1 }',
+    "rule-replaced-call": 's0 := 1\nf if { s0 + "a" with data.p.s0 as 1 }',
+    "rule-object-replaced-by-number": 'q := {"a": 1}\nf if { q + 1 with data.p.q as 1 }',
+    "rule-object-key": 'q := {"a": 1}\nf if { q.a == "x" with data.p.q as 1 }',
+    "rule-object-same-type": 'q := {"a": 1}\nf if { q == 1 with data.p.q as {"a": 1} }',
+    "rule-object-other-key-type": 'q := {"a": 1}\nf if { q.a == "x" with data.p.q as {"a": "y"} }',
+    "rule-replaced-by-ref": 'q := {"a": 1}\nf if { q == 1 with data.p.q as input.x }',
+    "rule-short-name": 'q := {"a": 1}\nf if { q == 1 with q as 1 }',
+    "rule-unrelated-target": 'q := {"a": 1}\nr := 1\nf if { q == 1 with data.p.r as 1 }',
+    "set-rule": 'q contains 1\nf if { q == "x" with data.p.q as "x" }',
+    "partial-object-key": 'q[k] := 1 if some k in ["a"]\nf if { q.a == "x" with data.p.q.a as "x" }',
+}
+
 CASES: dict[str, tuple[str, str]] = {f"with-recursion-{k}": (f"package p\n{v}\n", "x := data.p") for k, v in WITH_RECURSION.items()}
+CASES.update({f"with-types-{k}": (f"package p\n{v}\n", "x := data.p") for k, v in WITH_TYPES.items()})
+# (a query's == is not unification: OPA rewrites it to = only in rules)
+CASES["with-types-query-unification"] = ("package p\n", "x := 1; input = 1 with input.b as 1")
+CASES["with-types-query-equal"] = ("package p\n", "x := 1; input == 1 with input.b as 1")
 
 _RECURSION = re.compile(r"(rego_recursion_error: rule \S+ is recursive): .*")
 
