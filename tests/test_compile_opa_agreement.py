@@ -98,7 +98,23 @@ WITH_TYPES = {
     "partial-object-key": 'q[k] := 1 if some k in ["a"]\nf if { q.a == "x" with data.p.q.a as "x" }',
 }
 
+# -- a body of one `true` expression that OPA's compiler drops for what it
+# moves out of the head (its with modifiers are never checked)
+TRUE_BODY = {
+    "recursive-target": "r := count([1]) if { true with data.p as {} }",
+    "recursive-value": "r := count([1]) if { true with input.m as data.p.r }",
+    "invalid-target": "r := count([1]) if { true with foo.bar as 1 }",
+    "unsafe-value": "r := count([1]) if { true with input.m as y }",
+    "partial-target": "r := count([1]) if { true with data.p.q.a as 1 }\nq := {}",
+    "void-target": "r := count([1]) if { true with print as 1 }",
+    "print-value": "r := count([1]) if { true with input.m as print(1) }",
+    "undefined-ref-type": "r := count([1]) if { true with input.m as data.p.q.a }\nq := 1",
+    "constant-head-kept": "r := 5 if { true with foo.bar as 1 }",
+    "two-expressions-kept": "r := count([1]) if { true; true with foo.bar as 1 }",
+}
+
 CASES: dict[str, tuple[str, str]] = {f"with-recursion-{k}": (f"package p\n{v}\n", "x := data.p") for k, v in WITH_RECURSION.items()}
+CASES.update({f"true-body-{k}": (f"package p\n{v}\n", "x := data.p") for k, v in TRUE_BODY.items()})
 CASES.update({f"with-types-{k}": (f"package p\n{v}\n", "x := data.p") for k, v in WITH_TYPES.items()})
 # (a query's == is not unification: OPA rewrites it to = only in rules)
 CASES["with-types-query-unification"] = ("package p\n", "x := 1; input = 1 with input.b as 1")
