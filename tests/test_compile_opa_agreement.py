@@ -113,8 +113,62 @@ TRUE_BODY = {
     "two-expressions-kept": "r := count([1]) if { true; true with foo.bar as 1 }",
 }
 
+# -- a print call used as a value: OPA's text of the call (names resolved,
+# operators as calls, locals as __localN__, template strings rewritten)
+PRINT_AS_VALUE = [
+    'r := [print([1, "a", {"b": input.x}])]',
+    'r := [print({1, 2})]',
+    'r := [print(set())]',
+    'r := [print({})]',
+    'r := [print([])]',
+    'r := [print(1 + 2)]',
+    'r := [print(count([1]))]',
+    'r if { x := 1; y := [print(x)] }',
+    'r := [print([x | x := 1])]',
+    'r := [print({x | x := [1][_]})]',
+    'r := [print({k: v | some k, v in {"a": 1}})]',
+    'r := [print(input.a[0]["b c"])]',
+    'r := [print("a\\"b\\n")]',
+    'r := [print(1.50, 1e3, -2)]',
+    'r := [print(data.p.q)]\nq := 1',
+    'r := [print(q)]\nq := 1',
+    'r := [print($"a{1}b")]',
+    'r := [print(null, true)]',
+    'r := [print([input.x, -input.y])]',
+    'f(x) := 1\nr := [print(f(1))]',
+    'r := [print({"a": {"b": [1, {2}]}})]',
+    'r := [print(1 in [1])]',
+    'r := [print(__x)]',
+    'r := [print(input[_])]',
+    'r if { some i; x := [print(input[i])] }',
+    'r := [print("é\\u0001")]',
+    'r if { some k, v in {"a": 1}; x := [print(k, v)] }',
+    'r if { some v in {"a": 1}; x := [print(v)] }',
+    'r if { [a, b] := [1, 2]; x := [print(a, b)] }',
+    'f(a, b) := [print(a, b)]',
+    'r := [print([x | some x in [1]])]',
+    'r := [print([x | some x; x = 1])]',
+    'r := [print([x | x := 1; not x == 2])]',
+    'r := [print([x | x := 1; x > 0])]',
+    'r := [print([x | x := 1; input.a with input as 1])]',
+    'r := [print($"a{input.x}")]',
+    'r := [print($"{1}")]',
+    'r := [print(input["a-b"].c["if"])]',
+    'r := [print(data.p["a.b"])]',
+    'r if { every x in [1] { true }; y := [print(1)] }',
+    'r if { x := 1 } else := [print(x)] if { x := 2 }',
+    'r if { x := 1; y := [print($"a{input.x}")] }',
+    'r if { y := [print($"a{input.x}")]; x := 1 }',
+    'r if { y := [print($"a{input.x}{input.y}")]; x := 1 }',
+    'r if { x := $"a{input.y}"; y := [print(x)] }',
+    'r if { x := 1; y := [print($"a{input.x}")] }\ns if { z := 1 }',
+    's if { z := 1 }\nr if { x := 1; y := [print($"a{input.x}", $"b{input.y}")] }\nt if { z := 1 }',
+    's if { z := $"{input.q}" }\nr if { x := 1; y := [print($"a{input.x}")] }',
+]
+
 CASES: dict[str, tuple[str, str]] = {f"with-recursion-{k}": (f"package p\n{v}\n", "x := data.p") for k, v in WITH_RECURSION.items()}
 CASES.update({f"true-body-{k}": (f"package p\n{v}\n", "x := data.p") for k, v in TRUE_BODY.items()})
+CASES.update({f"print-as-value-{i}": (f"package p\n{v}\n", "x := data.p") for i, v in enumerate(PRINT_AS_VALUE)})
 CASES.update({f"with-types-{k}": (f"package p\n{v}\n", "x := data.p") for k, v in WITH_TYPES.items()})
 # (a query's == is not unification: OPA rewrites it to = only in rules)
 CASES["with-types-query-unification"] = ("package p\n", "x := 1; input = 1 with input.b as 1")

@@ -17,7 +17,6 @@ Errors are ordered by location (OPA walks its rule tree in map order).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from typing import Any
 
@@ -289,32 +288,3 @@ def _path(graph: dict[int, set[int]], start: int, goal: int) -> list[int] | None
                 seen.add(dep)
                 stack.append((dep, [*path, dep]))
     return None
-
-
-
-_PRINT_CALLS = ("print", "internal.print")
-
-
-def void_call_errors(modules: Sequence[ast.Module]) -> list[RegoError]:
-    """OPA's ``CheckVoidCalls``: a print call (which has no value) used as
-    one, an operand or a rule's value (run where print is called at all)."""
-    from pyrego.typecheck.arity import calls_in_rule  # (the walk, only then)
-
-    errors: list[RegoError] = []
-    for m in modules:
-        for rule in m.rules:
-            for call, nested in calls_in_rule(rule):
-                if nested and call.op in _PRINT_CALLS:
-                    errors.append(RegoTypeError(f"{call.op}({', '.join(_operand_text(a) for a in call.args)}) used as value", call.location))
-    return errors
-
-
-def _operand_text(t: ast.Term) -> str:
-    if type(t) is ast.Scalar:
-        v = t.value
-        return t.text if t.text is not None else "null" if v is None else "true" if v is True else "false" if v is False else json.dumps(v)
-    if type(t) is ast.Ref:
-        return ref_text(t)
-    if type(t) is ast.Var:
-        return t.name
-    return "..."
