@@ -45,6 +45,13 @@ WITH_RECURSION = {
     "multi-line-body": "f := 1 if {\n\ttrue\n\ttrue with data.p as {}\n}",
     "imported-target": "import data.p.g\nf if { true with g as {} }\ng := 1",
     "imported-package": "import data.p\nf if { true with p as {} }",
+    # a rule with variables in its ref is named with them renamed (__localN__)
+    "variable-key": 'f[x] := 1 if { some x in ["a"]; true with data.p as {} }',
+    "variable-key-read": 'f[x] := 1 if { some x in ["a"]; data.p.f }',
+    "variable-key-through-a-rule": 'f[x] := 1 if { some x in ["a"]; g }\ng if f',
+    "ref-head-variable-key": 'a.b[x] := 1 if { some x in ["a"]; a }',
+    "variable-key-assigned": "f[x] := 1 if { y := 1; x := 2; f }",
+    "variable-key-unified": "f[x] := 1 if { x = 2; f }",
     # OPA checks targets a stage before: these are not recursion errors
     "partial-target-first": "f if { true with data.p.f.x as {} }",
     "partial-target-in-another-rule": "f if { true with data.p.f.x as {} }\ng if { true with data.p as 1 }",

@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from pyrego.ast import nodes as ast
-from pyrego.compile.base import CompiledTree, Uses
+from pyrego.compile.base import CompiledTree, Uses, ground_prefix
 from pyrego.compile.checks import first_with_all, import_name, location_key, ref_text
 from pyrego.compile.graph import node_dependencies
 from pyrego.compile.local_vars import all_vars
@@ -259,6 +259,7 @@ def recursion_errors(tree: CompiledTree, uses: dict[int, Uses]) -> list[RegoErro
     memo: dict[tuple[Any, ...], list[int]] = {}
     graph = {nid: node_dependencies(tree, node_uses, memo) for nid, node_uses in uses.items()}
     errors: list[RegoError] = []
+    label = _RuleLabels(tree)
     for node in tree.nodes.values():
         for rule in node.rules:
             branch: ast.Rule | None = rule
@@ -266,11 +267,41 @@ def recursion_errors(tree: CompiledTree, uses: dict[int, Uses]) -> list[RegoErro
                 for dep in sorted(node_dependencies(tree, _rule_uses(branch), memo)):
                     back = _path(graph, dep, node.id)
                     if back is not None:
-                        names = " -> ".join(by_id[i].name for i in [node.id, *back])
-                        errors.append(RegoRecursionError(f"rule {node.name} is recursive: {names}", branch.location))
+                        own = label.of_rule(node.name, branch)
+                        names = " -> ".join([own] + [label.of_node(by_id[i]) for i in back[:-1]] + [own])
+                        errors.append(RegoRecursionError(f"rule {own} is recursive: {names}", branch.location))
                         break
                 branch = branch.else_
     return errors
+
+
+class _RuleLabels:
+    """A rule as OPA's recursion errors name it: its ref, with the variables
+    in it renamed as OPA's compiler renames local variables
+    (``data.p.f[__local2__]`` for ``f[x] := 1 if { some x in xs }``)."""
+
+    def __init__(self, tree: CompiledTree) -> None:
+        self.tree = tree
+        self.numbers: Any = None
+
+    def of_node(self, node: Any) -> str:
+        return self.of_rule(node.name, node.rules[0]) if node.rules else node.name
+
+    def of_rule(self, name: str, rule: ast.Rule) -> str:
+        suffix = ground_prefix(rule.head.ref.path)[1]
+        if not suffix or rule.head.args is not None:
+            return name
+        from pyrego.compile.void_calls import opa_term_text
+        from pyrego.typecheck.some_vars import LocalVarNumbers
+
+        if self.numbers is None:
+            self.numbers = LocalVarNumbers(self.tree)
+        numbers = self.numbers
+
+        def var(v: str) -> str:
+            return numbers.var_name(v) or ("_" if v.startswith("$") else v.split("#", 1)[0])
+
+        return name + opa_term_text(ast.Ref(ast.Var("x"), suffix), var)[1:]
 
 
 def _path(graph: dict[int, set[int]], start: int, goal: int) -> list[int] | None:
