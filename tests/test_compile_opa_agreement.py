@@ -173,9 +173,22 @@ PRINT_AS_VALUE = [
     's if { z := $"{input.q}" }\nr if { x := 1; y := [print($"a{input.x}")] }',
 ]
 
+# -- under a with, a schema's type of input does not hold
+WITH_SCHEMA = [
+    '# METADATA\n# schemas:\n#   - input: {"type": "object", "properties": {"b": {"type": "string"}}}\nf if { input == 1 with input.c as 1 }\n',
+    '# METADATA\n# schemas:\n#   - input: {"type": "object", "properties": {"b": {"type": "string"}}}\nf if { input.b == 1 with input.c as 1 }\n',
+    '# METADATA\n# schemas:\n#   - input: {"type": "object", "properties": {"b": {"type": "string"}}}\nf if { input == 1 with input.b as 1 }\n',
+    '# METADATA\n# schemas:\n#   - input: {"type": "object", "properties": {"b": {"type": "string"}}}\nf if { input.b == 1 with input.b as 1 }\n',
+    '# METADATA\n# schemas:\n#   - input: {"type": "object", "properties": {"b": {"type": "string"}}}\nf if { input.b == 1 with input.b as "x" }\n',
+    '# METADATA\n# schemas:\n#   - input: {"type": "object", "properties": {"b": {"type": "object", "properties": {"c": {"type": "string"}}}}}\nf if { input.b.d == 1 with input.b.e as 1 }\n',
+    '# METADATA\n# schemas:\n#   - input: {"type": "object", "properties": {"b": {"type": "string"}}}\nf if { input.b == 1 with input as 1 }\n',
+    '# METADATA\n# schemas:\n#   - input: {"type": "object", "properties": {"b": {"type": "string"}}}\nf if { input.b == 1 with data.q as 1 }\n',
+]
+
 CASES: dict[str, tuple[str, str]] = {f"with-recursion-{k}": (f"package p\n{v}\n", "x := data.p") for k, v in WITH_RECURSION.items()}
 CASES.update({f"true-body-{k}": (f"package p\n{v}\n", "x := data.p") for k, v in TRUE_BODY.items()})
 CASES.update({f"print-as-value-{i}": (f"package p\n{v}\n", "x := data.p") for i, v in enumerate(PRINT_AS_VALUE)})
+CASES.update({f"with-schema-{i}": (f"package p\n{v}", "x := data.p") for i, v in enumerate(WITH_SCHEMA)})
 CASES.update({f"with-types-{k}": (f"package p\n{v}\n", "x := data.p") for k, v in WITH_TYPES.items()})
 # (a query's == is not unification: OPA rewrites it to = only in rules)
 CASES["with-types-query-unification"] = ("package p\n", "x := 1; input = 1 with input.b as 1")
