@@ -173,16 +173,26 @@ PRINT_AS_VALUE = [
     's if { z := $"{input.q}" }\nr if { x := 1; y := [print($"a{input.x}")] }',
 ]
 
-# -- under a with, a schema's type of input does not hold
+# -- under a with, with a schema (OPA reads schema annotations where a
+# policy calls rego.metadata): a target's type joins the schema's with its
+# value's, any where the schema has no place for it
 WITH_SCHEMA = [
-    '# METADATA\n# schemas:\n#   - input: {"type": "object", "properties": {"b": {"type": "string"}}}\nf if { input == 1 with input.c as 1 }\n',
-    '# METADATA\n# schemas:\n#   - input: {"type": "object", "properties": {"b": {"type": "string"}}}\nf if { input.b == 1 with input.c as 1 }\n',
-    '# METADATA\n# schemas:\n#   - input: {"type": "object", "properties": {"b": {"type": "string"}}}\nf if { input == 1 with input.b as 1 }\n',
-    '# METADATA\n# schemas:\n#   - input: {"type": "object", "properties": {"b": {"type": "string"}}}\nf if { input.b == 1 with input.b as 1 }\n',
-    '# METADATA\n# schemas:\n#   - input: {"type": "object", "properties": {"b": {"type": "string"}}}\nf if { input.b == 1 with input.b as "x" }\n',
-    '# METADATA\n# schemas:\n#   - input: {"type": "object", "properties": {"b": {"type": "object", "properties": {"c": {"type": "string"}}}}}\nf if { input.b.d == 1 with input.b.e as 1 }\n',
-    '# METADATA\n# schemas:\n#   - input: {"type": "object", "properties": {"b": {"type": "string"}}}\nf if { input.b == 1 with input as 1 }\n',
-    '# METADATA\n# schemas:\n#   - input: {"type": "object", "properties": {"b": {"type": "string"}}}\nf if { input.b == 1 with data.q as 1 }\n',
+    '# METADATA\n# schemas:\n#   - input: {"type": "object", "properties": {"b": {"type": "string"}}}\nf if { input == 1 with input.c as 1 }\nm := rego.metadata.rule()\n',
+    '# METADATA\n# schemas:\n#   - input: {"type": "object", "properties": {"b": {"type": "string"}}}\nf if { input.b == 1 with input.c as 1 }\nm := rego.metadata.rule()\n',
+    '# METADATA\n# schemas:\n#   - input: {"type": "object", "properties": {"b": {"type": "string"}}}\nf if { input == 1 with input.b as 1 }\nm := rego.metadata.rule()\n',
+    '# METADATA\n# schemas:\n#   - input: {"type": "object", "properties": {"b": {"type": "string"}}}\nf if { input.b == 1 with input.b as 1 }\nm := rego.metadata.rule()\n',
+    '# METADATA\n# schemas:\n#   - input: {"type": "object", "properties": {"b": {"type": "string"}}}\nf if { input.b == 1 with input.b as "x" }\nm := rego.metadata.rule()\n',
+    '# METADATA\n# schemas:\n#   - input: {"type": "object", "properties": {"b": {"type": "object", "properties": {"c": {"type": "string"}}}}}\nf if { input.b.d == 1 with input.b.e as 1 }\nm := rego.metadata.rule()\n',
+    '# METADATA\n# schemas:\n#   - input: {"type": "object", "properties": {"b": {"type": "string"}}}\nf if { input.b == 1 with input as 1 }\nm := rego.metadata.rule()\n',
+    '# METADATA\n# schemas:\n#   - input: {"type": "object", "properties": {"b": {"type": "string"}}}\nf if { input.b == 1 with data.q as 1 }\nm := rego.metadata.rule()\n',
+    '# METADATA\n# schemas:\n#   - input: {"type": "object", "properties": {"b": {"type": "string"}}}\nf if { input.z == 1 }\nm := rego.metadata.rule()\n',
+    '# METADATA\n# schemas:\n#   - input: {"type": "object", "properties": {"b": {"type": "string"}}}\nf if { y := 1 with input.b as input.z }\nm := rego.metadata.rule()\n',
+    '# METADATA\n# schemas:\n#   - input: {"type": "object", "properties": {"b": {"type": "string"}}}\nf if { y := 1 with input.b as [input.z] }\nm := rego.metadata.rule()\n',
+    '# METADATA\n# schemas:\n#   - input: {"type": "object", "properties": {"b": {"type": "string"}}}\nf if { y := 1 with input.b as input.b; y == "a" }\nm := rego.metadata.rule()\n',
+    '# METADATA\n# schemas:\n#   - input: {"type": "object", "properties": {"b": {"type": "string"}}}\nf if { y := input.b with input.c as 1; y == 1 }\nm := rego.metadata.rule()\n',
+    '# METADATA\n# schemas:\n#   - input: {"type": "object", "properties": {"b": {"type": "string"}}}\nf if { input.b == 1 }\nm := rego.metadata.rule()\n',
+    '# METADATA\n# schemas:\n#   - input: {"type": "object", "properties": {"b": {"type": "string"}}, "additionalProperties": false}\nf if { input.z == 1 }\nm := rego.metadata.rule()\n',
+    '# METADATA\n# schemas:\n#   - input: {"type": "object", "properties": {"b": {"type": "string"}}}\nf if { input.b == 1 }\nm := rego.metadata.rule()\n',
 ]
 
 CASES: dict[str, tuple[str, str]] = {f"with-recursion-{k}": (f"package p\n{v}\n", "x := data.p") for k, v in WITH_RECURSION.items()}

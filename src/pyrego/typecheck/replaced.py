@@ -125,8 +125,10 @@ def type_targets(env: TypeEnv, withs: tuple[Any, ...]) -> Callable[[], None] | N
     As OPA v1.20.2 checks such an expression: under ``with input.b as "x"``,
     ``input`` is ``object<b: any>[string: any]`` (the type of ``input.b``,
     any, joined with string, is any), and under ``with data.p.q as 1`` a rule
-    ``q := "x"`` is ``any<number, string>``. A function's target is left as
-    it is (the with replaces the function)."""
+    ``q := "x"`` is ``any<number, string>``; with a schema giving
+    ``input.b`` type string, under ``with input.b as 1`` it is
+    ``any<number, string>``. A function's target is left as it is (the with
+    replaces the function)."""
     undo: list[tuple[Node, Key, Node | None, T.MaybeType]] = []
     root = env.root
     was_typed = root.input_typed
@@ -142,26 +144,26 @@ def type_targets(env: TypeEnv, withs: tuple[Any, ...]) -> Callable[[], None] | N
         keys = [term_key(x) for x in terms]
         if any(k is None for k in keys):
             continue  # (a variable in a target: an unsafe-variable error before)
-        if head.name == "input":
-            found.append((terms, keys, T.ANY))  # (whatever the schema or the value says)
-            continue
         have = env.get_by_ref(terms)
         if isinstance(have, T.FunctionType):
             continue
-        found.append((terms, keys, T.or_(have, env.get_by_value(w.value))))
+        # (a target its document's type has no place for, a key a schema
+        # does not allow, is any)
+        found.append((terms, keys, T.ANY if have is None else T.or_(have, env.get_by_value(w.value))))
     # (every type found before any is put: one target's type does not see another's)
     for terms, keys, tpe in found:
         if terms[0].name == "input":  # type: ignore[union-attr]
             root.input_typed = True  # (input's type now has a part)
-        cur = _node(env.tree, terms, keys, undo)
+        cur = env.tree
+        for x, key in zip(terms, keys):
+            assert key is not None
+            child = cur.children.get(key)
+            if child is None:
+                child = cur.children[key] = Node(key, x)
+                undo.append((cur, key, None, None))
+            cur = child
         undo.append((cur, cur.key, cur, cur.value))  # type: ignore[arg-type]
         cur.value = tpe
-    if was_typed:
-        # A schema's type of input does not hold in an expression with a with
-        # (OPA v1.20.2 checks it as if input had no schema): input is what
-        # the targets on input make of it, any elsewhere.
-        top = _node(env.tree, (Var("input"),), [term_key(Var("input"))], undo)
-        _objects(env, top, undo)
     if not undo:
         return None
 
@@ -174,29 +176,6 @@ def type_targets(env: TypeEnv, withs: tuple[Any, ...]) -> Callable[[], None] | N
         root.input_typed = was_typed
 
     return restore
-
-
-def _node(tree: Node, terms: tuple[Term, ...], keys: list[Key | None], undo: list[tuple[Node, Key, Node | None, T.MaybeType]]) -> Node:
-    """The node at ``terms`` in ``tree``, made (and noted in ``undo``) where missing."""
-    cur = tree
-    for x, key in zip(terms, keys):
-        assert key is not None
-        child = cur.children.get(key)
-        if child is None:
-            child = cur.children[key] = Node(key, x)
-            undo.append((cur, key, None, None))
-        cur = child
-    return cur
-
-
-def _objects(env: TypeEnv, node: Node, undo: list[tuple[Node, Key, Node | None, T.MaybeType]]) -> None:
-    """Each node below ``node`` (and it) that has no type gets the object of
-    its children's (any where it has none), so that no lookup goes past it."""
-    for c in node.children.values():
-        _objects(env, c, undo)
-    if node.value is None:
-        undo.append((node, node.key, node, None))  # type: ignore[arg-type]
-        node.value = env.extent(node) if node.children else T.ANY
 
 
 def has_with(body: list[IExpr]) -> bool:
