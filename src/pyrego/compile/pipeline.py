@@ -87,7 +87,6 @@ from pyrego.compile.rule_checks import (
     head_safety_errors,
     recursion_errors,
 )
-from pyrego.compile.void_calls import void_call_errors
 from pyrego.compile.with_checks import check_with_targets
 from pyrego.compile.with_targets import with_function_targets
 from pyrego.errors import RegoError, RegoTypeError
@@ -206,6 +205,8 @@ def _check_undefined_funcs(state: CompileState) -> None:
     errors, called = call_errors(state.tree, state.uses.values())
     state.tree.calls_deprecated = not DEPRECATED_BUILTINS.isdisjoint(called)
     if not errors and "print" in called:
+        from pyrego.compile.void_calls import void_call_errors  # (only where print is called)
+
         errors = void_call_errors(state.modules, state.tree)
     if errors:
         state.report(errors)
