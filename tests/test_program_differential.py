@@ -425,6 +425,28 @@ REGRESSIONS: dict[str, tuple[str, list[str], list[Any]]] = {
         ["p", "q", "r", "s", "u", "v"],
         [{"s": 2, "m": {}, "c": True}, {"s": 2, "m": {}}, {"s": "a", "m": {"a": 3}}],
     ),
+    # A body of one `true` expression (negated or not, with modifiers or not)
+    # gives way to what OPA's compiler moves out of a head holding a ref, a
+    # call, a comprehension or a template string: such a rule is defined.
+    "true-body-replaced-by-head": (
+        "package t\n"
+        "f(_) := 1 if input.c\n"
+        "f(_) := 2\n"
+        "g := 1\n"
+        "a := f(1) if { true with input.m as input.zz }\n"
+        "b := g if { not true }\n"
+        "c := [x | x := 1] if { not true with input.m as 1 }\n"
+        "d contains count([1]) if { true with input.m as input.zz }\n"
+        "e := 1 if { false } else := input.m if { not true }\n"
+        "h := input.m if { not true } else := 2\n"
+        'k := $"a{1}" if not true\n'
+        "m := count([1]) if { not true; true }\n"
+        "n := count([1]) if { 1 with input.m as input.zz }\n"
+        "o := 5 if { not true }\n"
+        "q[count([1])] := 1 if { true with data.t as {} }\n",
+        ["a", "b", "c", "d", "e", "h", "k", "m", "n", "o", "q"],
+        [{"c": True}, {"m": 1}, {}],
+    ),
     # `if set()` without braces: one expression, an empty set (true); it was
     # refused as a parse error.
     # OPA's rule index skips a definition (or else branch) whose indexed

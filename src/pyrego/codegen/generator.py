@@ -112,8 +112,6 @@ class ModuleGen:
         self.deferred: dict[str, RuleNode] = {}
         self.body_orders: dict[int, Any] = {}
         self._guards: dict[int, tuple[ast.Expr, ...]] = {}  # the index guards of the node being made
-        # Rule id -> the rules it reads, for ``with`` targets (with_checks).
-        self.with_dependencies: dict[int, set[int]] | None = None
         # Documents of several levels' rules (codegen_docs): nodes with an own part, readers, tables.
         self.own_parts: set[int] = set()
         self.ground_docs: dict[tuple[str, ...], str] = {}

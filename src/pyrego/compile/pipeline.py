@@ -86,8 +86,8 @@ from pyrego.compile.rule_checks import (
     extent_errors,
     head_safety_errors,
     recursion_errors,
-    void_call_errors,
 )
+from pyrego.compile.with_checks import check_with_targets
 from pyrego.compile.with_targets import with_function_targets
 from pyrego.errors import RegoError, RegoTypeError
 
@@ -205,9 +205,10 @@ def _check_undefined_funcs(state: CompileState) -> None:
     errors, called = call_errors(state.tree, state.uses.values())
     state.tree.calls_deprecated = not DEPRECATED_BUILTINS.isdisjoint(called)
     if not errors and "print" in called:
-        from pyrego.compile.print_calls import print_operand_errors  # (only for programs that print)
+        from pyrego.compile.print_calls import print_operand_errors  # (only where print is called)
+        from pyrego.compile.void_calls import void_call_errors
 
-        errors = void_call_errors(state.modules) or print_operand_errors(state.tree)
+        errors = void_call_errors(state.modules, state.tree) or print_operand_errors(state.tree)
     if errors:
         state.report(errors)
     elif state.hidden_calls:
@@ -224,6 +225,8 @@ def _check_recursion(state: CompileState) -> None:
     state.graph = dependency_graph(state.tree, state.uses)
     first = first_cycle(state.tree, state.graph)
     if first is not None:  # OPA reports every rule on a cycle
+        if any(m.withs for m in state.modules):
+            check_with_targets(state.tree)  # (a stage before, in OPA)
         state.report(recursion_errors(state.tree, state.uses) or [first], sort=True)
 
 

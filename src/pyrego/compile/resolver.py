@@ -225,6 +225,12 @@ class _Resolver:
             base = self.global_ref(head.name, target.location)
             if base is not None:
                 target = ast.Ref(base.head, base.path + target.path, target.location)
+        if isinstance(target.head, ast.Var) and target.head.name == "data" and not any(term_vars(p, set()) for p in target.path):
+            # OPA's graph of rule dependencies counts every ref of a rule, the
+            # targets of its ``with`` modifiers too (a rule replacing its own
+            # package is recursive). A target with a variable is OPA's unsafe
+            # variable error, a stage before.
+            self.data_refs.append(target)
         builtin_name = self.builtin_ref(w.value)
         if builtin_name is not None and scope.lookup(builtin_name.split(".")[0]) is None:
             return ast.With(target, FuncRef(builtin_name, w.value.location), w.location)  # type: ignore[arg-type]
@@ -368,11 +374,45 @@ class _Resolver:
         if not (ref_path is head.ref.path and key is head.key and value is head.value and args is head.args):
             ref = head.ref if ref_path is head.ref.path else Ref(head.ref.head, ref_path, head.ref.location)
             new_head = new_rule_head(ref, value, key, args, head.assign, head.location)
-        body = self.body(rule.body, scope)
+        if _true_body_dropped(new_head, rule.body):
+            # Resolved only for its print calls: OPA checks calls of print used
+            # as values before it drops the body, everything else after.
+            calls, refs = len(self.calls), len(self.data_refs)
+            self.body(rule.body, scope)
+            self.calls[calls:] = [c for c in self.calls[calls:] if c.op == "print"]
+            del self.data_refs[refs:]
+            body: ast.Body = ()
+        else:
+            body = self.body(rule.body, scope)
         else_ = self.rule(rule.else_, scope if head.args is not None else None) if rule.else_ is not None else None
         if new_head is head and body is rule.body and else_ is rule.else_ and rule.module_file == self.module.file:
             return rule  # (nothing to resolve: rules are immutable)
         return new_rule(new_head, body, rule.default, else_, rule.location, self.module.file)
+
+
+def _true_body_dropped(head: ast.RuleHead, body: ast.Body) -> bool:
+    """Whether OPA's compiler replaces ``body`` by the expressions it moves
+    out of ``head``: a body of one expression that is the term ``true``
+    (negated or not, with modifiers or not) gives way to them, where the
+    head's key, value or ref holds a ref, call, comprehension or template
+    string (``r := f(1) if { not true }`` is ``f(1)`` in OPA v1.20.2)."""
+    if len(body) != 1:
+        return False
+    stmt = body[0].statement
+    if not (type(stmt) is Scalar and stmt.value is True):
+        return False
+    terms: list[ast.Term] = list(head.ref.path)
+    terms.extend([x for x in (head.key, head.value) if x is not None])
+    while terms:
+        t = terms.pop()
+        if isinstance(t, (Ref, Call, ArrayCompr, SetCompr, ObjectCompr, TemplateString)):
+            return True
+        if isinstance(t, (Array, SetTerm)):
+            terms.extend(t.items)
+        elif isinstance(t, Object):
+            for k, v in t.items:
+                terms.extend((k, v))
+    return False
 
 
 def _add_declared(stmt: ast.Statement, declared: set[str]) -> None:

@@ -17,12 +17,11 @@ Errors are ordered by location (OPA walks its rule tree in map order).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from typing import Any
 
 from pyrego.ast import nodes as ast
-from pyrego.compile.base import CompiledTree, Uses
+from pyrego.compile.base import CompiledTree, Uses, ground_prefix
 from pyrego.compile.checks import first_with_all, import_name, location_key, ref_text
 from pyrego.compile.graph import node_dependencies
 from pyrego.compile.local_vars import all_vars
@@ -232,10 +231,12 @@ def _needs_eval(t: ast.Term) -> bool:
 
 
 def _rule_uses(rule: ast.Rule) -> Uses:
-    """The calls and the refs rooted at ``data`` in a resolved rule (its else branches too)."""
+    """The calls and the refs rooted at ``data`` in one branch of a resolved
+    rule (its head and body: each ``else`` branch is a rule of its own in
+    OPA's graph, which a rule reading this document depends on)."""
     calls: list[ast.Call] = []
     refs: list[ast.Ref] = []
-    stack: list[object] = [rule]
+    stack: list[object] = [rule.head, rule.body]
     while stack:
         x = stack.pop()
         if x is None or isinstance(x, (str, int, float, bool, Location)):
@@ -258,15 +259,49 @@ def recursion_errors(tree: CompiledTree, uses: dict[int, Uses]) -> list[RegoErro
     memo: dict[tuple[Any, ...], list[int]] = {}
     graph = {nid: node_dependencies(tree, node_uses, memo) for nid, node_uses in uses.items()}
     errors: list[RegoError] = []
+    label = _RuleLabels(tree)
     for node in tree.nodes.values():
         for rule in node.rules:
-            for dep in sorted(node_dependencies(tree, _rule_uses(rule), memo)):
-                back = _path(graph, dep, node.id)
-                if back is not None:
-                    names = " -> ".join(by_id[i].name for i in [node.id, *back])
-                    errors.append(RegoRecursionError(f"rule {node.name} is recursive: {names}", rule.location))
-                    break
+            branch: ast.Rule | None = rule
+            while branch is not None:
+                for dep in sorted(node_dependencies(tree, _rule_uses(branch), memo)):
+                    back = _path(graph, dep, node.id)
+                    if back is not None:
+                        own = label.of_rule(node.name, branch)
+                        names = " -> ".join([own] + [label.of_node(by_id[i]) for i in back[:-1]] + [own])
+                        errors.append(RegoRecursionError(f"rule {own} is recursive: {names}", branch.location))
+                        break
+                branch = branch.else_
     return errors
+
+
+class _RuleLabels:
+    """A rule as OPA's recursion errors name it: its ref, with the variables
+    in it renamed as OPA's compiler renames local variables
+    (``data.p.f[__local2__]`` for ``f[x] := 1 if { some x in xs }``)."""
+
+    def __init__(self, tree: CompiledTree) -> None:
+        self.tree = tree
+        self.numbers: Any = None
+
+    def of_node(self, node: Any) -> str:
+        return self.of_rule(node.name, node.rules[0]) if node.rules else node.name
+
+    def of_rule(self, name: str, rule: ast.Rule) -> str:
+        suffix = ground_prefix(rule.head.ref.path)[1]
+        if not suffix or rule.head.args is not None:
+            return name
+        from pyrego.compile.void_calls import opa_term_text
+        from pyrego.typecheck.some_vars import LocalVarNumbers
+
+        if self.numbers is None:
+            self.numbers = LocalVarNumbers(self.tree)
+        numbers = self.numbers
+
+        def var(v: str) -> str:
+            return numbers.var_name(v) or ("_" if v.startswith("$") else v.split("#", 1)[0])
+
+        return name + opa_term_text(ast.Ref(ast.Var("x"), suffix), var)[1:]
 
 
 def _path(graph: dict[int, set[int]], start: int, goal: int) -> list[int] | None:
@@ -284,32 +319,3 @@ def _path(graph: dict[int, set[int]], start: int, goal: int) -> list[int] | None
                 seen.add(dep)
                 stack.append((dep, [*path, dep]))
     return None
-
-
-
-_PRINT_CALLS = ("print", "internal.print")
-
-
-def void_call_errors(modules: Sequence[ast.Module]) -> list[RegoError]:
-    """OPA's ``CheckVoidCalls``: a print call (which has no value) used as
-    one, an operand or a rule's value (run where print is called at all)."""
-    from pyrego.typecheck.arity import calls_in_rule  # (the walk, only then)
-
-    errors: list[RegoError] = []
-    for m in modules:
-        for rule in m.rules:
-            for call, nested in calls_in_rule(rule):
-                if nested and call.op in _PRINT_CALLS:
-                    errors.append(RegoTypeError(f"{call.op}({', '.join(_operand_text(a) for a in call.args)}) used as value", call.location))
-    return errors
-
-
-def _operand_text(t: ast.Term) -> str:
-    if type(t) is ast.Scalar:
-        v = t.value
-        return t.text if t.text is not None else "null" if v is None else "true" if v is True else "false" if v is False else json.dumps(v)
-    if type(t) is ast.Ref:
-        return ref_text(t)
-    if type(t) is ast.Var:
-        return t.name
-    return "..."

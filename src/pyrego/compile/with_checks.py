@@ -5,9 +5,11 @@ into input, base or rule data, or a function (a rule with arguments or a
 builtin), and raises the error OPA raises for a target it refuses, in the
 order of OPA's compiler stages: targets first (``rego_compile_error``, or
 ``rego_type_error`` for a name that is none of these), then variables in
-targets or builtins used as values (``rego_unsafe_var_error``), then a target
-document holding the rule that replaces it (``rego_recursion_error``), then
-types (``rego_type_error``: arities, functions named without a call).
+targets or builtins used as values (``rego_unsafe_var_error``), then types
+(``rego_type_error``: arities, functions named without a call). A target
+holding the rule that replaces it is a dependency of that rule in the
+compiler's recursion check (``rego_recursion_error``), which first runs
+:func:`check_with_targets` for the target errors OPA finds before it.
 """
 
 from __future__ import annotations
@@ -16,13 +18,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from pyrego.ast import nodes as ast
-from pyrego.compile.base import FuncRef, rule_terms
+from pyrego.compile.base import FuncRef
 from pyrego.compile.safety import term_vars
-from pyrego.errors import RegoCompileError, RegoRecursionError, RegoTypeError, RegoUnsafeVarError
+from pyrego.errors import RegoCompileError, RegoTypeError, RegoUnsafeVarError
 
 if TYPE_CHECKING:
     from pyrego.codegen.generator import ModuleGen
-    from pyrego.compile.base import RuleNode
+    from pyrego.compile.base import CompiledTree, RuleNode
 
 # Builtins OPA never lets ``with`` replace: unification and the rule's own
 # metadata are resolved before evaluation.
@@ -45,20 +47,47 @@ class Target:
 
 def with_targets(gen: ModuleGen, e: ast.Expr, node: RuleNode | None) -> list[Target]:
     """The targets of ``e``'s modifiers, checked; ``node`` is the rule the
-    expression belongs to (None in a query)."""
-    targets = [_target(gen, w) for w in e.with_mods]
+    expression belongs to (None in a query; not needed by the checks)."""
+    targets = [_target(gen.tree, w) for w in e.with_mods]
     for t in targets:
         _check_safe(gen, t)
-    if node is not None:
-        for t in targets:
-            if t.kind == "data":
-                _check_recursion(gen, node, t)
+    # (A target holding the rule itself is found by the compiler's recursion
+    # check, which counts targets as the rule's dependencies, as OPA does.)
     for t in targets:
         _check_types(gen, e, t)
     return targets
 
 
-def _target(gen: ModuleGen, w: ast.With) -> Target:
+def check_with_targets(tree: CompiledTree) -> None:
+    """Raise the error OPA's compiler raises for the first ``with`` target it
+    refuses (by location), before it checks for recursion.
+
+    OPA checks targets when it rewrites ``with`` values, a stage before the
+    recursion check, which counts targets as dependencies (so a target that
+    partially replaces the rule's own document is that error, not recursion).
+    Code generation checks each expression's targets again; this runs only
+    where the recursion check found a cycle."""
+    mods: list[ast.With] = []
+    for node in tree.nodes.values():
+        for rule in node.rules + ([node.default] if node.default is not None else []):
+            _collect_withs(rule, mods)
+    for w in sorted(mods, key=lambda w: (w.location.file, w.location.row, w.location.col) if w.location else ("", 0, 0)):
+        _target(tree, w)
+
+
+def _collect_withs(root: object, out: list[ast.With]) -> None:
+    stack: list[object] = [root]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, (list, tuple)):
+            stack.extend(x)
+        elif isinstance(x, ast.With):
+            out.append(x)
+        elif x is not None and not isinstance(x, (str, int, float, bool)):
+            stack.extend(getattr(x, f) for f in getattr(type(x), "__slots__", ()) if f != "location")
+
+
+def _target(tree: CompiledTree, w: ast.With) -> Target:
     target = w.target
     head = target.head.name if isinstance(target.head, ast.Var) else ""
     # String keys as strings; any other key stays a term.
@@ -66,13 +95,13 @@ def _target(gen: ModuleGen, w: ast.With) -> Target:
     if head == "input":
         return Target(_data_kind(keys, "input"), tuple(keys), "", w)
     if head == "data":
-        _check_partial(gen, keys, w)
+        _check_partial(tree, keys, w)
         name = ".".join(["data"] + [str(k) for k in keys])
-        if all(type(k) is str for k in keys) and name in gen.tree.functions:
+        if all(type(k) is str for k in keys) and name in tree.functions:
             return Target("func", tuple(keys), name, w)
         return Target(_data_kind(keys, "data"), tuple(keys), "", w)
     name = ".".join([head] + [str(k) for k in keys])
-    b = gen.builtin(name) if head and all(type(k) is str for k in keys) else None
+    b = tree.builtin(name) if head and all(type(k) is str for k in keys) else None
     if b is None:
         raise RegoTypeError("with keyword target must reference existing input, data, or a function", w.location)
     if name in _FIXED_BUILTINS:
@@ -92,10 +121,10 @@ def _data_kind(keys: list[Any], kind: str) -> str:
     return kind if all(type(k) is str for k in keys) else "bad"
 
 
-def _check_partial(gen: ModuleGen, keys: list[Any], w: ast.With) -> None:
+def _check_partial(tree: CompiledTree, keys: list[Any], w: ast.With) -> None:
     """A target inside a rule's document (below ``data.p.q`` where rules
     define ``q``) would change part of a value the rules compute: refused."""
-    cur = gen.tree.root
+    cur = tree.root
     for k in keys[:-1]:
         if type(k) is not str:
             return
@@ -159,158 +188,3 @@ def _anys(n: int) -> str:
 
 def _shown(name: str) -> str:
     return name.split("#")[0]
-
-
-# -- recursion through ``with`` targets ---------------------------------------------
-
-
-def _check_recursion(gen: ModuleGen, node: RuleNode, t: Target) -> None:
-    """A rule that replaces a document holding itself, or a rule that reads
-    it, depends on itself: OPA's recursion error."""
-    graph = _dependency_graph(gen)
-    for start in _rules_below(gen, t.path):
-        path = _path_to(graph, start, node.id)
-        if path is not None:
-            names = " -> ".join(_node_name(gen, i) for i in [node.id] + path)
-            raise RegoRecursionError(f"rule {node.name} is recursive: {names}", t.mod.location)
-
-
-def _path_to(graph: dict[int, set[int]], start: int, goal: int) -> list[int] | None:
-    """The nodes from ``start`` to ``goal`` along ``graph`` (both included), or None."""
-    came: dict[int, int | None] = {start: None}
-    todo = [start]
-    while todo:
-        cur = todo.pop()
-        if cur == goal:
-            out = [cur]
-            prev = came[cur]
-            while prev is not None:
-                out.append(prev)
-                prev = came[prev]
-            return out[::-1]
-        for nxt in graph.get(cur, ()):
-            if nxt not in came:
-                came[nxt] = cur
-                todo.append(nxt)
-    return None
-
-
-def _node_name(gen: ModuleGen, nid: int) -> str:
-    for n in gen.tree.nodes.values():
-        if n.id == nid:
-            return n.name
-    return "?"
-
-
-def _rules_below(gen: ModuleGen, keys: tuple[Any, ...]) -> list[int]:
-    """Ids of the rule nodes at or below ``data.<keys>`` (its string prefix)."""
-    cur = gen.tree.root
-    for k in keys:
-        if type(k) is not str:
-            break
-        nxt = cur.children.get(k)
-        if nxt is None:
-            return []
-        cur = nxt
-        if cur.has_rules():
-            break
-    return [n.id for n in cur.walk() if n.has_rules()]
-
-
-def _dependency_graph(gen: ModuleGen) -> dict[int, set[int]]:
-    """Rule node id -> the rule nodes its rules read, call or replace (built
-    once per program, only where a rule replaces data with ``with``)."""
-    graph = gen.with_dependencies
-    if graph is None:
-        graph = {}
-        for n in gen.tree.nodes.values():
-            if n.has_rules():
-                deps: set[int] = set()
-                collector = _Deps(gen, deps)
-                for rule in n.rules + ([n.default] if n.default else []):
-                    r: ast.Rule | None = rule
-                    while r is not None:
-                        collector.body(r.body)
-                        for term in rule_terms(r):
-                            collector.term(term)
-                        r = r.else_
-                graph[n.id] = deps
-        gen.with_dependencies = graph
-    return graph
-
-
-class _Deps:
-    """Collects the rule nodes a rule depends on (methods, not recursive
-    closures, which would be reference cycles)."""
-
-    def __init__(self, gen: ModuleGen, out: set[int]) -> None:
-        self.gen = gen
-        self.out = out
-
-    def body(self, body: ast.Body) -> None:
-        for e in body:
-            s = e.statement
-            if isinstance(s, (ast.Assign, ast.Unify)):
-                self.term(s.lhs)
-                self.term(s.rhs)
-            elif isinstance(s, ast.SomeIn):
-                for x in (s.key, s.value, s.collection):
-                    self.term(x)
-            elif isinstance(s, ast.Every):
-                self.term(s.domain)
-                self.body(s.body)
-            elif not isinstance(s, ast.SomeVars):
-                self.term(s)
-            for w in e.with_mods:
-                self.term(w.target)
-                self.term(w.value)
-
-    def term(self, t: Any) -> None:
-        if isinstance(t, ast.Ref):
-            if isinstance(t.head, ast.Var) and t.head.name == "data":
-                self.ref(t.path)
-            else:
-                self.term(t.head)
-            for p in t.path:
-                self.term(p)
-        elif isinstance(t, ast.Call):
-            function = self.gen.tree.functions.get(t.op)
-            if function is not None:
-                self.out.add(function.id)
-            for a in t.args:
-                self.term(a)
-        elif isinstance(t, (ast.Array, ast.SetTerm)):
-            for x in t.items:
-                self.term(x)
-        elif isinstance(t, ast.Object):
-            for k, v in t.items:
-                self.term(k)
-                self.term(v)
-        elif isinstance(t, (ast.ArrayCompr, ast.SetCompr)):
-            self.term(t.term)
-            self.body(t.body)
-        elif isinstance(t, ast.ObjectCompr):
-            self.term(t.key)
-            self.term(t.value)
-            self.body(t.body)
-        elif isinstance(t, ast.TemplateString):
-            for part in t.parts:
-                if not isinstance(part, str):
-                    self.term(part)
-
-    def ref(self, path: tuple[ast.Term, ...]) -> None:
-        """``data.<path>``: the rules that define it, or all rules below a
-        document that holds rules; a computed key is not followed (which
-        rules it reads is only known at run time)."""
-        cur = self.gen.tree.root
-        for p in path:
-            if not (isinstance(p, ast.Scalar) and isinstance(p.value, str)):
-                return
-            nxt = cur.children.get(p.value)
-            if nxt is None:
-                return
-            cur = nxt
-            if cur.has_rules():
-                self.out.add(cur.id)
-                return
-        self.out.update(n.id for n in cur.walk() if n.has_rules())

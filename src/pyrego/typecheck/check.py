@@ -20,6 +20,7 @@ from pyrego.typecheck import static_types as T
 from pyrego.typecheck.env import TypeEnv
 from pyrego.typecheck.ir import CALL, EVERY, TERM, IArray, ICompr, IExpr, IObject, IRef, ISet, Term, ref_text, term_text
 from pyrego.typecheck.refs import RefChecker
+from pyrego.typecheck.replaced import type_targets
 from pyrego.typecheck.terms import TypeErr, unify1
 from pyrego.typecheck.unify import unifies
 
@@ -58,10 +59,13 @@ class Checker:
         env = env.wrap()
         with_any = self.with_any
         restore: Callable[[], None] | None = None
+        typed: Callable[[], None] | None = None
         try:
             for expr in body:
-                if expr.withs and with_any is not None:
-                    restore = with_any(expr.withs)
+                if expr.withs:
+                    if with_any is not None:
+                        restore = with_any(expr.withs)
+                    typed = type_targets(env, expr.withs)
                 closure_errs = self.check_closures(env, expr) if expr.closures else []
                 errors.extend(closure_errs)
                 rc = RefChecker(env)
@@ -73,10 +77,15 @@ class Checker:
                     # explains an unknown type here: OPA keeps only that one.
                     if not ((closure_errs or rc.errors) and err.nil_cause):
                         errors.append(err)
+                if typed is not None:
+                    typed()
+                    typed = None
                 if restore is not None:
                     restore()
                     restore = None
         finally:
+            if typed is not None:
+                typed()
             if restore is not None:
                 restore()
         self.errors.extend(errors)

@@ -21,7 +21,7 @@ from typing import Any, Callable
 
 from pyrego.ast.nodes import Scalar, Var
 from pyrego.typecheck import static_types as T
-from pyrego.typecheck.env import Key, Node, term_key
+from pyrego.typecheck.env import Key, Node, TypeEnv, term_key
 from pyrego.typecheck.ir import IArray, ICompr, IExpr, IObject, IRef, ISet, Term
 
 
@@ -117,6 +117,67 @@ class ReplacedRules:
         return apply
 
 
+def type_targets(env: TypeEnv, withs: tuple[Any, ...]) -> Callable[[], None] | None:
+    """Give each ``input``/``data`` target of an expression's withs, in
+    ``env``'s own tree, the union of the type it has and its value's type, for
+    the one expression; returns what puts the tree back (None: nothing changed).
+
+    As OPA v1.20.2 checks such an expression: under ``with input.b as "x"``,
+    ``input`` is ``object<b: any>[string: any]`` (the type of ``input.b``,
+    any, joined with string, is any), and under ``with data.p.q as 1`` a rule
+    ``q := "x"`` is ``any<number, string>``; with a schema giving
+    ``input.b`` type string, under ``with input.b as 1`` it is
+    ``any<number, string>``. A function's target is left as it is (the with
+    replaces the function)."""
+    undo: list[tuple[Node, Key, Node | None, T.MaybeType]] = []
+    root = env.root
+    was_typed = root.input_typed
+    found: list[tuple[tuple[Term, ...], list[Key | None], T.MaybeType]] = []
+    for w in withs:
+        t = w.target
+        if type(t) is not IRef:
+            continue
+        terms = t.terms()
+        head = terms[0]
+        if not (type(head) is Var and head.name in ("input", "data")):
+            continue
+        keys = [term_key(x) for x in terms]
+        if any(k is None for k in keys):
+            continue  # (a variable in a target: an unsafe-variable error before)
+        have = env.get_by_ref(terms)
+        if isinstance(have, T.FunctionType):
+            continue
+        # (a target its document's type has no place for, a key a schema
+        # does not allow, is any)
+        found.append((terms, keys, T.ANY if have is None else T.or_(have, env.get_by_value(w.value))))
+    # (every type found before any is put: one target's type does not see another's)
+    for terms, keys, tpe in found:
+        if terms[0].name == "input":  # type: ignore[union-attr]
+            root.input_typed = True  # (input's type now has a part)
+        cur = env.tree
+        for x, key in zip(terms, keys):
+            assert key is not None
+            child = cur.children.get(key)
+            if child is None:
+                child = cur.children[key] = Node(key, x)
+                undo.append((cur, key, None, None))
+            cur = child
+        undo.append((cur, cur.key, cur, cur.value))  # type: ignore[arg-type]
+        cur.value = tpe
+    if not undo:
+        return None
+
+    def restore() -> None:
+        for parent, key, old, value in reversed(undo):
+            if old is None:
+                del parent.children[key]
+            else:
+                old.value = value
+        root.input_typed = was_typed
+
+    return restore
+
+
 def has_with(body: list[IExpr]) -> bool:
     """Whether an expression of ``body``, or of a comprehension in it, has a with."""
 
@@ -149,4 +210,4 @@ def copy_tree(node: Node) -> Node:
     return out
 
 
-__all__ = ["ReplacedRules", "copy_tree", "has_with"]
+__all__ = ["ReplacedRules", "copy_tree", "has_with", "type_targets"]

@@ -14,7 +14,7 @@ counts the same way over pyrego's compiled rules.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 from pyrego.ast import nodes as ast
 from pyrego.compile.base import CompiledTree
@@ -30,23 +30,64 @@ class LocalVarNumbers:
         self._tree = tree
         self._query = query
         self._numbers: dict[int, int] | None = None
+        # Each declared variable (by its unique name) -> its number.
+        self._vars: dict[str, int] = {}
+        # A ``some x in xs`` without key -> the number its key is renamed to.
+        self._renamed: dict[int, int] = {}
+        # A template string's part (by id) -> its variable's number; the
+        # rules in the order counted.
+        self._templates: dict[int, int] = {}
+        self._rules: list[ast.Rule] = []
         self._next = 0
 
     def name(self, stmt: ast.SomeIn) -> str | None:
+        numbers = self._counted()
+        n = numbers.get(id(stmt))
+        if n is None:
+            return None
+        return f"__localq{n}__" if self._query is not None else f"__local{n}__"
+
+    def var_name(self, name: str) -> str | None:
+        """OPA's name for a declared variable (by its unique name), if counted."""
+        self._counted()
+        n = self._vars.get(name)
+        if n is None:
+            return None
+        return f"__localq{n}__" if self._query is not None else f"__local{n}__"
+
+    def renamed_key(self, stmt: ast.SomeIn) -> str | None:
+        """OPA's name for the key of a ``some x in xs`` without key once it is
+        renamed (as the rewritten body shows it), if counted."""
+        self._counted()
+        n = self._renamed.get(id(stmt))
+        if n is None:
+            return None
+        return f"__localq{n}__" if self._query is not None else f"__local{n}__"
+
+    def template_part_by_id(self, part_id: int) -> str | None:
+        """OPA's name for the variable of a template string's part (by its id)
+        that is not a constant (``{__local3__ | __local3__ = input.x}``):
+        numbered after every variable the rules declare, in rule order."""
+        self._counted()
+        n = self._templates.get(part_id)
+        return None if n is None else f"__local{n}__"
+
+    def _counted(self) -> dict[int, int]:
         if self._numbers is None:
             self._numbers = {}
             if self._query is not None:
                 self._body(self._query)
             else:
                 self._count()
-        n = self._numbers.get(id(stmt))
-        if n is None:
-            return None
-        return f"__localq{n}__" if self._query is not None else f"__local{n}__"
+                for rule in self._rules:
+                    _template_parts(rule, self._templates, self._gen)
+        return self._numbers
 
-    def _gen(self) -> int:
+    def _gen(self, name: str | None = None) -> int:
         n = self._next
         self._next += 1
+        if name is not None and not _wildcard(name):
+            self._vars.setdefault(name, n)
         return n
 
     def _count(self) -> None:
@@ -57,6 +98,7 @@ class LocalVarNumbers:
                 rules.setdefault(r.module_file, []).append(r)
         for file in sorted(rules):
             for rule in sorted(rules[file], key=lambda r: (r.location.row, r.location.col)):
+                self._rules.append(rule)
                 seen: set[str] = set()
                 for a in rule.head.args or ():
                     self._args(a, seen)
@@ -71,7 +113,7 @@ class LocalVarNumbers:
         if tt is ast.Var:
             if t.name not in seen:
                 seen.add(t.name)
-                self._gen()
+                self._gen(t.name)
         elif tt is ast.Array:
             for x in t.items:
                 self._args(x, seen)
@@ -96,12 +138,12 @@ class LocalVarNumbers:
                 self._term(s.rhs)
                 for w in e.with_mods:
                     self._term(w.value)
-                for _ in _pattern_vars(s.lhs):
-                    self._gen()
+                for name in _pattern_vars(s.lhs):
+                    self._gen(name)
                 continue
             if st is ast.SomeVars:
-                for _ in s.vars:
-                    self._gen()
+                for v in s.vars:
+                    self._gen(v.name)
             elif st is ast.SomeIn:
                 bound: set[str] = set()
                 if s.key is None:
@@ -113,15 +155,23 @@ class LocalVarNumbers:
                 else:
                     term_vars(s.key, bound)
                 term_vars(s.value, bound)
+                if "__local" in bound:  # (the made key renamed again first)
+                    bound.discard("__local")
+                    self._renamed[id(s)] = self._gen()
+                # (the key's variables first, then the value's, as written)
+                for name in _ordered_vars(s.key) + _ordered_vars(s.value):
+                    if name in bound:
+                        bound.discard(name)
+                        self._gen(name)
                 for _ in bound:
                     self._gen()
                 self._term(s.collection)
             elif st is ast.Every:
                 self._term(s.domain)
                 if s.key is None or not _wildcard(s.key.name):
-                    self._gen()  # the key, written or made
+                    self._gen(s.key.name if s.key is not None else None)  # the key, written or made
                 if not _wildcard(s.value.name):
-                    self._gen()
+                    self._gen(s.value.name)
                 self._body(s.body)
             elif st is ast.Unify:
                 self._term(s.lhs)
@@ -164,6 +214,44 @@ def _pattern_vars(t: Any) -> list[str]:
     out: set[str] = set()
     term_vars(t, out)
     return sorted(out)
+
+
+def _template_parts(rule: ast.Rule, out: dict[int, int], gen: Callable[[], int]) -> None:
+    """Numbers the parts of the template strings of ``rule`` (its head, then
+    its body, then its else branches) that are not constants."""
+    stack: list[Any] = [rule]
+    while stack:
+        x = stack.pop()
+        tx = type(x)
+        if tx is ast.TemplateString:
+            for p in x.parts:
+                if not isinstance(p, (str, ast.Scalar)):
+                    out[id(p)] = gen()
+            stack.extend(reversed([p for p in x.parts if not isinstance(p, str)]))
+        elif isinstance(x, (tuple, list)):
+            stack.extend(reversed(x))
+        elif x is not None and not isinstance(x, (str, int, float, bool)) and hasattr(type(x), "__slots__"):
+            stack.extend(reversed([getattr(x, f) for f in type(x).__slots__ if f not in ("location", "module_file")]))
+
+
+def _ordered_vars(t: Any) -> list[str]:
+    """The variables of a pattern in the order they are written."""
+    out: list[str] = []
+    stack = [t]
+    while stack:
+        x = stack.pop()
+        tx = type(x)
+        if tx is ast.Var:
+            if x.name not in out:
+                out.append(x.name)
+        elif tx is ast.Array:
+            stack.extend(reversed(x.items))
+        elif tx is ast.Object:
+            for _, v in reversed(x.items):
+                stack.append(v)
+        elif tx is ast.Ref:
+            stack.extend(reversed((x.head, *x.path)))
+    return out
 
 
 def _wildcard(name: str) -> bool:
