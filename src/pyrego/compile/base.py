@@ -42,6 +42,9 @@ class RuleNode:
     # A module's package: its document exists (an empty object at least)
     # even when no rule defines anything in it, as in OPA.
     is_package: bool = False
+    # On the root: whether each document's evaluation can raise, by node id
+    # (compile.index_guards; made once per program, on first use).
+    raises_memo: dict[int, bool | None] | None = field(default=None, repr=False)
 
     @property
     def name(self) -> str:

@@ -31,7 +31,7 @@ from decimal import Decimal
 from typing import Any, Callable, Container, Iterator
 
 from pyrego.ast import nodes as ast
-from pyrego.compile.base import COMPLETE, FUNCTION, RuleNode, iter_rule_chain
+from pyrego.compile.base import COMPLETE, FUNCTION, PARTIAL_SET, RuleNode, iter_rule_chain
 from pyrego.compile.ground import is_ground
 from pyrego.compile.opa_form import OpaForm, PieceTable
 from pyrego.compile.rule_index import ANY, IndexedRule, IndexRef, RuleIndex, head_value
@@ -54,14 +54,50 @@ def index_guards(
     def is_virtual(path: tuple[str, ...]) -> bool:
         return data_is_virtual(root, path)
 
+    # Documents whose evaluation can raise (by id of their node; None while
+    # being looked at: a cycle, which the compiler refuses anyway).
+    doc_raises = root.raises_memo
+    if doc_raises is None:
+        doc_raises = root.raises_memo = {}
+
+    def node_raises(n: RuleNode) -> bool:
+        if id(n) in doc_raises:
+            return doc_raises[id(n)] or False  # (None: being looked at, a cycle)
+        doc_raises[id(n)] = None
+        result = _rules_raise(n, raises) or any(node_raises(c) for c in n.children.values())
+        doc_raises[id(n)] = result
+        return result
+
     def reads_rules(path: tuple[str, ...]) -> bool:
-        return data_is_virtual(root, path) and not _constant_document(root, path)
+        if not data_is_virtual(root, path):
+            return False
+        cur = root
+        for key in path:
+            if cur.has_rules():
+                break
+            nxt = cur.children.get(key)
+            if nxt is None:
+                return False
+            cur = nxt
+        return node_raises(cur)
 
-    def raises(e: ast.Expr) -> bool:
-        return _may_raise(e, reads_rules, functions)
+    def raises(e: Any) -> bool:
+        key = id(e)  # (a body's expressions are asked again when another rule reads its document)
+        known = doc_raises.get(key)
+        if known is None:
+            known = doc_raises[key] = _may_raise(e, reads_rules, functions)
+        return known
 
+    # A program none of whose documents can conflict (no functions, no
+    # objects, complete rules of one value each: most policies) has nothing
+    # for a guard to keep from raising: decided once per program.
+    can_conflict = doc_raises.get(0)
+    if can_conflict is None:
+        can_conflict = doc_raises[0] = any(_may_conflict(n) for n in root.walk())
+    if not can_conflict:
+        return {}
     chains = [iter_rule_chain(rule) for rule in node.rules]
-    if not any(_may_need_guard(b, raises) for chain in chains for b in chain):
+    if not any(_may_need_guard(b, raises, is_virtual) for chain in chains for b in chain):
         return {}  # (no body can raise, or none has a test to index: skipping one changes nothing)
     form = OpaForm(PieceTable(), lambda _file: None)
     indexed: list[IndexedRule] = []
@@ -102,20 +138,36 @@ def data_is_virtual(root: RuleNode, path: tuple[str, ...]) -> bool:
     return any(n.has_rules() or n.is_package for n in cur.walk())
 
 
-def _constant_document(root: RuleNode, path: tuple[str, ...]) -> bool:
-    """Whether ``data.<path>`` is in a document one constant rule defines (it cannot conflict)."""
-    cur = root
-    for key in path:
-        if cur.has_rules():
-            break
-        nxt = cur.children.get(key)
-        if nxt is None:
-            return False
-        cur = nxt
-    if not cur.has_rules() or cur.kind != COMPLETE or len(cur.rules) != 1:
+def _may_conflict(node: RuleNode) -> bool:
+    """Whether ``node``'s definitions can give two values (a conflict)."""
+    if not node.has_rules() or node.kind == PARTIAL_SET:
         return False
-    rule = cur.rules[0]
-    return not rule.body and rule.else_ is None and rule.head.value is not None and is_ground(rule.head.value)
+    if node.kind != COMPLETE:
+        return True  # (objects and functions: a key or an argument can have two values)
+    values: set[Any] = set()
+    for rule in node.rules:
+        for branch in iter_rule_chain(rule):
+            value = branch.head.value
+            if value is None or not is_ground(value):
+                return True  # (even one definition can give two values: p := x if some x in xs)
+            values.add((type(value.value), value.value) if type(value) is ast.Scalar else value)
+    return len(values) > 1 and len(node.rules) > 1
+
+
+def _rules_raise(node: RuleNode, raises: Callable[[Any], bool]) -> bool:
+    """Whether evaluating ``node``'s own rules can raise without strict builtin
+    errors: definitions that can disagree (a conflict), or an expression of a
+    body or head that can raise. Complete rules whose definitions all have
+    one constant value (``allow if ...``) never conflict; partial sets never do."""
+    if not node.has_rules():
+        return False
+    if _may_conflict(node):
+        return True
+    for rule in node.rules:
+        for branch in iter_rule_chain(rule):
+            if raises(branch.head) or any(raises(e) for e in branch.body):
+                return True
+    return False
 
 
 def guarded_rule(rule: ast.Rule, guards: dict[int, tuple[ast.Expr, ...]]) -> ast.Rule:
@@ -133,16 +185,39 @@ def guarded_rule(rule: ast.Rule, guards: dict[int, tuple[ast.Expr, ...]]) -> ast
     return nxt
 
 
-def _may_need_guard(rule: ast.Rule, raises: Callable[[ast.Expr], bool]) -> bool:
+def _may_need_guard(rule: ast.Rule, raises: Callable[[ast.Expr], bool], is_virtual: Callable[[tuple[str, ...]], bool]) -> bool:
     """Whether a branch has an expression that can raise, at or after which
-    comes one the index could take a test from (a quick filter: the tests of
-    the expressions before it are mostly made before it anyway)."""
+    comes one the index could take a test from that the expressions before
+    it do not make already (a quick filter, so that OPA's form of a body is
+    made only where a guard may come of it: a comparison of a ref or an
+    argument, or a ref not read before the first expression that can raise)."""
     args = frozenset(a.name for a in rule.head.args or () if type(a) is ast.Var)
     body = rule.body
-    for i, e in enumerate(body):
-        if raises(e):
-            return any(not x.negated and not x.with_mods and _mentions(x.statement, args) for x in body[i:])
+    first = next((i for i, e in enumerate(body) if raises(e)), None)
+    if first is None:
+        return False
+    tested: set[tuple[Any, Any]] | None = None
+    for x in body[first:]:
+        if x.negated or x.with_mods:
+            continue
+        stmt = x.statement
+        if not _mentions(stmt, args):
+            continue
+        if type(stmt) is ast.Unify or type(stmt) is ast.Assign or (type(stmt) is ast.Call and stmt.op in _TESTS):
+            return True
+        if args and not args.isdisjoint(stmt_vars(stmt, set())):
+            return True
+        if tested is None:
+            tested = _tested_first(body, tuple(rule.head.args or ()), is_virtual, raises)
+        read: set[tuple[Any, Any]] = set()
+        _note_refs(stmt, is_virtual, read)
+        if not read <= tested:
+            return True
     return False
+
+
+#: Calls from which the index takes a test of a value (not only of a ref being defined).
+_TESTS = frozenset({"equal", "internal.member_2", "glob.match"})
 
 
 _SUBQUERIES = (ast.ArrayCompr, ast.SetCompr, ast.ObjectCompr, ast.Every)
@@ -312,12 +387,28 @@ def _may_raise(e: Any, is_virtual: Callable[[tuple[str, ...]], bool], functions:
             keys.append(str(p.value))
         if is_virtual(tuple(keys)):
             return True
+    parts = _PARTS.get(t)
+    if parts is not None:
+        return any(_may_raise(x, is_virtual, functions) for x in parts(e) if x is not None)
+    if t is tuple:
+        return any(_may_raise(x, is_virtual, functions) for x in e)
     fields = getattr(e, "__dataclass_fields__", None)
-    if fields is None:
-        if type(e) is tuple:
-            return any(_may_raise(x, is_virtual, functions) for x in e)
-        return False
-    return any(_may_raise(getattr(e, f), is_virtual, functions) for f in fields if f != "location")
+    return fields is not None and any(_may_raise(getattr(e, f), is_virtual, functions) for f in fields if f != "location")
+
+
+#: The parts of the common nodes, for _may_raise (a walk of every expression
+#: of every rule a body reads: read by field name, not through dataclass fields).
+_PARTS: dict[type, Callable[[Any], tuple[Any, ...]]] = {
+    ast.Expr: lambda e: (e.statement, *e.with_mods),
+    ast.Ref: lambda e: (e.head, *e.path),
+    ast.Call: lambda e: e.args,
+    ast.Assign: lambda e: (e.lhs, e.rhs),
+    ast.Unify: lambda e: (e.lhs, e.rhs),
+    ast.Array: lambda e: e.items,
+    ast.SetTerm: lambda e: e.items,
+    ast.Object: lambda e: tuple(x for kv in e.items for x in kv),
+    ast.RuleHead: lambda e: (e.ref, e.value, e.key, *(e.args or ())),
+}
 
 
 def _pure_expr(e: ast.Expr, is_virtual: Callable[[tuple[str, ...]], bool]) -> bool:
