@@ -709,7 +709,7 @@ class ExtGen(Gen):
         if k == 10:
             return f"({self.num(env, depth + 1)} {r.choice(ARITH + ['*', '/'])} {r.choice(['1e400', '3', '0.1', '9007199254740993', '-0'])})"
         if k == 11:
-            return r.choice([f"round({self.num(env, depth + 1)})", f"ceil({self.num(env, depth + 1)})", f"floor({self.num(env, depth + 1)})", f"numbers.range({r.randint(-1, 2)}, {self.num(env, depth + 1)})", f"to_number({s()})"])
+            return r.choice([f"round({self.num(env, depth + 1)})", f"ceil({self.num(env, depth + 1)})", f"floor({self.num(env, depth + 1)})", f"numbers.range({r.randint(-1, 2)}, {r.choice([0, 3, -2, 2.5])})", f"to_number({s()})"])
         if k == 12:
             return f"{self.typed('set', env, depth + 1)} {r.choice(['|', '&', '-'])} {self.typed('set', env, depth + 1)} {r.choice(['|', '&', '-'])} {self.typed('set', env, depth + 1)}"
         if k == 13:

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import random
+import signal
 import sys
 import threading
 from collections import Counter
@@ -427,6 +428,30 @@ REGRESSIONS: dict[str, tuple[str, list[str], list[Any]]] = {
         ["p", "q", "r", "s", "u", "v"],
         [{"s": 2, "m": {}, "c": True}, {"s": 2, "m": {}}, {"s": "a", "m": {"a": 3}}],
     ),
+    # OPA's rule tree has a node for each constant key (of any type) that
+    # starts a rule's path after its strings, and an object at each node
+    # holding no rules: `a[1].b := v` makes `{1: {}}` when its body fails,
+    # `a[1].b[x] := v` makes `{1: {"b": {}}}`; not where a rule at the
+    # document (or above) has a variable first, nor below a node that holds
+    # a rule; a child document of such a node is whole (`{"s": {}}`).
+    "ref-head-constant-keys-objects": (
+        "package t\n"
+        "a[1].x := 1 if input.q\n"
+        "a[1].y.z := 2 if input.q\n"
+        "b[true].x[y] := 1 if { y := input.a; input.q }\n"
+        "b[2] := 1\n"
+        "c[1].x := 1 if input.q\n"
+        "c[1][y] := 2 if { y := input.a; input.q }\n"
+        "d[y].x := 1 if { y := input.a; input.q }\n"
+        "d.s[1].t := 1 if input.q\n"
+        "e.s[input.m.x] := true\n"
+        "e[false] contains 1\n"
+        'f[12345678901234567890].x["true"][input.a] contains input.q\n'
+        "g[null].x := 1 if input.q\n"
+        "g[[1]].y := 1 if input.q\n",
+        ["a", "b", "c", "d", "e", "f", "g"],
+        _INPUTS,
+    ),
     # `if set()` without braces: one expression, an empty set (true); it was
     # refused as a parse error.
     "if-empty-set-no-braces": (
@@ -504,14 +529,22 @@ def main(argv: list[str]) -> int:
     seed: Any = argv[1] if len(argv) > 1 and argv[1] != "-v" else SEED
     oracle = get_oracle()
     r = random.Random(seed)
+
+    def timeout(signum: int, frame: Any) -> None:
+        raise TimeoutError("program took over 120 s")
+
+    signal.signal(signal.SIGALRM, timeout)
     bad = 0
     stats: Counter[str] = Counter()
     for i in range(n):
         prog = gen_program(r, ext=ext)
+        signal.alarm(120)  # (a program that runs away is a finding too)
         try:
             problems = program_disagreements(oracle, prog, threads=i % 5 == 0)
         except Exception as exc:  # noqa: BLE001 - a crash is a finding too
             problems = [f"CRASH {type(exc).__name__}: {exc}"]
+        finally:
+            signal.alarm(0)
         first = oracle.evaluate(prog.modules, "x := data.gen", input=prog.inputs[0], data=prog.data)
         stats[first.error_code or "ok"] += 1
         serious = [p for p in problems if not p.startswith("[strict]")]

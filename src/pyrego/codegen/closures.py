@@ -104,7 +104,7 @@ def plan_definition(gen: ModuleGen, node: RuleNode, rule: ast.Rule, conflict: Ca
             return None
         if node.kind == COMPLETE and head.key is None:
             return _Planner(gen).complete(chain, node, conflict)
-        if node.kind in (PARTIAL_SET, PARTIAL_OBJECT) and rule.else_ is None:
+        if node.kind in (PARTIAL_SET, PARTIAL_OBJECT) and rule.else_ is None and not codegen_docs.makes_path(gen, node, rule):
             return _Planner(gen).partial(node.kind, rule, codegen_docs.tracks_values(gen, node))
     except (Unsupported, RegoError, RecursionError):
         pass
