@@ -452,6 +452,26 @@ REGRESSIONS: dict[str, tuple[str, list[str], list[Any]]] = {
         ["a", "b", "c", "d", "e", "f", "g"],
         _INPUTS,
     ),
+    # A `with` target goes into a rule's document only past a node of OPA's
+    # rule tree that holds rules: `p[1] contains 2` holds none at `p`.
+    "with-target-constant-key-document": (
+        "package t\n"
+        "m[1] contains 2\n"
+        "n[1].x[y] := 2 if y := 1\n"
+        "a := 1 if { true with data.t.m.y as 1 }\n"
+        "b := 1 if { true with data.t.n[1].y.z as 1 }\n"
+        "c := count(n) with data.t.n.q as 1\n",
+        ["a", "b", "c"],
+        _INPUTS,
+    ),
+    "with-target-constant-key-inside-rule": ("package t\nn[1].x[y] := 2 if y := 1\na := 1 if { true with data.t.n[1].x.z as 1 }\n", ["a"], _INPUTS),
+    # A rule whose path is all constants holds no other rule inside it.
+    "ref-head-constant-key-extent-conflict": (
+        "package t\nm[1].x := 1 if input.q\nm[1] := 5 if input.q\nm[1].y[z] := 5 if z := input.a\n",
+        ["m"],
+        _INPUTS,
+    ),
+    "ref-head-constant-key-set-extent-conflict": ("package t\nm[2] contains 1\nm[2].q := 1\n", ["m"], _INPUTS),
     # `if set()` without braces: one expression, an empty set (true); it was
     # refused as a parse error.
     "if-empty-set-no-braces": (

@@ -22,7 +22,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Callable
 
 from pyrego.ast import nodes as ast
-from pyrego.compile.base import FUNCTION, PARTIAL_OBJECT, PARTIAL_SET, RuleNode, rule_suffix
+from pyrego.compile.base import FUNCTION, PARTIAL_OBJECT, PARTIAL_SET, RuleNode, rule_suffix, tree_keys
 from pyrego.runtime.docs import Depths, Part, below, ground_document, nonempty_part, own_key, pruned_document
 from pyrego.runtime.helpers import rt_get
 from pyrego.runtime.values import UNDEF
@@ -43,23 +43,11 @@ def rule_path_suffix(gen: ModuleGen, em: BodyEmitter, node: RuleNode, rule: ast.
     return suffix
 
 
-def _ground_keys(rule: ast.Rule) -> tuple[Any, ...]:
-    """The constants (scalars) that start ``rule``'s path after its constant
-    strings, as keys that compare as OPA's values do (``1`` and ``1.0`` alike)."""
-    out = []
-    for k in rule_suffix(0, rule):
-        if type(k) is not ast.Scalar:
-            break
-        v = k.value
-        out.append(("n", v) if type(v) in (int, float) or (v is not None and type(v) not in (bool, str)) else (type(v).__name__, v))
-    return tuple(out)
-
-
 def _dynamic_at(node: RuleNode) -> bool:
     """Whether a rule of ``node`` has a variable right after its constant
     strings (``p[x].y := v``): OPA's rule tree then holds rules at ``node``
     itself, and evaluates its document (all below it too) from rules."""
-    return node.kind == PARTIAL_OBJECT and any(not _ground_keys(r) for r in node.rules)
+    return node.kind == PARTIAL_OBJECT and any(not tree_keys(r) for r in node.rules)
 
 
 def path_made(gen: ModuleGen, node: RuleNode, rule: ast.Rule) -> tuple[str, tuple[ast.Term, ...]] | None:
@@ -79,9 +67,9 @@ def path_made(gen: ModuleGen, node: RuleNode, rule: ast.Rule) -> tuple[str, tupl
         if above is not None and _dynamic_at(above):
             return None
     suffix = rule_suffix(0, rule)
-    ground = _ground_keys(rule)
+    ground = tree_keys(rule)
     n = len(ground)
-    at = {_ground_keys(r) for r in node.rules}
+    at = {tree_keys(r) for r in node.rules}
     for i in range(n):
         if ground[:i] in at:
             return ("rt_obj_add_path", suffix[:i]) if i else None

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from pyrego.ast import nodes as ast
-from pyrego.compile.base import CompiledTree, Uses
+from pyrego.compile.base import PARTIAL_OBJECT, CompiledTree, Uses, rule_suffix, tree_keys
 from pyrego.compile.checks import first_with_all, import_name, location_key, ref_text
 from pyrego.compile.graph import node_dependencies
 from pyrego.compile.local_vars import all_vars
@@ -123,6 +123,7 @@ def extent_errors(tree: CompiledTree, modules: Sequence[ast.Module], packages: S
         if inside:
             lines = "".join(f"\n  rule {ref_text(_absolute_ref(tree, r))} at {r.location.file}:{r.location.row}" for r in inside)
             errors.append(RegoTypeError(f"rule {node.name} conflicts with:{lines}", own[0].location))
+    errors += _constant_key_extent_errors(tree)
     errors.sort(key=location_key)
     by_path: dict[tuple[str, ...], list[ast.Module]] = {}
     for module, pkg in zip(modules, packages):
@@ -139,6 +140,25 @@ def extent_errors(tree: CompiledTree, modules: Sequence[ast.Module], packages: S
                 where = f"{rule.location.file}:{rule.location.row}"
                 msg = f"package {_name(_document(pkg, rule))[5:]} conflicts with rule {_rule_ref(pkg, rule, absolute=False)} defined at {where}"
                 errors.append(RegoTypeError(msg, module.location))
+    return errors
+
+
+def _constant_key_extent_errors(tree: CompiledTree) -> list[RegoError]:
+    """As :func:`extent_errors`, for rules whose paths go on with constants
+    that are not strings (``p[1] := 5`` and ``p[1].x := 1``): OPA's rule
+    tree has a node for each such key too."""
+    errors: list[RegoError] = []
+    for node in tree.nodes.values():
+        if node.kind != PARTIAL_OBJECT or len(node.rules) < 2:
+            continue
+        held = [(tree_keys(r), r) for r in node.rules]
+        for keys, rule in held:
+            if not keys or len(keys) != len(rule_suffix(0, rule)):
+                continue
+            inside = sorted((r for k, r in held if len(k) > len(keys) and k[: len(keys)] == keys), key=lambda r: (ref_text(_absolute_ref(tree, r)), _rule_key(r)))
+            if inside:
+                lines = "".join(f"\n  rule {ref_text(_absolute_ref(tree, r))} at {r.location.file}:{r.location.row}" for r in inside)
+                errors.append(RegoTypeError(f"rule {ref_text(_absolute_ref(tree, rule))} conflicts with:{lines}", rule.location))
     return errors
 
 
