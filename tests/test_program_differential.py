@@ -472,6 +472,22 @@ REGRESSIONS: dict[str, tuple[str, list[str], list[Any]]] = {
         _INPUTS,
     ),
     "ref-head-constant-key-set-extent-conflict": ("package t\nm[2] contains 1\nm[2].q := 1\n", ["m"], _INPUTS),
+    # A template string reads a bound variable as `{v}`, which OPA's type
+    # checker unifies with `any`: the variable is untyped after it (its type
+    # errors come at evaluation); any other part is `{x | x = t}`.
+    "template-variable-untyped-after": (
+        "package t\n"
+        'a := {x | some x in v} if { v := 5; $"{v}" }\n'
+        'b := 1 if { some v in [5]; $"{v}"; v[0] }\n'
+        'c := 1 if { v := 5; $"{v}" with input as 1; v[0] }\n'
+        'd := 1 if { v := 5; $"{v}", v in {set() - v} }\n'
+        'f(v) := 1 if { $"{v}"; v[0] }\n'
+        "e := f(5)\n",
+        ["a", "b", "c", "d", "e"],
+        _INPUTS,
+    ),
+    "template-variable-typed-in-comprehension": ('package t\np := 1 if { v := 5; [1 | $"{v}"]; v[0] }\n', ["p"], _INPUTS),
+    "template-expression-part-typed": ('package t\np := 1 if { v := 5; $"{v + 1}"; v[0] }\n', ["p"], _INPUTS),
     # `if set()` without braces: one expression, an empty set (true); it was
     # refused as a parse error.
     "if-empty-set-no-braces": (
