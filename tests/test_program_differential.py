@@ -488,6 +488,11 @@ REGRESSIONS: dict[str, tuple[str, list[str], list[Any]]] = {
     ),
     "template-variable-typed-in-comprehension": ('package t\np := 1 if { v := 5; [1 | $"{v}"]; v[0] }\n', ["p"], _INPUTS),
     "template-expression-part-typed": ('package t\np := 1 if { v := 5; $"{v + 1}"; v[0] }\n', ["p"], _INPUTS),
+    # Rules held at one node of OPA's rule tree (`p` for `p[x]...`, `p[1]`
+    # for `p[1][x]...`) are all multi-valued or all single-valued.
+    "ref-head-mixed-kinds-at-node": ("package t\nm[x] contains 1 if x := input.a\nm[y].z := 2 if y := input.b\n", ["m"], _INPUTS),
+    "ref-head-mixed-kinds-at-constant-key": ("package t\nm[1][x] contains 1 if x := input.a\nm[1][y] := 2 if y := input.b\n", ["m"], _INPUTS),
+    "ref-head-mixed-kinds-apart": ("package t\nm[1][x] contains 1 if x := input.a\nm[2][y] := 2 if y := input.b\nm[3] contains 1\n", ["m"], _INPUTS),
     # `if set()` without braces: one expression, an empty set (true); it was
     # refused as a parse error.
     "if-empty-set-no-braces": (

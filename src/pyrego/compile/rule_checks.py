@@ -146,12 +146,21 @@ def extent_errors(tree: CompiledTree, modules: Sequence[ast.Module], packages: S
 def _constant_key_extent_errors(tree: CompiledTree) -> list[RegoError]:
     """As :func:`extent_errors`, for rules whose paths go on with constants
     that are not strings (``p[1] := 5`` and ``p[1].x := 1``): OPA's rule
-    tree has a node for each such key too."""
+    tree has a node for each such key too. And as :func:`conflict_errors`
+    for the rules one such node holds: ``p[x] contains 1`` and ``p[y].z :=
+    2`` (both held at ``p``) are conflicting rules in OPA."""
     errors: list[RegoError] = []
     for node in tree.nodes.values():
         if node.kind != PARTIAL_OBJECT or len(node.rules) < 2:
             continue
         held = [(tree_keys(r), r) for r in node.rules]
+        at: dict[tuple[Any, ...], list[ast.Rule]] = {}
+        for keys, rule in held:
+            at.setdefault(keys, []).append(rule)
+        for rules in at.values():
+            if len({_kind(r)[0] for r in rules}) > 1:
+                rules = sorted(rules, key=_rule_key)
+                errors.append(RegoTypeError(f"conflicting rules {ref_text(_absolute_ref(tree, rules[-1]))} found", rules[0].location))
         for keys, rule in held:
             if not keys or len(keys) != len(rule_suffix(0, rule)):
                 continue
