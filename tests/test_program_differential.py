@@ -493,6 +493,18 @@ REGRESSIONS: dict[str, tuple[str, list[str], list[Any]]] = {
     "ref-head-mixed-kinds-at-node": ("package t\nm[x] contains 1 if x := input.a\nm[y].z := 2 if y := input.b\n", ["m"], _INPUTS),
     "ref-head-mixed-kinds-at-constant-key": ("package t\nm[1][x] contains 1 if x := input.a\nm[1][y] := 2 if y := input.b\n", ["m"], _INPUTS),
     "ref-head-mixed-kinds-apart": ("package t\nm[1][x] contains 1 if x := input.a\nm[2][y] := 2 if y := input.b\nm[3] contains 1\n", ["m"], _INPUTS),
+    # A variable in print's operands must be bound before the call.
+    "print-undeclared-variable": ("package t\np if { print(input.m[_]) }\n", ["p"], _INPUTS),
+    "print-undeclared-in-every": ("package t\np if { every x in [1] { print(x, y) } }\n", ["p"], _INPUTS),
+    "print-declared-variables": (
+        "package t\n"
+        "f(a) := 1 if print(a)\n"
+        "p := f(1)\n"
+        "q if { x := input.m[_]; print(x, [y | y := x]) }\n"
+        "r if { some x in [1]; print(x) }\n",
+        ["p", "q", "r"],
+        _INPUTS,
+    ),
     # `if set()` without braces: one expression, an empty set (true); it was
     # refused as a parse error.
     "if-empty-set-no-braces": (

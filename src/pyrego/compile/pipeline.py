@@ -85,6 +85,7 @@ from pyrego.compile.rule_checks import (
     conflict_errors,
     extent_errors,
     head_safety_errors,
+    print_var_errors,
     recursion_errors,
     void_call_errors,
 )
@@ -205,7 +206,7 @@ def _check_undefined_funcs(state: CompileState) -> None:
     errors, called = call_errors(state.tree, state.uses.values())
     state.tree.calls_deprecated = not DEPRECATED_BUILTINS.isdisjoint(called)
     if not errors and "print" in called:
-        errors = void_call_errors(state.modules)
+        errors = void_call_errors(state.modules) or print_var_errors(state.tree, state.modules)
     if errors:
         state.report(errors)
     elif state.hidden_calls:

@@ -27,9 +27,9 @@ from pyrego.compile.checks import first_with_all, import_name, location_key, ref
 from pyrego.compile.graph import node_dependencies
 from pyrego.compile.local_vars import all_vars
 from pyrego.compile.safety import stmt_vars, term_vars
-from pyrego.errors import Location, RegoError, RegoRecursionError, RegoTypeError, RegoUnsafeVarError
+from pyrego.errors import Location, RegoCompileError, RegoError, RegoRecursionError, RegoTypeError, RegoUnsafeVarError
 
-__all__ = ["conflict_errors", "extent_errors", "head_safety_errors", "raise_all", "recursion_errors"]
+__all__ = ["conflict_errors", "extent_errors", "head_safety_errors", "print_var_errors", "raise_all", "recursion_errors"]
 
 
 def raise_all(errors: list[RegoError], *, sort: bool = True) -> None:
@@ -330,6 +330,42 @@ def void_call_errors(modules: Sequence[ast.Module]) -> list[RegoError]:
             for call, nested in calls_in_rule(rule):
                 if nested and call.op in _PRINT_CALLS:
                     errors.append(RegoTypeError(f"{call.op}({', '.join(_operand_text(a) for a in call.args)}) used as value", call.location))
+    return errors
+
+
+def print_var_errors(tree: CompiledTree, modules: Sequence[ast.Module]) -> list[RegoError]:
+    """OPA's ``RewritePrintCalls``: a variable in a print call's operands (not
+    inside a comprehension) that no expression before the call binds, nor
+    the rule's arguments or an enclosing body, is ``var x is undeclared``."""
+    from pyrego.compile.base import iter_rule_chain
+    from pyrego.compile.safety import closures_in, expr_needs_and_outputs, stmt_terms
+
+    errors: list[RegoError] = []
+
+    def body(exprs: ast.Body, safe: set[str]) -> None:
+        now = set(safe)
+        for e in exprs:
+            s = e.statement
+            for t in stmt_terms(s):
+                for c in closures_in(t, []):
+                    body(c.body, now)  # type: ignore[union-attr]
+            if type(s) is ast.Every:
+                body(s.body, now | {s.value.name} | ({s.key.name} if s.key is not None else set()))
+            if type(s) is ast.Call and s.op in _PRINT_CALLS:
+                for a in s.args:
+                    for v in sorted(term_vars(a, set()) - now):
+                        name = "_" if v.startswith("$") else v.partition("#")[0]
+                        errors.append(RegoCompileError(f"var {name} is undeclared", getattr(a, "location", s.location)))
+                continue
+            now |= expr_needs_and_outputs(e, now, set(), tree.arity)[1]
+
+    for m in modules:
+        for rule in m.rules:
+            for branch in iter_rule_chain(rule):
+                args: set[str] = set()
+                for a in branch.head.args or ():
+                    term_vars(a, args)
+                body(branch.body, args)
     return errors
 
 
