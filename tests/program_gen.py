@@ -572,6 +572,8 @@ class Gen:
                 imps.append(f"import data.{target}" if alias == target.split(".")[-1] else f"import data.{target} as {alias}")
             if r.random() < 0.2:
                 imps.append("import rego.v1")
+            if self.ext and r.random() < 0.15:
+                imps.append(r.choice(["import future.keywords", "import future.keywords.in", "import future.keywords.every"]))
             if r.random() < 0.1:
                 imps.append("import input.m as mm")
             modules[f"gen/f{i}.rego"] = f"package {pkg}\n\n" + "\n".join(imps) + "\n\n" + "\n\n".join(bodies[i]) + "\n"
@@ -758,6 +760,22 @@ class ExtGen(Gen):
             return lit
         if k == 7:
             return f"not {self.ext_term(env, 0)}"
+        if k == 8 and r.random() < 0.5:
+            # other packages' documents, by computed keys, walked, or by path
+            others = [p for p in self.pkgs if not (p + ".").startswith(self.cur_pkg + ".") and not (self.cur_pkg + ".").startswith(p + ".")]
+            if others:
+                pkg = r.choice(others)
+                a, b, v = self.fresh(), self.fresh(), self.fresh()
+                env += [a, b, v]
+                names = [x.name for x in self.visible if x.pkg == pkg and x.kind != "func"] or ["x"]
+                return r.choice(
+                    [
+                        f"{v} := data.{pkg}[{a}][{b}]",
+                        f"walk(data.{pkg}, [{a}, {v}]); {b} := count({a})",
+                        f"{v} := object.get(data.{pkg}, [{json.dumps(r.choice(names))}, {json.dumps(r.choice(['x', 'y', 'a']))}], {a}); {a} := 0; {b} := 1",
+                        f"some {a}, {b} in data.{pkg}; {v} := {b}",
+                    ]
+                )
         v = self.fresh()
         lit = f"{v} := {self.ext_term(env, 1)}"
         env.append(v)
