@@ -501,8 +501,10 @@ REGRESSIONS: dict[str, tuple[str, list[str], list[Any]]] = {
         "f(a) := 1 if print(a)\n"
         "p := f(1)\n"
         "q if { x := input.m[_]; print(x, [y | y := x]) }\n"
-        "r if { some x in [1]; print(x) }\n",
-        ["p", "q", "r"],
+        "r if { some x in [1]; print(x) }\n"
+        "import input.m as mm\n"
+        "s if print(p, mm, data.t.p, input)\n",
+        ["p", "q", "r", "s"],
         _INPUTS,
     ),
     # `if set()` without braces: one expression, an empty set (true); it was

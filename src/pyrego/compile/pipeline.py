@@ -206,7 +206,7 @@ def _check_undefined_funcs(state: CompileState) -> None:
     errors, called = call_errors(state.tree, state.uses.values())
     state.tree.calls_deprecated = not DEPRECATED_BUILTINS.isdisjoint(called)
     if not errors and "print" in called:
-        errors = void_call_errors(state.modules) or print_var_errors(state.tree, state.modules)
+        errors = void_call_errors(state.modules) or print_var_errors(state.tree, state.modules, state.packages)
     if errors:
         state.report(errors)
     elif state.hidden_calls:

@@ -333,7 +333,7 @@ def void_call_errors(modules: Sequence[ast.Module]) -> list[RegoError]:
     return errors
 
 
-def print_var_errors(tree: CompiledTree, modules: Sequence[ast.Module]) -> list[RegoError]:
+def print_var_errors(tree: CompiledTree, modules: Sequence[ast.Module], packages: Sequence[tuple[str, ...]]) -> list[RegoError]:
     """OPA's ``RewritePrintCalls``: a variable in a print call's operands (not
     inside a comprehension) that no expression before the call binds, nor
     the rule's arguments or an enclosing body, is ``var x is undeclared``."""
@@ -359,10 +359,15 @@ def print_var_errors(tree: CompiledTree, modules: Sequence[ast.Module]) -> list[
                 continue
             now |= expr_needs_and_outputs(e, now, set(), tree.arity)[1]
 
-    for m in modules:
+    names: dict[tuple[str, ...], set[str]] = {}  # a package's rule names
+    for m, pkg in zip(modules, packages):
+        names.setdefault(pkg, set()).update(_rule_name(r) for r in m.rules)
+    for m, pkg in zip(modules, packages):
+        # (rule names, imports and the roots are no variables)
+        known = {"data", "input", *names[pkg], *(import_name(i) for i in m.imports)}
         for rule in m.rules:
             for branch in iter_rule_chain(rule):
-                args: set[str] = set()
+                args = set(known)
                 for a in branch.head.args or ():
                     term_vars(a, args)
                 body(branch.body, args)
