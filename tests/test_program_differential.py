@@ -43,6 +43,7 @@ KNOWN_FAILURES = read_known_failures(KNOWN_FAILURES_FILE)
 
 SEED = "pyrego-program-differential"
 PROGRAMS = 120  # (about half a second each, mostly OPA's compile per evaluation)
+EXT_PROGRAMS = 16  # (of the generator's extended mode: ids ext-000...)
 NEVER = 10**9
 
 
@@ -306,18 +307,22 @@ def oracle() -> Oracle:
         pytest.skip(f"OPA oracle unavailable: {exc}")
 
 
-def _programs(n: int, seed: Any) -> list[Program]:
+def _programs(n: int, seed: Any, ext: bool = False) -> list[Program]:
     r = random.Random(seed)
-    return [gen_program(r) for _ in range(n)]
+    return [gen_program(r, ext=ext) for _ in range(n)]
+
+
+def _ids_and_programs(chunk: int) -> list[tuple[str, Program]]:
+    """Chunk ``chunk`` of 4 of the test's programs: the plain ones, then the extended ones."""
+    out = [(f"program-{i:03d}", p) for i, p in enumerate(_programs(PROGRAMS, SEED)) if i % 4 == chunk]
+    return out + [(f"ext-{i:03d}", p) for i, p in enumerate(_programs(EXT_PROGRAMS, SEED + "-ext", ext=True)) if i % 4 == chunk]
 
 
 @pytest.mark.parametrize("chunk", range(4))
 def test_random_programs(oracle: Oracle, chunk: int) -> None:
-    progs = _programs(PROGRAMS, SEED)
     failures = []
-    for i in range(chunk, PROGRAMS, 4):
-        pid = f"program-{i:03d}"
-        problems = program_disagreements(oracle, progs[i], threads=i % 8 == chunk)
+    for i, (pid, prog) in enumerate(_ids_and_programs(chunk)):
+        problems = program_disagreements(oracle, prog, threads=i % 2 == 0)
         excused = KNOWN_FAILURES.get(pid)
         if excused == STRICT_ORDER:
             # (known to differ only in strict builtin errors: anything else is new)
@@ -326,7 +331,7 @@ def test_random_programs(oracle: Oracle, chunk: int) -> None:
             problems = [p for p in problems if not p.startswith("[strict]")]
             excused = None if problems else excused
         if problems and excused is None:
-            failures.append(f"{pid}:\n  " + "\n  ".join(problems[:5]) + "\n" + _dump(progs[i]))
+            failures.append(f"{pid}:\n  " + "\n  ".join(problems[:5]) + "\n" + _dump(prog))
         if not problems and pid in KNOWN_FAILURES and KNOWN_FAILURES[pid] != STRICT_ORDER:
             failures.append(f"{pid} is listed as a known failure but agrees with OPA now: remove it from {KNOWN_FAILURES_FILE.name}")
     assert not failures, "\n\n".join(failures)
@@ -531,7 +536,7 @@ def test_regressions(oracle: Oracle, name: str) -> None:
 
 
 def test_known_failures_are_program_ids() -> None:
-    ids = {f"program-{i:03d}" for i in range(PROGRAMS)}
+    ids = {f"program-{i:03d}" for i in range(PROGRAMS)} | {f"ext-{i:03d}" for i in range(EXT_PROGRAMS)}
     assert not set(KNOWN_FAILURES) - ids
 
 
@@ -564,14 +569,16 @@ def write_known(n: int = PROGRAMS) -> None:
     """Write the known-failures file for the test's programs (a reason edited there by hand stays)."""
     oracle = get_oracle()
     found = []
-    for i, prog in enumerate(_programs(n, SEED)):
+    progs = [(f"program-{i:03d}", p) for i, p in enumerate(_programs(n, SEED))]
+    progs += [(f"ext-{i:03d}", p) for i, p in enumerate(_programs(EXT_PROGRAMS, SEED + "-ext", ext=True))]
+    for pid, prog in progs:
         problems = program_disagreements(oracle, prog, threads=False)
         if problems:
-            found.append((f"program-{i:03d}", _reason(problems)))
+            found.append((pid, _reason(problems)))
     write_known_failures(
         KNOWN_FAILURES_FILE, found, header="Random programs (pyrego vs OPA) known to disagree; regenerate with: python tests/test_program_differential.py --write-known"
     )
-    print(f"{len(found)} of {n} programs disagree; wrote {KNOWN_FAILURES_FILE}")
+    print(f"{len(found)} of {len(progs)} programs disagree; wrote {KNOWN_FAILURES_FILE}")
 
 
 def main(argv: list[str]) -> int:
