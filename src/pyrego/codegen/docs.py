@@ -19,6 +19,7 @@ document is the union of the two, so
 
 from __future__ import annotations
 
+import weakref
 from typing import TYPE_CHECKING, Any, Callable
 
 from pyrego.ast import nodes as ast
@@ -43,11 +44,22 @@ def rule_path_suffix(gen: ModuleGen, em: BodyEmitter, node: RuleNode, rule: ast.
     return suffix
 
 
+# RuleNode -> where OPA's rule tree holds each of its rules (tree_keys), once per node.
+_HELD: weakref.WeakKeyDictionary[RuleNode, frozenset[tuple[Any, ...]]] = weakref.WeakKeyDictionary()
+
+
+def _held(node: RuleNode) -> frozenset[tuple[Any, ...]]:
+    held = _HELD.get(node)
+    if held is None:
+        held = _HELD[node] = frozenset([tree_keys(r) for r in node.rules])
+    return held
+
+
 def _dynamic_at(node: RuleNode) -> bool:
     """Whether a rule of ``node`` has a variable right after its constant
     strings (``p[x].y := v``): OPA's rule tree then holds rules at ``node``
     itself, and evaluates its document (all below it too) from rules."""
-    return node.kind == PARTIAL_OBJECT and any(not tree_keys(r) for r in node.rules)
+    return node.kind == PARTIAL_OBJECT and () in _held(node)
 
 
 def path_made(gen: ModuleGen, node: RuleNode, rule: ast.Rule) -> tuple[str, tuple[ast.Term, ...]] | None:
@@ -69,7 +81,7 @@ def path_made(gen: ModuleGen, node: RuleNode, rule: ast.Rule) -> tuple[str, tupl
     suffix = rule_suffix(0, rule)
     ground = tree_keys(rule)
     n = len(ground)
-    at = {tree_keys(r) for r in node.rules}
+    at = _held(node)
     for i in range(n):
         if ground[:i] in at:
             return ("rt_obj_add_path", suffix[:i]) if i else None

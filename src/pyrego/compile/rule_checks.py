@@ -155,14 +155,16 @@ def _constant_key_extent_errors(tree: CompiledTree) -> list[RegoError]:
             continue
         held = [(tree_keys(r), r) for r in node.rules]
         at: dict[tuple[Any, ...], list[ast.Rule]] = {}
+        above: set[tuple[Any, ...]] = set()  # the proper prefixes of where rules are held
         for keys, rule in held:
             at.setdefault(keys, []).append(rule)
+            above.update(keys[:i] for i in range(len(keys)))
         for rules in at.values():
             if len({_kind(r)[0] for r in rules}) > 1:
                 rules = sorted(rules, key=_rule_key)
                 errors.append(RegoTypeError(f"conflicting rules {ref_text(_absolute_ref(tree, rules[-1]))} found", rules[0].location))
         for keys, rule in held:
-            if not keys or len(keys) != len(rule_suffix(0, rule)):
+            if not keys or keys not in above or len(keys) != len(rule_suffix(0, rule)):
                 continue
             inside = sorted((r for k, r in held if len(k) > len(keys) and k[: len(keys)] == keys), key=lambda r: (ref_text(_absolute_ref(tree, r)), _rule_key(r)))
             if inside:
