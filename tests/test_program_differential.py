@@ -33,7 +33,8 @@ import pytest
 
 import pyrego
 from opa_oracle import Oracle, OracleResult, OracleUnavailable, get_oracle
-from program_gen import Program, gen_program
+from program_gen import Program
+from program_gen_ext import gen_program
 from pyrego.codegen import tiers as codegen_tiers
 from pyrego.conformance import canonical, read_known_failures, write_known_failures
 from pyrego.runtime.convert import from_python, to_json_value
