@@ -2,8 +2,10 @@
 
 Programs come from :mod:`program_gen` (a fixed ``random.Random`` seed): several
 packages and files, imports, complete/partial/ref-head rules, defaults, else
-chains, functions, ``with``, ``every``, comprehensions, mixed-type values; each
-with random inputs and base data. Each query (``x := data.<rule>``, a function
+chains, functions, ``with``, ``every``, comprehensions, mixed-type values; and
+some from :mod:`program_gen_ext` (template strings, more builtins, ref heads
+with constants and variables at several levels, ...); each with random
+inputs and base data. Each query (``x := data.<rule>``, a function
 call, ``data.gen``) is evaluated in OPA (one fresh engine per evaluation), and in
 pyrego through ``eval_query``, ``eval_rule``, ``prepare_rule(path)(input)``,
 ``eval_many`` (a small list, and a longer iterator), the compact and the fast
