@@ -24,6 +24,9 @@ PACKAGES = ["gen.a", "gen.b", "gen.a.c"]
 STRINGS = ["", "a", "b", "ab", "1", "true", "A", "é", "a,b"]
 CMP = ["==", "!=", "<", "<=", ">", ">="]
 ARITH = ["+", "-", "*", "/", "%"]
+SEPS = ['","', '"."', '""']
+FORMATS = ['"%d"', '"%s-%v"', '"%.2f"', '"%x"']
+REGEXES = ['"^a"', '"b$"', '"[a-c]+"']
 
 
 @dataclass
@@ -92,8 +95,9 @@ def gen_data(r: random.Random) -> Any:
 
 
 class Gen:
-    def __init__(self, r: random.Random) -> None:
+    def __init__(self, r: random.Random, ext: bool = False) -> None:
         self.r = r
+        self.ext = ext  # (the constructs of program_gen_ext.ExtGen's ext_term, ext_lit, ext_rule too)
         self.pkgs = PACKAGES[: r.randint(1, 3)]
         self.rules: list[Rule] = []
         self.imports: dict[str, dict[str, str]] = {p: {} for p in self.pkgs}  # pkg -> alias -> target package
@@ -184,6 +188,8 @@ class Gen:
         r = self.r
         if depth >= 3:
             return self.scalar() if not env or r.random() < 0.5 else r.choice(env)
+        if self.ext and r.random() < 0.15:
+            return self.ext_term(env, depth)
         k = r.randrange(20)
         if k < 3:
             return self.scalar()
@@ -341,6 +347,9 @@ class Gen:
         r = self.r
         lits: list[str] = []
         for _ in range(r.randint(0, 3) if n is None else n):
+            if self.ext and r.random() < 0.15:
+                lits.append(self.ext_lit(env))
+                continue
             k = r.randrange(16)
             if k < 2:
                 v = self.fresh()
@@ -440,6 +449,8 @@ class Gen:
         kind = r.choices(["complete", "set", "object", "refset", "refobj", "refconst", "func"], [5, 2, 2, 1, 1, 1, 2])[0]
         name = f"{kind[0]}{idx}" if kind != "refconst" else f"k{idx}"
         rule = Rule(pkg, name, kind)
+        if self.ext and r.random() < 0.3:
+            return self.ext_rule(rule)
         ndefs = r.choices([1, 2, 3], [6, 3, 1])[0]
         if kind == "complete":
             if r.random() < 0.3:
@@ -561,6 +572,8 @@ class Gen:
                 imps.append(f"import data.{target}" if alias == target.split(".")[-1] else f"import data.{target} as {alias}")
             if r.random() < 0.2:
                 imps.append("import rego.v1")
+            if self.ext and r.random() < 0.15:
+                imps.append(r.choice(["import future.keywords", "import future.keywords.in", "import future.keywords.every"]))
             if r.random() < 0.1:
                 imps.append("import input.m as mm")
             modules[f"gen/f{i}.rego"] = f"package {pkg}\n\n" + "\n".join(imps) + "\n\n" + "\n\n".join(bodies[i]) + "\n"
@@ -580,6 +593,7 @@ class Gen:
 
 
 def gen_program(r: random.Random) -> Program:
+    """A random program (:mod:`program_gen_ext` for more constructs)."""
     return Gen(r).build()
 
 

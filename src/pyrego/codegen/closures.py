@@ -62,6 +62,7 @@ from pyrego.runtime.helpers import (
     rt_items,
     rt_items_sorted,
     rt_member,
+    rt_obj_add_path,
     rt_obj_put,
     rt_obj_put_path,
     rt_obj_put_value,
@@ -105,7 +106,10 @@ def plan_definition(gen: ModuleGen, node: RuleNode, rule: ast.Rule, conflict: Ca
         if node.kind == COMPLETE and head.key is None:
             return _Planner(gen).complete(chain, node, conflict)
         if node.kind in (PARTIAL_SET, PARTIAL_OBJECT) and rule.else_ is None:
-            return _Planner(gen).partial(node.kind, rule, codegen_docs.tracks_values(gen, node))
+            made = codegen_docs.path_made(gen, node, rule)
+            if made is not None and made[0] == "rt_obj_add_leaf":
+                return None  # (sets at an object's leaves: generated code)
+            return _Planner(gen).partial(node.kind, rule, codegen_docs.tracks_values(gen, node), made)
     except (Unsupported, RegoError, RecursionError):
         pass
     return None
@@ -209,9 +213,13 @@ class _Planner(TermPlanner):
 
         return all_solutions
 
-    def partial(self, kind: str, rule: ast.Rule, tracked: bool = False) -> Callable[[Any, Any], None]:
+    def partial(
+        self, kind: str, rule: ast.Rule, tracked: bool = False, made: tuple[str, tuple[ast.Term, ...]] | None = None
+    ) -> Callable[[Any, Any], None]:
         """A partial set's or object's definition: adds each solution's key (and
-        value) to ``acc`` (``tracked``: noting the objects given, see codegen_docs.tracks_values)."""
+        value) to ``acc`` (``tracked``: noting the objects given, see
+        codegen_docs.tracks_values; ``made``: the objects of its path it makes
+        first, see codegen_docs.path_made)."""
         head = rule.head
         acc = self.slot()
         builders = self.body(rule.body, self.head_vars(rule), head.location)
@@ -258,6 +266,16 @@ class _Planner(TermPlanner):
             last = put
         first = self.chain(builders, last)
         n = self.nslots
+        if made is not None:
+            path = tuple([self.head_value(k) for k in made[1]])
+
+            def with_path(ctx: Any, into: Any, first: Step = first, n: int = n, acc: int = acc, path: Any = path, where: Any = head.location) -> None:
+                env = [UNDEF] * n
+                env[acc] = into
+                rt_obj_add_path(into, tuple([k(ctx, env) for k in path]), where)
+                first(ctx, env)
+
+            return with_path
 
         def definition(ctx: Any, into: Any, first: Step = first, n: int = n, acc: int = acc) -> None:
             env = [UNDEF] * n

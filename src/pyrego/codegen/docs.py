@@ -19,10 +19,11 @@ document is the union of the two, so
 
 from __future__ import annotations
 
+import weakref
 from typing import TYPE_CHECKING, Any, Callable
 
 from pyrego.ast import nodes as ast
-from pyrego.compile.base import FUNCTION, PARTIAL_OBJECT, PARTIAL_SET, RuleNode, rule_suffix
+from pyrego.compile.base import FUNCTION, PARTIAL_OBJECT, PARTIAL_SET, RuleNode, rule_suffix, tree_keys
 from pyrego.runtime.docs import Depths, Part, below, ground_document, nonempty_part, own_key, pruned_document
 from pyrego.runtime.helpers import rt_get
 from pyrego.runtime.values import UNDEF
@@ -32,14 +33,68 @@ if TYPE_CHECKING:
     from pyrego.codegen.generator import ModuleGen
 
 def rule_path_suffix(gen: ModuleGen, em: BodyEmitter, node: RuleNode, rule: ast.Rule) -> tuple[ast.Term, ...]:
-    """The part of ``rule``'s head path after its constant strings. Of ``a.b[1]
-    contains y``, whose document's rules have only constants in their paths,
-    the code making the set at that path is written first: as in OPA, a set
-    rule of that path, an empty set when the body fails."""
+    """The part of ``rule``'s head path after its constant strings; first
+    writes the code making the objects (or the set) of the path that OPA
+    makes whether the body succeeds or not (see :func:`path_made`)."""
     suffix = rule_suffix(0, rule)
-    if node.kind == PARTIAL_OBJECT and rule.head.value is None and all(type(k) is ast.Scalar for r in node.rules for k in rule_suffix(0, r)):
-        em.w(f"rt_obj_add_leaf(acc, ({''.join(em.term(k) + ', ' for k in suffix)}), {gen.loc(rule.head.location)})")
+    made = path_made(gen, node, rule)
+    if made is not None:
+        fn, keys = made
+        em.w(f"{fn}(acc, ({''.join(em.term(k) + ', ' for k in keys)}), {gen.loc(rule.head.location)})")
     return suffix
+
+
+# RuleNode -> where OPA's rule tree holds each of its rules (tree_keys), once per node.
+_HELD: weakref.WeakKeyDictionary[RuleNode, frozenset[tuple[Any, ...]]] = weakref.WeakKeyDictionary()
+
+
+def _held(node: RuleNode) -> frozenset[tuple[Any, ...]]:
+    held = _HELD.get(node)
+    if held is None:
+        held = _HELD[node] = frozenset([tree_keys(r) for r in node.rules])
+    return held
+
+
+def _dynamic_at(node: RuleNode) -> bool:
+    """Whether a rule of ``node`` has a variable right after its constant
+    strings (``p[x].y := v``): OPA's rule tree then holds rules at ``node``
+    itself, and evaluates its document (all below it too) from rules."""
+    return node.kind == PARTIAL_OBJECT and () in _held(node)
+
+
+def path_made(gen: ModuleGen, node: RuleNode, rule: ast.Rule) -> tuple[str, tuple[ast.Term, ...]] | None:
+    """What ``rule`` (of the partial object at ``node``) makes before its body
+    runs, as OPA's rule tree has a node for each constant key of a rule's
+    path and makes an object at each node that holds no rules:
+    ``("rt_obj_add_path", keys)`` the objects at ``keys`` (``a[1].b := v``:
+    ``{1: {}}``; ``a[1][x] := v``: ``{1: {}}``, the document of rules there),
+    ``("rt_obj_add_leaf", keys)`` the set at ``keys`` (``a[1] contains y``),
+    or None. Nothing where a rule at ``node`` or above has a variable right
+    after its constant strings, nor below a node of the path that holds
+    another rule (whose document OPA evaluates from its rules)."""
+    if node.kind != PARTIAL_OBJECT:
+        return None
+    for i in range(1, len(node.path) + 1):
+        above = gen.tree.nodes.get(node.path[:i])
+        if above is not None and _dynamic_at(above):
+            return None
+    suffix = rule_suffix(0, rule)
+    ground = tree_keys(rule)
+    n = len(ground)
+    at = _held(node)
+    for i in range(n):
+        if ground[:i] in at:
+            return ("rt_obj_add_path", suffix[:i]) if i else None
+    if n < len(suffix):
+        return ("rt_obj_add_path", suffix[:n])
+    if rule.head.value is None:
+        return ("rt_obj_add_leaf", suffix)
+    return ("rt_obj_add_path", suffix[: n - 1]) if n > 1 else None
+
+
+def makes_path(gen: ModuleGen, node: RuleNode, rule: ast.Rule) -> bool:
+    """Whether ``rule`` makes objects or a set of its path (:func:`path_made`)."""
+    return path_made(gen, node, rule) is not None
 
 
 def has_own_part(gen: ModuleGen, node: RuleNode) -> bool:
@@ -60,14 +115,13 @@ def own_part_lines(gen: ModuleGen, node: RuleNode, defs: list[str], tick: str) -
     out += [f"def R{node.id}(ctx):", "    c = ctx.cache", f"    r = c.get({node.id}, MISS)", "    if r is not MISS: return r", tick]
     out.append(f"    acc = dict(P{node.id}(ctx))")
     # Rules with only constants in their paths (a.b[1] contains y): in OPA
-    # none of them is the node's own, and a set rule below is an empty set
-    # when it holds nothing.
-    constant = all(type(k) is ast.Scalar for r in node.rules for k in rule_suffix(0, r))
+    # none of them is the node's own, and each child is its whole document
+    # (an empty set or object when its rules define nothing).
+    constant = not any(_dynamic_at(gen.tree.nodes[node.path[:i]]) for i in range(1, len(node.path) + 1) if node.path[:i] in gen.tree.nodes)
     for name, child in sorted(node.children.items()):
         if child.kind != FUNCTION and gen._has_rules_below(child):
             depths = gen.const(below(own_depths(node))), gen.const(doc_depths(gen, child))
-            whole = constant and child.kind == PARTIAL_SET and child.has_rules()
-            fn, at = f"R{child.id}" if whole else part_function(gen, child), where(gen, child)
+            fn, at = document_function(gen, child) if constant else part_function(gen, child), where(gen, child)
             out.append(f"    rt_doc_put(acc, {gen.literal(name)}, {fn}(ctx), {depths[0]}, {depths[1]}, {at})")
     out.append("    r = rt_obj_done(acc)")
     return out

@@ -181,6 +181,33 @@ def rule_suffix(pkg_len: int, rule: ast.Rule) -> tuple[ast.Term, ...]:
     return ground_prefix(rule.head.ref.path)[1]
 
 
+def scalar_key(term: Any) -> Any:
+    """A constant key (a string, or a term) as OPA's rule tree compares keys
+    (a number by its text: ``1`` and ``1.0`` are two nodes there); None for
+    a term that is not a scalar."""
+    if type(term) is str:
+        return ("str", term)
+    if type(term) is not ast.Scalar:
+        return None
+    v = term.value
+    if v is None or type(v) in (bool, str):
+        return (type(v).__name__, v)
+    return ("number", term.text or str(v))
+
+
+def tree_keys(rule: ast.Rule) -> tuple[Any, ...]:
+    """The scalars that start ``rule``'s path after its constant strings (as
+    :func:`scalar_key` gives them): where OPA's rule tree holds the rule,
+    below the node of those strings."""
+    out = []
+    for k in rule_suffix(0, rule):
+        key = scalar_key(k)
+        if key is None:
+            break
+        out.append(key)
+    return tuple(out)
+
+
 def rule_terms(rule: ast.Rule) -> list[ast.Term]:
     head = rule.head
     out: list[ast.Term] = list(head.ref.path)

@@ -16,9 +16,11 @@ pyrego has them):
    them when they were added (outside strict mode);
 2. ``resolve_refs`` (``compile_stage_resolve_refs``): the modules merged into
    one rule tree, every name resolved (:func:`pyrego.compile.compiler.build_tree`);
-3. ``check_rule_conflicts`` (``compile_stage_check_rule_conflicts``): rules of
-   two kinds or two defaults for one document, then rules and packages inside
-   a ground rule's document (:mod:`pyrego.compile.rule_checks`);
+3. ``check_rule_conflicts`` (``compile_stage_check_rule_conflicts``): print
+   calls used as values and their undeclared operands (OPA's CheckVoidCalls
+   and RewritePrintCalls, where print is called), then rules of two kinds or
+   two defaults for one document, then rules and packages inside a ground
+   rule's document (:mod:`pyrego.compile.rule_checks`);
 4. ``check_undefined_funcs`` (``compile_stage_check_undefined_funcs``): unknown
    functions and arities (:func:`pyrego.compile.compiler.call_errors`), then
    calls of functions a local variable hides;
@@ -193,6 +195,15 @@ def _resolve_refs(state: CompileState) -> None:
 
 
 def _check_rule_conflicts(state: CompileState) -> None:
+    if any(c.op in ("print", "internal.print") for u in state.uses.values() for c in u.calls):
+        # (OPA's CheckVoidCalls and RewritePrintCalls come before its rule conflicts)
+        from pyrego.compile.print_calls import print_operand_errors  # (only where print is called)
+        from pyrego.compile.void_calls import void_call_errors
+
+        errors = void_call_errors(state.modules, state.tree) or print_operand_errors(state.tree)
+        if errors:
+            state.report(errors)
+            return
     if state.conflict is not None:  # OPA reports them all
         state.report(conflict_errors(state.modules, state.packages) or [state.conflict], sort=True)
     else:
@@ -204,11 +215,6 @@ def _check_rule_conflicts(state: CompileState) -> None:
 def _check_undefined_funcs(state: CompileState) -> None:
     errors, called = call_errors(state.tree, state.uses.values())
     state.tree.calls_deprecated = not DEPRECATED_BUILTINS.isdisjoint(called)
-    if not errors and "print" in called:
-        from pyrego.compile.print_calls import print_operand_errors  # (only where print is called)
-        from pyrego.compile.void_calls import void_call_errors
-
-        errors = void_call_errors(state.modules, state.tree) or print_operand_errors(state.tree)
     if errors:
         state.report(errors)
     elif state.hidden_calls:

@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from pyrego.ast import nodes as ast
-from pyrego.compile.base import CompiledTree, Uses, ground_prefix
+from pyrego.compile.base import PARTIAL_OBJECT, CompiledTree, Uses, ground_prefix, rule_suffix, tree_keys
 from pyrego.compile.checks import first_with_all, import_name, location_key, ref_text
 from pyrego.compile.graph import node_dependencies
 from pyrego.compile.local_vars import all_vars
@@ -122,6 +122,7 @@ def extent_errors(tree: CompiledTree, modules: Sequence[ast.Module], packages: S
         if inside:
             lines = "".join(f"\n  rule {ref_text(_absolute_ref(tree, r))} at {r.location.file}:{r.location.row}" for r in inside)
             errors.append(RegoTypeError(f"rule {node.name} conflicts with:{lines}", own[0].location))
+    errors += _constant_key_extent_errors(tree)
     errors.sort(key=location_key)
     by_path: dict[tuple[str, ...], list[ast.Module]] = {}
     for module, pkg in zip(modules, packages):
@@ -138,6 +139,36 @@ def extent_errors(tree: CompiledTree, modules: Sequence[ast.Module], packages: S
                 where = f"{rule.location.file}:{rule.location.row}"
                 msg = f"package {_name(_document(pkg, rule))[5:]} conflicts with rule {_rule_ref(pkg, rule, absolute=False)} defined at {where}"
                 errors.append(RegoTypeError(msg, module.location))
+    return errors
+
+
+def _constant_key_extent_errors(tree: CompiledTree) -> list[RegoError]:
+    """As :func:`extent_errors`, for rules whose paths go on with constants
+    that are not strings (``p[1] := 5`` and ``p[1].x := 1``): OPA's rule
+    tree has a node for each such key too. And as :func:`conflict_errors`
+    for the rules one such node holds: ``p[x] contains 1`` and ``p[y].z :=
+    2`` (both held at ``p``) are conflicting rules in OPA."""
+    errors: list[RegoError] = []
+    for node in tree.nodes.values():
+        if node.kind != PARTIAL_OBJECT or len(node.rules) < 2:
+            continue
+        held = [(tree_keys(r), r) for r in node.rules]
+        at: dict[tuple[Any, ...], list[ast.Rule]] = {}
+        above: set[tuple[Any, ...]] = set()  # the proper prefixes of where rules are held
+        for keys, rule in held:
+            at.setdefault(keys, []).append(rule)
+            above.update(keys[:i] for i in range(len(keys)))
+        for rules in at.values():
+            if len({_kind(r)[0] for r in rules}) > 1:
+                rules = sorted(rules, key=_rule_key)
+                errors.append(RegoTypeError(f"conflicting rules {ref_text(_absolute_ref(tree, rules[-1]))} found", rules[0].location))
+        for keys, rule in held:
+            if not keys or keys not in above or len(keys) != len(rule_suffix(0, rule)):
+                continue
+            inside = sorted((r for k, r in held if len(k) > len(keys) and k[: len(keys)] == keys), key=lambda r: (ref_text(_absolute_ref(tree, r)), _rule_key(r)))
+            if inside:
+                lines = "".join(f"\n  rule {ref_text(_absolute_ref(tree, r))} at {r.location.file}:{r.location.row}" for r in inside)
+                errors.append(RegoTypeError(f"rule {ref_text(_absolute_ref(tree, rule))} conflicts with:{lines}", rule.location))
     return errors
 
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from pyrego.ast import nodes as ast
-from pyrego.compile.base import FuncRef
+from pyrego.compile.base import PARTIAL_OBJECT, FuncRef, scalar_key, tree_keys
 from pyrego.compile.safety import term_vars
 from pyrego.errors import RegoCompileError, RegoTypeError, RegoUnsafeVarError
 
@@ -125,15 +125,36 @@ def _check_partial(tree: CompiledTree, keys: list[Any], w: ast.With) -> None:
     """A target inside a rule's document (below ``data.p.q`` where rules
     define ``q``) would change part of a value the rules compute: refused."""
     cur = tree.root
-    for k in keys[:-1]:
+    for i, k in enumerate(keys[:-1]):
         if type(k) is not str:
             return
         nxt = cur.children.get(k)
         if nxt is None:
             return
         if nxt.has_rules():
-            raise RegoCompileError("with keyword cannot partially replace virtual document(s)", w.location)
+            at = {tree_keys(r) for r in nxt.rules} if nxt.kind == PARTIAL_OBJECT and nxt.default is None else {()}
+            if () in at or _reaches_rules(at, keys[i + 1 : -1]):
+                raise RegoCompileError("with keyword cannot partially replace virtual document(s)", w.location)
+            return
         cur = nxt
+
+
+def _reaches_rules(at: set[tuple[Any, ...]], keys: list[Any]) -> bool:
+    """Whether ``keys`` pass a node of OPA's rule tree that holds rules
+    (``at``: where each rule of a document is held, below its node): a
+    document whose rules all start with constants (``p[1].x := v``) has a
+    node per constant, no rules at the document itself."""
+    path: tuple[Any, ...] = ()
+    for k in keys:
+        key = scalar_key(k)
+        if key is None:
+            return False
+        path += (key,)
+        if path in at:
+            return True
+        if not any(p[: len(path)] == path for p in at):
+            return False
+    return False
 
 
 def _check_safe(gen: ModuleGen, t: Target) -> None:

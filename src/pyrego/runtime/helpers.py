@@ -334,6 +334,13 @@ def rt_obj_add_member(acc: dict[Any, Any], keys: tuple[Any, ...], member: Any, l
     rt_obj_add_leaf(acc, keys, location).add(freeze(member))
 
 
+def rt_obj_add_path(acc: dict[Any, Any], keys: tuple[Any, ...], location: Location | None) -> None:
+    """Make the objects at ``keys`` where missing: a ``a[1].b := v`` rule whose
+    path is all constants makes ``{1: {}}`` even when its body fails, as OPA's
+    rule tree has a node for each constant key."""
+    _subobject(acc, keys, location)
+
+
 def rt_obj_add_leaf(acc: dict[Any, Any], keys: tuple[Any, ...], location: Location | None) -> set[Any]:
     """The set at ``keys``, made where missing: a ``a.b[1] contains y`` rule
     whose path is all constants is a set rule of that path, defined (empty)
@@ -485,6 +492,7 @@ HELPERS: dict[str, Any] = {
     "rt_obj_put_path": rt_obj_put_path,
     "rt_obj_add_member": rt_obj_add_member,
     "rt_obj_add_leaf": rt_obj_add_leaf,
+    "rt_obj_add_path": rt_obj_add_path,
     "rt_obj_done": rt_obj_done,
     "rt_obj_put_value": rt_obj_put_value,
     "VALUES": VALUES,

@@ -411,6 +411,10 @@ class Lowerer:
             for p in t.parts:
                 if isinstance(p, str):
                     parts.append(Scalar(p, t.location))
+                elif type(p) is Var and p.name in bound:
+                    # (OPA reads a bound variable as ``{v}``: typed against
+                    # the call's ``any``, the variable is ``any`` from here on)
+                    parts.append(ISet((p,), t.location))
                 else:
                     parts.append(self.capture(p, bound, outer))
             out = self.fresh(t.location)
