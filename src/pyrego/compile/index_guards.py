@@ -144,14 +144,19 @@ def _may_conflict(node: RuleNode) -> bool:
         return False
     if node.kind != COMPLETE:
         return True  # (objects and functions: a key or an argument can have two values)
+    if len(node.rules) == 1:
+        # One definition gives two values only through a variable its body
+        # binds more than one way (p := x if some x in xs); a value without
+        # variables (p := input.x, p := count(input.xs)) is one value.
+        return any(b.head.value is None or term_vars(b.head.value, set()) for b in iter_rule_chain(node.rules[0]))
     values: set[Any] = set()
     for rule in node.rules:
         for branch in iter_rule_chain(rule):
             value = branch.head.value
             if value is None or not is_ground(value):
-                return True  # (even one definition can give two values: p := x if some x in xs)
+                return True
             values.add((type(value.value), value.value) if type(value) is ast.Scalar else value)
-    return len(values) > 1 and len(node.rules) > 1
+    return len(values) > 1
 
 
 def _rules_raise(node: RuleNode, raises: Callable[[Any], bool]) -> bool:
