@@ -79,6 +79,7 @@ def add(x: BigFloat, y: BigFloat) -> BigFloat:
         return _round(x.neg, x.mant, x.exp, prec)
     if not x.mant:
         return _round(y.neg, y.mant, y.exp, prec)
+    x, y = _near(x, y, prec), _near(y, x, prec)
     e = min(x.exp, y.exp)
     a = x.mant << (x.exp - e)
     b = y.mant << (y.exp - e)
@@ -90,6 +91,17 @@ def add(x: BigFloat, y: BigFloat) -> BigFloat:
     if not s:
         return BigFloat(False, 0, 0, prec)  # an exact zero difference is +0
     return _round(s < 0, abs(s), e, prec)
+
+
+def _near(x: BigFloat, y: BigFloat, prec: int) -> BigFloat:
+    """``x``, or when all of it lies below ``y``'s rounding and guard bits a
+    stand-in just below them (same sign, nonzero: the sum rounds the same),
+    so that aligning the two does not shift ``y`` by billions of bits
+    (``1e999999999 + 0.5``)."""
+    limit = min(y.exp, y.exp + y.mant.bit_length() - prec - 3)
+    if x.exp + x.mant.bit_length() < limit:
+        return BigFloat(x.neg, 1, limit - 1, x.prec)
+    return x
 
 
 def sub(x: BigFloat, y: BigFloat) -> BigFloat:
