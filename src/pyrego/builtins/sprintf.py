@@ -30,6 +30,7 @@ from pyrego.builtins.sprintf_float import format_float, sharp_float
 from pyrego.builtins.types import INT64_MAX, INT64_MIN, type_err
 from pyrego.runtime.bigint import MAX_INT_BITS, text_int
 from pyrego.runtime.budget import tick
+from pyrego.runtime.builtin_errors import BuiltinError
 from pyrego.runtime.numbers import format_number
 from pyrego.runtime.values import check_plain, freeze, sort_key, thaw
 
@@ -162,6 +163,8 @@ def _go_number_arg(text: str) -> _GoArg:
         return ("float64", f) if f - f == 0 else ("string", text)
     if "e" in text:
         return ("string", text)
+    if text[-1] in "nf":  # (nan, inf, -inf: only a Python caller can pass one)
+        raise BuiltinError(f"{text} is not a number: Rego numbers are finite")
     if len(text) > 4000:
         # Past Python's int-from-text digit limit: the integer still, made in
         # close to linear time (and past pyrego's integer size limit, its text).

@@ -237,6 +237,10 @@ def from_number(x: int | float | Decimal) -> BigFloat:
             f = _FLOAT_CACHE[x] = parse(*parse_float_repr(repr(x)))
         return f
     assert isinstance(x, Decimal)
+    if not x.is_finite():
+        from pyrego.runtime.builtin_errors import BuiltinError
+
+        raise BuiltinError(f"{x} is not a number: Rego numbers are finite")
     sign, dtuple, exponent = x.as_tuple()
     assert isinstance(exponent, int)
     if len(dtuple) > _MAX_DIGITS:

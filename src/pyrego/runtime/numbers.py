@@ -99,6 +99,8 @@ def as_int(x: int | float | Decimal) -> int | None:
             return int(x)
         return int(Decimal(repr(x)))
     d: Decimal = x  # type: ignore[assignment]
+    if not d.is_finite():
+        return None  # (a Python caller's Decimal NaN or infinity, as a float's)
     if d.as_tuple().exponent >= 0 or d == d.to_integral_value(context=_CONTEXT):  # type: ignore[operator]
         return decimal_to_int(d)  # (past the size limit: IntTooBig, an ArithmeticError_)
     return None
@@ -111,6 +113,8 @@ def _integral(x: Number) -> bool:
         return True
     if t is float:
         return x.is_integer()  # type: ignore[union-attr]
+    if not x.is_finite():  # type: ignore[union-attr]
+        return False  # (a Python caller's NaN or infinity, as a float's)
     return x.as_tuple().exponent >= 0 or x == x.to_integral_value(context=_CONTEXT)  # type: ignore[union-attr, operator]
 
 
@@ -372,6 +376,8 @@ def format_number(x: int | float | Decimal) -> str:
 def _format_decimal(d: Decimal) -> str:
     """Exact decimal text in the form OPA gives arithmetic results: plain
     digits for exponents -4 to 5, else ``3.3333333333333333334e-06``."""
+    if not d.is_finite():
+        return "nan" if d.is_nan() else ("-inf" if d.is_signed() else "inf")  # (as a float's)
     if d.adjusted() >= INT_DIGITS:
         if d.adjusted() < MAX_PLAIN_DIGITS:
             # Integral at this size: all its digits, as OPA prints a big result.
