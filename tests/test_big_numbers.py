@@ -258,3 +258,19 @@ def test_arithmetic_on_a_billion_digit_exponent_ends_at_once(query: str, text: s
     except pyrego.RegoError as err:
         assert err.code == "eval_builtin_error", err
     assert time.monotonic() - start < 3 * LIMIT  # (minutes before; a million-digit text is read in this one)
+
+
+@pytest.mark.parametrize(
+    "text, want",
+    [("1e999999999", "1e999999999"), ("-1.5e-999999999", "-1.5e-999999999"), ("1e5000", "1" + "0" * 5000), ("5.00", "5")],
+)
+def test_go_json_writes_a_huge_decimal_at_once(text: str, want: str) -> None:
+    # The server's and the command line's JSON writer: str(int(d)) of JSON
+    # input 1e999999999 ran for minutes (and past 4,300 digits raised ValueError).
+    from decimal import Decimal
+
+    from pyrego.go_json import marshal
+
+    start = time.monotonic()
+    assert marshal(Decimal(text)) == want
+    assert time.monotonic() - start < LIMIT
