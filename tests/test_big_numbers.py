@@ -196,3 +196,81 @@ def test_shortest_digits_from_leading_digits_match_the_exact_digits(monkeypatch:
     fast = [bigfloat.shortest(v) for v in values]
     monkeypatch.setattr(bigfloat, "_decimal", lambda m, e, lead=False: exact(m, e, False))
     assert fast == [bigfloat.shortest(v) for v in values]
+
+
+HUGE = 'json.unmarshal("1e999999999")'  # what a JSON input ``1e999999999`` reads as, in OPA too
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        f"x := json.marshal({HUGE})",
+        f'x := sprintf("%v", [{HUGE}])',
+        f'x := json.marshal([{HUGE}, json.unmarshal("-1.5e999999999")])',
+        f"x := yaml.marshal({HUGE})",
+        'x := to_number("1e999999999")',
+        f"x := numbers.range({HUGE}, 1)",
+        f"x := bits.or({HUGE}, 1)",
+        f'x := substring("abc", {HUGE}, 1)',
+        'x := units.parse("1e-999999")',
+    ],
+)
+def test_a_billion_digit_exponent_as_opa(oracle: Any, query: str) -> None:
+    # Each of these wrote out or converted all billion digits (minutes, gigabytes).
+    from opa_oracle import plain_numbers
+
+    eng = _engine()
+    start = time.monotonic()
+    try:
+        ours: Any = ("ok", plain_numbers(_x(eng, query)))
+    except pyrego.RegoError as err:
+        ours = ("err", err.code, err.message)
+    assert time.monotonic() - start < LIMIT
+    r = oracle.evaluate({"p.rego": "package p\n"}, query)
+    theirs = ("err", r.error_code, r.error_message.split(": ", 2)[-1]) if r.error_code else ("ok", plain_numbers(r.bindings[0]["x"]))
+    if ours[0] == "err":
+        ours = ("err", ours[1], ours[2].split(": ", 1)[-1] if ours[2].startswith("query:") else ours[2])
+    assert ours == theirs
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "x := input + 1",
+        "x := input + 0.5",
+        "x := input - 0",
+        "x := input - json.unmarshal(\"1e-999999999\")",
+        "x := round(input)",
+        "x := floor(input)",
+        "x := input % 7",
+        "x := format_int(input, 10)",
+        'x := units.parse(sprintf("%v", [input]))',
+    ],
+)
+@pytest.mark.parametrize("text", ["1e999999999", "-1.5e999999999", "-1e999999"])
+def test_arithmetic_on_a_billion_digit_exponent_ends_at_once(query: str, text: str) -> None:
+    # OPA fails these (+Inf, or a panic); pyrego answers or refuses at once.
+    eng = _engine()
+    eng.set_input_json(text)
+    start = time.monotonic()
+    try:
+        eng.eval_query(query)
+    except pyrego.RegoError as err:
+        assert err.code == "eval_builtin_error", err
+    assert time.monotonic() - start < 3 * LIMIT  # (minutes before; a million-digit text is read in this one)
+
+
+@pytest.mark.parametrize(
+    "text, want",
+    [("1e999999999", "1e999999999"), ("-1.5e-999999999", "-1.5e-999999999"), ("1e5000", "1" + "0" * 5000), ("5.00", "5")],
+)
+def test_go_json_writes_a_huge_decimal_at_once(text: str, want: str) -> None:
+    # The server's and the command line's JSON writer: str(int(d)) of JSON
+    # input 1e999999999 ran for minutes (and past 4,300 digits raised ValueError).
+    from decimal import Decimal
+
+    from pyrego.go_json import marshal
+
+    start = time.monotonic()
+    assert marshal(Decimal(text)) == want
+    assert time.monotonic() - start < LIMIT

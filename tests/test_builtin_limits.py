@@ -632,3 +632,19 @@ def test_huge_regex_programs_are_refused_quickly() -> None:
     # A large alternation of words stays allowed.
     words = "|".join(f"word{i:05d}xyz" for i in range(3000))
     assert e.eval_rule("data.p.r", input={"p": words, "s": "q" * 1000 + "word02999xyz"}) is True
+
+
+@pytest.mark.parametrize("bad", [Decimal("NaN"), Decimal("Infinity"), Decimal("-Infinity"), float("nan")])
+def test_non_finite_numbers_in_input_are_not_internal_errors(bad: Any) -> None:
+    # A Python caller's Decimal NaN or infinity (json.loads(parse_float=Decimal)
+    # gives Decimals): like a float's, a builtin error, never a raw TypeError
+    # out of eval_query_json or an internal error from arithmetic or sprintf.
+    e = _engine('r := input.a + 1\ns := sprintf("%v", [input.a])', strict=True, timeout=None)
+    for rule in ("r", "s"):
+        with pytest.raises(RegoError) as info:
+            e.eval_rule(f"data.p.{rule}", input={"a": bad})
+        assert info.value.code == "eval_builtin_error", info.value
+        assert "is not a number: Rego numbers are finite" in info.value.message
+    with pytest.raises(DataError, match="not representable in JSON"):
+        e.eval_query_json("x := input", input={"a": bad})
+    assert e.eval_rule("data.p.r", input={"a": 1}) == 2

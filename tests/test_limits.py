@@ -216,3 +216,19 @@ def test_a_time_limit_set_or_removed_holds_for_the_next_evaluation() -> None:
     engine.set_eval_timeout(0.05)
     with pytest.raises(pyrego.EvalCancelError):
         engine.eval_rule("data.p.r")
+
+
+def test_a_python_bool_key_in_input_is_iterated(execution_form: str) -> None:
+    # A caller's dict may hold Python ``True`` as a key (the object key true):
+    # iterating it in OPA's order looked the key up in its frozen form and
+    # failed with an internal KeyError.
+    engine = pyrego.Engine()
+    engine.add_policy(
+        "p.rego",
+        "package p\nt := [type_name(x) | some x in input]\nk := [key | some key, _ in input]\nn := count({key | input[key]})",
+    )
+    value = {True: 1, 2: "b", "s": None}
+    for _ in range(3):  # (cold, then hot)
+        assert engine.eval_rule("data.p.t", input=value) == ["number", "string", "null"]
+        assert engine.eval_rule("data.p.k", input=value) == [True, 2, "s"]
+        assert engine.eval_rule("data.p.n", input=value) == 3

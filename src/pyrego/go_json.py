@@ -19,6 +19,7 @@ OPA's commands print Go values with ``json.MarshalIndent(x, "", "  ")`` or an
 
 from __future__ import annotations
 
+import decimal
 import math
 from decimal import Decimal
 from typing import Any
@@ -143,7 +144,20 @@ def _newline(indent: str | None, level: int, out: list[str]) -> None:
         out.append("\n" + indent * level)
 
 
+#: Exact: normalize() in the default context would round to 28 digits.
+_EXACT = decimal.Context(prec=decimal.MAX_PREC, Emax=decimal.MAX_EMAX, Emin=decimal.MIN_EMIN)
+
+#: Exponents past which a decimal is written in exponent form (all its digits
+#: would take seconds and gigabytes: JSON input ``1e999999999``).
+_PLAIN_EXPONENT = 1_000_000
+
+
 def _decimal_text(d: Decimal) -> str:
-    if d == d.to_integral_value():
-        return str(int(d))
-    return format(d.normalize(), "f")
+    if not d.is_finite():
+        raise ValueError(f"json: unsupported value: {d}")
+    n = d.normalize(_EXACT)
+    if n and not -_PLAIN_EXPONENT <= n.adjusted() < _PLAIN_EXPONENT:
+        text = "".join(map(str, n.as_tuple().digits))
+        mant = text[0] + ("." + text[1:] if len(text) > 1 else "")
+        return f"{'-' if n.is_signed() else ''}{mant}e{n.adjusted()}"
+    return format(n, "f")  # (str(int(d)) stops at Python's 4,300-digit limit)

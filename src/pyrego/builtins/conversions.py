@@ -38,7 +38,7 @@ def _parse_go_float(text: str) -> int | float | Decimal:
         except InvalidOperation:  # pragma: no cover - the regex admits only valid text
             raise _parse_float_error(text, "invalid syntax")
         # Go rounds to the nearest float64; out of range is an error (underflow is not).
-        if abs(d) > _FLOAT_MAX and not math.isfinite(float(d)):
+        if d.copy_abs() > _FLOAT_MAX and not math.isfinite(float(d)):  # (abs() would overflow the context)
             raise _parse_float_error(text, "value out of range")
         return parse_number(clean.lstrip("+"))
     if _HEX.fullmatch(text):

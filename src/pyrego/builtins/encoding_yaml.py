@@ -442,6 +442,9 @@ def _node(v: Any) -> Node:
         text = format_number(v)
         if "." in text or "e" in text:
             g = format_float_g(float(v))
+            if g.endswith("Inf"):
+                # Past float64 (1e999999999): Go's YAML reads the text as a string.
+                return ScalarNode(_STR, text)
             # Go writes 0 for 1e-400: plain YAML that reads back as that number.
             return ScalarNode(_INT if g.lstrip("-").isdigit() else _FLOAT, g)
         if len(text.lstrip("-")) > 1000:

@@ -28,7 +28,9 @@ from pyrego.builtins.limits import MAX_STRING, check_string_size
 from pyrego.builtins.registry import builtin
 from pyrego.builtins.sprintf_float import format_float, sharp_float
 from pyrego.builtins.types import INT64_MAX, INT64_MIN, type_err
+from pyrego.runtime.bigint import MAX_INT_BITS, text_int
 from pyrego.runtime.budget import tick
+from pyrego.runtime.builtin_errors import BuiltinError
 from pyrego.runtime.numbers import format_number
 from pyrego.runtime.values import check_plain, freeze, sort_key, thaw
 
@@ -161,6 +163,15 @@ def _go_number_arg(text: str) -> _GoArg:
         return ("float64", f) if f - f == 0 else ("string", text)
     if "e" in text:
         return ("string", text)
+    if text[-1] in "nf":  # (nan, inf, -inf: only a Python caller can pass one)
+        raise BuiltinError(f"{text} is not a number: Rego numbers are finite")
+    if len(text) > 4000:
+        # Past Python's int-from-text digit limit: the integer still, made in
+        # close to linear time (and past pyrego's integer size limit, its text).
+        if len(text) * 3.33 > MAX_INT_BITS:
+            return ("string", text)
+        n = -text_int(text[1:]) if text[0] == "-" else text_int(text)
+        return ("*big.Int", n)
     n = int(text)
     return ("int64", n) if INT64_MIN <= n <= INT64_MAX else ("*big.Int", n)
 

@@ -18,6 +18,7 @@ from decimal import Decimal
 from typing import Any
 
 from pyrego.builtins.registry import builtin
+from pyrego.runtime.bigint import IntTooBig, decimal_to_int
 from pyrego.runtime.builtin_errors import OperandTypeError
 from pyrego.runtime.values import check_plain
 from pyrego.runtime.values import type_name as _type_name
@@ -69,8 +70,11 @@ def _integral(value: Any, position: int) -> int:
             return int(value)
         raise operand_msg(position, _NOT_INTEGER)
     if type(value) is Decimal:
-        if value == value.to_integral_value():
-            return int(value)
+        if value.is_finite() and value == value.to_integral_value():
+            try:
+                return decimal_to_int(value)
+            except IntTooBig:  # (JSON's 1e999999999: OPA's error, not a billion digits)
+                raise operand_msg(position, _NOT_INTEGER) from None
         raise operand_msg(position, _NOT_INTEGER)
     return int(value)
 
@@ -80,6 +84,8 @@ def int_operand(value: Any, position: int) -> int:
     t = type(value)
     if t is not int and t is not float and t is not Decimal:
         raise type_err(position, value, "number")
+    if t is Decimal and value.is_finite() and value.adjusted() > 18:
+        raise operand_msg(position, _NOT_INTEGER)  # past Go's int, and not worth making the int
     n = _integral(value, position)
     if n < INT64_MIN or n > INT64_MAX:
         raise operand_msg(position, _NOT_INTEGER)

@@ -14,6 +14,7 @@ from typing import Any
 
 from pyrego.builtins.registry import builtin, operand_error
 from pyrego.runtime import bigfloat
+from pyrego.runtime.bigint import MAX_INT_BITS, too_big
 from pyrego.runtime.builtin_errors import BuiltinError
 from pyrego.runtime.numbers import parse_number
 
@@ -102,7 +103,14 @@ def units_parse(x: Any) -> int | float | Decimal:
     if not _NUMBER.fullmatch(num):
         raise BuiltinError("units.parse: could not parse amount to a number")
     # Through Decimal: Fraction(str) stops at Python's int-to-str digit limit.
-    value = Fraction(Decimal(num)) * factor
+    amount = Decimal(num)
+    if amount.adjusted() < -100:
+        amount = Decimal(0)  # far below the 10 decimals of the result (1e-999999 would make a 10**999999)
+    _, digits, exponent = amount.as_tuple()
+    if (len(digits) + max(exponent, 0)) * 3.33 > MAX_INT_BITS:  # type: ignore[operator]
+        # An exact fraction of a million-digit amount takes minutes to make.
+        raise BuiltinError(f"units.parse: {too_big('the amount')}")
+    value = Fraction(amount) * factor
     if value.denominator == 1:
         return value.numerator
     return parse_number(_float_string(value, 10))

@@ -79,6 +79,7 @@ def add(x: BigFloat, y: BigFloat) -> BigFloat:
         return _round(x.neg, x.mant, x.exp, prec)
     if not x.mant:
         return _round(y.neg, y.mant, y.exp, prec)
+    x, y = _near(x, y, prec), _near(y, x, prec)
     e = min(x.exp, y.exp)
     a = x.mant << (x.exp - e)
     b = y.mant << (y.exp - e)
@@ -90,6 +91,17 @@ def add(x: BigFloat, y: BigFloat) -> BigFloat:
     if not s:
         return BigFloat(False, 0, 0, prec)  # an exact zero difference is +0
     return _round(s < 0, abs(s), e, prec)
+
+
+def _near(x: BigFloat, y: BigFloat, prec: int) -> BigFloat:
+    """``x``, or when all of it lies below ``y``'s rounding and guard bits a
+    stand-in just below them (same sign, nonzero: the sum rounds the same),
+    so that aligning the two does not shift ``y`` by billions of bits
+    (``1e999999999 + 0.5``)."""
+    limit = min(y.exp, y.exp + y.mant.bit_length() - prec - 3)
+    if x.exp + x.mant.bit_length() < limit:
+        return BigFloat(x.neg, 1, limit - 1, x.prec)
+    return x
 
 
 def sub(x: BigFloat, y: BigFloat) -> BigFloat:
@@ -225,6 +237,10 @@ def from_number(x: int | float | Decimal) -> BigFloat:
             f = _FLOAT_CACHE[x] = parse(*parse_float_repr(repr(x)))
         return f
     assert isinstance(x, Decimal)
+    if not x.is_finite():
+        from pyrego.runtime.builtin_errors import BuiltinError
+
+        raise BuiltinError(f"{x} is not a number: Rego numbers are finite")
     sign, dtuple, exponent = x.as_tuple()
     assert isinstance(exponent, int)
     if len(dtuple) > _MAX_DIGITS:

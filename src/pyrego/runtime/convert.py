@@ -203,7 +203,11 @@ class _Dumper:
         t = type(v)
         if t is float:
             return _encode_float(v)
-        if t is int or t is Decimal:
+        if t is int:
+            return format_number(v)
+        if t is Decimal:
+            if not v.is_finite():  # (only a Python caller can pass one)
+                raise DataError("number is not representable in JSON")
             return format_number(v)
         if t is str:
             return _string_text(v)

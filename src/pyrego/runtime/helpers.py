@@ -114,7 +114,10 @@ def _sorted_keys(keys: Any) -> list[Any]:
     if all(type(k) is str for k in keys):
         keys.sort()
         return keys
-    return [freeze(v) for v in sorted((thaw(k) for k in keys), key=sort_key)]
+    # The keys themselves, sorted by value: a caller's dict may hold a key
+    # that is not in frozen form (a Python ``True``), which freeze(thaw(k))
+    # would not find again.
+    return sorted(keys, key=lambda k: sort_key(thaw(k)))
 
 
 def rt_items_sorted(value: Any) -> Iterator[tuple[Any, Any]]:

@@ -99,6 +99,8 @@ def as_int(x: int | float | Decimal) -> int | None:
             return int(x)
         return int(Decimal(repr(x)))
     d: Decimal = x  # type: ignore[assignment]
+    if not d.is_finite():
+        return None  # (a Python caller's Decimal NaN or infinity, as a float's)
     if d.as_tuple().exponent >= 0 or d == d.to_integral_value(context=_CONTEXT):  # type: ignore[operator]
         return decimal_to_int(d)  # (past the size limit: IntTooBig, an ArithmeticError_)
     return None
@@ -111,6 +113,8 @@ def _integral(x: Number) -> bool:
         return True
     if t is float:
         return x.is_integer()  # type: ignore[union-attr]
+    if not x.is_finite():  # type: ignore[union-attr]
+        return False  # (a Python caller's NaN or infinity, as a float's)
     return x.as_tuple().exponent >= 0 or x == x.to_integral_value(context=_CONTEXT)  # type: ignore[union-attr, operator]
 
 
@@ -180,7 +184,23 @@ def _exact_decimal(op: Any, a: Number, b: Number) -> Number:
     for x in (a, b):
         if type(x) is int and x.bit_length() > MAX_INT_BITS:  # type: ignore[union-attr]
             raise ArithmeticError_(f"the integer would have more than the limit of {MAX_INT_BITS} bits")
-    d = op(to_decimal(a), to_decimal(b))
+    x, y = to_decimal(a), to_decimal(b)
+    # A zero takes the other operand's exponent: the exact result has the
+    # smaller one (1e999999999 - 0 would be written out in a billion digits).
+    ex: int = x.as_tuple().exponent  # type: ignore[assignment]  # (finite: an int)
+    ey: int = y.as_tuple().exponent  # type: ignore[assignment]
+    if not x:
+        x, ex = Decimal((0, (0,), ey)), ey
+    if not y:
+        y, ey = Decimal((0, (0,), ex)), ex
+    # The exact result spans the digits from the larger operand's leading
+    # one to the smaller exponent: refused before it is written out
+    # (``1e999999999 + 1`` would have a billion digits).
+    if x and y:
+        span = max(x.adjusted(), y.adjusted()) - min(ex, ey)
+        if span * 3.33 > MAX_INT_BITS:
+            raise ArithmeticError_(f"the integer would have more than the limit of {MAX_INT_BITS} bits")
+    d = op(x, y)
     if len(d.as_tuple().digits) * 3.33 > MAX_INT_BITS:
         raise ArithmeticError_(f"the integer would have more than the limit of {MAX_INT_BITS} bits")
     return integral(d) if d else 0
@@ -237,7 +257,12 @@ def absolute(x: Number) -> Number:
 def _float_path(x: Number) -> bigfloat.BigFloat | None:
     """None for an int that round/ceil/floor leave alone, else the operand as OPA's float."""
     if _huge(x):
-        return bigfloat.from_number(x)
+        f = bigfloat.from_number(x)
+        if f.exp + f.mant.bit_length() > MAX_INT_BITS:
+            # The integer _trunc refuses: refused before round's + 0.5 would
+            # write out all its bits (1e999999999 has three billion).
+            raise ArithmeticError_(f"the integer would have more than the limit of {MAX_INT_BITS} bits")
+        return f
     i = as_int(x)
     if i is not None and -_ROUND_LIMIT < i < _ROUND_LIMIT:
         return None
@@ -321,6 +346,9 @@ def product(values: Any) -> Number:
     return bigfloat.to_number(acc)
 
 
+#: Digits of the integral part past which a ``Decimal`` prints in exponent form.
+MAX_PLAIN_DIGITS = 1_000_001
+
 #: Bits of an int that surely has fewer than 4,000 decimal digits.
 _STR_SAFE_BITS = 13_000
 
@@ -348,9 +376,18 @@ def format_number(x: int | float | Decimal) -> str:
 def _format_decimal(d: Decimal) -> str:
     """Exact decimal text in the form OPA gives arithmetic results: plain
     digits for exponents -4 to 5, else ``3.3333333333333333334e-06``."""
+    if not d.is_finite():
+        return "nan" if d.is_nan() else ("-inf" if d.is_signed() else "inf")  # (as a float's)
     if d.adjusted() >= INT_DIGITS:
-        # Integral at this size: all its digits, as OPA prints a big result.
-        return format(d, "f")
+        if d.adjusted() < MAX_PLAIN_DIGITS:
+            # Integral at this size: all its digits, as OPA prints a big result.
+            return format(d, "f")
+        # Past that, all its digits would take seconds and gigabytes (JSON
+        # input ``1e999999999``): the exponent form, as OPA echoes such input.
+        big = d.normalize(_BIG)
+        text = "".join(map(str, big.as_tuple().digits))
+        mant = text[0] + ("." + text[1:] if len(text) > 1 else "")
+        return f"{'-' if big.is_signed() else ''}{mant}e{big.adjusted()}"
     n = normalize(d)
     if type(n) is not Decimal:
         return format_number(n)
