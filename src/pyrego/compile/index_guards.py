@@ -54,39 +54,9 @@ def index_guards(
     def is_virtual(path: tuple[str, ...]) -> bool:
         return data_is_virtual(root, path)
 
-    # Documents whose evaluation can raise (by id of their node; None while
-    # being looked at: a cycle, which the compiler refuses anyway).
-    doc_raises = root.raises_memo
-    if doc_raises is None:
-        doc_raises = root.raises_memo = {}
-
-    def node_raises(n: RuleNode) -> bool:
-        if id(n) in doc_raises:
-            return doc_raises[id(n)] or False  # (None: being looked at, a cycle)
-        doc_raises[id(n)] = None
-        result = _rules_raise(n, raises) or any(node_raises(c) for c in n.children.values())
-        doc_raises[id(n)] = result
-        return result
-
-    def reads_rules(path: tuple[str, ...]) -> bool:
-        if not data_is_virtual(root, path):
-            return False
-        cur = root
-        for key in path:
-            if cur.has_rules():
-                break
-            nxt = cur.children.get(key)
-            if nxt is None:
-                return False
-            cur = nxt
-        return node_raises(cur)
-
-    def raises(e: Any) -> bool:
-        key = id(e)  # (a body's expressions are asked again when another rule reads its document)
-        known = doc_raises.get(key)
-        if known is None:
-            known = doc_raises[key] = _may_raise(e, reads_rules, functions)
-        return known
+    raising = _Raising(root, functions)
+    raises = raising.expr
+    doc_raises = raising.memo
 
     # A program none of whose documents can conflict (no functions, no
     # objects, complete rules of one value each: most policies) has nothing
@@ -123,6 +93,54 @@ def index_guards(
             if guards:
                 out[id(branch)] = tuple(guards)
     return out
+
+
+class _Raising:
+    """Whether an expression or a document of one program can raise without
+    strict builtin errors, remembered on the tree's root (by ``id``; None
+    while a document is being looked at: a cycle, which the compiler refuses
+    anyway). A class, not closures calling each other, which would make a
+    reference cycle per call, freed only by the cyclic collector."""
+
+    __slots__ = ("root", "functions", "memo")
+
+    def __init__(self, root: RuleNode, functions: Container[str]) -> None:
+        self.root = root
+        self.functions = functions
+        memo = root.raises_memo
+        if memo is None:
+            memo = root.raises_memo = {}
+        self.memo = memo
+
+    def node(self, n: RuleNode) -> bool:
+        memo = self.memo
+        if id(n) in memo:
+            return memo[id(n)] or False
+        memo[id(n)] = None
+        result = _rules_raise(n, self.expr) or any(self.node(c) for c in n.children.values())
+        memo[id(n)] = result
+        return result
+
+    def reads_rules(self, path: tuple[str, ...]) -> bool:
+        root = self.root
+        if not data_is_virtual(root, path):
+            return False
+        cur = root
+        for key in path:
+            if cur.has_rules():
+                break
+            nxt = cur.children.get(key)
+            if nxt is None:
+                return False
+            cur = nxt
+        return self.node(cur)
+
+    def expr(self, e: Any) -> bool:
+        key = id(e)  # (a body's expressions are asked again when another rule reads its document)
+        known = self.memo.get(key)
+        if known is None:
+            known = self.memo[key] = _may_raise(e, self.reads_rules, self.functions)
+        return known
 
 
 def data_is_virtual(root: RuleNode, path: tuple[str, ...]) -> bool:
