@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 import pyrego
-from opa_oracle import Oracle, OracleUnavailable, get_oracle
+from opa_oracle import Oracle
 from program_gen import gen_program
 from test_program_differential import Answer, _bindings_answer, _query_answer
 
@@ -36,14 +36,6 @@ def _fresh_answer(modules: dict[str, str], data: Any, query: str, inp: Any) -> A
     except pyrego.RegoError as exc:
         return ("error", exc.code)
     return _query_answer(e, query, inp)
-
-
-@pytest.fixture(scope="module")
-def oracle() -> Oracle:
-    try:
-        return get_oracle()
-    except OracleUnavailable as exc:
-        pytest.skip(f"OPA oracle unavailable: {exc}")
 
 
 def test_file_by_file_in_any_order_answers_as_all_at_once(oracle: Oracle) -> None:
