@@ -20,7 +20,7 @@ from pyrego.compile.base import FuncRef, RuleNode
 from pyrego.compile.ground import ground_value, in_build_order, is_ground, iterated_terms
 from pyrego.compile.optimize import hoist_checks
 from pyrego.compile.rewrite import bind_negated_operands
-from pyrego.compile.safety import ROOTS, has_unbound, iterable_only, reorder_body, stmt_vars, term_vars
+from pyrego.compile.safety import ROOTS, has_unbound, iterable_only, reorder_body, shown_name, stmt_vars, term_vars
 from pyrego.compile.with_checks import with_targets
 from pyrego.errors import RegoCompileError, RegoTypeError, RegoUnsafeVarError
 from pyrego.runtime.helpers import INDEX_TEXT
@@ -788,7 +788,4 @@ class BodyEmitter(LineWriter):
 
 
 def _shown(t: ast.Term | str) -> str:
-    name = t if isinstance(t, str) else t.name if isinstance(t, ast.Var) else "?"
-    if name.startswith("$"):
-        return "_"
-    return name.split("#")[0]
+    return shown_name(t if isinstance(t, str) else t.name if isinstance(t, ast.Var) else "?")

@@ -25,8 +25,8 @@ from pyrego.compile.safety import (
     ArityFn,
     closures_in,
     is_generated,
-    is_wildcard,
     ref_outputs,
+    shown_name,
     stmt_outputs,
     stmt_terms,
     term_vars,
@@ -65,34 +65,41 @@ def _closure_body(closure: ast.Term | Every) -> ast.Body:
     return closure.body  # type: ignore[union-attr]
 
 
-def _outputs(body: ast.Body, bound: set[str], arity: ArityFn) -> set[str]:
-    """What ``body`` binds when run in the order written (OPA's outputVarsForBody)."""
-    out = set(bound)
-    for expr in body:
-        if expr.negated:
-            continue
-        with_vars: set[str] = set()
-        for w in expr.with_mods:
-            term_vars(w.value, with_vars)
-        if not with_vars <= out:
-            continue
-        stmt = expr.statement
-        if type(stmt) is Assign:
-            # (OPA: what ``:=`` declares counts as bound here, whatever its
-            # right side; the safety check reports an unsafe right side)
-            term_vars(stmt.lhs, out)
-            out |= stmt_outputs(stmt, out, arity)
-        elif type(stmt) is Every:
-            ref_outputs(stmt.domain, out, out, arity)
-        else:
-            out |= stmt_outputs(stmt, out, arity)
+def _expr_outputs(expr: ast.Expr, bound: set[str], arity: ArityFn) -> set[str]:
+    """What ``expr`` binds after ``bound`` (OPA's outputVarsForExpr, as print's check asks it)."""
+    if expr.negated:
+        return set()
+    with_vars: set[str] = set()
+    for w in expr.with_mods:
+        term_vars(w.value, with_vars)
+    if not with_vars <= bound:
+        return set()
+    stmt = expr.statement
+    if type(stmt) is Every:
+        return ref_outputs(stmt.domain, bound, set(), arity)
+    out = stmt_outputs(stmt, bound, arity)
+    if type(stmt) is Assign:
+        # (OPA: what ``:=`` declares counts as bound here, whatever its
+        # right side; the safety check reports an unsafe right side)
+        term_vars(stmt.lhs, out)
     return out
 
 
+def _bound_before(body: ast.Body, bound: set[str], arity: ArityFn) -> list[set[str]]:
+    """For each expression of ``body``, what the expressions written before it bind (and ``bound``)."""
+    befores = []
+    out = set(bound)
+    for expr in body:
+        befores.append(out)
+        out = out | _expr_outputs(expr, out, arity)
+    return befores
+
+
 def _body_errors(body: ast.Body, bound: set[str], arity: ArityFn) -> list[RegoError]:
+    befores = _bound_before(body, bound, arity)
     # Closures first, each with what the body bound before it (as OPA: a
     # later closure's result replaces an earlier one's).
-    for i, expr in enumerate(body):
+    for expr, before in zip(body, befores):
         stmt = expr.statement
         closures: list[ast.Term | Every] = []
         for term in stmt_terms(stmt):
@@ -103,7 +110,7 @@ def _body_errors(body: ast.Body, bound: set[str], arity: ArityFn) -> list[RegoEr
             closures.append(stmt)
         if not closures:
             continue
-        safe = _outputs(body[:i], bound, arity)
+        safe = set(before)
         errors: list[RegoError] = []
         for closure in closures:
             if type(closure) is Every:
@@ -113,24 +120,14 @@ def _body_errors(body: ast.Body, bound: set[str], arity: ArityFn) -> list[RegoEr
             errors = _body_errors(_closure_body(closure), safe, arity)
         if errors:
             return errors
-    for i, expr in enumerate(body):
+    for expr, before in zip(body, befores):
         stmt = expr.statement
         if type(stmt) is not Call or stmt.op != _PRINT:
             continue
-        safe = _outputs(body[:i], bound, arity)
         errors = []
         for arg in stmt.args:
-            names: list[str] = []
-            for name in sorted(term_vars(arg, set())):
-                if name not in safe and not is_generated(name):
-                    names.append(name)
-            for shown in sorted(_shown(n) for n in names):
-                errors.append(RegoCompileError(f"var {shown} is undeclared", arg.location))
+            names = sorted(shown_name(n) for n in term_vars(arg, set()) if n not in before and not is_generated(n))
+            errors += [RegoCompileError(f"var {name} is undeclared", arg.location) for name in names]
         if errors:
             return errors
     return []
-
-
-def _shown(name: str) -> str:
-    return "_" if is_wildcard(name) else name.split("#")[0]
-

@@ -50,6 +50,11 @@ def is_wildcard(name: str) -> bool:
     return name.startswith("$")
 
 
+def shown_name(name: str) -> str:
+    """A variable's unique name as the user wrote it, in messages (``x#3`` is ``x``; a wildcard ``_``)."""
+    return "_" if is_wildcard(name) else name.split("#")[0]
+
+
 def is_generated(name: str) -> bool:
     """A variable the compiler made (``__local0__#w@...``), not a user's
     (whose unique name ends in ``#<number>``)."""
@@ -651,7 +656,6 @@ def _raise_unsafe(remaining: list[ast.Expr], now: set[str], outer: set[str], ari
         raise RegoUnsafeVarError("unsafe expression", remaining[0].location)
     errors = []
     for name, expr in sorted(first_use.items(), key=lambda ne: (ne[1].location.row, ne[1].location.col, ne[0])):
-        shown = "_" if is_wildcard(name) else name.split("#")[0]
-        errors.append(RegoUnsafeVarError(f"var {shown} is unsafe", expr.location))
+        errors.append(RegoUnsafeVarError(f"var {shown_name(name)} is unsafe", expr.location))
     errors[0].errors = errors  # type: ignore[attr-defined]
     raise errors[0]

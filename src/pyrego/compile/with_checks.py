@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from pyrego.ast import nodes as ast
 from pyrego.compile.base import PARTIAL_OBJECT, FuncRef, scalar_key, tree_keys
-from pyrego.compile.safety import term_vars
+from pyrego.compile.safety import shown_name, term_vars
 from pyrego.errors import RegoCompileError, RegoTypeError, RegoUnsafeVarError
 
 if TYPE_CHECKING:
@@ -163,7 +163,7 @@ def _check_safe(gen: ModuleGen, t: Target) -> None:
         if type(k) is not str:
             names = sorted(v for v in term_vars(k, set()) if not v.startswith("$"))
             if names:
-                raise RegoUnsafeVarError(f"var {_shown(names[0])} is unsafe", t.mod.location)
+                raise RegoUnsafeVarError(f"var {shown_name(names[0])} is unsafe", t.mod.location)
     value = t.mod.value
     if t.kind != "func" and isinstance(value, FuncRef):
         # Only a function's replacement may name a builtin; elsewhere the
@@ -205,7 +205,3 @@ def _function_name(gen: ModuleGen, value: ast.Term) -> str | None:
 
 def _anys(n: int) -> str:
     return ", ".join(["any"] * n)
-
-
-def _shown(name: str) -> str:
-    return name.split("#")[0]
