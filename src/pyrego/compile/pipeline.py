@@ -18,9 +18,10 @@ pyrego has them):
    one rule tree, every name resolved (:func:`pyrego.compile.compiler.build_tree`);
 3. ``check_rule_conflicts`` (``compile_stage_check_rule_conflicts``): print
    calls used as values and their undeclared operands (OPA's CheckVoidCalls
-   and RewritePrintCalls, where print is called), then rules of two kinds or
-   two defaults for one document, then rules and packages inside a ground
-   rule's document (:mod:`pyrego.compile.rule_checks`);
+   and RewritePrintCalls, where print is called), then OPA's rule conflicts:
+   rules inside a document they may not be in, rules of two kinds or shapes
+   or two defaults for one document, packages inside a rule
+   (:mod:`pyrego.compile.rule_conflicts`);
 4. ``check_undefined_funcs`` (``compile_stage_check_undefined_funcs``): unknown
    functions and arities (:func:`pyrego.compile.compiler.call_errors`), then
    calls of functions a local variable hides;
@@ -83,12 +84,8 @@ from pyrego.compile.checks import (
 )
 from pyrego.compile.compiler import build_tree, call_errors, query_call_errors, resolve_query_names
 from pyrego.compile.graph import dependency_graph, first_cycle
-from pyrego.compile.rule_checks import (
-    conflict_errors,
-    extent_errors,
-    head_safety_errors,
-    recursion_errors,
-)
+from pyrego.compile.rule_checks import head_safety_errors, recursion_errors
+from pyrego.compile.rule_conflicts import may_conflict, rule_conflict_errors
 from pyrego.compile.with_checks import check_with_targets
 from pyrego.compile.with_targets import with_function_targets
 from pyrego.errors import RegoError, RegoTypeError
@@ -204,10 +201,10 @@ def _check_rule_conflicts(state: CompileState) -> None:
         if errors:
             state.report(errors)
             return
-    if state.conflict is not None:  # OPA reports them all
-        state.report(conflict_errors(state.modules, state.packages) or [state.conflict], sort=True)
-    else:
-        errors = extent_errors(state.tree, state.modules, state.packages)
+    if state.conflict is not None or may_conflict(state.tree):  # (OPA reports them all)
+        errors = rule_conflict_errors(state.modules, state.packages)
+        if state.conflict is not None and not errors:
+            errors = [state.conflict]
         if errors:
             state.report(errors)
 

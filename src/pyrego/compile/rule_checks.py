@@ -1,18 +1,17 @@
-"""Every rule conflict and every recursive rule, as OPA's compiler reports them.
+"""Every recursive rule and every unsafe variable of a rule head, as OPA's compiler reports them.
 
-The compiler stops at the first conflict (two kinds of rule for one
-document, two defaults) or the first cycle it meets; OPA reports them all.
-When the compiler finds one, these functions work out the whole list in
-OPA's words, for the compiler to raise (the first error, with all of them,
-up to OPA's ten, in ``errors``):
+The compiler stops at the first cycle it meets; OPA reports them all. When
+the compiler finds one, these functions work out the whole list in OPA's
+words, for the compiler to raise (the first error, with all of them, up to
+OPA's ten, in ``errors``):
 
-- ``conflicting rules data.p.a found`` at the document's first rule (OPA's
-  CheckRuleConflicts), ``multiple default rules data.p.a found at x.rego:2,
-  x.rego:3`` at the package of the first default;
 - ``rule data.p.a is recursive: data.p.a -> data.p.b -> data.p.a`` for each
-  rule on a cycle, at that rule (OPA's CheckRecursion).
+  rule on a cycle, at that rule (OPA's CheckRecursion);
+- ``var x is unsafe`` for a head's variable its body does not bind (OPA's
+  CheckSafetyRuleHeads).
 
-Errors are ordered by location (OPA walks its rule tree in map order).
+Rule conflicts are :mod:`pyrego.compile.rule_conflicts`. Errors are ordered
+by location (OPA walks its rule tree in map order).
 """
 
 from __future__ import annotations
@@ -21,14 +20,14 @@ from collections.abc import Sequence
 from typing import Any
 
 from pyrego.ast import nodes as ast
-from pyrego.compile.base import PARTIAL_OBJECT, CompiledTree, Uses, ground_prefix, rule_suffix, tree_keys
-from pyrego.compile.checks import first_with_all, import_name, location_key, ref_text
+from pyrego.compile.base import CompiledTree, Uses, ground_prefix
+from pyrego.compile.checks import first_with_all, import_name
 from pyrego.compile.graph import node_dependencies
 from pyrego.compile.local_vars import all_vars
 from pyrego.compile.safety import stmt_vars, term_vars
-from pyrego.errors import Location, RegoError, RegoRecursionError, RegoTypeError, RegoUnsafeVarError
+from pyrego.errors import Location, RegoError, RegoRecursionError, RegoUnsafeVarError
 
-__all__ = ["conflict_errors", "extent_errors", "head_safety_errors", "raise_all", "recursion_errors"]
+__all__ = ["head_safety_errors", "raise_all", "recursion_errors"]
 
 
 def raise_all(errors: list[RegoError], *, sort: bool = True) -> None:
@@ -38,151 +37,9 @@ def raise_all(errors: list[RegoError], *, sort: bool = True) -> None:
         raise first_with_all(errors, sort=sort)
 
 
-def _kind(rule: ast.Rule) -> tuple[bool, bool, int]:
-    """(multi-valued, ground ref, arity): what OPA compares rules of one document by."""
-    head = rule.head
-    ground = all(type(p) is ast.Scalar and isinstance(p.value, str) for p in head.ref.path)
-    multi = head.args is None and head.key is not None and head.value is None
-    return multi, ground, len(head.args or ())
-
-
 def _rule_name(rule: ast.Rule) -> str:
     head = rule.head.ref.head
     return head.name if type(head) is ast.Var else ""
-
-
-def _document(pkg: tuple[str, ...], rule: ast.Rule) -> tuple[str, ...]:
-    """The path of the document a rule defines (its ref's ground prefix)."""
-    head = rule.head
-    name = head.ref.head.name if type(head.ref.head) is ast.Var else ""
-    ground: list[str] = []
-    for p in head.ref.path:
-        if not (type(p) is ast.Scalar and isinstance(p.value, str)):
-            break
-        ground.append(p.value)
-    return (*pkg, name, *ground)
-
-
-def _name(path: tuple[str, ...]) -> str:
-    text = "data"
-    for p in path:
-        text += "." + p if p.isidentifier() else f'["{p}"]'
-    return text
-
-
-def conflict_errors(modules: Sequence[ast.Module], packages: Sequence[tuple[str, ...]]) -> list[RegoError]:
-    """OPA's conflict errors for ``modules`` (with their package paths): one per document."""
-    by_document: dict[tuple[str, ...], list[tuple[ast.Rule, ast.Module]]] = {}
-    pkgs: dict[int, tuple[str, ...]] = {}
-    for module, pkg in sorted(zip(modules, packages), key=lambda mp: mp[0].file):
-        for rule in module.rules:
-            by_document.setdefault(_document(pkg, rule), []).append((rule, module))
-            pkgs[id(rule)] = pkg
-    errors: list[RegoError] = []
-    for path, rules in by_document.items():
-        kinds = [_kind(r) for r, _ in rules]
-        complete = sum(1 for multi, ground, _ in kinds if not multi and ground)
-        if len({k[0] for k in kinds}) > 1 or len({k[2] for k in kinds}) > 1 or 0 < complete < len(kinds):
-            # OPA names the document by its last rule's ref, variables included
-            last = rules[-1][0]
-            errors.append(RegoTypeError(f"conflicting rules {_rule_ref(pkgs[id(last)], last)} found", rules[0][0].location))
-            continue
-        defaults = [(r, m) for r, m in rules if r.default]
-        if len(defaults) > 1:
-            at = ", ".join(f"{r.location.file}:{r.location.row}" for r, _ in defaults)
-            errors.append(RegoTypeError(f"multiple default rules {_name(path)} found at {at}", defaults[0][1].location))
-    return errors
-
-
-def _rule_ref(pkg: tuple[str, ...], rule: ast.Rule, absolute: bool = True) -> str:
-    """A rule's ref as OPA writes it: ``data.p.q[x]`` (``q[x]`` relative to its package)."""
-    head = rule.head.ref.head
-    name = head.name if type(head) is ast.Var else ""
-    prefix = tuple(ast.Scalar(p) for p in pkg) if absolute else ()
-    root = "data" if absolute else name
-    path = (*prefix, ast.Scalar(name), *rule.head.ref.path) if absolute else rule.head.ref.path
-    return ref_text(ast.Ref(ast.Var(root), path))
-
-
-def extent_errors(tree: CompiledTree, modules: Sequence[ast.Module], packages: Sequence[tuple[str, ...]]) -> list[RegoError]:
-    """Rules inside the document of a rule whose ref is ground (``a := 1`` and
-    ``a.b := 2``), and packages inside such a document: OPA refuses both (in
-    that order: the rule tree's errors by location, then the packages')."""
-    errors: list[RegoError] = []
-    for node in tree.nodes.values():
-        if not node.children or not node.has_rules():
-            continue
-        own = sorted([*node.rules, *([node.default] if node.default else [])], key=_rule_key)
-        if not any(_kind(r)[1] for r in own):
-            continue
-        inside = sorted(
-            (r for child in node.children.values() for n in child.walk() for r in (*n.rules, *([n.default] if n.default else []))),
-            key=lambda r: (ref_text(_absolute_ref(tree, r)), _rule_key(r)),
-        )
-        if inside:
-            lines = "".join(f"\n  rule {ref_text(_absolute_ref(tree, r))} at {r.location.file}:{r.location.row}" for r in inside)
-            errors.append(RegoTypeError(f"rule {node.name} conflicts with:{lines}", own[0].location))
-    errors += _constant_key_extent_errors(tree)
-    errors.sort(key=location_key)
-    by_path: dict[tuple[str, ...], list[ast.Module]] = {}
-    for module, pkg in zip(modules, packages):
-        by_path.setdefault(pkg, []).append(module)
-    deepest = max(map(len, packages), default=0)
-    for module, pkg in sorted(zip(modules, packages), key=lambda mp: mp[0].file):
-        if len(pkg) >= deepest:
-            continue  # (a rule's document is longer than its package: no package can be inside it)
-        for rule in module.rules:
-            multi, ground, _ = _kind(rule)
-            if not ground:
-                continue
-            for _ in by_path.get(_document(pkg, rule), ()):
-                where = f"{rule.location.file}:{rule.location.row}"
-                msg = f"package {_name(_document(pkg, rule))[5:]} conflicts with rule {_rule_ref(pkg, rule, absolute=False)} defined at {where}"
-                errors.append(RegoTypeError(msg, module.location))
-    return errors
-
-
-def _constant_key_extent_errors(tree: CompiledTree) -> list[RegoError]:
-    """As :func:`extent_errors`, for rules whose paths go on with constants
-    that are not strings (``p[1] := 5`` and ``p[1].x := 1``): OPA's rule
-    tree has a node for each such key too. And as :func:`conflict_errors`
-    for the rules one such node holds: ``p[x] contains 1`` and ``p[y].z :=
-    2`` (both held at ``p``) are conflicting rules in OPA."""
-    errors: list[RegoError] = []
-    for node in tree.nodes.values():
-        if node.kind != PARTIAL_OBJECT or len(node.rules) < 2:
-            continue
-        held = [(tree_keys(r), r) for r in node.rules]
-        at: dict[tuple[Any, ...], list[ast.Rule]] = {}
-        above: set[tuple[Any, ...]] = set()  # the proper prefixes of where rules are held
-        for keys, rule in held:
-            at.setdefault(keys, []).append(rule)
-            above.update(keys[:i] for i in range(len(keys)))
-        for rules in at.values():
-            if len({_kind(r)[0] for r in rules}) > 1:
-                rules = sorted(rules, key=_rule_key)
-                errors.append(RegoTypeError(f"conflicting rules {ref_text(_absolute_ref(tree, rules[-1]))} found", rules[0].location))
-        for keys, rule in held:
-            if not keys or keys not in above or len(keys) != len(rule_suffix(0, rule)):
-                continue
-            inside = sorted((r for k, r in held if len(k) > len(keys) and k[: len(keys)] == keys), key=lambda r: (ref_text(_absolute_ref(tree, r)), _rule_key(r)))
-            if inside:
-                lines = "".join(f"\n  rule {ref_text(_absolute_ref(tree, r))} at {r.location.file}:{r.location.row}" for r in inside)
-                errors.append(RegoTypeError(f"rule {ref_text(_absolute_ref(tree, rule))} conflicts with:{lines}", rule.location))
-    return errors
-
-
-def _rule_key(rule: ast.Rule) -> tuple[str, int, int]:
-    return (rule.location.file, rule.location.row, rule.location.col)
-
-
-def _absolute_ref(tree: CompiledTree, rule: ast.Rule) -> ast.Ref:
-    """A compiled rule's ref from ``data``, its variables named as written (``x``, not ``x#3``)."""
-    pkg = tree.metadata.rule_packages.get(rule.location, ())
-    head = rule.head.ref.head
-    name = head.name if type(head) is ast.Var else ""
-    path = [ast.Var(p.name.split("#")[0]) if type(p) is ast.Var else p for p in rule.head.ref.path]
-    return ast.Ref(ast.Var("data"), (*(ast.Scalar(p) for p in pkg), ast.Scalar(name), *path))
 
 
 def head_safety_errors(modules: Sequence[ast.Module], packages: Sequence[tuple[str, ...]]) -> list[RegoError]:
