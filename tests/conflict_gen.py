@@ -47,7 +47,7 @@ def _ref(parts: list[str]) -> str:
     return out
 
 
-def _rule(r: random.Random) -> GenRule:
+def _rule(r: random.Random, defaults: bool) -> GenRule:
     path = list(r.choice(SHAPES))
     ground = 0
     while ground < len(path) and not path[ground].startswith("$") and not path[ground].isdigit():
@@ -63,7 +63,7 @@ def _rule(r: random.Random) -> GenRule:
         binds.append("input.go")
     body = f" if {{ {'; '.join(binds)} }}" if binds else ""
     value = r.choice(VALUES)
-    kind = r.choice(["assign", "assign", "contains", "if", "default", "func", "else"])
+    kind = r.choice(["assign", "assign", "contains", "if", "default", "func", "else"] if defaults else ["assign", "assign", "contains", "if", "func", "else"])
     if kind == "default" and not variables:
         text = f"default {head} := {value}"
     elif kind == "func" and not variables:
@@ -79,9 +79,10 @@ def _rule(r: random.Random) -> GenRule:
     return GenRule(path, package, text)
 
 
-def gen_conflict_program(r: random.Random) -> dict[str, str]:
-    """A program of two to five rules over one to three files (file name -> text)."""
-    rules = [_rule(r) for _ in range(r.randint(2, 5))]
+def gen_conflict_program(r: random.Random, defaults: bool = True) -> dict[str, str]:
+    """A program of two to five rules over one to three files (file name ->
+    text); ``defaults``: some may be default rules."""
+    rules = [_rule(r, defaults) for _ in range(r.randint(2, 5))]
     files: dict[tuple[str, ...], list[list[str]]] = {}  # (file, package) -> texts, grouped
     nfiles = r.randint(1, 3)
     for rule in rules:
@@ -96,6 +97,7 @@ def gen_conflict_program(r: random.Random) -> dict[str, str]:
     return modules
 
 
+#: Paths read in generated programs (below ``data.p``).
 READS = [
     "data.p", "data.p.a", "data.p.a.x", "data.p.a.y", "data.p.a.b", "data.p.a.c", "data.p.a.x.s",
     "data.p.a.b.c", "data.p.a[1]", "data.p.a.x.r", "data.p.a.y.y", "data.p.b", "data.p.a.q",

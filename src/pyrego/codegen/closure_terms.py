@@ -16,8 +16,10 @@ from typing import TYPE_CHECKING, Any, Callable, NamedTuple
 from pyrego.ast import nodes as ast
 from pyrego.codegen import docs as codegen_docs
 from pyrego.codegen.body import COMPARE_OPS
+from pyrego.compile.base import PARTIAL_OBJECT
 from pyrego.compile.ground import ground_value, in_build_order, is_ground
 from pyrego.compile.safety import ROOTS, has_unbound, iterable_only
+from pyrego.errors import EvalConflictError
 from pyrego.runtime.helpers import (
     INDEX_TEXT,
     rt_check_deadline,
@@ -308,7 +310,18 @@ class TermPlanner:
             if i < len(path) and codegen_docs.has_own_part(self.gen, node) and type(path[i]) is not ast.Scalar:
                 raise Unsupported("a computed key into rules beside deeper rules")
             first = tuple([p.value for p in path[i : i + 1] if type(p) is ast.Scalar])  # type: ignore[union-attr]
-            return self.walk(document_of(self.ns, codegen_docs.rule_document(self.gen, node, first)), path[i:], rt_get)
+            doc = codegen_docs.rule_document(self.gen, node, first)
+            if i < len(path) and node.kind == PARTIAL_OBJECT:
+                # A path into a partial object: only a conflict along it raises, as in OPA.
+                keys = []
+                for p in path[i:]:
+                    if not (type(p) is ast.Scalar or (type(p) is ast.Var and not self.has_unbound(p))):
+                        break
+                    keys.append(self.operand(p).value)
+                if keys and all(k is not None for k in keys):
+                    keyed = f"PK{node.id}" if doc.startswith("P") else codegen_docs.keyed_rule_name(self.gen, node)
+                    return self.walk(_keyed_document(self.ns, doc, keyed, tuple(keys)), path[i:], rt_get)
+            return self.walk(document_of(self.ns, doc), path[i:], rt_get)
         if kind == "base":
             return self.walk(_base_data, path, rt_data_get)
         raise Unsupported("a document holding rules")
@@ -439,6 +452,23 @@ def document_of(ns: dict[str, Any], name: str) -> Callable[[Any, list[Any]], Any
 
     def document(ctx: Any, env: list[Any], ns: dict[str, Any] = ns, name: str = name) -> Any:
         return ns[name](ctx)
+
+    return document
+
+
+def _keyed_document(ns: dict[str, Any], name: str, keyed: str, keys: tuple[Any, ...]) -> Callable[[Any, list[Any]], Any]:
+    """The document ``name`` of a partial object, to be read along the keys
+    that ``keys`` compute; where evaluating it whole meets a conflict,
+    ``keyed`` (``PK<id>``, ``RK<id>``) along them (see runtime.docs.rt_own_at)."""
+
+    def document(ctx: Any, env: list[Any], ns: dict[str, Any] = ns, name: str = name, keyed: str = keyed, keys: Any = keys) -> Any:
+        try:
+            return ns[name](ctx)
+        except EvalConflictError:
+            kvs = tuple([k(ctx, env) for k in keys])
+            if UNDEF in kvs:
+                raise
+            return ns[keyed](ctx, kvs)
 
     return document
 

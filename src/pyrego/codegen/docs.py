@@ -24,7 +24,17 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from pyrego.ast import nodes as ast
 from pyrego.compile.base import FUNCTION, PARTIAL_OBJECT, PARTIAL_SET, RuleNode, rule_suffix, tree_keys
-from pyrego.runtime.docs import Depths, Part, below, ground_document, nonempty_part, own_key, pruned_document
+from pyrego.runtime.docs import (
+    Depths,
+    Part,
+    below,
+    ground_document,
+    keyed_part,
+    nonempty_part,
+    own_key,
+    pruned_document,
+    rt_own_at,
+)
 from pyrego.runtime.helpers import rt_get
 from pyrego.runtime.values import UNDEF
 
@@ -112,6 +122,10 @@ def own_part_lines(gen: ModuleGen, node: RuleNode, defs: list[str], tick: str) -
     out += [f"    {d}(ctx, acc)" for d in defs]
     # (the objects its rules gave stay known: see runtime.docs)
     out += [f"    c[{key}] = acc", "    return acc", ""]
+    # The part read at one key (PK<id>), with its rules' bodies (PD<id>) to
+    # run again where a conflict under another key must not raise.
+    out += [f"def PD{node.id}(ctx, acc):"] + [f"    {d}(ctx, acc)" for d in defs] + ["    pass", ""]
+    out += [f"def PK{node.id}(ctx, keys):", f"    return rt_own_at(ctx, P{node.id}, PD{node.id}, {gen.literal('K' + own_key(node.id))}, keys)", ""]
     out += [f"def R{node.id}(ctx):", "    c = ctx.cache", f"    r = c.get({node.id}, MISS)", "    if r is not MISS: return r", tick]
     out.append(f"    acc = dict(P{node.id}(ctx))")
     # Rules with only constants in their paths (a.b[1] contains y): in OPA
@@ -132,12 +146,13 @@ def install_own_parts(gen: ModuleGen) -> None:
     each compiles it on first call, which defines ``P<id>`` itself."""
     namespace = gen.namespace
     for nid in gen.own_parts:
+        for fn in (f"P{nid}", f"PK{nid}", f"PD{nid}"):
 
-        def stub(*args: Any, name: str = f"P{nid}", owner: str = f"R{nid}") -> Any:
-            gen.load(owner)
-            return namespace[name](*args)
+            def stub(*args: Any, name: str = fn, owner: str = f"R{nid}") -> Any:
+                gen.load(owner)
+                return namespace[name](*args)
 
-        namespace[f"P{nid}"] = stub
+            namespace[fn] = stub
 
 
 
@@ -273,7 +288,7 @@ def ground_document_name(gen: ModuleGen, keys: tuple[str, ...]) -> str:
     path = tuple(ast.Scalar(k) for k in keys)
     passed: list[tuple[RuleNode, int]] = []
     kind, node, i = gen.data_target(path, passed)
-    parts: list[Part] = [(f"P{a.id}", keys[j:], own_depths(a)) for a, j in passed]
+    parts: list[Part] = [(keyed_part_name(gen, a, keys[j:]), keys[j:], own_depths(a)) for a, j in passed]
     location = None
     if kind == "rule" and passed and i < len(keys) and node.kind != PARTIAL_OBJECT:
         # Inside a value a rule deeper down gives: the union at that rule, then the keys into it.
@@ -283,7 +298,7 @@ def ground_document_name(gen: ModuleGen, keys: tuple[str, ...]) -> str:
     if kind == "rule":
         doc = rule_document(gen, node, keys[i:])
         if doc.startswith("P"):
-            parts.append((doc, keys[i:], own_depths(node)))
+            parts.append((keyed_part_name(gen, node, keys[i:]), keys[i:], own_depths(node)))
         else:
             parts.append((part_function(gen, node) if passed else doc, keys[i:], doc_depths(gen, node)))
         location = node.rules[0].location if node.rules else None
@@ -302,6 +317,44 @@ def ground_document_name(gen: ModuleGen, keys: tuple[str, ...]) -> str:
     return name
 
 
+def keyed_part_name(gen: ModuleGen, node: RuleNode, keys: tuple[str, ...]) -> str:
+    """The name of a reader of ``node``'s own part along ``keys`` (see
+    :func:`pyrego.runtime.docs.rt_own_at`)."""
+    name = f"PK{node.id}{list(keys)!r}"  # (no identifier: never one of the generated code's)
+    if name not in gen.namespace:
+        gen.namespace[name] = keyed_part(gen.namespace, f"PK{node.id}", keys)
+    return name
+
+
+def keyed_rule_name(gen: ModuleGen, node: RuleNode) -> str:
+    """The name of a reader of the partial object at ``node`` (no rules below
+    its children) along a path, for where reading it whole met a conflict
+    (see :func:`pyrego.runtime.docs.rt_own_at`)."""
+    name = f"RK{node.id}"
+    if name not in gen.namespace:
+        gen.namespace[name] = _keyed_rule(weakref.ref(gen), gen.namespace, node.id)
+    return name
+
+
+def _keyed_rule(gen_ref: Callable[[], ModuleGen | None], namespace: dict[str, Any], node_id: int) -> Callable[..., Any]:
+    whole, cache_key = f"R{node_id}", f"RK{node_id}"
+
+    def read(ctx: Any, keys: tuple[Any, ...]) -> Any:
+        gen = gen_ref()
+        wrapper = gen.wrappers.get(whole) if gen is not None else None
+        if wrapper is None:  # (no definitions to run one by one: the whole document)
+            return namespace[whole](ctx)
+        defs = [namespace[d] for d in wrapper.defs]
+
+        def run(ctx: Any, acc: Any) -> None:
+            for d in defs:
+                d(ctx, acc)
+
+        return rt_own_at(ctx, namespace[whole], run, cache_key, keys)
+
+    return read
+
+
 def _walked(namespace: dict[str, Any], name: str, keys: tuple[str, ...]) -> Callable[..., Any]:
     """The document ``name`` along ``keys``."""
 
@@ -317,7 +370,7 @@ def _walked(namespace: dict[str, Any], name: str, keys: tuple[str, ...]) -> Call
 def rule_document(gen: ModuleGen, node: RuleNode, rest: tuple[Any, ...]) -> str:
     """The function to read ``node``'s rules' document with ``rest`` below
     it: the node's own part where ``rest`` starts with a key no child has."""
-    if rest and has_own_part(gen, node) and isinstance(rest[0], str) and rest[0] not in node.children:
+    if rest and has_own_part(gen, node) and (not isinstance(rest[0], str) or rest[0] not in node.children):
         return f"P{node.id}"
     return f"R{node.id}"
 
@@ -359,12 +412,16 @@ def data_ref(
         v = em.tmp()
         if isinstance(path[i], ast.Scalar):
             first = path[i].value  # type: ignore[union-attr]
-            em.assign(v, f"{rule_document(gen, cur, (first,))}({em.ctx})")
+            doc = rule_document(gen, cur, (first,))
+            if doc.startswith("P"):  # (the own part, read along that path only)
+                em.assign(v, f"PK{cur.id}({em.ctx}, {read_keys(em, path[i:])})")
+            else:
+                em.assign(v, f"{doc}({em.ctx})")
             return em.walk_path(v, path[i:], check=check)
         if not em.has_unbound(path[i]):
             # A computed key: the node's own part, or the one child it names.
             key = em.term(path[i])
-            em.assign(v, f"rt_own_child({em.ctx}, {child_table_name(gen, cur, ())}, P{cur.id}, {key})")
+            em.assign(v, f"rt_own_child({em.ctx}, {child_table_name(gen, cur, ())}, PK{cur.id}, {key})")
             return _rest(em, v, path[i + 1 :], check)
         return None
     if kind == "tree" and i < len(path) and not isinstance(path[i], ast.Scalar) and ground_prefix_length(path[i + 1 :]):
@@ -379,6 +436,17 @@ def data_ref(
         em.assign(v, f"rt_node_child_path({em.ctx}, {table}, {key}, {gen.const(cur.path)}, {gen.const(keys)})")
         return _rest(em, v, path[n:], check)
     return None
+
+
+def read_keys(em: BodyEmitter, path: tuple[ast.Term, ...]) -> str:
+    """The code of a tuple of the keys at the start of ``path`` that are
+    constants or bound variables (what needs no code of its own)."""
+    known = []
+    for p in path:
+        if not (type(p) is ast.Scalar or (type(p) is ast.Var and not em.has_unbound(p))):
+            break
+        known.append(em.term(p))
+    return f"({''.join(k + ', ' for k in known)})"
 
 
 def _rest(em: BodyEmitter, v: str, rest: tuple[ast.Term, ...], check: bool) -> str:

@@ -291,6 +291,15 @@ class ModuleGen:
             return done
         if kind == "rule":
             v = em.tmp()
+            if i < len(path) and cur.kind == PARTIAL_OBJECT and (type(path[i]) is ast.Scalar or (type(path[i]) is ast.Var and not em.has_unbound(path[i]))):
+                # One key of a partial object: where its rules conflict, only
+                # a conflict under that key is raised, as in OPA.
+                keys = codegen_docs.read_keys(em, path[i:])
+                em.w("try:")
+                em.w(f"    {v} = R{cur.id}({em.ctx})")
+                em.w("except EvalConflictError:")
+                em.w(f"    {v} = {codegen_docs.keyed_rule_name(self, cur)}({em.ctx}, {keys})")
+                return em.walk_path(v, path[i:], check=check)
             em.assign(v, f"R{cur.id}({em.ctx})")
             return em.walk_path(v, path[i:], check=check) if i < len(path) else self._check(em, v, check)
         if kind == "base":

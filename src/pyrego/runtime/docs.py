@@ -20,7 +20,7 @@ from typing import Any, Callable
 
 from pyrego.errors import EvalConflictError, Location
 from pyrego.runtime.context import EvalContext
-from pyrego.runtime.helpers import VALUES
+from pyrego.runtime.helpers import MISS, VALUES, ReadPath
 from pyrego.runtime.values import UNDEF, equal, freeze
 
 
@@ -251,24 +251,73 @@ def rt_node_project(
     return out
 
 
-def rt_own_child(ctx: EvalContext, table: dict[str, Callable[[EvalContext], Any]], own: Callable[[EvalContext], Any], key: Any) -> Any:
+def rt_own_child(ctx: EvalContext, table: dict[str, Callable[[EvalContext], Any]], own: Callable[[EvalContext, Any], Any], key: Any) -> Any:
     """``data.<node>[key]`` for a computed ``key``, where ``node`` has rules with
-    variable keys (``own``: their part) and rules below some children (``table``:
-    their readers): the other children are not evaluated."""
+    variable keys (``own``: their part, read along a path: ``PK<id>``) and
+    rules below some children (``table``: their readers): the other children
+    are not evaluated."""
     if type(key) is str:
         fn = table.get(key)
         if fn is not None:
             return fn(ctx)
-    value = own(ctx)
+    value = own(ctx, (key,))
     return value.get(key if type(key) is str else freeze(key), UNDEF)
+
+
+def rt_own_at(ctx: EvalContext, own: Callable[[EvalContext], Any], defs: Callable[[EvalContext, Any], None], name: str, keys: tuple[Any, ...]) -> Any:
+    """A partial object's rules' part (``own``: ``P<id>``, ``R<id>``) to be
+    read along ``keys`` (its first keys, as far as the read knows them).
+
+    OPA evaluates, for a read, only the rules whose path can match it: a
+    conflict elsewhere is no error there. The whole part is evaluated first
+    (once per evaluation); where that meets a conflict, the rules (``defs``)
+    run again into a part for this path only (helpers.ReadPath), kept in
+    the evaluation's cache under ``name`` and the path."""
+    c = ctx.cache
+    if name not in c:
+        try:
+            return own(ctx)
+        except EvalConflictError:
+            c[name] = None  # (it conflicts: from now on, by path)
+    path = tuple([k if type(k) is str else freeze(k) for k in keys])
+    part = c.get((name, path), MISS)
+    if part is MISS:
+        part = {VALUES: ReadPath(path)}
+        defs(ctx, part)
+        c[(name, path)] = part
+    return part
+
+
+def keyed_part(namespace: dict[str, Any], name: str, keys: tuple[Any, ...]) -> Callable[[EvalContext], Any]:
+    """A reader of the own part ``name`` (``PK<id>``) along ``keys``, as a part
+    of :func:`ground_document` (looked up at each call: a hot program replaces it)."""
+
+    def part(ctx: EvalContext, namespace: dict[str, Any] = namespace, name: str = name, keys: Any = keys) -> Any:
+        return namespace[name](ctx, keys)
+
+    return part
 
 
 DOC_HELPERS: dict[str, Any] = {
     "rt_own_child": rt_own_child,
+    "rt_own_at": rt_own_at,
     "rt_doc_put": rt_doc_put,
     "rt_doc_merge": rt_doc_merge,
     "rt_node_child_path": rt_node_child_path,
     "rt_node_project": rt_node_project,
 }
 
-__all__ = ["DOC_HELPERS", "ground_document", "nonempty_part", "own_key", "pruned_document", "rt_doc_merge", "rt_doc_put", "rt_node_child_path", "rt_node_project", "rt_own_child"]
+__all__ = [
+    "DOC_HELPERS",
+    "ground_document",
+    "keyed_part",
+    "nonempty_part",
+    "own_key",
+    "pruned_document",
+    "rt_doc_merge",
+    "rt_doc_put",
+    "rt_node_child_path",
+    "rt_node_project",
+    "rt_own_at",
+    "rt_own_child",
+]

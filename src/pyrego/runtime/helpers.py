@@ -241,7 +241,7 @@ def rt_obj_put(acc: dict[Any, Any], key: Any, value: Any, location: Location | N
     if old is MISS:
         acc[fk] = value
     elif not equal(old, value):
-        raise EvalConflictError("object keys must be unique", location)
+        _conflict(acc, key, location)
 
 
 class _ValuesKey:
@@ -260,6 +260,42 @@ class _ValuesKey:
 #: made only: one through a value is a conflict, as in OPA, and never changes
 #: that value (a constant of the policy, or the caller's data).
 VALUES: Any = _ValuesKey()
+
+
+class ReadPath(set):  # type: ignore[type-arg]
+    """The :data:`VALUES` of a partial object built for a read of one path
+    (``path``: its keys, as far as the read knows them; see
+    :func:`pyrego.runtime.docs.rt_own_at`): OPA evaluates, for a read, only
+    the rules whose path can match it, so an entry whose path leaves the
+    read's is not made, and a conflict there is none."""
+
+    __slots__ = ("path",)
+
+    def __init__(self, path: tuple[Any, ...]) -> None:
+        super().__init__()
+        self.path = path
+
+    def admits(self, keys: tuple[Any, ...]) -> bool:
+        """Whether an entry at ``keys`` lies along the read's path."""
+        for k, want in zip(keys, self.path):
+            if not equal(k if type(k) is str else freeze(k), want):
+                return False
+        return True
+
+
+class _Detached(dict):  # type: ignore[type-arg]
+    """An object off the path a :class:`ReadPath` part is built for: what goes in is kept nowhere."""
+
+    __slots__ = ()
+
+
+def _conflict(top: dict[Any, Any], key: Any, location: Location | None) -> None:
+    """A conflict under the top-level ``key`` of the partial object ``top``
+    (no error where ``top`` is built for a read of another key, see :class:`ReadPath`)."""
+    values = top.get(VALUES)
+    if values.__class__ is ReadPath and not values.admits((key,)):
+        return
+    raise EvalConflictError("object keys must be unique", location)
 
 
 def rt_obj_done(acc: dict[Any, Any]) -> dict[Any, Any]:
@@ -286,16 +322,19 @@ def rt_obj_put_value(acc: dict[Any, Any], key: Any, value: Any, location: Locati
         if type(value) is dict:
             _value_given(acc, value)
     elif not equal(old, value):
-        raise EvalConflictError("object keys must be unique", location)
+        _conflict(acc, key, location)
     elif type(old) is dict:
         _value_given(acc, old)  # (an object paths made, now a value too)
 
 
-def _subobject(acc: dict[Any, Any], keys: tuple[Any, ...], location: Location | None) -> dict[Any, Any]:
-    """The object at ``keys`` under ``acc``, made where missing (ref-head rule paths)."""
+def _subobject(acc: dict[Any, Any], keys: tuple[Any, ...], location: Location | None, depth: int) -> dict[Any, Any]:
+    """The object at ``keys[:depth]`` under ``acc``, made where missing
+    (ref-head rule paths: ``keys`` is the whole path, for :class:`ReadPath`)."""
     values = acc.get(VALUES)
+    if values.__class__ is ReadPath and not values.admits(keys):
+        return _Detached()  # (off the path read: kept nowhere)
     cur = acc
-    for key in keys:
+    for key in keys[:depth]:
         fk = key if type(key) is str else freeze(key)
         nxt = cur.get(fk, MISS)
         if nxt is MISS:
@@ -310,6 +349,8 @@ def rt_obj_put_path(acc: dict[Any, Any], keys: tuple[Any, ...], value: Any, loca
     """Add an entry at a multi-key ref-head path (``p[x].y[z] := v``): as
     :func:`_subobject` then :func:`rt_obj_put_value`, in one call."""
     values = acc.get(VALUES)
+    if values.__class__ is ReadPath and not values.admits(keys):
+        return  # (off the path read)
     cur = acc
     for key in keys[:-1]:
         fk = key if type(key) is str else freeze(key)
@@ -341,14 +382,16 @@ def rt_obj_add_path(acc: dict[Any, Any], keys: tuple[Any, ...], location: Locati
     """Make the objects at ``keys`` where missing: a ``a[1].b := v`` rule whose
     path is all constants makes ``{1: {}}`` even when its body fails, as OPA's
     rule tree has a node for each constant key."""
-    _subobject(acc, keys, location)
+    _subobject(acc, keys, location, len(keys))
 
 
 def rt_obj_add_leaf(acc: dict[Any, Any], keys: tuple[Any, ...], location: Location | None) -> set[Any]:
     """The set at ``keys``, made where missing: a ``a.b[1] contains y`` rule
     whose path is all constants is a set rule of that path, defined (empty)
     when its body fails, as in OPA."""
-    cur = _subobject(acc, keys[:-1], location)
+    cur = _subobject(acc, keys, location, len(keys) - 1)
+    if cur.__class__ is _Detached:
+        return set()  # (off the path read: kept nowhere)
     last = keys[-1] if type(keys[-1]) is str else freeze(keys[-1])
     leaf = cur.get(last, MISS)
     if leaf is MISS:
@@ -513,6 +556,7 @@ HELPERS: dict[str, Any] = {
     "rt_in_strings": rt_in_strings,
     "BuiltinError": BuiltinError,
     "BuiltinHalt": BuiltinHalt,
+    "EvalConflictError": EvalConflictError,
     "dict": dict,
     "list": list,
     "tuple": tuple,
