@@ -63,6 +63,7 @@ ENGINE_MODULES = {
     "pyrego.compile.resolver",
     "pyrego.compile.rewrite",
     "pyrego.compile.rule_checks",
+    "pyrego.compile.rule_conflicts",
     "pyrego.compile.rule_index",
     "pyrego.compile.safety",
     "pyrego.compile.with_checks",

@@ -283,17 +283,11 @@ class ReadPath(set):  # type: ignore[type-arg]
         return True
 
 
-class _Detached(dict):  # type: ignore[type-arg]
-    """An object off the path a :class:`ReadPath` part is built for: what goes in is kept nowhere."""
-
-    __slots__ = ()
-
-
 def _conflict(top: dict[Any, Any], key: Any, location: Location | None) -> None:
     """A conflict under the top-level ``key`` of the partial object ``top``
     (no error where ``top`` is built for a read of another key, see :class:`ReadPath`)."""
     values = top.get(VALUES)
-    if values.__class__ is ReadPath and not values.admits((key,)):
+    if values is not None and values.__class__ is not set and not values.admits((key,)):
         return
     raise EvalConflictError("object keys must be unique", location)
 
@@ -327,14 +321,13 @@ def rt_obj_put_value(acc: dict[Any, Any], key: Any, value: Any, location: Locati
         _value_given(acc, old)  # (an object paths made, now a value too)
 
 
-def _subobject(acc: dict[Any, Any], keys: tuple[Any, ...], location: Location | None, depth: int) -> dict[Any, Any]:
-    """The object at ``keys[:depth]`` under ``acc``, made where missing
-    (ref-head rule paths: ``keys`` is the whole path, for :class:`ReadPath`)."""
+def _subobject(acc: dict[Any, Any], keys: tuple[Any, ...], location: Location | None) -> dict[Any, Any]:
+    """The object at ``keys`` under ``acc``, made where missing (ref-head rule paths)."""
     values = acc.get(VALUES)
-    if values.__class__ is ReadPath and not values.admits(keys):
-        return _Detached()  # (off the path read: kept nowhere)
+    if values is not None and values.__class__ is not set and not values.admits(keys):
+        return {}  # (off the path a ReadPath part is built for: kept nowhere)
     cur = acc
-    for key in keys[:depth]:
+    for key in keys:
         fk = key if type(key) is str else freeze(key)
         nxt = cur.get(fk, MISS)
         if nxt is MISS:
@@ -349,8 +342,8 @@ def rt_obj_put_path(acc: dict[Any, Any], keys: tuple[Any, ...], value: Any, loca
     """Add an entry at a multi-key ref-head path (``p[x].y[z] := v``): as
     :func:`_subobject` then :func:`rt_obj_put_value`, in one call."""
     values = acc.get(VALUES)
-    if values.__class__ is ReadPath and not values.admits(keys):
-        return  # (off the path read)
+    if values is not None and values.__class__ is not set and not values.admits(keys):
+        return  # (off the path read: a ReadPath's)
     cur = acc
     for key in keys[:-1]:
         fk = key if type(key) is str else freeze(key)
@@ -382,21 +375,22 @@ def rt_obj_add_path(acc: dict[Any, Any], keys: tuple[Any, ...], location: Locati
     """Make the objects at ``keys`` where missing: a ``a[1].b := v`` rule whose
     path is all constants makes ``{1: {}}`` even when its body fails, as OPA's
     rule tree has a node for each constant key."""
-    _subobject(acc, keys, location, len(keys))
+    _subobject(acc, keys, location)
 
 
 def rt_obj_add_leaf(acc: dict[Any, Any], keys: tuple[Any, ...], location: Location | None) -> set[Any]:
     """The set at ``keys``, made where missing: a ``a.b[1] contains y`` rule
     whose path is all constants is a set rule of that path, defined (empty)
     when its body fails, as in OPA."""
-    cur = _subobject(acc, keys, location, len(keys) - 1)
-    if cur.__class__ is _Detached:
-        return set()  # (off the path read: kept nowhere)
+    cur = _subobject(acc, keys[:-1], location)
     last = keys[-1] if type(keys[-1]) is str else freeze(keys[-1])
     leaf = cur.get(last, MISS)
     if leaf is MISS:
         leaf = cur[last] = set()
     elif type(leaf) is not set:
+        values = acc.get(VALUES)
+        if values is not None and values.__class__ is not set and not values.admits(keys):
+            return set()  # (off the path a ReadPath part is built for: no conflict there)
         raise EvalConflictError("object keys must be unique", location)
     return leaf  # type: ignore[no-any-return]
 
