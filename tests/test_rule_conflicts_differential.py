@@ -8,7 +8,9 @@ programs with the same errors (code, message, file and row; OPA lists the
 errors of its rule tree in map order, so they are compared as sets), and
 accept the others. Then the same files are added to one engine file by file
 and one is removed: after each step the engine refuses or accepts what OPA
-does with those files.
+does with those files. Last, programs OPA accepts are read at many keys and
+paths, from queries and from rules: where the rules conflict under one key,
+a read of another answers, as in OPA.
 """
 
 from __future__ import annotations
