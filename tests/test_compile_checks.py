@@ -173,6 +173,17 @@ CASES = [
          ["x.rego:4: rego_unsafe_var_error: var a is unsafe", "x.rego:4: rego_unsafe_var_error: var b is unsafe"], unordered=True),
     Case("pattern-unified-with-a-number", _body("2 = [c, [b]]"),
          ["x.rego:4: rego_unsafe_var_error: var b is unsafe", "x.rego:4: rego_unsafe_var_error: var c is unsafe"], unordered=True),
+    # Rego v0 rules read as v1: every rule's v1 check that fails is reported,
+    # each else branch's too (it needs its own `if`), without detail lines.
+    Case("v1-checks-every-rule", "package p\n\np = 1 { false } else = 2 { true }\n\nq = 1 if { false } else = 2 { true }\n\n"
+         "r[x] { x := 1 }\n\nf(x) = y { y := x }\n",
+         ["x.rego:3: rego_parse_error: `if` keyword is required before rule body",
+          "x.rego:3: rego_parse_error: `if` keyword is required before rule body",
+          "x.rego:5: rego_parse_error: `if` keyword is required before rule body",
+          "x.rego:7: rego_parse_error: `if` keyword is required before rule body",
+          "x.rego:7: rego_parse_error: `contains` keyword is required for partial set rules",
+          "x.rego:9: rego_parse_error: `if` keyword is required before function body"]),
+    Case("v1-check-one-rule", "package p\n\np { true }\n", ["x.rego:3: rego_parse_error: `if` keyword is required before rule body"]),
     # print's operands: each variable bound by what is written before the call (OPA, print enabled).
     Case("print-unbound", _body("print(zz)"), ["x.rego:4: rego_compile_error: var zz is undeclared"]),
     Case("print-before-binding", _body("print(v)", "input.a[v]"), ["x.rego:4: rego_compile_error: var v is undeclared"]),
