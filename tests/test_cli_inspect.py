@@ -301,7 +301,8 @@ def test_folder_data_files_and_v0(tmp_path: Path, capsys: pytest.CaptureFixture[
     (tmp_path / "input.json").write_text("{}")
     (tmp_path / "p.rego").write_text("package p\n\nq[x] { x := 1 }\n")
     code, _, err = run(capsys, str(tmp_path))
-    assert code == 1 and err.startswith("error: 1 error occurred: ")
+    # (as OPA: both v1 rule checks fail, `if` and `contains`)
+    assert code == 1 and err.startswith("error: 2 errors occurred:")
     assert "rego_parse_error: `if` keyword is required before rule body" in err
     code, out, _ = run(capsys, "--v0-compatible", "--format", "json", str(tmp_path))
     assert code == 0

@@ -149,6 +149,41 @@ CASES = [
     Case("assign-right-side-bound-later", _body("x := c5", "c5 = input.s")),
     Case("assign-right-side-pattern-bound-later", _body("[x, y] := [c5, 1]", "c5 = 2")),
     Case("assign-from-ref-with-output", _body("x := input.a[i]")),
+    # Every unsafe variable is named, the left side of a `:=` too, each at its
+    # first place; one in a call nested in an expression is at that call (OPA
+    # moves the call into an expression of its own), so it follows the
+    # expression's other variables on the same line.
+    Case("assign-left-side-named-too", _body("x := y"),
+         ["x.rego:4: rego_unsafe_var_error: var x is unsafe", "x.rego:4: rego_unsafe_var_error: var y is unsafe"], unordered=True),
+    Case("assign-from-call-of-unsafe-var", _body("c := count(b)"),
+         ["x.rego:4: rego_unsafe_var_error: var c is unsafe", "x.rego:4: rego_unsafe_var_error: var b is unsafe"]),
+    Case("unsafe-var-in-nested-call", _body('path := sprintf("%v", [format_int(j, 10)])', 'msg := {"p": [path]}'),
+         ["x.rego:4: rego_unsafe_var_error: var path is unsafe", "x.rego:4: rego_unsafe_var_error: var j is unsafe",
+          "x.rego:5: rego_unsafe_var_error: var msg is unsafe"]),
+    # What an expression that cannot run yet would bind counts as safe for
+    # the expressions after it (d, bound by input.a[d], is not named).
+    Case("outputs-of-a-waiting-expression", _body("input.a[d] == b", "c = [b, d]"),
+         ["x.rego:4: rego_unsafe_var_error: var b is unsafe", "x.rego:5: rego_unsafe_var_error: var c is unsafe"]),
+    # A call whose inputs are unsafe binds nothing, not even its refs' variables.
+    Case("call-with-unsafe-input-binds-nothing", _body("count([b, input.a[c]], n)", "count(count(c)) = c"),
+         ["x.rego:4: rego_unsafe_var_error: var b is unsafe", "x.rego:4: rego_unsafe_var_error: var c is unsafe",
+          "x.rego:4: rego_unsafe_var_error: var n is unsafe"], unordered=True),
+    # A pattern never binds from a value it cannot match: unsafe, before any type error.
+    Case("pattern-against-a-number", _body("[a, b] := 3"),
+         ["x.rego:4: rego_unsafe_var_error: var a is unsafe", "x.rego:4: rego_unsafe_var_error: var b is unsafe"], unordered=True),
+    Case("pattern-unified-with-a-number", _body("2 = [c, [b]]"),
+         ["x.rego:4: rego_unsafe_var_error: var b is unsafe", "x.rego:4: rego_unsafe_var_error: var c is unsafe"], unordered=True),
+    # Rego v0 rules read as v1: every rule's v1 check that fails is reported,
+    # each else branch's too (it needs its own `if`), without detail lines.
+    Case("v1-checks-every-rule", "package p\n\np = 1 { false } else = 2 { true }\n\nq = 1 if { false } else = 2 { true }\n\n"
+         "r[x] { x := 1 }\n\nf(x) = y { y := x }\n",
+         ["x.rego:3: rego_parse_error: `if` keyword is required before rule body",
+          "x.rego:3: rego_parse_error: `if` keyword is required before rule body",
+          "x.rego:5: rego_parse_error: `if` keyword is required before rule body",
+          "x.rego:7: rego_parse_error: `if` keyword is required before rule body",
+          "x.rego:7: rego_parse_error: `contains` keyword is required for partial set rules",
+          "x.rego:9: rego_parse_error: `if` keyword is required before function body"]),
+    Case("v1-check-one-rule", "package p\n\np { true }\n", ["x.rego:3: rego_parse_error: `if` keyword is required before rule body"]),
     # print's operands: each variable bound by what is written before the call (OPA, print enabled).
     Case("print-unbound", _body("print(zz)"), ["x.rego:4: rego_compile_error: var zz is undeclared"]),
     Case("print-before-binding", _body("print(v)", "input.a[v]"), ["x.rego:4: rego_compile_error: var v is undeclared"]),

@@ -59,6 +59,9 @@ class RegoError(Exception):
     """Base class of every error pyrego raises on bad policies, data or queries."""
 
     code: str = "rego_error"
+    # Whether a parse error is printed with OPA's detail lines (the source line
+    # and a caret): not those OPA makes after parsing, as its v1 rule checks.
+    detailed = True
 
     def __init__(
         self,
@@ -98,7 +101,7 @@ class RegoError(Exception):
     def detail(self) -> tuple[str, int] | None:
         """OPA's parse error detail: the source line and the byte index of the
         error in it (None for other errors, which OPA prints without one)."""
-        if self.code != "rego_parse_error" or self.source_line is None or self.location is None:
+        if self.code != "rego_parse_error" or self.source_line is None or self.location is None or not self.detailed:
             return None
         if self.full_detail is not None:
             return self.full_detail

@@ -420,7 +420,10 @@ class BodyEmitter(LineWriter):
             else:
                 self.bind(pattern.name, value)
             return
-        if not self.has_unbound(pattern):
+        if not self.has_unbound(pattern) or (not isinstance(pattern, (ast.Array, ast.Object)) and self._iterable_only(pattern)):
+            # (A ref whose unbound variables its own iteration binds, as
+            # ``input.a[i]`` inside ``{"k": input.a[i]} = v``, is compared
+            # for each of its values.)
             y = self.term(pattern)
             self.guard(f"not ({self.eq_expr(value, ast.Var('$v'), y, pattern)})")
             return
@@ -447,7 +450,7 @@ class BodyEmitter(LineWriter):
                 self.guard(f"{kt} is UNDEF")
                 self.unify_value(v, kt, location)
             return
-        raise RegoUnsafeVarError(f"var {sorted(term_vars(pattern, set()) - self.bound)[0]} is unsafe", location)
+        raise RegoUnsafeVarError(f"var {_shown(sorted(term_vars(pattern, set()) - self.bound)[0])} is unsafe", location)
 
     # -- some / every / not --------------------------------------------------------
 

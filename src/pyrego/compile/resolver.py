@@ -161,7 +161,7 @@ class _Resolver:
 
     def body(self, body: ast.Body, scope: _Scope) -> ast.Body:
         # The variables each `:=` declares (None for other expressions).
-        declares = [term_vars(e.statement.lhs, set()) if type(e.statement) is Assign else None for e in body]
+        declares = [_assigned_names(e.statement.lhs) if type(e.statement) is Assign else None for e in body]
         pending: set[str] = set()
         for lhs_vars in declares:
             if lhs_vars is not None:
@@ -265,7 +265,8 @@ class _Resolver:
         if type(t) is Var:
             name = t.name
             if name in ROOTS:
-                return t
+                local = scope.lookup(name)  # (a Rego v0 `input := ...` above)
+                return t if local is None else new_var(local, t.location)
             unique = scope.lookup(name)
             if unique is not None:
                 return new_var(unique, t.location)
@@ -282,7 +283,13 @@ class _Resolver:
             head = t.head
             if type(head) is not Var:
                 head = self.term(head, scope)
-            elif head.name not in ROOTS:  # (input.x, data.x: the head stays)
+            elif head.name in ROOTS:  # (input.x, data.x: the head stays, unless a local hides it)
+                local = scope.lookup(head.name)
+                if local is not None:
+                    head = new_var(local, head.location)
+                    if not t.path:
+                        return head
+            else:
                 recorded = len(self.data_refs)
                 head = self.term(head, scope)
                 # (``me.q`` with ``import data.x as me``: the whole ref is recorded
@@ -415,10 +422,20 @@ def _true_body_dropped(head: ast.RuleHead, body: ast.Body) -> bool:
     return False
 
 
+def _assigned_names(lhs: ast.Term) -> set[str]:
+    """The names ``lhs := ...`` declares: its variables, or a root document
+    assigned alone (``input := {...}``, allowed in Rego v0, declares a local
+    ``input`` that the rest of the body reads instead of the document)."""
+    names = term_vars(lhs, set())
+    if type(lhs) is ast.Ref and not lhs.path and type(lhs.head) is ast.Var and lhs.head.name in ROOTS:
+        names.add(lhs.head.name)
+    return names
+
+
 def _add_declared(stmt: ast.Statement, declared: set[str]) -> None:
     """Adds the variables ``stmt`` declares (``:=``, ``some``) to ``declared``."""
     if type(stmt) is Assign:
-        term_vars(stmt.lhs, declared)
+        declared |= _assigned_names(stmt.lhs)
     elif type(stmt) is SomeVars:
         declared.update([v.name for v in stmt.vars])
     elif type(stmt) is SomeIn:

@@ -459,11 +459,17 @@ def _unify_step(a: ast.Term, b: ast.Term, known: set[str]) -> set[str]:
             if k in bkeys:
                 out |= _unify_step(v, bkeys[k], known | out)
         return out
-    if a_composite and not b_composite:
+    if a_composite and not b_composite and not _never_matches(b):
         return _pattern_vars(a, known) if _vars_of(b) <= known else set()
-    if b_composite and not a_composite:
+    if b_composite and not a_composite and not _never_matches(a):
         return _pattern_vars(b, known) if _vars_of(a) <= known else set()
     return set()
+
+
+def _never_matches(term: ast.Term) -> bool:
+    """Whether an array or object pattern can never unify with ``term`` (a
+    scalar or a set): OPA binds none of the pattern's variables then."""
+    return type(term) is Scalar or type(term) is SetTerm
 
 
 def _pattern_vars(pattern: ast.Term, known: set[str]) -> set[str]:
@@ -520,9 +526,7 @@ def stmt_outputs(stmt: ast.Statement, bound: set[str], arity: ArityFn) -> set[st
         # (outside a ref's own outputs, as ``i`` in ``x := input.a[i]``) must
         # be bound by another expression (``x := c; x = 1`` leaves c unsafe).
         out = ref_outputs(stmt.rhs, bound, set(), arity)
-        if _vars_of(stmt.rhs) <= _Known(bound, out):
-            out |= _pattern_vars(stmt.lhs, _Known(bound, out))  # type: ignore[arg-type]
-        return out
+        return out | _assigned(stmt.lhs, stmt.rhs, _Known(bound, out))
     if type(stmt) is SomeIn:
         out = ref_outputs(stmt.collection, bound, set(), arity)
         if _vars_of(stmt.collection) <= bound | out:
@@ -533,6 +537,29 @@ def stmt_outputs(stmt: ast.Statement, bound: set[str], arity: ArityFn) -> set[st
     if type(stmt) is SomeVars or type(stmt) is Every:
         return set()
     return ref_outputs(stmt, bound, set(), arity)  # type: ignore[arg-type]
+
+
+def _assigned(lhs: ast.Term, rhs: ast.Term, known: _Known) -> set[str]:
+    """Variables of the left side of ``lhs := rhs`` that it binds, given ``known``:
+    element by element where both sides are arrays (or objects with the same
+    keys), so ``[a, b] := [1, c]`` binds a even while c is unbound (as OPA)."""
+    if type(lhs) is Array and type(rhs) is Array and len(lhs.items) == len(rhs.items):
+        out: set[str] = set()
+        for x, y in zip(lhs.items, rhs.items):
+            out |= _assigned(x, y, known)
+        return out
+    if type(lhs) is Object and type(rhs) is Object and len(lhs.items) == len(rhs.items):
+        values = dict(rhs.items)
+        if all(k in values for k, _ in lhs.items):
+            out = set()
+            for k, v in lhs.items:
+                out |= _assigned(v, values[k], known)
+            return out
+    if (type(lhs) is Array or type(lhs) is Object) and (_never_matches(rhs) or type(rhs) is Array or type(rhs) is Object):
+        return set()  # (shapes that cannot match: OPA binds nothing)
+    if _vars_of(rhs) <= known:  # type: ignore[operator]
+        return _pattern_vars(lhs, known)  # type: ignore[arg-type]
+    return set()
 
 
 def closure_captures(closure: ast.Term, outer: set[str]) -> set[str]:
@@ -632,30 +659,103 @@ def _reorder_rest(remaining: list[ast.Expr], ordered: list[ast.Expr], now: set[s
 
 
 def _raise_unsafe(remaining: list[ast.Expr], now: set[str], outer: set[str], arity: ArityFn) -> None:
-    # Every unbound variable, each at the first expression that needs it, in
-    # location order, as OPA reports them: the first is raised, all are in
-    # its ``errors``.
-    # Variables the compiler made (a ``with`` value's, a negation's operands)
-    # are not named: OPA reports the user's variables that keep them unbound.
-    # The left side of a ``:=`` is not a need of its own: OPA names such a
-    # variable only when another expression needs it, and then at the
-    # variable's first expression (the assignment).
-    first_use: dict[str, ast.Expr] = {}
-    mentioned: dict[str, ast.Expr] = {}
+    # The variables named are OPA's. Its expressions are finer than these:
+    # each call nested in one is an expression of its own, at the call
+    # (_pieces). It goes over them in source order, again while that places
+    # one, and adds each one's outputs to what is safe as it goes, even when
+    # that expression cannot run yet (so ``input.a[d] == b; c = [b, d]``
+    # names b and c, not d); an expression's variables are dropped from its
+    # unsafe ones only when it is visited. Each variable still unsafe (the
+    # left side of a ``:=`` too) is named once, at its first place.
+    pieces: list[ast.Expr] = []
     for expr in remaining:
-        needs, _ = expr_needs_and_outputs(expr, now, outer, arity)
-        stmt = expr.statement
-        for name in sorted(needs):
-            mentioned.setdefault(name, expr)
-        if type(stmt) is Assign and not expr.negated:
-            needs -= _pattern_vars(stmt.lhs, set())
-        for name in sorted(needs - now):
-            if not is_generated(name):
-                first_use.setdefault(name, mentioned[name])
-    if not first_use:
+        pieces += _pieces(expr, len(pieces))
+    safe = set(now)
+    pending: dict[int, set[str]] = {}
+    for piece in pieces:
+        needs, outs = expr_needs_and_outputs(piece, now, outer, arity)
+        pending[id(piece)] = (needs | outs) - now
+    progress = True
+    while progress:
+        progress = False
+        for piece in pieces:
+            unsafe = pending[id(piece)]
+            if not unsafe:
+                continue
+            safe |= _outputs_if_inputs_safe(piece, safe, outer, arity)
+            unsafe -= safe
+            progress = progress or not unsafe
+    first: dict[str, ast.Location] = {}
+    for piece in pieces:
+        loc = piece.location
+        for name in pending[id(piece)]:
+            seen = first.get(name)
+            if not is_generated(name) and (seen is None or (loc.row, loc.col) < (seen.row, seen.col)):
+                first[name] = loc
+    if not first:
+        # (Only where OPA's pass would place every expression: name what this order lacks.)
+        for expr in remaining:
+            needs, _ = expr_needs_and_outputs(expr, now, outer, arity)
+            for name in needs - now:
+                if not is_generated(name):
+                    first.setdefault(name, expr.location)
+    if not first:
         raise RegoUnsafeVarError("unsafe expression", remaining[0].location)
-    errors = []
-    for name, expr in sorted(first_use.items(), key=lambda ne: (ne[1].location.row, ne[1].location.col, ne[0])):
-        errors.append(RegoUnsafeVarError(f"var {shown_name(name)} is unsafe", expr.location))
+    errors = [
+        RegoUnsafeVarError(f"var {shown_name(name)} is unsafe", loc)
+        for name, loc in sorted(first.items(), key=lambda nl: (nl[1].row, nl[1].col, nl[0]))
+    ]
     errors[0].errors = errors  # type: ignore[attr-defined]
     raise errors[0]
+
+
+def _outputs_if_inputs_safe(piece: ast.Expr, safe: set[str], outer: set[str], arity: ArityFn) -> set[str]:
+    """What ``piece`` binds given ``safe``; nothing for a call with an output
+    argument whose inputs are not all safe (OPA drops even what its refs bind)."""
+    stmt = piece.statement
+    if type(stmt) is Call and not piece.negated:
+        n = arity(stmt.op)
+        if n is not None and len(stmt.args) == n + 1:
+            outs = ref_outputs(stmt, safe, set(), arity)
+            if not term_vars_ready(stmt.args[:-1], safe | outs):
+                return set()
+    return expr_needs_and_outputs(piece, safe, outer, arity)[1]
+
+
+def _pieces(expr: ast.Expr, start: int) -> list[ast.Expr]:
+    """``expr`` as OPA's expressions at its safety check: each call nested in
+    it (outside closures) moved, innermost first, into an expression of its
+    own at the call, its result in a new generated variable."""
+    stmt = expr.statement
+    if expr.negated or not (type(stmt) is Call or type(stmt) is Assign or type(stmt) is Unify):
+        return [expr]
+    out: list[ast.Expr] = []
+
+    def lift(term: ast.Term) -> ast.Term:
+        if type(term) is Call:
+            args = tuple(lift(a) for a in term.args)
+            result = Var(f"__local_safety{start + len(out)}__", term.location)
+            at = term.location if term.location.row else expr.location
+            out.append(ast.Expr(Call(term.op, args + (result,), term.location, term.op_ref), location=at))
+            return result
+        if type(term) is Ref:
+            return Ref(lift(term.head), tuple(lift(p) for p in term.path), term.location)
+        if type(term) is Array:
+            return Array(tuple(lift(x) for x in term.items), term.location)
+        if type(term) is SetTerm:
+            return SetTerm(tuple(lift(x) for x in term.items), term.location)
+        if type(term) is Object:
+            return Object(tuple((lift(k), lift(v)) for k, v in term.items), term.location)
+        return term
+
+    main: ast.Statement
+    if type(stmt) is Call:
+        main = Call(stmt.op, tuple(lift(a) for a in stmt.args), stmt.location, stmt.op_ref)
+    elif type(stmt) is Assign:
+        main = Assign(lift(stmt.lhs), lift(stmt.rhs), stmt.location)
+    else:
+        assert type(stmt) is Unify
+        main = Unify(lift(stmt.lhs), lift(stmt.rhs), stmt.location)
+    if not out:
+        return [expr]
+    return [*out, ast.Expr(main, expr.negated, expr.with_mods, expr.location)]

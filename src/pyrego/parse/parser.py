@@ -159,11 +159,17 @@ class Parser(LogicParser):
             else:
                 raise self.error_at(st.location, "unexpected package")
         if self.v1_checks:
+            # Every rule is checked, each of its else branches too, and all
+            # the errors are reported (first raised, all in its ``errors``).
+            found: list[RegoParseError] = []
             for rule in rules:
                 r: _Rule | None = rule
                 while r is not None:
-                    self.check_v1(r)
+                    found += self.check_v1(r)
                     r = r.else_
+            if found:
+                found[0].errors = found  # type: ignore[attr-defined]
+                raise found[0]
         annotations: tuple[ast.Annotation, ...] = ()
         if self.annotations and any("METADATA" in text for _, text in self.toks.comments):  # (else there are no blocks)
             # (imported here: annotations bring in the YAML parser, which most policies never need)
@@ -196,18 +202,26 @@ class Parser(LogicParser):
         else_ = self.build_rule(r.else_) if r.else_ is not None else None
         return new_rule(head, r.body, r.default, else_, r.location, self.file)
 
-    def check_v1(self, r: _Rule) -> None:
-        """OPA's CheckRegoV1 rule checks (run at parse time in v1)."""
+    def check_v1(self, r: _Rule) -> list[RegoParseError]:
+        """OPA's CheckRegoV1 rule checks (run at parse time in v1): every one
+        that fails, in OPA's order, each printed without detail lines (OPA
+        makes these errors after parsing, with none)."""
         h = r.head
         what = "function" if h.args else "rule"
+        messages = []
         if not h.path and h.var.name in ALL_KEYWORDS:
-            raise self.error_at(r.location, f"{h.var.name} keyword cannot be used for rule name")
+            messages.append(f"{h.var.name} keyword cannot be used for rule name")
         if r.generated_body and h.generated_value:
-            raise self.error_at(r.location, f"{what} must have value assignment and/or body declaration")
+            messages.append(f"{what} must have value assignment and/or body declaration")
         if not r.generated_body and not h.has_if and not r.default:
-            raise self.error_at(r.location, f"`if` keyword is required before {what} body")
+            messages.append(f"`if` keyword is required before {what} body")
         if h.key is not None and h.value is None and not h.has_contains:
-            raise self.error_at(r.location, "`contains` keyword is required for partial set rules")
+            messages.append("`contains` keyword is required for partial set rules")
+        errors = [self.error_at(r.location, m) for m in messages]
+        for err in errors:
+            err.detailed = False
+            err.args = (err.format(),)
+        return errors
 
     # ------------------------------------------------------------ package and imports
 
@@ -498,6 +512,7 @@ class Parser(LogicParser):
     def _parse_else(self, head: _Head) -> _Rule:
         loc = self.loc()
         nh = self.copy_head(head, loc)
+        nh.has_if = False  # (an else branch needs its own `if` in v1)
         self.advance()
         k = self.kind
         if k == "{" or k == "if":
