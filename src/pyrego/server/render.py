@@ -1,0 +1,102 @@
+"""A decision's value as the JSON tree of a response, within the request's time limit.
+
+An evaluation can build a value far larger written out than in memory: parts
+are shared (``a1 := [a0, a0]``, ..., ``a30 := [a29, a29]`` is 31 arrays, and
+2^30 of them in JSON). The evaluation's time limit ends the evaluation, not
+the writing of its result, so the conversion is counted against the same
+deadline: the tree made here has no shared parts (each occurrence is its own
+copy), every node of it is counted, and once the deadline passes the request
+ends with OPA's ``eval_cancel_error``, as an evaluation past its limit does.
+The JSON encoder then writes a tree whose size was paid for here.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pyrego.runtime.budget import HasDeadline, tick
+from pyrego.runtime.convert import from_python, to_json_value
+
+
+class Deadline(HasDeadline):
+    """What the value walks' deadline check finds in a caller's ``ctx`` (see
+    :mod:`pyrego.runtime.budget`)."""
+
+    __slots__ = ("deadline",)
+
+    def __init__(self, deadline: float | None) -> None:
+        self.deadline = deadline
+
+
+def render(value: Any, deadline: float | None) -> Any:
+    """``value`` (as ``Engine.eval_rule`` gives it) as OPA writes it in JSON,
+    with no part shared; raises :class:`pyrego.EvalCancelError` once
+    ``deadline`` (a ``time.monotonic()`` time; None: none) has passed."""
+    ctx = Deadline(deadline)  # noqa: F841 - found on the stack by the walks' deadline checks
+    tree = _plain(value)
+    if tree is _OTHER:
+        # (Sets, non-string keys, tuples, Decimals: the general conversion,
+        # which shares what the value shares; then each part copied.)
+        tree = _unshared(to_json_value(from_python(value)))
+    return tree
+
+
+def unshared(tree: Any, deadline: float | None) -> Any:
+    """A JSON tree (lists, string-keyed dicts, scalars, as ``eval_query``
+    gives them) with every shared part copied, key order kept; raises
+    :class:`pyrego.EvalCancelError` once ``deadline`` has passed."""
+    ctx = Deadline(deadline)  # noqa: F841 - found on the stack by the walks' deadline checks
+    return _unshared(tree)
+
+
+class _Other:
+    pass
+
+
+_OTHER: Any = _Other()
+
+
+def _plain(value: Any) -> Any:
+    """``value`` as its JSON tree where it is made only of JSON's types (strings
+    as keys, no sets, no tuples), sharing nothing; else ``_OTHER`` (the general
+    conversion takes it). The common case, taken in one walk."""
+    t = type(value)
+    if t is str or t is int or t is bool or value is None or t is float:
+        return value
+    if t is list:
+        tick(len(value) + 1)
+        out = []
+        for v in value:
+            c = v if type(v) is str else _plain(v)
+            if c is _OTHER:
+                return _OTHER
+            out.append(c)
+        return out
+    if t is dict:
+        tick(len(value) + 1)
+        items = []
+        for k, v in value.items():
+            if type(k) is not str:
+                return _OTHER
+            c = v if type(v) is str else _plain(v)
+            if c is _OTHER:
+                return _OTHER
+            items.append((k, c))
+        items.sort()
+        return dict(items)
+    return _OTHER
+
+
+def _unshared(tree: Any) -> Any:
+    """A JSON tree (lists, string-keyed dicts, scalars) with every shared part copied."""
+    t = type(tree)
+    if t is list:
+        tick(len(tree) + 1)
+        return [v if type(v) is str else _unshared(v) for v in tree]
+    if t is dict:
+        tick(len(tree) + 1)
+        return {k: v if type(v) is str else _unshared(v) for k, v in tree.items()}
+    return tree
+
+
+__all__ = ["Deadline", "render", "unshared"]
