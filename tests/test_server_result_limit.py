@@ -24,6 +24,9 @@ POLICY = (
     "a0 := [1, 2, 3, 4]\n"
     + "".join(f"a{i + 1} := [a{i}, a{i}]\n" for i in range(DOUBLINGS))
     + f"huge := a{DOUBLINGS}\n"
+    + 'b0 := {"s": {1, 2}, 3: "three"}\n'
+    + "".join(f"b{i + 1} := [b{i}, b{i}]\n" for i in range(DOUBLINGS))
+    + f"huge_sets := b{DOUBLINGS}\n"
     + 'small := {"x": a2, "y": a2, "s": {1, 2}}\n'
     + "allow := true\n"
 )
@@ -47,6 +50,7 @@ def test_a_huge_result_ends_at_the_time_limit_with_the_cancel_error() -> None:
         began = time.monotonic()
         _cancelled(c.get("/v1/data/big/huge"))
         _cancelled(c.post("/v1/query", json={"query": "x := data.big.huge"}))
+        _cancelled(c.post("/v1/data/big/huge_sets", json={"input": {}}))
         assert time.monotonic() - began < 20
         # The server goes on, and values with shared parts that fit are written whole.
         assert c.post("/v1/data/big/allow", json={"input": {}}).json()["result"] is True
@@ -55,6 +59,8 @@ def test_a_huge_result_ends_at_the_time_limit_with_the_cancel_error() -> None:
         assert small == {"s": [1, 2], "x": a2, "y": a2}
         rows = c.post("/v1/query", json={"query": "x := data.big.a3"}).json()["result"]
         assert rows == [{"x": [a2, a2]}]
+        b0 = {"3": "three", "s": [1, 2]}
+        assert c.post("/v1/data/big/b1", json={"input": {}}).json()["result"] == [b0, b0]
 
 
 def test_a_huge_result_inline_is_also_ended() -> None:

@@ -33,12 +33,7 @@ def render(value: Any, deadline: float | None) -> Any:
     with no part shared; raises :class:`pyrego.EvalCancelError` once
     ``deadline`` (a ``time.monotonic()`` time; None: none) has passed."""
     ctx = Deadline(deadline)  # noqa: F841 - found on the stack by the walks' deadline checks
-    tree = _plain(value)
-    if tree is _OTHER:
-        # (Sets, non-string keys, tuples, Decimals: the general conversion,
-        # which shares what the value shares; then each part copied.)
-        tree = _unshared(to_json_value(from_python(value)))
-    return tree
+    return _tree(value)
 
 
 def unshared(tree: Any, deadline: float | None) -> Any:
@@ -49,42 +44,25 @@ def unshared(tree: Any, deadline: float | None) -> Any:
     return _unshared(tree)
 
 
-class _Other:
-    pass
-
-
-_OTHER: Any = _Other()
-
-
-def _plain(value: Any) -> Any:
-    """``value`` as its JSON tree where it is made only of JSON's types (strings
-    as keys, no sets, no tuples), sharing nothing; else ``_OTHER`` (the general
-    conversion takes it). The common case, taken in one walk."""
+def _tree(value: Any) -> Any:
+    """``value``'s JSON tree, each node made and counted where it occurs."""
     t = type(value)
     if t is str or t is int or t is bool or value is None or t is float:
         return value
     if t is list:
         tick(len(value) + 1)
-        out = []
-        for v in value:
-            c = v if type(v) is str else _plain(v)
-            if c is _OTHER:
-                return _OTHER
-            out.append(c)
-        return out
+        return [v if type(v) is str else _tree(v) for v in value]
     if t is dict:
         tick(len(value) + 1)
-        items = []
-        for k, v in value.items():
-            if type(k) is not str:
-                return _OTHER
-            c = v if type(v) is str else _plain(v)
-            if c is _OTHER:
-                return _OTHER
-            items.append((k, c))
-        items.sort()
-        return dict(items)
-    return _OTHER
+        if all(type(k) is str for k in value):
+            return dict(sorted([(k, v if type(v) is str else _tree(v)) for k, v in value.items()]))
+        # Keys of other types: their texts (and which of the keys whose texts
+        # collide is kept, as OPA keeps it) from the general conversion.
+        keys = list(value)
+        texts = to_json_value(from_python({k: i for i, k in enumerate(keys)}))
+        return {text: _tree(value[keys[i]]) for text, i in texts.items()}
+    # Sets (of hashable members), Decimals: the general conversion of this node.
+    return _unshared(to_json_value(from_python(value)))
 
 
 def _unshared(tree: Any) -> Any:
