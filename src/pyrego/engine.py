@@ -327,8 +327,13 @@ class Engine(ConfigurationMixin, QueryMixin, InstrumentationMixin):
             self._version += 1
             self._policies = policies
             old = self._checked
-            # (every caller's ``checked`` is of paths in ``policies``)
-            self._checked = {p: c for p, c in {**old, **checked}.items() if p in policies} if old else checked
+            if old:
+                # (every caller's ``checked`` is of paths in ``policies``; a
+                # removed path's entry goes: a test in C, not a Python loop,
+                # where none was removed, as when files are added one by one)
+                merged = {**old, **checked}
+                checked = merged if merged.keys() <= policies.keys() else {p: c for p, c in merged.items() if p in policies}
+            self._checked = checked
             if data is not None:
                 self._data = data
             self._data_checked = program is not None

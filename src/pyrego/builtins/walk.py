@@ -9,9 +9,9 @@ size times its depth: the walk counts every path step against the
 evaluation's deadline.
 
 A caller's input may contain itself (it is read by reference), and a walk
-through such a cycle would never end: the first time a path grows past
-``DEEP`` steps (deeper than real documents go), the walked value is
-searched for a cycle once, and one found ends the evaluation with an error
+through such a cycle would never end: once paths grow past ``DEEP`` steps
+(deeper than real documents go), the walked value is searched for a cycle
+once, and one found ends the evaluation with an error
 that names it (see :mod:`pyrego.runtime.input_faults`).
 """
 
@@ -54,14 +54,15 @@ def walk_pairs(value: Any, ctx: EvalContext | None = None) -> Iterator[list[Any]
     searched = False  # (for a cycle, once)
     while stack:
         path, node = stack.pop()
-        depth = len(path)
-        if depth > DEEP and not searched:
-            searched = True
-            _refuse_cycle(value, ctx)
-        work += depth + 1
-        if work > TICK and ctx is not None:
+        work += len(path) + 1
+        if work > TICK:
+            # (Deep paths add up to TICK soon: a cycle is looked for here, not per node.)
             work = 0
-            check(ctx)
+            if ctx is not None:
+                check(ctx)
+            if len(path) > DEEP and not searched:
+                searched = True
+                _refuse_cycle(value, ctx)
         yield [path, node]
         children = _children(node)
         if children:
