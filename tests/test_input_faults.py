@@ -206,3 +206,12 @@ def test_the_searches_visit_shared_parts_once() -> None:
     looped["a"][0]["c"] = looped["a"]
     assert find_cycle(looped) == (["a", 0, "c"], ["a"])
     assert find_nan({"a": [1, {"b": Decimal("NaN")}]}) == ["a", 1, "b"]
+
+
+def test_partial_evaluation_through_a_cycle_is_an_error_naming_it() -> None:
+    e = pyrego.Engine()
+    e.add_policy("f.rego", "package f\nsame if input.a == input.b\nrows contains x if { input.a == input.b; x := data.t[_] }\n")
+    with at_most(20), pytest.raises(EvalTypeError, match=r"input contains itself \(input\.a\.self is input\.a\)"):
+        e.eval_partial("data.f.same", unknowns=["data.t"], input=cyclic_pair())
+    with at_most(20), pytest.raises(EvalTypeError, match=r"input contains itself \(input\.a\.self is input\.a\)"):
+        e.compile_filters("data.f.rows", cyclic_pair(), unknowns=["data.t"])

@@ -275,7 +275,11 @@ class QueryMixin:
         from pyrego.partial import partial_eval
 
         engine: Any = self  # (an Engine: the mixin's only user)
-        return partial_eval(engine, query, unknowns=unknowns, input=self._input if input is NO_INPUT else input)
+        known = self._input if input is NO_INPUT else input
+        try:
+            return partial_eval(engine, query, unknowns=unknowns, input=known)
+        except RecursionError as exc:
+            raise _input_fault(exc, known) or EvalRecursionError("evaluation exceeded the maximum depth") from None
 
     def compile_filters(
         self,
@@ -293,9 +297,12 @@ class QueryMixin:
         from pyrego.filters import compile_filters
 
         engine: Any = self  # (an Engine: the mixin's only user)
-        return compile_filters(
-            engine, query, input, unknowns=unknowns, target=target, dialect=dialect, mappings=mappings, mask_rule=mask_rule
-        )
+        try:
+            return compile_filters(
+                engine, query, input, unknowns=unknowns, target=target, dialect=dialect, mappings=mappings, mask_rule=mask_rule
+            )
+        except RecursionError as exc:
+            raise _input_fault(exc, input) or EvalRecursionError("evaluation exceeded the maximum depth") from None
 
 
 def _input_fault(exc: BaseException, input: Any) -> RegoError | None:
