@@ -13,6 +13,7 @@ execution form and through ``eval_rule``, a prepared rule, ``eval_many`` and
 
 from __future__ import annotations
 
+import re
 import signal
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -215,3 +216,18 @@ def test_partial_evaluation_through_a_cycle_is_an_error_naming_it() -> None:
         e.eval_partial("data.f.same", unknowns=["data.t"], input=cyclic_pair())
     with at_most(20), pytest.raises(EvalTypeError, match=r"input contains itself \(input\.a\.self is input\.a\)"):
         e.compile_filters("data.f.rows", cyclic_pair(), unknowns=["data.t"])
+
+
+@pytest.mark.parametrize("value", [float("nan"), float("inf"), float("-inf"), Decimal("NaN"), Decimal("Infinity")])
+def test_json_and_yaml_text_of_a_number_json_cannot_hold_is_a_builtin_error(value: Any, execution_form: str) -> None:
+    # (It used to be written as the text "nan" or "inf": not JSON; yaml.marshal failed inside.)
+    e = pyrego.Engine()
+    e.add_policy("m.rego", "package m\nj := json.marshal([input.x])\ny := yaml.marshal({\"a\": input.x})\nok := json.marshal([2.5])\n")
+    expected = "NaN" if value != value else ("-Inf" if value < 0 else "+Inf")
+    assert e.eval_rule("data.m.j", input={"x": value}) is pyrego.UNDEFINED
+    assert e.eval_rule("data.m.y", input={"x": value}) is pyrego.UNDEFINED
+    assert e.eval_rule("data.m.ok", input={"x": value}) == "[2.5]"
+    e.set_strict_builtin_errors(True)
+    for rule, name in (("j", "json.marshal"), ("y", "yaml.marshal")):
+        with pytest.raises(pyrego.EvalBuiltinError, match=rf"{name}: json: unsupported value: {re.escape(expected)}"):
+            e.eval_rule(f"data.m.{rule}", input={"x": value})
