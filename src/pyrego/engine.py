@@ -327,8 +327,13 @@ class Engine(ConfigurationMixin, QueryMixin, InstrumentationMixin):
             self._version += 1
             self._policies = policies
             old = self._checked
-            # (every caller's ``checked`` is of paths in ``policies``)
-            self._checked = {p: c for p, c in {**old, **checked}.items() if p in policies} if old else checked
+            if old:
+                # (every caller's ``checked`` is of paths in ``policies``; a
+                # removed path's entry goes: a test in C, not a Python loop,
+                # where none was removed, as when files are added one by one)
+                merged = {**old, **checked}
+                checked = merged if merged.keys() <= policies.keys() else {p: c for p, c in merged.items() if p in policies}
+            self._checked = checked
             if data is not None:
                 self._data = data
             self._data_checked = program is not None
@@ -375,7 +380,10 @@ class Engine(ConfigurationMixin, QueryMixin, InstrumentationMixin):
                 raise DataError("data must be an object")
             merged = _merge(self._data, data, ())
         except RecursionError:
-            raise DataError("data nested too deeply") from None
+            from pyrego.runtime.input_faults import cycle_message
+
+            where = cycle_message(data, "data")
+            raise DataError(f"data contains itself ({where})" if where is not None else "data nested too deeply") from None
         self._set_data(merged)
 
     def add_data_json(self, text: str) -> None:
@@ -647,18 +655,28 @@ class Engine(ConfigurationMixin, QueryMixin, InstrumentationMixin):
                 else:
                     value = default
         except Exception as exc:
-            failure = self._evaluation_failure(exc, path, program)
+            failure = self._evaluation_failure(exc, path, program, ctx.input)
             if failure is exc:
                 raise
             raise failure from (None if type(exc) is RecursionError else exc)
         self._spare = ctx
         if value is True or value is False or value is UNDEF or value is None:
             return value  # (most decisions: no call)
-        return rule_value(value)
+        try:
+            return rule_value(value)
+        except EvalRecursionError as exc:
+            raise self._evaluation_failure(exc, path, program, ctx.input) from None
 
-    def _evaluation_failure(self, exc: Exception, path: str, program: Program | None) -> Exception:
+    def _evaluation_failure(self, exc: Exception, path: str, program: Program | None, input: Any = UNDEF) -> Exception:
         """The error an evaluation of ``path`` that raised ``exc`` ends with
-        (``exc`` itself for a pyrego error, with its source attached)."""
+        (``exc`` itself for a pyrego error, with its source attached).
+        ``input``: the evaluation's input (a recursion too deep for Python is
+        reported as its cycle where it contains itself)."""
+        from pyrego.runtime.input_faults import input_fault
+
+        fault = input_fault(exc, input)
+        if fault is not None:
+            return fault
         if isinstance(exc, RegoError):
             self._attach_source(exc)
             return exc

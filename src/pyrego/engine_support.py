@@ -297,7 +297,7 @@ def prepared_rule(engine: Engine, path: str) -> PreparedRule:
             try:
                 return direct(input)  # (its values need no conversion)
             except Exception as exc:
-                failure = engine._evaluation_failure(exc, path, now[4])
+                failure = engine._evaluation_failure(exc, path, now[4], input)
                 if failure is exc:
                     raise
                 raise failure from (None if type(exc) is RecursionError else exc)
@@ -324,14 +324,17 @@ def prepared_rule(engine: Engine, path: str) -> PreparedRule:
                 else:
                     value = now[3]
         except Exception as exc:
-            failure = engine._evaluation_failure(exc, path, now[4])
+            failure = engine._evaluation_failure(exc, path, now[4], input)
             if failure is exc:
                 raise
             raise failure from (None if type(exc) is RecursionError else exc)
         now[7] = ctx
         if value is True or value is False or value is UNDEF:
             return value
-        return rule_value(value)
+        try:
+            return rule_value(value)
+        except EvalRecursionError as exc:
+            raise engine._evaluation_failure(exc, path, now[4], input) from None
 
     rule.__doc__ = f"The value of {path} for the input given, or pyrego.UNDEFINED (see Engine.prepare_rule)."
     rule.__qualname__ = rule.__name__ = "prepared_rule"
@@ -367,8 +370,8 @@ def _guarded_input_function(engine: Engine, path: str, slow: Callable[[Any], Any
     if table is not engine._rule_fns or config is not engine._config:
         return None  # changed meanwhile: the slow path follows
 
-    def fail(exc: Exception) -> None:
-        failure = engine._evaluation_failure(exc, path, entry[3])
+    def fail(exc: Exception, input: Any) -> None:
+        failure = engine._evaluation_failure(exc, path, entry[3], input)
         if failure is exc:
             raise exc
         raise failure from (None if type(exc) is RecursionError else exc)

@@ -218,11 +218,19 @@ class QueryMixin:
         try:
             return list(q.fn(ctx))
         except RegoError as err:
+            fault = _input_fault(err, ctx.input)
+            if fault is not None:
+                raise fault from None
             self._attach_source(err)
             raise
-        except RecursionError:
-            raise EvalRecursionError("evaluation exceeded the maximum depth", q.locations[0] if q.locations else None) from None
+        except RecursionError as exc:
+            raise _input_fault(exc, ctx.input) or EvalRecursionError(
+                "evaluation exceeded the maximum depth", q.locations[0] if q.locations else None
+            ) from None
         except Exception as exc:
+            fault = _input_fault(exc, ctx.input)
+            if fault is not None:
+                raise fault from None
             raise EvalError(f"internal error: {type(exc).__name__}: {exc}", code="eval_internal_error") from exc
 
     def eval_query(
@@ -243,8 +251,8 @@ class QueryMixin:
                     for v, text, loc in zip(values, q.texts, q.locations)
                 ]
                 results.append({"expressions": exprs, "bindings": {k: result_json_value(v) for k, v in bindings.items()}})
-        except RecursionError:
-            raise too_deep_error() from None
+        except RecursionError as exc:
+            raise _input_fault(exc, self._input if input is NO_INPUT else input) or too_deep_error() from None
         return {"result": results}
 
     def eval_query_json(self, query: str, *, input: Any = NO_INPUT) -> str:
@@ -267,7 +275,11 @@ class QueryMixin:
         from pyrego.partial import partial_eval
 
         engine: Any = self  # (an Engine: the mixin's only user)
-        return partial_eval(engine, query, unknowns=unknowns, input=self._input if input is NO_INPUT else input)
+        known = self._input if input is NO_INPUT else input
+        try:
+            return partial_eval(engine, query, unknowns=unknowns, input=known)
+        except RecursionError as exc:
+            raise _input_fault(exc, known) or EvalRecursionError("evaluation exceeded the maximum depth") from None
 
     def compile_filters(
         self,
@@ -285,6 +297,17 @@ class QueryMixin:
         from pyrego.filters import compile_filters
 
         engine: Any = self  # (an Engine: the mixin's only user)
-        return compile_filters(
-            engine, query, input, unknowns=unknowns, target=target, dialect=dialect, mappings=mappings, mask_rule=mask_rule
-        )
+        try:
+            return compile_filters(
+                engine, query, input, unknowns=unknowns, target=target, dialect=dialect, mappings=mappings, mask_rule=mask_rule
+            )
+        except RecursionError as exc:
+            raise _input_fault(exc, input) or EvalRecursionError("evaluation exceeded the maximum depth") from None
+
+
+def _input_fault(exc: BaseException, input: Any) -> RegoError | None:
+    """The error naming the fault of ``input`` that ended an evaluation with
+    ``exc`` (see :mod:`pyrego.runtime.input_faults`, loaded only here)."""
+    from pyrego.runtime.input_faults import input_fault
+
+    return input_fault(exc, input)

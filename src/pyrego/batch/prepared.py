@@ -60,8 +60,13 @@ def _convert(value: Any) -> Any:
     return to_python(value)
 
 
-def _failure(rule: PreparedRule, exc: BaseException) -> RegoError:
-    """The error an evaluation that raised ``exc`` reports (as ``eval_rule`` raises it)."""
+def _failure(rule: PreparedRule, exc: BaseException, input: Any) -> RegoError:
+    """The error an evaluation for ``input`` that raised ``exc`` reports (as ``eval_rule`` raises it)."""
+    from pyrego.runtime.input_faults import input_fault
+
+    fault = input_fault(exc, input)
+    if fault is not None:
+        return fault
     if isinstance(exc, RegoError):
         rule.attach_source(exc)
         return exc
@@ -93,7 +98,7 @@ def eval_prepared(rule: PreparedRule, value: Any) -> Any:
                 result = rule.default
         return result if result is True or result is False or result is UNDEF or result is None else _convert(result)
     except Exception as exc:  # noqa: BLE001 - as run_prepared reports it
-        failure = _failure(rule, exc)
+        failure = _failure(rule, exc, value)
         raise failure from (None if failure is exc else exc)
 
 
@@ -153,7 +158,7 @@ def run_prepared(
             else:
                 out = ok_result(result if result is UNDEF or result is None else convert(result))
         except Exception as exc:  # noqa: BLE001 - every failure is the input's result
-            failure = _failure(rule, exc)
+            failure = _failure(rule, exc, value)
             if raising:
                 raise failure from (None if failure is exc else exc)
             yield error_result(failure)

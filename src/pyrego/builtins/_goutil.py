@@ -16,6 +16,7 @@ import re
 from decimal import Decimal
 
 from pyrego.runtime.bigint import int_text
+from pyrego.runtime.builtin_errors import BuiltinError
 
 _SURROGATES = re.compile("[\ud800-\udfff]")
 
@@ -170,3 +171,13 @@ def int_to_decimal(n: int) -> str:
 
     check_int_bits(n.bit_length(), "the integer to print")
     return int_text(n)
+
+
+def check_json_number(x: float | Decimal) -> None:
+    """Raise Go's ``json: unsupported value: NaN`` (``+Inf``, ``-Inf``) for a
+    number JSON cannot hold: a Python caller's NaN or infinity, never a Rego
+    value, must not be written as the text ``nan``."""
+    if x.is_finite() if type(x) is Decimal else math.isfinite(x):
+        return
+    text = "NaN" if x != x or (type(x) is Decimal and x.is_nan()) else ("-Inf" if x < 0 else "+Inf")
+    raise BuiltinError(f"json: unsupported value: {text}")

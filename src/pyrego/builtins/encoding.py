@@ -13,7 +13,15 @@ import re
 from decimal import Decimal
 from typing import Any
 
-from pyrego.builtins._goutil import from_bytes, go_quote, int_to_decimal, quote_char, to_bytes, valid_utf8
+from pyrego.builtins._goutil import (
+    check_json_number,
+    from_bytes,
+    go_quote,
+    int_to_decimal,
+    quote_char,
+    to_bytes,
+    valid_utf8,
+)
 from pyrego.builtins.limits import MAX_STRING, Deadline, check_string_size
 from pyrego.builtins.registry import builtin, operand_error
 from pyrego.go_base64 import Base64Error, go_b64decode
@@ -220,6 +228,7 @@ def _emit(v: Any, indent: str | None, nl: str, out: list[str], budget: list[int]
     elif t is int:
         out.append(int_to_decimal(v))  # any size, as Go prints a big.Int
     elif t is float or t is Decimal:
+        check_json_number(v)
         out.append(format_number(v))
     elif t is list:
         out.append("[]")

@@ -25,7 +25,7 @@ from typing import Any
 import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-from pyrego.builtins._goutil import format_float_g, from_bytes, go_quote, int_to_decimal, valid_utf8
+from pyrego.builtins._goutil import check_json_number, format_float_g, from_bytes, go_quote, int_to_decimal, valid_utf8
 from pyrego.builtins.limits import Deadline
 from pyrego.builtins.registry import builtin, operand_error
 from pyrego.runtime.budget import tick
@@ -439,6 +439,7 @@ def _node(v: Any) -> Node:
     if t is float or t is Decimal:
         # OPA's YAML reads the number's JSON text: an integer text is an int,
         # any other text (2.5, 4.8525594709239458522e+17) a float64.
+        check_json_number(v)
         text = format_number(v)
         if "." in text or "e" in text:
             g = format_float_g(float(v))

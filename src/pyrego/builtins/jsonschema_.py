@@ -20,6 +20,7 @@ from pyrego.builtins.jsonschema_formats import check_format
 from pyrego.builtins.registry import builtin
 from pyrego.runtime.builtin_errors import BuiltinError
 from pyrego.runtime.convert import reject_json_constant, to_json_value
+from pyrego.runtime.input_faults import find_cycle
 from pyrego.runtime.numbers import format_number, parse_number
 from pyrego.runtime.values import UNDEF
 
@@ -582,6 +583,8 @@ def json_match_schema(document: Any, schema: Any) -> list[Any]:
     except SchemaError as e:
         raise BuiltinError(str(e)) from None
     except RecursionError:
+        if find_cycle(document) is not None or find_cycle(schema) is not None:
+            raise  # (the caller's input contains itself: the evaluation's error names the cycle)
         raise BuiltinError("document or schema is too deeply nested") from None
     # an empty enum accepts nothing (newer OPA); gojsonschema skipped it
     return [not result.errors, result.errors]

@@ -176,7 +176,7 @@ def materializer_lines(gen: ModuleGen, node: RuleNode) -> list[str]:
         if child.has_rules():
             fn = f"R{child.id}"
         elif gen._has_rules_below(child):
-            gen._materialize_needed.add(child.id)
+            gen.materialize_later(child)
             fn = f"N{child.id}"
         else:
             continue
@@ -252,9 +252,16 @@ def where(gen: ModuleGen, node: RuleNode) -> str:
     return "None"
 
 
+def conflict_message(node: RuleNode) -> str:
+    """OPA's conflict text, with the rule's name so users can find it."""
+    if node.kind == FUNCTION:
+        return f"functions must not produce multiple outputs for same inputs (function {node.name} produced conflicting values for the same inputs)"
+    return f"complete rules must not produce multiple outputs (rule {node.name} produced conflicting values)"
+
+
 def need_materializer(gen: ModuleGen, node: RuleNode) -> None:
     """Make sure ``N<id>`` exists (at once, where the program is already built)."""
-    gen._materialize_needed.add(node.id)
+    gen.materialize_later(node)
     if gen.built and node.id not in gen._materialized:
         saved, gen.lines = gen.lines, []
         try:

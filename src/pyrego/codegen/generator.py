@@ -13,6 +13,7 @@ locations (``L<n>``) and builtin functions (``B<n>``).
 
 from __future__ import annotations
 
+import heapq
 import math
 from typing import Any, Callable
 
@@ -22,6 +23,7 @@ from pyrego.codegen import closures, deferred
 from pyrego.codegen import docs as codegen_docs
 from pyrego.codegen.body import BodyEmitter
 from pyrego.codegen.disk_cache import compile_source
+from pyrego.codegen.docs import conflict_message
 from pyrego.codegen.program import LOAD_LOCK, Program
 from pyrego.codegen.tiers import TICK_LINE, BuiltinSite, RuleWrapper, fast_lines, make_tick
 from pyrego.compile.base import (
@@ -56,13 +58,6 @@ _BASE_NAMESPACE: dict[str, Any] = {
 }
 
 
-def conflict_message(node: RuleNode) -> str:
-    """OPA's conflict text, with the rule's name so users can find it."""
-    if node.kind == FUNCTION:
-        return f"functions must not produce multiple outputs for same inputs (function {node.name} produced conflicting values for the same inputs)"
-    return f"complete rules must not produce multiple outputs (rule {node.name} produced conflicting values)"
-
-
 class ModuleGen:
     """Generates the Python module for a rule tree (and, later, for queries)."""
 
@@ -81,7 +76,8 @@ class ModuleGen:
         # Builtin call sites (``C<n>``), by builtin name and call location.
         self._site_names: dict[tuple[str, Location], str] = {}
         self.builtin_sites: dict[str, BuiltinSite] = {}
-        self._materialize_needed: set[int] = set()
+        self._materialize_needed: dict[int, RuleNode] = {}  # (documents whose N<id> is needed, by id)
+        self._materialize_pending: list[int] = []  # (a heap of those not written yet)
         self._materialized: set[int] = set()
         self._member_sets: dict[Any, tuple[str, bool]] = {}
         self._children_maps: set[int] = set()
@@ -310,7 +306,7 @@ class ModuleGen:
             v = em.tmp()
             em.assign(v, f"rt_node_child({em.ctx}, {self.children_map(cur)}, {key}, {self.const(cur.path)})")
             return em.walk_path(v, path[i + 1 :], check=check) if i + 1 < len(path) else self._check(em, v, check)
-        self._materialize_needed.add(cur.id)
+        self.materialize_later(cur)
         v = em.tmp()
         em.assign(v, f"N{cur.id}({em.ctx})")
         return em.walk_path(v, path[i:], check=check)
@@ -333,7 +329,7 @@ class ModuleGen:
                 if child.has_rules():
                     entries.append(f"{self.literal(child_name)}: R{child.id}")
                 elif self._has_rules_below(child):
-                    self._materialize_needed.add(child.id)
+                    self.materialize_later(child)
                     entries.append(f"{self.literal(child_name)}: N{child.id}")
             self._pending_tables.append(f"{name} = {{{', '.join(entries)}}}")
         return name
@@ -407,12 +403,18 @@ class ModuleGen:
             raise_all(unsafe)
         self.flush_materializers()
 
+    def materialize_later(self, node: RuleNode) -> None:
+        """Have ``N<id>`` of ``node`` written (by :meth:`flush_materializers`: in order of id, each once, no search)."""
+        if node.id not in self._materialize_needed:
+            self._materialize_needed[node.id] = node
+            heapq.heappush(self._materialize_pending, node.id)
+
     def flush_materializers(self) -> None:
-        while self._materialize_needed - self._materialized:
-            nid = min(self._materialize_needed - self._materialized)
+        pending = self._materialize_pending
+        while pending:
+            nid = heapq.heappop(pending)
             self._materialized.add(nid)
-            node = next(n for n in self.tree.nodes.values() if n.id == nid)
-            self.materializer(node)
+            self.materializer(self._materialize_needed[nid])
         self.lines.extend(self._pending_tables)
         self._pending_tables = []
 

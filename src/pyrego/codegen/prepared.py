@@ -396,7 +396,7 @@ def input_function(
     attribute), ``TABLE_`` (its table of resolved rules), ``SLOW_`` and
     ``FAIL_`` (functions): the function first checks that the engine's
     table is still ``TABLE_`` (else it returns
-    ``SLOW_(input)``), and any exception it raises goes to ``FAIL_``, which
+    ``SLOW_(input)``), and any exception it raises goes to ``FAIL_(exc, input)``, which
     raises the error the caller sees (``Exception`` is bound by name: the
     generated code's ``__builtins__`` are empty)."""
     if type(default) not in _PLAIN_TYPES and default is not UNDEF:
@@ -548,7 +548,7 @@ def guarded(input):
     try:
         pass
     except EXCEPTION_ as exc_:
-        FAIL_(exc_)
+        FAIL_(exc_, input)
 """
 
 

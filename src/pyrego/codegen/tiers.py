@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import ast as _py_ast
 import re
+from collections.abc import Container
 from dataclasses import dataclass
 from typing import Any, Callable, NamedTuple
 
@@ -416,7 +417,7 @@ _DEF = re.compile(r"def \w+\((.*)\):")
 _LOOKUP_BASE = {"rt_dget(": _DGET, "rt_dpath(": _DPATH, "rt_dinput(": _DPATH}
 
 
-def hoist_lookups(lines: list[str], constants: frozenset[str] = frozenset()) -> list[str]:
+def hoist_lookups(lines: list[str], constants: Container[str] = frozenset()) -> list[str]:
     """``lines`` (canonical, one function or more) with the literal-key lookups
     that a loop repeats unchanged done once before it.
 
@@ -439,7 +440,7 @@ def hoist_lookups(lines: list[str], constants: frozenset[str] = frozenset()) -> 
     return out
 
 
-def _hoisted_function(lines: list[str], constants: frozenset[str]) -> list[str]:
+def _hoisted_function(lines: list[str], constants: Container[str]) -> list[str]:
     if not lines or not (m := _DEF.fullmatch(lines[0])) or not any("for " in line for line in lines):
         return lines
     params = {p.strip() for p in m.group(1).split(",")}
@@ -539,13 +540,30 @@ def _expand_values_loop(m: re.Match[str]) -> list[str]:
     return [f"{indent}for {names} in ({inner} if type({inner}) is list else rt_values({inner})):"]
 
 
+class _ConstantRules:
+    """The names of the rule wrappers in ``wrappers`` that stand for one
+    constant document, as a container (asked by name, never listed)."""
+
+    __slots__ = ("wrappers",)
+
+    def __init__(self, wrappers: dict[str, Any]) -> None:
+        self.wrappers = wrappers
+
+    def __bool__(self) -> bool:
+        return bool(self.wrappers)
+
+    def __contains__(self, name: object) -> bool:
+        w = self.wrappers.get(name)  # type: ignore[call-overload]
+        return type(w) is RuleWrapper and w.kind == "complete" and w.constant is not None
+
+
 def fast_lines(lines: list[str], sites: dict[str, BuiltinSite], wrappers: dict[str, Any] | None = None) -> list[str]:
     """The fast form of compact generated ``lines`` (``sites``: their builtin call sites;
     ``wrappers``: the program's rule wrappers, by name)."""
     out: list[str] = []
-    constants = frozenset(
-        name for name, w in (wrappers or {}).items() if type(w) is RuleWrapper and w.kind == "complete" and w.constant is not None
-    )
+    # (Asked per rule called: a set of the program's constant rules, made
+    # here, would cost the size of the program for each function made.)
+    constants = _ConstantRules(wrappers or {})
     for line in hoist_lookups(lines, constants):
         if line.lstrip().startswith("for ") and "in rt_values(" in line:
             m = _FOR.fullmatch(line)

@@ -32,7 +32,8 @@ from typing import Any, Callable
 
 from pyrego.ast import nodes as ast
 from pyrego.codegen.body import BodyEmitter
-from pyrego.codegen.generator import ModuleGen, conflict_message
+from pyrego.codegen.docs import conflict_message
+from pyrego.codegen.generator import ModuleGen
 from pyrego.codegen.program import Program
 from pyrego.compile.base import (
     COMPLETE,

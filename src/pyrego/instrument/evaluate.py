@@ -27,6 +27,7 @@ from pyrego.parse.parser import parse_query
 from pyrego.parse.spans import Span
 from pyrego.runtime.context import EvalContext
 from pyrego.runtime.convert import result_json_value, to_python
+from pyrego.runtime.input_faults import input_fault
 from pyrego.runtime.values import UNDEF
 
 #: Where a query's own events are (its text is not a policy file).
@@ -107,9 +108,12 @@ def _run(compiled: CompiledProgram, fn: Callable[[EvalContext], Any], ctx: EvalC
     except RegoError as err:
         compiled.attach_source(err)
         raise
-    except RecursionError:
-        raise EvalRecursionError("evaluation exceeded the maximum depth", where) from None
+    except RecursionError as exc:
+        raise input_fault(exc, ctx.input) or EvalRecursionError("evaluation exceeded the maximum depth", where) from None
     except Exception as exc:  # a bug must still surface as a pyrego error
+        fault = input_fault(exc, ctx.input)
+        if fault is not None:
+            raise fault from None
         raise EvalError(f"internal error: {type(exc).__name__}: {exc}", code="eval_internal_error") from exc
 
 

@@ -14,7 +14,6 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from pyrego.errors import ArgumentError, EvalError, RegoError
-from pyrego.runtime.convert import from_python, to_json_value
 from pyrego.runtime.values import UNDEF
 from pyrego.server import errors, store
 from pyrego.server.common import (
@@ -31,6 +30,7 @@ from pyrego.server.common import (
 )
 from pyrego.server.common import decision_id as new_decision_id
 from pyrego.server.jsonio import BodyError, loads
+from pyrego.server.render import render
 from pyrego.version import __version__
 
 if TYPE_CHECKING:
@@ -105,6 +105,7 @@ def evaluate(
         _RULE_TEXTS[key] = text
     kw = {} if input is NO_INPUT else {"input": input}
     start = time.perf_counter_ns()
+    started = time.monotonic()  # (the evaluation's deadline counts from about here)
     explained = None
     try:
         if explain is not None:
@@ -126,7 +127,18 @@ def evaluate(
         return False, None, timers, explained
     if value is True or value is False:
         return True, value, timers, explained
-    return True, to_json_value(from_python(value)), timers, explained
+    # The value's JSON is made under the evaluation's own time limit (a value
+    # with shared parts can be far larger written out than in memory).
+    limit = server.runtime.eval_timeout
+    if inline:
+        limit = INLINE_CAP if limit is None else min(limit, INLINE_CAP)
+    try:
+        tree = render(value, None if limit is None else started + limit)
+    except EvalError as err:
+        if inline and err.code == "eval_cancel_error":
+            raise InlineTooSlow() from None
+        raise errors.eval_error(err) from None
+    return True, tree, timers, explained
 
 
 def _provenance(snap: Snapshot) -> dict[str, Any]:

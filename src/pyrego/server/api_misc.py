@@ -11,6 +11,7 @@ from pyrego.server import errors
 from pyrego.server.api_data import NO_INPUT, evaluate, explanation, not_allowed, refuse_if_owned, refuse_if_read_only
 from pyrego.server.common import bool_param, json_response, path_segments, pretty, read_body, route_path
 from pyrego.server.jsonio import BodyError, loads
+from pyrego.server.render import unshared
 
 if TYPE_CHECKING:
     from starlette.requests import Request
@@ -167,6 +168,8 @@ async def query(server: Server, request: Request) -> Response:
 
     def run() -> dict[str, Any]:
         kw = {} if input is NO_INPUT else {"input": input}
+        limit = server.runtime.eval_timeout
+        deadline = None if limit is None else time.monotonic() + limit
         try:
             if explain in ("notes", "fails", "full"):
                 trace = snap.engine.eval_query_with_trace(text, explain=explain, **kw)
@@ -182,6 +185,11 @@ async def query(server: Server, request: Request) -> Response:
         except RegoError as err:
             raise errors.from_rego(err, 400, errors.INVALID_PARAMETER, errors.MSG_COMPILE_QUERY) from None
         rows = [{k: v for k, v in r.get("bindings", {}).items() if not k.startswith("$")} for r in out.get("result", [])]
+        try:
+            # (written out within the evaluation's time limit: shared parts are copied here, counted)
+            rows = unshared(rows, deadline)
+        except EvalError as err:
+            raise errors.eval_error(err) from None
         runtime = server.runtime
         if runtime.decision_logger is not None:
             event = runtime.decision_event(
