@@ -36,7 +36,7 @@ from pyrego.compile.ground import is_ground
 from pyrego.compile.opa_form import OpaForm, PieceTable
 from pyrego.compile.rule_index import ANY, IndexedRule, IndexRef, RuleIndex, head_value
 from pyrego.compile.safety import reorder_body, stmt_vars, term_vars
-from pyrego.errors import RegoError
+from pyrego.errors import Location, RegoError
 from pyrego.runtime.values import BoolKey, freeze
 
 #: Calls that never raise and read their operands only (comparisons, membership).
@@ -49,25 +49,28 @@ def index_guards(
 ) -> dict[int, tuple[ast.Expr, ...]]:
     """The guards of ``node``'s branches that need them, by ``id`` of the
     branch's rule; ``root``: the rule tree's root (for which data is virtual);
-    ``functions``: the names of the program's functions."""
+    ``functions``: the names of the program's functions. A guard needed only
+    where a builtin's error raises (strict builtin errors, a setting of the
+    evaluation, not of the code) is marked :func:`strict_only`: the code runs
+    it only in evaluations with strict builtin errors."""
 
     def is_virtual(path: tuple[str, ...]) -> bool:
         return data_is_virtual(root, path)
 
-    raising = _Raising(root, functions)
+    raising = _Raising(root, functions, strict=False)
     raises = raising.expr
+    strict_raises = _Raising(root, functions, strict=True).expr
     doc_raises = raising.memo
 
     # A program none of whose documents can conflict (no functions, no
-    # objects, complete rules of one value each: most policies) has nothing
-    # for a guard to keep from raising: decided once per program.
+    # objects, complete rules of one value each: most policies) needs no
+    # guard without strict builtin errors: decided once per program.
     can_conflict = doc_raises.get(0)
     if can_conflict is None:
         can_conflict = doc_raises[0] = any(_may_conflict(n) for n in root.walk())
-    if not can_conflict:
-        return {}
     chains = [iter_rule_chain(rule) for rule in node.rules]
-    if not any(_may_need_guard(b, raises, is_virtual) for chain in chains for b in chain):
+    # (What can raise without strict errors can with them: one filter for both.)
+    if not any(_may_need_guard(b, strict_raises, is_virtual) for chain in chains for b in chain):
         return {}  # (no body can raise, or none has a test to index: skipping one changes nothing)
     form = OpaForm(PieceTable(), lambda _file: None)
     indexed: list[IndexedRule] = []
@@ -87,29 +90,58 @@ def index_guards(
             if not path:
                 continue
             args = tuple(branch.head.args or ())
-            tested = _tested_first(branch.body, args, is_virtual, raises)
+            # Tested before anything that can raise with strict errors, and
+            # without them (a superset: fewer expressions can raise).
+            tested_strict = _tested_first(branch.body, args, is_virtual, strict_raises)
+            tested = _tested_first(branch.body, args, is_virtual, raises) if can_conflict else None
             fresh = iter(range(1 << 30))
-            guards = [g for ref, value, origin in path if (ref, _key(value)) not in tested for g in _guard(ref, value, origin, args, fresh)]
+            guards: list[ast.Expr] = []
+            for ref, value, origin in path:
+                key = (ref, _key(value))
+                if key in tested_strict:
+                    continue
+                made = _guard(ref, value, origin, args, fresh)
+                guards += made if tested is not None and key not in tested else map(_strict_only, made)
             if guards:
                 out[id(branch)] = tuple(guards)
     return out
 
 
+#: The location of a guard needed only with strict builtin errors (told
+#: apart by identity: the code generators run it only in such evaluations).
+STRICT_ONLY = Location("", 0, 0)
+
+
+def _strict_only(e: ast.Expr) -> ast.Expr:
+    return ast.Expr(e.statement, e.negated, e.with_mods, STRICT_ONLY)
+
+
+def strict_only(e: ast.Expr) -> bool:
+    """Whether ``e`` is an index guard to run only with strict builtin errors."""
+    return e.location is STRICT_ONLY
+
+
 class _Raising:
-    """Whether an expression or a document of one program can raise without
-    strict builtin errors, remembered on the tree's root (by ``id``; None
+    """Whether an expression or a document of one program can raise (with
+    ``strict``: also by a builtin's error), remembered on the tree's root (by ``id``; None
     while a document is being looked at: a cycle, which the compiler refuses
     anyway). A class, not closures calling each other, which would make a
     reference cycle per call, freed only by the cyclic collector."""
 
-    __slots__ = ("root", "functions", "memo")
+    __slots__ = ("root", "functions", "memo", "strict")
 
-    def __init__(self, root: RuleNode, functions: Container[str]) -> None:
+    def __init__(self, root: RuleNode, functions: Container[str], strict: bool) -> None:
         self.root = root
         self.functions = functions
-        memo = root.raises_memo
-        if memo is None:
-            memo = root.raises_memo = {}
+        self.strict = strict
+        if strict:
+            memo = root.strict_raises_memo
+            if memo is None:
+                memo = root.strict_raises_memo = {}
+        else:
+            memo = root.raises_memo
+            if memo is None:
+                memo = root.raises_memo = {}
         self.memo = memo
 
     def node(self, n: RuleNode) -> bool:
@@ -139,7 +171,7 @@ class _Raising:
         key = id(e)  # (a body's expressions are asked again when another rule reads its document)
         known = self.memo.get(key)
         if known is None:
-            known = self.memo[key] = _may_raise(e, self.reads_rules, self.functions)
+            known = self.memo[key] = _may_raise(e, self.reads_rules, self.functions, self.strict)
         return known
 
 
@@ -220,6 +252,12 @@ def _may_need_guard(rule: ast.Rule, raises: Callable[[ast.Expr], bool], is_virtu
     if first is None:
         return False
     tested: set[tuple[Any, Any]] | None = None
+    read: set[tuple[Any, Any]] = set()
+    _note_refs(_head_terms(rule.head), is_virtual, read)  # (OPA tests the head's refs in the body, last)
+    if read:
+        tested = _tested_first(body, tuple(rule.head.args or ()), is_virtual, raises)
+        if not read <= tested:
+            return True
     for x in body[first:]:
         if x.negated or x.with_mods:
             continue
@@ -232,7 +270,7 @@ def _may_need_guard(rule: ast.Rule, raises: Callable[[ast.Expr], bool], is_virtu
             return True
         if tested is None:
             tested = _tested_first(body, tuple(rule.head.args or ()), is_virtual, raises)
-        read: set[tuple[Any, Any]] = set()
+        read = set()
         _note_refs(stmt, is_virtual, read)
         if not read <= tested:
             return True
@@ -268,17 +306,46 @@ def _has_call(node: Any) -> bool:
     return fields is not None and any(_has_call(getattr(node, f)) for f in fields if f != "location")
 
 
+def _holds_ref(t: Any) -> bool:
+    """Whether ``t`` (a head's term) holds a ref or a comprehension: OPA evaluates it in the body."""
+    if t is None or type(t) is ast.Scalar or type(t) is ast.Var:
+        return False
+    if type(t) is ast.Ref or isinstance(t, _SUBQUERIES):
+        return True
+    if type(t) is ast.Call:
+        return any(_holds_ref(a) for a in t.args)
+    parts = _PARTS.get(type(t))
+    return parts is None or any(_holds_ref(x) for x in parts(t))
+
+
+def _head_path_refs(head: ast.RuleHead) -> tuple[ast.Term, ...]:
+    """The keys of a ref head's path that hold refs (``o[input.m[input.s]] := 1``)."""
+    ref = head.ref
+    if type(ref) is not ast.Ref:
+        return ()
+    return tuple(t for t in ref.path if t is not head.key and _holds_ref(t))
+
+
+def _head_terms(head: ast.RuleHead) -> tuple[Any, ...]:
+    return (head.key, head.value, *(head.ref.path if type(head.ref) is ast.Ref else ()))
+
+
 def _opa_body(form: OpaForm, rule: ast.Rule, else_branch: bool, arity: Callable[[str], int | None]) -> ast.Body | None:
     """The branch's body as OPA's compiler leaves it (None where it cannot be made)."""
-    head_calls = _has_call(rule.head.value) or _has_call(rule.head.key)
-    if not rule.body and not head_calls:
+    head = rule.head
+    path_refs = _head_path_refs(head)
+    moved = path_refs or _has_call(head.value) or _has_call(head.key) or _holds_ref(head.value) or _holds_ref(head.key)
+    if not rule.body and not moved:
         return ()  # (no test to index)
     bound: set[str] = set()
-    for a in rule.head.args or ():
+    for a in head.args or ():
         term_vars(a, bound)
     try:
-        # (OPA moves the head's calls into the body: their ref operands are indexed.)
-        split = form.split(form.rule(rule, else_branch=else_branch).body if head_calls else rule.body)
+        # (OPA moves the head's calls into the body, then its refs, bound to
+        # variables at its end: their refs are indexed.)
+        body = form.rule(rule, else_branch=else_branch).body if moved else rule.body
+        body += tuple(ast.Expr(ast.Unify(form.fresh(t.location), t)) for t in path_refs)
+        split = form.split(body)
         own = set(bound).union(*[stmt_vars(e.statement, set()) for e in split])
         ordered, _ = reorder_body(split, set(bound), own, arity, bind_operands=False)
         return form.bind(ordered)
@@ -389,18 +456,18 @@ def _operand_ok(t: ast.Term, bound: set[str], is_virtual: Callable[[tuple[str, .
     return _simple_ref(t, is_virtual) is not None
 
 
-def _may_raise(e: Any, is_virtual: Callable[[tuple[str, ...]], bool], functions: Container[str]) -> bool:
-    """Whether evaluating ``e`` can raise without strict builtin errors: it
-    calls a function, reads a document rules define (either can be a
-    conflict) or has a ``with``. (A builtin's error raises only under strict
-    builtin errors; guards are not made for those, which keeps the bodies of
-    the common policies, which call builtins, free of them.)"""
+def _may_raise(e: Any, is_virtual: Callable[[tuple[str, ...]], bool], functions: Container[str], strict: bool) -> bool:
+    """Whether evaluating ``e`` can raise: it calls a function, reads a
+    document rules define (either can be a conflict) or has a ``with``;
+    with ``strict`` (strict builtin errors), also where it calls a builtin
+    that can fail. (Without strict errors a builtin's error is undefined:
+    the common policies, which call builtins, then need no guards.)"""
     t = type(e)
     if t is ast.Scalar or t is ast.Var:
         return False
     if t is ast.Expr and e.with_mods:
         return True
-    if t is ast.Call and (e.op in functions or e.op.startswith("data.")):
+    if t is ast.Call and (e.op in functions or e.op.startswith("data.") or strict and e.op not in _NEVER_FAILS):
         return True
     if t is ast.Ref and type(e.head) is ast.Var and e.head.name == "data":
         keys: list[str] = []
@@ -412,11 +479,17 @@ def _may_raise(e: Any, is_virtual: Callable[[tuple[str, ...]], bool], functions:
             return True
     parts = _PARTS.get(t)
     if parts is not None:
-        return any(_may_raise(x, is_virtual, functions) for x in parts(e) if x is not None)
+        return any(_may_raise(x, is_virtual, functions, strict) for x in parts(e) if x is not None)
     if t is tuple:
-        return any(_may_raise(x, is_virtual, functions) for x in e)
+        return any(_may_raise(x, is_virtual, functions, strict) for x in e)
     fields = getattr(e, "__dataclass_fields__", None)
-    return fields is not None and any(_may_raise(getattr(e, f), is_virtual, functions) for f in fields if f != "location")
+    return fields is not None and any(_may_raise(getattr(e, f), is_virtual, functions, strict) for f in fields if f != "location")
+
+
+#: Builtins that never fail, whatever their operands (comparisons, membership, type tests).
+_NEVER_FAILS = _PURE_CALLS | frozenset(
+    {"internal.member_3", "is_string", "is_number", "is_boolean", "is_array", "is_set", "is_object", "is_null", "type_name", "print"}
+)
 
 
 #: The parts of the common nodes, for _may_raise (a walk of every expression
@@ -555,4 +628,4 @@ def _note_equal(a: ast.Term, b: ast.Term, ref_of: Callable[[ast.Term], Any], tes
             tested.add((r, c))
 
 
-__all__ = ["data_is_virtual", "guarded_rule", "index_guards"]
+__all__ = ["STRICT_ONLY", "data_is_virtual", "guarded_rule", "index_guards", "strict_only"]
