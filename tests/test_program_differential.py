@@ -561,6 +561,80 @@ REGRESSIONS: dict[str, tuple[str, list[str], list[Any]]] = {
         ["p", "q", "r", "s", "g", "h", "n", "u", "v"],
         [{"x": 3, "y": {"k": "b"}, "xs": [2], "w": [1]}, {"x": 1, "xs": [1], "w": [1, 2]}, {"x": False}, {}, {"x": "b.c"}, {"x": "a.c"}],
     ),
+    # With strict builtin errors, a builtin that fails before a test OPA's
+    # index makes (an equality, membership, glob.match, a ref defined, a
+    # function's argument) is not reached where the test fails.
+    "index-skips-body-strict-builtin": (
+        "package t\n"
+        "p if { to_number(input.s) > 0; input.x == 1 }\n"
+        'q := 1 if { upper(input.s); input.y == "a" } else := 2 if { lower(input.s); input.x == 2 }\n'
+        'r contains x if { x := to_number(input.s); input.k == "a" }\n'
+        "s if { not input.a - input.b; input.x == 3 }\n"
+        "f(v) := 1 if { count(v); v == [1] }\n"
+        "g if f(input.s)\n"
+        "h if { y := [to_number(input.s)]; input.x in [1, 2] }\n"
+        'k if { to_number(input.s); glob.match("a.*", ["."], input.x) }\n'
+        "m := y if { y := sum(input.s); input.x }\n",
+        ["p", "q", "r", "s", "g", "h", "k", "m"],
+        [
+            {"s": "abc", "x": 2},
+            {"s": 5, "x": 2, "a": "a", "b": 1},
+            {"s": "1", "x": 1, "k": "a"},
+            {"s": 3, "x": 1, "y": "a", "k": "b"},
+            {"s": [1], "x": "a.b"},
+            {"s": {"a": 1}, "x": 3, "a": 1, "b": "x"},
+            {},
+        ],
+    ),
+    # OPA evaluates the refs of a rule's head (its key, value, or a key of
+    # its path) in the body, after it: its index tests them first.
+    "index-skips-body-head-refs": (
+        "package t\n"
+        "bad(_) := 1\n"
+        "bad(_) := 2\n"
+        "a contains input.s if bad(1)\n"
+        "b[input.k] := 1 if bad(1)\n"
+        "c := input.v if bad(1)\n"
+        "d := input.v if to_number(input.s)\n"
+        "e.x[input.k] := 1 if bad(1)\n"
+        "o[input.m[input.s]] := 1 if bad(1)\n"
+        "u := [input.v] if bad(1)\n",
+        ["a", "b", "c", "d", "e", "o", "u"],
+        [{"s": "abc"}, {"k": "a", "s": 1}, {"v": 1, "s": "x"}, {"m": {}, "s": "a"}, {}],
+    ),
+    # OPA binds a negated expression's ref operands before the negation
+    # (RewriteDynamicTerms), so its index tests them: a body whose negated
+    # expression reads an undefined ref is skipped before a call that raises.
+    "index-skips-body-negated-operand": (
+        "package t\nf(_) := 1 if input.c\nf(_) := 2\nr if { not input.m.x >= f(2) }\ns := 5 if { not input.m.x >= f(2) }\n",
+        ["r", "s"],
+        [{"c": True, "m": {}}, {"c": True, "m": {"x": 1}}, {"m": {"x": 3}}],
+    ),
+    # With strict builtin errors, a builtin call nested in an expression's
+    # operands raises before the refs of the expression are read (OPA's
+    # RewriteExprTerms evaluates nested calls first).
+    "nested-builtin-call-first-strict": (
+        "package t\n"
+        "conf := 1 if input.q\n"
+        "conf := 2\n"
+        "a if { input.m[input.k] >= to_number(input.s) }\n"
+        "b := x if { x := input.m[input.k] + to_number(input.s) }\n"
+        "c if { [input.m[input.k], to_number(input.s)] }\n"
+        "d if { input.m[to_number(input.s)] }\n"
+        "e if { conf <= (input.n * to_number(true)) }\n"
+        'g if { x := {"a": input.m[input.k], "b": upper(input.s)} }\n'
+        "h if { some k; input.m[k] >= to_number(input.s) }\n"
+        "i if { input.m[input.k] - abs(input.s) > 0 }\n"
+        "j := [x | x := input.m[input.k] + to_number(input.s)]\n",
+        ["a", "b", "c", "d", "e", "g", "h", "i", "j"],
+        [
+            {"s": "abc", "m": {}},
+            {"s": 1, "m": {"a": 1}, "k": "a"},
+            {"s": "2", "m": {"a": 3}, "k": "a", "n": None, "q": True},
+            {"s": "x", "m": {"a": 3}, "k": "b", "n": 1},
+            {},
+        ],
+    ),
     "if-empty-set-no-braces": (
         "package t\n"
         "p if set()\n"

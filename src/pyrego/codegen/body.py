@@ -18,7 +18,7 @@ from pyrego.builtins.rego import metadata_value
 from pyrego.codegen.lines import LineWriter
 from pyrego.compile.base import FuncRef, RuleNode
 from pyrego.compile.ground import ground_value, in_build_order, is_ground, iterated_terms
-from pyrego.compile.index_guards import strict_only
+from pyrego.compile.index_guards import strict_calls_first, strict_only
 from pyrego.compile.optimize import hoist_checks
 from pyrego.compile.rewrite import bind_negated_operands
 from pyrego.compile.safety import ROOTS, has_unbound, iterable_only, reorder_body, shown_name, stmt_vars, term_vars
@@ -163,6 +163,7 @@ class BodyEmitter(LineWriter):
                 if strict_only(e):
                     strict_run.append(e)
                     continue
+                strict_run += strict_calls_first(e, self.bound)
                 if strict_run:
                     self.strict_guards(strict_run)
                     strict_run = []

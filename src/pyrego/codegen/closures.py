@@ -51,7 +51,7 @@ from pyrego.compile.base import (
     rule_suffix,
 )
 from pyrego.compile.ground import iterated_terms
-from pyrego.compile.index_guards import strict_only
+from pyrego.compile.index_guards import strict_calls_first, strict_only
 from pyrego.compile.rewrite import calls_function
 from pyrego.compile.safety import ROOTS, reorder_body, stmt_has_vars, stmt_vars, term_vars
 from pyrego.errors import RegoError
@@ -328,6 +328,7 @@ class _Planner(TermPlanner):
             if strict_only(e):
                 strict_run.append(e)
                 continue
+            strict_run += strict_calls_first(e, self.bound)
             if strict_run:
                 builders.append(self.strict_guards(strict_run))
                 strict_run = []

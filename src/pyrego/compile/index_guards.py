@@ -34,6 +34,7 @@ from pyrego.ast import nodes as ast
 from pyrego.compile.base import COMPLETE, FUNCTION, PARTIAL_SET, RuleNode, iter_rule_chain
 from pyrego.compile.ground import is_ground
 from pyrego.compile.opa_form import OpaForm, PieceTable
+from pyrego.compile.rewrite import split_nested_calls
 from pyrego.compile.rule_index import ANY, IndexedRule, IndexRef, RuleIndex, head_value
 from pyrego.compile.safety import reorder_body, stmt_vars, term_vars
 from pyrego.errors import Location, RegoError
@@ -119,6 +120,84 @@ def _strict_only(e: ast.Expr) -> ast.Expr:
 def strict_only(e: ast.Expr) -> bool:
     """Whether ``e`` is an index guard to run only with strict builtin errors."""
     return e.location is STRICT_ONLY
+
+
+def strict_calls_first(e: ast.Expr, bound: Container[str]) -> list[ast.Expr]:
+    """The builtin calls nested in ``e``'s operands that OPA evaluates before
+    ``e`` (its ``RewriteExprTerms``; pyrego evaluates an expression whole):
+    with strict builtin errors, such a call that fails raises even where an
+    operand pyrego reads first is undefined or raises (``input.m[input.k] >=
+    to_number(input.s)``). As expressions :func:`strict_only` binding fresh
+    variables, to run before ``e`` (``bound``: the variables bound by then);
+    none where no nested call can fail, where a ref other than their own
+    operands comes to be read after them, or where a call needs a variable
+    ``e`` binds. A call evaluated twice gives the same value (builtins are
+    deterministic within an evaluation), so this only adds the error."""
+    if e.negated or e.with_mods or not _fails_nested(e.statement, 0) or not _ref_first(e.statement):
+        return []  # (a negated expression's calls are bound before it already)
+    parts = split_nested_calls(e, "s")
+    if len(parts) < 2:
+        return []
+    pre = parts[:-1]
+    need: set[str] = set()
+    for x in pre:
+        term_vars(x.statement.rhs, need, closures=True)  # type: ignore[union-attr]
+    if any(v not in bound for v in need if not v.startswith("__local")):
+        return []
+    return [_strict_only(x) for x in pre]
+
+
+def _fails_nested(t: Any, depth: int) -> bool:
+    """Whether a builtin call that can fail is nested in ``t`` (below its own call), outside comprehensions."""
+    tt = type(t)
+    if tt is ast.Call:
+        if depth and t.op not in _NEVER_FAILS:
+            return True
+        return any(_fails_nested(a, depth + 1) for a in t.args)
+    if tt is ast.Unify or tt is ast.Assign:
+        return any(_fails_nested(x, 0 if type(x) is ast.Call else 1) for x in (t.lhs, t.rhs))
+    if tt is ast.Scalar or tt is ast.Var or isinstance(t, _SUBQUERIES):
+        return False
+    parts = _PARTS.get(tt)
+    return parts is not None and any(_fails_nested(x, depth or 1) for x in parts(t) if x is not None)
+
+
+def _ref_first(stmt: ast.Statement) -> bool:
+    """Whether pyrego, evaluating ``stmt`` in order, reads a ref before a
+    nested call that can fail, where OPA evaluates that call first: a ref
+    before it among the operands of one call (or of the statement, or inside
+    a collection or ref there; a ref's head before its keys)."""
+    if type(stmt) is ast.Call:
+        return _ref_before_call(stmt.args)
+    if type(stmt) is ast.Unify or type(stmt) is ast.Assign:
+        sides = tuple(x.args if type(x) is ast.Call else (x,) for x in (stmt.lhs, stmt.rhs))
+        return _ref_before_call(sides[0]) or _ref_before_call(sides[1]) or _ref_before_call((stmt.lhs, stmt.rhs))
+    return _ref_before_call((stmt,))
+
+
+def _ref_before_call(terms: tuple[Any, ...]) -> bool:
+    """Whether, among ``terms`` read in order (one call's operands), a ref
+    comes before a call that can fail; or so inside a call among them."""
+    seen = [False]
+
+    def walk(t: Any) -> bool:
+        tt = type(t)
+        if tt is ast.Call:
+            if seen[0] and (t.op not in _NEVER_FAILS or _fails_nested(t, 0)):
+                return True
+            return _ref_before_call(t.args)  # (its own operands: read before it in either order)
+        if tt is ast.Ref:
+            seen[0] = True  # (its head is read first; a call among its keys comes after it)
+            return any(walk(k) for k in t.path)
+        if tt is ast.Var:
+            seen[0] = seen[0] or t.name in _ROOTS
+            return False
+        if tt is ast.Scalar or isinstance(t, _SUBQUERIES):
+            return False
+        parts = _PARTS.get(tt)
+        return parts is not None and any(walk(x) for x in parts(t) if x is not None)
+
+    return any(walk(t) for t in terms)
 
 
 class _Raising:
@@ -245,7 +324,8 @@ def _may_need_guard(rule: ast.Rule, raises: Callable[[ast.Expr], bool], is_virtu
     comes one the index could take a test from that the expressions before
     it do not make already (a quick filter, so that OPA's form of a body is
     made only where a guard may come of it: a comparison of a ref or an
-    argument, or a ref not read before the first expression that can raise)."""
+    argument, or a ref not read before the first expression that can raise,
+    negated or not: OPA binds a negated call's ref operands before it)."""
     args = frozenset(a.name for a in rule.head.args or () if type(a) is ast.Var)
     body = rule.body
     first = next((i for i, e in enumerate(body) if raises(e)), None)
@@ -259,7 +339,7 @@ def _may_need_guard(rule: ast.Rule, raises: Callable[[ast.Expr], bool], is_virtu
         if not read <= tested:
             return True
     for x in body[first:]:
-        if x.negated or x.with_mods:
+        if x.with_mods:
             continue
         stmt = x.statement
         if not _mentions(stmt, args):
@@ -628,4 +708,4 @@ def _note_equal(a: ast.Term, b: ast.Term, ref_of: Callable[[ast.Term], Any], tes
             tested.add((r, c))
 
 
-__all__ = ["STRICT_ONLY", "data_is_virtual", "guarded_rule", "index_guards", "strict_only"]
+__all__ = ["STRICT_ONLY", "data_is_virtual", "guarded_rule", "index_guards", "strict_calls_first", "strict_only"]

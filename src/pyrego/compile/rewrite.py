@@ -153,11 +153,19 @@ def _with_statement(e: ast.Expr, stmt: ast.Statement) -> ast.Expr:
 _PRINT = frozenset({"print", "internal.print"})
 
 
-def _split_calls(e: ast.Expr) -> list[ast.Expr]:
+def split_nested_calls(e: ast.Expr, stage: str) -> list[ast.Expr]:
+    """OPA's ``RewriteExprTerms`` of one expression: an expression binding
+    each call nested in its operands, innermost first, then the expression
+    reading those variables (``[e]`` where it has none). ``stage``: a letter
+    in the variables' names, apart from those of other rewrites."""
+    return _split_calls(e, stage)
+
+
+def _split_calls(e: ast.Expr, stage: str = "c") -> list[ast.Expr]:
     s = e.statement
     if type(s) is Call and s.op in _PRINT:
         return [e]
-    h = _Hoister(e, "c")
+    h = _Hoister(e, stage)
     stmt: ast.Statement
     if type(s) is Call:
         # The expression's own call stays: only calls in its operands go first.
