@@ -635,6 +635,39 @@ REGRESSIONS: dict[str, tuple[str, list[str], list[Any]]] = {
             {},
         ],
     ),
+    # OPA evaluates a document's definitions in its index's order: those
+    # without indexed tests first. Which error comes first depends on it.
+    "index-definition-order": (
+        "package t\n"
+        "a := input.n % 0.5\n"
+        "a := v if { some v in [1, 2] }\n"
+        'f(_) := concat(",", [input.b])\n'
+        "f(_) := 1\n"
+        "f(_) := true\n"
+        "g := f(1)\n"
+        "h := 1 if { x := to_number(input.s); input.x == 1 }\n"
+        "h := 2 if { some v in [1, 2]; v > 5 }\n"
+        "h := 3 if { input.x }\n"
+        "k := input.n % 0.5\n"
+        "k := 2 if input.q\n",
+        ["a", "g", "h", "k"],
+        [{"n": 2.5, "b": -1, "s": "x", "x": 1}, {"n": 3, "b": "s", "s": "1", "x": 1, "q": True}, {"x": 2, "q": True}, {}],
+    ),
+    # OPA evaluates the calls of a rule's head (at the end of its body)
+    # before the head's refs: a call that is undefined, or fails with strict
+    # builtin errors, comes before a conflict in a document the head reads.
+    "head-calls-before-head-refs": (
+        "package t\n"
+        "c1 := 1\n"
+        "c1 := 2\n"
+        "r3.x[sum(input.s)] := c1 if { true }\n"
+        "r4[sum(input.s)] := c1 if { true }\n"
+        "r5[sum(input.s)] := c1\n"
+        "r6[c1] := sum(input.s)\n"
+        "r7 contains [c1, sum(input.s)]\n",
+        ["r3", "r4", "r5", "r6", "r7"],
+        [{"s": "x"}, {"s": [1]}, {}],
+    ),
     "if-empty-set-no-braces": (
         "package t\n"
         "p if set()\n"

@@ -28,7 +28,7 @@ on a body that fails.
 from __future__ import annotations
 
 from decimal import Decimal
-from typing import Any, Callable, Container, Iterator
+from typing import Any, Callable, Container, Iterator, NamedTuple
 
 from pyrego.ast import nodes as ast
 from pyrego.compile.base import COMPLETE, FUNCTION, PARTIAL_SET, RuleNode, iter_rule_chain
@@ -45,15 +45,32 @@ _PURE_CALLS = frozenset({"equal", "neq", "lt", "gt", "lte", "gte", "internal.mem
 _ROOTS = ("input", "data")
 
 
-def index_guards(
-    node: RuleNode, root: RuleNode, functions: Container[str], arity: Callable[[str], int | None]
-) -> dict[int, tuple[ast.Expr, ...]]:
-    """The guards of ``node``'s branches that need them, by ``id`` of the
-    branch's rule; ``root``: the rule tree's root (for which data is virtual);
-    ``functions``: the names of the program's functions. A guard needed only
-    where a builtin's error raises (strict builtin errors, a setting of the
-    evaluation, not of the code) is marked :func:`strict_only`: the code runs
-    it only in evaluations with strict builtin errors."""
+class IndexPlan(NamedTuple):
+    """What OPA's rule index of one document changes in its code: ``guards``,
+    the tests to put before branches' bodies (by ``id`` of the branch's
+    rule); ``order``, the positions of its definitions in the order OPA
+    evaluates them, where that differs from theirs (None: theirs)."""
+
+    guards: dict[int, tuple[ast.Expr, ...]]
+    order: tuple[int, ...] | None
+    #: Expressions to put after a branch's body: its head's calls, which OPA
+    #: evaluates there, before the head's refs (see _head_calls_first).
+    tails: dict[int, tuple[ast.Expr, ...]] | None = None
+
+
+NO_PLAN = IndexPlan({}, None)
+
+
+def index_plan(node: RuleNode, root: RuleNode, functions: Container[str], arity: Callable[[str], int | None]) -> IndexPlan:
+    """The index plan of ``node``; ``root``: the rule tree's root (for which
+    data is virtual); ``functions``: the names of the program's functions.
+    A guard needed only where a builtin's error raises (strict builtin
+    errors, a setting of the evaluation, not of the code) is marked
+    :func:`strict_only`: the code runs it only in evaluations with strict
+    builtin errors. The order of a complete document's or a function's
+    definitions is OPA's where one of them can raise: which error comes
+    first, or whether a definition that raises is reached at all, depends
+    on it (values do not)."""
 
     def is_virtual(path: tuple[str, ...]) -> bool:
         return data_is_virtual(root, path)
@@ -71,21 +88,37 @@ def index_guards(
         can_conflict = doc_raises[0] = any(_may_conflict(n) for n in root.walk())
     chains = [iter_rule_chain(rule) for rule in node.rules]
     # (What can raise without strict errors can with them: one filter for both.)
-    if not any(_may_need_guard(b, strict_raises, is_virtual) for chain in chains for b in chain):
-        return {}  # (no body can raise, or none has a test to index: skipping one changes nothing)
+    need_guards = any(_may_need_guard(b, strict_raises, is_virtual) for chain in chains for b in chain)
+    need_order = (
+        node.kind in (COMPLETE, FUNCTION)
+        and len(chains) > 1
+        and any(strict_raises(b.head) or any(strict_raises(e) for e in b.body) for chain in chains for b in chain)
+    )
+    tails: dict[int, tuple[ast.Expr, ...]] = {}
+    for chain in chains:
+        for br in chain:
+            tail = _head_calls_first(br.head, raises)
+            if tail:
+                tails[id(br)] = tail
+    if not need_guards and not need_order:
+        # (no body can raise, or none has a test to index: skipping one changes nothing)
+        return IndexPlan({}, None, tails) if tails else NO_PLAN
     form = OpaForm(PieceTable(), lambda _file: None)
     indexed: list[IndexedRule] = []
     for c, chain in enumerate(chains):
         for b, branch in enumerate(chain):
             body = _opa_body(form, branch, b > 0, arity)
             if body is None:
-                return {}  # (a body OPA's form cannot be made of: no guards rather than wrong ones)
+                return IndexPlan({}, None, tails)  # (a body OPA's form cannot be made of: no guards rather than wrong ones)
             has, ground, value = head_value(branch)
             args = tuple(branch.head.args or ())
             indexed.append(IndexedRule(c, b, body, args, node.kind in (COMPLETE, FUNCTION), has, ground, value))
     index = RuleIndex(indexed, is_virtual)
+    order = tuple(index.order()) if need_order else None
+    if order is not None and (order == tuple(range(len(chains))) or len(order) != len(chains)):
+        order = None
     out: dict[int, tuple[ast.Expr, ...]] = {}
-    for c, chain in enumerate(chains):
+    for c, chain in enumerate(chains if need_guards else ()):
         for b, branch in enumerate(chain):
             path = index.paths.get((c, b))
             if not path:
@@ -105,7 +138,7 @@ def index_guards(
                 guards += made if tested is not None and key not in tested else map(_strict_only, made)
             if guards:
                 out[id(branch)] = tuple(guards)
-    return out
+    return IndexPlan(out, order, tails)
 
 
 #: The location of a guard needed only with strict builtin errors (told
@@ -145,6 +178,65 @@ def strict_calls_first(e: ast.Expr, bound: Container[str]) -> list[ast.Expr]:
     if any(v not in bound for v in need if not v.startswith("__local")):
         return []
     return [_strict_only(x) for x in pre]
+
+
+def _head_calls_first(head: ast.RuleHead, raises: Callable[[Any], bool]) -> tuple[ast.Expr, ...]:
+    """OPA evaluates the calls of a rule's head at the end of its body, then
+    the head's refs; pyrego evaluates the head's terms in order. Where a ref
+    comes before a call there, the calls as expressions to run after the
+    body: always where the ref can raise (a conflict; the call undefined
+    fails the body first in OPA), else with strict builtin errors only
+    (where the call fails). None where no call comes after a ref."""
+    path = head.ref.path if type(head.ref) is ast.Ref else ()
+    terms = tuple(t for t in (*path, None if any(t is head.key for t in path) else head.key, head.value) if t is not None)
+    if not _has_call(terms) or not _ref_before_call(terms):
+        return ()
+    calls: list[ast.Call] = []
+    _outer_calls(terms, calls)
+    always = _raising_ref_before_call(terms, raises)
+    out = []
+    for n, call in enumerate(calls):
+        e = ast.Expr(ast.Unify(ast.Var(f"__head{n}__"), call))
+        out.append(e if always else _strict_only(e))
+    return tuple(out)
+
+
+def _outer_calls(t: Any, out: list[ast.Call]) -> None:
+    """The calls in ``t`` not inside another call, in order (not in comprehensions)."""
+    tt = type(t)
+    if tt is ast.Call:
+        out.append(t)
+        return
+    if tt is tuple:
+        for x in t:
+            _outer_calls(x, out)
+        return
+    if tt is ast.Scalar or tt is ast.Var or isinstance(t, _SUBQUERIES):
+        return
+    parts = _PARTS.get(tt)
+    if parts is not None:
+        for x in parts(t):
+            if x is not None:
+                _outer_calls(x, out)
+
+
+def _raising_ref_before_call(terms: tuple[Any, ...], raises: Callable[[Any], bool]) -> bool:
+    """Whether, among ``terms`` read in order, a ref that can raise comes before a call (as :func:`_ref_before_call`)."""
+    seen = [False]
+
+    def walk(t: Any) -> bool:
+        tt = type(t)
+        if tt is ast.Call:
+            return seen[0] or _raising_ref_before_call(t.args, raises)
+        if tt is ast.Ref:
+            seen[0] = seen[0] or raises(t)
+            return any(walk(k) for k in t.path)
+        if tt is ast.Scalar or tt is ast.Var or isinstance(t, _SUBQUERIES):
+            return False
+        parts = _PARTS.get(tt)
+        return parts is not None and any(walk(x) for x in parts(t) if x is not None)
+
+    return any(walk(t) for t in terms)
 
 
 def _fails_nested(t: Any, depth: int) -> bool:
@@ -304,16 +396,17 @@ def _rules_raise(node: RuleNode, raises: Callable[[Any], bool]) -> bool:
     return False
 
 
-def guarded_rule(rule: ast.Rule, guards: dict[int, tuple[ast.Expr, ...]]) -> ast.Rule:
-    """``rule`` (with its else chain) with each branch's guards before its body."""
-    if not guards:
+def guarded_rule(rule: ast.Rule, plan: IndexPlan) -> ast.Rule:
+    """``rule`` (with its else chain) with each branch's guards before its body (and its tail after)."""
+    guards, tails = plan.guards, plan.tails or {}
+    if not guards and not tails:
         return rule
     chain = iter_rule_chain(rule)
-    if not any(id(b) in guards for b in chain):
+    if not any(id(b) in guards or id(b) in tails for b in chain):
         return rule
     nxt: ast.Rule | None = None
     for branch in reversed(chain):
-        body = guards.get(id(branch), ()) + tuple(branch.body)
+        body = guards.get(id(branch), ()) + tuple(branch.body) + tails.get(id(branch), ())
         nxt = ast.Rule(branch.head, body, branch.default, nxt, branch.location, branch.module_file)
     assert nxt is not None
     return nxt
@@ -708,4 +801,4 @@ def _note_equal(a: ast.Term, b: ast.Term, ref_of: Callable[[ast.Term], Any], tes
             tested.add((r, c))
 
 
-__all__ = ["STRICT_ONLY", "data_is_virtual", "guarded_rule", "index_guards", "strict_calls_first", "strict_only"]
+__all__ = ["NO_PLAN", "STRICT_ONLY", "IndexPlan", "data_is_virtual", "guarded_rule", "index_plan", "strict_calls_first", "strict_only"]

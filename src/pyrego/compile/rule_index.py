@@ -233,6 +233,43 @@ class RuleIndex:
                 prio += 1
             prios[rule.chain] = prio
 
+    def order(self) -> list[int]:
+        """The definitions' positions in the order the trie holds them, the
+        order of every lookup's result (restricted to the rules it finds):
+        a node's rules, then under each ref the rules without a requirement
+        on it, those that require it defined, then those of a value."""
+        out: list[int] = []
+        seen: set[int] = set()
+
+        def node_(n: _Node | None) -> None:
+            if n is None:
+                return
+            for prio, _rule in n.rules:
+                if prio[0] not in seen:
+                    seen.add(prio[0])
+                    out.append(prio[0])
+            ref_(n.next)
+
+        def ref_(n: _Node | None) -> None:
+            if n is None:
+                return
+            node_(n.undefined)
+            node_(n.any)
+            for child in n.scalars.values():
+                node_(child)
+            array_(n.array)
+
+        def array_(n: _Node | None) -> None:
+            if n is None:
+                return
+            node_(n)
+            array_(n.any)
+            for child in n.scalars.values():
+                array_(child)
+
+        node_(self.root)
+        return out
+
     def lookup(self, resolve: Callable[[IndexRef], Any]) -> IndexResult:
         """The rules that can apply when refs have the values ``resolve`` gives (UNDEF: undefined)."""
         tr = _Traversal()
