@@ -223,20 +223,7 @@ def _outer_calls(t: Any, out: list[ast.Call]) -> None:
 def _raising_ref_before_call(terms: tuple[Any, ...], raises: Callable[[Any], bool]) -> bool:
     """Whether, among ``terms`` read in order, a ref that can raise comes before a call (as :func:`_ref_before_call`)."""
     seen = [False]
-
-    def walk(t: Any) -> bool:
-        tt = type(t)
-        if tt is ast.Call:
-            return seen[0] or _raising_ref_before_call(t.args, raises)
-        if tt is ast.Ref:
-            seen[0] = seen[0] or raises(t)
-            return any(walk(k) for k in t.path)
-        if tt is ast.Scalar or tt is ast.Var or isinstance(t, _SUBQUERIES):
-            return False
-        parts = _PARTS.get(tt)
-        return parts is not None and any(walk(x) for x in parts(t) if x is not None)
-
-    return any(walk(t) for t in terms)
+    return any(_ref_walk(t, seen, raises) for t in terms)
 
 
 def _fails_nested(t: Any, depth: int) -> bool:
@@ -271,25 +258,31 @@ def _ref_before_call(terms: tuple[Any, ...]) -> bool:
     """Whether, among ``terms`` read in order (one call's operands), a ref
     comes before a call that can fail; or so inside a call among them."""
     seen = [False]
+    return any(_ref_walk(t, seen, None) for t in terms)
 
-    def walk(t: Any) -> bool:
-        tt = type(t)
-        if tt is ast.Call:
-            if seen[0] and (t.op not in _NEVER_FAILS or _fails_nested(t, 0)):
-                return True
-            return _ref_before_call(t.args)  # (its own operands: read before it in either order)
-        if tt is ast.Ref:
-            seen[0] = True  # (its head is read first; a call among its keys comes after it)
-            return any(walk(k) for k in t.path)
-        if tt is ast.Var:
-            seen[0] = seen[0] or t.name in _ROOTS
-            return False
-        if tt is ast.Scalar or isinstance(t, _SUBQUERIES):
-            return False
-        parts = _PARTS.get(tt)
-        return parts is not None and any(walk(x) for x in parts(t) if x is not None)
 
-    return any(walk(t) for t in terms)
+def _ref_walk(t: Any, seen: list[bool], raises: Callable[[Any], bool] | None) -> bool:
+    """One term of :func:`_ref_before_call` (``raises`` None) or of
+    :func:`_raising_ref_before_call`; ``seen``: whether a ref came before.
+    (A function, not a closure calling itself, which would be a reference cycle.)"""
+    tt = type(t)
+    if tt is ast.Call:
+        if raises is not None:
+            return seen[0] or any(_ref_walk(a, [False], raises) for a in t.args)
+        if seen[0] and (t.op not in _NEVER_FAILS or _fails_nested(t, 0)):
+            return True
+        return _ref_before_call(t.args)  # (its own operands: read before it in either order)
+    if tt is ast.Ref:
+        # (its head is read first; a call among its keys comes after it)
+        seen[0] = seen[0] or raises is None or raises(t)
+        return any(_ref_walk(k, seen, raises) for k in t.path)
+    if tt is ast.Var:
+        seen[0] = seen[0] or (raises is None and t.name in _ROOTS)
+        return False
+    if tt is ast.Scalar or isinstance(t, _SUBQUERIES):
+        return False
+    parts = _PARTS.get(tt)
+    return parts is not None and any(_ref_walk(x, seen, raises) for x in parts(t) if x is not None)
 
 
 class _Raising:

@@ -239,35 +239,7 @@ class RuleIndex:
         a node's rules, then under each ref the rules without a requirement
         on it, those that require it defined, then those of a value."""
         out: list[int] = []
-        seen: set[int] = set()
-
-        def node_(n: _Node | None) -> None:
-            if n is None:
-                return
-            for prio, _rule in n.rules:
-                if prio[0] not in seen:
-                    seen.add(prio[0])
-                    out.append(prio[0])
-            ref_(n.next)
-
-        def ref_(n: _Node | None) -> None:
-            if n is None:
-                return
-            node_(n.undefined)
-            node_(n.any)
-            for child in n.scalars.values():
-                node_(child)
-            array_(n.array)
-
-        def array_(n: _Node | None) -> None:
-            if n is None:
-                return
-            node_(n)
-            array_(n.any)
-            for child in n.scalars.values():
-                array_(child)
-
-        node_(self.root)
+        _order_node(self.root, out)
         return out
 
     def lookup(self, resolve: Callable[[IndexRef], Any]) -> IndexResult:
@@ -295,6 +267,32 @@ class RuleIndex:
                         break
                     last = rule.value
         return IndexResult(out, not multiple)
+
+
+def _order_node(n: _Node | None, out: list[int]) -> None:
+    """:meth:`RuleIndex.order` from node ``n`` (functions, not closures calling each other: no reference cycle)."""
+    if n is None:
+        return
+    for prio, _rule in n.rules:
+        if prio[0] not in out:
+            out.append(prio[0])
+    ref = n.next
+    if ref is None:
+        return
+    _order_node(ref.undefined, out)
+    _order_node(ref.any, out)
+    for child in ref.scalars.values():
+        _order_node(child, out)
+    _order_array(ref.array, out)
+
+
+def _order_array(n: _Node | None, out: list[int]) -> None:
+    if n is None:
+        return
+    _order_node(n, out)
+    _order_array(n.any, out)
+    for child in n.scalars.values():
+        _order_array(child, out)
 
 
 def _traverse_node(node: _Node | None, resolve: Callable[[IndexRef], Any], tr: _Traversal) -> None:
