@@ -16,9 +16,9 @@ from typing import TYPE_CHECKING, Any
 from pyrego.ast import nodes as ast
 from pyrego.builtins.rego import metadata_value
 from pyrego.codegen.lines import LineWriter
+from pyrego.codegen.strict_blocks import StrictBlocks
 from pyrego.compile.base import FuncRef, RuleNode
 from pyrego.compile.ground import ground_value, in_build_order, is_ground, iterated_terms
-from pyrego.compile.index_guards import strict_calls_first, strict_only
 from pyrego.compile.optimize import hoist_checks
 from pyrego.compile.rewrite import bind_negated_operands
 from pyrego.compile.safety import ROOTS, has_unbound, iterable_only, reorder_body, shown_name, stmt_vars, term_vars
@@ -34,7 +34,7 @@ COMPARE_OPS = {"equal": "==", "neq": "!=", "lt": "<", "lte": "<=", "gt": ">", "g
 _CMP_HELPER = {"==": "rt_eq", "!=": "rt_ne", "<": "rt_lt", "<=": "rt_le", ">": "rt_gt", ">=": "rt_ge"}
 
 
-class BodyEmitter(LineWriter):
+class BodyEmitter(StrictBlocks, LineWriter):
     """Writes the code of one Python function (in the compact form where ``gen.compact``)."""
 
     #: Whether cheap tests move ahead of costlier expressions (off where each
@@ -158,39 +158,13 @@ class BodyEmitter(LineWriter):
         # After hoist_checks, which would move these lookups ahead of cheaper checks.
         ordered = bind_negated_operands(ordered, equality_unifies=not self.in_query)
         if record is None:
-            strict_run: list[ast.Expr] = []
-            for e in ordered:
-                if strict_only(e):
-                    strict_run.append(e)
-                    continue
-                strict_run += strict_calls_first(e, self.bound)
-                if strict_run:
-                    self.strict_guards(strict_run)
-                    strict_run = []
-                self.expr(e)
-            if strict_run:
-                self.strict_guards(strict_run)
+            self.exprs_in_order(ordered)
         else:
             index = {id(e): i for i, e in enumerate(body)}
             for e in ordered:
                 # Those made for a negation record nothing (a negation's own record is True, as preset).
                 self.expr(e, record_as=record.get(index.get(id(e), -1)))
         self.outer = saved_outer
-
-    def strict_guards(self, guards: list[ast.Expr]) -> None:
-        """Index guards needed only with strict builtin errors (a setting of
-        the evaluation): run in such evaluations alone. What they bind and
-        look up is theirs: the code after the block knows none of it."""
-        st = self.state()
-        self.w(f"if {self.ctx}.cfg.strict:")
-        self.indent += 1
-        start = len(self.lines)
-        for e in guards:
-            self.expr(e)
-        if len(self.lines) == start:
-            self.w("pass")
-        self.restore(st)
-        self.end_block()
 
     def expr(self, e: ast.Expr, record_as: str | None = None) -> None:
         saved_ctx = self.ctx

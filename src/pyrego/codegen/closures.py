@@ -50,8 +50,8 @@ from pyrego.compile.base import (
     iter_rule_chain,
     rule_suffix,
 )
+from pyrego.compile.eval_order import strict_calls_first, strict_only
 from pyrego.compile.ground import iterated_terms
-from pyrego.compile.index_guards import strict_calls_first, strict_only
 from pyrego.compile.rewrite import calls_function
 from pyrego.compile.safety import ROOTS, reorder_body, stmt_has_vars, stmt_vars, term_vars
 from pyrego.errors import RegoError

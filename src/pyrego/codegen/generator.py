@@ -422,7 +422,7 @@ class ModuleGen:
             return RuleWrapper("complete", node.id, constant=literal, constant_value=self._literal_value(literal, value))
         defs = tuple(self.definition_or_closure(node, rule, i) for i, rule in enumerate(node.rules))
         if node.kind not in (PARTIAL_SET, PARTIAL_OBJECT):
-            defs = self._index_order(defs)
+            defs = self._plan.ordered(defs)
         if node.kind in (PARTIAL_SET, PARTIAL_OBJECT):
             if node.default is None and not (node.kind == PARTIAL_OBJECT and self._rules_below_children(node)):
                 return RuleWrapper("set" if node.kind == PARTIAL_SET else "object", node.id, defs)
@@ -608,13 +608,8 @@ class ModuleGen:
                 em.w(f"elif not rt_eq(r, {v}): rt_conflict({msg!r}, {self.loc(rule.location)})")
         em.restore(st)
 
-    def _index_order(self, defs: tuple[str, ...]) -> tuple[str, ...]:
-        """A document's definitions (just made) in the order OPA's index gives them."""
-        order = self._plan.order
-        return defs if order is None or len(order) != len(defs) else tuple(defs[i] for i in order)
-
     def function_node(self, node: RuleNode) -> RuleWrapper:
-        defs = self._index_order(tuple(self.definition_or_closure(node, rule, i) for i, rule in enumerate(node.rules)))
+        defs = self._plan.ordered(tuple(self.definition_or_closure(node, rule, i) for i, rule in enumerate(node.rules)))
         conflict = self.const(conflict_message(node))
         where = self.loc(node.rules[0].location if node.rules else Location("", 0, 0))
         default_fn = self.default_value(node) if node.default is not None else None

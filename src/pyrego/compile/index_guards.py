@@ -32,12 +32,12 @@ from typing import Any, Callable, Container, Iterator, NamedTuple
 
 from pyrego.ast import nodes as ast
 from pyrego.compile.base import COMPLETE, FUNCTION, PARTIAL_SET, RuleNode, iter_rule_chain
+from pyrego.compile.eval_order import NEVER_FAILS, PARTS, SUBQUERIES, has_call, head_calls_first, mark_strict_only
 from pyrego.compile.ground import is_ground
 from pyrego.compile.opa_form import OpaForm, PieceTable
-from pyrego.compile.rewrite import split_nested_calls
 from pyrego.compile.rule_index import ANY, IndexedRule, IndexRef, RuleIndex, head_value
 from pyrego.compile.safety import reorder_body, stmt_vars, term_vars
-from pyrego.errors import Location, RegoError
+from pyrego.errors import RegoError
 from pyrego.runtime.values import BoolKey, freeze
 
 #: Calls that never raise and read their operands only (comparisons, membership).
@@ -56,6 +56,11 @@ class IndexPlan(NamedTuple):
     #: Expressions to put after a branch's body: its head's calls, which OPA
     #: evaluates there, before the head's refs (see _head_calls_first).
     tails: dict[int, tuple[ast.Expr, ...]] | None = None
+
+    def ordered(self, defs: tuple[str, ...]) -> tuple[str, ...]:
+        """The document's definitions (their functions' names, in theirs) in OPA's order."""
+        order = self.order
+        return defs if order is None or len(order) != len(defs) else tuple(defs[i] for i in order)
 
 
 NO_PLAN = IndexPlan({}, None)
@@ -97,7 +102,7 @@ def index_plan(node: RuleNode, root: RuleNode, functions: Container[str], arity:
     tails: dict[int, tuple[ast.Expr, ...]] = {}
     for chain in chains:
         for br in chain:
-            tail = _head_calls_first(br.head, raises)
+            tail = head_calls_first(br.head, raises)
             if tail:
                 tails[id(br)] = tail
     if not need_guards and not need_order:
@@ -135,154 +140,10 @@ def index_plan(node: RuleNode, root: RuleNode, functions: Container[str], arity:
                 if key in tested_strict:
                     continue
                 made = _guard(ref, value, origin, args, fresh)
-                guards += made if tested is not None and key not in tested else map(_strict_only, made)
+                guards += made if tested is not None and key not in tested else map(mark_strict_only, made)
             if guards:
                 out[id(branch)] = tuple(guards)
     return IndexPlan(out, order, tails)
-
-
-#: The location of a guard needed only with strict builtin errors (told
-#: apart by identity: the code generators run it only in such evaluations).
-STRICT_ONLY = Location("", 0, 0)
-
-
-def _strict_only(e: ast.Expr) -> ast.Expr:
-    return ast.Expr(e.statement, e.negated, e.with_mods, STRICT_ONLY)
-
-
-def strict_only(e: ast.Expr) -> bool:
-    """Whether ``e`` is an index guard to run only with strict builtin errors."""
-    return e.location is STRICT_ONLY
-
-
-def strict_calls_first(e: ast.Expr, bound: Container[str]) -> list[ast.Expr]:
-    """The builtin calls nested in ``e``'s operands that OPA evaluates before
-    ``e`` (its ``RewriteExprTerms``; pyrego evaluates an expression whole):
-    with strict builtin errors, such a call that fails raises even where an
-    operand pyrego reads first is undefined or raises (``input.m[input.k] >=
-    to_number(input.s)``). As expressions :func:`strict_only` binding fresh
-    variables, to run before ``e`` (``bound``: the variables bound by then);
-    none where no nested call can fail, where a ref other than their own
-    operands comes to be read after them, or where a call needs a variable
-    ``e`` binds. A call evaluated twice gives the same value (builtins are
-    deterministic within an evaluation), so this only adds the error."""
-    if e.negated or e.with_mods or not _fails_nested(e.statement, 0) or not _ref_first(e.statement):
-        return []  # (a negated expression's calls are bound before it already)
-    parts = split_nested_calls(e, "s")
-    if len(parts) < 2:
-        return []
-    pre = parts[:-1]
-    need: set[str] = set()
-    for x in pre:
-        term_vars(x.statement.rhs, need, closures=True)  # type: ignore[union-attr]
-    if any(v not in bound for v in need if not v.startswith("__local")):
-        return []
-    return [_strict_only(x) for x in pre]
-
-
-def _head_calls_first(head: ast.RuleHead, raises: Callable[[Any], bool]) -> tuple[ast.Expr, ...]:
-    """OPA evaluates the calls of a rule's head at the end of its body, then
-    the head's refs; pyrego evaluates the head's terms in order. Where a ref
-    comes before a call there, the calls as expressions to run after the
-    body: always where the ref can raise (a conflict; the call undefined
-    fails the body first in OPA), else with strict builtin errors only
-    (where the call fails). None where no call comes after a ref."""
-    path = head.ref.path if type(head.ref) is ast.Ref else ()
-    terms = tuple(t for t in (*path, None if any(t is head.key for t in path) else head.key, head.value) if t is not None)
-    if not _has_call(terms) or not _ref_before_call(terms):
-        return ()
-    calls: list[ast.Call] = []
-    _outer_calls(terms, calls)
-    always = _raising_ref_before_call(terms, raises)
-    out = []
-    for n, call in enumerate(calls):
-        e = ast.Expr(ast.Unify(ast.Var(f"__head{n}__"), call))
-        out.append(e if always else _strict_only(e))
-    return tuple(out)
-
-
-def _outer_calls(t: Any, out: list[ast.Call]) -> None:
-    """The calls in ``t`` not inside another call, in order (not in comprehensions)."""
-    tt = type(t)
-    if tt is ast.Call:
-        out.append(t)
-        return
-    if tt is tuple:
-        for x in t:
-            _outer_calls(x, out)
-        return
-    if tt is ast.Scalar or tt is ast.Var or isinstance(t, _SUBQUERIES):
-        return
-    parts = _PARTS.get(tt)
-    if parts is not None:
-        for x in parts(t):
-            if x is not None:
-                _outer_calls(x, out)
-
-
-def _raising_ref_before_call(terms: tuple[Any, ...], raises: Callable[[Any], bool]) -> bool:
-    """Whether, among ``terms`` read in order, a ref that can raise comes before a call (as :func:`_ref_before_call`)."""
-    seen = [False]
-    return any(_ref_walk(t, seen, raises) for t in terms)
-
-
-def _fails_nested(t: Any, depth: int) -> bool:
-    """Whether a builtin call that can fail is nested in ``t`` (below its own call), outside comprehensions."""
-    tt = type(t)
-    if tt is ast.Call:
-        if depth and t.op not in _NEVER_FAILS:
-            return True
-        return any(_fails_nested(a, depth + 1) for a in t.args)
-    if tt is ast.Unify or tt is ast.Assign:
-        return any(_fails_nested(x, 0 if type(x) is ast.Call else 1) for x in (t.lhs, t.rhs))
-    if tt is ast.Scalar or tt is ast.Var or isinstance(t, _SUBQUERIES):
-        return False
-    parts = _PARTS.get(tt)
-    return parts is not None and any(_fails_nested(x, depth or 1) for x in parts(t) if x is not None)
-
-
-def _ref_first(stmt: ast.Statement) -> bool:
-    """Whether pyrego, evaluating ``stmt`` in order, reads a ref before a
-    nested call that can fail, where OPA evaluates that call first: a ref
-    before it among the operands of one call (or of the statement, or inside
-    a collection or ref there; a ref's head before its keys)."""
-    if type(stmt) is ast.Call:
-        return _ref_before_call(stmt.args)
-    if type(stmt) is ast.Unify or type(stmt) is ast.Assign:
-        sides = tuple(x.args if type(x) is ast.Call else (x,) for x in (stmt.lhs, stmt.rhs))
-        return _ref_before_call(sides[0]) or _ref_before_call(sides[1]) or _ref_before_call((stmt.lhs, stmt.rhs))
-    return _ref_before_call((stmt,))
-
-
-def _ref_before_call(terms: tuple[Any, ...]) -> bool:
-    """Whether, among ``terms`` read in order (one call's operands), a ref
-    comes before a call that can fail; or so inside a call among them."""
-    seen = [False]
-    return any(_ref_walk(t, seen, None) for t in terms)
-
-
-def _ref_walk(t: Any, seen: list[bool], raises: Callable[[Any], bool] | None) -> bool:
-    """One term of :func:`_ref_before_call` (``raises`` None) or of
-    :func:`_raising_ref_before_call`; ``seen``: whether a ref came before.
-    (A function, not a closure calling itself, which would be a reference cycle.)"""
-    tt = type(t)
-    if tt is ast.Call:
-        if raises is not None:
-            return seen[0] or any(_ref_walk(a, [False], raises) for a in t.args)
-        if seen[0] and (t.op not in _NEVER_FAILS or _fails_nested(t, 0)):
-            return True
-        return _ref_before_call(t.args)  # (its own operands: read before it in either order)
-    if tt is ast.Ref:
-        # (its head is read first; a call among its keys comes after it)
-        seen[0] = seen[0] or raises is None or raises(t)
-        return any(_ref_walk(k, seen, raises) for k in t.path)
-    if tt is ast.Var:
-        seen[0] = seen[0] or (raises is None and t.name in _ROOTS)
-        return False
-    if tt is ast.Scalar or isinstance(t, _SUBQUERIES):
-        return False
-    parts = _PARTS.get(tt)
-    return parts is not None and any(_ref_walk(x, seen, raises) for x in parts(t) if x is not None)
 
 
 class _Raising:
@@ -447,15 +308,12 @@ def _may_need_guard(rule: ast.Rule, raises: Callable[[ast.Expr], bool], is_virtu
 _TESTS = frozenset({"equal", "internal.member_2", "glob.match"})
 
 
-_SUBQUERIES = (ast.ArrayCompr, ast.SetCompr, ast.ObjectCompr, ast.Every)
-
-
 def _mentions(node: Any, args: frozenset[str]) -> bool:
     """Whether ``node`` (outside comprehensions) names input, data or one of ``args``."""
     t = type(node)
     if t is ast.Var:
         return node.name in _ROOTS or node.name in args
-    if t is ast.Scalar or isinstance(node, _SUBQUERIES):
+    if t is ast.Scalar or isinstance(node, SUBQUERIES):
         return False
     if t is tuple:
         return any(_mentions(x, args) for x in node)
@@ -463,24 +321,15 @@ def _mentions(node: Any, args: frozenset[str]) -> bool:
     return fields is not None and any(_mentions(getattr(node, f), args) for f in fields if f != "location")
 
 
-def _has_call(node: Any) -> bool:
-    if type(node) is ast.Call:
-        return True
-    if type(node) is tuple:
-        return any(_has_call(x) for x in node)
-    fields = getattr(node, "__dataclass_fields__", None)
-    return fields is not None and any(_has_call(getattr(node, f)) for f in fields if f != "location")
-
-
 def _holds_ref(t: Any) -> bool:
     """Whether ``t`` (a head's term) holds a ref or a comprehension: OPA evaluates it in the body."""
     if t is None or type(t) is ast.Scalar or type(t) is ast.Var:
         return False
-    if type(t) is ast.Ref or isinstance(t, _SUBQUERIES):
+    if type(t) is ast.Ref or isinstance(t, SUBQUERIES):
         return True
     if type(t) is ast.Call:
         return any(_holds_ref(a) for a in t.args)
-    parts = _PARTS.get(type(t))
+    parts = PARTS.get(type(t))
     return parts is None or any(_holds_ref(x) for x in parts(t))
 
 
@@ -500,7 +349,7 @@ def _opa_body(form: OpaForm, rule: ast.Rule, else_branch: bool, arity: Callable[
     """The branch's body as OPA's compiler leaves it (None where it cannot be made)."""
     head = rule.head
     path_refs = _head_path_refs(head)
-    moved = path_refs or _has_call(head.value) or _has_call(head.key) or _holds_ref(head.value) or _holds_ref(head.key)
+    moved = path_refs or has_call(head.value) or has_call(head.key) or _holds_ref(head.value) or _holds_ref(head.key)
     if not rule.body and not moved:
         return ()  # (no test to index)
     bound: set[str] = set()
@@ -633,7 +482,7 @@ def _may_raise(e: Any, is_virtual: Callable[[tuple[str, ...]], bool], functions:
         return False
     if t is ast.Expr and e.with_mods:
         return True
-    if t is ast.Call and (e.op in functions or e.op.startswith("data.") or strict and e.op not in _NEVER_FAILS):
+    if t is ast.Call and (e.op in functions or e.op.startswith("data.") or strict and e.op not in NEVER_FAILS):
         return True
     if t is ast.Ref and type(e.head) is ast.Var and e.head.name == "data":
         keys: list[str] = []
@@ -643,34 +492,13 @@ def _may_raise(e: Any, is_virtual: Callable[[tuple[str, ...]], bool], functions:
             keys.append(str(p.value))
         if is_virtual(tuple(keys)):
             return True
-    parts = _PARTS.get(t)
+    parts = PARTS.get(t)
     if parts is not None:
         return any(_may_raise(x, is_virtual, functions, strict) for x in parts(e) if x is not None)
     if t is tuple:
         return any(_may_raise(x, is_virtual, functions, strict) for x in e)
     fields = getattr(e, "__dataclass_fields__", None)
     return fields is not None and any(_may_raise(getattr(e, f), is_virtual, functions, strict) for f in fields if f != "location")
-
-
-#: Builtins that never fail, whatever their operands (comparisons, membership, type tests).
-_NEVER_FAILS = _PURE_CALLS | frozenset(
-    {"internal.member_3", "is_string", "is_number", "is_boolean", "is_array", "is_set", "is_object", "is_null", "type_name", "print"}
-)
-
-
-#: The parts of the common nodes, for _may_raise (a walk of every expression
-#: of every rule a body reads: read by field name, not through dataclass fields).
-_PARTS: dict[type, Callable[[Any], tuple[Any, ...]]] = {
-    ast.Expr: lambda e: (e.statement, *e.with_mods),
-    ast.Ref: lambda e: (e.head, *e.path),
-    ast.Call: lambda e: e.args,
-    ast.Assign: lambda e: (e.lhs, e.rhs),
-    ast.Unify: lambda e: (e.lhs, e.rhs),
-    ast.Array: lambda e: e.items,
-    ast.SetTerm: lambda e: e.items,
-    ast.Object: lambda e: tuple(x for kv in e.items for x in kv),
-    ast.RuleHead: lambda e: (e.ref, e.value, e.key, *(e.args or ())),
-}
 
 
 def _pure_expr(e: ast.Expr, is_virtual: Callable[[tuple[str, ...]], bool]) -> bool:
@@ -749,7 +577,7 @@ def _tested_first(
 def _note_refs(node: Any, is_virtual: Callable[[tuple[str, ...]], bool], tested: set[tuple[Any, Any]]) -> None:
     """Add each input or base data ref ``node`` reads (outside subqueries), and its prefixes, as defined."""
     t = type(node)
-    if t is ast.Scalar or isinstance(node, _SUBQUERIES):
+    if t is ast.Scalar or isinstance(node, SUBQUERIES):
         return
     if t is ast.Var and node.name in _ROOTS:
         tested.add(((node.name,), ANY))
@@ -794,4 +622,4 @@ def _note_equal(a: ast.Term, b: ast.Term, ref_of: Callable[[ast.Term], Any], tes
             tested.add((r, c))
 
 
-__all__ = ["NO_PLAN", "STRICT_ONLY", "IndexPlan", "data_is_virtual", "guarded_rule", "index_plan", "strict_calls_first", "strict_only"]
+__all__ = ["NO_PLAN", "IndexPlan", "data_is_virtual", "guarded_rule", "index_plan"]
