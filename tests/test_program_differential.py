@@ -668,6 +668,31 @@ REGRESSIONS: dict[str, tuple[str, list[str], list[Any]]] = {
         ["r3", "r4", "r5", "r6", "r7"],
         [{"s": "x"}, {"s": [1]}, {}],
     ),
+    # OPA's index takes a collection holding the value a test requires
+    # among its members: the body runs (and raises before its test fails).
+    "index-matches-collection-members": (
+        "package t\n"
+        "bad(_) := 1\n"
+        "bad(_) := 2\n"
+        "p if { bad(1); input.x == 1 }\n"
+        'q if { bad(1); input.x == "a" }\n'
+        'r if { bad(1); input.x in ["a", "b"] }\n'
+        'u if { to_number("z"); input.y == 1 }\n'
+        "v if { bad(1); input.z == 1 }\n"
+        "v if { bad(1); input.z == [1, 2] }\n",
+        ["p", "q", "r", "u", "v"],
+        [
+            {"x": [1], "y": [1], "z": [1]},
+            {"x": {"k": 1}, "y": {"k": 1}, "z": [1, 2]},
+            {"x": ["a"]},
+            {"x": "abc", "y": "1"},
+            {"x": 2, "z": 1},
+            {"x": [2], "y": [2], "z": [2]},
+            {"x": [[1]], "z": {"a": [1, 2]}},
+            {"x": {"k": "b"}},
+            {"x": "b"},
+        ],
+    ),
     "if-empty-set-no-braces": (
         "package t\n"
         "p if set()\n"

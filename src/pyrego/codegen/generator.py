@@ -34,7 +34,7 @@ from pyrego.compile.base import (
     iter_rule_chain,
 )
 from pyrego.compile.ground import ground_value, is_ground
-from pyrego.compile.index_guards import NO_PLAN, IndexPlan, guarded_rule, index_plan
+from pyrego.compile.index_guards import guarded_rule, index_plan
 from pyrego.compile.safety import body_vars, term_vars
 from pyrego.errors import Location, RegoCompileError, RegoError, RegoUnsafeVarError
 from pyrego.runtime.docs import DOC_HELPERS, rt_path
@@ -111,7 +111,6 @@ class ModuleGen:
         # name, and the bodies ordered when they were deferred, by id.
         self.deferred: dict[str, RuleNode] = {}
         self.body_orders: dict[int, Any] = {}
-        self._plan: IndexPlan = NO_PLAN  # the index guards and order of the node being made
         # Documents of several levels' rules (codegen_docs): nodes with an own part, readers, tables.
         self.own_parts: set[int] = set()
         self.ground_docs: dict[tuple[str, ...], str] = {}
@@ -420,9 +419,7 @@ class ModuleGen:
             assert value is not None
             literal = self._value_literal(value)
             return RuleWrapper("complete", node.id, constant=literal, constant_value=self._literal_value(literal, value))
-        defs = tuple(self.definition_or_closure(node, rule, i) for i, rule in enumerate(node.rules))
-        if node.kind not in (PARTIAL_SET, PARTIAL_OBJECT):
-            defs = self._plan.ordered(defs)
+        defs = self.definitions(node)
         if node.kind in (PARTIAL_SET, PARTIAL_OBJECT):
             if node.default is None and not (node.kind == PARTIAL_OBJECT and self._rules_below_children(node)):
                 return RuleWrapper("set" if node.kind == PARTIAL_SET else "object", node.id, defs)
@@ -508,11 +505,13 @@ class ModuleGen:
         self.lines.append("")
         return name
 
+    def definitions(self, node: RuleNode) -> tuple[str, ...]:
+        """The functions of ``node``'s definitions, with OPA's index guards, in OPA's order."""
+        plan = index_plan(node, self.tree.root, self.tree.functions, self.arity)
+        return plan.ordered(tuple(self.definition_or_closure(node, guarded_rule(rule, plan), i) for i, rule in enumerate(node.rules)))
+
     def definition_or_closure(self, node: RuleNode, rule: ast.Rule, index: int) -> str:
-        """``D<id>_<n>``: a closure until hot where the shape allows, else code; branches open with index guards."""
-        if index == 0:  # (a node's definitions come in order; guards of another node's match none)
-            self._plan = index_plan(node, self.tree.root, self.tree.functions, self.arity)
-        rule = guarded_rule(rule, self._plan)
+        """``D<id>_<n>``: a closure until hot where the shape allows, else code."""
         if self.closures:
             fn = closures.plan_definition(self, node, rule, conflict_message)
             if fn is not None:
@@ -609,7 +608,7 @@ class ModuleGen:
         em.restore(st)
 
     def function_node(self, node: RuleNode) -> RuleWrapper:
-        defs = self._plan.ordered(tuple(self.definition_or_closure(node, rule, i) for i, rule in enumerate(node.rules)))
+        defs = self.definitions(node)
         conflict = self.const(conflict_message(node))
         where = self.loc(node.rules[0].location if node.rules else Location("", 0, 0))
         default_fn = self.default_value(node) if node.default is not None else None

@@ -58,7 +58,8 @@ class IndexPlan(NamedTuple):
     tails: dict[int, tuple[ast.Expr, ...]] | None = None
 
     def ordered(self, defs: tuple[str, ...]) -> tuple[str, ...]:
-        """The document's definitions (their functions' names, in theirs) in OPA's order."""
+        """The document's definitions (their functions' names, in theirs) in OPA's order
+        (the order is only made for complete documents and functions)."""
         order = self.order
         return defs if order is None or len(order) != len(defs) else tuple(defs[i] for i in order)
 
@@ -405,11 +406,25 @@ def _guard(ref: IndexRef, value: Any, origin: str, args: tuple[ast.Term, ...], f
         # takes a scalar ref equal to v, the body fails anyway).
         return [ast.Expr(ast.Call("internal.member_2", (_scalar(value), term)))]
     if type(value) is list:
-        return [ast.Expr(ast.Call("internal.member_2", (term, ast.Array(tuple(_scalar(v) for v in value)))))]
+        values = ast.Array(tuple(_scalar(v) for v in value))
+        if ref[0] == "args":
+            return [ast.Expr(ast.Call("internal.member_2", (term, values)))]
+        # (OPA's lookup takes a collection one of whose members is among the values too.)
+        item = ast.Ref(term.head, (*term.path, ast.Var(f"__index{next(fresh)}__"))) if type(term) is ast.Ref else ast.Ref(term, (ast.Var(f"__index{next(fresh)}__"),))
+        same = ast.SetCompr(ast.Scalar(True), (ast.Expr(ast.Call("internal.member_2", (term, values))),))
+        member = ast.SetCompr(ast.Scalar(True), (ast.Expr(ast.Call("internal.member_2", (item, values))),))
+        return [ast.Expr(ast.Call("neq", (ast.Call("or", (same, member)), ast.SetTerm(()))))]
     if type(value) is tuple:
         items = tuple(ast.Var(f"__index{next(fresh)}__") if v is ANY else _scalar(v) for v in value)
         return [ast.Expr(ast.Unify(term, ast.Array(items)))]
-    return [ast.Expr(ast.Call("equal", (term, _scalar(value))))]
+    if ref[0] == "args":
+        return [ast.Expr(ast.Call("equal", (term, _scalar(value))))]
+    # OPA's lookup also takes a collection holding the value among its
+    # members (``input.x == 1`` with ``input.x`` ``[1]`` or ``{"k": 1}``):
+    # the body runs, and fails there.
+    same = ast.SetCompr(ast.Scalar(True), (ast.Expr(ast.Call("equal", (term, _scalar(value)))),))
+    member = ast.SetCompr(ast.Scalar(True), (ast.Expr(ast.Call("internal.member_2", (_scalar(value), term))),))
+    return [ast.Expr(ast.Call("neq", (ast.Call("or", (same, member)), ast.SetTerm(()))))]
 
 
 def _glob_guard(term: ast.Term, pattern: str, sep: str, parts: tuple[Any, ...], fresh: Iterator[int]) -> ast.Expr:
