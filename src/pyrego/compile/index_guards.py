@@ -4,25 +4,34 @@ OPA looks a document's rules up in its rule index (:mod:`pyrego.compile.rule_ind
 before it evaluates any of them: a definition (or ``else`` branch) whose
 indexed requirements on ``input``, base ``data`` or a function's arguments do
 not hold (``input.x == "a"`` with ``input.x`` another value or undefined, a
-ref used as an expression undefined, ...) is skipped before anything in its
-body runs. pyrego runs a body in its own order, so where an expression before
-the failing test raises (a conflict in a rule it reads, a strict builtin
-error), pyrego would raise where OPA answers undefined.
+ref used as an expression undefined, a ref of the rule's head undefined, ...)
+is skipped before anything in its body runs. pyrego runs a body in its own
+order, so where an expression before the failing test raises (a conflict in
+a rule it reads, a builtin's error with strict builtin errors), pyrego would
+raise where OPA answers undefined.
 
-:func:`index_guards` gives, for each branch of a document, the requirements
+:func:`index_plan` gives, for each branch of a document, the requirements
 as expressions to put at the front of its body. Each is pure (a ref into
 ``input`` or base data, or an argument, compared with constants): it cannot
 raise, and it fails only where the body would fail anyway, so a guard can
 only turn an error into undefined, as OPA's skip does, never change a value.
 A requirement that the body's leading expressions already test before any
 expression that could raise needs no guard (the common case: ``input.role ==
-"admin"`` first), so such bodies run as before.
+"admin"`` first), so such bodies run as before. A guard needed only because
+a builtin before the test can fail is marked strict-only
+(:mod:`pyrego.compile.eval_order`): strict builtin errors are a setting of
+the evaluation, and evaluations without them skip it.
 
-Where a guard is looser than OPA's lookup (OPA matches a scalar requirement
-against the members of a collection too; ``x in [...]`` against each
-constant), the guard keeps OPA's exact test where it is cheap and otherwise
-tests the value itself: the difference can only be an error-vs-undefined one
-on a body that fails.
+OPA's lookup also takes a collection one of whose members is the required
+value (``input.x == 1`` with ``input.x`` ``[1]``): the guards do the same.
+Where a guard is looser than OPA's lookup (``x in [1, [2]]``, several
+required members), it tests the value itself: the difference can only be
+an error-vs-undefined one on a body that fails.
+
+The plan also gives the order in which OPA evaluates a complete document's
+or a function's definitions (its index's: those without indexed
+requirements first), where one of them can raise: which error comes first,
+or whether a definition that raises is reached at all, depends on it.
 """
 
 from __future__ import annotations

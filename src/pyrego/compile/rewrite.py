@@ -38,7 +38,9 @@ operand fails the expression wherever it is evaluated, and a ref that
 iterates binds the same values whether it is evaluated before the
 expression or inside it. Leaving those expressions whole keeps their
 generated code as it is. (A builtin's error shows the same difference, with
-strict builtin errors only; those calls stay where they are.)
+strict builtin errors only; those calls stay where they are, and
+:mod:`pyrego.compile.eval_order` evaluates them once before, in strict
+evaluations only.)
 """
 
 from __future__ import annotations
