@@ -328,7 +328,8 @@ class _Planner(TermPlanner):
             if strict_only(e):
                 strict_run.append(e)
                 continue
-            strict_run += strict_calls_first(e, self.bound)
+            if self.gen.strict_errors:
+                strict_run += strict_calls_first(e, self.bound)
             if strict_run:
                 builders.append(self.strict_guards(strict_run))
                 strict_run = []

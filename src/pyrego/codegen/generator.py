@@ -69,9 +69,13 @@ class ModuleGen:
     #: The writer of function bodies (the instrumented program has its own: pyrego.instrument.codegen).
     emitter: type[BodyEmitter] = BodyEmitter
 
-    def __init__(self, tree: CompiledTree, mockable: frozenset[str] = frozenset()) -> None:
+    def __init__(self, tree: CompiledTree, mockable: frozenset[str] = frozenset(), strict_errors: bool = False) -> None:
         self.tree = tree
         self.mockable = mockable
+        # Whether evaluations with strict builtin errors run this code (OPA's
+        # order for them costs analysis at planning; their steps run under
+        # ``if ctx.cfg.strict``, so the code serves other evaluations too).
+        self.strict_errors = strict_errors
         self.namespace: dict[str, Any] = dict(_BASE_NAMESPACE)
         self.namespace["__builtins__"] = {}
         self.lines: list[str] = []
@@ -507,7 +511,7 @@ class ModuleGen:
 
     def definitions(self, node: RuleNode) -> tuple[str, ...]:
         """The functions of ``node``'s definitions, with OPA's index guards, in OPA's order."""
-        plan = index_plan(node, self.tree.root, self.tree.functions, self.arity)
+        plan = index_plan(node, self.tree.root, self.tree.functions, self.arity, self.strict_errors)
         return plan.ordered(tuple(self.definition_or_closure(node, guarded_rule(rule, plan), i) for i, rule in enumerate(node.rules)))
 
     def definition_or_closure(self, node: RuleNode, rule: ast.Rule, index: int) -> str:
@@ -791,9 +795,10 @@ def _arg_vars(head: ast.RuleHead) -> set[str]:
     return out
 
 
-def generate_program(tree: CompiledTree, mockable: frozenset[str] = frozenset()) -> Program:
-    """Generate, compile and load the Python code for ``tree``."""
-    return ModuleGen(tree, mockable).build()
+def generate_program(tree: CompiledTree, mockable: frozenset[str] = frozenset(), strict_errors: bool = False) -> Program:
+    """Generate, compile and load the Python code for ``tree`` (with OPA's
+    order for strict builtin errors too where ``strict_errors``)."""
+    return ModuleGen(tree, mockable, strict_errors).build()
 
 
 __all__ = ["Program", "ModuleGen", "generate_program", "UNDEF", "PARTIAL_SET"]

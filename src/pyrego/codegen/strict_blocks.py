@@ -8,11 +8,14 @@ without strict errors skips them at the cost of one test.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pyrego.ast import nodes as ast
 from pyrego.codegen.lines import LineWriter
 from pyrego.compile.eval_order import strict_calls_first, strict_only
+
+if TYPE_CHECKING:
+    from pyrego.codegen.generator import ModuleGen
 
 
 class StrictBlocks(LineWriter):
@@ -20,6 +23,7 @@ class StrictBlocks(LineWriter):
 
     ctx: str
     bound: set[str]
+    gen: ModuleGen
 
     def state(self) -> tuple[Any, ...]:
         raise NotImplementedError
@@ -39,7 +43,8 @@ class StrictBlocks(LineWriter):
             if strict_only(e):
                 run.append(e)
                 continue
-            run += strict_calls_first(e, self.bound)
+            if self.gen.strict_errors:
+                run += strict_calls_first(e, self.bound)
             if run:
                 self.strict_guards(run)
                 run = []

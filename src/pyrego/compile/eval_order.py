@@ -66,7 +66,7 @@ def strict_calls_first(e: ast.Expr, bound: Container[str]) -> list[ast.Expr]:
     return [mark_strict_only(x) for x in pre]
 
 
-def head_calls_first(head: ast.RuleHead, raises: Callable[[Any], bool]) -> tuple[ast.Expr, ...]:
+def head_calls_first(head: ast.RuleHead, raises: Callable[[Any], bool], strict: bool) -> tuple[ast.Expr, ...]:
     """OPA evaluates the calls of a rule's head at the end of its body, then
     the head's refs; pyrego evaluates the head's terms in order. Where a ref
     comes before a call there, the calls as expressions to run after the
@@ -80,6 +80,8 @@ def head_calls_first(head: ast.RuleHead, raises: Callable[[Any], bool]) -> tuple
     calls: list[ast.Call] = []
     _outer_calls(terms, calls)
     always = _raising_ref_before_call(terms, raises)
+    if not always and not strict:
+        return ()  # (``strict``: the code serves evaluations with strict builtin errors)
     out = []
     for n, call in enumerate(calls):
         e = ast.Expr(ast.Unify(ast.Var(f"__head{n}__"), call))

@@ -76,7 +76,9 @@ class IndexPlan(NamedTuple):
 NO_PLAN = IndexPlan({}, None)
 
 
-def index_plan(node: RuleNode, root: RuleNode, functions: Container[str], arity: Callable[[str], int | None]) -> IndexPlan:
+def index_plan(
+    node: RuleNode, root: RuleNode, functions: Container[str], arity: Callable[[str], int | None], strict: bool = True
+) -> IndexPlan:
     """The index plan of ``node``; ``root``: the rule tree's root (for which
     data is virtual); ``functions``: the names of the program's functions.
     A guard needed only where a builtin's error raises (strict builtin
@@ -92,7 +94,6 @@ def index_plan(node: RuleNode, root: RuleNode, functions: Container[str], arity:
 
     raising = _Raising(root, functions, strict=False)
     raises = raising.expr
-    strict_raises = _Raising(root, functions, strict=True).expr
     doc_raises = raising.memo
 
     # A program none of whose documents can conflict (no functions, no
@@ -101,6 +102,10 @@ def index_plan(node: RuleNode, root: RuleNode, functions: Container[str], arity:
     can_conflict = doc_raises.get(0)
     if can_conflict is None:
         can_conflict = doc_raises[0] = any(_may_conflict(n) for n in root.walk())
+    if not strict and not can_conflict:
+        return NO_PLAN  # (nothing can raise before a test: no guard, no order, no tail)
+    # (``strict``: the code serves evaluations with strict builtin errors too.)
+    strict_raises = _Raising(root, functions, strict=True).expr if strict else raises
     chains = [iter_rule_chain(rule) for rule in node.rules]
     # (What can raise without strict errors can with them: one filter for both.)
     need_guards = any(_may_need_guard(b, strict_raises, is_virtual) for chain in chains for b in chain)
@@ -112,7 +117,7 @@ def index_plan(node: RuleNode, root: RuleNode, functions: Container[str], arity:
     tails: dict[int, tuple[ast.Expr, ...]] = {}
     for chain in chains:
         for br in chain:
-            tail = head_calls_first(br.head, raises)
+            tail = head_calls_first(br.head, raises, strict)
             if tail:
                 tails[id(br)] = tail
     if not need_guards and not need_order:
