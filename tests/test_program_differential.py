@@ -714,6 +714,26 @@ def test_regressions(oracle: Oracle, name: str) -> None:
     assert not problems, "\n".join(problems[:5])
 
 
+def test_strict_errors_turned_on_and_off(oracle: Oracle) -> None:
+    # An engine's code for strict builtin errors evaluates in OPA's order for
+    # them; turning the setting on (or off) on an engine takes that program.
+    text, rules, inputs = REGRESSIONS["index-skips-body-strict-builtin"]
+    e = pyrego.Engine()
+    e.add_policy("t.rego", text)
+    for strict in (False, True, False, True):
+        e.set_strict_builtin_errors(strict)
+        for rule in rules:
+            for inp in inputs:
+                got = _catch(e.eval_rule, f"data.t.{rule}", input=inp)
+                want = _opa_rule_answer(oracle.evaluate({"t.rego": text}, f"x := data.t.{rule}", input=inp))
+                if strict:
+                    assert got == want, (rule, inp)
+                elif want[0] != "error":
+                    assert got == want, (rule, inp)
+                else:
+                    assert got[0] != "error", (rule, inp)
+
+
 def test_known_failures_are_program_ids() -> None:
     ids = {f"program-{i:03d}" for i in range(PROGRAMS)} | {f"ext-{i:03d}" for i in range(EXT_PROGRAMS)}
     assert not set(KNOWN_FAILURES) - ids

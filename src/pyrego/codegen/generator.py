@@ -72,10 +72,7 @@ class ModuleGen:
     def __init__(self, tree: CompiledTree, mockable: frozenset[str] = frozenset(), strict_errors: bool = False) -> None:
         self.tree = tree
         self.mockable = mockable
-        # Whether evaluations with strict builtin errors run this code (OPA's
-        # order for them costs analysis at planning; their steps run under
-        # ``if ctx.cfg.strict``, so the code serves other evaluations too).
-        self.strict_errors = strict_errors
+        self.strict_errors = strict_errors  # (code for evaluations with strict builtin errors too)
         self.namespace: dict[str, Any] = dict(_BASE_NAMESPACE)
         self.namespace["__builtins__"] = {}
         self.lines: list[str] = []
@@ -796,8 +793,7 @@ def _arg_vars(head: ast.RuleHead) -> set[str]:
 
 
 def generate_program(tree: CompiledTree, mockable: frozenset[str] = frozenset(), strict_errors: bool = False) -> Program:
-    """Generate, compile and load the Python code for ``tree`` (with OPA's
-    order for strict builtin errors too where ``strict_errors``)."""
+    """Generate, compile and load the Python code for ``tree`` (``strict_errors``: see compile.eval_order)."""
     return ModuleGen(tree, mockable, strict_errors).build()
 
 

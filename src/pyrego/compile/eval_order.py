@@ -12,6 +12,9 @@ order there: builtin calls evaluated once more, before the expression or
 the head that holds them. Those needed only with strict builtin errors
 (a setting of the evaluation, not of the code) are marked
 :func:`strict_only`: the code generators run them in such evaluations alone.
+Only code for engines with strict builtin errors gets them (the setting is
+part of an engine's program): the analysis costs at planning, and code
+without it plans as before.
 """
 
 from __future__ import annotations
