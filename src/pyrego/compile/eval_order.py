@@ -87,7 +87,7 @@ def head_calls_first(head: ast.RuleHead, raises: Callable[[Any], bool], strict: 
         return ()  # (``strict``: the code serves evaluations with strict builtin errors)
     out = []
     for n, call in enumerate(calls):
-        e = ast.Expr(ast.Unify(ast.Var(f"__head{n}__"), call))
+        e = ast.Expr(ast.Unify(ast.Var(f"__head{n}__#h"), call))  # (``#``: no Rego variable is named so)
         out.append(e if always else mark_strict_only(e))
     return tuple(out)
 
@@ -177,13 +177,15 @@ def _ref_walk(t: Any, seen: list[bool], raises: Callable[[Any], bool] | None) ->
 
 
 #: Builtins that never fail, whatever their operands (comparisons, membership, type tests).
-NEVER_FAILS = frozenset({"equal", "neq", "lt", "gt", "lte", "gte", "internal.member_2"}) | frozenset(
-    {"internal.member_3", "is_string", "is_number", "is_boolean", "is_array", "is_set", "is_object", "is_null", "type_name", "print"}
+NEVER_FAILS = frozenset(
+    {"equal", "neq", "lt", "gt", "lte", "gte", "internal.member_2", "internal.member_3"}
+    | {"is_string", "is_number", "is_boolean", "is_array", "is_set", "is_object", "is_null", "type_name", "print"}
 )
 
 
-#: The parts of the common nodes, for walks (index_guards' _may_raise (a walk of every expression
-#: of every rule a body reads: read by field name, not through dataclass fields).
+#: The parts of the common nodes, for walks (index_guards walks every
+#: expression of every rule a body reads: read by field name, not through
+#: dataclass fields).
 PARTS: dict[type, Callable[[Any], tuple[Any, ...]]] = {
     ast.Expr: lambda e: (e.statement, *e.with_mods),
     ast.Ref: lambda e: (e.head, *e.path),
