@@ -693,6 +693,19 @@ REGRESSIONS: dict[str, tuple[str, list[str], list[Any]]] = {
             {"x": "b"},
         ],
     ),
+    # OPA binds an `every` domain before the loop: its refs are among the
+    # index's tests.
+    "index-skips-body-every-domain": (
+        "package t\n"
+        "bad(_) := 1\n"
+        "bad(_) := 2\n"
+        "c := 1 if bad(1)\n"
+        'p if { every v in {input.s: input.m.a, "k": c} { v } }\n'
+        "q if { every v in [input.m.a, to_number(input.z)] { v } }\n"
+        "r if { every v in input.m.a { v > bad(2) } }\n",
+        ["p", "q", "r"],
+        [{"s": "x", "m": {}}, {"s": "x", "m": {"a": 1}, "z": "q"}, {"m": {"a": [1]}, "z": "1"}, {}],
+    ),
     "if-empty-set-no-braces": (
         "package t\n"
         "p if set()\n"

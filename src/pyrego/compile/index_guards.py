@@ -304,6 +304,8 @@ def _may_need_guard(rule: ast.Rule, raises: Callable[[ast.Expr], bool], is_virtu
         if x.with_mods:
             continue
         stmt = x.statement
+        if type(stmt) is ast.Every:
+            stmt = stmt.domain  # (OPA binds it before the loop)
         if not _mentions(stmt, args):
             continue
         if type(stmt) is ast.Unify or type(stmt) is ast.Assign or (type(stmt) is ast.Call and stmt.op in _TESTS):
