@@ -373,13 +373,14 @@ def _entry(engine: pyrego.Engine, path: str) -> Any:
 def test_which_rules_get_a_function_of_the_input() -> None:
     from pyrego.codegen.prepared import input_function
     from pyrego.engine_support import rule_value
+    from pyrego.runtime.context import EvalContext
 
     engine = _hot_engine(DIRECT_POLICY, "data.d.allow", {"user": {"role": "admin", "perms": [1]}, "path": "/api/x"})
     program = engine.program().code
 
     def direct(path: str) -> Any:
         fn, more, default, prog = _entry(engine, path)
-        return input_function(prog, (fn, *more), default, lambda: None, {}, rule_value)
+        return input_function(prog, (fn, *more), default, EvalContext, {}, rule_value)
 
     assert direct("data.d.allow") is not None
     assert direct("data.d.same_clock") is not None

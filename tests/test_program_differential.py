@@ -561,6 +561,151 @@ REGRESSIONS: dict[str, tuple[str, list[str], list[Any]]] = {
         ["p", "q", "r", "s", "g", "h", "n", "u", "v"],
         [{"x": 3, "y": {"k": "b"}, "xs": [2], "w": [1]}, {"x": 1, "xs": [1], "w": [1, 2]}, {"x": False}, {}, {"x": "b.c"}, {"x": "a.c"}],
     ),
+    # With strict builtin errors, a builtin that fails before a test OPA's
+    # index makes (an equality, membership, glob.match, a ref defined, a
+    # function's argument) is not reached where the test fails.
+    "index-skips-body-strict-builtin": (
+        "package t\n"
+        "p if { to_number(input.s) > 0; input.x == 1 }\n"
+        'q := 1 if { upper(input.s); input.y == "a" } else := 2 if { lower(input.s); input.x == 2 }\n'
+        'r contains x if { x := to_number(input.s); input.k == "a" }\n'
+        "s if { not input.a - input.b; input.x == 3 }\n"
+        "f(v) := 1 if { count(v); v == [1] }\n"
+        "g if f(input.s)\n"
+        "h if { y := [to_number(input.s)]; input.x in [1, 2] }\n"
+        'k if { to_number(input.s); glob.match("a.*", ["."], input.x) }\n'
+        "m := y if { y := sum(input.s); input.x }\n",
+        ["p", "q", "r", "s", "g", "h", "k", "m"],
+        [
+            {"s": "abc", "x": 2},
+            {"s": 5, "x": 2, "a": "a", "b": 1},
+            {"s": "1", "x": 1, "k": "a"},
+            {"s": 3, "x": 1, "y": "a", "k": "b"},
+            {"s": [1], "x": "a.b"},
+            {"s": {"a": 1}, "x": 3, "a": 1, "b": "x"},
+            {},
+        ],
+    ),
+    # OPA evaluates the refs of a rule's head (its key, value, or a key of
+    # its path) in the body, after it: its index tests them first.
+    "index-skips-body-head-refs": (
+        "package t\n"
+        "bad(_) := 1\n"
+        "bad(_) := 2\n"
+        "a contains input.s if bad(1)\n"
+        "b[input.k] := 1 if bad(1)\n"
+        "c := input.v if bad(1)\n"
+        "d := input.v if to_number(input.s)\n"
+        "e.x[input.k] := 1 if bad(1)\n"
+        "o[input.m[input.s]] := 1 if bad(1)\n"
+        "u := [input.v] if bad(1)\n",
+        ["a", "b", "c", "d", "e", "o", "u"],
+        [{"s": "abc"}, {"k": "a", "s": 1}, {"v": 1, "s": "x"}, {"m": {}, "s": "a"}, {}],
+    ),
+    # OPA binds a negated expression's ref operands before the negation
+    # (RewriteDynamicTerms), so its index tests them: a body whose negated
+    # expression reads an undefined ref is skipped before a call that raises.
+    "index-skips-body-negated-operand": (
+        "package t\nf(_) := 1 if input.c\nf(_) := 2\nr if { not input.m.x >= f(2) }\ns := 5 if { not input.m.x >= f(2) }\n",
+        ["r", "s"],
+        [{"c": True, "m": {}}, {"c": True, "m": {"x": 1}}, {"m": {"x": 3}}],
+    ),
+    # With strict builtin errors, a builtin call nested in an expression's
+    # operands raises before the refs of the expression are read (OPA's
+    # RewriteExprTerms evaluates nested calls first).
+    "nested-builtin-call-first-strict": (
+        "package t\n"
+        "conf := 1 if input.q\n"
+        "conf := 2\n"
+        "a if { input.m[input.k] >= to_number(input.s) }\n"
+        "b := x if { x := input.m[input.k] + to_number(input.s) }\n"
+        "c if { [input.m[input.k], to_number(input.s)] }\n"
+        "d if { input.m[to_number(input.s)] }\n"
+        "e if { conf <= (input.n * to_number(true)) }\n"
+        'g if { x := {"a": input.m[input.k], "b": upper(input.s)} }\n'
+        "h if { some k; input.m[k] >= to_number(input.s) }\n"
+        "i if { input.m[input.k] - abs(input.s) > 0 }\n"
+        "j := [x | x := input.m[input.k] + to_number(input.s)]\n",
+        ["a", "b", "c", "d", "e", "g", "h", "i", "j"],
+        [
+            {"s": "abc", "m": {}},
+            {"s": 1, "m": {"a": 1}, "k": "a"},
+            {"s": "2", "m": {"a": 3}, "k": "a", "n": None, "q": True},
+            {"s": "x", "m": {"a": 3}, "k": "b", "n": 1},
+            {},
+        ],
+    ),
+    # OPA evaluates a document's definitions in its index's order: those
+    # without indexed tests first. Which error comes first depends on it.
+    "index-definition-order": (
+        "package t\n"
+        "a := input.n % 0.5\n"
+        "a := v if { some v in [1, 2] }\n"
+        'f(_) := concat(",", [input.b])\n'
+        "f(_) := 1\n"
+        "f(_) := true\n"
+        "g := f(1)\n"
+        "h := 1 if { x := to_number(input.s); input.x == 1 }\n"
+        "h := 2 if { some v in [1, 2]; v > 5 }\n"
+        "h := 3 if { input.x }\n"
+        "k := input.n % 0.5\n"
+        "k := 2 if input.q\n",
+        ["a", "g", "h", "k"],
+        [{"n": 2.5, "b": -1, "s": "x", "x": 1}, {"n": 3, "b": "s", "s": "1", "x": 1, "q": True}, {"x": 2, "q": True}, {}],
+    ),
+    # OPA evaluates the calls of a rule's head (at the end of its body)
+    # before the head's refs: a call that is undefined, or fails with strict
+    # builtin errors, comes before a conflict in a document the head reads.
+    "head-calls-before-head-refs": (
+        "package t\n"
+        "c1 := 1\n"
+        "c1 := 2\n"
+        "r3.x[sum(input.s)] := c1 if { true }\n"
+        "r4[sum(input.s)] := c1 if { true }\n"
+        "r5[sum(input.s)] := c1\n"
+        "r6[c1] := sum(input.s)\n"
+        "r7 contains [c1, sum(input.s)]\n",
+        ["r3", "r4", "r5", "r6", "r7"],
+        [{"s": "x"}, {"s": [1]}, {}],
+    ),
+    # OPA's index takes a collection holding the value a test requires
+    # among its members: the body runs (and raises before its test fails).
+    "index-matches-collection-members": (
+        "package t\n"
+        "bad(_) := 1\n"
+        "bad(_) := 2\n"
+        "p if { bad(1); input.x == 1 }\n"
+        'q if { bad(1); input.x == "a" }\n'
+        'r if { bad(1); input.x in ["a", "b"] }\n'
+        'u if { to_number("z"); input.y == 1 }\n'
+        "v if { bad(1); input.z == 1 }\n"
+        "v if { bad(1); input.z == [1, 2] }\n",
+        ["p", "q", "r", "u", "v"],
+        [
+            {"x": [1], "y": [1], "z": [1]},
+            {"x": {"k": 1}, "y": {"k": 1}, "z": [1, 2]},
+            {"x": ["a"]},
+            {"x": "abc", "y": "1"},
+            {"x": 2, "z": 1},
+            {"x": [2], "y": [2], "z": [2]},
+            {"x": [[1]], "z": {"a": [1, 2]}},
+            {"x": {"k": "b"}},
+            {"x": "b"},
+        ],
+    ),
+    # OPA binds an `every` domain before the loop: its refs are among the
+    # index's tests.
+    "index-skips-body-every-domain": (
+        "package t\n"
+        "bad(_) := 1\n"
+        "bad(_) := 2\n"
+        "c := 1 if bad(1)\n"
+        'p if { every v in {input.s: input.m.a, "k": c} { v } }\n'
+        "q if { every v in [input.m.a, to_number(input.z)] { v } }\n"
+        "r if { every v in input.m.a { v > bad(2) } }\n",
+        ["p", "q", "r"],
+        [{"s": "x", "m": {}}, {"s": "x", "m": {"a": 1}, "z": "q"}, {"m": {"a": [1]}, "z": "1"}, {}],
+    ),
     "if-empty-set-no-braces": (
         "package t\n"
         "p if set()\n"
@@ -580,6 +725,26 @@ def test_regressions(oracle: Oracle, name: str) -> None:
     prog = Program({"t.rego": text}, {"d": {}}, inputs, queries)
     problems = program_disagreements(oracle, prog)
     assert not problems, "\n".join(problems[:5])
+
+
+def test_strict_errors_turned_on_and_off(oracle: Oracle) -> None:
+    # An engine's code for strict builtin errors evaluates in OPA's order for
+    # them; turning the setting on (or off) on an engine takes that program.
+    text, rules, inputs = REGRESSIONS["index-skips-body-strict-builtin"]
+    e = pyrego.Engine()
+    e.add_policy("t.rego", text)
+    for strict in (False, True, False, True):
+        e.set_strict_builtin_errors(strict)
+        for rule in rules:
+            for inp in inputs:
+                got = _catch(e.eval_rule, f"data.t.{rule}", input=inp)
+                want = _opa_rule_answer(oracle.evaluate({"t.rego": text}, f"x := data.t.{rule}", input=inp))
+                if strict:
+                    assert got == want, (rule, inp)
+                elif want[0] != "error":
+                    assert got == want, (rule, inp)
+                else:
+                    assert got[0] != "error", (rule, inp)
 
 
 def test_known_failures_are_program_ids() -> None:

@@ -528,6 +528,7 @@ class Engine(ConfigurationMixin, QueryMixin, InstrumentationMixin):
             self._type_check,
             self._strict_mode,
             self._schema_key,
+            self._strict,  # (code for strict builtin errors has OPA's order for them: generate_program)
         )
 
     def _compile(self, mockable: frozenset[str], policies: dict[str, tuple[str, ast.Module]] | None = None) -> Program:
@@ -557,6 +558,7 @@ class Engine(ConfigurationMixin, QueryMixin, InstrumentationMixin):
                     self._strict_mode,
                     self._schemas,
                     hidden_calls,
+                    strict_errors=self._strict,
                 ),
                 policies,
             )

@@ -61,6 +61,9 @@ class ConfigurationMixin:
 
     def set_strict_builtin_errors(self, enabled: bool) -> None:
         """Make builtin errors end the evaluation instead of making it undefined."""
+        if bool(enabled) != self._strict:
+            # (The code for strict errors evaluates in OPA's order for them: another program.)
+            self._invalidate()
         self._strict = bool(enabled)
         self._settings_changed()
 

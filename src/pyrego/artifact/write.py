@@ -127,7 +127,7 @@ def artifact_text(engine: ProgramSource) -> bytes:
     compiled = engine.program()
     program = compiled.code
     ctx = compiled.context(None)
-    gen = ModuleGen(program.tree, program.mockable)
+    gen = ModuleGen(program.tree, program.mockable, strict_errors=True)  # (a loaded artifact may turn strict errors on)
     gen.closures = False
     gen.generate()
     code: list[str] = []

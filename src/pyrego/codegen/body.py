@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from pyrego.ast import nodes as ast
 from pyrego.builtins.rego import metadata_value
 from pyrego.codegen.lines import LineWriter
+from pyrego.codegen.strict_blocks import StrictBlocks
 from pyrego.compile.base import FuncRef, RuleNode
 from pyrego.compile.ground import ground_value, in_build_order, is_ground, iterated_terms
 from pyrego.compile.optimize import hoist_checks
@@ -33,7 +34,7 @@ COMPARE_OPS = {"equal": "==", "neq": "!=", "lt": "<", "lte": "<=", "gt": ">", "g
 _CMP_HELPER = {"==": "rt_eq", "!=": "rt_ne", "<": "rt_lt", "<=": "rt_le", ">": "rt_gt", ">=": "rt_ge"}
 
 
-class BodyEmitter(LineWriter):
+class BodyEmitter(StrictBlocks, LineWriter):
     """Writes the code of one Python function (in the compact form where ``gen.compact``)."""
 
     #: Whether cheap tests move ahead of costlier expressions (off where each
@@ -157,8 +158,7 @@ class BodyEmitter(LineWriter):
         # After hoist_checks, which would move these lookups ahead of cheaper checks.
         ordered = bind_negated_operands(ordered, equality_unifies=not self.in_query)
         if record is None:
-            for e in ordered:
-                self.expr(e)
+            self.exprs_in_order(ordered)
         else:
             index = {id(e): i for i, e in enumerate(body)}
             for e in ordered:

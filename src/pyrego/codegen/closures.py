@@ -50,6 +50,7 @@ from pyrego.compile.base import (
     iter_rule_chain,
     rule_suffix,
 )
+from pyrego.compile.eval_order import strict_calls_first, strict_only
 from pyrego.compile.ground import iterated_terms
 from pyrego.compile.rewrite import calls_function
 from pyrego.compile.safety import ROOTS, reorder_body, stmt_has_vars, stmt_vars, term_vars
@@ -322,12 +323,46 @@ class _Planner(TermPlanner):
         else:
             ordered, own, self.outer = order_body(self.gen, body, self.bound, self.outer | self.bound, required, location)
         builders: list[Callable[[Step], Step]] = []
+        strict_run: list[ast.Expr] = []
         for e in ordered:
+            if strict_only(e):
+                strict_run.append(e)
+                continue
+            if self.gen.strict_errors:
+                strict_run += strict_calls_first(e, self.bound)
+            if strict_run:
+                builders.append(self.strict_guards(strict_run))
+                strict_run = []
             known = own.get(id(e))  # (an expression reorder_body made has none yet)
             self.settled = (known if known is not None else stmt_vars(e.statement, set())) <= self.bound
             builders += self.expr(e)
+        if strict_run:
+            builders.append(self.strict_guards(strict_run))
         self.outer, self.settled = saved_outer, saved_settled
         return builders
+
+    def strict_guards(self, guards: list[ast.Expr]) -> Callable[[Step], Step]:
+        """Index guards needed only with strict builtin errors (a setting of
+        the evaluation): taken in such evaluations alone; what they bind is theirs."""
+        saved = set(self.bound), self.loops, self.settled
+        inner: list[Callable[[Step], Step]] = []
+        for e in guards:
+            self.settled = stmt_vars(e.statement, set()) <= self.bound
+            inner += self.expr(e)
+        self.bound, self.loops, self.settled = saved
+        chain = self.chain
+
+        def build(nxt: Step) -> Step:
+            guarded = chain(inner, nxt)
+
+            def step(ctx: Any, env: list[Any], guarded: Step = guarded, nxt: Step = nxt) -> Any:
+                if ctx.cfg.strict:
+                    return guarded(ctx, env)
+                return nxt(ctx, env)
+
+            return step
+
+        return build
 
     def expr(self, e: ast.Expr) -> list[Callable[[Step], Step]]:
         if e.with_mods:

@@ -36,7 +36,7 @@ from pyrego.compile.base import (
     iter_rule_chain,
 )
 from pyrego.compile.ground import ground_value, is_ground
-from pyrego.compile.index_guards import guarded_rule, index_guards
+from pyrego.compile.index_guards import guarded_rule, index_plan
 from pyrego.compile.safety import body_vars, term_vars
 from pyrego.errors import Location, RegoCompileError, RegoError, RegoUnsafeVarError
 from pyrego.runtime.docs import DOC_HELPERS, rt_path
@@ -64,9 +64,10 @@ class ModuleGen:
     #: The writer of function bodies (the instrumented program has its own: pyrego.instrument.codegen).
     emitter: type[BodyEmitter] = BodyEmitter
 
-    def __init__(self, tree: CompiledTree, mockable: frozenset[str] = frozenset()) -> None:
+    def __init__(self, tree: CompiledTree, mockable: frozenset[str] = frozenset(), strict_errors: bool = False) -> None:
         self.tree = tree
         self.mockable = mockable
+        self.strict_errors = strict_errors  # (code for evaluations with strict builtin errors too)
         self.namespace: dict[str, Any] = dict(_BASE_NAMESPACE)
         self.namespace["__builtins__"] = {}
         self.lines: list[str] = []
@@ -107,7 +108,6 @@ class ModuleGen:
         # name, and the bodies ordered when they were deferred, by id.
         self.deferred: dict[str, RuleNode] = {}
         self.body_orders: dict[int, Any] = {}
-        self._guards: dict[int, tuple[ast.Expr, ...]] = {}  # the index guards of the node being made
         # Documents of several levels' rules (codegen_docs): nodes with an own part, readers, tables.
         self.own_parts: set[int] = set()
         self.ground_docs: dict[tuple[str, ...], str] = {}
@@ -431,7 +431,7 @@ class ModuleGen:
             assert value is not None
             literal = self._value_literal(value)
             return RuleWrapper("complete", node.id, constant=literal, constant_value=self._literal_value(literal, value))
-        defs = tuple(self.definition_or_closure(node, rule, i) for i, rule in enumerate(node.rules))
+        defs = self.definitions(node)
         if node.kind in (PARTIAL_SET, PARTIAL_OBJECT):
             if node.default is None and not (node.kind == PARTIAL_OBJECT and self._rules_below_children(node)):
                 return RuleWrapper("set" if node.kind == PARTIAL_SET else "object", node.id, defs)
@@ -517,11 +517,13 @@ class ModuleGen:
         self.lines.append("")
         return name
 
+    def definitions(self, node: RuleNode) -> tuple[str, ...]:
+        """The functions of ``node``'s definitions, with OPA's index guards, in OPA's order."""
+        plan = index_plan(node, self.tree.root, self.tree.functions, self.arity, self.strict_errors)
+        return plan.ordered(tuple(self.definition_or_closure(node, guarded_rule(rule, plan), i) for i, rule in enumerate(node.rules)))
+
     def definition_or_closure(self, node: RuleNode, rule: ast.Rule, index: int) -> str:
-        """``D<id>_<n>``: a closure until hot where the shape allows, else code; branches open with index guards."""
-        if index == 0:  # (a node's definitions come in order; guards of another node's match none)
-            self._guards = index_guards(node, self.tree.root, self.tree.functions, self.arity)
-        rule = guarded_rule(rule, self._guards)
+        """``D<id>_<n>``: a closure until hot where the shape allows, else code."""
         if self.closures:
             fn = closures.plan_definition(self, node, rule, conflict_message)
             if fn is not None:
@@ -618,7 +620,7 @@ class ModuleGen:
         em.restore(st)
 
     def function_node(self, node: RuleNode) -> RuleWrapper:
-        defs = tuple(self.definition_or_closure(node, rule, i) for i, rule in enumerate(node.rules))
+        defs = self.definitions(node)
         conflict = self.const(conflict_message(node))
         where = self.loc(node.rules[0].location if node.rules else Location("", 0, 0))
         default_fn = self.default_value(node) if node.default is not None else None
@@ -801,9 +803,9 @@ def _arg_vars(head: ast.RuleHead) -> set[str]:
     return out
 
 
-def generate_program(tree: CompiledTree, mockable: frozenset[str] = frozenset()) -> Program:
-    """Generate, compile and load the Python code for ``tree``."""
-    return ModuleGen(tree, mockable).build()
+def generate_program(tree: CompiledTree, mockable: frozenset[str] = frozenset(), strict_errors: bool = False) -> Program:
+    """Generate, compile and load the Python code for ``tree`` (``strict_errors``: see compile.eval_order)."""
+    return ModuleGen(tree, mockable, strict_errors).build()
 
 
 __all__ = ["Program", "ModuleGen", "generate_program", "UNDEF", "PARTIAL_SET"]

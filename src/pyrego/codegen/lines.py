@@ -93,6 +93,10 @@ class LineWriter:
         self._test = (indent, fail, cond) if " if " not in cond else None
         self._assignment = None
 
+    def end_block(self) -> None:
+        """The block just written ends: what follows joins nothing in it."""
+        self._test = self._assignment = None
+
     def returns(self, value: str) -> None:
         """``return value``; in the compact form, after a test that returns
         UNDEF at the same level, one ``return UNDEF if <cond> else value``."""

@@ -25,6 +25,8 @@ on its text: a policy's string literals are in it):
 - a loop's deadline check goes: there is none with no time limit, and a
   rule under a time limit gets no such function (walks over values find the
   deadline from a context on the stack);
+- the index guards of strict builtin errors (``if ctx.cfg.strict:``) are
+  kept or dropped, as the settings the function is made for have it;
 - nothing else may name the context: a Rego function call, a ``with``, a
   builtin that takes the context, print.
 
@@ -146,9 +148,10 @@ class _Detach(pyast.NodeTransformer):
     ``memo``, of the memo ``m``): see the module's text. What it cannot
     rewrite it leaves, naming ``ctx``, and :func:`_checked` refuses it."""
 
-    def __init__(self, memo: bool, namespace: dict[str, Any]) -> None:
+    def __init__(self, memo: bool, namespace: dict[str, Any], new_context: Callable[[], Any]) -> None:
         self.memo = memo
         self.namespace = namespace
+        self.new_context = new_context  # (a context with the settings the functions are made for)
         self.reads_clock = False  # (without the memo: a function read the clock into its local ``now_``)
         # Locals assigned once, to a constant document (``t3 = K6``), in the function being written.
         self.constants: dict[str, str] = {}
@@ -185,6 +188,13 @@ class _Detach(pyast.NodeTransformer):
             and node.body[0].value.func.id == "rt_check_deadline"
         ):
             return pyast.copy_location(pyast.Pass(), node)
+        if isinstance(test, pyast.Attribute) and test.attr == "strict" and isinstance(test.value, pyast.Attribute) and _is_ctx(test.value.value) and test.value.attr == "cfg":
+            # ``if ctx.cfg.strict:`` (index guards of strict builtin errors): a
+            # setting of these functions, as the error path's context has it.
+            if not self.new_context().strict:
+                return pyast.copy_location(pyast.Pass(), node)
+            self.generic_visit(node)
+            return node.body  # type: ignore[return-value]
         return self.generic_visit(node)
 
     def visit_Call(self, node: pyast.Call) -> pyast.AST:
@@ -432,7 +442,7 @@ def input_function(
     namespace.update(
         NEW_CONTEXT=new_context, time_ns=time.time_ns, DEFAULT_=default, DATA_=data, CONVERT_=convert, EXCEPTION_=Exception, **(guard or {})
     )
-    detach = _Detach(memo, namespace)
+    detach = _Detach(memo, namespace, new_context)
     tops = []
     for i, tree in enumerate(entries):
         tree = detach.visit(tree)

@@ -45,6 +45,8 @@ class RuleNode:
     # On the root: whether each document's evaluation can raise, by node id
     # (compile.index_guards; made once per program, on first use).
     raises_memo: dict[int, bool | None] | None = field(default=None, repr=False)
+    # The same with strict builtin errors (a builtin's error raises too).
+    strict_raises_memo: dict[int, bool | None] | None = field(default=None, repr=False)
 
     @property
     def name(self) -> str:

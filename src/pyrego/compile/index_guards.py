@@ -4,34 +4,44 @@ OPA looks a document's rules up in its rule index (:mod:`pyrego.compile.rule_ind
 before it evaluates any of them: a definition (or ``else`` branch) whose
 indexed requirements on ``input``, base ``data`` or a function's arguments do
 not hold (``input.x == "a"`` with ``input.x`` another value or undefined, a
-ref used as an expression undefined, ...) is skipped before anything in its
-body runs. pyrego runs a body in its own order, so where an expression before
-the failing test raises (a conflict in a rule it reads, a strict builtin
-error), pyrego would raise where OPA answers undefined.
+ref used as an expression undefined, a ref of the rule's head undefined, ...)
+is skipped before anything in its body runs. pyrego runs a body in its own
+order, so where an expression before the failing test raises (a conflict in
+a rule it reads, a builtin's error with strict builtin errors), pyrego would
+raise where OPA answers undefined.
 
-:func:`index_guards` gives, for each branch of a document, the requirements
+:func:`index_plan` gives, for each branch of a document, the requirements
 as expressions to put at the front of its body. Each is pure (a ref into
 ``input`` or base data, or an argument, compared with constants): it cannot
 raise, and it fails only where the body would fail anyway, so a guard can
 only turn an error into undefined, as OPA's skip does, never change a value.
 A requirement that the body's leading expressions already test before any
 expression that could raise needs no guard (the common case: ``input.role ==
-"admin"`` first), so such bodies run as before.
+"admin"`` first), so such bodies run as before. A guard needed only because
+a builtin before the test can fail is marked strict-only
+(:mod:`pyrego.compile.eval_order`): strict builtin errors are a setting of
+the evaluation, and evaluations without them skip it.
 
-Where a guard is looser than OPA's lookup (OPA matches a scalar requirement
-against the members of a collection too; ``x in [...]`` against each
-constant), the guard keeps OPA's exact test where it is cheap and otherwise
-tests the value itself: the difference can only be an error-vs-undefined one
-on a body that fails.
+OPA's lookup also takes a collection one of whose members is the required
+value (``input.x == 1`` with ``input.x`` ``[1]``): the guards do the same.
+Where a guard is looser than OPA's lookup (``x in [1, [2]]``, several
+required members), it tests the value itself: the difference can only be
+an error-vs-undefined one on a body that fails.
+
+The plan also gives the order in which OPA evaluates a complete document's
+or a function's definitions (its index's: those without indexed
+requirements first), where one of them can raise: which error comes first,
+or whether a definition that raises is reached at all, depends on it.
 """
 
 from __future__ import annotations
 
 from decimal import Decimal
-from typing import Any, Callable, Container, Iterator
+from typing import Any, Callable, Container, Iterator, NamedTuple
 
 from pyrego.ast import nodes as ast
 from pyrego.compile.base import COMPLETE, FUNCTION, PARTIAL_SET, RuleNode, iter_rule_chain
+from pyrego.compile.eval_order import NEVER_FAILS, PARTS, SUBQUERIES, has_call, head_calls_first, mark_strict_only
 from pyrego.compile.ground import is_ground
 from pyrego.compile.opa_form import OpaForm, PieceTable
 from pyrego.compile.rule_index import ANY, IndexedRule, IndexRef, RuleIndex, head_value
@@ -44,72 +54,134 @@ _PURE_CALLS = frozenset({"equal", "neq", "lt", "gt", "lte", "gte", "internal.mem
 _ROOTS = ("input", "data")
 
 
-def index_guards(
-    node: RuleNode, root: RuleNode, functions: Container[str], arity: Callable[[str], int | None]
-) -> dict[int, tuple[ast.Expr, ...]]:
-    """The guards of ``node``'s branches that need them, by ``id`` of the
-    branch's rule; ``root``: the rule tree's root (for which data is virtual);
-    ``functions``: the names of the program's functions."""
+class IndexPlan(NamedTuple):
+    """What OPA's rule index of one document changes in its code: ``guards``,
+    the tests to put before branches' bodies (by ``id`` of the branch's
+    rule); ``order``, the positions of its definitions in the order OPA
+    evaluates them, where that differs from theirs (None: theirs)."""
+
+    guards: dict[int, tuple[ast.Expr, ...]]
+    order: tuple[int, ...] | None
+    #: Expressions to put after a branch's body: its head's calls, which OPA
+    #: evaluates there, before the head's refs (see _head_calls_first).
+    tails: dict[int, tuple[ast.Expr, ...]] | None = None
+
+    def ordered(self, defs: tuple[str, ...]) -> tuple[str, ...]:
+        """The document's definitions (their functions' names, in theirs) in OPA's order
+        (the order is only made for complete documents and functions)."""
+        order = self.order
+        return defs if order is None or len(order) != len(defs) else tuple(defs[i] for i in order)
+
+
+NO_PLAN = IndexPlan({}, None)
+
+
+def index_plan(
+    node: RuleNode, root: RuleNode, functions: Container[str], arity: Callable[[str], int | None], strict: bool = True
+) -> IndexPlan:
+    """The index plan of ``node``; ``root``: the rule tree's root (for which
+    data is virtual); ``functions``: the names of the program's functions.
+    A guard needed only where a builtin's error raises (strict builtin
+    errors, a setting of the evaluation, not of the code) is marked
+    :func:`strict_only`: the code runs it only in evaluations with strict
+    builtin errors. The order of a complete document's or a function's
+    definitions is OPA's where one of them can raise: which error comes
+    first, or whether a definition that raises is reached at all, depends
+    on it (values do not)."""
 
     def is_virtual(path: tuple[str, ...]) -> bool:
         return data_is_virtual(root, path)
 
-    raising = _Raising(root, functions)
+    raising = _Raising(root, functions, strict=False)
     raises = raising.expr
     doc_raises = raising.memo
 
     # A program none of whose documents can conflict (no functions, no
-    # objects, complete rules of one value each: most policies) has nothing
-    # for a guard to keep from raising: decided once per program.
+    # objects, complete rules of one value each: most policies) needs no
+    # guard without strict builtin errors: decided once per program.
     can_conflict = doc_raises.get(0)
     if can_conflict is None:
         can_conflict = doc_raises[0] = any(_may_conflict(n) for n in root.walk())
-    if not can_conflict:
-        return {}
+    if not strict and not can_conflict:
+        return NO_PLAN  # (nothing can raise before a test: no guard, no order, no tail)
+    # (``strict``: the code serves evaluations with strict builtin errors too.)
+    strict_raises = _Raising(root, functions, strict=True).expr if strict else raises
     chains = [iter_rule_chain(rule) for rule in node.rules]
-    if not any(_may_need_guard(b, raises, is_virtual) for chain in chains for b in chain):
-        return {}  # (no body can raise, or none has a test to index: skipping one changes nothing)
+    # (What can raise without strict errors can with them: one filter for both.)
+    need_guards = any(_may_need_guard(b, strict_raises, is_virtual) for chain in chains for b in chain)
+    need_order = (
+        node.kind in (COMPLETE, FUNCTION)
+        and len(chains) > 1
+        and any(strict_raises(b.head) or any(strict_raises(e) for e in b.body) for chain in chains for b in chain)
+    )
+    tails: dict[int, tuple[ast.Expr, ...]] = {}
+    for chain in chains:
+        for br in chain:
+            tail = head_calls_first(br.head, raises, strict)
+            if tail:
+                tails[id(br)] = tail
+    if not need_guards and not need_order:
+        # (no body can raise, or none has a test to index: skipping one changes nothing)
+        return IndexPlan({}, None, tails) if tails else NO_PLAN
     form = OpaForm(PieceTable(), lambda _file: None)
     indexed: list[IndexedRule] = []
     for c, chain in enumerate(chains):
         for b, branch in enumerate(chain):
             body = _opa_body(form, branch, b > 0, arity)
             if body is None:
-                return {}  # (a body OPA's form cannot be made of: no guards rather than wrong ones)
+                return IndexPlan({}, None, tails)  # (a body OPA's form cannot be made of: no guards rather than wrong ones)
             has, ground, value = head_value(branch)
             args = tuple(branch.head.args or ())
             indexed.append(IndexedRule(c, b, body, args, node.kind in (COMPLETE, FUNCTION), has, ground, value))
     index = RuleIndex(indexed, is_virtual)
+    order = tuple(index.order()) if need_order else None
+    if order is not None and (order == tuple(range(len(chains))) or len(order) != len(chains)):
+        order = None
     out: dict[int, tuple[ast.Expr, ...]] = {}
-    for c, chain in enumerate(chains):
+    for c, chain in enumerate(chains if need_guards else ()):
         for b, branch in enumerate(chain):
             path = index.paths.get((c, b))
             if not path:
                 continue
             args = tuple(branch.head.args or ())
-            tested = _tested_first(branch.body, args, is_virtual, raises)
+            # Tested before anything that can raise with strict errors, and
+            # without them (a superset: fewer expressions can raise).
+            tested_strict = _tested_first(branch.body, args, is_virtual, strict_raises)
+            tested = _tested_first(branch.body, args, is_virtual, raises) if can_conflict else None
             fresh = iter(range(1 << 30))
-            guards = [g for ref, value, origin in path if (ref, _key(value)) not in tested for g in _guard(ref, value, origin, args, fresh)]
+            guards: list[ast.Expr] = []
+            for ref, value, origin in path:
+                key = (ref, _key(value))
+                if key in tested_strict:
+                    continue
+                made = _guard(ref, value, origin, args, fresh)
+                guards += made if tested is not None and key not in tested else map(mark_strict_only, made)
             if guards:
                 out[id(branch)] = tuple(guards)
-    return out
+    return IndexPlan(out, order, tails)
 
 
 class _Raising:
-    """Whether an expression or a document of one program can raise without
-    strict builtin errors, remembered on the tree's root (by ``id``; None
+    """Whether an expression or a document of one program can raise (with
+    ``strict``: also by a builtin's error), remembered on the tree's root (by ``id``; None
     while a document is being looked at: a cycle, which the compiler refuses
     anyway). A class, not closures calling each other, which would make a
     reference cycle per call, freed only by the cyclic collector."""
 
-    __slots__ = ("root", "functions", "memo")
+    __slots__ = ("root", "functions", "memo", "strict")
 
-    def __init__(self, root: RuleNode, functions: Container[str]) -> None:
+    def __init__(self, root: RuleNode, functions: Container[str], strict: bool) -> None:
         self.root = root
         self.functions = functions
-        memo = root.raises_memo
-        if memo is None:
-            memo = root.raises_memo = {}
+        self.strict = strict
+        if strict:
+            memo = root.strict_raises_memo
+            if memo is None:
+                memo = root.strict_raises_memo = {}
+        else:
+            memo = root.raises_memo
+            if memo is None:
+                memo = root.raises_memo = {}
         self.memo = memo
 
     def node(self, n: RuleNode) -> bool:
@@ -139,7 +211,7 @@ class _Raising:
         key = id(e)  # (a body's expressions are asked again when another rule reads its document)
         known = self.memo.get(key)
         if known is None:
-            known = self.memo[key] = _may_raise(e, self.reads_rules, self.functions)
+            known = self.memo[key] = _may_raise(e, self.reads_rules, self.functions, self.strict)
         return known
 
 
@@ -193,16 +265,17 @@ def _rules_raise(node: RuleNode, raises: Callable[[Any], bool]) -> bool:
     return False
 
 
-def guarded_rule(rule: ast.Rule, guards: dict[int, tuple[ast.Expr, ...]]) -> ast.Rule:
-    """``rule`` (with its else chain) with each branch's guards before its body."""
-    if not guards:
+def guarded_rule(rule: ast.Rule, plan: IndexPlan) -> ast.Rule:
+    """``rule`` (with its else chain) with each branch's guards before its body (and its tail after)."""
+    guards, tails = plan.guards, plan.tails or {}
+    if not guards and not tails:
         return rule
     chain = iter_rule_chain(rule)
-    if not any(id(b) in guards for b in chain):
+    if not any(id(b) in guards or id(b) in tails for b in chain):
         return rule
     nxt: ast.Rule | None = None
     for branch in reversed(chain):
-        body = guards.get(id(branch), ()) + tuple(branch.body)
+        body = guards.get(id(branch), ()) + tuple(branch.body) + tails.get(id(branch), ())
         nxt = ast.Rule(branch.head, body, branch.default, nxt, branch.location, branch.module_file)
     assert nxt is not None
     return nxt
@@ -213,17 +286,26 @@ def _may_need_guard(rule: ast.Rule, raises: Callable[[ast.Expr], bool], is_virtu
     comes one the index could take a test from that the expressions before
     it do not make already (a quick filter, so that OPA's form of a body is
     made only where a guard may come of it: a comparison of a ref or an
-    argument, or a ref not read before the first expression that can raise)."""
+    argument, or a ref not read before the first expression that can raise,
+    negated or not: OPA binds a negated call's ref operands before it)."""
     args = frozenset(a.name for a in rule.head.args or () if type(a) is ast.Var)
     body = rule.body
     first = next((i for i, e in enumerate(body) if raises(e)), None)
     if first is None:
         return False
     tested: set[tuple[Any, Any]] | None = None
+    read: set[tuple[Any, Any]] = set()
+    _note_refs(_head_terms(rule.head), is_virtual, read)  # (OPA tests the head's refs in the body, last)
+    if read:
+        tested = _tested_first(body, tuple(rule.head.args or ()), is_virtual, raises)
+        if not read <= tested:
+            return True
     for x in body[first:]:
-        if x.negated or x.with_mods:
+        if x.with_mods:
             continue
         stmt = x.statement
+        if type(stmt) is ast.Every:
+            stmt = stmt.domain  # (OPA binds it before the loop)
         if not _mentions(stmt, args):
             continue
         if type(stmt) is ast.Unify or type(stmt) is ast.Assign or (type(stmt) is ast.Call and stmt.op in _TESTS):
@@ -232,7 +314,7 @@ def _may_need_guard(rule: ast.Rule, raises: Callable[[ast.Expr], bool], is_virtu
             return True
         if tested is None:
             tested = _tested_first(body, tuple(rule.head.args or ()), is_virtual, raises)
-        read: set[tuple[Any, Any]] = set()
+        read = set()
         _note_refs(stmt, is_virtual, read)
         if not read <= tested:
             return True
@@ -243,15 +325,12 @@ def _may_need_guard(rule: ast.Rule, raises: Callable[[ast.Expr], bool], is_virtu
 _TESTS = frozenset({"equal", "internal.member_2", "glob.match"})
 
 
-_SUBQUERIES = (ast.ArrayCompr, ast.SetCompr, ast.ObjectCompr, ast.Every)
-
-
 def _mentions(node: Any, args: frozenset[str]) -> bool:
     """Whether ``node`` (outside comprehensions) names input, data or one of ``args``."""
     t = type(node)
     if t is ast.Var:
         return node.name in _ROOTS or node.name in args
-    if t is ast.Scalar or isinstance(node, _SUBQUERIES):
+    if t is ast.Scalar or isinstance(node, SUBQUERIES):
         return False
     if t is tuple:
         return any(_mentions(x, args) for x in node)
@@ -259,26 +338,46 @@ def _mentions(node: Any, args: frozenset[str]) -> bool:
     return fields is not None and any(_mentions(getattr(node, f), args) for f in fields if f != "location")
 
 
-def _has_call(node: Any) -> bool:
-    if type(node) is ast.Call:
+def _holds_ref(t: Any) -> bool:
+    """Whether ``t`` (a head's term) holds a ref or a comprehension: OPA evaluates it in the body."""
+    if t is None or type(t) is ast.Scalar or type(t) is ast.Var:
+        return False
+    if type(t) is ast.Ref or isinstance(t, SUBQUERIES):
         return True
-    if type(node) is tuple:
-        return any(_has_call(x) for x in node)
-    fields = getattr(node, "__dataclass_fields__", None)
-    return fields is not None and any(_has_call(getattr(node, f)) for f in fields if f != "location")
+    if type(t) is ast.Call:
+        return any(_holds_ref(a) for a in t.args)
+    parts = PARTS.get(type(t))
+    return parts is None or any(_holds_ref(x) for x in parts(t))
+
+
+def _head_path_refs(head: ast.RuleHead) -> tuple[ast.Term, ...]:
+    """The keys of a ref head's path that hold refs (``o[input.m[input.s]] := 1``)."""
+    ref = head.ref
+    if type(ref) is not ast.Ref:
+        return ()
+    return tuple(t for t in ref.path if t is not head.key and _holds_ref(t))
+
+
+def _head_terms(head: ast.RuleHead) -> tuple[Any, ...]:
+    return (head.key, head.value, *(head.ref.path if type(head.ref) is ast.Ref else ()))
 
 
 def _opa_body(form: OpaForm, rule: ast.Rule, else_branch: bool, arity: Callable[[str], int | None]) -> ast.Body | None:
     """The branch's body as OPA's compiler leaves it (None where it cannot be made)."""
-    head_calls = _has_call(rule.head.value) or _has_call(rule.head.key)
-    if not rule.body and not head_calls:
+    head = rule.head
+    path_refs = _head_path_refs(head)
+    moved = path_refs or has_call(head.value) or has_call(head.key) or _holds_ref(head.value) or _holds_ref(head.key)
+    if not rule.body and not moved:
         return ()  # (no test to index)
     bound: set[str] = set()
-    for a in rule.head.args or ():
+    for a in head.args or ():
         term_vars(a, bound)
     try:
-        # (OPA moves the head's calls into the body: their ref operands are indexed.)
-        split = form.split(form.rule(rule, else_branch=else_branch).body if head_calls else rule.body)
+        # (OPA moves the head's calls into the body, then its refs, bound to
+        # variables at its end: their refs are indexed.)
+        body = form.rule(rule, else_branch=else_branch).body if moved else rule.body
+        body += tuple(ast.Expr(ast.Unify(form.fresh(t.location), t)) for t in path_refs)
+        split = form.split(body)
         own = set(bound).union(*[stmt_vars(e.statement, set()) for e in split])
         ordered, _ = reorder_body(split, set(bound), own, arity, bind_operands=False)
         return form.bind(ordered)
@@ -323,11 +422,25 @@ def _guard(ref: IndexRef, value: Any, origin: str, args: tuple[ast.Term, ...], f
         # takes a scalar ref equal to v, the body fails anyway).
         return [ast.Expr(ast.Call("internal.member_2", (_scalar(value), term)))]
     if type(value) is list:
-        return [ast.Expr(ast.Call("internal.member_2", (term, ast.Array(tuple(_scalar(v) for v in value)))))]
+        values = ast.Array(tuple(_scalar(v) for v in value))
+        if ref[0] == "args":
+            return [ast.Expr(ast.Call("internal.member_2", (term, values)))]
+        # (OPA's lookup takes a collection one of whose members is among the values too.)
+        item = ast.Ref(term.head, (*term.path, ast.Var(f"__index{next(fresh)}__"))) if type(term) is ast.Ref else ast.Ref(term, (ast.Var(f"__index{next(fresh)}__"),))
+        same = ast.SetCompr(ast.Scalar(True), (ast.Expr(ast.Call("internal.member_2", (term, values))),))
+        member = ast.SetCompr(ast.Scalar(True), (ast.Expr(ast.Call("internal.member_2", (item, values))),))
+        return [ast.Expr(ast.Call("neq", (ast.Call("or", (same, member)), ast.SetTerm(()))))]
     if type(value) is tuple:
         items = tuple(ast.Var(f"__index{next(fresh)}__") if v is ANY else _scalar(v) for v in value)
         return [ast.Expr(ast.Unify(term, ast.Array(items)))]
-    return [ast.Expr(ast.Call("equal", (term, _scalar(value))))]
+    if ref[0] == "args":
+        return [ast.Expr(ast.Call("equal", (term, _scalar(value))))]
+    # OPA's lookup also takes a collection holding the value among its
+    # members (``input.x == 1`` with ``input.x`` ``[1]`` or ``{"k": 1}``):
+    # the body runs, and fails there.
+    same = ast.SetCompr(ast.Scalar(True), (ast.Expr(ast.Call("equal", (term, _scalar(value)))),))
+    member = ast.SetCompr(ast.Scalar(True), (ast.Expr(ast.Call("internal.member_2", (_scalar(value), term))),))
+    return [ast.Expr(ast.Call("neq", (ast.Call("or", (same, member)), ast.SetTerm(()))))]
 
 
 def _glob_guard(term: ast.Term, pattern: str, sep: str, parts: tuple[Any, ...], fresh: Iterator[int]) -> ast.Expr:
@@ -389,18 +502,18 @@ def _operand_ok(t: ast.Term, bound: set[str], is_virtual: Callable[[tuple[str, .
     return _simple_ref(t, is_virtual) is not None
 
 
-def _may_raise(e: Any, is_virtual: Callable[[tuple[str, ...]], bool], functions: Container[str]) -> bool:
-    """Whether evaluating ``e`` can raise without strict builtin errors: it
-    calls a function, reads a document rules define (either can be a
-    conflict) or has a ``with``. (A builtin's error raises only under strict
-    builtin errors; guards are not made for those, which keeps the bodies of
-    the common policies, which call builtins, free of them.)"""
+def _may_raise(e: Any, is_virtual: Callable[[tuple[str, ...]], bool], functions: Container[str], strict: bool) -> bool:
+    """Whether evaluating ``e`` can raise: it calls a function, reads a
+    document rules define (either can be a conflict) or has a ``with``;
+    with ``strict`` (strict builtin errors), also where it calls a builtin
+    that can fail. (Without strict errors a builtin's error is undefined:
+    the common policies, which call builtins, then need no guards.)"""
     t = type(e)
     if t is ast.Scalar or t is ast.Var:
         return False
     if t is ast.Expr and e.with_mods:
         return True
-    if t is ast.Call and (e.op in functions or e.op.startswith("data.")):
+    if t is ast.Call and (e.op in functions or e.op.startswith("data.") or strict and e.op not in NEVER_FAILS):
         return True
     if t is ast.Ref and type(e.head) is ast.Var and e.head.name == "data":
         keys: list[str] = []
@@ -410,28 +523,13 @@ def _may_raise(e: Any, is_virtual: Callable[[tuple[str, ...]], bool], functions:
             keys.append(str(p.value))
         if is_virtual(tuple(keys)):
             return True
-    parts = _PARTS.get(t)
+    parts = PARTS.get(t)
     if parts is not None:
-        return any(_may_raise(x, is_virtual, functions) for x in parts(e) if x is not None)
+        return any(_may_raise(x, is_virtual, functions, strict) for x in parts(e) if x is not None)
     if t is tuple:
-        return any(_may_raise(x, is_virtual, functions) for x in e)
+        return any(_may_raise(x, is_virtual, functions, strict) for x in e)
     fields = getattr(e, "__dataclass_fields__", None)
-    return fields is not None and any(_may_raise(getattr(e, f), is_virtual, functions) for f in fields if f != "location")
-
-
-#: The parts of the common nodes, for _may_raise (a walk of every expression
-#: of every rule a body reads: read by field name, not through dataclass fields).
-_PARTS: dict[type, Callable[[Any], tuple[Any, ...]]] = {
-    ast.Expr: lambda e: (e.statement, *e.with_mods),
-    ast.Ref: lambda e: (e.head, *e.path),
-    ast.Call: lambda e: e.args,
-    ast.Assign: lambda e: (e.lhs, e.rhs),
-    ast.Unify: lambda e: (e.lhs, e.rhs),
-    ast.Array: lambda e: e.items,
-    ast.SetTerm: lambda e: e.items,
-    ast.Object: lambda e: tuple(x for kv in e.items for x in kv),
-    ast.RuleHead: lambda e: (e.ref, e.value, e.key, *(e.args or ())),
-}
+    return fields is not None and any(_may_raise(getattr(e, f), is_virtual, functions, strict) for f in fields if f != "location")
 
 
 def _pure_expr(e: ast.Expr, is_virtual: Callable[[tuple[str, ...]], bool]) -> bool:
@@ -510,7 +608,7 @@ def _tested_first(
 def _note_refs(node: Any, is_virtual: Callable[[tuple[str, ...]], bool], tested: set[tuple[Any, Any]]) -> None:
     """Add each input or base data ref ``node`` reads (outside subqueries), and its prefixes, as defined."""
     t = type(node)
-    if t is ast.Scalar or isinstance(node, _SUBQUERIES):
+    if t is ast.Scalar or isinstance(node, SUBQUERIES):
         return
     if t is ast.Var and node.name in _ROOTS:
         tested.add(((node.name,), ANY))
@@ -555,4 +653,4 @@ def _note_equal(a: ast.Term, b: ast.Term, ref_of: Callable[[ast.Term], Any], tes
             tested.add((r, c))
 
 
-__all__ = ["data_is_virtual", "guarded_rule", "index_guards"]
+__all__ = ["NO_PLAN", "IndexPlan", "data_is_virtual", "guarded_rule", "index_plan"]

@@ -126,6 +126,8 @@ class CompileState:
     mockable: frozenset[str] = frozenset()
     # Stage timings (``timer_<metric>_ns``), when wanted.
     metrics: dict[str, int] | None = None
+    # Whether the code is for evaluations with strict builtin errors (see generate_program).
+    strict_errors: bool = False
 
     # -- products
     hidden_calls: list[RegoError] = field(default_factory=list)  # early_checks
@@ -258,7 +260,7 @@ def _generate_code(state: CompileState) -> None:
     if any_with and not any(m.withs for m in state.modules):
         any_with = False  # (the word is only in comments or strings)
     targets = with_function_targets(state.tree) if any_with else frozenset()
-    state.program = generate_program(state.tree, frozenset(state.mockable | targets))
+    state.program = generate_program(state.tree, frozenset(state.mockable | targets), state.strict_errors)
 
 
 def _check_deprecated_builtins(state: CompileState) -> None:
@@ -381,12 +383,14 @@ def compile_program(
     schemas: SchemaSet | None = None,
     checked_hidden_calls: list[RegoError] | None = None,
     metrics: dict[str, int] | None = None,
+    strict_errors: bool = False,
 ) -> Program:
     """:func:`compile_modules`, then the program's code (every stage of
     :data:`STAGES`); ``texts``: the modules' texts; ``mockable``: functions
-    that ``with`` may replace besides those the rules name."""
+    that ``with`` may replace besides those the rules name; ``strict_errors``:
+    the code is also for evaluations with strict builtin errors."""
     state = CompileState(
-        modules, extensions, allowed_builtins, type_check, strict, schemas, checked_hidden_calls, texts, mockable, metrics
+        modules, extensions, allowed_builtins, type_check, strict, schemas, checked_hidden_calls, texts, mockable, metrics, strict_errors
     )
     program = run(state, STAGES).program
     assert program is not None

@@ -38,7 +38,9 @@ operand fails the expression wherever it is evaluated, and a ref that
 iterates binds the same values whether it is evaluated before the
 expression or inside it. Leaving those expressions whole keeps their
 generated code as it is. (A builtin's error shows the same difference, with
-strict builtin errors only; those calls stay where they are.)
+strict builtin errors only; those calls stay where they are, and
+:mod:`pyrego.compile.eval_order` evaluates them once before, in strict
+evaluations only.)
 """
 
 from __future__ import annotations
@@ -153,11 +155,19 @@ def _with_statement(e: ast.Expr, stmt: ast.Statement) -> ast.Expr:
 _PRINT = frozenset({"print", "internal.print"})
 
 
-def _split_calls(e: ast.Expr) -> list[ast.Expr]:
+def split_nested_calls(e: ast.Expr, stage: str) -> list[ast.Expr]:
+    """OPA's ``RewriteExprTerms`` of one expression: an expression binding
+    each call nested in its operands, innermost first, then the expression
+    reading those variables (``[e]`` where it has none). ``stage``: a letter
+    in the variables' names, apart from those of other rewrites."""
+    return _split_calls(e, stage)
+
+
+def _split_calls(e: ast.Expr, stage: str = "c") -> list[ast.Expr]:
     s = e.statement
     if type(s) is Call and s.op in _PRINT:
         return [e]
-    h = _Hoister(e, "c")
+    h = _Hoister(e, stage)
     stmt: ast.Statement
     if type(s) is Call:
         # The expression's own call stays: only calls in its operands go first.

@@ -233,6 +233,15 @@ class RuleIndex:
                 prio += 1
             prios[rule.chain] = prio
 
+    def order(self) -> list[int]:
+        """The definitions' positions in the order the trie holds them, the
+        order of every lookup's result (restricted to the rules it finds):
+        a node's rules, then under each ref the rules without a requirement
+        on it, those that require it defined, then those of a value."""
+        out: list[int] = []
+        _order_node(self.root, out)
+        return out
+
     def lookup(self, resolve: Callable[[IndexRef], Any]) -> IndexResult:
         """The rules that can apply when refs have the values ``resolve`` gives (UNDEF: undefined)."""
         tr = _Traversal()
@@ -258,6 +267,32 @@ class RuleIndex:
                         break
                     last = rule.value
         return IndexResult(out, not multiple)
+
+
+def _order_node(n: _Node | None, out: list[int]) -> None:
+    """:meth:`RuleIndex.order` from node ``n`` (functions, not closures calling each other: no reference cycle)."""
+    if n is None:
+        return
+    for prio, _rule in n.rules:
+        if prio[0] not in out:
+            out.append(prio[0])
+    ref = n.next
+    if ref is None:
+        return
+    _order_node(ref.undefined, out)
+    _order_node(ref.any, out)
+    for child in ref.scalars.values():
+        _order_node(child, out)
+    _order_array(ref.array, out)
+
+
+def _order_array(n: _Node | None, out: list[int]) -> None:
+    if n is None:
+        return
+    _order_node(n, out)
+    _order_array(n.any, out)
+    for child in n.scalars.values():
+        _order_array(child, out)
 
 
 def _traverse_node(node: _Node | None, resolve: Callable[[IndexRef], Any], tr: _Traversal) -> None:

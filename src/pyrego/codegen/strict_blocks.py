@@ -1,0 +1,71 @@
+"""A body's expressions with the steps OPA's order needs under strict builtin errors.
+
+Index guards and builtin calls evaluated first (:mod:`pyrego.compile.eval_order`)
+that matter only with strict builtin errors, a setting of the evaluation and
+not of the code, are written in a block ``if ctx.cfg.strict:``: an evaluation
+without strict errors skips them at the cost of one test.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from pyrego.ast import nodes as ast
+from pyrego.codegen.lines import LineWriter
+from pyrego.compile.eval_order import strict_calls_first, strict_only
+
+if TYPE_CHECKING:
+    from pyrego.codegen.generator import ModuleGen
+
+
+class StrictBlocks(LineWriter):
+    """The part of :class:`pyrego.codegen.body.BodyEmitter` that writes those blocks."""
+
+    ctx: str
+    bound: set[str]
+    gen: ModuleGen
+
+    def state(self) -> tuple[Any, ...]:
+        raise NotImplementedError
+
+    def restore(self, st: tuple[Any, ...]) -> None:
+        raise NotImplementedError
+
+    def expr(self, e: ast.Expr, record_as: str | None = None) -> None:
+        raise NotImplementedError
+
+    def exprs_in_order(self, ordered: ast.Body) -> None:
+        """Write ``ordered`` (a body in its order), each run of strict-only
+        expressions in one block, and before each expression the builtin
+        calls OPA evaluates first under strict errors."""
+        run: list[ast.Expr] = []
+        for e in ordered:
+            if strict_only(e):
+                run.append(e)
+                continue
+            if self.gen.strict_errors:
+                run += strict_calls_first(e, self.bound)
+            if run:
+                self.strict_guards(run)
+                run = []
+            self.expr(e)
+        if run:
+            self.strict_guards(run)
+
+    def strict_guards(self, guards: list[ast.Expr]) -> None:
+        """Expressions needed only with strict builtin errors: run in such
+        evaluations alone. What they bind and look up is theirs: the code
+        after the block knows none of it."""
+        st = self.state()
+        self.w(f"if {self.ctx}.cfg.strict:")
+        self.indent += 1
+        start = len(self.lines)
+        for e in guards:
+            self.expr(e)
+        if len(self.lines) == start:
+            self.w("pass")
+        self.restore(st)
+        self.end_block()
+
+
+__all__ = ["StrictBlocks"]
