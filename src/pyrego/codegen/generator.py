@@ -116,6 +116,7 @@ class ModuleGen:
         self.own_parts: set[int] = set()
         self.ground_docs: dict[tuple[str, ...], str] = {}
         self.child_tables: dict[tuple[int, tuple[str, ...]], str] = {}
+        self.key_tries: set[tuple[int, int]] = set()  # (node id, depth) of tables written (codegen_docs.key_trie_name)
         self.built = False
 
     # -- names and tables -----------------------------------------------------
