@@ -41,7 +41,7 @@ T_A = (
 T_B = 'package t.b\ndeny contains "y" if true\nother := 1\n'
 
 ROUTED = {
-    "naming.rego": 'package checks.style.naming\nreport contains "camel" if input.camel\n',
+    "naming.rego": 'package checks.style.naming\nreport contains "camel" if input.camel\nnotices contains "note"\n',
     "broken.rego": "package checks.style.broken\nreport contains x if x := 1 / input.zero\n",
     "helper.rego": "package checks.style\nhelper(x) := x\n",
     "router.rego": (
@@ -49,6 +49,7 @@ ROUTED = {
         "found contains v if {\n\tsome category, title in input.run\n\tsome v in data.checks[category][title].report\n}\n"
         "deep := data.checks[input.c][input.t][input.k]\n"
         "deeper := data.checks[input.c].broken[input.k]\n"
+        "notes contains [c, t, n] if {\n\tsome c, t\n\tsome n in data.checks[c][t].notices\n}\n"
     ),
 }
 
@@ -234,6 +235,7 @@ CASES = [
         input={"run": {"style": "extra"}, "zero": 0, "c": "style", "t": "extra", "k": "more"},
         data={"checks": {"style": {"extra": {"report": ["from data"], "more": "base"}}}},
     ),
+    Case("keys-iterated", ROUTED, "x := data.router.notes", {"x": [["style", "naming", "note"]]}, input={"zero": 0}),
     Case(
         "keys-in-a-row-constant-between",
         ROUTED,
