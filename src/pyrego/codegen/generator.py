@@ -430,7 +430,7 @@ class ModuleGen:
         conflict = where = default_fn = None
         default, default_value = "UNDEF", UNDEF
         if len(defs) > 1 and not self._same_constant_values(node.rules):
-            conflict, where = self.const(conflict_message(node)), self.loc(node.rules[0].location)
+            conflict, where = self.const(conflict_message(node)), self.const(tuple(r.location for r in node.rules))
         if node.default is not None:
             value = node.default.head.value
             if value is not None and is_ground(value):
@@ -610,7 +610,7 @@ class ModuleGen:
     def function_node(self, node: RuleNode) -> RuleWrapper:
         defs = tuple(self.definition_or_closure(node, rule, i) for i, rule in enumerate(node.rules))
         conflict = self.const(conflict_message(node))
-        where = self.loc(node.rules[0].location if node.rules else Location("", 0, 0))
+        where = self.const(tuple(r.location for r in node.rules))  # a conflict is where the differing value came from, as in OPA
         default_fn = self.default_value(node) if node.default is not None else None
         return RuleWrapper("function", node.id, defs, node.arity or 0, conflict=conflict, where=where, default_fn=default_fn)
 
