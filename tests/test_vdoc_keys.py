@@ -40,6 +40,19 @@ T_A = (
 )
 T_B = 'package t.b\ndeny contains "y" if true\nother := 1\n'
 
+ROUTED = {
+    "naming.rego": 'package checks.style.naming\nreport contains "camel" if input.camel\nnotices contains "note"\n',
+    "broken.rego": "package checks.style.broken\nreport contains x if x := 1 / input.zero\n",
+    "helper.rego": "package checks.style\nhelper(x) := x\n",
+    "router.rego": (
+        "package router\n"
+        "found contains v if {\n\tsome category, title in input.run\n\tsome v in data.checks[category][title].report\n}\n"
+        "deep := data.checks[input.c][input.t][input.k]\n"
+        "deeper := data.checks[input.c].broken[input.k]\n"
+        "notes contains [c, t, n] if {\n\tsome c, t\n\tsome n in data.checks[c][t].notices\n}\n"
+    ),
+}
+
 CASES = [
     # -- the rule with a variable key is not ignored
     Case("allow-undefined", {"p.rego": DENY}, "x := data.p.allow", "undefined", input=BLOCKED),
@@ -206,6 +219,29 @@ CASES = [
         'x := [data.lib.f("c"), data.t.a.test_deny]',
         {"x": [["z"], True]},
         data={"t": {"c": {"deny": ["z"]}}},
+    ),
+    # -- computed keys in a row (a router over packages of checks): followed
+    #    down the rule tree, so checks the keys do not name are never evaluated
+    Case("keys-in-a-row", ROUTED, "x := data.router.found", {"x": ["camel"]}, input={"run": {"style": "naming"}, "camel": True, "zero": 0}),
+    Case("keys-in-a-row-off-the-tree", ROUTED, "x := data.router.found", {"x": []}, input={"run": {"style": "nope"}, "zero": 0}),
+    Case("keys-in-a-row-number-key", ROUTED, "x := data.router.found", {"x": []}, input={"run": {"style": 0}, "zero": 0}),
+    Case("keys-in-a-row-function", ROUTED, "x := data.router.found", {"x": []}, input={"run": {"style": "helper"}, "zero": 0}),
+    Case("keys-in-a-row-named-check-fails", ROUTED, "x := data.router.found", "eval_builtin_error", input={"run": {"style": "broken"}, "zero": 0}),
+    Case(
+        "keys-in-a-row-base-data",
+        ROUTED,
+        "x := [data.router.found, data.router.deep]",
+        {"x": [["from data"], "base"]},
+        input={"run": {"style": "extra"}, "zero": 0, "c": "style", "t": "extra", "k": "more"},
+        data={"checks": {"style": {"extra": {"report": ["from data"], "more": "base"}}}},
+    ),
+    Case("keys-iterated", ROUTED, "x := data.router.notes", {"x": [["style", "naming", "note"]]}, input={"zero": 0}),
+    Case(
+        "keys-in-a-row-constant-between",
+        ROUTED,
+        "x := [object.get(data.router, \"deep\", 0), object.get(data.router, \"deeper\", 0)]",
+        {"x": [0, 0]},
+        input={"c": "style", "t": "naming", "k": "nothing", "zero": 0},
     ),
 ]
 

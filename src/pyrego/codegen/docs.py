@@ -14,7 +14,11 @@ document is the union of the two, so
 - a read whose key is computed, below a node that holds packages or rules
   (``data.t[name].deny``), evaluates for the key's child only the document the
   constant keys after it name (:func:`child_table_name`), as OPA does: a test
-  in package ``t.a`` calling ``data.t[name].deny`` must not evaluate itself.
+  in package ``t.a`` calling ``data.t[name].deny`` must not evaluate itself;
+- a read of several computed or iterated keys (``data.rules[cat][title].notices``)
+  follows the keys down the rule tree (:func:`key_trie_name`): a node holding
+  rules gives its document, keys leading off the tree read base data only, and
+  nothing the keys do not lead to is evaluated, as OPA's rule tree does.
 """
 
 from __future__ import annotations
@@ -397,6 +401,35 @@ def child_table_name(gen: ModuleGen, node: RuleNode, keys: tuple[str, ...]) -> s
     return table
 
 
+def key_trie_name(gen: ModuleGen, node: RuleNode, depth: int) -> str:
+    """The name of a table for reading ``data.<node>[k1]...[k<depth>]`` with
+    computed or iterated keys: {child name: (its document function, whether
+    rules are at the child, the same table for the child's children)}, for the
+    children holding rules below them (functions are never documents), ``depth``
+    levels deep; see :func:`pyrego.runtime.docs.rt_node_select`. Written as a
+    line of the program (as ``ModuleGen.children_map``), naming only document
+    functions."""
+    name = f"KT{node.id}_{depth}"
+    if (node.id, depth) not in gen.key_tries:
+        gen.key_tries.add((node.id, depth))
+        gen._pending_tables.append(f"{name} = {_key_trie_text(gen, node, depth)}")
+    return name
+
+
+def _key_trie_text(gen: ModuleGen, node: RuleNode, depth: int) -> str:
+    entries = []
+    for child_name, child in sorted(node.children.items()):
+        if child.kind == FUNCTION or not gen._has_rules_below(child):
+            continue
+        if child.has_rules():
+            entries.append(f"{gen.literal(child_name)}: (R{child.id}, True, {{}})")
+        else:
+            gen._materialize_needed.add(child.id)
+            below_text = _key_trie_text(gen, child, depth - 1) if depth > 1 else "{}"
+            entries.append(f"{gen.literal(child_name)}: (N{child.id}, False, {below_text})")
+    return "{" + ", ".join(entries) + "}"
+
+
 def data_ref(
     gen: ModuleGen,
     em: BodyEmitter,
@@ -431,6 +464,13 @@ def data_ref(
             em.assign(v, f"rt_own_child({em.ctx}, {child_table_name(gen, cur, ())}, PK{cur.id}, {key})")
             return _rest(em, v, path[i + 1 :], check)
         return None
+    if kind == "tree" and i < len(path) and not isinstance(path[i], ast.Scalar) and ground_prefix_length(path[i + 1 :]) < len(path) - i - 1:
+        # A computed or iterated key with more such keys after it: only the
+        # documents the keys lead to down the rule tree, then the usual walk.
+        pattern = "".join(("RT_ANY" if em.has_unbound(p) else em.term(p)) + ", " for p in path[i:])
+        v = em.tmp()
+        em.assign(v, f"rt_node_select({em.ctx}, {key_trie_name(gen, cur, len(path) - i)}, ({pattern}), {gen.const(cur.path)})")
+        return em.walk_path(v, path[i:], check=check)
     if kind == "tree" and i < len(path) and not isinstance(path[i], ast.Scalar) and ground_prefix_length(path[i + 1 :]):
         # A computed or iterated key, then constant keys: only the document they name in each child.
         n = i + 1 + ground_prefix_length(path[i + 1 :])

@@ -112,6 +112,7 @@ class ModuleGen:
         self.own_parts: set[int] = set()
         self.ground_docs: dict[tuple[str, ...], str] = {}
         self.child_tables: dict[tuple[int, tuple[str, ...]], str] = {}
+        self.key_tries: set[tuple[int, int]] = set()  # (node id, depth) of tables written (codegen_docs.key_trie_name)
         self.built = False
 
     # -- names and tables -----------------------------------------------------
@@ -440,7 +441,7 @@ class ModuleGen:
         conflict = where = default_fn = None
         default, default_value = "UNDEF", UNDEF
         if len(defs) > 1 and not self._same_constant_values(node.rules):
-            conflict, where = self.const(conflict_message(node)), self.loc(node.rules[0].location)
+            conflict, where = self.const(conflict_message(node)), self.const(tuple(r.location for r in node.rules))
         if node.default is not None:
             value = node.default.head.value
             if value is not None and is_ground(value):
@@ -622,7 +623,7 @@ class ModuleGen:
     def function_node(self, node: RuleNode) -> RuleWrapper:
         defs = self.definitions(node)
         conflict = self.const(conflict_message(node))
-        where = self.loc(node.rules[0].location if node.rules else Location("", 0, 0))
+        where = self.const(tuple(r.location for r in node.rules))  # a conflict is where the differing value came from, as in OPA
         default_fn = self.default_value(node) if node.default is not None else None
         return RuleWrapper("function", node.id, defs, node.arity or 0, conflict=conflict, where=where, default_fn=default_fn)
 

@@ -76,7 +76,9 @@ class RuleWrapper:
     ``defs`` are its definitions' functions (``D<id>_<n>``). A complete rule
     takes the first defined one (``conflict`` None: they can only agree) or
     computes them all, which must agree (``conflict``, ``where``: the
-    constants holding the error message and its location); then its default:
+    constants holding the error message and each definition's location, the
+    error's location being that of the definition whose value differs, as in
+    OPA); then its default:
     ``default_fn`` called, or the ``default`` literal (``UNDEF``: none; its
     value ``default_value``). A rule that is one constant (``constant``: its
     literal, of value ``constant_value``) has no definition function at all.
@@ -134,11 +136,11 @@ class RuleWrapper:
             body.append(f"    r = {self.constant}")
         else:
             body.append(f"    r = {calls[0]}" if calls else "    r = UNDEF")
-        for call in calls[1:]:
+        for i, call in enumerate(calls[1:], 1):
             if self.conflict is None:
                 body.append(f"    if r is UNDEF: r = {call}")
             else:
-                body += self._conflict_check(call)
+                body += self._conflict_check(call, i)
         if self.default_fn is not None:
             body.append(f"    if r is UNDEF: r = {self.default_fn}(ctx)")
         elif self.default != "UNDEF":
@@ -158,18 +160,18 @@ class RuleWrapper:
         args = "".join(f", a{i}" for i in range(self.arity))
         calls = [f"{d}(ctx{args})" for d in self.defs]
         out = [f"def F{self.node_id}(ctx{args}):", f"    r = {calls[0]}" if calls else "    r = UNDEF"]
-        for call in calls[1:]:
-            out += self._conflict_check(call)
+        for i, call in enumerate(calls[1:], 1):
+            out += self._conflict_check(call, i)
         if self.default_fn is not None:
             out += ["    if r is UNDEF:", f"        r = {self.default_fn}(ctx{args})"]
         return out + ["    return r"]
 
-    def _conflict_check(self, call: str) -> list[str]:
+    def _conflict_check(self, call: str, i: int) -> list[str]:
         return [
             f"    x = {call}",
             "    if x is not UNDEF:",
             "        if r is UNDEF: r = x",
-            f"        elif not rt_eq(r, x): rt_conflict({self.conflict}, {self.where})",
+            f"        elif not rt_eq(r, x): rt_conflict({self.conflict}, {self.where}[{i}])",
         ]
 
     def describe(self) -> str:
@@ -210,13 +212,13 @@ def _rule_closure(
                 if r is not UNDEF:
                     break
         else:
-            for d in defs:
+            for i, d in enumerate(defs):
                 x = d(ctx)
                 if x is not UNDEF:
                     if r is UNDEF:
                         r = x
                     elif not equal(r, x):
-                        rt_conflict(conflict, where)
+                        rt_conflict(conflict, where[i])
         if r is UNDEF:
             r = default_fn(ctx) if default_fn is not None else default
         c[key] = r
@@ -260,13 +262,13 @@ def _function_closure(
     def function(ctx: Any, *args: Any) -> Any:
         tick()
         r = UNDEF
-        for d in defs:
+        for i, d in enumerate(defs):
             x = d(ctx, *args)
             if x is not UNDEF:
                 if r is UNDEF:
                     r = x
                 elif not equal(r, x):
-                    rt_conflict(conflict, where)
+                    rt_conflict(conflict, where[i])
         if r is UNDEF and default_fn is not None:
             r = default_fn(ctx, *args)
         return r

@@ -212,8 +212,8 @@ class InstrumentedWrapper:
         self.index = index
         self.default_fn, self.default_value, self.default_pieces = default
         self.conflict = conflict_message(node)
-        first = node.rules[0] if node.rules else node.default
-        self.where = first.location if first is not None else None
+        # Each definition's location: a conflict is reported where the differing value came from.
+        self.where = tuple(r.location for r in node.rules)
 
     @property
     def name(self) -> str:
@@ -276,7 +276,7 @@ class _Run:
                 if r is UNDEF:
                     r = x
                 elif not equal(r, x):
-                    rt_conflict(self.w.conflict, self.w.where)
+                    rt_conflict(self.w.conflict, self.w.where[chain])
                 if res.early_exit:
                     break
         if r is UNDEF and (self.default_fn is not None or self.w.default_value is not UNDEF):

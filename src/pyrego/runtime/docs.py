@@ -298,6 +298,51 @@ def keyed_part(namespace: dict[str, Any], name: str, keys: tuple[Any, ...]) -> C
     return part
 
 
+#: A table of the rule tree below a node (see codegen.docs.key_trie_name).
+KeyTrie = dict[str, tuple[Callable[[EvalContext], Any], bool, Any]]
+
+
+#: A key of ``rt_node_select``'s pattern that a variable iterates.
+RT_ANY = object()
+
+
+def rt_node_select(ctx: EvalContext, trie: KeyTrie, pattern: tuple[Any, ...], base_path: tuple[str, ...]) -> Any:
+    """The part of ``data.<node>`` that ``pattern``'s keys lead to, as nested
+    objects to walk the same keys in: a computed key selects one child, an
+    iterated one (``RT_ANY``) every child of the rule tree and of base data.
+    As OPA's rule tree reads such a ref, a child holding rules gives its
+    document (the keys after it are looked up in it), a key naming no child
+    holding rules reads base data only, and the keys' end gives the whole
+    document there; nothing else is evaluated."""
+    return _select(ctx, trie, pattern, 0, rt_path(ctx.data, base_path))
+
+
+def _select(ctx: EvalContext, trie: KeyTrie, pattern: tuple[Any, ...], idx: int, base: Any) -> dict[Any, Any]:
+    from pyrego.runtime.helpers import rt_data_get
+
+    key = pattern[idx]
+    if key is RT_ANY:
+        # OPA's order: base data's keys, then the rule tree's other children, sorted.
+        names: list[Any] = list(base) if type(base) is dict else []
+        names += [k for k in sorted(trie) if type(base) is not dict or k not in base]
+    else:
+        names = [key]
+    out: dict[Any, Any] = {}
+    for name in names:
+        entry = trie.get(name) if type(name) is str else None
+        if entry is None:
+            value = rt_data_get(base, name)
+        else:
+            fn, has_rules, below_trie = entry
+            if has_rules or idx + 1 == len(pattern):
+                value = fn(ctx)
+            else:
+                value = _select(ctx, below_trie, pattern, idx + 1, base.get(name, UNDEF) if type(base) is dict else UNDEF)
+        if value is not UNDEF:
+            out[name if type(name) is str else freeze(name)] = value
+    return out
+
+
 DOC_HELPERS: dict[str, Any] = {
     "rt_own_child": rt_own_child,
     "rt_own_at": rt_own_at,
@@ -305,6 +350,8 @@ DOC_HELPERS: dict[str, Any] = {
     "rt_doc_merge": rt_doc_merge,
     "rt_node_child_path": rt_node_child_path,
     "rt_node_project": rt_node_project,
+    "rt_node_select": rt_node_select,
+    "RT_ANY": RT_ANY,
 }
 
 __all__ = [
@@ -318,6 +365,7 @@ __all__ = [
     "rt_doc_put",
     "rt_node_child_path",
     "rt_node_project",
+    "rt_node_select",
     "rt_own_at",
     "rt_own_child",
 ]

@@ -1,0 +1,48 @@
+"""Where a conflict between a document's definitions is reported.
+
+When two definitions of a complete rule or a function give different values,
+OPA's ``eval_conflict_error`` points at the definition whose value differs
+from the one found first (the later one), not at the rule's first
+definition: with definitions on lines 2, 3 and 4 and the third disagreeing,
+the error is at line 4. Each case has the location OPA v1.20.2 reports
+(checked against OPA itself when the oracle is available) and runs in the
+three execution forms.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from policy_cases import Case, check_oracle, check_pyrego
+
+
+def _case(id: str, modules: dict[str, str], query: str, where: str) -> Case:
+    return Case(id, modules, query, "eval_conflict_error", input={"on": True}, message=f"{where}: eval_conflict_error")
+
+
+CASES = [
+    _case("third-rule-differs", {"p.rego": "package p\nr := 1 if input.on\nr := 1 if input.on\nr := 2 if input.on\n"}, "x := data.p.r", "p.rego:4"),
+    _case("first-rule-undefined", {"p.rego": "package p\nr := 2 if false\nr := 1 if input.on\nr := 2 if input.on\n"}, "x := data.p.r", "p.rego:4"),
+    _case("else-then-rule", {"p.rego": "package p\nr := 1 if false\nelse := 2\n\nr := 3 if input.on\n"}, "x := data.p.r", "p.rego:5"),
+    _case("function-definitions", {"p.rego": "package p\nf(x) := 1\nf(x) := 1 if x\nf(x) := 2 if x\n"}, "x := data.p.f(true)", "p.rego:4"),
+    _case(
+        "definitions-in-two-files",
+        {"a.rego": "package p\nr := 1 if input.on\n", "b.rego": "package p\n\nr := 2 if input.on\n"},
+        "x := data.p.r",
+        "b.rego:3",
+    ),
+    # One definition with several values: that definition.
+    _case("one-definition-iterating", {"p.rego": "package p\nr := 0\n\nr := x if some x in [1, 2]\n"}, "x := data.p.r", "p.rego:4"),
+]
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
+def test_case_gives_opa_answer(case: Case, execution_form: str) -> None:
+    check_pyrego(case)
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
+def test_written_answers_are_opa_answers(case: Case, oracle: Any) -> None:
+    check_oracle(case, oracle)
