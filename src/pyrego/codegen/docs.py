@@ -424,7 +424,7 @@ def _key_trie_text(gen: ModuleGen, node: RuleNode, depth: int) -> str:
         if child.has_rules():
             entries.append(f"{gen.literal(child_name)}: (R{child.id}, True, {{}})")
         else:
-            gen._materialize_needed.add(child.id)
+            gen.materialize_later(child)
             below_text = _key_trie_text(gen, child, depth - 1) if depth > 1 else "{}"
             entries.append(f"{gen.literal(child_name)}: (N{child.id}, False, {below_text})")
     return "{" + ", ".join(entries) + "}"
@@ -502,3 +502,54 @@ def _rest(em: BodyEmitter, v: str, rest: tuple[ast.Term, ...], check: bool) -> s
         return em.walk_path(v, rest, check=check)
     em.result_check(v, check)
     return v
+
+
+def rule_or_tree_ref(
+    gen: ModuleGen, em: BodyEmitter, path: tuple[ast.Term, ...], target: tuple[str, RuleNode, int], check: bool
+) -> str:
+    """The value at ``data.<path>`` where ``target`` (``ModuleGen.data_target``)
+    is the document of the rules at a node (``"rule"``) or a document holding
+    rules (``"tree"``), with ``path[i:]`` inside it."""
+    kind, cur, i = target
+    v = em.tmp()
+    if kind == "rule":
+        if i < len(path) and cur.kind == PARTIAL_OBJECT and (type(path[i]) is ast.Scalar or (type(path[i]) is ast.Var and not em.has_unbound(path[i]))):
+            # One key of a partial object: where its rules conflict, only
+            # a conflict under that key is raised, as in OPA.
+            keys = read_keys(em, path[i:])
+            em.w("try:")
+            em.w(f"    {v} = R{cur.id}({em.ctx})")
+            em.w("except EvalConflictError:")
+            em.w(f"    {v} = {keyed_rule_name(gen, cur)}({em.ctx}, {keys})")
+            return em.walk_path(v, path[i:], check=check)
+        em.assign(v, f"R{cur.id}({em.ctx})")
+    elif i < len(path) and not em.has_unbound(path[i]):
+        # A computed key: evaluate only the child it names.
+        key = em.term(path[i])
+        em.assign(v, f"rt_node_child({em.ctx}, {children_map(gen, cur)}, {key}, {gen.const(cur.path)})")
+        i += 1
+    else:
+        gen.materialize_later(cur)
+        em.assign(v, f"N{cur.id}({em.ctx})")
+    if i < len(path):
+        return em.walk_path(v, path[i:], check=check)
+    em.result_check(v, check)
+    return v
+
+
+def children_map(gen: ModuleGen, node: RuleNode) -> str:
+    """A global dict {child name: document function} for dynamic lookups under ``node``."""
+    name = f"CH{node.id}"
+    if node.id not in gen.children_maps:
+        gen.children_maps.add(node.id)
+        entries = []
+        for child_name, child in sorted(node.children.items()):
+            if child.kind == FUNCTION:
+                continue
+            if child.has_rules():
+                entries.append(f"{gen.literal(child_name)}: R{child.id}")
+            elif gen._has_rules_below(child):
+                gen.materialize_later(child)
+                entries.append(f"{gen.literal(child_name)}: N{child.id}")
+        gen._pending_tables.append(f"{name} = {{{', '.join(entries)}}}")
+    return name

@@ -81,7 +81,7 @@ class ModuleGen:
         self._materialize_pending: list[int] = []  # (a heap of those not written yet)
         self._materialized: set[int] = set()
         self._member_sets: dict[Any, tuple[str, bool]] = {}
-        self._children_maps: set[int] = set()
+        self.children_maps: set[int] = set()  # (ids of nodes whose CH<id> table is written)
         self._rules_below: dict[int, bool] = {}
         # Generated code per document function, compiled on first use, and
         # the document function itself where it is a wrapper (codegen_tiers).
@@ -286,54 +286,15 @@ class ModuleGen:
         done = codegen_docs.data_ref(self, em, path, (kind, cur, i), passed, check)
         if done is not None:
             return done
-        if kind == "rule":
-            v = em.tmp()
-            if i < len(path) and cur.kind == PARTIAL_OBJECT and (type(path[i]) is ast.Scalar or (type(path[i]) is ast.Var and not em.has_unbound(path[i]))):
-                # One key of a partial object: where its rules conflict, only
-                # a conflict under that key is raised, as in OPA.
-                keys = codegen_docs.read_keys(em, path[i:])
-                em.w("try:")
-                em.w(f"    {v} = R{cur.id}({em.ctx})")
-                em.w("except EvalConflictError:")
-                em.w(f"    {v} = {codegen_docs.keyed_rule_name(self, cur)}({em.ctx}, {keys})")
-                return em.walk_path(v, path[i:], check=check)
-            em.assign(v, f"R{cur.id}({em.ctx})")
-            return em.walk_path(v, path[i:], check=check) if i < len(path) else self._check(em, v, check)
         if kind == "base":
             return self._base_data(em, path, check)
-        if i < len(path) and not em.has_unbound(path[i]):
-            # A computed key: evaluate only the child it names.
-            key = em.term(path[i])
-            v = em.tmp()
-            em.assign(v, f"rt_node_child({em.ctx}, {self.children_map(cur)}, {key}, {self.const(cur.path)})")
-            return em.walk_path(v, path[i + 1 :], check=check) if i + 1 < len(path) else self._check(em, v, check)
-        self.materialize_later(cur)
-        v = em.tmp()
-        em.assign(v, f"N{cur.id}({em.ctx})")
-        return em.walk_path(v, path[i:], check=check)
+        return codegen_docs.rule_or_tree_ref(self, em, path, (kind, cur, i), check)
 
     def _base_data(self, em: BodyEmitter, path: tuple[ast.Term, ...], check: bool) -> str:
         # Base documents are keyed by strings: ``data[2]`` reads key "2", as in OPA.
         v = em.tmp()
         em.w(f"{v} = {em.ctx}.data")
         return em.walk_path(v, path, data_keys=True, check=check)
-
-    def children_map(self, node: RuleNode) -> str:
-        """A global dict {child name: document function} for dynamic lookups under ``node``."""
-        name = f"CH{node.id}"
-        if node.id not in self._children_maps:
-            self._children_maps.add(node.id)
-            entries = []
-            for child_name, child in sorted(node.children.items()):
-                if child.kind == FUNCTION:
-                    continue
-                if child.has_rules():
-                    entries.append(f"{self.literal(child_name)}: R{child.id}")
-                elif self._has_rules_below(child):
-                    self.materialize_later(child)
-                    entries.append(f"{self.literal(child_name)}: N{child.id}")
-            self._pending_tables.append(f"{name} = {{{', '.join(entries)}}}")
-        return name
 
     def pure_data_ref(self, ref: ast.Ref) -> bool:
         """Whether reading ``ref`` can neither fail nor have effects: base data,
