@@ -260,6 +260,59 @@ class RuleIndex:
         return IndexResult(out, not multiple)
 
 
+    def static_order(self) -> list[int] | None:
+        """The definitions' positions in the order a lookup returns them,
+        where that order does not depend on the values looked up (None where
+        it may): each definition, ``else`` branches included, sits at one
+        node of the trie, and no ref is required by two definitions to hold
+        different members (``"a" in input.roles``, ``input.roles[_] == "b"``:
+        a collection holding both reaches them in its own order). A lookup
+        returns the definitions it reaches in this order: the walk takes a
+        node's rules, then below it the rules without a requirement on the
+        next ref, those requiring it defined, then those requiring its value
+        (at most one value matches a scalar; a string split at ``glob.match``
+        delimiters comes after it, as an array)."""
+        members: dict[IndexRef, set[Any]] = {}
+        for path in self.paths.values():
+            for ref, _value, origin in path:
+                if origin == "member":
+                    members.setdefault(ref, set())
+        for (chain, _), path in self.paths.items():
+            for ref, value, _origin in path:
+                if ref in members and value is not ANY:
+                    members[ref].add(chain)
+        if any(len(chains) > 1 for chains in members.values()):
+            return None
+        where: dict[int, int] = {}
+        order: list[int] = []
+        stack: list[tuple[_Node, bool]] = [(self.root, False)]
+        while stack:
+            node, array = stack.pop()
+            for _, rule in node.rules:
+                at = where.get(rule.chain)
+                if at is None:
+                    where[rule.chain] = id(node)
+                    order.append(rule.chain)
+                elif at != id(node):
+                    return None
+            # Children pushed in reverse of the walk's order.
+            below: list[tuple[_Node, bool]] = []
+            if array:
+                if node.any is not None:
+                    below.append((node.any, True))
+                below += [(child, True) for child in node.scalars.values()]
+            ref_node = node.next
+            if ref_node is not None:
+                for child in (ref_node.undefined, ref_node.any):
+                    if child is not None:
+                        below.append((child, False))
+                below += [(child, False) for child in ref_node.scalars.values()]
+                if ref_node.array is not None:
+                    below.append((ref_node.array, True))
+            stack.extend(reversed(below))
+        return order
+
+
 def _traverse_node(node: _Node | None, resolve: Callable[[IndexRef], Any], tr: _Traversal) -> None:
     if node is None:
         return
@@ -532,7 +585,9 @@ class _Builder:
         self.frequency[ref] = self.frequency.get(ref, 0) + 1
         if ref not in self.first_seen:
             loc = getattr(where, "location", None)
-            self.first_seen[ref] = (loc.file, loc.row, loc.col) if loc is not None and ref[0] != "args" else ()
+            # (OPA breaks a tie in frequency by the location of the ref's head;
+            # a function argument's has none, which sorts after every location.)
+            self.first_seen[ref] = (0, loc.file, loc.row, loc.col) if loc is not None and ref[0] != "args" else (1,)
         entries = self.entries.setdefault(id(rule), [])
         new_is_var = isinstance(value, _Any)
         for pos, other in enumerate(entries):
