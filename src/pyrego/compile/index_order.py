@@ -11,9 +11,14 @@ builtin error, a conflict in a rule it reads) or prints therefore raises or
 prints in OPA only where no definition before it in that order succeeds.
 
 pyrego's code tries definitions in the order it is given them: for such
-documents it is given them in OPA's order where that order is fixed at
-compile time (:meth:`RuleIndex.static_order`), and only where a body can
-raise or print (elsewhere the order changes nothing but speed).
+documents, where a body can raise or print (elsewhere the order changes
+nothing but speed), it is given them in OPA's order where one order serves
+every input (:meth:`RuleIndex.static_order`). Where the order depends on the
+input (definitions that can raise or print requiring different members of
+one collection, ``"a" in input.roles``; an ``else`` branch or a value of
+``x in [...]`` placed on both sides of another definition) they keep the
+source order: looking the index up at each evaluation would cost more than
+the rule itself.
 """
 
 from __future__ import annotations
@@ -54,13 +59,13 @@ def one_constant_value(node: RuleNode) -> bool:
 
 def definition_order(node: RuleNode, root: RuleNode, arity: Callable[[str], int | None]) -> tuple[int, ...] | None:
     """The positions of ``node``'s definitions in the order OPA tries them,
-    where ``node`` has one constant value, that order is fixed, differs from
-    the source order and can change an answer (a body can raise or print);
-    else None. ``root``: the rule tree's root."""
+    where ``node`` has one constant value, a body can raise or print, and
+    that order is fixed and not the source order; else None."""
     if len(node.rules) < 2 or not one_constant_value(node):
         return None
     chains = [iter_rule_chain(rule) for rule in node.rules]
-    if not any(_may_raise(branch.body) or _may_raise(branch.head.value) for chain in chains for branch in chain):
+    noisy = [any(_may_raise(b.body) or _may_raise(b.head.value) for b in chain) for chain in chains]
+    if not any(noisy):
         return None
     form = OpaForm(PieceTable(), lambda _file: None)
     indexed: list[IndexedRule] = []
@@ -71,7 +76,8 @@ def definition_order(node: RuleNode, root: RuleNode, arity: Callable[[str], int 
                 return None  # (a body OPA's form cannot be made of: the source order)
             has, ground, value = head_value(branch)
             indexed.append(IndexedRule(c, b, body, tuple(branch.head.args or ()), True, has, ground, value))
-    order = RuleIndex(indexed, lambda path: data_is_virtual(root, path)).static_order()
+    index = RuleIndex(indexed, lambda path: data_is_virtual(root, path))
+    order = index.static_order(noisy.__getitem__)
     if order is None or order == list(range(len(chains))):
         return None
     return tuple(order)

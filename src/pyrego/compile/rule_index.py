@@ -25,6 +25,7 @@ array).
 
 from __future__ import annotations
 
+import heapq
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any, Callable
@@ -260,57 +261,90 @@ class RuleIndex:
         return IndexResult(out, not multiple)
 
 
-    def static_order(self) -> list[int] | None:
-        """The definitions' positions in the order a lookup returns them,
-        where that order does not depend on the values looked up (None where
-        it may): each definition, ``else`` branches included, sits at one
-        node of the trie, and no ref is required by two definitions to hold
-        different members (``"a" in input.roles``, ``input.roles[_] == "b"``:
-        a collection holding both reaches them in its own order). A lookup
-        returns the definitions it reaches in this order: the walk takes a
-        node's rules, then below it the rules without a requirement on the
-        next ref, those requiring it defined, then those requiring its value
-        (at most one value matches a scalar; a string split at ``glob.match``
-        delimiters comes after it, as an array)."""
-        members: dict[IndexRef, set[Any]] = {}
-        for path in self.paths.values():
-            for ref, _value, origin in path:
-                if origin == "member":
-                    members.setdefault(ref, set())
-        for (chain, _), path in self.paths.items():
-            for ref, value, _origin in path:
-                if ref in members and value is not ANY:
-                    members[ref].add(chain)
-        if any(len(chains) > 1 for chains in members.values()):
-            return None
-        where: dict[int, int] = {}
-        order: list[int] = []
-        stack: list[tuple[_Node, bool]] = [(self.root, False)]
+    def static_order(self, noisy: Callable[[int], bool] = lambda _chain: True) -> list[int] | None:
+        """The definitions' positions in an order that puts those a lookup
+        returns in the order it returns them, for every input where one order
+        does that; where the input decides between two definitions, in their
+        source order (None: no order keeps the rest).
+
+        A lookup walks the trie: a node's rules, then below it the rules
+        without a requirement on the next ref, those requiring it defined,
+        then those requiring its value (a string split at ``glob.match``
+        delimiters after it, as an array). A definition is returned where the
+        walk first meets one of its nodes (its ``else`` branches, each value
+        of ``x in ["a", "b"]``). Nodes under different values of one ref
+        are never both met (a value is one scalar; a collection fails an
+        equality the body tests anyway), except where the ref's members are
+        required (``"a" in input.roles``): a collection holding both meets
+        them in its own order. An ``else`` branch or a value met before
+        another definition and one met after it leave their order to the input.
+
+        ``noisy``: whether a definition can raise or print; two that cannot
+        may come in either order (whichever succeeds, the value is the same)."""
+        members = {ref for path in self.paths.values() for ref, _value, origin in path if origin == "member"}
+        # Each (chain, position in the walk, choices: ref node -> value taken there).
+        leaves: list[tuple[int, int, dict[int, Any]]] = []
+        member_nodes: set[int] = set()
+        at: dict[int, set[int]] = {}  # chain -> the nodes holding it
+        stack: list[tuple[_Node, bool, dict[int, Any], frozenset[int]]] = [(self.root, False, {}, frozenset())]
         while stack:
-            node, array = stack.pop()
+            node, array, choices, above = stack.pop()
             for _, rule in node.rules:
-                at = where.get(rule.chain)
-                if at is None:
-                    where[rule.chain] = id(node)
-                    order.append(rule.chain)
-                elif at != id(node):
-                    return None
-            # Children pushed in reverse of the walk's order.
-            below: list[tuple[_Node, bool]] = []
-            if array:
+                held = at.setdefault(rule.chain, set())
+                if held.isdisjoint(above):  # (else always met at a node above first)
+                    leaves.append((rule.chain, len(leaves), choices))
+                held.add(id(node))
+            below: list[tuple[_Node, bool, dict[int, Any], frozenset[int]]] = []
+            if array:  # (items of an array pattern: the walk takes any item before a value; an array's rules are not met at a longer one)
                 if node.any is not None:
-                    below.append((node.any, True))
-                below += [(child, True) for child in node.scalars.values()]
+                    below.append((node.any, True, choices, above))
+                below += [(child, True, choices, above) for child in node.scalars.values()]
+            above = above | {id(node)}
             ref_node = node.next
             if ref_node is not None:
+                if ref_node.ref in members:
+                    member_nodes.add(id(ref_node))
                 for child in (ref_node.undefined, ref_node.any):
                     if child is not None:
-                        below.append((child, False))
-                below += [(child, False) for child in ref_node.scalars.values()]
+                        below.append((child, False, choices, above))
+                below += [(child, False, {**choices, id(ref_node): key}, above) for key, child in ref_node.scalars.items()]
                 if ref_node.array is not None:
-                    below.append((ref_node.array, True))
+                    below.append((ref_node.array, True, choices, above))
             stack.extend(reversed(below))
-        return order
+        chains = sorted({chain for chain, _, _ in leaves})
+        before: set[tuple[int, int]] = set()
+        loose: set[tuple[int, int]] = set()  # (pairs whose order the input decides)
+        for i, (ca, pa, xa) in enumerate(leaves):
+            for cb, pb, xb in leaves[i + 1 :]:
+                if ca == cb or not (noisy(ca) or noisy(cb)):
+                    continue
+                apart = [n for n in xa.keys() & xb.keys() if xa[n] != xb[n]]
+                if apart:
+                    if any(n in member_nodes for n in apart):
+                        loose.add((ca, cb))
+                        loose.add((cb, ca))
+                    continue  # (else never both met)
+                before.add((ca, cb) if pa < pb else (cb, ca))
+        loose |= {(a, b) for a, b in before if (b, a) in before}
+        # The chains in an order that keeps every fixed "before"; the rest
+        # (never both met, unable to raise or print, or decided by the input)
+        # in the source order.
+        after: dict[int, list[int]] = {c: [] for c in chains}
+        incoming = dict.fromkeys(chains, 0)
+        for a, b in before - loose:
+            after[a].append(b)
+            incoming[b] += 1
+        ready = [c for c in chains if incoming[c] == 0]
+        heapq.heapify(ready)
+        order: list[int] = []
+        while ready:
+            c = heapq.heappop(ready)
+            order.append(c)
+            for d in after[c]:
+                incoming[d] -= 1
+                if incoming[d] == 0:
+                    heapq.heappush(ready, d)
+        return order if len(order) == len(chains) else None
 
 
 def _traverse_node(node: _Node | None, resolve: Callable[[IndexRef], Any], tr: _Traversal) -> None:
