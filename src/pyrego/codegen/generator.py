@@ -35,7 +35,7 @@ from pyrego.compile.base import (
 )
 from pyrego.compile.ground import ground_value, is_ground
 from pyrego.compile.index_guards import guarded_rule, index_guards
-from pyrego.compile.index_order import definition_order, one_constant_value
+from pyrego.compile.index_order import in_opa_order, one_constant_value
 from pyrego.compile.safety import body_vars, term_vars
 from pyrego.errors import Location, RegoCompileError, RegoError, RegoUnsafeVarError
 from pyrego.runtime.docs import DOC_HELPERS, rt_path
@@ -430,7 +430,7 @@ class ModuleGen:
             assert value is not None
             literal = self._value_literal(value)
             return RuleWrapper("complete", node.id, constant=literal, constant_value=self._literal_value(literal, value))
-        defs = self._in_opa_order(node, tuple(self.definition_or_closure(node, rule, i) for i, rule in enumerate(node.rules)))
+        defs = in_opa_order(node, tuple(self.definition_or_closure(node, rule, i) for i, rule in enumerate(node.rules)), self.tree.root, self.arity)
         if node.kind in (PARTIAL_SET, PARTIAL_OBJECT):
             if node.default is None and not (node.kind == PARTIAL_OBJECT and self._rules_below_children(node)):
                 return RuleWrapper("set" if node.kind == PARTIAL_SET else "object", node.id, defs)
@@ -616,21 +616,12 @@ class ModuleGen:
                 em.w(f"elif not rt_eq(r, {v}): rt_conflict({msg!r}, {self.loc(rule.location)})")
         em.restore(st)
 
-    def _in_opa_order(self, node: RuleNode, defs: tuple[str, ...]) -> tuple[str, ...]:
-        """``defs`` in the order OPA tries them, where it stops at the first
-        that succeeds and that order can change the answer (compile.index_order)."""
-        if len(defs) < 2 or node.kind not in (COMPLETE, FUNCTION):
-            return defs
-        order = definition_order(node, self.tree.root, self.arity)
-        return defs if order is None else tuple(defs[i] for i in order)
-
     def function_node(self, node: RuleNode) -> RuleWrapper:
-        defs = self._in_opa_order(node, tuple(self.definition_or_closure(node, rule, i) for i, rule in enumerate(node.rules)))
+        defs = in_opa_order(node, tuple(self.definition_or_closure(node, rule, i) for i, rule in enumerate(node.rules)), self.tree.root, self.arity)
         conflict = self.const(conflict_message(node))
         where = self.loc(node.rules[0].location if node.rules else Location("", 0, 0))
         default_fn = self.default_value(node) if node.default is not None else None
-        # (Definitions of one constant value: OPA takes the first that succeeds.)
-        first = len(defs) > 1 and one_constant_value(node)
+        first = len(defs) > 1 and one_constant_value(node)  # (OPA then takes the first that succeeds)
         return RuleWrapper("function", node.id, defs, node.arity or 0, conflict=conflict, where=where, default_fn=default_fn, first_only=first)
 
     # -- queries -----------------------------------------------------------------------

@@ -23,7 +23,7 @@ the rule itself.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any, Callable, TypeVar
 
 from pyrego.ast import nodes as ast
 from pyrego.compile.base import COMPLETE, FUNCTION, RuleNode, iter_rule_chain
@@ -55,6 +55,18 @@ def one_constant_value(node: RuleNode) -> bool:
                 return False
             first, seen = value, True
     return True
+
+
+T = TypeVar("T")
+
+
+def in_opa_order(node: RuleNode, defs: tuple[T, ...], root: RuleNode, arity: Callable[[str], int | None]) -> tuple[T, ...]:
+    """``defs`` (one per definition of ``node``, in source order) in the order
+    OPA tries them, where that can change an answer (:func:`definition_order`)."""
+    if len(defs) < 2:
+        return defs
+    order = definition_order(node, root, arity)
+    return defs if order is None else tuple(defs[i] for i in order)
 
 
 def definition_order(node: RuleNode, root: RuleNode, arity: Callable[[str], int | None]) -> tuple[int, ...] | None:
@@ -129,4 +141,4 @@ def _opa_body(form: OpaForm, rule: ast.Rule, else_branch: bool, arity: Callable[
         return None
 
 
-__all__ = ["definition_order", "one_constant_value"]
+__all__ = ["definition_order", "in_opa_order", "one_constant_value"]

@@ -260,7 +260,6 @@ class RuleIndex:
                     last = rule.value
         return IndexResult(out, not multiple)
 
-
     def static_order(self, noisy: Callable[[int], bool] = lambda _chain: True) -> list[int] | None:
         """The definitions' positions in an order that puts those a lookup
         returns in the order it returns them, for every input where one order
@@ -295,7 +294,9 @@ class RuleIndex:
                     leaves.append((rule.chain, len(leaves), choices))
                 held.add(id(node))
             below: list[tuple[_Node, bool, dict[int, Any], frozenset[int]]] = []
-            if array:  # (items of an array pattern: the walk takes any item before a value; an array's rules are not met at a longer one)
+            if array:
+                # Items of an array pattern: the walk takes any item before a
+                # value (a shorter array's rules are not met at a longer one).
                 if node.any is not None:
                     below.append((node.any, True, choices, above))
                 below += [(child, True, choices, above) for child in node.scalars.values()]
