@@ -56,6 +56,7 @@ ENGINE_MODULES = {
     "pyrego.compile.compiler",
     "pyrego.compile.graph",
     "pyrego.compile.index_guards",
+    "pyrego.compile.index_order",
     "pyrego.compile.local_vars",
     "pyrego.compile.opa_form",
     "pyrego.compile.optimize",
