@@ -13,12 +13,14 @@ prints in OPA only where no definition before it in that order succeeds.
 pyrego's code tries definitions in the order it is given them: for such
 documents, where a body can raise or print (elsewhere the order changes
 nothing but speed), it is given them in OPA's order where one order serves
-every input (:meth:`RuleIndex.static_order`). Where the order depends on the
-input (definitions that can raise or print requiring different members of
-one collection, ``"a" in input.roles``; an ``else`` branch or a value of
-``x in [...]`` placed on both sides of another definition) they keep the
-source order: looking the index up at each evaluation would cost more than
-the rule itself.
+every input (:meth:`RuleIndex.static_order`); a function of one value stops
+at its first definition that succeeds (codegen.tiers), as a complete rule
+does. Where the order of two definitions depends on the input (requiring
+different members of one collection, ``"a" in input.roles``; an ``else``
+branch or a value of ``x in [...]`` placed on both sides of another
+definition) those two keep their source order: looking the index up at each
+evaluation would cost more than the rule itself, and would keep a prepared
+rule from becoming one function of the input.
 """
 
 from __future__ import annotations
