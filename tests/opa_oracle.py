@@ -146,12 +146,14 @@ class Oracle:
         *,
         input: Any = None,
         data: Any = None,
+        prints: list[str] | None = None,
     ) -> OracleResult:
-        """Evaluate ``query`` with ``modules`` (file name -> text), ``data`` and ``input``."""
+        """Evaluate ``query`` with ``modules`` (file name -> text), ``data`` and
+        ``input``; ``prints``: where the lines ``print`` writes go (else dropped)."""
         from opa_bindings.engine import OpaError
 
         eng = self._exact()
-        eng.print_handler = lambda message, location: None
+        eng.print_handler = (lambda message, location: None) if prints is None else (lambda message, location: prints.append(message))
         try:
             for name, text in modules.items():
                 eng.add_policy(name, text)

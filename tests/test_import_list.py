@@ -58,6 +58,7 @@ ENGINE_MODULES = {
     "pyrego.compile.eval_order",
     "pyrego.compile.graph",
     "pyrego.compile.index_guards",
+    "pyrego.compile.index_order",
     "pyrego.compile.local_vars",
     "pyrego.compile.opa_form",
     "pyrego.compile.optimize",

@@ -37,6 +37,7 @@ from pyrego.compile.base import (
 )
 from pyrego.compile.ground import ground_value, is_ground
 from pyrego.compile.index_guards import guarded_rule, index_plan
+from pyrego.compile.index_order import definition_order, one_constant_value
 from pyrego.compile.safety import body_vars, term_vars
 from pyrego.errors import Location, RegoCompileError, RegoError, RegoUnsafeVarError
 from pyrego.runtime.docs import DOC_HELPERS, rt_path
@@ -393,7 +394,7 @@ class ModuleGen:
             assert value is not None
             literal = self._value_literal(value)
             return RuleWrapper("complete", node.id, constant=literal, constant_value=self._literal_value(literal, value))
-        defs = self.definitions(node)
+        defs, order = self.definitions(node)
         if node.kind in (PARTIAL_SET, PARTIAL_OBJECT):
             if node.default is None and not (node.kind == PARTIAL_OBJECT and self._rules_below_children(node)):
                 return RuleWrapper("set" if node.kind == PARTIAL_SET else "object", node.id, defs)
@@ -401,8 +402,8 @@ class ModuleGen:
             return None
         conflict = where = default_fn = None
         default, default_value = "UNDEF", UNDEF
-        if len(defs) > 1 and not self._same_constant_values(node.rules):
-            conflict, where = self.const(conflict_message(node)), self.const(tuple(r.location for r in node.rules))
+        if len(defs) > 1 and not (self._same_constant_values(node.rules) or one_constant_value(node)):
+            conflict, where = self.const(conflict_message(node)), self.const(tuple(node.rules[i].location for i in order))
         if node.default is not None:
             value = node.default.head.value
             if value is not None and is_ground(value):
@@ -479,10 +480,18 @@ class ModuleGen:
         self.lines.append("")
         return name
 
-    def definitions(self, node: RuleNode) -> tuple[str, ...]:
-        """The functions of ``node``'s definitions, with OPA's index guards, in OPA's order."""
+    def definitions(self, node: RuleNode) -> tuple[tuple[str, ...], tuple[int, ...]]:
+        """The functions of ``node``'s definitions, with OPA's index guards, in
+        OPA's order, and their positions in source order. Where all have one
+        constant value OPA stops at the first that succeeds, so the order of
+        every lookup matters (compile.index_order); else it matters for which
+        error comes first (the index plan's order)."""
         plan = index_plan(node, self.tree.root, self.tree.functions, self.arity, self.strict_errors)
-        return plan.ordered(tuple(self.definition_or_closure(node, guarded_rule(rule, plan), i) for i, rule in enumerate(node.rules)))
+        defs = tuple(self.definition_or_closure(node, guarded_rule(rule, plan), i) for i, rule in enumerate(node.rules))
+        order = definition_order(node, self.tree.root, self.arity) if len(defs) > 1 else None
+        if order is None:
+            order = plan.order if plan.order is not None and len(plan.order) == len(defs) else tuple(range(len(defs)))
+        return tuple(defs[i] for i in order), order
 
     def definition_or_closure(self, node: RuleNode, rule: ast.Rule, index: int) -> str:
         """``D<id>_<n>``: a closure until hot where the shape allows, else code."""
@@ -582,11 +591,12 @@ class ModuleGen:
         em.restore(st)
 
     def function_node(self, node: RuleNode) -> RuleWrapper:
-        defs = self.definitions(node)
+        defs, order = self.definitions(node)
         conflict = self.const(conflict_message(node))
         where = self.const(tuple(r.location for r in node.rules))  # a conflict is where the differing value came from, as in OPA
         default_fn = self.default_value(node) if node.default is not None else None
-        return RuleWrapper("function", node.id, defs, node.arity or 0, conflict=conflict, where=where, default_fn=default_fn)
+        first = len(defs) > 1 and one_constant_value(node)  # (OPA then takes the first that succeeds)
+        return RuleWrapper("function", node.id, defs, node.arity or 0, conflict=conflict, where=where, default_fn=default_fn, first_only=first)
 
     # -- queries -----------------------------------------------------------------------
 

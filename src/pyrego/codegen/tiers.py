@@ -95,6 +95,9 @@ class RuleWrapper:
     default_value: Any = UNDEF
     constant: str | None = None
     constant_value: Any = UNDEF
+    # A function whose definitions have one constant value: the first defined
+    # one is its value, the rest are not run (as OPA's early exit).
+    first_only: bool = False
 
     @property
     def name(self) -> str:
@@ -109,7 +112,7 @@ class RuleWrapper:
         default_fn = namespace[self.default_fn] if self.default_fn is not None else None
         if self.kind == "function":
             assert conflict is not None
-            return _function_closure(tick, defs, conflict, where, default_fn)
+            return _function_closure(tick, defs, conflict, where, default_fn, self.first_only)
         if self.kind != "complete":
             return _partial_closure(self.node_id, tick, defs, set if self.kind == "set" else dict)
         if self.constant is not None:
@@ -161,7 +164,7 @@ class RuleWrapper:
         calls = [f"{d}(ctx{args})" for d in self.defs]
         out = [f"def F{self.node_id}(ctx{args}):", f"    r = {calls[0]}" if calls else "    r = UNDEF"]
         for i, call in enumerate(calls[1:], 1):
-            out += self._conflict_check(call, i)
+            out += [f"    if r is UNDEF: r = {call}"] if self.first_only else self._conflict_check(call, i)
         if self.default_fn is not None:
             out += ["    if r is UNDEF:", f"        r = {self.default_fn}(ctx{args})"]
         return out + ["    return r"]
@@ -178,7 +181,8 @@ class RuleWrapper:
         """A comment line for :attr:`Program.source` saying what the wrapper does."""
         what = [f"{self.kind} {'function' if self.kind == 'function' else 'rule'}"]
         if self.defs:
-            what.append(f"{'all of' if self.conflict else 'first defined of'} {', '.join(self.defs)}")
+            every = self.conflict and not self.first_only
+            what.append(f"{'all of' if every else 'first defined of'} {', '.join(self.defs)}")
         if self.constant is not None:
             what.append(f"constant {self.constant}")
         if self.default_fn is not None:
@@ -257,7 +261,12 @@ def _partial_closure(key: int, tick: Callable[[], None], defs: tuple[Callable[..
 
 
 def _function_closure(
-    tick: Callable[[], None], defs: tuple[Callable[..., Any], ...], conflict: str, where: Any, default_fn: Callable[..., Any] | None
+    tick: Callable[[], None],
+    defs: tuple[Callable[..., Any], ...],
+    conflict: str,
+    where: Any,
+    default_fn: Callable[..., Any] | None,
+    first_only: bool = False,
 ) -> Callable[..., Any]:
     def function(ctx: Any, *args: Any) -> Any:
         tick()
@@ -267,6 +276,8 @@ def _function_closure(
             if x is not UNDEF:
                 if r is UNDEF:
                     r = x
+                    if first_only:
+                        break
                 elif not equal(r, x):
                     rt_conflict(conflict, where[i])
         if r is UNDEF and default_fn is not None:

@@ -66,12 +66,6 @@ class IndexPlan(NamedTuple):
     #: evaluates there, before the head's refs (see _head_calls_first).
     tails: dict[int, tuple[ast.Expr, ...]] | None = None
 
-    def ordered(self, defs: tuple[str, ...]) -> tuple[str, ...]:
-        """The document's definitions (their functions' names, in theirs) in OPA's order
-        (the order is only made for complete documents and functions)."""
-        order = self.order
-        return defs if order is None or len(order) != len(defs) else tuple(defs[i] for i in order)
-
 
 NO_PLAN = IndexPlan({}, None)
 

@@ -25,6 +25,7 @@ array).
 
 from __future__ import annotations
 
+import heapq
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any, Callable
@@ -267,6 +268,93 @@ class RuleIndex:
                         break
                     last = rule.value
         return IndexResult(out, not multiple)
+
+    def static_order(self, noisy: Callable[[int], bool] = lambda _chain: True) -> list[int] | None:
+        """The definitions' positions in an order that puts those a lookup
+        returns in the order it returns them, for every input where one order
+        does that; where the input decides between two definitions, in their
+        source order (None: no order keeps the rest).
+
+        A lookup walks the trie: a node's rules, then below it the rules
+        without a requirement on the next ref, those requiring it defined,
+        then those requiring its value (a string split at ``glob.match``
+        delimiters after it, as an array). A definition is returned where the
+        walk first meets one of its nodes (its ``else`` branches, each value
+        of ``x in ["a", "b"]``). Nodes under different values of one ref
+        are never both met (a value is one scalar; a collection fails an
+        equality the body tests anyway), except where the ref's members are
+        required (``"a" in input.roles``): a collection holding both meets
+        them in its own order. An ``else`` branch or a value met before
+        another definition and one met after it leave their order to the input.
+
+        ``noisy``: whether a definition can raise or print; two that cannot
+        may come in either order (whichever succeeds, the value is the same)."""
+        members = {ref for path in self.paths.values() for ref, _value, origin in path if origin == "member"}
+        # Each (chain, position in the walk, choices: ref node -> value taken there).
+        leaves: list[tuple[int, int, dict[int, Any]]] = []
+        member_nodes: set[int] = set()
+        at: dict[int, set[int]] = {}  # chain -> the nodes holding it
+        stack: list[tuple[_Node, bool, dict[int, Any], frozenset[int]]] = [(self.root, False, {}, frozenset())]
+        while stack:
+            node, array, choices, above = stack.pop()
+            for _, rule in node.rules:
+                held = at.setdefault(rule.chain, set())
+                if held.isdisjoint(above):  # (else always met at a node above first)
+                    leaves.append((rule.chain, len(leaves), choices))
+                held.add(id(node))
+            below: list[tuple[_Node, bool, dict[int, Any], frozenset[int]]] = []
+            if array:
+                # Items of an array pattern: the walk takes any item before a
+                # value (a shorter array's rules are not met at a longer one).
+                if node.any is not None:
+                    below.append((node.any, True, choices, above))
+                below += [(child, True, choices, above) for child in node.scalars.values()]
+            above = above | {id(node)}
+            ref_node = node.next
+            if ref_node is not None:
+                if ref_node.ref in members:
+                    member_nodes.add(id(ref_node))
+                for child in (ref_node.undefined, ref_node.any):
+                    if child is not None:
+                        below.append((child, False, choices, above))
+                below += [(child, False, {**choices, id(ref_node): key}, above) for key, child in ref_node.scalars.items()]
+                if ref_node.array is not None:
+                    below.append((ref_node.array, True, choices, above))
+            stack.extend(reversed(below))
+        chains = sorted({chain for chain, _, _ in leaves})
+        before: set[tuple[int, int]] = set()
+        loose: set[tuple[int, int]] = set()  # (pairs whose order the input decides)
+        for i, (ca, pa, xa) in enumerate(leaves):
+            for cb, pb, xb in leaves[i + 1 :]:
+                if ca == cb or not (noisy(ca) or noisy(cb)):
+                    continue
+                apart = [n for n in xa.keys() & xb.keys() if xa[n] != xb[n]]
+                if apart:
+                    if any(n in member_nodes for n in apart):
+                        loose.add((ca, cb))
+                        loose.add((cb, ca))
+                    continue  # (else never both met)
+                before.add((ca, cb) if pa < pb else (cb, ca))
+        loose |= {(a, b) for a, b in before if (b, a) in before}
+        # The chains in an order that keeps every fixed "before"; the rest
+        # (never both met, unable to raise or print, or decided by the input)
+        # in the source order.
+        after: dict[int, list[int]] = {c: [] for c in chains}
+        incoming = dict.fromkeys(chains, 0)
+        for a, b in before - loose:
+            after[a].append(b)
+            incoming[b] += 1
+        ready = [c for c in chains if incoming[c] == 0]
+        heapq.heapify(ready)
+        order: list[int] = []
+        while ready:
+            c = heapq.heappop(ready)
+            order.append(c)
+            for d in after[c]:
+                incoming[d] -= 1
+                if incoming[d] == 0:
+                    heapq.heappush(ready, d)
+        return order if len(order) == len(chains) else None
 
 
 def _order_node(n: _Node | None, out: list[int]) -> None:
@@ -567,7 +655,9 @@ class _Builder:
         self.frequency[ref] = self.frequency.get(ref, 0) + 1
         if ref not in self.first_seen:
             loc = getattr(where, "location", None)
-            self.first_seen[ref] = (loc.file, loc.row, loc.col) if loc is not None and ref[0] != "args" else ()
+            # (OPA breaks a tie in frequency by the location of the ref's head;
+            # a function argument's has none, which sorts after every location.)
+            self.first_seen[ref] = (0, loc.file, loc.row, loc.col) if loc is not None and ref[0] != "args" else (1,)
         entries = self.entries.setdefault(id(rule), [])
         new_is_var = isinstance(value, _Any)
         for pos, other in enumerate(entries):

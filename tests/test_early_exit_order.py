@@ -1,0 +1,112 @@
+"""Definitions of one constant value are tried in OPA's rule-index order.
+
+OPA stops at the first definition of such a document that succeeds, in the
+order its rule index returns them (definitions it does not index first); a
+definition after it that raises or prints does not, one before it does. Each
+case is compared with OPA (tests/opa_oracle.py), in every execution form, by
+``eval_rule``, a query and a prepared rule.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import pytest
+
+import pyrego
+from early_exit_programs import INPUTS, generate
+from pyrego import UNDEFINED
+
+Outcome = tuple[Any, ...]
+
+
+def _opa(oracle: Any, text: str, input: Any) -> tuple[Outcome, list[str]]:
+    prints: list[str] = []
+    res = oracle.evaluate({"p.rego": text}, "x = data.p.r", input=input, prints=prints)
+    if res.is_error:
+        return ("error", res.error_code), prints
+    if not res.bindings:
+        return ("undefined",), prints
+    return ("value", res.bindings[0]["x"]), prints
+
+
+def _outcome(fn: Any) -> Outcome:
+    try:
+        v = fn()
+    except pyrego.RegoError as exc:
+        return ("error", exc.code)
+    return ("undefined",) if v is UNDEFINED else ("value", v)
+
+
+def _query_value(engine: pyrego.Engine, input: Any) -> Any:
+    result = engine.eval_query("x = data.p.r", input=input)["result"]
+    return result[0]["bindings"]["x"] if result else UNDEFINED
+
+
+def _check(oracle: Any, text: str, inputs: tuple[Any, ...], strict: bool = True) -> None:
+    engine = pyrego.Engine()
+    engine.set_strict_builtin_errors(strict)
+    engine.add_policy("p.rego", text)
+    prepared = engine.prepare_rule("data.p.r")
+    for input in inputs:
+        want, want_prints = _opa(oracle, text, input)
+        for how, run in (
+            ("eval_rule", lambda input=input: engine.eval_rule("data.p.r", input=input)),
+            ("query", lambda input=input: _query_value(engine, input)),
+            ("prepared", lambda input=input: prepared(input)),
+        ):
+            got = _outcome(run)
+            prints = engine.take_prints()
+            assert got == want, f"{how}, input {input}:\n{text}"
+            if want[0] != "error":  # (the oracle reports no lines with an error)
+                assert prints == want_prints, f"{how}, input {input}:\n{text}"
+
+
+CASES = [
+    # A function's definitions: OPA's index tests input.n before the argument,
+    # so the definition testing only the argument comes first and succeeds.
+    (
+        'f(x) if { endswith(input.n, "*") }\nf(x) if { x == 1 }\nr if f(1)\n',
+        ({"n": 7}, {"n": "a*"}, {}),
+    ),
+    ('f(x) if { x == 1 }\nf(x) if { endswith(input.n, "*") }\nr if f(1)\n', ({"n": 7},)),
+    # A rule: the definition without a test of input.x comes first and raises.
+    ('r if { input.x == 1 }\nr if { endswith(input.n, "*") }\n', ({"n": 7, "x": 1}, {"n": "a*", "x": 1}, {"x": 2})),
+    # print turns the index off for its definition: it comes first and prints.
+    ('r if { input.x == 1 }\nr if { print("second"); input.x == 2 }\n', ({"x": 1}, {"x": 2})),
+    # An else branch OPA does not index makes its definition come first.
+    ('r if { input.x == 1 }\nr := true if { input.x == 2 } else := true if { print("else") }\n', ({"x": 1}, {"x": 3})),
+    # A default does not take part.
+    ('default r := false\nr if { input.x == 1 }\nr if { count(input.n) > 0 }\n', ({"x": 1, "n": 7}, {"x": 2, "n": 7}, {})),
+    # A function of one constant value stops at the first definition that
+    # succeeds (here the index's order is the source order).
+    ("f(x) if { x == 1 }\nf(x) if { x == 1; count(input.n) > 0 }\nr if f(input.k)\n", ({"k": 1, "n": 7}, {"k": 2, "n": 7})),
+    # ... a definition with print is not indexed: it comes first and prints.
+    ('f(x) if { x == 1 }\nf(x) if { x == 1; print("first") }\nr if f(input.k)\n', ({"k": 1}, {"k": 2})),
+    # A function of one non-scalar constant value.
+    ("f(x) := [1] if { x == 1 }\nf(x) := [1] if { count(input.n) > 0 }\nr := f(input.k)\n", ({"k": 1, "n": 7}, {"k": 2, "n": "ab"})),
+]
+
+
+@pytest.mark.parametrize("case", range(len(CASES)))
+def test_cases(oracle: Any, execution_form: str, case: int) -> None:
+    body, inputs = CASES[case]
+    _check(oracle, "package p\n\n" + body, inputs)
+
+
+def test_conflict_in_a_rule_read(oracle: Any, execution_form: str) -> None:
+    """A rule reading a conflicting document is not indexed: OPA tries it
+    first, so the conflict is raised without strict builtin errors too."""
+    text = "package p\n\nc := 1\nc := 2 if input.y\n\nr if { input.x == 1 }\nr if { data.p.c }\n"
+    _check(oracle, text, ({"x": 1, "y": True}, {"x": 1}), strict=False)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_generated_programs(oracle: Any, execution_form: str, seed: int) -> None:
+    """Programs whose order OPA's index fixes for every input (see
+    early_exit_programs): the same values, errors and printed lines as OPA."""
+    rng = random.Random(seed)
+    for _ in range(12):
+        program = generate(rng, fixed=True)
+        _check(oracle, program.text, INPUTS)
