@@ -35,6 +35,8 @@ from pyrego.compile.base import (
     Uses,
     ground_prefix,
     package_path,
+    rule_suffix,
+    tree_keys,
 )
 from pyrego.compile.resolver import _Resolver
 from pyrego.errors import RegoError, RegoTypeError
@@ -158,6 +160,25 @@ def _add_rule(node_at: object, pkg: tuple[str, ...], rule: ast.Rule) -> tuple[st
     else:
         node.rules.append(rule)
     return path
+
+
+def drop_unreached_defaults(tree: CompiledTree) -> None:
+    """Takes out the default rules OPA never evaluates: those below a document
+    whose rules have a variable right after its constant strings (``a[k][1]``
+    beside ``default a.b.c := 2``). OPA evaluates such a document, and every
+    read into it, from the rules held at and below its node, leaving their
+    defaults out: ``data.p.a.b.c`` is undefined there, and ``data.p.a`` has
+    no ``b``. Run after the checks, which see the default as OPA's do."""
+    for node in list(tree.nodes.values()):
+        if node.default is None:
+            continue
+        for i in range(1, len(node.path)):
+            above = tree.nodes.get(node.path[:i])
+            if above is not None and any(not tree_keys(r) and rule_suffix(0, r) for r in above.rules):
+                node.default = None
+                if not node.rules:
+                    node.kind = None
+                break
 
 
 # Calls the code generator handles itself rather than through the registry.
