@@ -23,7 +23,7 @@ import weakref
 from typing import TYPE_CHECKING, Any, Callable
 
 from pyrego.ast import nodes as ast
-from pyrego.compile.base import FUNCTION, PARTIAL_OBJECT, PARTIAL_SET, RuleNode, rule_suffix, tree_keys
+from pyrego.compile.base import FUNCTION, PARTIAL_OBJECT, PARTIAL_SET, RuleNode, key_value, rule_suffix, tree_keys
 from pyrego.runtime.docs import (
     Depths,
     Part,
@@ -236,7 +236,7 @@ def part_function(gen: ModuleGen, node: RuleNode) -> str:
     if name not in gen.namespace:
         gen.namespace[name] = UNDEF  # (a placeholder while the children are planned)
         entries = tuple(
-            (child_name, part_function(gen, child))
+            (key_value(child_name), part_function(gen, child))
             for child_name, child in sorted(node.children.items())
             if child.kind != FUNCTION and gen._has_rules_below(child)
         )
@@ -384,7 +384,7 @@ def child_table_name(gen: ModuleGen, node: RuleNode, keys: tuple[str, ...]) -> s
         for child_name, child in sorted(node.children.items()):
             if child.kind != FUNCTION and gen._has_rules_below(child):
                 doc = ground_document_name(gen, node.path + (child_name,) + keys)
-                entries[child_name] = gen.namespace[doc]
+                entries[key_value(child_name)] = gen.namespace[doc]
         table = gen.child_tables[(node.id, keys)] = f"TB{len(gen.child_tables)}"
         gen.namespace[table] = entries
     return table

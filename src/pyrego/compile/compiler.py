@@ -33,7 +33,9 @@ from pyrego.compile.base import (
     Metadata,
     RuleNode,
     Uses,
+    function_name,
     ground_prefix,
+    key_part,
     package_path,
     rule_suffix,
     tree_keys,
@@ -104,7 +106,7 @@ def build_tree(
                 node_uses.data_refs += resolver.data_refs
         if module.annotations:
             _collect_metadata(module, pkg, metadata)
-    functions = {".".join(("data",) + n.path): n for n in nodes.values() if n.kind == FUNCTION}
+    functions = {function_name(n.path): n for n in nodes.values() if n.kind == FUNCTION}
     tree = CompiledTree(root, nodes, functions, metadata, dict(extensions or {}), allowed_builtins)
     tree.strict = strict
     return tree, uses, conflict
@@ -136,6 +138,10 @@ def _add_rule(node_at: object, pkg: tuple[str, ...], rule: ast.Rule) -> tuple[st
     head_name = head.ref.head.name if isinstance(head.ref.head, ast.Var) else ""
     ground, suffix = ground_prefix(head.ref.path)
     path = pkg + (head_name,) + ground
+    if head.args is not None and suffix and all(type(t) is ast.Scalar for t in suffix):
+        # A function with other constant keys (a[1].x(v)): a node of its own, as in OPA's tree.
+        path += tuple([key_part(t) for t in suffix])  # type: ignore[arg-type]
+        suffix = ()
     node: RuleNode = node_at(path)  # type: ignore[operator]
     if head.args is not None:
         kind = FUNCTION

@@ -82,7 +82,13 @@ from pyrego.compile.checks import (
     early_errors,
     first_with_all,
 )
-from pyrego.compile.compiler import build_tree, call_errors, drop_unreached_defaults, query_call_errors, resolve_query_names
+from pyrego.compile.compiler import (
+    build_tree,
+    call_errors,
+    drop_unreached_defaults,
+    query_call_errors,
+    resolve_query_names,
+)
 from pyrego.compile.graph import dependency_graph, first_cycle
 from pyrego.compile.rule_checks import head_safety_errors, recursion_errors
 from pyrego.compile.rule_conflicts import may_conflict, rule_conflict_errors
