@@ -212,6 +212,8 @@ def _check_rule_conflicts(state: CompileState) -> None:
         if state.conflict is not None and not errors:
             errors = [state.conflict]
         if errors:
+            if any(m.withs for m in state.modules):
+                check_with_targets(state.tree)  # (OPA's RewriteWithValues, a stage before, refuses a target first)
             state.report(errors)
 
 
