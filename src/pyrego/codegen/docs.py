@@ -406,20 +406,22 @@ def _walked(namespace: dict[str, Any], name: str, keys: tuple[str, ...]) -> Call
 def rule_document(gen: ModuleGen, node: RuleNode, rest: tuple[Any, ...]) -> str:
     """The function to read ``node``'s rules' document with ``rest`` below
     it: the node's own part where ``rest`` starts with a key no child has."""
-    if rest and has_own_part(gen, node) and not _is_child(node, rest[0]):
+    if rest and has_own_part(gen, node) and not _is_child(gen, node, rest[0]):
         return f"P{node.id}"
     return f"R{node.id}"
 
 
-def _is_child(node: RuleNode, key: Any) -> bool:
+def _is_child(gen: ModuleGen, node: RuleNode, key: Any) -> bool:
     """Whether the constant ``key`` names a child of ``node`` (a string, or a
-    function's or rule's other key: a KeyPart)."""
+    function's or rule's other key: a KeyPart) with rules at or below it (a
+    default OPA leaves out leaves none)."""
     if type(key) is bool:
         key = freeze(key)
     try:
-        return key in node.children
+        child = node.children.get(key)
     except TypeError:  # (a composite key names no child)
         return False
+    return child is not None and gen._has_rules_below(child)
 
 
 def child_table_name(gen: ModuleGen, node: RuleNode, keys: tuple[str, ...]) -> str:
@@ -469,7 +471,7 @@ def data_ref(
         if not em.has_unbound(path[i]):
             # A computed key: the node's own part, or the one child it names.
             key = em.term(path[i])
-            em.assign(v, f"rt_own_child({em.ctx}, {child_table_name(gen, cur, ())}, PK{cur.id}, {key})")
+            em.assign(v, f"rt_own_child({em.ctx}, {child_table_name(gen, cur, ())}, PK{cur.id}, {key}, {read_keys(em, path[i:])})")
             return _rest(em, v, path[i + 1 :], check)
         return None
     if kind == "tree" and i < len(path) and not isinstance(path[i], ast.Scalar) and ground_prefix_length(path[i + 1 :]):

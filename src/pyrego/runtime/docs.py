@@ -260,15 +260,18 @@ def _table_key(key: Any) -> Any:
     return MISS
 
 
-def rt_own_child(ctx: EvalContext, table: dict[str, Callable[[EvalContext], Any]], own: Callable[[EvalContext, Any], Any], key: Any) -> Any:
+def rt_own_child(
+    ctx: EvalContext, table: dict[str, Callable[[EvalContext], Any]], own: Callable[[EvalContext, Any], Any], key: Any, keys: tuple[Any, ...]
+) -> Any:
     """``data.<node>[key]`` for a computed ``key``, where ``node`` has rules with
     variable keys (``own``: their part, read along a path: ``PK<id>``) and
     rules below some children (``table``: their readers): the other children
-    are not evaluated."""
+    are not evaluated. ``keys``: the keys the read goes on with, as far as
+    it knows them (``key`` first): the own part is read along them."""
     fn = table.get(key if type(key) is str else _table_key(key))
     if fn is not None:
         return fn(ctx)
-    value = own(ctx, (key,))
+    value = own(ctx, keys)
     return value.get(key if type(key) is str else freeze(key), UNDEF)
 
 
