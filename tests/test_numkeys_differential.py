@@ -128,6 +128,30 @@ DEFAULT_UNDER_VARIABLES = 'package p\n\na[k][1] := 1 if k := "z"\n\ndefault a.b.
 
 
 @pytest.mark.parametrize(
+    ("modules", "query"),
+    [
+        # (OPA tells the key 1.0 from 1 in a function's name)
+        ({"p.rego": NUMKEY_FUNCTION}, 'x := data.p.a[1.0].x("x")'),
+        ({"p.rego": NUMKEY_FUNCTION}, 'x := data.p.a[2].x("x")'),
+        ({"p.rego": NUMKEY_FUNCTION}, "x := data.p.a[1].x"),
+        ({"p.rego": NUMKEY_FUNCTION + "\nr := y if { y := a[1].x(1) with a[1].x as count }\n"}, "x := data.p.r"),
+    ],
+)
+def test_errors_of_calls(modules: dict[str, str], query: str, oracle: Oracle) -> None:
+    """Calls OPA refuses (unknown names, a function read as a value, replaced
+    by a builtin of another arity), refused with OPA's message."""
+    want = oracle.evaluate(modules, query)
+    assert want.is_error
+    engine = pyrego.Engine()
+    engine.add_policies(modules)
+    with pytest.raises(pyrego.RegoError) as got:
+        engine.eval_query(query)
+    assert got.value.code == want.error_code
+    message = str(got.value).split(": ", 1)[1]
+    assert message in (want.error_message or ""), (message, want.error_message)
+
+
+@pytest.mark.parametrize(
     ("modules", "query", "answer"),
     [
         ({"p.rego": NUMKEY_FUNCTION}, "x := data.p", {"a": {"1": {}, "x": {"y": 1}}}),

@@ -137,8 +137,8 @@ def function_name(path: tuple[str, ...]) -> str:
     (``data.p.a[1].x``, as :attr:`ast.Call.op` holds it)."""
     if not any(type(p) is KeyPart for p in path):
         return ".".join(("data",) + path)
-    parts = tuple([ast.Scalar(p.raw if type(p) is KeyPart else p) for p in path])
-    return ast.ref_to_string(ast.Ref(ast.Var("data"), parts))
+    parts = tuple([ast.Scalar(p.raw, text=str(p)) if type(p) is KeyPart else ast.Scalar(p) for p in path])
+    return ast.ref_to_string(ast.Ref(ast.Var("data"), parts), written=True)
 
 
 def data_function_name(path: tuple[ast.Term, ...]) -> str | None:

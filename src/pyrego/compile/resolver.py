@@ -136,9 +136,9 @@ class _Resolver:
         else:
             ref = self.imports[head]
             if not (isinstance(ref.head, ast.Var) and ref.head.name == "data"):
-                return ast.ref_to_string(op_ref)
+                return ast.ref_to_string(op_ref, written=True)
             base = ref.path
-        return ast.ref_to_string(ast.Ref(ast.Var("data"), base + op_ref.path))
+        return ast.ref_to_string(ast.Ref(ast.Var("data"), base + op_ref.path), written=True)
 
     # -- scopes --------------------------------------------------------------
 
