@@ -110,6 +110,19 @@ def path_key(term: Any) -> Any:
     return freeze(v) if type(v) is bool else v
 
 
+def child_at(node: RuleNode, key: Any) -> RuleNode | None:
+    """The child of ``node`` that a ref's constant key reads: a string's, a
+    :class:`KeyPart`'s (``a[1].x := 1``), or the string its text is (an
+    index of base data: ``data.p[0]`` may be ``"0"``)."""
+    if type(key) is str:
+        return node.children.get(key)
+    try:
+        child = node.children.get(freeze(key) if type(key) is bool else key)
+    except TypeError:  # (a composite key)
+        return None
+    return child if child is not None else node.children.get(str(key))
+
+
 def key_value(part: str) -> Any:
     """The key a part of a node's path stands for in a document (a
     :class:`KeyPart`'s value, else the string)."""

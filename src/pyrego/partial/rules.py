@@ -23,7 +23,16 @@ from collections.abc import Iterator
 from typing import Any
 
 from pyrego.ast import nodes as ast
-from pyrego.compile.base import COMPLETE, FUNCTION, PARTIAL_OBJECT, PARTIAL_SET, RuleNode, key_raw, rule_suffix
+from pyrego.compile.base import (
+    COMPLETE,
+    FUNCTION,
+    PARTIAL_OBJECT,
+    PARTIAL_SET,
+    RuleNode,
+    child_at,
+    key_raw,
+    rule_suffix,
+)
 from pyrego.partial.base import EvalBase
 from pyrego.partial.bindings import Scope
 from pyrego.partial.copyprop import copy_propagate
@@ -49,7 +58,7 @@ class RulesMixin(EvalBase):
         for p in key[1:]:
             if cur.has_rules():
                 return True
-            child = cur.children.get(p) if type(p) is str else None
+            child = child_at(cur, p)
             if child is None:
                 return False
             cur = child
