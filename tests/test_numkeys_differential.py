@@ -9,7 +9,7 @@ and OPA: both refuse the same programs (the same error codes), and for the
 others give the same answers to reads of the documents and calls of the
 functions, from queries, from rules, and through ``eval_rule`` and
 ``prepare_rule``, in each of pyrego's execution forms (closures, compact and
-fast generated code).
+fast generated code, and the instrumented program that reports coverage).
 """
 
 from __future__ import annotations
@@ -87,9 +87,11 @@ def test_generated_programs_agree_with_opa(block: int, oracle: Oracle) -> None:
             res = oracle.evaluate(modules, f"x := {p}", input=input)
             if not res.is_error and res.bindings:
                 raw[p] = res.bindings[0]["x"]
-        for form in EXECUTION_FORMS:
-            with in_form(form):
+        for form in (*EXECUTION_FORMS, "coverage"):
+            with in_form("compact" if form == "coverage" else form):
                 engine = pyrego.Engine()
+                # (coverage: the instrumented program, which has its own rule index)
+                engine.set_enable_coverage(form == "coverage")
                 try:
                     engine.add_policies(modules)
                     engine.compile()
