@@ -352,13 +352,17 @@ class Module:
     withs: bool = field(default=True, compare=False)
 
 
-def ref_to_string(ref: Ref) -> str:
-    """``data.a["b c"][x]`` style text for a ref (used in messages and names)."""
+def ref_to_string(ref: Ref, written: bool = False) -> str:
+    """``data.a["b c"][x]`` style text for a ref (used in messages and names);
+    ``written``: numbers as written (``a[1.0]``: a function's name, as OPA
+    tells ``1.0`` from ``1``)."""
     head = ref.head
     out = head.name if isinstance(head, Var) else "<term>"
     for part in ref.path:
         if isinstance(part, Scalar) and isinstance(part.value, str) and part.value.isidentifier():
             out += "." + part.value
+        elif isinstance(part, Scalar) and written and part.text is not None and type(part.value) is not bool:
+            out += "[" + part.text + "]"
         elif isinstance(part, Scalar):
             import json
 

@@ -17,7 +17,7 @@ from pyrego.ast import nodes as ast
 from pyrego.builtins.rego import metadata_value
 from pyrego.codegen.lines import LineWriter
 from pyrego.codegen.strict_blocks import StrictBlocks
-from pyrego.compile.base import FuncRef, RuleNode
+from pyrego.compile.base import FuncRef, RuleNode, data_function_name
 from pyrego.compile.ground import ground_value, in_build_order, is_ground, iterated_terms
 from pyrego.compile.optimize import hoist_checks
 from pyrego.compile.rewrite import bind_negated_operands
@@ -540,6 +540,8 @@ class BodyEmitter(StrictBlocks, LineWriter):
             return self.gen.builtin_caller(term.name)
         if isinstance(term, ast.Ref) and isinstance(term.head, ast.Var):
             name = term.head.name + "".join("." + str(p.value) for p in term.path if isinstance(p, ast.Scalar))
+            if term.head.name == "data":
+                name = data_function_name(term.path) or name  # (a[1].x: named as its calls are)
             if name in self.gen.tree.functions:
                 return self.gen.function_name(self.gen.tree.functions[name])
         return f"rt_const_fn({self.term(term)})"

@@ -303,9 +303,9 @@ class TermPlanner:
             return _new_tuple(Operand, (constant(UNDEF), None, -1))
         if passed:
             # Past rules with variable keys into a child: the union of the parts (codegen_docs).
-            n = codegen_docs.ground_prefix_length(path)
-            name = codegen_docs.ground_document_name(self.gen, codegen_docs.ground_keys(path[:n]))
-            return self.walk(document_of(self.ns, name), path[n:], rt_get)
+            ground = codegen_docs.tree_keys_of(self.gen, path)
+            name = codegen_docs.ground_document_name(self.gen, ground)
+            return self.walk(document_of(self.ns, name), path[len(ground) :], rt_get)
         if kind == "rule":
             if i < len(path) and codegen_docs.has_own_part(self.gen, node) and type(path[i]) is not ast.Scalar:
                 raise Unsupported("a computed key into rules beside deeper rules")

@@ -27,7 +27,16 @@ import weakref
 from typing import TYPE_CHECKING, Any, Callable
 
 from pyrego.ast import nodes as ast
-from pyrego.compile.base import FUNCTION, PARTIAL_OBJECT, PARTIAL_SET, RuleNode, rule_suffix, tree_keys
+from pyrego.compile.base import (
+    FUNCTION,
+    PARTIAL_OBJECT,
+    PARTIAL_SET,
+    RuleNode,
+    key_value,
+    path_key,
+    rule_suffix,
+    tree_keys,
+)
 from pyrego.runtime.docs import (
     Depths,
     Part,
@@ -40,7 +49,7 @@ from pyrego.runtime.docs import (
     rt_own_at,
 )
 from pyrego.runtime.helpers import rt_get
-from pyrego.runtime.values import UNDEF
+from pyrego.runtime.values import UNDEF, freeze
 
 if TYPE_CHECKING:
     from pyrego.codegen.body import BodyEmitter
@@ -240,7 +249,7 @@ def part_function(gen: ModuleGen, node: RuleNode) -> str:
     if name not in gen.namespace:
         gen.namespace[name] = UNDEF  # (a placeholder while the children are planned)
         entries = tuple(
-            (child_name, part_function(gen, child))
+            (key_value(child_name), part_function(gen, child))
             for child_name, child in sorted(node.children.items())
             if child.kind != FUNCTION and gen._has_rules_below(child)
         )
@@ -290,20 +299,47 @@ def ground_keys(path: tuple[ast.Term, ...]) -> tuple[str, ...]:
     return tuple([p.value for p in path if isinstance(p, ast.Scalar) and isinstance(p.value, str)])
 
 
+def tree_keys_of(gen: ModuleGen, path: tuple[ast.Term, ...]) -> tuple[str, ...]:
+    """The constant keys at the start of ``path`` that are strings, or keys
+    of nodes of the rule tree (KeyPart: a[1].x := 1 has a node ``1``)."""
+    out: list[str] = []
+    cur: RuleNode | None = gen.tree.root
+    for p in path:
+        if type(p) is not ast.Scalar:
+            break
+        if type(p.value) is str:
+            out.append(p.value)
+            cur = cur.children.get(p.value) if cur is not None else None
+            continue
+        key = path_key(p)
+        child = cur.children.get(key) if cur is not None else None
+        if child is None:
+            break
+        out.append(child.path[-1])
+        cur = child
+    return tuple(out)
+
+
 def ground_document_name(gen: ModuleGen, keys: tuple[str, ...]) -> str:
     """The name of a function computing ``data.<keys>`` as the union of the
     documents that define it (see the module's docstring)."""
     name = gen.ground_docs.get(keys)
     if name is not None:
         return name
+    path_keys = keys
     path = tuple(ast.Scalar(k) for k in keys)
     passed: list[tuple[RuleNode, int]] = []
     kind, node, i = gen.data_target(path, passed)
+    keys = tuple([key_value(k) for k in keys])  # (the keys as documents hold them, from here on)
     parts: list[Part] = [(keyed_part_name(gen, a, keys[j:]), keys[j:], own_depths(a)) for a, j in passed]
     location = None
+    # Below rules with a variable right after their constant strings, objects
+    # holding nothing are left out; below rules whose paths start with other
+    # constants (a[1][k]), each child is its whole document (own_part_lines).
+    pruned = any(_dynamic_at(a) for a, _ in passed)
     if kind == "rule" and passed and i < len(keys) and node.kind != PARTIAL_OBJECT:
         # Inside a value a rule deeper down gives: the union at that rule, then the keys into it.
-        name = gen.ground_docs[keys] = f"GD{len(gen.ground_docs)}"
+        name = gen.ground_docs[path_keys] = f"GD{len(gen.ground_docs)}"
         gen.namespace[name] = _walked(gen.namespace, ground_document_name(gen, keys[:i]), keys[i:])
         return name
     if kind == "rule":
@@ -311,19 +347,19 @@ def ground_document_name(gen: ModuleGen, keys: tuple[str, ...]) -> str:
         if doc.startswith("P"):
             parts.append((keyed_part_name(gen, node, keys[i:]), keys[i:], own_depths(node)))
         else:
-            parts.append((part_function(gen, node) if passed else doc, keys[i:], doc_depths(gen, node)))
+            parts.append((part_function(gen, node) if pruned else doc, keys[i:], doc_depths(gen, node)))
         location = node.rules[0].location if node.rules else None
     elif kind == "base":
         parts.append(("", keys, ()))
     elif kind == "tree":
-        parts.append((part_function(gen, node) if passed else document_function(gen, node), keys[i:], doc_depths(gen, node)))
+        parts.append((part_function(gen, node) if pruned else document_function(gen, node), keys[i:], doc_depths(gen, node)))
     fn: Callable[..., Any]
     if kind == "function" or not parts:
         def fn(ctx: Any) -> Any:
             return UNDEF
     else:
         fn = ground_document(gen.namespace, tuple(parts), location)
-    name = gen.ground_docs[keys] = f"GD{len(gen.ground_docs)}"
+    name = gen.ground_docs[path_keys] = f"GD{len(gen.ground_docs)}"
     gen.namespace[name] = fn
     return name
 
@@ -381,9 +417,22 @@ def _walked(namespace: dict[str, Any], name: str, keys: tuple[str, ...]) -> Call
 def rule_document(gen: ModuleGen, node: RuleNode, rest: tuple[Any, ...]) -> str:
     """The function to read ``node``'s rules' document with ``rest`` below
     it: the node's own part where ``rest`` starts with a key no child has."""
-    if rest and has_own_part(gen, node) and (not isinstance(rest[0], str) or rest[0] not in node.children):
+    if rest and has_own_part(gen, node) and not _is_child(gen, node, rest[0]):
         return f"P{node.id}"
     return f"R{node.id}"
+
+
+def _is_child(gen: ModuleGen, node: RuleNode, key: Any) -> bool:
+    """Whether the constant ``key`` names a child of ``node`` (a string, or a
+    function's or rule's other key: a KeyPart) with rules at or below it (a
+    default OPA leaves out leaves none)."""
+    if type(key) is bool:
+        key = freeze(key)
+    try:
+        child = node.children.get(key)
+    except TypeError:  # (a composite key names no child)
+        return False
+    return child is not None and gen._has_rules_below(child)
 
 
 def child_table_name(gen: ModuleGen, node: RuleNode, keys: tuple[str, ...]) -> str:
@@ -395,7 +444,7 @@ def child_table_name(gen: ModuleGen, node: RuleNode, keys: tuple[str, ...]) -> s
         for child_name, child in sorted(node.children.items()):
             if child.kind != FUNCTION and gen._has_rules_below(child):
                 doc = ground_document_name(gen, node.path + (child_name,) + keys)
-                entries[child_name] = gen.namespace[doc]
+                entries[key_value(child_name)] = gen.namespace[doc]
         table = gen.child_tables[(node.id, keys)] = f"TB{len(gen.child_tables)}"
         gen.namespace[table] = entries
     return table
@@ -444,9 +493,10 @@ def data_ref(
     kind, cur, i = target
     if passed:
         # Past rules with variable keys into a child: the union of the parts.
-        n = ground_prefix_length(path)
+        keys = tree_keys_of(gen, path)
+        n = len(keys)
         v = em.tmp()
-        em.assign(v, f"{ground_document_name(gen, ground_keys(path[:n]))}({em.ctx})")
+        em.assign(v, f"{ground_document_name(gen, keys)}({em.ctx})")
         return _rest(em, v, path[n:], check)
     if kind == "rule" and has_own_part(gen, cur) and i < len(path):
         v = em.tmp()
@@ -461,7 +511,7 @@ def data_ref(
         if not em.has_unbound(path[i]):
             # A computed key: the node's own part, or the one child it names.
             key = em.term(path[i])
-            em.assign(v, f"rt_own_child({em.ctx}, {child_table_name(gen, cur, ())}, PK{cur.id}, {key})")
+            em.assign(v, f"rt_own_child({em.ctx}, {child_table_name(gen, cur, ())}, PK{cur.id}, {key}, {read_keys(em, path[i:])})")
             return _rest(em, v, path[i + 1 :], check)
         return None
     if kind == "tree" and i < len(path) and not isinstance(path[i], ast.Scalar) and ground_prefix_length(path[i + 1 :]) < len(path) - i - 1:

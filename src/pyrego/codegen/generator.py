@@ -32,8 +32,10 @@ from pyrego.compile.base import (
     PARTIAL_OBJECT,
     PARTIAL_SET,
     CompiledTree,
+    KeyPart,
     RuleNode,
     iter_rule_chain,
+    path_key,
 )
 from pyrego.compile.ground import ground_value, is_ground
 from pyrego.compile.index_guards import guarded_rule, index_plan
@@ -127,6 +129,8 @@ class ModuleGen:
         t = type(v)
         if t is str or t is bool or v is None:
             return repr(v)
+        if t is KeyPart:
+            return self.literal(v.value)  # (a key of a node's path: the key itself)
         if t is int:
             if -(10**30) < v < 10**30:
                 return repr(v)
@@ -253,16 +257,15 @@ class ModuleGen:
         i = 0
         while i < len(path):
             p = path[i]
-            if isinstance(p, ast.Scalar) and isinstance(p.value, str) and p.value in cur.children:
-                cur = cur.children[p.value]
+            if type(p) is ast.Scalar and path_key(p) in cur.children:  # (a string, or a function's other key: KeyPart)
+                cur = cur.children[path_key(p)]
                 i += 1
                 nxt = path[i] if i < len(path) else None
                 if (
                     cur.has_rules()
-                    and isinstance(nxt, ast.Scalar)
-                    and isinstance(nxt.value, str)
-                    and nxt.value in cur.children
-                    and self._has_rules_below(cur.children[nxt.value])
+                    and type(nxt) is ast.Scalar
+                    and path_key(nxt) in cur.children
+                    and self._has_rules_below(cur.children[path_key(nxt)])
                 ):
                     if passed is not None and codegen_docs.has_own_part(self, cur):
                         passed.append((cur, i))
@@ -302,9 +305,9 @@ class ModuleGen:
         or a rule whose only definition is a constant with no body."""
         cur = self.tree.root
         for p in ref.path:
-            if not (isinstance(p, ast.Scalar) and isinstance(p.value, str)):
+            if type(p) is not ast.Scalar:
                 return not self._has_rules_below(cur)
-            nxt = cur.children.get(p.value)
+            nxt = cur.children.get(path_key(p))
             if nxt is None:
                 return not cur.has_rules()
             cur = nxt

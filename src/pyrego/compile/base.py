@@ -16,6 +16,7 @@ from pyrego.builtins.registry import REGISTRY, Builtin
 from pyrego.builtins.registry import lookup as lookup_builtin
 from pyrego.errors import RegoCompileError
 from pyrego.parse.nodes import new_ref, new_scalar, new_var
+from pyrego.runtime.values import BoolKey, freeze
 
 COMPLETE, PARTIAL_SET, PARTIAL_OBJECT, FUNCTION = "complete", "set", "object", "function"
 
@@ -62,11 +63,113 @@ class RuleNode:
         return bool(self.rules) or self.default is not None
 
 
+class KeyPart(str):
+    """A constant key of a function's ref that is not a string (the ``1`` of
+    ``a[1].x(v)``), as a part of a node's path: OPA's rule tree holds such a
+    function at a node of its own (``a``, ``1``, ``x``), so a read of
+    ``data.p.a`` gives ``{1: {}}``. Its text is the key as written; it
+    hashes and compares as the key's frozen form (``children.get(1)`` finds
+    it, as :func:`path_key` looks keys up), never as a string (a key ``"1"``
+    is another node). ``raw``: the key; ``value``: its frozen form."""
+
+    raw: Any
+    value: Any
+
+    def __new__(cls, raw: Any, text: str) -> KeyPart:
+        """The part for the key ``raw``, written ``text``."""
+        part = str.__new__(cls, text)
+        part.raw, part.value = raw, freeze(raw)
+        return part
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is KeyPart:
+            other = other.value
+        elif isinstance(other, str):
+            return False
+        elif type(other) is bool:
+            other = freeze(other)
+        v = self.value
+        if v is None or other is None or type(v) is BoolKey or type(other) is BoolKey:
+            return v is other
+        return bool(v == other)
+
+    def __ne__(self, other: object) -> bool:
+        return not self.__eq__(other)
+
+    def __hash__(self) -> int:
+        return hash(self.value)
+
+    def __reduce__(self) -> Any:
+        return (KeyPart, (self.raw, str(self)))
+
+
+def path_key(term: Any) -> Any:
+    """What a constant key of a ref is looked up by among a node's children
+    (a string, or a :class:`KeyPart`'s frozen key); None for other terms."""
+    if type(term) is not ast.Scalar:
+        return None
+    v = term.value
+    return freeze(v) if type(v) is bool else v
+
+
+def child_at(node: RuleNode, key: Any) -> RuleNode | None:
+    """The child of ``node`` that a ref's constant key reads: a string's, a
+    :class:`KeyPart`'s (``a[1].x := 1``), or the string its text is (an
+    index of base data: ``data.p[0]`` may be ``"0"``)."""
+    if type(key) is str:
+        return node.children.get(key)
+    try:
+        child = node.children.get(freeze(key) if type(key) is bool else key)
+    except TypeError:  # (a composite key)
+        return None
+    return child if child is not None else node.children.get(str(key))
+
+
+def key_value(part: str) -> Any:
+    """The key a part of a node's path stands for in a document (a
+    :class:`KeyPart`'s value, else the string)."""
+    return part.value if type(part) is KeyPart else part
+
+
+def key_raw(part: str) -> Any:
+    """The key a part of a node's path stands for in a ref (a
+    :class:`KeyPart`'s key as written, else the string)."""
+    return part.raw if type(part) is KeyPart else part
+
+
 def ast_path_text(path: tuple[str, ...]) -> str:
     text = "data"
     for p in path:
-        text += "." + p if p.isidentifier() else f'["{p}"]'
+        if type(p) is KeyPart:
+            text += f"[{p}]"
+        else:
+            text += "." + p if p.isidentifier() else f'["{p}"]'
     return text
+
+
+def function_name(path: tuple[str, ...]) -> str:
+    """The name a call of the function at ``path`` is written by
+    (``data.p.a[1].x``, as :attr:`ast.Call.op` holds it)."""
+    if not any(type(p) is KeyPart for p in path):
+        return ".".join(("data",) + path)
+    parts = tuple([ast.Scalar(p.raw, text=str(p)) if type(p) is KeyPart else ast.Scalar(p) for p in path])
+    return ast.ref_to_string(ast.Ref(ast.Var("data"), parts), written=True)
+
+
+def data_function_name(path: tuple[ast.Term, ...]) -> str | None:
+    """The name of the function ``data.<path>`` would be (as
+    :func:`function_name` writes it); None where a key is not a constant."""
+    if not all(type(p) is ast.Scalar for p in path):
+        return None
+    return function_name(tuple([key_part(p) for p in path]))  # type: ignore[arg-type]
+
+
+def key_part(term: ast.Scalar) -> str:
+    """A constant key of a function's ref as a part of its node's path."""
+    v = term.value
+    if type(v) is str:
+        return v
+    return KeyPart(v, "null" if v is None else "true" if v is True else "false" if v is False else term.text or str(v))
 
 
 def data_ref(path: tuple[str, ...], location: ast.Location) -> ast.Ref:

@@ -33,8 +33,12 @@ from pyrego.compile.base import (
     Metadata,
     RuleNode,
     Uses,
+    function_name,
     ground_prefix,
+    key_part,
     package_path,
+    rule_suffix,
+    tree_keys,
 )
 from pyrego.compile.resolver import _Resolver
 from pyrego.errors import RegoError, RegoTypeError
@@ -102,7 +106,7 @@ def build_tree(
                 node_uses.data_refs += resolver.data_refs
         if module.annotations:
             _collect_metadata(module, pkg, metadata)
-    functions = {".".join(("data",) + n.path): n for n in nodes.values() if n.kind == FUNCTION}
+    functions = {function_name(n.path): n for n in nodes.values() if n.kind == FUNCTION}
     tree = CompiledTree(root, nodes, functions, metadata, dict(extensions or {}), allowed_builtins)
     tree.strict = strict
     return tree, uses, conflict
@@ -134,6 +138,11 @@ def _add_rule(node_at: object, pkg: tuple[str, ...], rule: ast.Rule) -> tuple[st
     head_name = head.ref.head.name if isinstance(head.ref.head, ast.Var) else ""
     ground, suffix = ground_prefix(head.ref.path)
     path = pkg + (head_name,) + ground
+    if suffix and all(type(t) is ast.Scalar for t in suffix):
+        # Other constant keys, with no variable (a[1].x(v), default a[1] := 2):
+        # a node of its own, as in OPA's rule tree.
+        path += tuple([key_part(t) for t in suffix])  # type: ignore[arg-type]
+        suffix = ()
     node: RuleNode = node_at(path)  # type: ignore[operator]
     if head.args is not None:
         kind = FUNCTION
@@ -158,6 +167,38 @@ def _add_rule(node_at: object, pkg: tuple[str, ...], rule: ast.Rule) -> tuple[st
     else:
         node.rules.append(rule)
     return path
+
+
+def drop_unreached_defaults(tree: CompiledTree) -> None:
+    """Takes out the default rules OPA never evaluates: those below a node of
+    its rule tree that holds rules with variables (``a[k][1]`` beside
+    ``default a.b.c := 2``, ``a[1][k]`` beside ``default a[1].b := 2``). OPA
+    evaluates such a document, and every read into it, from the rules held
+    at and below its node, leaving their defaults out: ``data.p.a.b.c`` is
+    undefined there, and ``data.p.a`` has no ``b``. Run after the checks,
+    which see the default as OPA's do."""
+    for node in list(tree.nodes.values()):
+        if node.default is None:
+            continue
+        path = node.path
+        for i in range(1, len(path) + 1):
+            above = tree.nodes.get(path[:i])
+            if above is not None and any(_holds_variables_above(above, r, path) for r in above.rules):
+                node.default = None
+                if not node.rules:
+                    node.kind = None
+                break
+
+
+def _holds_variables_above(node: RuleNode, rule: ast.Rule, path: tuple[str, ...]) -> bool:
+    """Whether ``rule`` (of ``node``) has variables in its ref and OPA's rule
+    tree holds it above ``path`` (at its ground prefix, numbers included)."""
+    keys = tree_keys(rule)
+    suffix = rule_suffix(0, rule)
+    if len(suffix) <= len(keys):
+        return False
+    at = node.path + tuple([key_part(t) for t in suffix[: len(keys)]])  # type: ignore[arg-type]
+    return len(at) < len(path) and path[: len(at)] == at
 
 
 # Calls the code generator handles itself rather than through the registry.

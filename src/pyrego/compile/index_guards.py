@@ -40,7 +40,7 @@ from decimal import Decimal
 from typing import Any, Callable, Container, Iterator, NamedTuple
 
 from pyrego.ast import nodes as ast
-from pyrego.compile.base import COMPLETE, FUNCTION, PARTIAL_SET, RuleNode, iter_rule_chain
+from pyrego.compile.base import COMPLETE, FUNCTION, PARTIAL_SET, RuleNode, child_at, iter_rule_chain
 from pyrego.compile.eval_order import NEVER_FAILS, PARTS, SUBQUERIES, has_call, head_calls_first, mark_strict_only
 from pyrego.compile.ground import is_ground
 from pyrego.compile.opa_form import OpaForm, PieceTable
@@ -195,7 +195,7 @@ class _Raising:
         for key in path:
             if cur.has_rules():
                 break
-            nxt = cur.children.get(key)
+            nxt = child_at(cur, key)
             if nxt is None:
                 return False
             cur = nxt
@@ -209,13 +209,13 @@ class _Raising:
         return known
 
 
-def data_is_virtual(root: RuleNode, path: tuple[str, ...]) -> bool:
+def data_is_virtual(root: RuleNode, path: tuple[Any, ...]) -> bool:
     """Whether ``data.<path>`` reaches a document defined by rules (OPA does not index those)."""
     cur = root
     for key in path:
         if cur.has_rules():
             return True
-        nxt = cur.children.get(key)
+        nxt = child_at(cur, key)
         if nxt is None:
             return False
         cur = nxt
@@ -474,7 +474,7 @@ def _simple_ref(t: ast.Term, is_virtual: Callable[[tuple[str, ...]], bool]) -> t
         if type(p) is not ast.Scalar:
             return None
         keys.append(p.value)
-    if keys[0] == "data" and is_virtual(tuple(str(k) for k in keys[1:])):
+    if keys[0] == "data" and is_virtual(tuple(keys[1:])):
         return None
     return tuple(keys)
 
@@ -510,11 +510,11 @@ def _may_raise(e: Any, is_virtual: Callable[[tuple[str, ...]], bool], functions:
     if t is ast.Call and (e.op in functions or e.op.startswith("data.") or strict and e.op not in NEVER_FAILS):
         return True
     if t is ast.Ref and type(e.head) is ast.Var and e.head.name == "data":
-        keys: list[str] = []
+        keys: list[Any] = []
         for p in e.path:
             if type(p) is not ast.Scalar:
                 return True  # (a key from a variable: it may reach any rule)
-            keys.append(str(p.value))
+            keys.append(p.value)
         if is_virtual(tuple(keys)):
             return True
     parts = PARTS.get(t)
@@ -614,7 +614,7 @@ def _note_refs(node: Any, is_virtual: Callable[[tuple[str, ...]], bool], tested:
             if type(p) is not ast.Scalar:
                 break
             keys.append(p.value)
-            if keys[0] == "data" and is_virtual(tuple(str(k) for k in keys[1:])):
+            if keys[0] == "data" and is_virtual(tuple(keys[1:])):
                 break
             tested.add((tuple(keys), ANY))
     if t is tuple:

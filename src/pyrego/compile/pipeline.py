@@ -82,7 +82,13 @@ from pyrego.compile.checks import (
     early_errors,
     first_with_all,
 )
-from pyrego.compile.compiler import build_tree, call_errors, query_call_errors, resolve_query_names
+from pyrego.compile.compiler import (
+    build_tree,
+    call_errors,
+    drop_unreached_defaults,
+    query_call_errors,
+    resolve_query_names,
+)
 from pyrego.compile.graph import dependency_graph, first_cycle
 from pyrego.compile.rule_checks import head_safety_errors, recursion_errors
 from pyrego.compile.rule_conflicts import may_conflict, rule_conflict_errors
@@ -208,6 +214,8 @@ def _check_rule_conflicts(state: CompileState) -> None:
         if state.conflict is not None and not errors:
             errors = [state.conflict]
         if errors:
+            if any(m.withs for m in state.modules):
+                check_with_targets(state.tree)  # (OPA's RewriteWithValues, a stage before, refuses a target first)
             state.report(errors)
 
 
@@ -238,6 +246,8 @@ def _check_recursion(state: CompileState) -> None:
 def _check_types(state: CompileState) -> None:
     if state.type_check:
         state.tree.types = _typecheck().check_program(state.tree, state.graph, state.modules, state.schemas)
+    # (last: the checks above see these defaults, as OPA's do)
+    drop_unreached_defaults(state.tree)
 
 
 @functools.cache

@@ -128,6 +128,18 @@ class _Resolver:
             return ".".join(base + parts[1:])
         return op
 
+    def resolve_keyed_op(self, head: str, op_ref: ast.Ref) -> str:
+        """The absolute name of a call whose ref has keys other than strings
+        (``a[1].x(v)``, named as :func:`ast.ref_to_string` writes it)."""
+        if head in self.rule_names:
+            base: tuple[ast.Term, ...] = tuple([ast.Scalar(p) for p in self.pkg]) + (ast.Scalar(head),)
+        else:
+            ref = self.imports[head]
+            if not (isinstance(ref.head, ast.Var) and ref.head.name == "data"):
+                return ast.ref_to_string(op_ref, written=True)
+            base = ref.path
+        return ast.ref_to_string(ast.Ref(ast.Var("data"), base + op_ref.path), written=True)
+
     # -- scopes --------------------------------------------------------------
 
     def make_scope(self, parent: _Scope | None, terms: list[ast.Term], body: ast.Body, declared: set[str]) -> _Scope:
@@ -313,7 +325,11 @@ class _Resolver:
             op = t.op
             dot = op.find(".")
             first = op if dot < 0 else op[:dot]
-            if first in self.rule_names or first in self.imports:  # (resolve_op's own test first: most calls are of builtins)
+            if "[" in first:  # (a[1].x(v): a function with other constant keys)
+                first = first[: first.find("[")]
+                if (first in self.rule_names or first in self.imports) and t.op_ref is not None:
+                    op = self.resolve_keyed_op(first, t.op_ref)
+            elif first in self.rule_names or first in self.imports:  # (resolve_op's own test first: most calls are of builtins)
                 op = self.resolve_op(op, t.location)
             args = self.terms(t.args, scope)
             call = t if op is t.op and args is t.args else new_call(op, args, t.location, t.op_ref)

@@ -649,7 +649,7 @@ class _Builder:
         return ref if self._valid_key(ref) else None
 
     def _valid_key(self, ref: IndexRef) -> bool:
-        return not (ref[0] == "data" and self.is_virtual(tuple(str(k) for k in ref[1:])))
+        return not (ref[0] == "data" and self.is_virtual(tuple(ref[1:])))
 
     def _insert(self, rule: IndexedRule, ref: IndexRef, value: Any, where: Any) -> None:
         self.frequency[ref] = self.frequency.get(ref, 0) + 1

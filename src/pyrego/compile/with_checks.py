@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from pyrego.ast import nodes as ast
-from pyrego.compile.base import PARTIAL_OBJECT, FuncRef, scalar_key, tree_keys
+from pyrego.compile.base import PARTIAL_OBJECT, FuncRef, data_function_name, scalar_key, tree_keys
 from pyrego.compile.safety import shown_name, term_vars
 from pyrego.errors import RegoCompileError, RegoTypeError, RegoUnsafeVarError
 
@@ -96,9 +96,9 @@ def _target(tree: CompiledTree, w: ast.With) -> Target:
         return Target(_data_kind(keys, "input"), tuple(keys), "", w)
     if head == "data":
         _check_partial(tree, keys, w)
-        name = ".".join(["data"] + [str(k) for k in keys])
-        if all(type(k) is str for k in keys) and name in tree.functions:
-            return Target("func", tuple(keys), name, w)
+        fname = data_function_name(target.path)
+        if fname is not None and fname in tree.functions:
+            return Target("func", tuple(keys), fname, w)
         return Target(_data_kind(keys, "data"), tuple(keys), "", w)
     name = ".".join([head] + [str(k) for k in keys])
     b = tree.builtin(name) if head and all(type(k) is str for k in keys) else None
@@ -196,10 +196,9 @@ def _function_name(gen: ModuleGen, value: ast.Term) -> str | None:
     if isinstance(value, FuncRef):
         return value.name
     if isinstance(value, ast.Ref) and isinstance(value.head, ast.Var) and value.head.name == "data":
-        if all(isinstance(p, ast.Scalar) and isinstance(p.value, str) for p in value.path):
-            name = ".".join(["data"] + [str(p.value) for p in value.path])  # type: ignore[union-attr]
-            if name in gen.tree.functions:
-                return name
+        name = data_function_name(value.path)
+        if name is not None and name in gen.tree.functions:
+            return name
     return None
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from pyrego.ast import nodes as ast
-from pyrego.compile.base import CompiledTree, rule_terms
+from pyrego.compile.base import CompiledTree, data_function_name, rule_terms
 
 __all__ = ["body_with_function_targets", "with_function_targets"]
 
@@ -53,6 +53,8 @@ class _WithTargets:
                 t = w.target
                 if isinstance(t.head, ast.Var) and t.head.name != "input":
                     name = ".".join([t.head.name] + [str(p.value) for p in t.path if isinstance(p, ast.Scalar)])
+                    if t.head.name == "data":
+                        name = data_function_name(t.path) or name  # (a[1].x: named as its calls are)
                     if name in self.tree.functions or (t.head.name != "data" and self.tree.builtin(name) is not None):
                         self.out.add(name)
                 self.visit_term(w.value)

@@ -44,6 +44,7 @@ from pyrego.ast.nodes import (
     Unify,
     Var,
 )
+from pyrego.compile.base import data_function_name
 
 _ROOTS = frozenset({"data", "input"})
 
@@ -110,13 +111,15 @@ def _replaces_function(target: ast.Term, arity: Callable[[str], int | None]) -> 
 
 
 def _ground_name(ref: Ref) -> str | None:
-    """``data.a.b`` for a ref whose head is a variable and whose keys are all strings."""
+    """``data.a.b`` for a ref whose head is a variable and whose keys are all
+    strings (and ``data.a[1].b``, a function's name, for other constant keys)."""
     if type(ref.head) is not Var:
         return None
     parts = [ref.head.name]
     for p in ref.path:
         if not (type(p) is Scalar and type(p.value) is str):
-            return None
+            # (data.a[1].x: a function named as its calls are)
+            return data_function_name(ref.path) if ref.head.name == "data" else None
         parts.append(p.value)
     return ".".join(parts)
 

@@ -42,6 +42,7 @@ from pyrego.compile.base import (
     PARTIAL_SET,
     CompiledTree,
     RuleNode,
+    child_at,
     iter_rule_chain,
     rule_suffix,
 )
@@ -542,7 +543,7 @@ class InstrumentedGen(ModuleGen):
         for key in path:
             if cur.has_rules():
                 return True
-            nxt = cur.children.get(key)
+            nxt = child_at(cur, key)
             if nxt is None:
                 return False
             cur = nxt

@@ -88,7 +88,7 @@ def _op_name(ref: ast.Ref) -> str:
     parts = [ref.head.name]
     for p in ref.path:
         if not (isinstance(p, ast.Scalar) and isinstance(p.value, str)):
-            return ast.ref_to_string(ref)
+            return ast.ref_to_string(ref, written=True)
         parts.append(p.value)
     return ".".join(parts)
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from pyrego.compile.base import FUNCTION, RuleNode
+from pyrego.compile.base import FUNCTION, RuleNode, key_value
 from pyrego.errors import Location
 from pyrego.runtime.helpers import rt_call_builtin
 from pyrego.runtime.values import UNDEF, freeze
@@ -44,7 +44,7 @@ class KnownDocuments:
         return got
 
     def _document(self, path: tuple[Any, ...]) -> Any:
-        node = self.tree.nodes.get(path) if all(type(p) is str for p in path) else None
+        node = self.tree.nodes.get(path) if all(isinstance(p, str) for p in path) else None
         if node is not None and node.has_rules():
             if node.kind == FUNCTION:
                 return UNDEF
@@ -60,8 +60,8 @@ class KnownDocuments:
                 continue
             value = self.document(path + (key,))
             if value is not UNDEF:
-                out[key] = value
-        if not out and base is UNDEF and not node.is_package:
+                out[key_value(key)] = value
+        if not out and base is UNDEF and not node.is_package and not _has_documents(node):
             return UNDEF
         return out
 
@@ -94,4 +94,5 @@ class KnownDocuments:
 
 
 def _has_documents(node: RuleNode) -> bool:
-    return any(n.has_rules() and n.kind != FUNCTION for n in node.walk())
+    # (a node above a function's is a document, {} where nothing else is in it, as in OPA)
+    return node.kind != FUNCTION and any(n.has_rules() for n in node.walk())

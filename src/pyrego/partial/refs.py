@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from pyrego.ast import nodes as ast
-from pyrego.compile.base import RuleNode
+from pyrego.compile.base import RuleNode, key_raw, path_key
 from pyrego.partial.base import EvalBase
 from pyrego.partial.bindings import Scope
 from pyrego.partial.terms import Known
@@ -81,7 +81,7 @@ class RefsMixin(EvalBase):
             return
         if i == len(parts):
             if node.children and self.deps.subtree(node):
-                yield ast.Ref(ast.Var("data", site), tuple(ast.Scalar(p, site) for p in prefix), site)
+                yield ast.Ref(ast.Var("data", site), tuple(ast.Scalar(key_raw(p), site) for p in prefix), site)
                 return
             value = self.known.document(prefix)
             if value is not UNDEF:
@@ -89,9 +89,9 @@ class RefsMixin(EvalBase):
             return
         key = self.env.resolve(parts[i])
         if type(key) is Known:
-            child = node.children.get(key.value) if type(key.value) is str else None
-            if child is not None:
-                yield from self._data_walk(child, parts, i + 1, prefix + (key.value,), scope, against, site)
+            child = node.children.get(path_key(ast.Scalar(key.value))) if type(key.value) in _KEY_TYPES else None
+            if child is not None:  # (a string, or a function's other key: KeyPart)
+                yield from self._data_walk(child, parts, i + 1, prefix + (key.value if type(key.value) is str else child.path[-1],), scope, against, site)
                 return
             base = self.known.base(prefix)
             if base is not UNDEF:
@@ -143,6 +143,9 @@ class RefsMixin(EvalBase):
         for k, v in _sorted_items(value):
             for _ in self._match_key(key, Known(k)):
                 yield from self.walk_parts(Known(v), parts, i + 1)
+
+
+_KEY_TYPES = (str, int, float, bool, type(None))
 
 
 def _ground(parts: tuple[Any, ...]) -> tuple[tuple[Any, ...], bool]:

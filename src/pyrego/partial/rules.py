@@ -23,7 +23,16 @@ from collections.abc import Iterator
 from typing import Any
 
 from pyrego.ast import nodes as ast
-from pyrego.compile.base import COMPLETE, FUNCTION, PARTIAL_OBJECT, PARTIAL_SET, RuleNode, rule_suffix
+from pyrego.compile.base import (
+    COMPLETE,
+    FUNCTION,
+    PARTIAL_OBJECT,
+    PARTIAL_SET,
+    RuleNode,
+    child_at,
+    key_raw,
+    rule_suffix,
+)
 from pyrego.partial.base import EvalBase
 from pyrego.partial.bindings import Scope
 from pyrego.partial.copyprop import copy_propagate
@@ -49,7 +58,7 @@ class RulesMixin(EvalBase):
         for p in key[1:]:
             if cur.has_rules():
                 return True
-            child = cur.children.get(p) if type(p) is str else None
+            child = child_at(cur, p)
             if child is None:
                 return False
             cur = child
@@ -77,7 +86,7 @@ class RulesMixin(EvalBase):
             yield from self._partial(node, rest, site)
 
     def _residual_ref(self, path: tuple[Any, ...], rest: tuple[Any, ...], site: ast.Location) -> ast.Ref:
-        parts = tuple(ast.Scalar(p, site) for p in path)
+        parts = tuple(ast.Scalar(key_raw(p), site) for p in path)
         return ast.Ref(ast.Var("data", site), parts + tuple(self.env.plug(r) for r in rest), site)
 
     def _complete(self, node: RuleNode, rest: tuple[Any, ...], against: Any, site: ast.Location) -> Iterator[Any]:

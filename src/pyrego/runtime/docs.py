@@ -16,6 +16,7 @@ of the one package ``t[name]``, never the whole package).
 from __future__ import annotations
 
 import functools
+from decimal import Decimal
 from typing import Any, Callable
 
 from pyrego.errors import EvalConflictError, Location
@@ -223,10 +224,9 @@ def rt_node_child_path(
 ) -> Any:
     """``data.<node>[key].<keys>`` for a computed ``key``: only that document of
     the child ``key`` is evaluated (``table``: child name -> its reader)."""
-    if type(key) is str:
-        fn = table.get(key)
-        if fn is not None:
-            return fn(ctx)
+    fn = table.get(key if type(key) is str else _table_key(key))
+    if fn is not None:
+        return fn(ctx)
     base = rt_path(ctx.data, base_path)
     if type(base) is not dict:
         return UNDEF
@@ -240,27 +240,38 @@ def rt_node_project(
     to iterate ``data.<node>[k].<keys>`` over ``k`` evaluating only those documents."""
     out: dict[Any, Any] = {}
     base = rt_path(ctx.data, base_path)
-    names = sorted(table)
+    # (a function's other keys, a[1].x, are children too: not sorted among strings)
+    names = sorted(table) if all(type(k) is str for k in table) else list(table)
     if type(base) is dict:
         names += [k for k in base if type(k) is not str or k not in table]
     for name in names:
-        fn = table.get(name) if type(name) is str else None
+        fn = table.get(name)
         v = fn(ctx) if fn is not None else _base_walk(base[name], keys)  # type: ignore[index]
         if v is not UNDEF:
             out[name] = v
     return out
 
 
-def rt_own_child(ctx: EvalContext, table: dict[str, Callable[[EvalContext], Any]], own: Callable[[EvalContext, Any], Any], key: Any) -> Any:
+def _table_key(key: Any) -> Any:
+    """A computed key that is not a string, as a child table holds it (a
+    scalar's frozen form; MISS for a composite, which names no child)."""
+    if type(key) in (int, float, bool) or key is None or type(key) is Decimal:
+        return freeze(key)
+    return MISS
+
+
+def rt_own_child(
+    ctx: EvalContext, table: dict[str, Callable[[EvalContext], Any]], own: Callable[[EvalContext, Any], Any], key: Any, keys: tuple[Any, ...]
+) -> Any:
     """``data.<node>[key]`` for a computed ``key``, where ``node`` has rules with
     variable keys (``own``: their part, read along a path: ``PK<id>``) and
     rules below some children (``table``: their readers): the other children
-    are not evaluated."""
-    if type(key) is str:
-        fn = table.get(key)
-        if fn is not None:
-            return fn(ctx)
-    value = own(ctx, (key,))
+    are not evaluated. ``keys``: the keys the read goes on with, as far as
+    it knows them (``key`` first): the own part is read along them."""
+    fn = table.get(key if type(key) is str else _table_key(key))
+    if fn is not None:
+        return fn(ctx)
+    value = own(ctx, keys)
     return value.get(key if type(key) is str else freeze(key), UNDEF)
 
 

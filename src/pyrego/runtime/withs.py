@@ -32,8 +32,13 @@ def rt_node_child(ctx: EvalContext, children: dict[str, Callable[..., Any]], key
         fn = children.get(key)
         if fn is not None:
             return fn(ctx)
-    elif type(key) is int:
-        key = str(key)
+    else:
+        # (a function's other constant key, a[1].x: its node's document)
+        fn = children.get(freeze(key)) if type(key) in (int, float, bool) or key is None else None
+        if fn is not None:
+            return fn(ctx)
+        if type(key) is int:
+            key = str(key)
     base = rt_path(ctx.data, base_path)
     if type(base) is dict:
         return base.get(key if type(key) is str else freeze(key), UNDEF)

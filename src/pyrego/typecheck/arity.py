@@ -21,6 +21,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from pyrego.ast import nodes as ast
+from pyrego.compile.base import key_raw
 from pyrego.compile.safety import stmt_vars
 from pyrego.errors import RegoCompileError, RegoTypeError
 from pyrego.typecheck import static_types as T
@@ -106,7 +107,7 @@ def arity_error(call: ast.Call, arity: int, nested: bool, is_builtin: bool, tree
         from pyrego.ast.nodes import Scalar, Var
         from pyrego.typecheck.ir import ref_text
 
-        name = ref_text((Var("data"),) + tuple(Scalar(p) for p in node.path))
+        name = ref_text((Var("data"),) + tuple(Scalar(key_raw(p)) for p in node.path))
     return RegoTypeError(f"function {name} has arity {arity}, got {n} {noun}", call.location)
 
 

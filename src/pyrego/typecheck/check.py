@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import Any, Callable, Optional
 
 from pyrego.ast.nodes import Scalar, Var
+from pyrego.compile.base import key_raw
 from pyrego.errors import Location
 from pyrego.typecheck import static_types as T
 from pyrego.typecheck.env import TypeEnv
@@ -172,7 +173,7 @@ def check_call(env: TypeEnv, expr: IExpr) -> TypeErr | None:
     path = expr.op_path
     tpe: T.MaybeType
     if path is not None:  # a function rule: its path, which may have keys with dots
-        ref: tuple[Term, ...] = (Var("data"),) + tuple([Scalar(p) for p in path])
+        ref: tuple[Term, ...] = (Var("data"),) + tuple([Scalar(key_raw(p)) for p in path])
         name = ref_text(ref)
         tpe = env.get_by_ref(ref)
     elif not name.startswith("data."):

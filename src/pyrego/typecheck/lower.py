@@ -50,7 +50,7 @@ from pyrego.ast.nodes import (
     Unify,
     Var,
 )
-from pyrego.compile.base import FuncRef
+from pyrego.compile.base import FuncRef, data_function_name
 from pyrego.compile.ground import in_build_order
 from pyrego.compile.safety import reorder_body, stmt_vars, term_vars
 from pyrego.errors import RegoTypeError
@@ -307,11 +307,15 @@ class Lowerer:
         if type(v) is not IRef:
             return False
         parts = []
-        for t in v.terms():
+        terms = v.terms()
+        for t in terms:
             if type(t) is Var:
                 parts.append(t.name)
             elif type(t) is Scalar and isinstance(t.value, str):
                 parts.append(t.value)
+            elif type(t) is Scalar and type(terms[0]) is Var and terms[0].name == "data":
+                # (a[1].x: a function named as its calls are)
+                return self.is_function(data_function_name(tuple(terms[1:])) or "")  # type: ignore[arg-type]
             else:
                 return False
         return self.is_function(".".join(parts))

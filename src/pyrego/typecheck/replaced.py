@@ -20,6 +20,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from pyrego.ast.nodes import Scalar, Var
+from pyrego.compile.base import key_raw, path_key
 from pyrego.typecheck import static_types as T
 from pyrego.typecheck.env import Key, Node, TypeEnv, term_key
 from pyrego.typecheck.ir import IArray, ICompr, IExpr, IObject, IRef, ISet, Term
@@ -57,11 +58,11 @@ class ReplacedRules:
             terms = t.terms()
             if not (type(terms[0]) is Var and terms[0].name == "data"):
                 continue
-            path: list[str] = []
+            path: list[Any] = []
             for p in terms[1:]:
-                if not (type(p) is Scalar and isinstance(p.value, str)):
+                if type(p) is not Scalar:
                     break
-                path.append(p.value)
+                path.append(path_key(p))  # (a string, or another key of a function's or rule's ref: KeyPart)
             else:
                 n = len(path)
                 target = tuple(path)
@@ -91,7 +92,7 @@ class ReplacedRules:
                 names = ("data", *path)
                 cur = top
                 for i, name in enumerate(names):
-                    term: Term = Var(name) if i == 0 else Scalar(name)
+                    term: Term = Var(name) if i == 0 else Scalar(key_raw(name))
                     key = term_key(term)
                     assert key is not None
                     child = cur.children.get(key)

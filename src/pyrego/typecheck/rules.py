@@ -15,7 +15,7 @@ from typing import Any, Callable
 
 from pyrego.ast import nodes as ast
 from pyrego.ast.nodes import Scalar, Var
-from pyrego.compile.base import CompiledTree, RuleNode, find_builtin
+from pyrego.compile.base import CompiledTree, RuleNode, find_builtin, key_raw
 from pyrego.typecheck import static_types as T
 from pyrego.typecheck.annotated import SchemaAnnotations, input_type
 from pyrego.typecheck.check import Checker, TypeErr
@@ -121,7 +121,7 @@ def screened_query_types(
         rules_env = RootEnv(lookup, Checker, shared, None).wrap()
         data = Var("data")
         for path, tpe in types.items():
-            rules_env.tree.insert([data, *[Scalar(p) for p in path]], tpe, rules_env)
+            rules_env.tree.insert([data, *[Scalar(key_raw(p)) for p in path]], tpe, rules_env)
         return rules_env
 
     return QueryTypes(tree, None, build, lookup, replaced_rules(tree, dependencies or {}))
