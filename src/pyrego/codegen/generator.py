@@ -39,7 +39,8 @@ from pyrego.compile.base import (
 )
 from pyrego.compile.ground import ground_value, is_ground
 from pyrego.compile.index_guards import guarded_rule, index_plan
-from pyrego.compile.index_order import definition_order, one_constant_value
+from pyrego.compile.index_order import definition_order
+from pyrego.compile.rule_index import one_constant_value
 from pyrego.compile.safety import body_vars, term_vars
 from pyrego.errors import Location, RegoCompileError, RegoError, RegoUnsafeVarError
 from pyrego.runtime.docs import DOC_HELPERS, rt_path
@@ -596,7 +597,7 @@ class ModuleGen:
     def function_node(self, node: RuleNode) -> RuleWrapper:
         defs, order = self.definitions(node)
         conflict = self.const(conflict_message(node))
-        where = self.const(tuple(r.location for r in node.rules))  # a conflict is where the differing value came from, as in OPA
+        where = self.const(tuple(node.rules[i].location for i in order))  # a conflict is where the differing value came from, as in OPA
         default_fn = self.default_value(node) if node.default is not None else None
         first = len(defs) > 1 and one_constant_value(node)  # (OPA then takes the first that succeeds)
         return RuleWrapper("function", node.id, defs, node.arity or 0, conflict=conflict, where=where, default_fn=default_fn, first_only=first)

@@ -44,7 +44,7 @@ from pyrego.compile.base import COMPLETE, FUNCTION, PARTIAL_SET, RuleNode, child
 from pyrego.compile.eval_order import NEVER_FAILS, PARTS, SUBQUERIES, has_call, head_calls_first, mark_strict_only
 from pyrego.compile.ground import is_ground
 from pyrego.compile.opa_form import OpaForm, PieceTable
-from pyrego.compile.rule_index import ANY, IndexedRule, IndexRef, RuleIndex, head_value
+from pyrego.compile.rule_index import ANY, IndexedRule, IndexRef, RuleIndex, head_value, one_constant_value
 from pyrego.compile.safety import reorder_body, stmt_vars, term_vars
 from pyrego.errors import RegoError
 from pyrego.runtime.values import BoolKey, freeze
@@ -103,10 +103,15 @@ def index_plan(
     chains = [iter_rule_chain(rule) for rule in node.rules]
     # (What can raise without strict errors can with them: one filter for both.)
     need_guards = any(_may_need_guard(b, strict_raises, is_virtual) for chain in chains for b in chain)
+    # (Where definitions' values can differ, the order also decides which
+    # definition a conflict is reported at: the later of the two, in OPA's order.)
     need_order = (
         node.kind in (COMPLETE, FUNCTION)
         and len(chains) > 1
-        and any(strict_raises(b.head) or any(strict_raises(e) for e in b.body) for chain in chains for b in chain)
+        and (
+            not one_constant_value(node)
+            or any(strict_raises(b.head) or any(strict_raises(e) for e in b.body) for chain in chains for b in chain)
+        )
     )
     tails: dict[int, tuple[ast.Expr, ...]] = {}
     for chain in chains:

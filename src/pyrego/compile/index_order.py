@@ -28,35 +28,15 @@ from __future__ import annotations
 from typing import Any, Callable, TypeVar
 
 from pyrego.ast import nodes as ast
-from pyrego.compile.base import COMPLETE, FUNCTION, RuleNode, iter_rule_chain
+from pyrego.compile.base import RuleNode, iter_rule_chain
 from pyrego.compile.index_guards import data_is_virtual
 from pyrego.compile.opa_form import OpaForm, PieceTable
-from pyrego.compile.rule_index import IndexedRule, RuleIndex, head_value
+from pyrego.compile.rule_index import IndexedRule, RuleIndex, head_value, one_constant_value
 from pyrego.compile.safety import reorder_body, stmt_vars, term_vars
 from pyrego.errors import RegoError
-from pyrego.runtime.values import equal
 
 #: Calls that cannot raise when their operands are evaluated (comparisons, membership).
 _QUIET_CALLS = frozenset({"equal", "neq", "lt", "gt", "lte", "gte", "internal.member_2"})
-
-
-def one_constant_value(node: RuleNode) -> bool:
-    """Whether ``node`` is a complete rule or function whose definitions (all
-    their branches; not the default) all have one constant value: OPA then
-    stops at the first definition that succeeds."""
-    if node.kind not in (COMPLETE, FUNCTION) or not node.rules:
-        return False
-    first: Any = None
-    seen = False
-    for rule in node.rules:
-        for branch in iter_rule_chain(rule):
-            has, ground, value = head_value(branch)
-            if not (has and ground):
-                return False
-            if seen and not (type(value) is type(first) and equal(value, first)):
-                return False
-            first, seen = value, True
-    return True
 
 
 T = TypeVar("T")

@@ -31,6 +31,7 @@ from decimal import Decimal
 from typing import Any, Callable
 
 from pyrego.ast import nodes as ast
+from pyrego.compile.base import COMPLETE, FUNCTION, RuleNode, iter_rule_chain
 from pyrego.compile.ground import ground_value, is_ground
 from pyrego.runtime.values import UNDEF, BoolKey, equal, freeze
 
@@ -737,3 +738,22 @@ def head_value(rule: ast.Rule) -> tuple[bool, bool, Any]:
 
 
 __all__ = ["ANY", "NO_ENTRY", "split_escaped", "IndexResult", "IndexedRule", "RuleIndex", "head_value"]
+
+
+def one_constant_value(node: RuleNode) -> bool:
+    """Whether ``node`` is a complete rule or function whose definitions (all
+    their branches; not the default) all have one constant value: OPA then
+    stops at the first definition that succeeds."""
+    if node.kind not in (COMPLETE, FUNCTION) or not node.rules:
+        return False
+    first: Any = None
+    seen = False
+    for rule in node.rules:
+        for branch in iter_rule_chain(rule):
+            has, ground, value = head_value(branch)
+            if not (has and ground):
+                return False
+            if seen and not (type(value) is type(first) and equal(value, first)):
+                return False
+            first, seen = value, True
+    return True
