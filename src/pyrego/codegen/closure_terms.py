@@ -28,7 +28,7 @@ from pyrego.runtime.helpers import (
     rt_get,
     rt_gt,
     rt_items,
-    rt_items_sorted,
+    rt_items_ordered,
     rt_le,
     rt_lt,
     rt_member,
@@ -348,7 +348,7 @@ class TermPlanner:
             elif tp is ast.Var and p.name not in ROOTS and p.name not in bound:  # type: ignore[union-attr]
                 self.loops += 1
                 iterated[len(keys)] = (self.bind(p.name), p.location)  # type: ignore[union-attr]
-                keys.append(rt_items_sorted if self.ordered else rt_items)
+                keys.append(rt_items_ordered if self.ordered else rt_items)
             else:
                 if self.has_unbound(p):
                     raise Unsupported("a pattern in a ref")
@@ -417,8 +417,10 @@ class TermPlanner:
     ) -> Callable[[Any, list[Any], Any], Any]:
         if slot is not None:
 
-            def iterate(ctx: Any, env: list[Any], cur: Any, items: Any = key, slot: int = slot, nxt: Any = nxt, where: Any = where) -> Any:
-                for k, v in items(cur):
+            ordered = key is rt_items_ordered
+
+            def iterate(ctx: Any, env: list[Any], cur: Any, items: Any = key, slot: int = slot, nxt: Any = nxt, where: Any = where, ordered: bool = ordered) -> Any:
+                for k, v in items(ctx, cur) if ordered else items(cur):
                     rt_check_deadline(ctx, where)
                     env[slot] = k
                     r = nxt(ctx, env, v)

@@ -186,7 +186,8 @@ def materializer_lines(gen: ModuleGen, node: RuleNode) -> list[str]:
             continue
         lines.append(f"    v = {fn}(ctx)")
         lines.append(f"    if v is not UNDEF: r[{gen.literal(name)}] = v")
-    lines += [f"    c[{-node.id - 1}] = r", "    return r", ""]
+    # Where base data and rules meet, iteration follows OPA's rule tree order.
+    lines += ["    if type(base) is dict and base: rt_tree_order(ctx, r, base)", f"    c[{-node.id - 1}] = r", "    return r", ""]
     return lines
 
 def tracks_values(gen: ModuleGen, node: RuleNode) -> bool:
