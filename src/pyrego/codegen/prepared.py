@@ -78,6 +78,8 @@ from pyrego.runtime.values import PLAIN_TYPES, UNDEF
 
 _DEF = DEFINITION
 _RULE_FUNCTION = RULE_FUNCTION
+#: Iterations in OPA's order, taking the context, and the same without it.
+_SORTED_ITERATION = {"rt_items_ordered": "rt_items_sorted", "rt_values_ordered": "rt_values_sorted"}
 _PLAIN_TYPES = (bool, int, type(None))
 # Types whose Python equality between two values of the type is Rego's.
 _SIMPLE_EQ = frozenset((str, int, bool, type(None)))  # (not float: a NaN is itself in rt_eq)
@@ -202,6 +204,13 @@ class _Detach(pyast.NodeTransformer):
         if isinstance(func, pyast.Name) and node.args and _is_ctx(node.args[0]):
             if func.id == "rt_builtin_error":
                 node.args[0] = pyast.Call(func=load_name("NEW_CONTEXT"), args=[], keywords=[])
+            elif func.id in _SORTED_ITERATION:
+                # Only documents where base data and rules meet iterate otherwise
+                # than sorted, and what builds them (N<id>, rt_node_select, ...)
+                # names the context, so no such document is in code written here.
+                node.func = load_name(_SORTED_ITERATION[func.id])
+                del node.args[0]
+                return self.generic_visit(node)
             elif self.memo and _RULE_FUNCTION.fullmatch(func.id):
                 node.args[0:1] = [load_name("input"), load_name(_MEMO)]
         elif (
