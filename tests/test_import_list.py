@@ -47,6 +47,7 @@ ENGINE_MODULES = {
     "pyrego.codegen.deferred",
     "pyrego.codegen.disk_cache",
     "pyrego.codegen.docs",
+    "pyrego.codegen.set_members",
     "pyrego.codegen.generator",
     "pyrego.codegen.lines",
     "pyrego.codegen.strict_blocks",

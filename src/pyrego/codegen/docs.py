@@ -27,6 +27,7 @@ import weakref
 from typing import TYPE_CHECKING, Any, Callable
 
 from pyrego.ast import nodes as ast
+from pyrego.codegen.set_members import member_reader_name, skips_rules
 from pyrego.compile.base import FUNCTION, PARTIAL_OBJECT, PARTIAL_SET, RuleNode, rule_suffix, tree_keys
 from pyrego.runtime.docs import (
     Depths,
@@ -523,7 +524,12 @@ def rule_or_tree_ref(
             em.w("except EvalConflictError:")
             em.w(f"    {v} = {keyed_rule_name(gen, cur)}({em.ctx}, {keys})")
             return em.walk_path(v, path[i:], check=check)
-        em.assign(v, f"R{cur.id}({em.ctx})")
+        if i < len(path) and skips_rules(cur) and not em.has_unbound(path[i]):
+            # A member looked up: only the rules whose key can be it run, as in OPA.
+            em.assign(v, f"{member_reader_name(gen, cur)}({em.ctx}, {em.term(path[i])})")
+            i += 1
+        else:
+            em.assign(v, f"R{cur.id}({em.ctx})")
     elif i < len(path) and not em.has_unbound(path[i]):
         # A computed key: evaluate only the child it names.
         key = em.term(path[i])
