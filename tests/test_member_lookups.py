@@ -151,3 +151,26 @@ def test_generated_programs_agree_with_opa(block: int, oracle: Any) -> None:
             if any(g != expected for g in got):
                 failures.append(f"seed {seed} ({form}) {query} input={input}\n{modules['p.rego']}\nOPA: {expected}\npyrego: {got}")
     assert not failures, f"{len(failures)} differ:\n\n" + "\n\n".join(failures[:4])
+
+
+def test_prepared_rule() -> None:
+    """A prepared rule reading one member stays one function of the input,
+    and gives the answers above: where the whole set raises, the call runs
+    again with a context, which skips the rules as OPA does."""
+    engine = pyrego.Engine()
+    engine.set_strict_builtin_errors(True)
+    engine.add_policy("p.rego", 'package p\nroles contains "admin"\nroles contains "dev" if 1 / input.z\nallow if roles[input.role]\n')
+    rule = engine.prepare_rule("data.p.allow")
+    assert rule.__code__.co_filename == "<pyrego prepared rule>"
+    assert rule({"role": "admin", "z": 0}) is True
+    assert rule({"role": "dev", "z": 1}) is True
+    assert rule({"role": "other", "z": 1}) is pyrego.UNDEFINED
+    with pytest.raises(pyrego.RegoError) as err:
+        rule({"role": "dev", "z": 0})
+    assert err.value.code == "eval_builtin_error"
+
+
+def test_prepared_rule_answers_are_opa_answers(oracle: Any) -> None:
+    policy = {"p.rego": 'package p\nroles contains "admin"\nroles contains "dev" if 1 / input.z\nallow if roles[input.role]\n'}
+    assert oracle.evaluate(policy, "x := data.p.allow", input={"role": "admin", "z": 0}).bindings == [{"x": True}]
+    assert oracle.evaluate(policy, "x := data.p.allow", input={"role": "dev", "z": 0}).error_code == "eval_builtin_error"
