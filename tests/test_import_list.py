@@ -97,6 +97,7 @@ ENGINE_MODULES = {
     "pyrego.runtime.context",
     "pyrego.runtime.convert",
     "pyrego.runtime.docs",
+    "pyrego.runtime.members",
     "pyrego.runtime.helpers",
     "pyrego.runtime.numbers",
     "pyrego.runtime.values",

@@ -174,3 +174,19 @@ def test_prepared_rule_answers_are_opa_answers(oracle: Any) -> None:
     policy = {"p.rego": 'package p\nroles contains "admin"\nroles contains "dev" if 1 / input.z\nallow if roles[input.role]\n'}
     assert oracle.evaluate(policy, "x := data.p.allow", input={"role": "admin", "z": 0}).bindings == [{"x": True}]
     assert oracle.evaluate(policy, "x := data.p.allow", input={"role": "dev", "z": 0}).error_code == "eval_builtin_error"
+
+
+def test_artifact(tmp_path: Any) -> None:
+    """An artifact's code reads one member as the engine does (OPA's answers: the cases above)."""
+    from pyrego.artifact import load_artifact, write_artifact
+
+    engine = pyrego.Engine()
+    engine.add_policies({"p.rego": CONFLICT + SHAPES.replace("package p\n", "").replace("report", "shaped") + "one := report[input.k]\ntwo := shaped[[1, input.k]]\n"})
+    write_artifact(engine, tmp_path / "a.py")
+    loaded = load_artifact(tmp_path / "a.py")
+    loaded.set_strict_builtin_errors(True)
+    assert loaded.eval_rule("data.p.one", input={"k": 2, "zero": 0}) == 2
+    assert loaded.eval_rule("data.p.two", input={"k": 2, "zero": 0}) == [1, 2]
+    with pytest.raises(pyrego.RegoError) as err:
+        loaded.eval_rule("data.p.one", input={"k": 3, "zero": 0})
+    assert err.value.code == "eval_conflict_error"

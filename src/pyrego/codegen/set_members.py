@@ -16,19 +16,15 @@ place), else only the rules whose key is not a constant other than ``k``.
 from __future__ import annotations
 
 import weakref
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
 
 from pyrego.ast import nodes as ast
 from pyrego.compile.base import PARTIAL_SET
-from pyrego.runtime.helpers import MISS, rt_get
-from pyrego.runtime.values import equal, freeze, thaw
+from pyrego.runtime.members import member_reader
 
 if TYPE_CHECKING:
     from pyrego.codegen.generator import ModuleGen
     from pyrego.compile.base import RuleNode
-
-_SCALARS = (str, int, float, bool, type(None))
-
 
 def _pattern(term: ast.Term | None) -> Any:
     """What a rule's key says of the members it can add: a scalar constant,
@@ -45,20 +41,6 @@ def _pattern(term: ast.Term | None) -> Any:
     return None
 
 
-def _may_match(pattern: Any, value: Any) -> bool:
-    """Whether a key of ``pattern``'s shape can unify with ``value``."""
-    if pattern is None:
-        return True
-    tp = type(pattern)
-    if tp is tuple:
-        return equal(pattern[0], value)
-    if tp is list:
-        return type(value) is list and len(value) == len(pattern) and all(_may_match(p, v) for p, v in zip(pattern, value))
-    if type(value) is not dict or len(value) != len(pattern):
-        return False
-    return all(k in value and _may_match(p, value[k]) for k, p in pattern.items())
-
-
 def skips_rules(node: RuleNode) -> bool:
     """Whether a membership lookup in ``node``'s partial set can skip one of its rules."""
     return node.kind == PARTIAL_SET and node.default is None and any(_pattern(r.head.key) is not None for r in node.rules)
@@ -70,36 +52,31 @@ def member_reader_name(gen: ModuleGen, node: RuleNode) -> str:
     name = f"SM{node.id}"
     if name not in gen.namespace:
         keys = {f"D{node.id}_{i}": _pattern(rule.head.key) for i, rule in enumerate(node.rules)}
-        gen.namespace[name] = _member_reader(weakref.ref(gen), gen.namespace, node.id, keys)
+        gen.member_readers[name] = keys
+        gen_ref = weakref.ref(gen)
+        whole = f"R{node.id}"
+
+        def definitions() -> tuple[str, ...] | None:
+            gen = gen_ref()
+            if gen is None:
+                return None
+            gen.load(whole)  # (a deferred rule is planned on its first read)
+            wrapper = gen.wrappers.get(whole)
+            return wrapper.defs if wrapper is not None and wrapper.kind == "set" else None
+
+        gen.namespace[name] = member_reader(gen.namespace, node.id, definitions, keys)
     return name
 
 
-def _member_reader(gen_ref: Callable[[], ModuleGen | None], namespace: dict[str, Any], node_id: int, keys: dict[str, Any]) -> Callable[[Any, Any], Any]:
-    whole = f"R{node_id}"
-
-    def read(ctx: Any, key: Any) -> Any:
-        c = ctx.cache
-        value = c.get(node_id, MISS)
-        if value is not MISS:  # (evaluated whole, or replaced by ``with``)
-            return rt_get(value, key)
-        gen = gen_ref()
-        if gen is not None:
-            gen.load(whole)  # (a deferred rule is planned on its first read)
-        wrapper = gen.wrappers.get(whole) if gen is not None else None
-        if wrapper is None or wrapper.kind != "set":
-            return rt_get(namespace[whole](ctx), key)
-        memo = (whole, key if type(key) is str else freeze(key))
-        found = c.get(memo, MISS)
-        if found is MISS:
-            acc: set[Any] = set()
-            plain = key if type(key) in _SCALARS else thaw(freeze(key))
-            for d in wrapper.defs:
-                if _may_match(keys.get(d), plain):
-                    namespace[d](ctx, acc)
-            found = c[memo] = rt_get(acc, key)
-        return found
-
-    return read
+def plain_pattern(pattern: Any) -> bool:
+    """Whether a key pattern is written as it is by ``repr`` (what an artifact holds)."""
+    if pattern is None:
+        return True
+    if type(pattern) is tuple:
+        return type(pattern[0]) in (str, int, bool, type(None))
+    if type(pattern) is list:
+        return all(plain_pattern(p) for p in pattern)
+    return all(type(k) is str and plain_pattern(p) for k, p in pattern.items())
 
 
-__all__ = ["member_reader_name", "skips_rules"]
+__all__ = ["member_reader_name", "plain_pattern", "skips_rules"]
