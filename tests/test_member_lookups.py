@@ -35,6 +35,7 @@ CASES = [
     Case("computed-key", {"p.rego": CONST}, "x := data.p.report[input.k]", {"x": 2}, input=ZERO),
     Case("bare", {"p.rego": CONST}, "data.p.report[2]", {}, input=ZERO),
     Case("in-a-rule", {"p.rego": CONST + "ok if report[input.k]\n"}, "x := data.p.ok", {"x": True}, input=ZERO),
+    Case("bound-variable-key", {"p.rego": CONST}, "x := [k | some k in [1, 2]; data.p.report[k]]", {"x": [2]}, input=ZERO),
     Case("missing-member", {"p.rego": CONST}, "x := data.p.report[4]", "undefined", input=ZERO),
     Case("matching-rule-raises", {"p.rego": CONST}, "x := data.p.report[3]", "eval_builtin_error", input=ZERO),
     Case("float-key", {"p.rego": CONST}, "x := data.p.report[2.0]", {"x": 2}, input=ZERO),
