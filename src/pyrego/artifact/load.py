@@ -14,6 +14,7 @@ you trust (your own build, a signed bundle), never one a user uploads.
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Iterable, Iterator
 from decimal import Decimal
@@ -29,6 +30,7 @@ from pyrego.runtime.context import EvalConfig, EvalContext
 from pyrego.runtime.convert import FrozenObject, loads
 from pyrego.runtime.docs import DOC_HELPERS, rt_path
 from pyrego.runtime.helpers import HELPERS, builtin_call
+from pyrego.runtime.members import artifact_member_reader
 from pyrego.runtime.values import FALSE_KEY, TRUE_KEY, ArrayKey, ObjectKey, SetKey
 from pyrego.runtime.withs import make_call_mock, make_with, rt_const_fn, rt_node_child
 
@@ -73,6 +75,12 @@ def _noop() -> None:
 
 
 def _namespace() -> dict[str, Any]:
+    namespace = _names()
+    namespace["ASM"] = functools.partial(artifact_member_reader, namespace)
+    return namespace
+
+
+def _names() -> dict[str, Any]:
     return {
         **HELPERS,
         **DOC_HELPERS,

@@ -31,6 +31,7 @@ from typing import Any
 from pyrego.artifact.format import ArtifactError, envelope
 from pyrego.builtins.registry import lookup
 from pyrego.codegen.generator import ModuleGen
+from pyrego.codegen.set_members import plain_pattern
 from pyrego.codegen.tiers import RuleWrapper
 from pyrego.engine_support import ProgramSource
 from pyrego.errors import Location
@@ -154,6 +155,13 @@ def artifact_text(engine: ProgramSource) -> bytes:
         elif name.startswith("C") and name in gen.builtin_sites:
             site = gen.builtin_sites[name]
             later.append(f"{name} = AC({site.fn}, {site.name}, {site.where}, {site.needs_context!r})")
+        elif name in gen.member_readers:
+            node_id = int(name[2:])
+            wrapper = gen.wrappers.get(f"R{node_id}")
+            defs = wrapper.defs if wrapper is not None and wrapper.kind == "set" else None
+            # (a pattern repr cannot write reads as "any value": more rules run, none fewer)
+            keys = {d: p if plain_pattern(p) else None for d, p in gen.member_readers[name].items()}
+            later.append(f"{name} = ASM({node_id}, {defs!r}, {keys!r})")
         elif name.startswith("K"):
             if callable(value) and not isinstance(value, (frozenset, tuple)):
                 raise ArtifactError("the policies replace a builtin with 'with'; an artifact cannot hold that yet")

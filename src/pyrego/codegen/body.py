@@ -80,11 +80,13 @@ class BodyEmitter(StrictBlocks, LineWriter):
         self._tmp += 1
         return f"{prefix}{self._tmp}"
 
-    def items_fn(self) -> str:
-        return "rt_items_sorted" if self.ordered else "rt_items"
+    def items_of(self, coll: str) -> str:
+        """The code iterating ``coll``'s keys and values (in OPA's order where that shows)."""
+        return f"rt_items_ordered({self.ctx}, {coll})" if self.ordered else f"rt_items({coll})"
 
-    def values_fn(self) -> str:
-        return "rt_values_sorted" if self.ordered else "rt_values"
+    def values_of(self, coll: str) -> str:
+        """The code iterating ``coll``'s values (in OPA's order where that shows)."""
+        return f"rt_values_ordered({self.ctx}, {coll})" if self.ordered else f"rt_values({coll})"
 
     def open_loop(self, header: str) -> None:
         self.w(header)
@@ -458,12 +460,12 @@ class BodyEmitter(StrictBlocks, LineWriter):
         coll = self.term(s.collection if s.key is not None else iterated_terms(s.collection))
         if s.key is None:
             v = self.tmp("i")
-            self.open_loop(f"for {v} in {self.values_fn()}({coll}):")
+            self.open_loop(f"for {v} in {self.values_of(coll)}:")
             self.unify_value(s.value, v, s.location)
         else:
             k = self.tmp("k")
             v = self.tmp("i")
-            self.open_loop(f"for {k}, {v} in {self.items_fn()}({coll}):")
+            self.open_loop(f"for {k}, {v} in {self.items_of(coll)}:")
             self.unify_value(s.key, k, s.location)
             self.unify_value(s.value, v, s.location)
 
@@ -478,7 +480,7 @@ class BodyEmitter(StrictBlocks, LineWriter):
         st = self.state()
         k = self.tmp("k")
         v = self.tmp("i")
-        self.w(f"for {k}, {v} in {self.items_fn()}({dom}):")
+        self.w(f"for {k}, {v} in {self.items_of(dom)}:")
         self.indent += 1
         self.loops += 1
         self.deadline_check()
@@ -663,12 +665,12 @@ class BodyEmitter(StrictBlocks, LineWriter):
                 run, input_ctx = [], None
             if isinstance(p, ast.Var) and p.name not in self.bound and p.name not in ROOTS:
                 k = self.tmp("k")
-                self.open_loop(f"for {k}, {nxt} in {self.items_fn()}({cur}):")
+                self.open_loop(f"for {k}, {nxt} in {self.items_of(cur)}:")
                 self.checked.add(nxt)  # collections never hold UNDEF
                 self.bind(p.name, k)
             elif isinstance(p, (ast.Array, ast.Object)) and self.has_unbound(p):
                 k = self.tmp("k")
-                self.open_loop(f"for {k}, {nxt} in {self.items_fn()}({cur}):")
+                self.open_loop(f"for {k}, {nxt} in {self.items_of(cur)}:")
                 self.checked.add(nxt)
                 self.unify_value(p, k, p.location)
             else:

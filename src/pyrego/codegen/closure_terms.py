@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Callable, NamedTuple
 from pyrego.ast import nodes as ast
 from pyrego.codegen import docs as codegen_docs
 from pyrego.codegen.body import COMPARE_OPS
+from pyrego.codegen.set_members import member_reader_name, skips_rules
 from pyrego.compile.base import PARTIAL_OBJECT
 from pyrego.compile.ground import ground_value, in_build_order, is_ground
 from pyrego.compile.safety import ROOTS, has_unbound, iterable_only
@@ -28,7 +29,7 @@ from pyrego.runtime.helpers import (
     rt_get,
     rt_gt,
     rt_items,
-    rt_items_sorted,
+    rt_items_ordered,
     rt_le,
     rt_lt,
     rt_member,
@@ -321,6 +322,10 @@ class TermPlanner:
                 if keys and all(k is not None for k in keys):
                     keyed = f"PK{node.id}" if doc.startswith("P") else codegen_docs.keyed_rule_name(self.gen, node)
                     return self.walk(_keyed_document(self.ns, doc, keyed, tuple(keys)), path[i:], rt_get)
+            if i < len(path) and doc.startswith("R") and skips_rules(node) and not self.has_unbound(path[i]):
+                # A member looked up: only the rules whose key can be it run, as in OPA.
+                member = _member(self.ns, member_reader_name(self.gen, node), self.operand(path[i]).value)
+                return self.walk(member, path[i + 1 :], rt_get)
             return self.walk(document_of(self.ns, doc), path[i:], rt_get)
         if kind == "base":
             return self.walk(_base_data, path, rt_data_get)
@@ -348,7 +353,7 @@ class TermPlanner:
             elif tp is ast.Var and p.name not in ROOTS and p.name not in bound:  # type: ignore[union-attr]
                 self.loops += 1
                 iterated[len(keys)] = (self.bind(p.name), p.location)  # type: ignore[union-attr]
-                keys.append(rt_items_sorted if self.ordered else rt_items)
+                keys.append(rt_items_ordered if self.ordered else rt_items)
             else:
                 if self.has_unbound(p):
                     raise Unsupported("a pattern in a ref")
@@ -417,8 +422,10 @@ class TermPlanner:
     ) -> Callable[[Any, list[Any], Any], Any]:
         if slot is not None:
 
-            def iterate(ctx: Any, env: list[Any], cur: Any, items: Any = key, slot: int = slot, nxt: Any = nxt, where: Any = where) -> Any:
-                for k, v in items(cur):
+            ordered = key is rt_items_ordered
+
+            def iterate(ctx: Any, env: list[Any], cur: Any, items: Any = key, slot: int = slot, nxt: Any = nxt, where: Any = where, ordered: bool = ordered) -> Any:
+                for k, v in items(ctx, cur) if ordered else items(cur):
                     rt_check_deadline(ctx, where)
                     env[slot] = k
                     r = nxt(ctx, env, v)
@@ -454,6 +461,16 @@ def document_of(ns: dict[str, Any], name: str) -> Callable[[Any, list[Any]], Any
         return ns[name](ctx)
 
     return document
+
+
+def _member(ns: dict[str, Any], reader: str, key: Any) -> Callable[[Any, list[Any]], Any]:
+    """The member of a partial set that ``key`` computes, read by ``reader`` (``SM<id>``)."""
+
+    def member(ctx: Any, env: list[Any], ns: dict[str, Any] = ns, reader: str = reader, key: Any = key) -> Any:
+        k = key(ctx, env)
+        return UNDEF if k is UNDEF else ns[reader](ctx, k)
+
+    return member
 
 
 def _keyed_document(ns: dict[str, Any], name: str, keyed: str, keys: tuple[Any, ...]) -> Callable[[Any, list[Any]], Any]:

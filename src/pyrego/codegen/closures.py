@@ -61,14 +61,14 @@ from pyrego.runtime.helpers import (
     rt_conflict,
     rt_in_strings,
     rt_items,
-    rt_items_sorted,
+    rt_items_ordered,
     rt_member,
     rt_obj_add_path,
     rt_obj_put,
     rt_obj_put_path,
     rt_obj_put_value,
     rt_values,
-    rt_values_sorted,
+    rt_values_ordered,
 )
 from pyrego.runtime.values import PLAIN_TYPES, UNDEF, check_plain, equal, freeze
 
@@ -400,7 +400,7 @@ class _Planner(TermPlanner):
     def every(self, s: ast.Every) -> Callable[[Step], Step]:
         """``every k, v in xs { body }``: the body holds for each member (its variables stay inside)."""
         domain = self.operand(s.domain)
-        items = rt_items_sorted if self.ordered else rt_items
+        items = rt_items_ordered if self.ordered else rt_items
         saved = set(self.bound), self.loops, dict(self.slots)
         # Fresh slots: the loop's variables shadow any of the same name outside.
         for v in (s.key, s.value):
@@ -414,10 +414,12 @@ class _Planner(TermPlanner):
         where = s.location
 
         def build(nxt: Step) -> Step:
-            def loop(ctx: Any, env: list[Any], d: Any, items: Any = items, key: Any = key, value: int = value, inner: Step = inner, nxt: Step = nxt, where: Any = where) -> Any:
+            def loop(
+                ctx: Any, env: list[Any], d: Any, items: Any = items, key: Any = key, value: int = value, inner: Step = inner, nxt: Step = nxt, where: Any = where, ordered: bool = self.ordered
+            ) -> Any:
                 if type(d) not in COLLECTION_TYPES and check_plain(d):
                     return UNDEF  # a domain that is not a collection: undefined, not true
-                for k, v in items(d):
+                for k, v in items(ctx, d) if ordered else items(d):
                     rt_check_deadline(ctx, where)
                     if key is not None:
                         env[key] = k
@@ -534,20 +536,23 @@ class _Planner(TermPlanner):
         self.loops += 1
         key = self.pattern(s.key) if s.key is not None else None
         value = self.pattern(s.value)
-        values, items = (rt_values_sorted, rt_items_sorted) if self.ordered else (rt_values, rt_items)
+        values, items = (rt_values_ordered, rt_items_ordered) if self.ordered else (rt_values, rt_items)
         where = s.location
+        ordered = self.ordered
 
         def build(nxt: Step) -> Step:
-            def loop(ctx: Any, env: list[Any], c: Any, key: Any = key, value: Any = value, nxt: Step = nxt, values: Any = values, items: Any = items, where: Any = where) -> Any:
+            def loop(
+                ctx: Any, env: list[Any], c: Any, key: Any = key, value: Any = value, nxt: Step = nxt, values: Any = values, items: Any = items, where: Any = where, ordered: bool = ordered
+            ) -> Any:
                 if key is None:
-                    for v in values(c):
+                    for v in values(ctx, c) if ordered else values(c):
                         rt_check_deadline(ctx, where)
                         if value(ctx, env, v):
                             r = nxt(ctx, env)
                             if r is not UNDEF:
                                 return r
                 else:
-                    for k, v in items(c):
+                    for k, v in items(ctx, c) if ordered else items(c):
                         rt_check_deadline(ctx, where)
                         if key(ctx, env, k) and value(ctx, env, v):
                             r = nxt(ctx, env)

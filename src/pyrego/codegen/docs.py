@@ -27,6 +27,7 @@ import weakref
 from typing import TYPE_CHECKING, Any, Callable
 
 from pyrego.ast import nodes as ast
+from pyrego.codegen.set_members import member_reader_name, skips_rules
 from pyrego.compile.base import (
     FUNCTION,
     PARTIAL_OBJECT,
@@ -195,7 +196,8 @@ def materializer_lines(gen: ModuleGen, node: RuleNode) -> list[str]:
             continue
         lines.append(f"    v = {fn}(ctx)")
         lines.append(f"    if v is not UNDEF: r[{gen.literal(name)}] = v")
-    lines += [f"    c[{-node.id - 1}] = r", "    return r", ""]
+    # Where base data and rules meet, iteration follows OPA's rule tree order.
+    lines += ["    if type(base) is dict and base: rt_tree_order(ctx, r, base)", f"    c[{-node.id - 1}] = r", "    return r", ""]
     return lines
 
 def tracks_values(gen: ModuleGen, node: RuleNode) -> bool:
@@ -572,7 +574,12 @@ def rule_or_tree_ref(
             em.w("except EvalConflictError:")
             em.w(f"    {v} = {keyed_rule_name(gen, cur)}({em.ctx}, {keys})")
             return em.walk_path(v, path[i:], check=check)
-        em.assign(v, f"R{cur.id}({em.ctx})")
+        if i < len(path) and skips_rules(cur) and not em.has_unbound(path[i]):
+            # A member looked up: only the rules whose key can be it run, as in OPA.
+            em.assign(v, f"{member_reader_name(gen, cur)}({em.ctx}, {em.term(path[i])})")
+            i += 1
+        else:
+            em.assign(v, f"R{cur.id}({em.ctx})")
     elif i < len(path) and not em.has_unbound(path[i]):
         # A computed key: evaluate only the child it names.
         key = em.term(path[i])

@@ -91,6 +91,8 @@ class ModuleGen:
         # the document function itself where it is a wrapper (codegen_tiers).
         self.chunks: dict[str, list[str]] = {}
         self.wrappers: dict[str, RuleWrapper] = {}
+        # Member readers of partial sets (codegen.set_members): name -> each definition's key pattern.
+        self.member_readers: dict[str, dict[str, Any]] = {}
         # The rule node of each chunk, to write its code again in the
         # canonical shapes that the fast form expands (see fast_chunk).
         self._chunk_nodes: dict[str, RuleNode] = {}

@@ -78,6 +78,10 @@ from pyrego.runtime.values import PLAIN_TYPES, UNDEF
 
 _DEF = DEFINITION
 _RULE_FUNCTION = RULE_FUNCTION
+#: A partial set's member reader (codegen.set_members), ``SM<id>(ctx, key)``.
+_MEMBER_READER = re.compile(r"SM\d+")
+#: Iterations in OPA's order, taking the context, and the same without it.
+_SORTED_ITERATION = {"rt_items_ordered": "rt_items_sorted", "rt_values_ordered": "rt_values_sorted"}
 _PLAIN_TYPES = (bool, int, type(None))
 # Types whose Python equality between two values of the type is Rego's.
 _SIMPLE_EQ = frozenset((str, int, bool, type(None)))  # (not float: a NaN is itself in rt_eq)
@@ -135,12 +139,16 @@ def _is_ctx(node: pyast.AST) -> bool:
 
 
 def _rule_calls(node: pyast.AST) -> set[str]:
-    """The rule functions ``node`` calls with the context."""
-    return {
-        n.func.id
-        for n in pyast.walk(node)
-        if isinstance(n, pyast.Call) and isinstance(n.func, pyast.Name) and _RULE_FUNCTION.fullmatch(n.func.id) and n.args and _is_ctx(n.args[0])
-    }
+    """The rule functions ``node`` calls with the context (a set's member
+    reader ``SM<id>`` calls its rule ``R<id>``, as it is written here)."""
+    calls = set()
+    for n in pyast.walk(node):
+        if isinstance(n, pyast.Call) and isinstance(n.func, pyast.Name) and n.args and _is_ctx(n.args[0]):
+            if _RULE_FUNCTION.fullmatch(n.func.id):
+                calls.add(n.func.id)
+            elif _MEMBER_READER.fullmatch(n.func.id):
+                calls.add("R" + n.func.id[2:])
+    return calls
 
 
 class _Detach(pyast.NodeTransformer):
@@ -153,6 +161,8 @@ class _Detach(pyast.NodeTransformer):
         self.namespace = namespace
         self.new_context = new_context  # (a context with the settings the functions are made for)
         self.reads_clock = False  # (without the memo: a function read the clock into its local ``now_``)
+        # A member of a partial set was read from the whole set (see visit_Call).
+        self.member_lookups = False
         # Locals assigned once, to a constant document (``t3 = K6``), in the function being written.
         self.constants: dict[str, str] = {}
         self.assigned_once: set[str] = set()
@@ -202,6 +212,21 @@ class _Detach(pyast.NodeTransformer):
         if isinstance(func, pyast.Name) and node.args and _is_ctx(node.args[0]):
             if func.id == "rt_builtin_error":
                 node.args[0] = pyast.Call(func=load_name("NEW_CONTEXT"), args=[], keywords=[])
+            elif _MEMBER_READER.fullmatch(func.id) and len(node.args) == 2:
+                # The whole set's member: where that raises (a rule the lookup
+                # would skip), the caller re-runs the call with a context.
+                self.member_lookups = True
+                rule = pyast.Call(func=load_name("R" + func.id[2:]), args=[node.args[0]], keywords=[])
+                args = [self.visit_Call(rule), self.visit(node.args[1])]
+                whole = pyast.Call(func=load_name("rt_get"), args=args, keywords=[])
+                return pyast.copy_location(whole, node)
+            elif func.id in _SORTED_ITERATION:
+                # Only documents where base data and rules meet iterate otherwise
+                # than sorted, and what builds them (N<id>, rt_node_select, ...)
+                # names the context, so no such document is in code written here.
+                node.func = load_name(_SORTED_ITERATION[func.id])
+                del node.args[0]
+                return self.generic_visit(node)
             elif self.memo and _RULE_FUNCTION.fullmatch(func.id):
                 node.args[0:1] = [load_name("input"), load_name(_MEMO)]
         elif (
@@ -449,6 +474,8 @@ def input_function(
         tree.name = f"P{i}"
         tops.append(tree)
     called = [detach.visit(f) for f in called]
+    if detach.member_lookups and guard is None:
+        return None  # (no context to re-run a call whose whole set raised)
     fold_definitions(called)
     probes = MemoProbes(called)
     for function in (*tops, *called):
@@ -484,7 +511,7 @@ def input_function(
                 if isinstance(node, pyast.Return) and isinstance(node.value, pyast.Name) and node.value.id == "UNDEF":
                     node.value.id = "DEFAULT_"
         if guard is not None:
-            _guard(entry)
+            _guard(entry, detach.member_lookups)
         module = pyast.fix_missing_locations(pyast.Module(body=[*called, *tops, entry], type_ignores=[]))
         try:
             exec(compile(module, "<pyrego prepared rule>", "exec"), namespace)  # noqa: S102 - the program's own generated code, rewritten
@@ -562,12 +589,16 @@ def guarded(input):
 """
 
 
-def _guard(function: pyast.FunctionDef) -> None:
-    """``function``'s body behind the check and in the handler that ``guard`` names (see input_function)."""
+def _guard(function: pyast.FunctionDef, rerun: bool) -> None:
+    """``function``'s body behind the check and in the handler that ``guard``
+    names (see input_function); ``rerun``: an exception hands the call to
+    ``SLOW_`` instead (the code read whole what a context reads in part)."""
     template = pyast.parse(_GUARD).body[0]
     assert isinstance(template, pyast.FunctionDef)
     check, handler = template.body
     assert isinstance(handler, pyast.Try)
+    if rerun:
+        handler.handlers[0].body = pyast.parse("return SLOW_(input)").body
     handler.body = function.body
     function.body = [check, handler]
 

@@ -21,7 +21,7 @@ from typing import Any, Callable
 
 from pyrego.errors import EvalConflictError, Location
 from pyrego.runtime.context import EvalContext
-from pyrego.runtime.helpers import MISS, VALUES, ReadPath
+from pyrego.runtime.helpers import MISS, VALUES, ReadPath, rt_tree_order
 from pyrego.runtime.values import UNDEF, equal, freeze
 
 
@@ -196,6 +196,8 @@ def pruned_document(
             v = namespace[fn](ctx)
             if v is not UNDEF:
                 r[name] = v
+        if type(base) is dict and base:
+            rt_tree_order(ctx, r, base)
         return r if r else UNDEF
 
     return document
@@ -249,6 +251,8 @@ def rt_node_project(
         v = fn(ctx) if fn is not None else _base_walk(base[name], keys)  # type: ignore[index]
         if v is not UNDEF:
             out[name] = v
+    if type(base) is dict and base:
+        rt_tree_order(ctx, out, base)
     return out
 
 
@@ -351,6 +355,8 @@ def _select(ctx: EvalContext, trie: KeyTrie, pattern: tuple[Any, ...], idx: int,
                 value = _select(ctx, below_trie, pattern, idx + 1, base.get(name, UNDEF) if type(base) is dict else UNDEF)
         if value is not UNDEF:
             out[name if type(name) is str else freeze(name)] = value
+    if key is RT_ANY and type(base) is dict and base:
+        rt_tree_order(ctx, out, base)
     return out
 
 

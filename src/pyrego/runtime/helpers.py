@@ -130,6 +130,53 @@ def rt_items_sorted(value: Any) -> Iterator[tuple[Any, Any]]:
     return rt_items(value)
 
 
+#: The ``ctx.builtin_cache`` entry holding, by ``id``, the documents of data
+#: nodes where base data and rules meet: (document, its keys in OPA's order).
+TREE_ORDER = "tree order"
+
+
+def rt_tree_order(ctx: Any, doc: dict[Any, Any], base: Any) -> dict[Any, Any]:
+    """``doc``, a document of base data ``base`` with the rule tree's children
+    put in, noted to iterate as OPA's rule tree does: base data's keys first,
+    then the other children, each group sorted. (The note lives as long as
+    the query; the document is held there, so its ``id`` stays its own.)"""
+    if type(base) is dict and base and len(doc) > len(base):
+        rest = [k for k in doc if k not in base]
+        order = _sorted_keys(base) + _sorted_keys(rest)
+        if order != _sorted_keys(doc):
+            ctx.builtin_cache.setdefault(TREE_ORDER, {})[id(doc)] = (doc, order)
+    return doc
+
+
+def _tree_keys(ctx: Any, value: dict[Any, Any]) -> list[Any] | None:
+    """The keys of ``value`` in the order rt_tree_order noted, if it did."""
+    q = ctx.q
+    caches = q.builtin_cache if q is not None else None
+    if caches is None:
+        return None
+    entry = caches.get(TREE_ORDER, {}).get(id(value))
+    return entry[1] if entry is not None and entry[0] is value else None
+
+
+def rt_items_ordered(ctx: Any, value: Any) -> Iterator[tuple[Any, Any]]:
+    """:func:`rt_items_sorted`, but a document where base data and rules
+    meet in the order OPA's rule tree gives (see rt_tree_order)."""
+    if type(value) is dict:
+        keys = _tree_keys(ctx, value)
+        if keys is not None:
+            return ((k if type(k) is str else thaw(k), value[k]) for k in keys)
+    return rt_items_sorted(value)
+
+
+def rt_values_ordered(ctx: Any, value: Any) -> Iterator[Any]:
+    """:func:`rt_values_sorted` in the order of :func:`rt_items_ordered`."""
+    if type(value) is dict:
+        keys = _tree_keys(ctx, value)
+        if keys is not None:
+            return (value[k] for k in keys)
+    return rt_values_sorted(value)
+
+
 def rt_values_sorted(value: Any) -> Iterator[Any]:
     t = type(value)
     if t is dict:
@@ -523,6 +570,9 @@ HELPERS: dict[str, Any] = {
     "rt_values": rt_values,
     "rt_items_sorted": rt_items_sorted,
     "rt_values_sorted": rt_values_sorted,
+    "rt_items_ordered": rt_items_ordered,
+    "rt_values_ordered": rt_values_ordered,
+    "rt_tree_order": rt_tree_order,
     "rt_member": rt_member,
     "rt_member3": rt_member3,
     "rt_set": rt_set,
