@@ -86,6 +86,12 @@ CASES = [
     ('f(x) if { x == 1 }\nf(x) if { x == 1; print("first") }\nr if f(input.k)\n', ({"k": 1}, {"k": 2})),
     # A function of one non-scalar constant value.
     ("f(x) := [1] if { x == 1 }\nf(x) := [1] if { count(input.n) > 0 }\nr := f(input.k)\n", ({"k": 1, "n": 7}, {"k": 2, "n": "ab"})),
+    # A rule whose ref is longer than its name is read through OPA's rule
+    # tree, which does not stop early: every definition runs (and raises).
+    ('o.b := 1\no.b := 1 if to_number("x") == 1\nr := o.b\n', ({},)),
+    ('o["b"] := [1, 2]\no["b"] := [1, 2] if to_number(input.s) == 1\nr := o\n', ({"s": "x"}, {"s": "1"})),
+    # ... a function's is not: it stops at the first that succeeds.
+    ('a.f(y) := 1\na.f(y) := 1 if to_number("x") == 1\nr := a.f(1)\n', ({},)),
 ]
 
 

@@ -192,3 +192,23 @@ def test_partial_evaluation_reads_and_calls() -> None:
     assert residual("x = data.p.a[1]") == ["x = {}"]
     assert residual("x = data.p.a") == ['x = {1: {}, "x": {"y": 1}}']
     assert residual("x = data.p.b.b.c") == []
+
+
+_KEYS_IN_A_ROW = {"p.rego": 'package p\nall[0] := [2]\nall[1].b := 3\nall[true] := 4\nall["x"] := 5\nall[null].c := 6\nlevel := 1\n'}
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "x := data.p.all[data.p.level - 1][_]",
+        "x := [k | data.p.all[k][_]]",
+        "x := [[k, j] | data.p.all[k][j]]",
+        "x := data.p.all[1][y]",
+    ],
+)
+def test_keys_in_a_row_reach_number_bool_and_null_keys(query: str, execution_form: str, oracle: Oracle) -> None:
+    """A ref with several computed or iterated keys into rules whose refs hold
+    number, boolean and null keys finds those rules, in Rego's key order."""
+    engine = pyrego.Engine()
+    engine.add_policies(_KEYS_IN_A_ROW)
+    assert _pyrego(engine, query, None) == _opa(oracle, _KEYS_IN_A_ROW, query, None)

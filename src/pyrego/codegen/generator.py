@@ -408,7 +408,7 @@ class ModuleGen:
             return None
         conflict = where = default_fn = None
         default, default_value = "UNDEF", UNDEF
-        if len(defs) > 1 and not (self._same_constant_values(node.rules) or one_constant_value(node)):
+        if len(defs) > 1 and not one_constant_value(node):  # (one value: OPA stops at the first definition that succeeds)
             conflict, where = self.const(conflict_message(node)), self.const(tuple(node.rules[i].location for i in order))
         if node.default is not None:
             value = node.default.head.value
@@ -450,17 +450,6 @@ class ModuleGen:
         if isinstance(value, ast.Scalar):
             return self.literal(value.value)
         return self.const(ground_value(value))
-
-    @staticmethod
-    def _same_constant_values(rules: list[ast.Rule]) -> bool:
-        values = set()
-        for rule in rules:
-            for r in iter_rule_chain(rule):
-                v = r.head.value
-                if v is None or not isinstance(v, ast.Scalar):
-                    return False
-                values.add((type(v.value), v.value))
-        return len(values) <= 1
 
     def default_value(self, node: RuleNode) -> str:
         assert node.default is not None

@@ -746,6 +746,8 @@ def one_constant_value(node: RuleNode) -> bool:
     stops at the first definition that succeeds."""
     if node.kind not in (COMPLETE, FUNCTION) or not node.rules:
         return False
+    if node.kind == COMPLETE and any(rule.head.ref.path for rule in node.rules):
+        return False  # (OPA reads a rule whose ref is longer than its name, `o.b := 1`, through its rule tree: no early exit)
     first: Any = None
     seen = False
     for rule in node.rules:

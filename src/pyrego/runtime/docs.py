@@ -22,7 +22,7 @@ from typing import Any, Callable
 from pyrego.errors import EvalConflictError, Location
 from pyrego.runtime.context import EvalContext
 from pyrego.runtime.helpers import MISS, VALUES, ReadPath, rt_tree_order
-from pyrego.runtime.values import UNDEF, equal, freeze
+from pyrego.runtime.values import UNDEF, compare, equal, freeze, thaw
 
 
 def own_key(node_id: int) -> str:
@@ -339,12 +339,14 @@ def _select(ctx: EvalContext, trie: KeyTrie, pattern: tuple[Any, ...], idx: int,
     if key is RT_ANY:
         # OPA's order: base data's keys, then the rule tree's other children, sorted.
         names: list[Any] = list(base) if type(base) is dict else []
-        names += [k for k in sorted(trie) if type(base) is not dict or k not in base]
+        rest = [k for k in trie if type(base) is not dict or k not in base]
+        # (a function's or rule's other keys, a[0]: Rego's order, numbers before strings)
+        names += sorted(rest) if all(type(k) is str for k in rest) else sorted(rest, key=lambda k: functools.cmp_to_key(compare)(thaw(k)))
     else:
         names = [key]
     out: dict[Any, Any] = {}
     for name in names:
-        entry = trie.get(name) if type(name) is str else None
+        entry = trie.get(name if type(name) is str else _table_key(name))
         if entry is None:
             value = rt_data_get(base, name)
         else:
@@ -352,7 +354,7 @@ def _select(ctx: EvalContext, trie: KeyTrie, pattern: tuple[Any, ...], idx: int,
             if has_rules or idx + 1 == len(pattern):
                 value = fn(ctx)
             else:
-                value = _select(ctx, below_trie, pattern, idx + 1, base.get(name, UNDEF) if type(base) is dict else UNDEF)
+                value = _select(ctx, below_trie, pattern, idx + 1, base.get(_child_key(name), UNDEF) if type(base) is dict else UNDEF)
         if value is not UNDEF:
             out[name if type(name) is str else freeze(name)] = value
     if key is RT_ANY and type(base) is dict and base:
