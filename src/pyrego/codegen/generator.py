@@ -38,7 +38,7 @@ from pyrego.compile.base import (
     path_key,
 )
 from pyrego.compile.ground import ground_value, is_ground
-from pyrego.compile.index_guards import guarded_rule, index_plan
+from pyrego.compile.index_guards import guarded_rule, index_plan, program_can_conflict
 from pyrego.compile.index_order import definition_order
 from pyrego.compile.rule_index import one_constant_value
 from pyrego.compile.safety import body_vars, term_vars
@@ -483,7 +483,9 @@ class ModuleGen:
         error comes first (the index plan's order)."""
         plan = index_plan(node, self.tree.root, self.tree.functions, self.arity, self.strict_errors)
         defs = tuple(self.definition_or_closure(node, guarded_rule(rule, plan), i) for i, rule in enumerate(node.rules))
-        order = definition_order(node, self.tree.root, self.arity) if len(defs) > 1 else None
+        order = None
+        if len(defs) > 1 and (self.strict_errors or self.tree.calls_print or program_can_conflict(self.tree.root)):
+            order = definition_order(node, self.tree.root, self.arity)  # (else nothing can raise or print: any order gives one answer)
         if order is None:
             order = plan.order if plan.order is not None and len(plan.order) == len(defs) else tuple(range(len(defs)))
         return tuple(defs[i] for i in order), order

@@ -222,6 +222,8 @@ class CompiledTree:
     strict: bool = False
     # Some rule calls a builtin OPA deprecates (checked last: compile_checks.check_deprecated_builtins).
     calls_deprecated: bool = False
+    # Some rule calls print (the order of definitions then shows in what is printed).
+    calls_print: bool = False
 
     def builtin(self, op: str) -> Builtin | None:
         """The builtin (or extension) called ``op``."""

@@ -86,16 +86,12 @@ def index_plan(
     def is_virtual(path: tuple[str, ...]) -> bool:
         return data_is_virtual(root, path)
 
-    raising = _Raising(root, functions, strict=False)
-    raises = raising.expr
-    doc_raises = raising.memo
+    raises = _Raising(root, functions, strict=False).expr
 
     # A program none of whose documents can conflict (no functions, no
     # objects, complete rules of one value each: most policies) needs no
     # guard without strict builtin errors: decided once per program.
-    can_conflict = doc_raises.get(0)
-    if can_conflict is None:
-        can_conflict = doc_raises[0] = any(_may_conflict(n) for n in root.walk())
+    can_conflict = program_can_conflict(root)
     if not strict and not can_conflict:
         return NO_PLAN  # (nothing can raise before a test: no guard, no order, no tail)
     # (``strict``: the code serves evaluations with strict builtin errors too.)
@@ -225,6 +221,20 @@ def data_is_virtual(root: RuleNode, path: tuple[Any, ...]) -> bool:
             return False
         cur = nxt
     return any(n.has_rules() or n.is_package for n in cur.walk())
+
+
+def program_can_conflict(root: RuleNode) -> bool:
+    """Whether any document of the program under ``root`` can conflict (decided
+    once per program, kept in the root's memo): where none can and builtin
+    errors are not strict, nothing but ``print`` makes the order of
+    evaluation show."""
+    memo = root.raises_memo
+    if memo is None:
+        memo = root.raises_memo = {}
+    known = memo.get(0)
+    if known is None:
+        known = memo[0] = any(_may_conflict(n) for n in root.walk())
+    return bool(known)
 
 
 def _may_conflict(node: RuleNode) -> bool:

@@ -222,6 +222,7 @@ def _check_rule_conflicts(state: CompileState) -> None:
 def _check_undefined_funcs(state: CompileState) -> None:
     errors, called = call_errors(state.tree, state.uses.values())
     state.tree.calls_deprecated = not DEPRECATED_BUILTINS.isdisjoint(called)
+    state.tree.calls_print = "print" in called or "internal.print" in called
     if errors:
         state.report(errors)
     elif state.hidden_calls:
