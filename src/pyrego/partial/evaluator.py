@@ -88,6 +88,9 @@ class Evaluator(RefsMixin, RulesMixin, CallsMixin):
             stmt_vars(e.statement, names, closures=True)
             for w in e.with_mods:
                 term_vars(w.value, names, closures=True)
+        if required:
+            # Head variables bound only by the arguments (`f(v) := v + 1`, no body).
+            names |= required
         bound = frozenset(n for n in names if self.is_bound(scope, n))
         key = (id(body), bound)
         got = self._ordered.get(key)
@@ -185,12 +188,20 @@ class Evaluator(RefsMixin, RulesMixin, CallsMixin):
     def save_unify(self, a: Any, b: Any) -> Iterator[None]:
         where = self.where[-1]
         for call, out in ((a, b), (b, a)):
-            if type(call) is ast.Call and type(out) is Known and call.op not in self.tree.functions and self.tree.builtin(call.op) is not None:
-                # OPA's compiler makes `f(x) == c` the call `f(x, c)` (its output compared with c).
+            if type(call) is ast.Call and type(out) is Known and self._saved_call(call.op):
+                # OPA's compiler makes `f(x) == c` the call `f(x, c)` (its output compared with c);
+                # so for a saved call of a user function (with an else) or a support function.
                 stmt = ast.Call(call.op, call.args + (out,), call.location, call.op_ref)  # type: ignore[operator]
                 yield from self.save(ast.Expr(stmt, False, (), where), (a, b))
                 return
         yield from self.save(ast.Expr(ast.Unify(a, b, where), False, (), where), (a, b))
+
+    def _saved_call(self, op: str) -> bool:
+        if op in self.tree.functions:
+            return True
+        if op.startswith(f"data.{self.support.namespace}."):
+            return True
+        return self.tree.builtin(op) is not None
 
     # -- unification -------------------------------------------------------------------------
 
