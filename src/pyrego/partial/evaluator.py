@@ -143,6 +143,10 @@ class Evaluator(RefsMixin, RulesMixin, CallsMixin):
         elif t is ast.Call and self.tree.arity(s.op) is not None and len(s.args) == (self.tree.arity(s.op) or 0) + 1:  # type: ignore[union-attr]
             # A call with its output captured: `count(xs, n)`.
             call = ast.Call(s.op, s.args[:-1], s.location, s.op_ref)  # type: ignore[union-attr]
+            node = self.tree.functions.get(s.op)  # type: ignore[union-attr]
+            if node is not None:
+                yield from self.function_into(node, call, s.args[-1], scope)  # type: ignore[union-attr]
+                return
             for value in self.term(call, scope):
                 yield from self.unify_terms_values(value, s.args[-1], scope)  # type: ignore[union-attr]
         else:
