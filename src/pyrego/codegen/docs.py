@@ -38,6 +38,7 @@ from pyrego.compile.base import (
     rule_suffix,
     tree_keys,
 )
+from pyrego.errors import EvalConflictError
 from pyrego.runtime.docs import (
     Depths,
     Part,
@@ -341,13 +342,23 @@ def ground_document_name(gen: ModuleGen, keys: tuple[str, ...]) -> str:
     pruned = any(_dynamic_at(a) for a, _ in passed)
     if kind == "rule" and passed and i < len(keys) and node.kind != PARTIAL_OBJECT:
         # Inside a value a rule deeper down gives: the union at that rule, then the keys into it.
+        # Each part is read along the keys first: OPA evaluates only the rules
+        # whose path can match the read, so where one part at most is defined
+        # there, a conflict of the parts elsewhere is no error.
+        # (each part is told apart where its rules' heads end: below that, a
+        # part's keys are inside its value)
+        reads = [(keyed_part_name(gen, a, keys[j:]), keys[j:], max(own_depths(a))) for a, j in passed]
+        reads.append((rule_document(gen, node, keys[i:]), keys[i:], 1 if node.kind == PARTIAL_SET else 0))
         name = gen.ground_docs[path_keys] = f"GD{len(gen.ground_docs)}"
-        gen.namespace[name] = _walked(gen.namespace, ground_document_name(gen, keys[:i]), keys[i:])
+        gen.namespace[name] = _walked(gen.namespace, ground_document_name(gen, keys[:i]), keys[i:], tuple(reads))
         return name
     if kind == "rule":
         doc = rule_document(gen, node, keys[i:])
         if doc.startswith("P"):
             parts.append((keyed_part_name(gen, node, keys[i:]), keys[i:], own_depths(node)))
+        elif not pruned and i < len(keys) and node.kind == PARTIAL_OBJECT and doc == f"R{node.id}":
+            # Read at a key: where its rules conflict, only a conflict under that key is raised, as in OPA.
+            parts.append((_keyed_rule_part_name(gen, node, keys[i:]), keys[i:], doc_depths(gen, node)))
         else:
             parts.append((part_function(gen, node) if pruned else doc, keys[i:], doc_depths(gen, node)))
         location = node.rules[0].location if node.rules else None
@@ -363,6 +374,24 @@ def ground_document_name(gen: ModuleGen, keys: tuple[str, ...]) -> str:
         fn = ground_document(gen.namespace, tuple(parts), location)
     name = gen.ground_docs[path_keys] = f"GD{len(gen.ground_docs)}"
     gen.namespace[name] = fn
+    return name
+
+
+def _keyed_rule_part_name(gen: ModuleGen, node: RuleNode, keys: tuple[str, ...]) -> str:
+    """The name of a reader of the partial object at ``node`` to be read along
+    ``keys``: its whole document, or where that meets a conflict, its part
+    along ``keys`` (see :func:`keyed_rule_name`)."""
+    name = f"RK{node.id}{list(keys)!r}"  # (no identifier: never one of the generated code's)
+    if name not in gen.namespace:
+        keyed, whole, namespace = keyed_rule_name(gen, node), f"R{node.id}", gen.namespace
+
+        def part(ctx: Any, keys: tuple[str, ...] = keys) -> Any:
+            try:
+                return namespace[whole](ctx)
+            except EvalConflictError:
+                return namespace[keyed](ctx, keys)
+
+        gen.namespace[name] = part
     return name
 
 
@@ -404,14 +433,30 @@ def _keyed_rule(gen_ref: Callable[[], ModuleGen | None], namespace: dict[str, An
     return read
 
 
-def _walked(namespace: dict[str, Any], name: str, keys: tuple[str, ...]) -> Callable[..., Any]:
-    """The document ``name`` along ``keys``."""
+def _walked(
+    namespace: dict[str, Any], name: str, keys: tuple[str, ...], reads: tuple[tuple[str, tuple[Any, ...], int], ...] = ()
+) -> Callable[..., Any]:
+    """The document ``name`` along ``keys``; with ``reads`` (its parts' readers,
+    each with the keys to walk in it and how many of them its rules' heads
+    hold), the one part defined where its heads end, if only one is."""
 
-    def walked(ctx: Any, namespace: dict[str, Any] = namespace, name: str = name, keys: tuple[str, ...] = keys) -> Any:
-        v = namespace[name](ctx)
+    def along(v: Any, keys: tuple[Any, ...]) -> Any:
         for k in keys:
+            if v is UNDEF:
+                break
             v = rt_get(v, k)
         return v
+
+    def walked(ctx: Any, namespace: dict[str, Any] = namespace, name: str = name, keys: tuple[str, ...] = keys) -> Any:
+        if reads:
+            found = []
+            for part, ks, depth in reads:
+                v = along(namespace[part](ctx), ks[:depth])
+                if v is not UNDEF:
+                    found.append((v, ks[depth:]))
+            if len(found) <= 1:
+                return along(*found[0]) if found else UNDEF
+        return along(namespace[name](ctx), keys)
 
     return walked
 
@@ -473,7 +518,9 @@ def _key_trie_text(gen: ModuleGen, node: RuleNode, depth: int) -> str:
         if child.kind == FUNCTION or not gen._has_rules_below(child):
             continue
         if child.has_rules():
-            entries.append(f"{gen.literal(child_name)}: (R{child.id}, True, {{}})")
+            # (a partial object: its reader along computed keys, for where it conflicts elsewhere)
+            plain = child.kind == PARTIAL_OBJECT and not any(gen._has_rules_below(c) for c in child.children.values())
+            entries.append(f"{gen.literal(child_name)}: (R{child.id}, {keyed_rule_name(gen, child) if plain else True}, {{}})")
         else:
             gen.materialize_later(child)
             below_text = _key_trie_text(gen, child, depth - 1) if depth > 1 else "{}"
@@ -512,9 +559,13 @@ def data_ref(
             return em.walk_path(v, path[i:], check=check)
         if not em.has_unbound(path[i]):
             # A computed key: the node's own part, or the one child it names.
+            # (with the constant keys after it: only the child's document they name)
             key = em.term(path[i])
-            em.assign(v, f"rt_own_child({em.ctx}, {child_table_name(gen, cur, ())}, PK{cur.id}, {key}, {read_keys(em, path[i:])})")
-            return _rest(em, v, path[i + 1 :], check)
+            n = i + 1 + ground_prefix_length(path[i + 1 :])
+            below = ground_keys(path[i + 1 : n])
+            table = child_table_name(gen, cur, below)
+            em.assign(v, f"rt_own_child({em.ctx}, {table}, PK{cur.id}, {key}, {read_keys(em, path[i:])}, {gen.const(below)})")
+            return _rest(em, v, path[n:], check)
         return None
     if kind == "tree" and i < len(path) and not isinstance(path[i], ast.Scalar) and ground_prefix_length(path[i + 1 :]) < len(path) - i - 1:
         # A computed or iterated key with more such keys after it: only the

@@ -92,7 +92,7 @@ from pyrego.compile.compiler import (
 from pyrego.compile.graph import dependency_graph, first_cycle
 from pyrego.compile.rule_checks import head_safety_errors, recursion_errors
 from pyrego.compile.rule_conflicts import may_conflict, rule_conflict_errors
-from pyrego.compile.with_checks import check_with_targets
+from pyrego.compile.with_checks import check_query_with_targets, check_with_targets
 from pyrego.compile.with_targets import with_function_targets
 from pyrego.errors import RegoError, RegoTypeError
 
@@ -223,6 +223,8 @@ def _check_undefined_funcs(state: CompileState) -> None:
     errors, called = call_errors(state.tree, state.uses.values())
     state.tree.calls_deprecated = not DEPRECATED_BUILTINS.isdisjoint(called)
     state.tree.calls_print = "print" in called or "internal.print" in called
+    if (errors or state.hidden_calls) and any(m.withs for m in state.modules):
+        check_with_targets(state.tree)  # (OPA's RewriteWithValues, a stage before, refuses a target first)
     if errors:
         state.report(errors)
     elif state.hidden_calls:
@@ -315,6 +317,8 @@ def _query_check_undefined_funcs(state: QueryState) -> None:
         from pyrego.compile.print_calls import query_print_operand_errors
 
         errors = query_print_operand_errors(state.resolved, state.tree.arity)
+    if errors or found is not None or state.hidden_calls:
+        check_query_with_targets(state.tree, state.resolved)  # (a stage before, in OPA)
     if errors:
         state.report(errors)
     elif found is not None:

@@ -71,6 +71,18 @@ def check_with_targets(tree: CompiledTree) -> None:
     for node in tree.nodes.values():
         for rule in node.rules + ([node.default] if node.default is not None else []):
             _collect_withs(rule, mods)
+    _check_all(tree, mods)
+
+
+def check_query_with_targets(tree: CompiledTree, body: ast.Body) -> None:
+    """As :func:`check_with_targets`, for a query's ``body`` (OPA checks its
+    targets a stage before it looks for undefined functions)."""
+    mods: list[ast.With] = []
+    _collect_withs(body, mods)
+    _check_all(tree, mods)
+
+
+def _check_all(tree: CompiledTree, mods: list[ast.With]) -> None:
     for w in sorted(mods, key=lambda w: (w.location.file, w.location.row, w.location.col) if w.location else ("", 0, 0)):
         _target(tree, w)
 

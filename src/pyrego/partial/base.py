@@ -56,6 +56,12 @@ class EvalBase:
     def save_unify(self, a: Any, b: Any) -> Iterator[None]:
         raise NotImplementedError
 
+    def save(self, expr: ast.Expr, terms: Sequence[Any]) -> Iterator[None]:
+        raise NotImplementedError
+
+    def _each(self, terms: list[Any], scope: Scope, i: int, done: tuple[Any, ...]) -> Iterator[tuple[Any, ...]]:
+        raise NotImplementedError
+
     def _bind(self, name: str, t: Any) -> Iterator[None]:
         raise NotImplementedError
 
@@ -80,6 +86,9 @@ class EvalBase:
         raise NotImplementedError
 
     def call_function(self, node: RuleNode, op: str, args: list[Any], statement: bool, location: ast.Location) -> Iterator[Any]:
+        raise NotImplementedError
+
+    def function_into(self, node: RuleNode, call: ast.Call, out: ast.Term, scope: Scope) -> Iterator[None]:
         raise NotImplementedError
 
     # -- calls.py

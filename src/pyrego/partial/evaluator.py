@@ -88,6 +88,9 @@ class Evaluator(RefsMixin, RulesMixin, CallsMixin):
             stmt_vars(e.statement, names, closures=True)
             for w in e.with_mods:
                 term_vars(w.value, names, closures=True)
+        if required:
+            # Head variables bound only by the arguments (`f(v) := v + 1`, no body).
+            names |= required
         bound = frozenset(n for n in names if self.is_bound(scope, n))
         key = (id(body), bound)
         got = self._ordered.get(key)
@@ -140,6 +143,10 @@ class Evaluator(RefsMixin, RulesMixin, CallsMixin):
         elif t is ast.Call and self.tree.arity(s.op) is not None and len(s.args) == (self.tree.arity(s.op) or 0) + 1:  # type: ignore[union-attr]
             # A call with its output captured: `count(xs, n)`.
             call = ast.Call(s.op, s.args[:-1], s.location, s.op_ref)  # type: ignore[union-attr]
+            node = self.tree.functions.get(s.op)  # type: ignore[union-attr]
+            if node is not None:
+                yield from self.function_into(node, call, s.args[-1], scope)  # type: ignore[union-attr]
+                return
             for value in self.term(call, scope):
                 yield from self.unify_terms_values(value, s.args[-1], scope)  # type: ignore[union-attr]
         else:
@@ -185,12 +192,20 @@ class Evaluator(RefsMixin, RulesMixin, CallsMixin):
     def save_unify(self, a: Any, b: Any) -> Iterator[None]:
         where = self.where[-1]
         for call, out in ((a, b), (b, a)):
-            if type(call) is ast.Call and type(out) is Known and call.op not in self.tree.functions and self.tree.builtin(call.op) is not None:
-                # OPA's compiler makes `f(x) == c` the call `f(x, c)` (its output compared with c).
+            if type(call) is ast.Call and type(out) is Known and self._saved_call(call.op):
+                # OPA's compiler makes `f(x) == c` the call `f(x, c)` (its output compared with c);
+                # so for a saved call of a user function (with an else) or a support function.
                 stmt = ast.Call(call.op, call.args + (out,), call.location, call.op_ref)  # type: ignore[operator]
                 yield from self.save(ast.Expr(stmt, False, (), where), (a, b))
                 return
         yield from self.save(ast.Expr(ast.Unify(a, b, where), False, (), where), (a, b))
+
+    def _saved_call(self, op: str) -> bool:
+        if op in self.tree.functions:
+            return True
+        if op.startswith(f"data.{self.support.namespace}."):
+            return True
+        return self.tree.builtin(op) is not None
 
     # -- unification -------------------------------------------------------------------------
 

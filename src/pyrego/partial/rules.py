@@ -175,6 +175,42 @@ class RulesMixin(EvalBase):
             for value in self.term(default.head.value, Scope()):
                 yield value
 
+    def function_into(self, node: RuleNode, call: ast.Call, out: ast.Term, scope: Scope) -> Iterator[None]:
+        """A call of the user function at ``node`` with its output captured in
+        ``out``: as OPA does, where a definition is inlined, its head's
+        constant value meets the output before its body runs; a saved call
+        keeps the output as its last argument."""
+        for args in self._each(list(call.args), scope, 0, ()):
+            plugged = [self.env.plug(a) for a in args]
+            for o in self.term(out, scope):
+                output = self.env.plug(o)
+                if self._inlined(node, plugged):
+                    for rule in self.ordered_rules(node):
+                        rscope = Scope()
+                        for _ in self._match_args(rule, plugged, rscope, 0):
+                            assert rule.head.value is not None
+                            hv = literal(rule.head.value)
+                            if hv is not None:
+                                for _ in self.unify(output, hv):
+                                    yield from self.rule_body(rule, rscope, _head_vars(rule))
+                                continue
+                            for _ in self.rule_body(rule, rscope, _head_vars(rule)):
+                                for value in self.term(rule.head.value, rscope):
+                                    yield from self.unify(self.env.plug(value), output)
+                    continue
+                for value in self.call_function(node, call.op, plugged, False, call.location):
+                    if type(value) is ast.Call and type(output) is not ast.Var and type(output) is not Known:
+                        stmt = ast.Call(value.op, value.args + (output,), value.location, value.op_ref)
+                        yield from self.save(ast.Expr(stmt, False, (), self.where[-1]), (value, output))
+                    else:
+                        yield from self.unify(self.env.plug(value), output)
+
+    def _inlined(self, node: RuleNode, args: list[Any]) -> bool:
+        """Whether :meth:`call_function` inlines the definitions at ``node`` for ``args``."""
+        if all(type(a) is Known for a in args) and not self.deps.node(node):
+            return False
+        return not any(r.else_ is not None for r in node.rules) and node.default is None
+
     def _match_args(self, rule: ast.Rule, args: list[Any], scope: Scope, i: int) -> Iterator[None]:
         patterns = rule.head.args or ()
         if i == len(args) or i == len(patterns):

@@ -21,7 +21,7 @@ from typing import Any, Callable
 
 from pyrego.errors import EvalConflictError, Location
 from pyrego.runtime.context import EvalContext
-from pyrego.runtime.helpers import MISS, VALUES, ReadPath, rt_tree_order
+from pyrego.runtime.helpers import MISS, VALUES, ReadPath, rt_get, rt_tree_order
 from pyrego.runtime.values import UNDEF, compare, equal, freeze, thaw
 
 
@@ -265,18 +265,28 @@ def _table_key(key: Any) -> Any:
 
 
 def rt_own_child(
-    ctx: EvalContext, table: dict[str, Callable[[EvalContext], Any]], own: Callable[[EvalContext, Any], Any], key: Any, keys: tuple[Any, ...]
+    ctx: EvalContext,
+    table: dict[str, Callable[[EvalContext], Any]],
+    own: Callable[[EvalContext, Any], Any],
+    key: Any,
+    keys: tuple[Any, ...],
+    below: tuple[str, ...] = (),
 ) -> Any:
-    """``data.<node>[key]`` for a computed ``key``, where ``node`` has rules with
-    variable keys (``own``: their part, read along a path: ``PK<id>``) and
-    rules below some children (``table``: their readers): the other children
-    are not evaluated. ``keys``: the keys the read goes on with, as far as
-    it knows them (``key`` first): the own part is read along them."""
+    """``data.<node>[key].<below>`` for a computed ``key``, where ``node`` has
+    rules with variable keys (``own``: their part, read along a path:
+    ``PK<id>``) and rules below some children (``table``: their readers of
+    ``<child>.<below>``): the other children, and the child's documents off
+    ``below``, are not evaluated. ``keys``: the keys the read goes on with,
+    as far as it knows them (``key`` first): the own part is read along them."""
     fn = table.get(key if type(key) is str else _table_key(key))
     if fn is not None:
         return fn(ctx)
-    value = own(ctx, keys)
-    return value.get(key if type(key) is str else freeze(key), UNDEF)
+    value = own(ctx, keys).get(key if type(key) is str else freeze(key), UNDEF)
+    for k in below:
+        if value is UNDEF:
+            break
+        value = rt_get(value, k)
+    return value
 
 
 def rt_own_at(ctx: EvalContext, own: Callable[[EvalContext], Any], defs: Callable[[EvalContext, Any], None], name: str, keys: tuple[Any, ...]) -> Any:
@@ -313,8 +323,9 @@ def keyed_part(namespace: dict[str, Any], name: str, keys: tuple[Any, ...]) -> C
     return part
 
 
-#: A table of the rule tree below a node (see codegen.docs.key_trie_name).
-KeyTrie = dict[str, tuple[Callable[[EvalContext], Any], bool, Any]]
+#: A table of the rule tree below a node (see codegen.docs.key_trie_name); its
+#: second item: whether rules are at the child, or a partial object's reader along keys.
+KeyTrie = dict[str, tuple[Callable[[EvalContext], Any], Any, Any]]
 
 
 #: A key of ``rt_node_select``'s pattern that a variable iterates.
@@ -351,7 +362,19 @@ def _select(ctx: EvalContext, trie: KeyTrie, pattern: tuple[Any, ...], idx: int,
             value = rt_data_get(base, name)
         else:
             fn, has_rules, below_trie = entry
-            if has_rules or idx + 1 == len(pattern):
+            if has_rules is not True and has_rules is not False and idx + 1 < len(pattern) and pattern[idx + 1] is not RT_ANY:
+                # A partial object read at computed keys (``has_rules``: its reader
+                # along them): a conflict under another key is no error, as in OPA.
+                keys = []
+                for k in pattern[idx + 1 :]:
+                    if k is RT_ANY:
+                        break
+                    keys.append(k)
+                try:
+                    value = fn(ctx)
+                except EvalConflictError:
+                    value = has_rules(ctx, tuple(keys))
+            elif has_rules or idx + 1 == len(pattern):
                 value = fn(ctx)
             else:
                 value = _select(ctx, below_trie, pattern, idx + 1, base.get(_child_key(name), UNDEF) if type(base) is dict else UNDEF)
