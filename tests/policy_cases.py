@@ -8,8 +8,9 @@ both what pyrego must give and a checked fact about OPA.
 
 from __future__ import annotations
 
+import random
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 import pyrego
 from pyrego.conformance import canonical
@@ -88,3 +89,44 @@ def check_oracle(case: Case, oracle: Any) -> None:
     else:
         assert len(got.bindings) == 1
         assert canonical(got.bindings[0]) == canonical(case.want)
+
+
+def strict_answers(modules: dict[str, str], query: str, input: Any) -> list[Any]:
+    """Two evaluations' answers of ``query`` by one engine with strict builtin
+    errors (bindings, canonical and sorted, or an error code): the second may
+    run code the first made hot."""
+    engine = pyrego.Engine()
+    engine.set_strict_builtin_errors(True)
+    try:
+        engine.add_policies(modules)
+    except pyrego.RegoError as err:
+        return [err.code] * 2
+    out: list[Any] = []
+    for _ in range(2):
+        try:
+            results = engine.eval_query(query, input=input)["result"] if input is not None else engine.eval_query(query)["result"]
+            out.append(sorted([canonical(r["bindings"]) for r in results], key=repr))
+        except pyrego.RegoError as err:
+            out.append(err.code)
+    return out
+
+
+def generated_differences(
+    oracle: Any, seeds: range, program: Callable[[random.Random], tuple[dict[str, str], Any, list[str]]], forms: tuple[str, ...]
+) -> list[str]:
+    """The generated programs (one per seed: modules, input, queries) whose
+    answers differ from OPA's, each run in one of ``forms`` in turn."""
+    from conftest import in_form
+
+    failures = []
+    for seed in seeds:
+        modules, input, queries = program(random.Random(seed))
+        form = forms[seed % len(forms)]
+        for query in queries:
+            want = oracle.evaluate(modules, query, input=input)
+            expected = want.error_code if want.is_error else sorted([canonical(b) for b in want.bindings], key=repr)
+            with in_form(form):
+                got = strict_answers(modules, query, input)
+            if any(g != expected for g in got):
+                failures.append(f"seed {seed} ({form}) {query} input={input}\n{modules}\nOPA: {expected}\npyrego: {got}")
+    return failures

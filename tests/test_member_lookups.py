@@ -21,9 +21,8 @@ from typing import Any
 import pytest
 
 import pyrego
-from conftest import EXECUTION_FORMS, in_form
-from policy_cases import Case, check_oracle, check_pyrego
-from pyrego.conformance import canonical
+from conftest import EXECUTION_FORMS
+from policy_cases import Case, check_oracle, check_pyrego, generated_differences
 
 ZERO = {"zero": 0, "k": 2, "xs": [5]}
 CONST = "package p\nreport contains 2\nreport contains 3 if 1 / input.zero\n"
@@ -117,40 +116,12 @@ def _program(rng: random.Random) -> tuple[dict[str, str], Any, list[str]]:
     return {"p.rego": "\n".join(lines) + "\n"}, rng.choice(inputs), rng.sample(queries, 3)
 
 
-def _answers(modules: dict[str, str], query: str, input: Any) -> list[Any]:
-    engine = pyrego.Engine()
-    engine.set_strict_builtin_errors(True)
-    try:
-        engine.add_policies(modules)
-    except pyrego.RegoError as err:
-        return [err.code] * 2
-    out: list[Any] = []
-    for _ in range(2):
-        try:
-            results = engine.eval_query(query, input=input)["result"]
-            out.append(sorted([canonical(r["bindings"]) for r in results], key=repr))
-        except pyrego.RegoError as err:
-            out.append(err.code)
-    return out
-
-
 @pytest.mark.parametrize("block", range(4))
 def test_generated_programs_agree_with_opa(block: int, oracle: Any) -> None:
     """200 generated programs (50 per block, fixed seeds), each in one of the
     three execution forms in turn, three queries each, compared with OPA
     (strict builtin errors, as OPA's oracle has them)."""
-    failures = []
-    for seed in range(block * 50, block * 50 + 50):
-        rng = random.Random(seed)
-        modules, input, queries = _program(rng)
-        form = EXECUTION_FORMS[seed % 3]
-        for query in queries:
-            want = oracle.evaluate(modules, query, input=input)
-            expected = want.error_code if want.is_error else sorted([canonical(b) for b in want.bindings], key=repr)
-            with in_form(form):
-                got = _answers(modules, query, input)
-            if any(g != expected for g in got):
-                failures.append(f"seed {seed} ({form}) {query} input={input}\n{modules['p.rego']}\nOPA: {expected}\npyrego: {got}")
+    failures = generated_differences(oracle, range(block * 50, block * 50 + 50), _program, EXECUTION_FORMS)
     assert not failures, f"{len(failures)} differ:\n\n" + "\n\n".join(failures[:4])
 
 

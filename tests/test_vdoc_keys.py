@@ -22,8 +22,7 @@ import pytest
 
 import pyrego
 from conftest import EXECUTION_FORMS, in_form
-from policy_cases import Case, check_oracle, check_pyrego
-from pyrego.conformance import canonical
+from policy_cases import Case, check_oracle, check_pyrego, generated_differences
 
 DENY = 'package p\ndeny[u].reason := "blocked" if some u in input.blocked\ndeny.root.audit := "logged"\nallow if not deny.root.reason\n'
 DENY_SET = 'package p\ndeny[u] contains "x" if some u in input.blocked\ndeny.root contains "y"\nallow if not "x" in deny.root\n'
@@ -321,38 +320,9 @@ def _program(rng: random.Random) -> tuple[dict[str, str], Any, list[str]]:
     return modules, rng.choice(inputs), rng.sample(queries, 2)
 
 
-def _pyrego_answers(modules: dict[str, str], query: str, input: Any) -> list[Any]:
-    """Two evaluations' answers (bindings, canonical and sorted, or an error code)."""
-    engine = pyrego.Engine()
-    engine.set_strict_builtin_errors(True)
-    try:
-        engine.add_policies(modules)
-    except pyrego.RegoError as err:
-        return [err.code] * 2
-    out: list[Any] = []
-    for _ in range(2):
-        try:
-            results = engine.eval_query(query, input=input)["result"] if input is not None else engine.eval_query(query)["result"]
-            out.append(sorted([canonical(r["bindings"]) for r in results], key=repr))
-        except pyrego.RegoError as err:
-            out.append(err.code)
-    return out
-
-
 @pytest.mark.parametrize("block", range(6))
 def test_generated_programs_agree_with_opa(block: int, oracle: Any) -> None:
     """300 generated programs (50 per block, fixed seeds), each in one of the
     three execution forms in turn, two queries each, compared with OPA."""
-    failures = []
-    for seed in range(block * 50, block * 50 + 50):
-        rng = random.Random(seed)
-        modules, input, queries = _program(rng)
-        form = EXECUTION_FORMS[seed % 3]
-        for query in queries:
-            want = oracle.evaluate(modules, query, input=input)
-            expected = want.error_code if want.is_error else sorted([canonical(b) for b in want.bindings], key=repr)
-            with in_form(form):
-                got = _pyrego_answers(modules, query, input)
-            if any(g != expected for g in got):
-                failures.append(f"seed {seed} ({form}) {query} input={input}\n{modules}\nOPA: {expected}\npyrego: {got}")
+    failures = generated_differences(oracle, range(block * 50, block * 50 + 50), _program, EXECUTION_FORMS)
     assert not failures, "\n\n".join(failures[:5])

@@ -118,17 +118,9 @@ def index_plan(
     if not need_guards and not need_order:
         # (no body can raise, or none has a test to index: skipping one changes nothing)
         return IndexPlan({}, None, tails) if tails else NO_PLAN
-    form = OpaForm(PieceTable(), lambda _file: None)
-    indexed: list[IndexedRule] = []
-    for c, chain in enumerate(chains):
-        for b, branch in enumerate(chain):
-            body = _opa_body(form, branch, b > 0, arity)
-            if body is None:
-                return IndexPlan({}, None, tails)  # (a body OPA's form cannot be made of: no guards rather than wrong ones)
-            has, ground, value = head_value(branch)
-            args = tuple(branch.head.args or ())
-            indexed.append(IndexedRule(c, b, body, args, node.kind in (COMPLETE, FUNCTION), has, ground, value))
-    index = RuleIndex(indexed, is_virtual)
+    index = node_index(node, root, arity)
+    if index is None:
+        return IndexPlan({}, None, tails)  # (a body OPA's form cannot be made of: no guards rather than wrong ones)
     order = tuple(index.order()) if need_order else None
     if order is not None and (order == tuple(range(len(chains))) or len(order) != len(chains)):
         order = None
@@ -369,6 +361,21 @@ def _head_path_refs(head: ast.RuleHead) -> tuple[ast.Term, ...]:
 
 def _head_terms(head: ast.RuleHead) -> tuple[Any, ...]:
     return (head.key, head.value, *(head.ref.path if type(head.ref) is ast.Ref else ()))
+
+
+def node_index(node: RuleNode, root: RuleNode, arity: Callable[[str], int | None]) -> RuleIndex | None:
+    """OPA's rule index of ``node``'s definitions, made of their bodies in the
+    form OPA's compiler leaves them (None where a body cannot be put in it)."""
+    form = OpaForm(PieceTable(), lambda _file: None)
+    indexed: list[IndexedRule] = []
+    for c, rule in enumerate(node.rules):
+        for b, branch in enumerate(iter_rule_chain(rule)):
+            body = _opa_body(form, branch, b > 0, arity)
+            if body is None:
+                return None
+            has, ground, value = head_value(branch)
+            indexed.append(IndexedRule(c, b, body, tuple(branch.head.args or ()), node.kind in (COMPLETE, FUNCTION), has, ground, value))
+    return RuleIndex(indexed, lambda path: data_is_virtual(root, path))
 
 
 def _opa_body(form: OpaForm, rule: ast.Rule, else_branch: bool, arity: Callable[[str], int | None]) -> ast.Body | None:

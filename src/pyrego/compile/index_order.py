@@ -25,30 +25,15 @@ rule from becoming one function of the input.
 
 from __future__ import annotations
 
-from typing import Any, Callable, TypeVar
+from typing import Any, Callable
 
 from pyrego.ast import nodes as ast
 from pyrego.compile.base import RuleNode, iter_rule_chain
-from pyrego.compile.index_guards import data_is_virtual
-from pyrego.compile.opa_form import OpaForm, PieceTable
-from pyrego.compile.rule_index import IndexedRule, RuleIndex, head_value, one_constant_value
-from pyrego.compile.safety import reorder_body, stmt_vars, term_vars
-from pyrego.errors import RegoError
+from pyrego.compile.index_guards import node_index
+from pyrego.compile.rule_index import one_constant_value
 
 #: Calls that cannot raise when their operands are evaluated (comparisons, membership).
 _QUIET_CALLS = frozenset({"equal", "neq", "lt", "gt", "lte", "gte", "internal.member_2"})
-
-
-T = TypeVar("T")
-
-
-def in_opa_order(node: RuleNode, defs: tuple[T, ...], root: RuleNode, arity: Callable[[str], int | None]) -> tuple[T, ...]:
-    """``defs`` (one per definition of ``node``, in source order) in the order
-    OPA tries them, where that can change an answer (:func:`definition_order`)."""
-    if len(defs) < 2:
-        return defs
-    order = definition_order(node, root, arity)
-    return defs if order is None else tuple(defs[i] for i in order)
 
 
 def definition_order(node: RuleNode, root: RuleNode, arity: Callable[[str], int | None]) -> tuple[int, ...] | None:
@@ -61,16 +46,9 @@ def definition_order(node: RuleNode, root: RuleNode, arity: Callable[[str], int 
     noisy = [any(_may_raise(b.body) or _may_raise(b.head.value) for b in chain) for chain in chains]
     if not any(noisy):
         return None
-    form = OpaForm(PieceTable(), lambda _file: None)
-    indexed: list[IndexedRule] = []
-    for c, chain in enumerate(chains):
-        for b, branch in enumerate(chain):
-            body = _opa_body(form, branch, b > 0, arity)
-            if body is None:
-                return None  # (a body OPA's form cannot be made of: the source order)
-            has, ground, value = head_value(branch)
-            indexed.append(IndexedRule(c, b, body, tuple(branch.head.args or ()), True, has, ground, value))
-    index = RuleIndex(indexed, lambda path: data_is_virtual(root, path))
+    index = node_index(node, root, arity)
+    if index is None:
+        return None  # (a body OPA's form cannot be made of: the source order)
     order = index.static_order(noisy.__getitem__)
     if order is None or order == list(range(len(chains))):
         return None
@@ -96,31 +74,4 @@ def _may_raise(node: Any) -> bool:
     return fields is not None and any(_may_raise(getattr(node, f)) for f in fields if f != "location")
 
 
-def _has_call(node: Any) -> bool:
-    if type(node) is ast.Call:
-        return True
-    if type(node) is tuple:
-        return any(_has_call(x) for x in node)
-    fields = getattr(node, "__dataclass_fields__", None)
-    return fields is not None and any(_has_call(getattr(node, f)) for f in fields if f != "location")
-
-
-def _opa_body(form: OpaForm, rule: ast.Rule, else_branch: bool, arity: Callable[[str], int | None]) -> ast.Body | None:
-    """The branch's body as OPA's compiler leaves it (its index reads that form;
-    None where it cannot be made)."""
-    head_calls = _has_call(rule.head.value) or _has_call(rule.head.key)
-    if not rule.body and not head_calls:
-        return ()
-    bound: set[str] = set()
-    for a in rule.head.args or ():
-        term_vars(a, bound)
-    try:
-        split = form.split(form.rule(rule, else_branch=else_branch).body if head_calls else rule.body)
-        own = set(bound).union(*[stmt_vars(e.statement, set()) for e in split])
-        ordered, _ = reorder_body(split, set(bound), own, arity, bind_operands=False)
-        return form.bind(ordered)
-    except (RegoError, RecursionError):
-        return None
-
-
-__all__ = ["definition_order", "in_opa_order", "one_constant_value"]
+__all__ = ["definition_order"]
