@@ -8,7 +8,8 @@ the error is at line 4. "Later" is in the order OPA's rule index gives the
 definitions, which is not always the source order (generated programs
 below). Each case has the location OPA v1.20.2 reports
 (checked against OPA itself when the oracle is available) and runs in the
-three execution forms.
+three execution forms. A key's two values in an object comprehension are
+reported at the comprehension's key term.
 """
 
 from __future__ import annotations
@@ -40,6 +41,16 @@ CASES = [
     ),
     # One definition with several values: that definition.
     _case("one-definition-iterating", {"p.rego": "package p\nr := 0\n\nr := x if some x in [1, 2]\n"}, "x := data.p.r", "p.rego:4"),
+    # Two values for one key of an object comprehension: at the key term, not
+    # at the comprehension's brace (a Terraform-plan helper laid out so).
+    _case("object-comprehension-key-line", {"p.rego": 'package p\nr := {\n\tk: v |\n\tv := [1, 2][_]\n\tk := "a"\n}\n'}, "x := data.p.r", "p.rego:3"),
+    _case(
+        "object-comprehension-in-function",
+        {"p.rego": 'package p\nf(xs) := out if {\n\tout := {\n\t\tk: v |\n\t\tv := xs[_]\n\t\tk := "a"\n\t}\n}\n'},
+        "x := data.p.f([1, 2])",
+        "p.rego:4",
+    ),
+    _case("object-comprehension-value-below-key", {"p.rego": 'package p\nr := {\n\n  k:\n  v | v := [1, 2][_]; k := "a"}\n'}, "x := data.p.r", "p.rego:4"),
 ]
 
 

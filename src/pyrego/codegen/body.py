@@ -786,7 +786,8 @@ class BodyEmitter(StrictBlocks, LineWriter):
         else:
             k = self.term(t.key)
             v = self.term(t.value)
-            self.w(f"rt_obj_put({acc}, {k}, {v}, {self.gen.loc(t.location)})")
+            # OPA places a key conflict at the comprehension's key term.
+            self.w(f"rt_obj_put({acc}, {k}, {v}, {self.gen.loc(t.key.location or t.location)})")
         ctx = self.ctx
         self.ordered = ordered
         self.restore(st)

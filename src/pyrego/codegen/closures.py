@@ -606,7 +606,8 @@ class _Planner(TermPlanner):
         last: Step
         new: Callable[[], Any]
         if isinstance(t, ast.ObjectCompr):
-            key, value, where = self.head_value(t.key), self.head_value(t.value), t.location
+            # OPA places a key conflict at the comprehension's key term.
+            key, value, where = self.head_value(t.key), self.head_value(t.value), t.key.location or t.location
 
             def put(ctx: Any, env: list[Any], key: Any = key, value: Any = value, acc: int = acc, where: Any = where) -> Any:
                 k = key(ctx, env)
