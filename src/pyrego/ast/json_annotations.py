@@ -19,7 +19,7 @@ from typing import Any
 from pyrego.ast import nodes as ast
 from pyrego.go_json import sorted_map
 
-__all__ = ["annotation_json", "rule_annotations", "annotations_ref_json", "rule_path", "target_path"]
+__all__ = ["annotation_json", "rule_annotations", "annotations_ref_json", "rule_path", "target_path", "schema_value"]
 
 _AUTHOR = re.compile(r"^(.*?)\s*<([^>]*)>\s*$")
 
@@ -112,6 +112,19 @@ def _schema(item: Any) -> dict[str, Any] | None:
         out["schema"] = _path_terms(value)
     else:
         out["definition"] = go_value(value)
+    return out
+
+
+def schema_value(item: Any) -> dict[str, Any] | None:
+    """A ``schemas`` entry as ``rego.metadata`` returns it: ``path`` (and
+    ``schema``, for a schema ref) as arrays of the ref's names, or the inline
+    ``definition``; None for an entry that is not a one-key map."""
+    out = _schema(item)
+    if out is None:
+        return None
+    for key in ("path", "schema"):
+        if key in out:
+            out[key] = [t["value"] for t in out[key]]
     return out
 
 

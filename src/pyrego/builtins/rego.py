@@ -67,6 +67,11 @@ def normalise_annotation(annotation: ast.Annotation) -> dict[str, Any]:
             out[key] = [_author(a) for a in value]
         elif key == "related_resources" and isinstance(value, list):
             out[key] = [{"ref": r} if isinstance(r, str) else r for r in value]
+        elif key == "schemas" and isinstance(value, list):
+            # OPA returns its parsed form: {"path": [...], "schema": [...] | "definition": ...}
+            from pyrego.ast.json_annotations import schema_value  # noqa: PLC0415 - rarely needed, keeps import light
+
+            out[key] = [s for s in (schema_value(x) for x in value) if s is not None]
         else:
             out[key] = value
     out["scope"] = annotation.scope
