@@ -1,7 +1,9 @@
-"""``rego.metadata.rule()`` / ``chain()`` return a ``schemas`` annotation in
-OPA's parsed form (``path`` and ``schema`` as name arrays, or the inline
-``definition``), not as the YAML was written; compared with OPA in every
-execution form."""
+"""``rego.metadata.rule()`` / ``chain()`` return annotations as OPA's parsed
+``Annotations`` struct holds them, not as the YAML was written: ``schemas`` as
+``path`` and ``schema`` name arrays (or the inline ``definition``), scalars
+decoded into strings (``true``, not ``True``), empty fields and ``compile``
+left out, a related resource's non-string description dropped; compared with
+OPA in every execution form."""
 
 from __future__ import annotations
 
@@ -41,6 +43,19 @@ r := rego.metadata.rule()
 r := rego.metadata.rule()
 """,
 }
+
+_FIELD_BLOCKS = [
+    "# title: 12\n# description: true",
+    '# entrypoint: false\n# title: ""',
+    "# organizations:\n# - 5\n# - x",
+    "# related_resources:\n# - ref: https://a.b\n#   description: 7",
+    '# authors:\n# - email: a@b\n# - name: N\n#   email: ""',
+    "# authors:\n# - <a@b>\n# - x <>",
+    '# custom: {}\n# description: ""',
+    "# title: t\n# compile:\n#   unknowns: [input.x]",
+]
+for _i, _block in enumerate(_FIELD_BLOCKS):
+    MODULES[f"fields_{_i}"] = f"package p\n\n# METADATA\n{_block}\nr := rego.metadata.rule()\n"
 
 
 def _pyrego(text: str) -> Any:

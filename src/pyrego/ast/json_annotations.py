@@ -32,10 +32,10 @@ def annotation_json(
     ``location_text``, base64-encoded as OPA writes location texts)."""
     data = a.data
     out: dict[str, Any] = {"scope": a.scope}
-    if data.get("title"):
-        out["title"] = str(data["title"])
-    if data.get("description"):
-        out["description"] = str(data["description"])
+    if data.get("title") not in (None, ""):
+        out["title"] = _go_str(data["title"])
+    if data.get("description") not in (None, ""):
+        out["description"] = _go_str(data["description"])
     if data.get("entrypoint") is True:
         out["entrypoint"] = True
     orgs = data.get("organizations")
@@ -76,16 +76,26 @@ def go_value(v: Any) -> Any:
     return v
 
 
+def _go_str(value: Any) -> str:
+    """A YAML scalar decoded into a Go string field (``true``, not ``True``)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
 def _author(value: Any) -> dict[str, Any]:
     if isinstance(value, dict):
-        out = {"name": str(value.get("name") or "")}
+        # OPA omits an empty name or email
+        out = {}
+        if value.get("name"):
+            out["name"] = str(value["name"])
         if value.get("email"):
             out["email"] = str(value["email"])
         return out
     text = str(value).strip()
     m = _AUTHOR.match(text)
     if m:
-        out = {"name": m.group(1).strip()}
+        out = {"name": m.group(1).strip()} if m.group(1).strip() else {}
         if m.group(2).strip():
             out["email"] = m.group(2).strip()
         return out
@@ -95,8 +105,9 @@ def _author(value: Any) -> dict[str, Any]:
 def _related_resource(value: Any) -> dict[str, Any]:
     if isinstance(value, dict):
         out: dict[str, Any] = {}
-        if value.get("description"):
-            out["description"] = str(value["description"])
+        # OPA keeps a description only when it is a string
+        if isinstance(value.get("description"), str) and value["description"]:
+            out["description"] = value["description"]
         out["ref"] = str(value.get("ref") or "")
         return out
     return {"ref": str(value)}
