@@ -19,7 +19,7 @@ from typing import Any
 from pyrego.ast import nodes as ast
 from pyrego.go_json import sorted_map
 
-__all__ = ["annotation_json", "rule_annotations", "annotations_ref_json", "rule_path", "target_path"]
+__all__ = ["annotation_json", "rule_annotations", "annotations_ref_json", "rule_path", "target_path", "schema_value"]
 
 _AUTHOR = re.compile(r"^(.*?)\s*<([^>]*)>\s*$")
 
@@ -32,10 +32,10 @@ def annotation_json(
     ``location_text``, base64-encoded as OPA writes location texts)."""
     data = a.data
     out: dict[str, Any] = {"scope": a.scope}
-    if data.get("title"):
-        out["title"] = str(data["title"])
-    if data.get("description"):
-        out["description"] = str(data["description"])
+    if data.get("title") not in (None, ""):
+        out["title"] = _go_str(data["title"])
+    if data.get("description") not in (None, ""):
+        out["description"] = _go_str(data["description"])
     if data.get("entrypoint") is True:
         out["entrypoint"] = True
     orgs = data.get("organizations")
@@ -76,16 +76,26 @@ def go_value(v: Any) -> Any:
     return v
 
 
+def _go_str(value: Any) -> str:
+    """A YAML scalar decoded into a Go string field (``true``, not ``True``)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
 def _author(value: Any) -> dict[str, Any]:
     if isinstance(value, dict):
-        out = {"name": str(value.get("name") or "")}
+        # OPA omits an empty name or email
+        out = {}
+        if value.get("name"):
+            out["name"] = str(value["name"])
         if value.get("email"):
             out["email"] = str(value["email"])
         return out
     text = str(value).strip()
     m = _AUTHOR.match(text)
     if m:
-        out = {"name": m.group(1).strip()}
+        out = {"name": m.group(1).strip()} if m.group(1).strip() else {}
         if m.group(2).strip():
             out["email"] = m.group(2).strip()
         return out
@@ -95,8 +105,9 @@ def _author(value: Any) -> dict[str, Any]:
 def _related_resource(value: Any) -> dict[str, Any]:
     if isinstance(value, dict):
         out: dict[str, Any] = {}
-        if value.get("description"):
-            out["description"] = str(value["description"])
+        # OPA keeps a description only when it is a string
+        if isinstance(value.get("description"), str) and value["description"]:
+            out["description"] = value["description"]
         out["ref"] = str(value.get("ref") or "")
         return out
     return {"ref": str(value)}
@@ -112,6 +123,19 @@ def _schema(item: Any) -> dict[str, Any] | None:
         out["schema"] = _path_terms(value)
     else:
         out["definition"] = go_value(value)
+    return out
+
+
+def schema_value(item: Any) -> dict[str, Any] | None:
+    """A ``schemas`` entry as ``rego.metadata`` returns it: ``path`` (and
+    ``schema``, for a schema ref) as arrays of the ref's names, or the inline
+    ``definition``; None for an entry that is not a one-key map."""
+    out = _schema(item)
+    if out is None:
+        return None
+    for key in ("path", "schema"):
+        if key in out:
+            out[key] = [t["value"] for t in out[key]]
     return out
 
 

@@ -10,7 +10,6 @@ any rule (a query) sees.
 from __future__ import annotations
 
 import math
-import re
 from typing import Any
 
 from pyrego.ast import nodes as ast
@@ -56,31 +55,19 @@ def parse_module(filename: Any, text: Any) -> Any:
 
 # ---------------------------------------------------------------- metadata
 
-_AUTHOR = re.compile(r"^(.*?)\s*<([^>]*)>\s*$")
-
 
 def normalise_annotation(annotation: ast.Annotation) -> dict[str, Any]:
-    """An annotation as OPA returns it: authors as objects, scope included."""
-    out: dict[str, Any] = {}
-    for key, value in annotation.data.items():
-        if key == "authors" and isinstance(value, list):
-            out[key] = [_author(a) for a in value]
-        elif key == "related_resources" and isinstance(value, list):
-            out[key] = [{"ref": r} if isinstance(r, str) else r for r in value]
-        else:
-            out[key] = value
-    out["scope"] = annotation.scope
+    """An annotation as OPA returns it: the fields OPA's ``Annotations`` struct
+    keeps (as ``opa inspect`` writes them, ``compile`` left out), ``schemas``
+    with name arrays for paths."""
+    from pyrego.ast.json_annotations import annotation_json, schema_value  # noqa: PLC0415 - keeps import light
+
+    out = dict(annotation_json(annotation, ""))
+    out.pop("compile", None)
+    schemas = annotation.data.get("schemas")
+    if "schemas" in out and isinstance(schemas, list):
+        out["schemas"] = [s for s in (schema_value(x) for x in schemas) if s is not None]
     return out
-
-
-def _author(value: Any) -> Any:
-    if not isinstance(value, str):
-        return value
-    m = _AUTHOR.match(value)
-    if m:
-        name, email = m.group(1).strip(), m.group(2).strip()
-        return {"name": name, "email": email} if name else {"email": email}
-    return {"name": value.strip()}
 
 
 def metadata_value(md: Any, op: str, rule: ast.Rule) -> Any:
