@@ -82,6 +82,14 @@ def in_form(form: str, *, stay_cold: bool = False) -> Iterator[None]:
         pyrego.clear_compile_cache()
 
 
+@pytest.fixture(scope="module")
+def opa_engine(oracle: Any) -> Any:
+    """OPA's engine class itself (for its Compile API), where the oracle is available."""
+    from opa_bindings.engine import OpaEngine
+
+    return OpaEngine
+
+
 @pytest.fixture(params=EXECUTION_FORMS)
 def execution_form(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
     """Runs the test once per execution form (with an empty compile cache each time)."""

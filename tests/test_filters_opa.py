@@ -22,7 +22,6 @@ from typing import Any
 import pytest
 
 from filter_policies import Case, generate
-from opa_oracle import OracleUnavailable, get_oracle
 from pyrego import Engine
 from pyrego.filters import ALWAYS, Compound, FieldCondition, FieldRef, FilterError, compile_condition, compile_filters
 
@@ -38,17 +37,6 @@ TARGETS = [
 ]
 GENERATED = int(os.environ.get("PYREGO_FILTER_CASES", "150"))
 QUERY = "data.filters.include"
-
-
-@pytest.fixture(scope="module")
-def opa_engine() -> Any:
-    try:
-        get_oracle()
-    except OracleUnavailable as exc:
-        pytest.skip(f"OPA oracle unavailable: {exc}")
-    from opa_bindings.engine import OpaEngine
-
-    return OpaEngine
 
 
 def _opa(cls: Any, case: Case, target: str, dialect: str, **kw: Any) -> Any:

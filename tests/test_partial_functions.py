@@ -21,7 +21,6 @@ from typing import Any
 import pytest
 
 from function_pe_gen import CALLS, DEFINITIONS, policy
-from opa_oracle import OracleUnavailable, get_oracle
 from pyrego import Engine
 from pyrego.errors import RegoError
 from pyrego.filters import FilterError, compile_filters
@@ -37,17 +36,6 @@ KNOWN_DIFFERENCES = {
     (9, 0), (9, 1), (9, 2), (9, 6), (9, 7), (9, 8), (9, 10), (9, 12), (9, 13), (9, 14), (10, 8), (11, 0), (11, 3), (11, 6),
     (11, 7), (11, 8), (11, 12),
 }
-
-
-@pytest.fixture(scope="module")
-def opa_engine() -> Any:
-    try:
-        get_oracle()
-    except OracleUnavailable as exc:
-        pytest.skip(f"OPA oracle unavailable: {exc}")
-    from opa_bindings.engine import OpaEngine
-
-    return OpaEngine
 
 
 def _opa(cls: Any, text: str, target: str, dialect: str) -> Any:
