@@ -29,11 +29,13 @@ from typing import Any, Callable
 
 from pyrego.ast import nodes as ast
 from pyrego.compile.base import RuleNode, iter_rule_chain
+from pyrego.compile.eval_order import NEVER_FAILS
 from pyrego.compile.index_guards import node_index
 from pyrego.compile.rule_index import one_constant_value
 
-#: Calls that cannot raise when their operands are evaluated (comparisons, membership).
-_QUIET_CALLS = frozenset({"equal", "neq", "lt", "gt", "lte", "gte", "internal.member_2"})
+#: Calls that can neither raise nor print once their operands are evaluated:
+#: eval_order's builtins that never fail, print aside (what it prints shows the order).
+_QUIET_CALLS = NEVER_FAILS - {"print"}
 
 
 def definition_order(node: RuleNode, root: RuleNode, arity: Callable[[str], int | None]) -> tuple[int, ...] | None:
