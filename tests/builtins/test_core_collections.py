@@ -199,5 +199,9 @@ def test_object_subset() -> None:
     assert call("object.subset", [1, 1, 2], [1, 2]) is True
     assert call("object.subset", [1, 2, 3, 4, 5, 6], S([4, 3, 2])) is True
     assert call("object.subset", [1, 2, 3], S([9])) is False
+    # as OPA counts: duplicates count again, an empty array holds nothing
+    assert call("object.subset", [1, 2, 1], S([1, 2, 3])) is True
+    assert call("object.subset", [], S([])) is False
+    assert call("object.subset", [0], S([])) is True
     with pytest.raises(OperandTypeError, match="^both arguments object.subset must be of the same type or array and set$"):
         call("object.subset", S([1]), [1])

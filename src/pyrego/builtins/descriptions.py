@@ -171,8 +171,9 @@ DESCRIPTIONS: dict[str, str] = {
     ),
     "object.subset": (
         "Whether the second argument is contained in the first: recursively for objects, as a subset for "
-        "sets, as a contiguous run for arrays, and for an array and a set, whether every set member occurs in "
-        "the array; other type pairs are an error."
+        "sets, as a contiguous run for arrays, and for an array and a set as OPA v1.20.2 counts it: each array "
+        "element found in the set counts, duplicates again, and the answer is true once the count reaches the "
+        "set's size (`[1, 2, 1]` holds `{1, 2, 3}`; `[]` does not hold `set()`); other type pairs are an error."
     ),
     # ------------------------------------------------------------ types and conversions
     "is_array": "Whether the value is an array (false, never undefined, for anything else).",

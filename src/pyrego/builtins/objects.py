@@ -190,11 +190,26 @@ def _object_subset(sup: dict[Any, Any], sub: dict[Any, Any], ctx: EvalContext) -
     return True
 
 
+def _array_set_subset(sup: Any, sub: Any) -> bool:
+    """OPA's count of matches: each array element found in the set counts
+    one, duplicates again, and the answer is true once the count reaches the
+    set's size, checked after each element. So ``[1, 2, 1]`` holds ``{1, 2,
+    3}`` and ``[]`` does not hold ``set()`` in OPA v1.20.2; the same answers
+    here, since a policy's decision must not depend on the engine."""
+    unmatched = len(sub)
+    for v in sup:
+        if freeze(v) in sub:
+            unmatched -= 1
+        if unmatched == 0:
+            return True
+    return False
+
+
 @builtin("object.subset", 2, cancellable=True)
 def object_subset(ctx: EvalContext, sup: Any, sub: Any) -> bool:
     """Whether ``sub`` is contained in ``sup``: recursively for objects, as a
     subset for sets, as a contiguous run for arrays, and for an array and a
-    set, whether every member of the set occurs in the array."""
+    set, as OPA counts it (see _array_set_subset)."""
     tp, ts = type(sup), type(sub)
     if tp is dict and ts is dict:
         return _object_subset(sup, sub, ctx)
@@ -206,5 +221,5 @@ def object_subset(ctx: EvalContext, sup: Any, sub: Any) -> bool:
     if sup_arr and (ts is list or ts is tuple):
         return _array_subset(sup, sub, ctx)
     if sup_arr and sub_set:
-        return sub <= {freeze(v) for v in sup}  # type: ignore[no-any-return]
+        return _array_set_subset(sup, sub)
     raise OperandTypeError("both arguments object.subset must be of the same type or array and set")
