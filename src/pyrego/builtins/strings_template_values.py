@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import html as _html
 import urllib.parse
+from decimal import Decimal
 from typing import Any, Callable
 
 from pyrego.builtins.sprintf import go_sprintf_args
@@ -46,7 +47,7 @@ def to_go(value: Any) -> Any:
         return value
     if t is int:
         return Number(str(value))
-    if t is float:
+    if t is float or t is Decimal:
         return Number(format_number(value))
     if t is list or t is tuple:
         return [to_go(v) for v in value]
