@@ -44,8 +44,10 @@ _BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
 class ServerOptions:
     """How the server answers (``pyrego run --server`` flags; defaults as OPA's).
 
-    ``authentication``: ``"off"`` or ``"token"`` (a ``Bearer`` token becomes
-    ``input.identity`` of the authorization policy); ``authorization``:
+    ``authentication``: ``"off"``, ``"token"`` (a ``Bearer`` token becomes
+    ``input.identity`` of the authorization policy) or ``"tls"`` (the client
+    certificate's subject does; the listener must require certificates, see
+    :mod:`pyrego.server.tlsconf`); ``authorization``:
     ``"off"`` or ``"basic"`` (every request is first asked of
     ``default_authorization_decision``); ``max_body``: the largest request
     body in bytes (``gzip_max_body``: decompressed, for gzip bodies);
@@ -91,8 +93,8 @@ class Server:
     def __init__(self, runtime: ServerRuntime, options: ServerOptions) -> None:
         from prometheus_client import CollectorRegistry, gc_collector, platform_collector, process_collector
 
-        if options.authentication not in ("off", "token"):
-            raise ValueError(f"unknown authentication scheme {options.authentication!r} (off or token)")
+        if options.authentication not in ("off", "token", "tls"):
+            raise ValueError(f"unknown authentication scheme {options.authentication!r} (off, token or tls)")
         if options.authorization not in ("off", "basic"):
             raise ValueError(f"unknown authorization scheme {options.authorization!r} (off or basic)")
         self.runtime = runtime
@@ -261,3 +263,32 @@ def create_app(
     app.state.runtime = runtime
     app.state.server = server
     return app
+
+
+def diagnostic_app(app: Starlette) -> Starlette:
+    """The application of ``--diagnostic-addr`` listeners for the server of ``app``
+    (:func:`create_app`'s): only ``/health``, ``/health/...`` and ``/metrics``, through the
+    same authentication and authorization, as OPA's diagnostic router. No lifespan: the
+    main application's runs the plugins."""
+    from starlette.applications import Starlette
+    from starlette.routing import Route
+
+    from pyrego.server import api_misc
+
+    server: Server = app.state.server
+
+    def route(path: str, label: str, handler: Handler) -> Route:
+        return Route(path, server.endpoint(label, handler), methods=_METHODS)
+
+    routes = [
+        route("/health", "health", api_misc.health),
+        route("/health/{path:path}", "health", api_misc.health_policy),
+        route("/metrics", "metrics", api_misc.metrics),
+    ]
+    diag = Starlette(routes=routes)
+    diag.router.redirect_slashes = False
+    diag.router.default = _not_found
+    diag.state.runtime = server.runtime
+    diag.state.server = server
+    return diag
+
