@@ -140,3 +140,22 @@ def test_diagnostic_address_is_authorized_too(sock_dir: Path) -> None:
         assert r.status_code == 401
         assert r.json() == {"code": "unauthorized", "message": "request rejected by administrative policy"}
         assert httpx.get(base + "/health", headers={"Authorization": "Bearer secret"}).status_code == 200
+
+
+def test_address_in_use_stops_the_start_and_leaves_no_socket_file(sock_dir: Path) -> None:
+    import socket
+    import subprocess
+
+    from server_helpers import REPO
+
+    busy = socket.create_server(("127.0.0.1", 0))
+    try:
+        path = sock_dir / "first.sock"
+        proc = subprocess.run(
+            [sys.executable, "-m", "pyrego", "run", "--server", "--addr", f"unix://{path}", "--addr", f"127.0.0.1:{busy.getsockname()[1]}", _policies(sock_dir)],
+            capture_output=True, text=True, timeout=60, env={"PYTHONPATH": str(REPO / "src"), "PATH": "/usr/bin:/bin"},
+        )
+    finally:
+        busy.close()
+    assert proc.returncode == 1 and proc.stderr.startswith("error:")
+    assert not path.exists()

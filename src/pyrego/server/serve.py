@@ -9,9 +9,11 @@ write reaching one worker would make the workers answer differently.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
+import socket
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -178,7 +180,7 @@ def serve(
     :class:`~pyrego.server.tlsconf.TLSConfigError` before anything is loaded."""
     import uvicorn
 
-    from pyrego.server.listeners import AddressError, Listener, bind, parse_address, run_listeners
+    from pyrego.server.listeners import Address, AddressError, Listener, bind, parse_address, run_listeners
     from pyrego.server.tlsconf import TLSSettings
 
     if tls is None and tls_cert_file and tls_private_key_file:
@@ -214,8 +216,19 @@ def serve(
                     kwargs["http"] = "pyrego.server.tlsproto:IdentityProtocol"
         uvicorn.run("pyrego.server.serve:worker_app", factory=True, workers=settings.workers, **kwargs)
         return
-    sockets = [(a, bind(a, unix_socket_perm)) for a in main + diag]
     app = build_app(settings)
+    sockets: list[tuple[Address, list[socket.socket]]] = []
+    try:
+        for a in main + diag:
+            sockets.append((a, bind(a, unix_socket_perm)))
+    except BaseException:
+        for a, socks in sockets:  # (what was bound before the failure is let go)
+            for sock in socks:
+                sock.close()
+            if a.scheme == "unix" and not a.abstract:
+                with contextlib.suppress(OSError):
+                    os.remove(a.path)
+        raise
     listeners = []
     for i, (addr, socks) in enumerate(sockets):
         from pyrego.server.app import diagnostic_app
