@@ -159,3 +159,36 @@ def test_address_in_use_stops_the_start_and_leaves_no_socket_file(sock_dir: Path
         busy.close()
     assert proc.returncode == 1 and proc.stderr.startswith("error:")
     assert not path.exists()
+
+
+def test_workers_on_a_unix_socket(sock_dir: Path) -> None:
+    import subprocess
+    import time
+
+    from server_helpers import REPO
+
+    path = sock_dir / "w.sock"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "pyrego", "run", "--server", "--addr", f"unix://{path}", "--workers", "2", "--log-level", "error", _policies(sock_dir)],
+        env={"PYTHONPATH": str(REPO / "src"), "PATH": "/usr/bin:/bin"}, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            assert proc.poll() is None, proc.stderr.read() if proc.stderr else ""
+            try:
+                with _uds_client(str(path)) as client:
+                    if client.get("/health").status_code == 200:
+                        break
+            except httpx.HTTPError:
+                pass
+            assert time.monotonic() < deadline
+            time.sleep(0.1)
+        assert stat.S_IMODE(path.stat().st_mode) == 0o755
+        with _uds_client(str(path)) as client:
+            for _ in range(4):
+                assert client.post("/v1/data/app/x", json={}).json()["result"] == 1
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=30)
+    assert not path.exists()

@@ -177,7 +177,8 @@ def serve(
     (``tls_cert_file`` and ``tls_private_key_file`` alone: a certificate only).
     An address or TLS setting that cannot be honoured raises
     :class:`~pyrego.server.listeners.AddressError` or
-    :class:`~pyrego.server.tlsconf.TLSConfigError` before anything is loaded."""
+    :class:`~pyrego.server.tlsconf.TLSConfigError` before anything is loaded; an address
+    that cannot be bound (in use), ``OSError`` once the files are loaded."""
     import uvicorn
 
     from pyrego.server.listeners import Address, AddressError, Listener, bind, parse_address, run_listeners
@@ -214,7 +215,12 @@ def serve(
                 kwargs["ssl_context_factory"] = worker_ssl_context
                 if identity:
                     kwargs["http"] = "pyrego.server.tlsproto:IdentityProtocol"
-        uvicorn.run("pyrego.server.serve:worker_app", factory=True, workers=settings.workers, **kwargs)
+        try:
+            uvicorn.run("pyrego.server.serve:worker_app", factory=True, workers=settings.workers, **kwargs)
+        finally:
+            if addr.scheme == "unix" and not addr.abstract:
+                with contextlib.suppress(OSError):
+                    os.remove(addr.path)
         return
     app = build_app(settings)
     sockets: list[tuple[Address, list[socket.socket]]] = []

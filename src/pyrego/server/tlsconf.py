@@ -7,8 +7,8 @@
   cipher suites (``--tls-cipher-suites``, IANA names as Go's ``crypto/tls``
   knows them); :meth:`TLSSettings.context` builds the ``ssl.SSLContext``.
 - :func:`subject_identity`: a client certificate's subject as OPA writes
-  ``input.identity`` (Go's ``Name.ToRDNSequence().String()``).
-  (:mod:`pyrego.server.tlsproto` puts it in each request's scope).
+  ``input.identity`` (Go's ``Name.ToRDNSequence().String()``), which
+  :mod:`pyrego.server.tlsproto` puts in each request's scope.
 
 Limits of Python's ``ssl`` (OpenSSL): TLS 1.3 cipher suites cannot be chosen
 (Go cannot either: OPA refuses them); the RC4 and 3DES suites Go lists as
