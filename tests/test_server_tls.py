@@ -312,3 +312,63 @@ def test_workers_serve_client_certificates(pki: dict[str, Any]) -> None:
         with pytest.raises(httpx.HTTPError):
             httpx.get(url + "/health", verify=_client(pki, "stranger"))
         assert _handshake(url, _old_client(pki, ssl.TLSVersion.TLSv1_2, "client")) is None
+
+
+def _wait_for(check: Any, seconds: float = 15.0) -> bool:
+    import time
+
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if check():
+            return True
+        time.sleep(0.2)
+    return False
+
+
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_changed_tls_files_are_read_again(tmp_path: Path, workers: str) -> None:
+    """OPA watches the certificate, key and CA files and serves their new contents: a new
+    server certificate (from another CA), then a new CA file for client certificates."""
+    import shutil
+    import time
+
+    old, new = CA(tmp_path, "old"), CA(tmp_path, "new")
+    cert_a, key_a = old.issue("srv-a", _name((NameOID.COMMON_NAME, "a")), server=True)
+    cert_b, key_b = new.issue("srv-b", _name((NameOID.COMMON_NAME, "b")), server=True)
+    client_old = old.issue("cl-old", _name((NameOID.COMMON_NAME, "my-client")))
+    client_new = new.issue("cl-new", _name((NameOID.COMMON_NAME, "my-client")))
+    cert, key, ca = tmp_path / "cert.pem", tmp_path / "key.pem", tmp_path / "ca.pem"
+    shutil.copy(cert_a, cert), shutil.copy(key_a, key), shutil.copy(old.path, ca)
+
+    def client(trust: str, pair: tuple[str, str]) -> ssl.SSLContext:
+        ctx = ssl.create_default_context(cafile=trust)
+        ctx.load_cert_chain(*pair)
+        return ctx
+
+    def answers(ctx: ssl.SSLContext) -> bool:
+        try:
+            return httpx.get(url + "/health", verify=ctx, timeout=5).status_code == 200
+        except httpx.HTTPError:
+            return False
+
+    args = ["--tls-cert-file", str(cert), "--tls-private-key-file", str(key), "--tls-ca-cert-file", str(ca), "--authentication=tls", "--tls-cert-refresh-period", "200ms", "--workers", workers]
+    with pyrego_server(args, scheme="https", verify=client(old.path, client_old)) as (url, _):
+        assert not answers(client(new.path, client_old))  # (the server's certificate is the old CA's)
+        shutil.copy(key_b, key), shutil.copy(cert_b, cert)
+        assert _wait_for(lambda: answers(client(new.path, client_old)))
+        time.sleep(1)  # (every worker has checked the files by now)
+        assert not answers(client(old.path, client_old))
+        assert not answers(client(new.path, client_new))  # (client certificates: still the old CA)
+        shutil.copy(new.path, ca)
+        assert _wait_for(lambda: answers(client(new.path, client_new)))
+        time.sleep(1)
+        assert not answers(client(new.path, client_old))
+        # a broken file leaves the last good ones serving
+        cert.write_text("not a certificate")
+        time.sleep(1)
+        assert answers(client(new.path, client_new))
+
+
+def test_bad_refresh_period_is_a_usage_error(pki: dict[str, Any]) -> None:
+    proc = _run_cli(*_tls_args(pki, "--tls-cert-refresh-period", "30"))
+    assert proc.returncode != 0 and 'missing unit in duration "30"' in proc.stderr

@@ -27,8 +27,12 @@ def cmd_run(ns: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from pyrego.server.config import ConfigError
     from pyrego.server.listeners import AddressError, split_values
     from pyrego.server.serve import ServeSettings, serve
-    from pyrego.server.tlsconf import TLSConfigError, TLSSettings
+    from pyrego.server.tlsconf import TLSConfigError, TLSSettings, parse_duration
 
+    try:
+        refresh = parse_duration(ns.tls_cert_refresh_period)
+    except TLSConfigError as exc:
+        raise UsageError(str(exc)) from None
     tls = None
     if ns.tls_cert_file:
         tls = TLSSettings(
@@ -38,6 +42,7 @@ def cmd_run(ns: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             client_certificates=ns.authentication == "tls",
             min_version=ns.min_tls_version,
             cipher_suites=split_values(ns.tls_cipher_suites, ()),
+            refresh_period=refresh,
         )
 
     settings = ServeSettings(
@@ -96,6 +101,7 @@ def register(sub: Any) -> None:
     p.add_argument("--tls-cert-file", metavar="FILE", help="TLS certificate (PEM); serves HTTPS with --tls-private-key-file")
     p.add_argument("--tls-private-key-file", metavar="FILE", help="TLS private key (PEM)")
     p.add_argument("--tls-ca-cert-file", metavar="FILE", help="CA certificates (PEM) client certificates are verified against (--authentication=tls)")
+    p.add_argument("--tls-cert-refresh-period", default="0s", metavar="DURATION", help="how often the TLS files are checked for changes (Go duration: 30s, 5m; default 0s: every second)")
     p.add_argument("--min-tls-version", choices=("1.0", "1.1", "1.2", "1.3"), default="1.2", help="lowest TLS version accepted (default 1.2)")
     p.add_argument("--tls-cipher-suites", action="append", metavar="NAMES", help="TLS 1.0-1.2 cipher suites allowed, IANA names, comma-separated")
     p.add_argument("-l", "--log-level", choices=("debug", "info", "warn", "error"), default="info", help="log level (default info)")

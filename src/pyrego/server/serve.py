@@ -149,9 +149,11 @@ TLS_ENV = "PYREGO_SERVER_TLS"
 
 def worker_ssl_context(config: Any, default: Any) -> Any:
     """The TLS context of a worker process (uvicorn's ``ssl_context_factory``; settings from :data:`TLS_ENV`)."""
-    from pyrego.server.tlsconf import TLSSettings
+    from pyrego.server.tlsconf import ReloadingContext, TLSSettings
 
-    return TLSSettings(**json.loads(os.environ[TLS_ENV])).context()
+    reloading = ReloadingContext(TLSSettings(**json.loads(os.environ[TLS_ENV])))
+    reloading.start()
+    return reloading.context
 
 
 def serve(
@@ -182,7 +184,7 @@ def serve(
     import uvicorn
 
     from pyrego.server.listeners import Address, AddressError, Listener, bind, parse_address, run_listeners
-    from pyrego.server.tlsconf import TLSSettings
+    from pyrego.server.tlsconf import ReloadingContext, TLSSettings
 
     if tls is None and tls_cert_file and tls_private_key_file:
         tls = TLSSettings(tls_cert_file, tls_private_key_file)
@@ -190,7 +192,8 @@ def serve(
         addrs = [f"[{host}]:{port}" if ":" in host else f"{host}:{port}"]
     main = [parse_address(a, tls is not None) for a in addrs]
     diag = [parse_address(a, tls is not None) for a in diagnostic_addrs]
-    ctx = tls.context() if tls is not None else None
+    reloading = ReloadingContext(tls) if tls is not None else None
+    ctx = reloading.context if reloading is not None else None
     identity = tls is not None and tls.client_certificates
     kwargs: dict[str, Any] = {
         "log_level": {"warn": "warning"}.get(log_level, log_level),
@@ -243,5 +246,7 @@ def serve(
         secure = addr.scheme == "https"
         paths = [addr.path] if addr.scheme == "unix" and not addr.abstract else []
         listeners.append(Listener(target, socks, ctx if secure else None, identity and secure, paths))
+    if reloading is not None:
+        reloading.start()
     if not run_listeners(listeners, **kwargs):
         raise SystemExit(3)  # (uvicorn's exit status when the server did not start)

@@ -6,6 +6,8 @@
   version (``--min-tls-version``, OPA's default 1.2) and the TLS 1.0–1.2
   cipher suites (``--tls-cipher-suites``, IANA names as Go's ``crypto/tls``
   knows them); :meth:`TLSSettings.context` builds the ``ssl.SSLContext``.
+- :class:`ReloadingContext`: the certificate, key and CA files read again
+  when they change (``--tls-cert-refresh-period``), as OPA does.
 - :func:`subject_identity`: a client certificate's subject as OPA writes
   ``input.identity`` (Go's ``Name.ToRDNSequence().String()``), which
   :mod:`pyrego.server.tlsproto` puts in each request's scope.
@@ -78,6 +80,7 @@ class TLSSettings:
     client_certificates: bool = False
     min_version: str = "1.2"
     cipher_suites: list[str] = field(default_factory=list)
+    refresh_period: float = 0.0  # (seconds between checks of the files; 0: every second)
 
     def check(self) -> None:
         """Raise :class:`TLSConfigError` for a flag that cannot be honoured (before anything is served)."""
@@ -186,3 +189,84 @@ def _escape(value: str) -> str:
             out.append("\\")
         out.append(c)
     return "".join(out)
+
+
+def parse_duration(text: str) -> float:
+    """Seconds of a Go duration (``--tls-cert-refresh-period 30s``, ``1m30s``, ``500ms``; ``0``: none)."""
+    import re
+
+    units = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0, "h": 3600.0}
+    if text in ("0", ""):
+        return 0.0
+    parts = re.findall(r"(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|ms|s|m|h)", text)
+    if text.replace(".", "", 1).isdigit():
+        raise TLSConfigError(f'invalid argument "{text}" for "--tls-cert-refresh-period" flag: time: missing unit in duration "{text}"')
+    if not parts or "".join(n + u for n, u in parts) != text:
+        raise TLSConfigError(f'invalid argument "{text}" for "--tls-cert-refresh-period" flag: time: invalid duration "{text}"')
+    return sum(float(n) * units[u] for n, u in parts)
+
+
+class ReloadingContext:
+    """The server's TLS context, with the certificate, key and CA files read again when they change
+    (as OPA watches them): :attr:`context` is given to the listeners once; each handshake is
+    switched (in OpenSSL's server-name callback, called for every client hello) to the context
+    built from the files' latest readable contents. :meth:`start` checks the files every
+    ``period`` seconds on a daemon thread. A file that cannot be read or a key that does not
+    match leaves the previous context serving (logged)."""
+
+    def __init__(self, settings: TLSSettings) -> None:
+        self.settings = settings
+        self.digest = self._digest()
+        self.context = settings.context()
+        self.current = self.context
+        self.context.sni_callback = self._switch
+
+    def _switch(self, ssl_object: ssl.SSLObject, server_name: str | None, ctx: ssl.SSLContext) -> None:
+        current = self.current
+        if current is not ctx:
+            ssl_object.context = current
+
+    def _digest(self) -> bytes:
+        import hashlib
+
+        h = hashlib.sha256()
+        for path in (self.settings.cert_file, self.settings.key_file, self.settings.ca_cert_file):
+            if path:
+                try:
+                    with open(path, "rb") as f:
+                        h.update(f.read())
+                except OSError:
+                    h.update(b"\0unreadable")
+            h.update(b"\0")
+        return h.digest()
+
+    def check(self) -> bool:
+        """Read the files again if they changed; True when a new context now serves."""
+        import logging
+
+        digest = self._digest()
+        if digest == self.digest:
+            return False
+        self.digest = digest
+        try:
+            self.current = self.settings.context()
+        except TLSConfigError as exc:
+            logging.getLogger("pyrego.server").error("TLS files changed but cannot be used, the previous ones still serve: %s", exc)
+            return False
+        logging.getLogger("pyrego.server").info("TLS certificate, key or CA files changed: reloaded")
+        return True
+
+    def start(self, period: float = 0.0) -> None:
+        """Check the files every ``period`` seconds (0: the settings' ``refresh_period``, else
+        every second), on a daemon thread."""
+        import threading
+        import time
+
+        period = period or self.settings.refresh_period or 1.0
+
+        def loop() -> None:
+            while True:
+                time.sleep(period)
+                self.check()
+
+        threading.Thread(target=loop, name="pyrego-tls-reload", daemon=True).start()
