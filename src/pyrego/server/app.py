@@ -36,7 +36,6 @@ if TYPE_CHECKING:
 Handler = Callable[["Server", "Request"], Awaitable["Response"]]
 
 #: Histogram buckets of OPA's request duration metric (Prometheus' defaults).
-_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]
 _BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
 
 
@@ -44,8 +43,10 @@ _BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
 class ServerOptions:
     """How the server answers (``pyrego run --server`` flags; defaults as OPA's).
 
-    ``authentication``: ``"off"`` or ``"token"`` (a ``Bearer`` token becomes
-    ``input.identity`` of the authorization policy); ``authorization``:
+    ``authentication``: ``"off"``, ``"token"`` (a ``Bearer`` token becomes
+    ``input.identity`` of the authorization policy) or ``"tls"`` (the client
+    certificate's subject does; the listener must require certificates, see
+    :mod:`pyrego.server.tlsconf`); ``authorization``:
     ``"off"`` or ``"basic"`` (every request is first asked of
     ``default_authorization_decision``); ``max_body``: the largest request
     body in bytes (``gzip_max_body``: decompressed, for gzip bodies);
@@ -91,8 +92,8 @@ class Server:
     def __init__(self, runtime: ServerRuntime, options: ServerOptions) -> None:
         from prometheus_client import CollectorRegistry, gc_collector, platform_collector, process_collector
 
-        if options.authentication not in ("off", "token"):
-            raise ValueError(f"unknown authentication scheme {options.authentication!r} (off or token)")
+        if options.authentication not in ("off", "token", "tls"):
+            raise ValueError(f"unknown authentication scheme {options.authentication!r} (off, token or tls)")
         if options.authorization not in ("off", "basic"):
             raise ValueError(f"unknown authorization scheme {options.authorization!r} (off or basic)")
         self.runtime = runtime
@@ -120,7 +121,10 @@ class Server:
                     from pyrego.server.auth import authorize
 
                     await authorize(self, request)
-                response = await handler(self, request)
+                if request.scope["method"] == "HEAD":  # (the GET handler answers; uvicorn drops the body)
+                    response = await handler(self, _as_get(request))
+                else:
+                    response = await handler(self, request)
             except errors.APIError as err:
                 response = error_response(err)
             except ClientGone:
@@ -131,6 +135,30 @@ class Server:
             return response
 
         return endpoint
+
+    def unrouted(self, answer: Callable[[Request], Awaitable[Response]]) -> Callable[[Request], Awaitable[Response]]:
+        """``answer`` (Go's router's own 404, 405 and 301) behind authentication and authorization,
+        not counted in the duration metric (as OPA's)."""
+        auth = self.options.authentication != "off" or self.options.authorization != "off"
+
+        async def endpoint(request: Request) -> Response:
+            if auth:
+                from pyrego.server.auth import authorize
+
+                try:
+                    await authorize(self, request)
+                except errors.APIError as err:
+                    return error_response(err)
+            return await answer(request)
+
+        return endpoint
+
+
+def _as_get(request: Request) -> Request:
+    """``request`` (a HEAD request) as its GET handler reads it."""
+    from starlette.requests import Request
+
+    return Request(dict(request.scope, method="GET"), request.receive)
 
 
 class GzipWhenAccepted:
@@ -181,11 +209,14 @@ class DecisionFastPath:
         await self.app(scope, receive, send)
 
 
-async def _not_found(scope: Any, receive: Any, send: Any) -> None:
-    """An unknown route: Go's ``404 page not found`` (what OPA's router answers)."""
-    from starlette.responses import PlainTextResponse
+def _diagnostic_routes() -> list[tuple[str, str, Handler, tuple[str, ...], str]]:
+    from pyrego.server import api_misc
 
-    await PlainTextResponse("404 page not found\n", status_code=404)(scope, receive, send)
+    return [
+        ("/health", "health", api_misc.health, ("GET",), "GET, HEAD"),
+        ("/health/{path:path}", "health", api_misc.health_policy, ("GET",), "GET, HEAD"),
+        ("/metrics", "metrics", api_misc.metrics, ("GET",), "GET, HEAD"),
+    ]
 
 
 def create_app(
@@ -209,35 +240,34 @@ def create_app(
         api.mount("/opa", create_app(policies={"authz.rego": text}))
     """
     from starlette.applications import Starlette
-    from starlette.routing import Route
 
     from pyrego.server import api_data, api_misc
+    from pyrego.server.routing import CATCHALL, method_routes, not_found_app
 
     if runtime is None:
         runtime = ServerRuntime(policies, data)
     server = Server(runtime, options or ServerOptions())
 
-    def route(path: str, label: str, handler: Handler) -> Route:
-        return Route(path, server.endpoint(label, handler), methods=_METHODS)
-
-    routes = [
-        route("/v1/data", "v1/data", api_data.v1_data),
-        route("/v1/data/{path:path}", "v1/data", api_data.v1_data),
-        route("/v0/data", "v0/data", api_data.v0_data),
-        route("/v0/data/{path:path}", "v0/data", api_data.v0_data),
-        route("/v1/policies", "v1/policies", api_misc.policies),
-        route("/v1/policies/{path:path}", "v1/policies", api_misc.policies),
-        route("/v1/query", "v1/query", api_misc.query),
-        route("/v1/query/{path:path}", "catchall", api_misc.not_allowed),
-        route("/v1/compile", "v1/compile", api_misc.compile_partial),
-        route("/v1/compile/{path:path}", "v1/compile", api_misc.compile_filters),
-        route("/v1/config", "v1/config", api_misc.config),
-        route("/v1/status", "v1/status", api_misc.status),
-        route("/health", "health", api_misc.health),
-        route("/health/{path:path}", "health", api_misc.health_policy),
-        route("/metrics", "metrics", api_misc.metrics),
-        route("/", "index", api_data.index),
-    ]
+    # (path, metric label, handler, methods served, other methods: OPA's catch-all or Go's 405 with this Allow)
+    routes = method_routes(
+        server,
+        [
+            ("/v1/data", "v1/data", api_data.v1_data, ("GET", "PUT", "PATCH", "POST"), CATCHALL),
+            ("/v1/data/{path:path}", "v1/data", api_data.v1_data, ("GET", "PUT", "PATCH", "POST", "DELETE"), CATCHALL),
+            ("/v0/data", "v0/data", api_data.v0_data, ("POST",), CATCHALL),
+            ("/v0/data/{path:path}", "v0/data", api_data.v0_data, ("POST",), CATCHALL),
+            ("/v1/policies", "v1/policies", api_misc.policies, ("GET",), CATCHALL),
+            ("/v1/policies/{path:path}", "v1/policies", api_misc.policies, ("GET", "PUT", "DELETE"), CATCHALL),
+            ("/v1/query", "v1/query", api_misc.query, ("GET", "POST"), CATCHALL),
+            ("/v1/query/{path:path}", "catchall", api_misc.not_allowed, (), CATCHALL),
+            ("/v1/compile", "v1/compile", api_misc.compile_partial, ("POST",), "GET, HEAD, POST"),
+            ("/v1/compile/{path:path}", "v1/compile", api_misc.compile_filters, ("GET", "POST"), "GET, HEAD, POST"),
+            ("/v1/config", "v1/config", api_misc.config, ("GET",), "GET, HEAD"),
+            ("/v1/status", "v1/status", api_misc.status, ("GET",), "GET, HEAD"),
+            *_diagnostic_routes(),
+            ("/", "index", api_data.index, ("GET", "POST"), "GET, HEAD, POST"),
+        ],
+    )
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         import asyncio
@@ -257,7 +287,26 @@ def create_app(
     fast = Middleware(DecisionFastPath, endpoint=server.endpoint("v1/data", api_data.v1_data))
     app = Starlette(routes=routes, lifespan=lifespan, middleware=[gzip, fast])
     app.router.redirect_slashes = False
-    app.router.default = _not_found
+    app.router.default = not_found_app(server)
     app.state.runtime = runtime
     app.state.server = server
     return app
+
+
+def diagnostic_app(app: Starlette) -> Starlette:
+    """The application of ``--diagnostic-addr`` listeners for the server of ``app``
+    (:func:`create_app`'s): only ``/health``, ``/health/...`` and ``/metrics``, through the
+    same authentication and authorization, as OPA's diagnostic router. No lifespan: the
+    main application's runs the plugins."""
+    from starlette.applications import Starlette
+
+    from pyrego.server.routing import method_routes, not_found_app
+
+    server: Server = app.state.server
+    diag = Starlette(routes=method_routes(server, _diagnostic_routes()))
+    diag.router.redirect_slashes = False
+    diag.router.default = not_found_app(server)
+    diag.state.runtime = server.runtime
+    diag.state.server = server
+    return diag
+

@@ -1,7 +1,8 @@
 """Authentication and authorization, as ``opa run --authentication=token --authorization=basic``.
 
 With token authentication, the ``Authorization: Bearer <token>`` header's
-token is the request's identity. With basic authorization, every request is
+token is the request's identity; with TLS authentication, the subject of the
+client's certificate (``CN=client,O=Example``, as Go writes it). With basic authorization, every request is
 first asked of the decision ``data.system.authz.allow`` (configurable), with
 OPA's input: ``method``, ``path`` (the URL path's segments), ``params`` and
 ``headers`` (names as Go writes them, each with a list of values),
@@ -33,6 +34,13 @@ def identity(request: Request) -> str | None:
     if scheme.lower() != "bearer" or not token.strip():
         return None
     return token.strip()
+
+
+def tls_identity(request: Request) -> str | None:
+    """The subject of the client's TLS certificate, as OPA writes it (None: no certificate;
+    set by :mod:`pyrego.server.tlsproto` on TLS listeners)."""
+    tls = (request.scope.get("extensions") or {}).get("tls")
+    return tls.get("client_cert_name") if tls else None
 
 
 def canonical_header(name: str) -> str:
@@ -68,6 +76,10 @@ async def authz_input(server: Server, request: Request) -> dict[str, Any]:
                 raise errors.APIError(400, errors.INVALID_PARAMETER, str(exc)) from None
     if server.options.authentication == "token":
         ident = identity(request)
+        if ident is not None:
+            doc["identity"] = ident
+    elif server.options.authentication == "tls":
+        ident = tls_identity(request)
         if ident is not None:
             doc["identity"] = ident
     return doc

@@ -9,15 +9,19 @@ write reaching one worker would make the workers answer differently.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
+import socket
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from starlette.applications import Starlette
+
+    from pyrego.server.tlsconf import TLSSettings
 
 #: The environment variable that hands the settings to worker processes.
 SETTINGS_ENV = "PYREGO_SERVER_SETTINGS"
@@ -139,33 +143,110 @@ def _exit_quietly(signum: int, frame: Any) -> None:
     raise SystemExit(0)
 
 
+#: The environment variable that hands the TLS settings to worker processes.
+TLS_ENV = "PYREGO_SERVER_TLS"
+
+
+def worker_ssl_context(config: Any, default: Any) -> Any:
+    """The TLS context of a worker process (uvicorn's ``ssl_context_factory``; settings from :data:`TLS_ENV`)."""
+    from pyrego.server.tlsconf import ReloadingContext, TLSSettings
+
+    reloading = ReloadingContext(TLSSettings(**json.loads(os.environ[TLS_ENV])))
+    reloading.start()
+    return reloading.context
+
+
 def serve(
     settings: ServeSettings,
     *,
-    host: str = "127.0.0.1",
+    host: str = "localhost",
     port: int = 8181,
+    addrs: Sequence[str] | None = None,
+    diagnostic_addrs: Sequence[str] = (),
     tls_cert_file: str | None = None,
     tls_private_key_file: str | None = None,
+    tls: TLSSettings | None = None,
+    unix_socket_perm: str | None = "755",
     log_level: str = "info",
     shutdown_grace_period: float = 10.0,
 ) -> None:
-    """Serve until interrupted; in-flight requests get ``shutdown_grace_period`` seconds to finish."""
+    """Serve until interrupted; in-flight requests get ``shutdown_grace_period`` seconds to finish.
+
+    ``addrs``: OPA's ``--addr`` values (default ``host:port``): ``host:port``,
+    ``http://``/``https://host:port``, ``unix:///path``; ``diagnostic_addrs``:
+    listeners that serve only ``/health`` and ``/metrics`` (``--diagnostic-addr``);
+    ``tls``: certificates, client certificates, TLS versions and suites
+    (``tls_cert_file`` and ``tls_private_key_file`` alone: a certificate only).
+    An address or TLS setting that cannot be honoured raises
+    :class:`~pyrego.server.listeners.AddressError` or
+    :class:`~pyrego.server.tlsconf.TLSConfigError` before anything is loaded; an address
+    that cannot be bound (in use), ``OSError`` once the files are loaded."""
     import uvicorn
 
+    from pyrego.server.listeners import Address, AddressError, Listener, bind, parse_address, run_listeners
+    from pyrego.server.tlsconf import ReloadingContext, TLSSettings
+
+    if tls is None and tls_cert_file and tls_private_key_file:
+        tls = TLSSettings(tls_cert_file, tls_private_key_file)
+    if addrs is None:
+        addrs = [f"[{host}]:{port}" if ":" in host else f"{host}:{port}"]
+    main = [parse_address(a, tls is not None) for a in addrs]
+    diag = [parse_address(a, tls is not None) for a in diagnostic_addrs]
+    reloading = ReloadingContext(tls) if tls is not None else None
+    ctx = reloading.context if reloading is not None else None
+    identity = tls is not None and tls.client_certificates
     kwargs: dict[str, Any] = {
-        "host": host,
-        "port": port,
         "log_level": {"warn": "warning"}.get(log_level, log_level),
         "timeout_graceful_shutdown": shutdown_grace_period,
-        "ssl_certfile": tls_cert_file,
-        "ssl_keyfile": tls_private_key_file,
         "server_header": False,
     }
     # uvicorn raises SIGTERM again once it has drained: exit 0 then, as OPA does after a graceful shutdown.
     signal.signal(signal.SIGTERM, _exit_quietly)
     if settings.workers > 1:
+        if len(main) != 1 or diag:
+            raise AddressError("--workers above 1 serves one --addr and no --diagnostic-addr")
         build_app(settings)  # (errors in the files are reported once, before any worker starts)
         os.environ[SETTINGS_ENV] = json.dumps(asdict(settings))
-        uvicorn.run("pyrego.server.serve:worker_app", factory=True, workers=settings.workers, **kwargs)
-    else:
-        uvicorn.run(build_app(settings), **kwargs)
+        addr = main[0]
+        if addr.scheme == "unix":
+            unix_socket = bind(addr, unix_socket_perm)[0]  # (kept open while the workers serve)
+            kwargs["fd"] = unix_socket.fileno()
+        else:
+            kwargs.update(host=addr.host or "0.0.0.0", port=addr.port)
+            if addr.scheme == "https" and tls is not None:
+                os.environ[TLS_ENV] = json.dumps(asdict(tls))
+                kwargs["ssl_context_factory"] = worker_ssl_context
+                if identity:
+                    kwargs["http"] = "pyrego.server.tlsproto:IdentityProtocol"
+        try:
+            uvicorn.run("pyrego.server.serve:worker_app", factory=True, workers=settings.workers, **kwargs)
+        finally:
+            if addr.scheme == "unix" and not addr.abstract:
+                with contextlib.suppress(OSError):
+                    os.remove(addr.path)
+        return
+    app = build_app(settings)
+    sockets: list[tuple[Address, list[socket.socket]]] = []
+    try:
+        for a in main + diag:
+            sockets.append((a, bind(a, unix_socket_perm)))
+    except BaseException:
+        for a, socks in sockets:  # (what was bound before the failure is let go)
+            for sock in socks:
+                sock.close()
+            if a.scheme == "unix" and not a.abstract:
+                with contextlib.suppress(OSError):
+                    os.remove(a.path)
+        raise
+    listeners = []
+    for i, (addr, socks) in enumerate(sockets):
+        from pyrego.server.app import diagnostic_app
+
+        target = app if i < len(main) else diagnostic_app(app)
+        secure = addr.scheme == "https"
+        paths = [addr.path] if addr.scheme == "unix" and not addr.abstract else []
+        listeners.append(Listener(target, socks, ctx if secure else None, identity and secure, paths))
+    if reloading is not None:
+        reloading.start()
+    if not run_listeners(listeners, **kwargs):
+        raise SystemExit(3)  # (uvicorn's exit status when the server did not start)
