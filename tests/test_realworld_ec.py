@@ -1,0 +1,90 @@
+"""Differences with OPA found on a policy library built around rule metadata
+(rules and helper functions returning ``rego.metadata.chain()`` and
+``rule()``, ``with`` mocks of data and of functions); each case is a minimal
+program written here, evaluated by OPA v1.20.2 and by pyrego in every
+execution form, with strict builtin errors on and off (off: only where OPA
+raised no error), comparing the value, undefined, or the error's code and
+message."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+
+import pyrego
+from conftest import EXECUTION_FORMS, in_form
+from pyrego.conformance import canonical
+
+_HEADER = re.compile(r"^(?:bundle activation failed: )?\d+ errors? occurred: ")
+
+Outcome = tuple[str, Any]
+
+
+def _opa(oracle: Any, module: str, ref: str) -> tuple[Outcome, str]:
+    res = oracle.evaluate({"p.rego": module}, f"x := {ref}")
+    if res.is_error:
+        return ("error", res.error_code), _HEADER.sub("", res.error_message or "").split("\n")[0]
+    if not res.bindings:
+        return ("undefined", None), ""
+    return ("value", canonical(res.bindings[0]["x"])), ""
+
+
+def _pyrego(module: str, ref: str, strict: bool) -> tuple[Outcome, str]:
+    engine = pyrego.Engine()
+    engine.set_strict_builtin_errors(strict)
+    try:
+        engine.add_policy("p.rego", module)
+        value = engine.eval_rule(ref)
+    except pyrego.RegoError as exc:
+        return ("error", exc.code), str(exc).split("\n")[0]
+    if value is pyrego.UNDEFINED:
+        return ("undefined", None), ""
+    return ("value", canonical(pyrego.json_ready(value))), ""
+
+
+def _agree(oracle: Any, module: str, ref: str) -> None:
+    want, want_msg = _opa(oracle, module, ref)
+    for form in EXECUTION_FORMS:
+        for strict in (True, False):
+            if not strict and want[0] == "error":
+                continue
+            with in_form(form):
+                got, got_msg = _pyrego(module, ref, strict)
+            assert (got, got_msg) == (want, want_msg), f"{form}, strict={strict}"
+
+
+_P = "package p\n\nimport rego.v1\n\n"
+
+# The metadata calls are typed by the annotations they return (OPA checks the
+# constants it puts in their place): a function whose value is the call had
+# no result type (every call of it a type error), a ref into the value was
+# not checked, and the value's keys and types were unknown to later checks.
+METADATA_TYPE_CASES = {
+    "function value is the chain": (
+        "# METADATA\n# title: F\nf(x) := rego.metadata.chain() if x\n\n# METADATA\n# title: R\nr := f(true)\n",
+        "data.p.r",
+    ),
+    "function value is the rule's annotations": ("f(_) := rego.metadata.rule()\nr := f(1)\n", "data.p.r"),
+    "a key of a function's annotations": ("# METADATA\n# title: T\nf(_) := rego.metadata.rule()\nr := upper(f(1).title)\n", "data.p.r"),
+    "annotations in a function's object value": ('f(x) := {"a": rego.metadata.chain()} if x\nr := f(true).a[0].path\n', "data.p.r"),
+    "annotations in an array head": ("# METADATA\n# title: T\nr := [rego.metadata.rule()]\ns := r[0].title\n", "data.p.s"),
+    "a missing key of the annotations": ("# METADATA\n# title: T\nr := rego.metadata.rule().custom.short_name\n", "data.p.r"),
+    "a missing key under not": ("# METADATA\n# title: T\nr if not rego.metadata.rule().nope\n", "data.p.r"),
+    "an index past the chain": ("# METADATA\n# title: T\nr := rego.metadata.chain()[5]\n", "data.p.r"),
+    "annotations added to a number": ("# METADATA\n# title: T\nr if { x := rego.metadata.rule(); x + 1 }\n", "data.p.r"),
+    "a function's annotations added to a number": ("# METADATA\n# title: T\nf(_) := rego.metadata.rule()\nr := f(1) + 1\n", "data.p.r"),
+    "custom values keep their types": (
+        '# METADATA\n# custom:\n#   n: 3\n#   l: [1, "a"]\nr := rego.metadata.rule().custom.n + rego.metadata.rule().custom.l[0]\n',
+        "data.p.r",
+    ),
+    "an unannotated rule's key": ("r := rego.metadata.rule().title\n", "data.p.r"),
+    "an else branch's annotations": ("# METADATA\n# title: A\nr := rego.metadata.rule() if {\n\tfalse\n} else := rego.metadata.rule()\n", "data.p.r"),
+}
+
+
+@pytest.mark.parametrize("name", list(METADATA_TYPE_CASES))
+def test_metadata_calls_typed_as_opa(oracle: Any, name: str) -> None:
+    body, ref = METADATA_TYPE_CASES[name]
+    _agree(oracle, _P + body, ref)
