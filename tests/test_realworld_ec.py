@@ -114,3 +114,27 @@ def test_rule_called_as_function_as_opa(oracle: Any, name: str) -> None:
     body, ref = RULE_CALLED_CASES[name]
     _agree(oracle, _P + body, ref)
 
+
+# OPA checks with targets and body safety before types: a variable only a
+# comprehension's head mentions made pyrego's type check fail first (``match
+# error``), where OPA reports the unsafe variable; so did a genuine type
+# error beside one, and a refused with target in a program that fails the
+# type check.
+UNSAFE_BEFORE_TYPES_CASES = {
+    "a set comprehension's head": ("r := {x | y := 1}\n", "data.p"),
+    "an object comprehension's key": ("r := {x: 1 | y := 1}\n", "data.p"),
+    "an object comprehension's value": ("r := {1: x | y := 1}\n", "data.p"),
+    "a comprehension in a body": ("r if { s := {x | y := 1}; count(s) > 0 }\n", "data.p"),
+    "a nested array": ("r := [[x] | y := 1]\n", "data.p"),
+    "a type error in another rule": ('r := {x | y := 1}\ns := 1 + "a"\n', "data.p"),
+    # (OPA checks with targets before both)
+    "a with target in a rule's value, read past it": ("a := 5\ng := data.p.a.b\nr := z if z := g with data.p.a.b as 1\n", "data.p"),
+    "a with target and an unsafe variable": ("a := 5\nr := {x | y := 1}\ns := z if z := a with data.p.a.b as 1\n", "data.p"),
+}
+
+
+@pytest.mark.parametrize("name", list(UNSAFE_BEFORE_TYPES_CASES))
+def test_unsafe_variables_before_types_as_opa(oracle: Any, name: str) -> None:
+    body, ref = UNSAFE_BEFORE_TYPES_CASES[name]
+    _agree(oracle, _P + body, ref)
+
