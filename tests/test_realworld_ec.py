@@ -138,3 +138,42 @@ def test_unsafe_variables_before_types_as_opa(oracle: Any, name: str) -> None:
     body, ref = UNSAFE_BEFORE_TYPES_CASES[name]
     _agree(oracle, _P + body, ref)
 
+
+# rego.metadata.chain() in an else branch: OPA gives the rule's path and the
+# document, package and subpackages annotations (the branch has none of its
+# own); pyrego gave an entry with an empty path and nothing more.
+_ELSE_MODULE = """# METADATA
+# title: PKG
+package p
+
+import rego.v1
+
+# METADATA
+# scope: document
+# title: DOC
+
+# METADATA
+# title: A
+r := rego.metadata.chain() if {
+	false
+} else := rego.metadata.chain()
+
+# METADATA
+# title: F
+f(x) := rego.metadata.chain() if {
+	x
+} else := rego.metadata.chain() if {
+	true
+} else := 1
+
+s := f(false)
+
+t := rego.metadata.chain()[1].annotations.title if {
+	false
+} else := rego.metadata.chain()[1].annotations.title
+"""
+
+
+@pytest.mark.parametrize("ref", ["data.p.r", "data.p.s", "data.p.t"])
+def test_metadata_chain_in_else_branch_as_opa(oracle: Any, ref: str) -> None:
+    _agree(oracle, _ELSE_MODULE, ref)

@@ -97,8 +97,11 @@ def build_tree(
             except RegoTypeError as err:
                 conflict = conflict or err
                 continue
-            metadata.rule_paths[rule.location] = path
-            metadata.rule_packages[rule.location] = pkg
+            branch: ast.Rule | None = rule
+            while branch is not None:  # (an else branch's chain has the rule's path and package)
+                metadata.rule_paths[branch.location] = path
+                metadata.rule_packages[branch.location] = pkg
+                branch = branch.else_
             node_uses = uses.get(nodes[path].id)
             if node_uses is None:
                 uses[nodes[path].id] = Uses(resolver.calls, resolver.data_refs)
