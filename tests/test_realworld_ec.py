@@ -177,3 +177,82 @@ t := rego.metadata.chain()[1].annotations.title if {
 @pytest.mark.parametrize("ref", ["data.p.r", "data.p.s", "data.p.t"])
 def test_metadata_chain_in_else_branch_as_opa(oracle: Any, ref: str) -> None:
     _agree(oracle, _ELSE_MODULE, ref)
+
+
+# OPA keeps a function's defined value per arguments for the evaluation: a
+# second call with equal arguments runs nothing, so a function that prints
+# prints once (an undefined value is not kept; a with starts afresh).
+# pyrego ran the function again and printed twice.
+_MEMO = """package p
+
+import rego.v1
+
+f(x) := y if {
+	print("f", x)
+	y := x
+}
+
+g(x) := y if {
+	print("g", x)
+	y := f(x) + f(x)
+}
+
+u(x) := y if {
+	print("u", x)
+	y := x
+	false
+}
+
+h(x) := 1 if {
+	print("h1", x)
+	x < 0
+} else := 2 if print("h2", x)
+
+m(x) := x * 10
+
+k(x) := y if {
+	print("k", x)
+	y := f(x)
+}
+"""
+
+MEMO_CASES = {
+    "two calls": "r if { f(1); f(1); f(2) }",
+    "equal object arguments": 'r if { f({"a": {1, 2}}); f({"a": {2, 1}}) }',
+    "numbers and booleans": 'r := [f(1), f(1.0), f(true), f("1")]',
+    "across rules": "a := f(1)\nb := f(1)\nr if { a; b }",
+    "nested calls": "r if { g(1); g(1) }",
+    "undefined values run again": "r if { not u(1); not u(1) }",
+    "else branches": "r if { h(1); h(1) }",
+    "in a comprehension": "r := [f(1) | some _ in [1, 2]]",
+    "with an output argument": "r if { f(1, a); f(1, b); a == b }",
+    "with starts afresh": "r := [k(1), a, k(1)] if { a := k(1) with f as m }",
+    "with input": "r := [a, k(2)] if { k(2); a := k(2) with input.q as 5 }",
+}
+
+
+@pytest.mark.parametrize("name", list(MEMO_CASES))
+def test_function_values_kept_per_arguments_as_opa(oracle: Any, name: str) -> None:
+    module = _MEMO + "\n" + MEMO_CASES[name] + "\n"
+    want, want_prints = _opa_prints(oracle, module, "data.p.r")
+    for form in EXECUTION_FORMS:
+        for strict in (True, False):
+            with in_form(form):
+                got, got_prints = _pyrego_prints(module, "data.p.r", strict)
+            assert (got, got_prints) == (want, want_prints), f"{form}, strict={strict}"
+
+
+def _opa_prints(oracle: Any, module: str, ref: str) -> tuple[Outcome, list[str]]:
+    prints: list[str] = []
+    res = oracle.evaluate({"p.rego": module}, f"x := {ref}", prints=prints)
+    assert not res.is_error, res.error_message
+    return (("value", canonical(res.bindings[0]["x"])) if res.bindings else ("undefined", None)), prints
+
+
+def _pyrego_prints(module: str, ref: str, strict: bool) -> tuple[Outcome, list[str]]:
+    engine = pyrego.Engine()
+    engine.set_strict_builtin_errors(strict)
+    engine.add_policy("p.rego", module)
+    value = engine.eval_rule(ref)
+    got: Outcome = ("undefined", None) if value is pyrego.UNDEFINED else ("value", canonical(pyrego.json_ready(value)))
+    return got, engine.take_prints()
