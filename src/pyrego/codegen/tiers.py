@@ -34,8 +34,8 @@ from dataclasses import dataclass
 from typing import Any, Callable, NamedTuple
 
 from pyrego.codegen.python_ast import literal_eval, python_ast_lock
-from pyrego.runtime.helpers import VALUES, rt_conflict
-from pyrego.runtime.values import UNDEF, equal
+from pyrego.runtime.helpers import MISS, VALUES, rt_conflict
+from pyrego.runtime.values import UNDEF, equal, freeze
 
 #: Rule computations (cache misses of rule functions) before a program's code
 #: is recompiled in the fast form.
@@ -98,6 +98,10 @@ class RuleWrapper:
     # A function whose definitions have one constant value: the first defined
     # one is its value, the rest are not run (as OPA's early exit).
     first_only: bool = False
+    # A function that prints: its defined values are kept per arguments for
+    # the evaluation, as OPA keeps every function's (a second call with the
+    # same arguments runs nothing, so prints nothing).
+    memo: bool = False
 
     @property
     def name(self) -> str:
@@ -112,7 +116,8 @@ class RuleWrapper:
         default_fn = namespace[self.default_fn] if self.default_fn is not None else None
         if self.kind == "function":
             assert conflict is not None
-            return _function_closure(tick, defs, conflict, where, default_fn, self.first_only)
+            fn = _function_closure(tick, defs, conflict, where, default_fn, self.first_only)
+            return _memo_closure(self.node_id, fn) if self.memo else fn
         if self.kind != "complete":
             return _partial_closure(self.node_id, tick, defs, set if self.kind == "set" else dict)
         if self.constant is not None:
@@ -162,11 +167,17 @@ class RuleWrapper:
     def _function_def(self) -> list[str]:
         args = "".join(f", a{i}" for i in range(self.arity))
         calls = [f"{d}(ctx{args})" for d in self.defs]
-        out = [f"def F{self.node_id}(ctx{args}):", f"    r = {calls[0]}" if calls else "    r = UNDEF"]
+        out = [f"def F{self.node_id}(ctx{args}):"]
+        if self.memo:
+            key = ", ".join([f"'F', {self.node_id}", *(f"freeze(a{i})" for i in range(self.arity))])
+            out += ["    c = ctx.cache", f"    k = ({key})", "    r = c.get(k, MISS)", "    if r is not MISS: return r"]
+        out.append(f"    r = {calls[0]}" if calls else "    r = UNDEF")
         for i, call in enumerate(calls[1:], 1):
             out += [f"    if r is UNDEF: r = {call}"] if self.first_only else self._conflict_check(call, i)
         if self.default_fn is not None:
             out += ["    if r is UNDEF:", f"        r = {self.default_fn}(ctx{args})"]
+        if self.memo:
+            out.append("    if r is not UNDEF: c[k] = r")
         return out + ["    return r"]
 
     def _conflict_check(self, call: str, i: int) -> list[str]:
@@ -282,6 +293,23 @@ def _function_closure(
                     rt_conflict(conflict, where[i])
         if r is UNDEF and default_fn is not None:
             r = default_fn(ctx, *args)
+        return r
+
+    return function
+
+
+def _memo_closure(node_id: int, fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``fn`` with its defined values kept in the evaluation's memo, by arguments."""
+
+    def function(ctx: Any, *args: Any) -> Any:
+        c = ctx.cache
+        k = ("F", node_id, *[freeze(a) for a in args])
+        r = c.get(k, MISS)
+        if r is not MISS:
+            return r
+        r = fn(ctx, *args)
+        if r is not UNDEF:
+            c[k] = r
         return r
 
     return function

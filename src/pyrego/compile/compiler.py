@@ -97,8 +97,11 @@ def build_tree(
             except RegoTypeError as err:
                 conflict = conflict or err
                 continue
-            metadata.rule_paths[rule.location] = path
-            metadata.rule_packages[rule.location] = pkg
+            branch: ast.Rule | None = rule
+            while branch is not None:  # (an else branch's chain has the rule's path and package)
+                metadata.rule_paths[branch.location] = path
+                metadata.rule_packages[branch.location] = pkg
+                branch = branch.else_
             node_uses = uses.get(nodes[path].id)
             if node_uses is None:
                 uses[nodes[path].id] = Uses(resolver.calls, resolver.data_refs)
@@ -250,20 +253,31 @@ def check_call(tree: CompiledTree, call: ast.Call, nested: bool = False) -> bool
     if call.op in SPECIAL_CALLS:
         return False
     arity = tree.arity(call.op)
+    is_builtin = call.op not in tree.functions
     if arity is None:
-        if call.op.startswith("data.") and _is_rule_path(tree, call.op):
-            return False
-        raise RegoTypeError(f"undefined function {call.op}", call.location)
+        if not (call.op.startswith("data.") and _is_rule_path(tree, call.op)):
+            raise RegoTypeError(f"undefined function {call.op}", call.location)
+        if not _has_rules_at(tree, call.op):
+            return False  # (the type check finds no function there)
+        # A rule that is not a function: OPA takes its arity as 0 here (the
+        # type check then finds no function there either).
+        arity, is_builtin = 0, False
     n = len(call.args)
     if n != arity and (nested or n != arity + 1):
         from pyrego.typecheck.arity import arity_error  # (OPA's messages: only on errors)
 
-        raise arity_error(call, arity, nested, call.op not in tree.functions, tree)
+        raise arity_error(call, arity, nested, is_builtin, tree)
     return n != arity
 
 
 def _is_rule_path(tree: CompiledTree, op: str) -> bool:
     return tuple(op.split(".")[1:]) in tree.nodes
+
+
+def _has_rules_at(tree: CompiledTree, op: str) -> bool:
+    """Whether rules are defined at ``op``'s path itself (not only below it)."""
+    node = tree.nodes.get(tuple(op.split(".")[1:]))
+    return node is not None and node.has_rules()
 
 
 def call_errors(tree: CompiledTree, uses: Iterable[Uses]) -> tuple[list[RegoError], set[str]]:

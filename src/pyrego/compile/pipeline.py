@@ -94,7 +94,7 @@ from pyrego.compile.rule_checks import head_safety_errors, recursion_errors
 from pyrego.compile.rule_conflicts import may_conflict, rule_conflict_errors
 from pyrego.compile.with_checks import check_query_with_targets, check_with_targets
 from pyrego.compile.with_targets import with_function_targets
-from pyrego.errors import RegoError, RegoTypeError
+from pyrego.errors import RegoError, RegoTypeError, RegoUnsafeVarError
 
 if TYPE_CHECKING:
     from pyrego.typecheck.schemas import SchemaSet
@@ -248,9 +248,29 @@ def _check_recursion(state: CompileState) -> None:
 
 def _check_types(state: CompileState) -> None:
     if state.type_check:
-        state.tree.types = _typecheck().check_program(state.tree, state.graph, state.modules, state.schemas)
+        try:
+            state.tree.types = _typecheck().check_program(state.tree, state.graph, state.modules, state.schemas)
+        except RegoTypeError as err:
+            # OPA checks `with` targets and the safety of bodies before types;
+            # pyrego when it generates code. A refused target or an unsafe
+            # variable (which may be all that made the types fail: `{x | y :=
+            # 1}`) is the error OPA reports.
+            if any(m.withs for m in state.modules):
+                check_with_targets(state.tree)
+            raise _unsafe_var_error(state) or err from None
     # (last: the checks above see these defaults, as OPA's do)
     drop_unreached_defaults(state.tree)
+
+
+def _unsafe_var_error(state: CompileState) -> RegoUnsafeVarError | None:
+    """The unsafe variable the code generator finds in the (ill-typed) program, if any."""
+    try:
+        generate_program(state.tree, frozenset(state.mockable | with_function_targets(state.tree)), state.strict_errors)
+    except RegoUnsafeVarError as unsafe:
+        return unsafe
+    except RegoError:
+        return None
+    return None
 
 
 @functools.cache

@@ -20,8 +20,10 @@ composite value or a call is shown as written (``[1].a``, ``count(x).foo``);
 a function read as a value is ``function data.p.f used as reference, not
 called``; a failed call's operands are shown as they were before the check.
 
-Deliberate differences: ``rego.metadata.chain()`` and ``rule()`` give ``any``
-(OPA types the annotations they return); ``print`` arguments are checked, as
+``rego.metadata.chain()`` and ``rule()`` are typed by the annotations they
+return, as OPA checks the constants it puts in their place.
+
+Deliberate differences: ``print`` arguments are checked, as
 by OPA with print statements on; OPA checks independent rules in a random
 order, pyrego in source order (which only shows for a function with a
 failing definition); JSON schemas are read as :mod:`.schemas` says.

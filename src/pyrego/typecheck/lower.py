@@ -53,7 +53,7 @@ from pyrego.ast.nodes import (
 from pyrego.compile.base import FuncRef, data_function_name
 from pyrego.compile.ground import in_build_order
 from pyrego.compile.safety import reorder_body, stmt_vars, term_vars
-from pyrego.errors import RegoTypeError
+from pyrego.errors import RegoCompileError, RegoTypeError
 from pyrego.typecheck.ir import (
     CALL,
     EVERY,
@@ -84,8 +84,20 @@ def _void(op: str) -> bool:
 ArityFn = Callable[[str], "int | None"]
 
 # Calls OPA replaces by the rule's annotations before checking types: their
-# value is typed by what it holds, which is not modelled here (any).
+# value is typed by what it holds (see ``Lowerer.metadata``).
 _METADATA_CALLS = frozenset({"rego.metadata.chain", "rego.metadata.rule"})
+
+#: The value of ``rego.metadata.chain()`` / ``rule()`` (the op) inside a rule.
+MetadataFn = Callable[[str, ast.Rule], Any]
+
+
+def _constant_term(value: Any, location: ast.Location) -> Term:
+    """A JSON value (annotations as the metadata calls return them) as a term."""
+    if isinstance(value, list):
+        return IArray(tuple([_constant_term(x, location) for x in value]), location)
+    if isinstance(value, dict):
+        return IObject(tuple([(Scalar(k, location), _constant_term(v, location)) for k, v in value.items()]), location)
+    return Scalar(value, location)
 
 
 def _requires_eval(t: Any) -> bool:
@@ -132,8 +144,13 @@ class Lowerer:
         rewrite_equals: bool = True,
         function_paths: dict[str, tuple[str, ...]] | None = None,
         local_numbers: LocalVarNumbers | None = None,
+        metadata: MetadataFn | None = None,
     ) -> None:
         self.arity = arity
+        # What a rule's metadata calls return (OPA checks the constants it puts
+        # in their place); without it they are of any type.
+        self.metadata = metadata
+        self.current: ast.Rule | None = None  # the rule being lowered
         self.is_function = is_function
         # A function rule's name as a call writes it -> its path under data.
         self.function_paths = function_paths or {}
@@ -170,6 +187,13 @@ class Lowerer:
 
     def rule(self, rule: ast.Rule, args: tuple[ast.Term, ...] | None) -> LoweredRule:
         """``rule`` (one branch of an else chain: ``args`` are the chain's arguments)."""
+        self.current = rule
+        try:
+            return self._rule(rule, args)
+        finally:
+            self.current = None
+
+    def _rule(self, rule: ast.Rule, args: tuple[ast.Term, ...] | None) -> LoweredRule:
         head = rule.head
         bound: set[str] = set()
         for a in args or ():
@@ -254,6 +278,8 @@ class Lowerer:
             main = IExpr(CALL, s.rhs.location, op=s.rhs.op, operands=args + (s.lhs,), withs=withs, generated=True)
             main.op_path = self.function_paths.get(s.rhs.op)
         elif st is Assign or st is Unify:
+            if _hoisted(s.lhs) and type(s.rhs) is Call:
+                self.shown[s.lhs.name] = ("call", s.rhs.op, ())  # (OPA's messages show the metadata call)
             lhs = self.expand(s.lhs, support, bound, outer, withs)
             rhs = self.expand(s.rhs, support, bound, outer, withs)
             main = IExpr(CALL, loc, op="eq", operands=(lhs, rhs), negated=e.negated, withs=withs)
@@ -389,7 +415,16 @@ class Lowerer:
         if tt is Call:
             op = t.op
             if op in _METADATA_CALLS:
-                return self.fresh(t.location)
+                v = self.fresh(t.location, ("call", op, ()))
+                if self.metadata is not None and self.current is not None and not t.args:
+                    try:
+                        value = self.metadata(op, self.current)
+                    except RegoCompileError:
+                        return v  # (refused when the rule is compiled)
+                    bind = eq_expr(v, _constant_term(value, t.location), t.location)
+                    bind.withs = withs
+                    support.append(bind)
+                return v
             args = tuple([self.expand(a, support, bound, outer, withs) for a in t.args])
             if op in _PRINT_CALLS:
                 # (OPA's print rewriting: a print call is an expression of its own, never an operand)

@@ -15,6 +15,7 @@ from typing import Any, Callable
 
 from pyrego.ast import nodes as ast
 from pyrego.ast.nodes import Scalar, Var
+from pyrego.builtins.rego import metadata_value
 from pyrego.compile.base import CompiledTree, RuleNode, find_builtin, key_raw
 from pyrego.typecheck import static_types as T
 from pyrego.typecheck.annotated import SchemaAnnotations, input_type
@@ -299,7 +300,11 @@ class ProgramChecker:
         lookup = function_types(tree)
         paths = {op: node.path for op, node in tree.functions.items()}
         self.lowerer = Lowerer(
-            tree.arity, lambda n: n in tree.functions or lookup(n) is not None, function_paths=paths, local_numbers=LocalVarNumbers(tree)
+            tree.arity,
+            lambda n: n in tree.functions or lookup(n) is not None,
+            function_paths=paths,
+            local_numbers=LocalVarNumbers(tree),
+            metadata=lambda op, rule: metadata_value(tree.metadata, op, rule),
         )
         shared = SharedLocations(tree, modules) if modules is not None else None
         self.root_env = root_env(tree, shared, self.lowerer.show)
