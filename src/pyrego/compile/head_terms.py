@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import Any
 
 from pyrego.ast import nodes as ast
-from pyrego.compile.safety import ArityFn, reorder_body, stmt_vars, term_vars
+from pyrego.compile.safety import ArityFn, expr_needs_and_outputs, reorder_body, stmt_vars, term_vars
 from pyrego.errors import RegoError
 
 __all__ = ["head_terms_in_body", "needs_eval"]
@@ -119,11 +119,14 @@ def _hoisted(t: ast.Term, extra: list[ast.Expr]) -> ast.Term:
 def _wanted(t: ast.Term | None) -> set[str] | None:
     """The variables a head term OPA would move reads (outside closures,
     whose variables the body must bind), or None if none or not moved."""
-    if t is None or type(t) is ast.Scalar or type(t) is ast.Var or not needs_eval(t):
+    if t is None or type(t) is ast.Scalar or type(t) is ast.Var:
         return None
     # A template string's variables must be declared before it (OPA's
     # "var x is undeclared"), so it never binds them: left unsafe here.
-    if _holds(t, _TEMPLATE):
+    if type(t) is ast.Ref:
+        if any(type(p) is not ast.Scalar and type(p) is not ast.Var and _holds(p, _TEMPLATE) for p in t.path):
+            return None
+    elif not needs_eval(t) or _holds(t, _TEMPLATE):
         return None
     found = term_vars(t, set())
     return found or None
@@ -144,6 +147,16 @@ def _bound_by_body(rule: ast.Rule, args: tuple[ast.Term, ...] | None, wanted: se
             term_vars(w.value, mentioned)
     if not (wanted - bound) & mentioned:
         return bound  # (variables the body never reads nor binds: no need to order it)
+    # Most such bodies bind the variables in the order written (``some x in
+    # xs`` first): no need to order them whole.
+    now = set(bound)
+    for e in rule.body:
+        needs, outs = expr_needs_and_outputs(e, now, mentioned, arity)
+        if not needs <= now:
+            break
+        now |= outs
+        if wanted <= now:
+            return wanted
     try:
         _, now = reorder_body(rule.body, set(bound), mentioned, arity, bind_operands=False)
     except RegoError:
