@@ -58,6 +58,7 @@ ENGINE_MODULES = {
     "pyrego.compile.compiler",
     "pyrego.compile.eval_order",
     "pyrego.compile.graph",
+    "pyrego.compile.head_terms",
     "pyrego.compile.index_guards",
     "pyrego.compile.index_order",
     "pyrego.compile.local_vars",

@@ -162,6 +162,46 @@ def test_adding_policies_while_other_threads_evaluate() -> None:
     assert engine.eval_rule("data.authz.allow", input={"roles": ["user"]}) is False
 
 
+def test_files_added_by_many_threads_at_once_are_all_kept() -> None:
+    """Files go into the engine's table in place: no thread's file is lost to another's."""
+    engine = pyrego.Engine()
+
+    def work(i: int) -> None:
+        for k in range(25):
+            engine.add_policy(f"t{i}/f{k}.rego", f"package t.f{i}_{k}\nv := {k}")
+
+    assert _run_threads(8, work) == []
+    assert len(engine.get_policies()) == 8 * 25
+    assert engine.eval_query("x := count({f | data.t[f].v})")["result"][0]["bindings"]["x"] == 200
+
+
+def test_evaluations_see_whole_policy_sets_while_files_are_added() -> None:
+    """While one thread adds files one at a time (each file's rule reading the
+    one before it), evaluations in others compile and see whole policy sets,
+    never fewer files than the one before in that thread."""
+    engine = pyrego.Engine()
+    engine.add_policy("f0.rego", "package f0\nv := 0")
+    stop = threading.Event()
+    query = 'n := count({k | data[k].v}); top := data[sprintf("f%d", [n - 1])].v'
+
+    def work(i: int) -> None:
+        if i == 0:
+            for k in range(1, 60):
+                engine.add_policy(f"f{k}.rego", f"package f{k}\nv := data.f{k - 1}.v + 1")
+                if k % 3 == 0:
+                    engine.get_policies()  # (a reader: the next file goes into a copy)
+            stop.set()
+            return
+        seen = 0
+        while not stop.is_set():
+            got = engine.eval_query(query)["result"][0]["bindings"]
+            assert got["top"] == got["n"] - 1 and got["n"] >= seen, (got, seen)
+            seen = got["n"]
+
+    assert _run_threads(4, work) == []
+    assert engine.eval_rule("data.f59.v") == 59
+
+
 def test_clones_on_many_threads_share_compiled_code() -> None:
     base = pyrego.Engine()
     base.add_policy("authz.rego", POLICY)

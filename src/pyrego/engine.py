@@ -141,6 +141,10 @@ class Engine(ConfigurationMixin, QueryMixin, InstrumentationMixin):
     _policies: dict[str, PolicySource] = {}
     _data: dict[Any, Any] = _NO_DATA
     _checked: dict[str, ParsedPolicy] = {}
+    # Whether _policies and _checked are seen by nothing else yet (see
+    # _policy_table): a file added then goes in in place, not into copies
+    # (a copy per file made adding N files one at a time quadratic).
+    _owned = False
     _options: dict[str, Any] = {}
     _extensions: dict[str, Any] = {}
     _extension_ids: dict[str, tuple[int, int, str]] = {}
@@ -171,8 +175,7 @@ class Engine(ConfigurationMixin, QueryMixin, InstrumentationMixin):
         if type(path) is not str or type(text) is not str:
             raise ArgumentError("add_policy takes a path and a policy text (both strings)")
         parsed = self._parse_policy(path, text)
-        policies = {**self._policies, path: parsed.source}
-        self._set_policies(policies, {path: parsed}, known=self._known_program(policies))
+        self._add_parsed({path: parsed})
         return parsed.package
 
     def add_policies(self, policies: Mapping[str, str]) -> list[str]:
@@ -185,19 +188,19 @@ class Engine(ConfigurationMixin, QueryMixin, InstrumentationMixin):
         for path, text in policies.items():
             if type(path) is not str or type(text) is not str:
                 raise ArgumentError("add_policies takes a mapping of paths to policy texts (strings)")
-        parsed, checked = self._parse_policies(dict(policies))
-        merged = {**self._policies, **parsed}
-        self._set_policies(merged, checked, known=self._known_program(merged))
+        _, checked = self._parse_policies(dict(policies))
+        self._add_parsed(checked)
         return [c.package for c in checked.values()]
 
     def remove_policy(self, path: str) -> str:
         """Remove the policy file ``path`` added before; returns its package.
 
         Raises :class:`ArgumentError` when no policy of that path was added."""
-        entry = self._policies.get(path) if type(path) is str else None
+        policies = self._policy_table()
+        entry = policies.get(path) if type(path) is str else None
         if entry is None:
             raise ArgumentError(f"no policy {path!r} was added")
-        policies = dict(self._policies)
+        policies = dict(policies)
         del policies[path]
         self._set_policies(policies, {})
         return _package_name(entry[1])
@@ -240,16 +243,23 @@ class Engine(ConfigurationMixin, QueryMixin, InstrumentationMixin):
             else:
                 data = _merge(data, from_python(data_document(file)), ())
         policies, checked = self._parse_policies(texts)
-        self._set_policies({**self._policies, **policies}, checked, data)
+        self._set_policies({**self._policy_table(), **policies}, checked, data)
         return list(policies)
 
     def get_packages(self) -> list[str]:
         """The packages of all added policies, sorted."""
-        return sorted({_package_name(m) for _, m in self._policies.values()})
+        return sorted({_package_name(m) for _, m in self._policy_table().values()})
 
     def get_policies(self) -> list[dict[str, str]]:
         """Every added policy as ``{"path": ..., "text": ...}``."""
-        return [{"path": p, "text": t} for p, (t, _) in self._policies.items()]
+        return [{"path": p, "text": t} for p, (t, _) in self._policy_table().items()]
+
+    def _policy_table(self) -> dict[str, PolicySource]:
+        """The policies, ``{path: (text, module)}``, never changed after this
+        (the next file added goes into a copy), for any reader."""
+        with self._lock:
+            self._owned = False
+            return self._policies
 
     def compile(self) -> None:
         """Compile the policies added so far together, now, against the data.
@@ -309,6 +319,18 @@ class Engine(ConfigurationMixin, QueryMixin, InstrumentationMixin):
                 _attach_line(err, text)
             raise
 
+    def _add_parsed(self, parsed: dict[str, ParsedPolicy]) -> None:
+        """Add (or replace) ``parsed`` files: in place where no one saw the tables (_owned)."""
+        # (a fresh engine's first files: their program may be compiled already)
+        known = self._known_program({p: one.source for p, one in parsed.items()}) if not self._policies else None
+        with self._lock:
+            if not self._owned:
+                self._policies, self._checked, self._owned = dict(self._policies), dict(self._checked), True
+            for path, one in parsed.items():
+                self._policies[path] = one.source
+                self._checked[path] = one
+            self._changed(known[1] if known is not None and known[0] == self._version and self._data is _NO_DATA else None)
+
     def _set_policies(
         self,
         policies: dict[str, tuple[str, ast.Module]],
@@ -324,24 +346,28 @@ class Engine(ConfigurationMixin, QueryMixin, InstrumentationMixin):
         with self._lock:
             if known is not None and known[0] == self._version and self._data is _NO_DATA:
                 program = known[1]
-            self._version += 1
             self._policies = policies
             old = self._checked
             if old:
                 # (every caller's ``checked`` is of paths in ``policies``; a
-                # removed path's entry goes: a test in C, not a Python loop,
-                # where none was removed, as when files are added one by one)
+                # removed path's entry goes)
                 merged = {**old, **checked}
                 checked = merged if merged.keys() <= policies.keys() else {p: c for p, c in merged.items() if p in policies}
             self._checked = checked
+            self._owned = False  # (``policies`` may be the caller's)
             if data is not None:
                 self._data = data
-            self._data_checked = program is not None
-            self._program = program
-            self._failure = None
-            self._rule_fns = {}
-            self._prepared_rules = {}
-            self._queries = None
+            self._changed(program)
+
+    def _changed(self, program: Program | None) -> None:
+        """A new version of the policies (under the lock), whose program is ``program`` if known."""
+        self._version += 1
+        self._data_checked = program is not None
+        self._program = program
+        self._failure = None
+        self._rule_fns = {}
+        self._prepared_rules = {}
+        self._queries = None
 
     def install_modules(self, policies: dict[str, PolicySource]) -> None:
         """Compile parsed ``policies`` (``{path: (text, module)}``, as ``pyrego
@@ -447,12 +473,14 @@ class Engine(ConfigurationMixin, QueryMixin, InstrumentationMixin):
         :class:`~pyrego.engine_support.CompiledProgram`."""
         with self._lock:
             version = self._version
+            policies = self._policies
+            self._owned = False
         state = self._state
         if state is None:
             state = self._state = {}
         return CompiledProgram(
             self._get_program(),
-            self._policies,
+            policies,
             version,
             self._rego_v0,
             (tuple(sorted(self._extension_ids.items())), self._allowed_builtins),
@@ -469,6 +497,7 @@ class Engine(ConfigurationMixin, QueryMixin, InstrumentationMixin):
         with self._lock:
             version, policies, data, failure = self._version, self._policies, self._data, self._failure
             prog = self._program
+            self._owned = False  # (compiled outside the lock: never changed after this)
         if failure is not None and failure[0] == version and failure[1] is data:
             # The same program fails the same way: not compiled again per evaluation.
             raise failure[2].with_traceback(None)
@@ -533,7 +562,7 @@ class Engine(ConfigurationMixin, QueryMixin, InstrumentationMixin):
 
     def _compile(self, mockable: frozenset[str], policies: dict[str, tuple[str, ast.Module]] | None = None) -> Program:
         if policies is None:
-            policies = self._policies
+            policies = self._policy_table()
         paths = sorted(policies)
         key = self._program_key(mockable, policies, paths)
         found = program_cache.find(key)
@@ -574,7 +603,7 @@ class Engine(ConfigurationMixin, QueryMixin, InstrumentationMixin):
             raise
         except RecursionError:
             # Which module went too deep is not known here: name the first one.
-            files = sorted(self._policies if policies is None else policies)
+            files = sorted(self._policy_table() if policies is None else policies)
             where = Location(files[0], 1, 1) if files else None
             raise RegoCompileError("policy too deeply nested to compile", where) from None
 
@@ -582,7 +611,7 @@ class Engine(ConfigurationMixin, QueryMixin, InstrumentationMixin):
         loc = err.location
         if loc is None or err.source_line is not None:
             return
-        entry = (self._policies if policies is None else policies).get(loc.file)
+        entry = (self._policy_table() if policies is None else policies).get(loc.file)
         if entry is not None:
             _attach_line(err, entry[0])
 
@@ -748,8 +777,10 @@ class Engine(ConfigurationMixin, QueryMixin, InstrumentationMixin):
     def clone(self) -> Engine:
         """A new engine with the same policies, data and input, sharing compiled code."""
         new = Engine.__new__(Engine)
+        policies = self._policy_table()  # (both engines share _checked: neither may change it in place)
         new.__dict__.update(self.__dict__)
-        new._policies = dict(self._policies)
+        new._policies = dict(policies)
+        new._owned = False
         new._rule_fns = dict(self._rule_fns)
         new._queries = self._queries.copy() if self._queries is not None else None
         new.__dict__.pop("_prints", None)

@@ -40,8 +40,8 @@ from pyrego.compile.base import (
     rule_suffix,
     tree_keys,
 )
+from pyrego.compile.head_terms import head_terms_in_body
 from pyrego.compile.resolver import _Resolver
-from pyrego.compile.safety import stmt_vars, term_vars
 from pyrego.errors import RegoError, RegoTypeError
 
 
@@ -113,6 +113,11 @@ def build_tree(
     functions = {function_name(n.path): n for n in nodes.values() if n.kind == FUNCTION}
     tree = CompiledTree(root, nodes, functions, metadata, dict(extensions or {}), allowed_builtins)
     tree.strict = strict
+    # (With every function known: whether a body binds a variable depends on
+    # which calls have an output argument.)
+    for node in nodes.values():
+        if node.rules:
+            node.rules = [head_terms_in_body(r, tree.arity) for r in node.rules]
     return tree, uses, conflict
 
 
@@ -169,45 +174,8 @@ def _add_rule(node_at: object, pkg: tuple[str, ...], rule: ast.Rule) -> tuple[st
             raise RegoTypeError(f"multiple default rules {node.name} found", rule.location)
         node.default = rule
     else:
-        node.rules.append(head_refs_in_body(rule))
+        node.rules.append(rule)
     return path
-
-
-def head_refs_in_body(rule: ast.Rule) -> ast.Rule:
-    """``rule`` with each head key or value that is a ref reading a variable
-    nothing else binds (``r contains m[k]``, ``r[k] := m[k]``) evaluated in
-    its body, as OPA's RewriteExprTermsInHead does: ``__localN__ = m[k]``
-    binds the variable and the head reads the result. Every branch of an
-    ``else`` chain alike; other rules come back as they are."""
-    else_ = head_refs_in_body(rule.else_) if rule.else_ is not None else None
-    head = rule.head
-    extra: list[ast.Expr] = []
-    terms: list[ast.Term | None] = []
-    for t in (head.key, head.value):
-        if type(t) is ast.Ref and _reads_unbound(t, rule):
-            loc = t.location
-            var = ast.Var(f"__local{len(extra)}__#h@{loc.file}:{loc.row}:{loc.col}", loc)
-            extra.append(ast.Expr(ast.Unify(var, t, loc), False, (), loc))
-            terms.append(var)
-        else:
-            terms.append(t)
-    if not extra and else_ is rule.else_:
-        return rule
-    key, value = terms
-    new_head = ast.RuleHead(head.ref, value, key, head.args, head.assign, head.location) if extra else head
-    return ast.Rule(new_head, rule.body + tuple(extra), rule.default, else_, rule.location, rule.module_file)
-
-
-def _reads_unbound(t: ast.Ref, rule: ast.Rule) -> bool:
-    wanted = {v for v in term_vars(t, set()) if v not in ("data", "input")}
-    if not wanted:
-        return False
-    bound: set[str] = set()
-    for a in rule.head.args or ():
-        term_vars(a, bound)
-    for e in rule.body:
-        stmt_vars(e.statement, bound)
-    return not wanted <= bound
 
 
 def drop_unreached_defaults(tree: CompiledTree) -> None:

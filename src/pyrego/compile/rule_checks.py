@@ -23,6 +23,7 @@ from pyrego.ast import nodes as ast
 from pyrego.compile.base import CompiledTree, Uses, ground_prefix
 from pyrego.compile.checks import first_with_all, import_name
 from pyrego.compile.graph import node_dependencies
+from pyrego.compile.head_terms import needs_eval
 from pyrego.compile.local_vars import all_vars
 from pyrego.compile.safety import stmt_vars, term_vars
 from pyrego.errors import Location, RegoError, RegoRecursionError, RegoUnsafeVarError
@@ -74,10 +75,10 @@ def _unsafe_head_vars(rule: ast.Rule, globals_: set[str]) -> list[RegoError]:
     # body by OPA before this check: their variables count as the body's.
     in_head: set[str] = set()
     evaluated: list[ast.Term] = []
-    for t in (head.key, head.value, *[p for p in head.ref.path if type(p) is ast.Var]):
+    for t in (head.key, head.value, *head.ref.path):
         if t is None or type(t) is ast.Scalar:
             continue
-        if _needs_eval(t):
+        if needs_eval(t):
             evaluated.append(t)
         else:
             all_vars(t, in_head)
@@ -95,27 +96,6 @@ def _unsafe_head_vars(rule: ast.Rule, globals_: set[str]) -> list[RegoError]:
         term_vars(t, safe)
     unsafe = sorted(v for v in candidates if v not in safe)
     return [RegoUnsafeVarError(f"var {v} is unsafe", rule.location) for v in unsafe]
-
-
-_EVALUATED = frozenset({ast.Ref, ast.Call, ast.ArrayCompr, ast.SetCompr, ast.ObjectCompr, ast.TemplateString})
-
-
-def _needs_eval(t: ast.Term) -> bool:
-    """Whether a term holds a ref, a call, a closure or a template string (OPA moves those out of heads)."""
-    stack: list[Any] = [t]
-    while stack:
-        x = stack.pop()
-        kind = type(x)  # (AST classes are never subclassed)
-        if kind is ast.Scalar or kind is ast.Var:
-            continue
-        if kind in _EVALUATED:
-            return True
-        if kind is ast.Array or kind is ast.SetTerm:
-            stack.extend(x.items)
-        elif kind is ast.Object:
-            for k, v in x.items:
-                stack.extend((k, v))
-    return False
 
 
 def _rule_uses(rule: ast.Rule) -> Uses:

@@ -493,8 +493,9 @@ def _pattern_vars(pattern: ast.Term, known: set[str]) -> set[str]:
 def expr_needs_and_outputs(expr: ast.Expr, bound: set[str], outer: set[str], arity: ArityFn) -> tuple[set[str], set[str]]:
     """(vars that must be bound before ``expr`` runs, vars it binds).
 
-    An ``every`` needs only its domain's variables here, not those its body
-    reads from outside (that body is checked on its own when generated)."""
+    An ``every`` needs its domain's variables, and those of ``outer`` its
+    body reads (bound before it, as a closure's: OPA orders ``every`` after
+    the expression binding ``k`` in ``every x in xs { x != k }; m[k]``)."""
     stmt = expr.statement
     needs: set[str] = set()
     for w in expr.with_mods:
@@ -515,6 +516,8 @@ def expr_needs_and_outputs(expr: ast.Expr, bound: set[str], outer: set[str], ari
     for term in stmt_terms(stmt):
         for c in closures_in(term, []):
             needs |= closure_captures(c, outer)
+    if type(stmt) is Every:
+        needs |= body_vars(stmt.body, set()) & outer
     return needs, outs
 
 

@@ -57,6 +57,8 @@ class InstrumentationMixin:
 
         def program(self) -> CompiledProgram: ...
 
+        def _policy_table(self) -> Mapping[str, PolicySource]: ...
+
     # -- coverage ----------------------------------------------------------------------
 
     def set_enable_coverage(self, enable: bool) -> None:
@@ -85,7 +87,7 @@ class InstrumentationMixin:
         from pyrego.instrument.coverage import report
 
         covered = self._coverage.snapshot() if self._coverage is not None else set()
-        return report(covered, self._policies)
+        return report(covered, self._policy_table())
 
     def get_coverage_report_pretty(self, *, color: bool | None = None) -> str:
         """The policies' source with each line marked covered (``+``), not
@@ -93,7 +95,7 @@ class InstrumentationMixin:
         a terminal (``color`` forces it on or off)."""
         from pyrego.instrument.coverage import pretty_report
 
-        texts = {path: text for path, (text, _) in self._policies.items()}
+        texts = {path: text for path, (text, _) in self._policy_table().items()}
         return pretty_report(self.get_coverage_report(), texts, color=color)
 
     def clear_coverage_data(self) -> None:
