@@ -241,7 +241,7 @@ def opa_outcome(oracle: Any, case: Case) -> list[str]:
 
 def _entry(e: pyrego.RegoError) -> str:
     loc = e.location
-    if loc is not None and loc.file == "query":  # OPA's queries have no file name
+    if loc is not None and not loc.file:  # a query's: OPA's queries have no file name
         return f"{loc.row}:{loc.col}: {e.code}: {e.message}"
     return str(e)
 
@@ -386,3 +386,29 @@ def test_check_modules_error_limit() -> None:
     with pytest.raises(pyrego.RegoCompileError) as info:
         check_modules(modules, limit=0)
     assert len(info.value.errors) == 5  # type: ignore[attr-defined]
+
+
+#: Queries OPA refuses before evaluating them, and one it fails while evaluating.
+QUERY_ERRORS = [
+    "x := data.p.b[k]",
+    "x := [1",
+    "x := y",
+    'x := {"a": 1}\ny := x + 1',
+    "x := data.p.f(1, 2)",
+]
+
+
+@pytest.mark.parametrize("query", QUERY_ERRORS)
+def test_query_errors_read_as_opa_words_them(query: str, oracle: Any) -> None:
+    # A query has no file name in OPA: its errors start `row:col:` and their
+    # location's file is empty.
+    policy = "package p\n\nb := 1\n\nf(x) := x\n"
+    want = _HEADER.sub("", oracle.evaluate({"x.rego": policy}, query).error_message or "")
+    engine = pyrego.Engine()
+    engine.add_policy("x.rego", policy)
+    with pytest.raises(pyrego.RegoError) as info:
+        engine.eval_query(query)
+    errors = getattr(info.value, "errors", None) or [info.value]
+    assert "\n".join(e.format() for e in errors) == want
+    location = errors[0].to_dict()["location"]
+    assert isinstance(location, dict) and location["file"] == ""

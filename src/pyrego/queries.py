@@ -184,7 +184,7 @@ class QueryMixin:
             q = prog.queries.get(key)
             if q is None:
                 context = query_context(package, imports, self._rego_v0)
-                body = parse_query(query, "query", rego_v1=not self._rego_v0)
+                body = parse_query(query, "", rego_v1=not self._rego_v0)
                 texts = expr_texts(query, body)
                 q = self._compile_body(body, texts, context)
                 q.program.queries[key] = q  # the program it was compiled for
