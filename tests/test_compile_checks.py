@@ -392,7 +392,6 @@ def test_check_modules_error_limit() -> None:
 QUERY_ERRORS = [
     "x := data.p.b[k]",
     "x := [1",
-    "x := y",
     'x := {"a": 1}\ny := x + 1',
     "x := data.p.f(1, 2)",
 ]

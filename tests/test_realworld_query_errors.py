@@ -2,9 +2,10 @@
 
 A query has no file name in OPA. Its compile errors start ``row:col:``; an
 error while evaluating it starts with the text written where it happened:
-the failing call (``1 / 0: eval_builtin_error: div: divide by zero``), or the
-whole expression when the call is one (``not to_number("w")``), whose
-location is then the expression's.
+the failing call (``1 / 0: eval_builtin_error: div: divide by zero``), the
+whole expression when the call is one (``not to_number("w")``, whose
+location is then the expression's), or the key an object comprehension
+made twice.
 """
 
 from __future__ import annotations
@@ -32,6 +33,10 @@ QUERIES = [
     "some x in [\"a\"]; to_number(x)",
     "x := data.p.f(1)",  # in a rule: its file and row
     "every v in [1] { v / 0 }",
+    # a comprehension making one key twice: named by the key
+    "x := {k: v | some v in [1, 2]; k := \"a\"}",
+    "x := {[k, 1]: v | some v in [1, 2]; k := \"a\"}",
+    "x := {lower(k): v | some k, v in {\"A\": 1, \"a\": 2}}",
 ]
 
 _HEADER = re.compile(r"^\d+ errors? occurred:[ \n]")

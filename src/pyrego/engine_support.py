@@ -16,6 +16,7 @@ from pyrego.compile.base import CompiledTree
 from pyrego.errors import (
     ArgumentError,
     DataError,
+    EvalConflictError,
     EvalRecursionError,
     Location,
     RegoCompileError,
@@ -468,8 +469,8 @@ def name_query_error(query: str, err: RegoError, rego_v1: bool) -> None:
     A query has no file name, so OPA shows where an error happened by the text
     written there: the failing call's (``1 / 0: eval_builtin_error: ...``), or
     the whole expression's when the call is one (``not f(x)``, whose
-    location then is the expression's). Errors of other kinds keep
-    ``row:col``."""
+    location then is the expression's), or the key a comprehension made
+    twice. Errors of other kinds keep ``row:col``."""
     loc = err.location
     if loc is None or loc.file or err.location_text is not None or len(query) > _NAMED_QUERY_LIMIT:
         return
@@ -486,8 +487,12 @@ def name_query_error(query: str, err: RegoError, rego_v1: bool) -> None:
             err.location, err.location_text = e.location, text
             err.args = (err.format(),)
             return
+    # A conflict (an object comprehension's key made twice) is named by the key.
+    conflict = isinstance(err, EvalConflictError)
     for node in _query_nodes(body):
-        if type(node) is ast.Call and node.op == op and node.location == loc:
+        if getattr(node, "location", None) != loc:
+            continue
+        if (type(node) is ast.Call and node.op == op) or (conflict and type(node) is not ast.Expr):
             found = _term_text(query, node)
             if found is not None:
                 err.location_text = found
