@@ -92,6 +92,19 @@ CASES = [
     Case("query-assigned-above", "package p\n", ["1:9: rego_compile_error: var x assigned above"], query="x := 1; x := 2"),
     Case("query-referenced-above", "package p\n", ["1:8: rego_compile_error: var x referenced above"], query="x = 1; x := 2"),
     Case("query-hidden-function", "package p\n", ["1:13: rego_type_error: undefined function count"], query="count := 1; count([1])"),
+    # A query is checked after the rules' types are known: a rule called with
+    # the wrong number of arguments is reported with its argument types.
+    Case("query-function-arity", "package p\n\nf(x) := x + 1\n\ng(x, y) if startswith(x, y)\n",
+         ["1:1: rego_type_error: data.p.f: arity mismatch\n\thave: (number, number, number)\n\twant: (number)"],
+         query="data.p.f(1, 2, 3)"),
+    Case("query-function-arity-nested", "package p\n\ng(x, y) if startswith(x, y)\n",
+         ["1:6: rego_type_error: data.p.g: arity mismatch\n\thave: (string, ???)\n\twant: (string, string)"],
+         query='x := data.p.g("a")'),
+    Case("query-function-arity-any", "package p\n\nh(x) := y if y := x[_]\n",
+         ["1:1: rego_type_error: data.p.h: arity mismatch\n\thave: (object<a: number>, number, number)\n\twant: (any)"],
+         query='data.p.h({"a": 1}, 1, 2)'),
+    Case("function-arity-in-a-rule", "package p\n\nf(x) := x + 1\n\nr := f(1, 2)\n",
+         ["x.rego:5: rego_type_error: function data.p.f has arity 1, got 2 arguments"]),
     Case("conflicting-rules", "package p\n\na := 1\n\na contains 2\n\nb(x) := x\n\nb := 2\n",
          ["x.rego:3: rego_type_error: conflicting rules data.p.a found", "x.rego:7: rego_type_error: conflicting rules data.p.b found"],
          unordered=True),
@@ -228,7 +241,7 @@ def opa_outcome(oracle: Any, case: Case) -> list[str]:
 
 def _entry(e: pyrego.RegoError) -> str:
     loc = e.location
-    if loc is not None and loc.file == "query":  # OPA's queries have no file name
+    if loc is not None and not loc.file:  # a query's: OPA's queries have no file name
         return f"{loc.row}:{loc.col}: {e.code}: {e.message}"
     return str(e)
 
@@ -373,3 +386,28 @@ def test_check_modules_error_limit() -> None:
     with pytest.raises(pyrego.RegoCompileError) as info:
         check_modules(modules, limit=0)
     assert len(info.value.errors) == 5  # type: ignore[attr-defined]
+
+
+#: Queries OPA refuses before evaluating them, and one it fails while evaluating.
+QUERY_ERRORS = [
+    "x := data.p.b[k]",
+    "x := [1",
+    'x := {"a": 1}\ny := x + 1',
+    "x := data.p.f(1, 2)",
+]
+
+
+@pytest.mark.parametrize("query", QUERY_ERRORS)
+def test_query_errors_read_as_opa_words_them(query: str, oracle: Any) -> None:
+    # A query has no file name in OPA: its errors start `row:col:` and their
+    # location's file is empty.
+    policy = "package p\n\nb := 1\n\nf(x) := x\n"
+    want = _HEADER.sub("", oracle.evaluate({"x.rego": policy}, query).error_message or "")
+    engine = pyrego.Engine()
+    engine.add_policy("x.rego", policy)
+    with pytest.raises(pyrego.RegoError) as info:
+        engine.eval_query(query)
+    errors = getattr(info.value, "errors", None) or [info.value]
+    assert "\n".join(e.format() for e in errors) == want
+    location = errors[0].to_dict()["location"]
+    assert isinstance(location, dict) and location["file"] == ""

@@ -73,7 +73,7 @@ def _entry(e: pyrego.RegoError) -> str:
     loc = e.location
     if loc is None:
         prefix = ""
-    elif loc.file == "query":
+    elif not loc.file:  # a query's (OPA's queries have no file name)
         prefix = f"{loc.row}:{loc.col}: "
     else:
         prefix = f"{loc.file}:{loc.row}: "

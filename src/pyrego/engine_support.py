@@ -16,6 +16,7 @@ from pyrego.compile.base import CompiledTree
 from pyrego.errors import (
     ArgumentError,
     DataError,
+    EvalConflictError,
     EvalRecursionError,
     Location,
     RegoCompileError,
@@ -460,3 +461,78 @@ def expr_texts(query: str, body: ast.Body) -> list[str]:
         end = starts[i + 1] if i + 1 < len(starts) else len(query)
         texts.append(query[s:end].strip().rstrip(";").strip())
     return texts
+
+
+def name_query_error(query: str, err: RegoError, rego_v1: bool) -> None:
+    """Give an evaluation error of ``query`` the text OPA names its place by.
+
+    A query has no file name, so OPA shows where an error happened by the text
+    written there: the failing call's (``1 / 0: eval_builtin_error: ...``), or
+    the whole expression's when the call is one (``not f(x)``, whose
+    location then is the expression's), or the key a comprehension made
+    twice. Errors of other kinds keep ``row:col``."""
+    loc = err.location
+    if loc is None or loc.file or err.location_text is not None or len(query) > _NAMED_QUERY_LIMIT:
+        return
+    op = err.message.split(":", 1)[0]
+    from pyrego.parse.parser import parse_query  # (only on errors)
+
+    try:
+        body = parse_query(query, "", rego_v1=rego_v1)
+    except RegoError:
+        return
+    for e, text in zip(body, expr_texts(query, body)):
+        s = e.statement
+        if type(s) is ast.Call and s.op == op and s.location == loc:
+            err.location, err.location_text = e.location, text
+            err.args = (err.format(),)
+            return
+    # A conflict (an object comprehension's key made twice) is named by the key.
+    conflict = isinstance(err, EvalConflictError)
+    for node in _query_nodes(body):
+        if getattr(node, "location", None) != loc:
+            continue
+        if (type(node) is ast.Call and node.op == op) or (conflict and type(node) is not ast.Expr):
+            found = _term_text(query, node)
+            if found is not None:
+                err.location_text = found
+                err.args = (err.format(),)
+            return
+
+
+# Past this length a query's error keeps row:col (its text is found by parsing
+# ever longer prefixes of it).
+_NAMED_QUERY_LIMIT = 4000
+
+
+def _query_nodes(node: Any) -> Any:
+    """Every AST node under ``node`` (a body, an expression or a term), parents first."""
+    import dataclasses
+
+    if isinstance(node, (list, tuple)):
+        for x in node:
+            yield from _query_nodes(x)
+    elif dataclasses.is_dataclass(node):
+        yield node
+        for f in dataclasses.fields(node):
+            if f.name != "location":
+                yield from _query_nodes(getattr(node, f.name))
+
+
+def _term_text(query: str, term: Any) -> str | None:
+    """The text of ``term`` in ``query``: the shortest text from its location on
+    that parses to it."""
+    loc = term.location
+    lines = query.split("\n")
+    if not 0 < loc.row <= len(lines):
+        return None
+    start = sum(len(line) + 1 for line in lines[: loc.row - 1]) + loc.col - 1
+    for end in range(start + 1, len(query) + 1):
+        if query[end - 1].isspace():
+            continue
+        try:
+            if parse_term(query[start:end]) == term:
+                return query[start:end]
+        except RegoError:
+            continue
+    return None

@@ -78,19 +78,26 @@ class RegoError(Exception):
         self.source_line = source_line
         # (line, byte index) worked out from the whole source text, when known
         self.full_detail: tuple[str, int] | None = None
+        # The text written where an evaluation error in a query happened (a
+        # query has no file name: OPA names the place by its text).
+        self.location_text: str | None = None
         super().__init__(self.format())
 
     def format(self) -> str:
         """Return OPA's text for the error, byte for byte.
 
         ``file:row: code: message`` (``row:col: code: message`` when there is
-        no file name; the code and message alone without a location), then,
+        no file name, or the text written there for an evaluation error in a
+        query; the code and message alone without a location), then,
         for a parse error, OPA's detail lines: the offending source line
         without its leading tabs and a caret under the offending byte."""
         loc = self.location
         if loc is None:
             return f"{self.code}: {self.message}"
-        prefix = f"{loc.file}:{loc.row}" if loc.file else f"{loc.row}:{loc.col}"
+        if loc.file:
+            prefix = f"{loc.file}:{loc.row}"
+        else:
+            prefix = self.location_text if self.location_text else f"{loc.row}:{loc.col}"
         text = f"{prefix}: {self.code}: {self.message}"
         detail = self.detail()
         if detail is not None:

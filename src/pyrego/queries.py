@@ -22,6 +22,7 @@ from pyrego.engine_support import (
     NO_INPUT,
     PreparedRule,
     expr_texts,
+    name_query_error,
     prepared_rule,
     query_context,
     rule_path,
@@ -42,20 +43,24 @@ if TYPE_CHECKING:
 
 class CompiledQuery:
     """A query compiled against one program: its function, the text and
-    location of each expression, and the program it runs in."""
+    location of each expression, the program it runs in and its source text
+    (empty for a query pyrego makes itself)."""
 
-    __slots__ = ("fn", "texts", "locations", "program")
+    __slots__ = ("fn", "texts", "locations", "program", "source")
 
-    def __init__(self, fn: Callable[..., Any], texts: list[str], locations: list[Location], program: Program) -> None:
+    def __init__(
+        self, fn: Callable[..., Any], texts: list[str], locations: list[Location], program: Program, source: str = ""
+    ) -> None:
         self.fn = fn
         self.texts = texts
         self.locations = locations
         # Keeps the program (and so the namespace fn runs in) alive while the query can run.
         self.program = program
+        self.source = source
 
     def run_by(self, fn: Callable[..., Any]) -> CompiledQuery:
         """This query with ``fn`` running it instead (as coverage does)."""
-        return CompiledQuery(fn, self.texts, self.locations, self.program)
+        return CompiledQuery(fn, self.texts, self.locations, self.program, self.source)
 
 
 
@@ -184,9 +189,10 @@ class QueryMixin:
             q = prog.queries.get(key)
             if q is None:
                 context = query_context(package, imports, self._rego_v0)
-                body = parse_query(query, "query", rego_v1=not self._rego_v0)
+                body = parse_query(query, "", rego_v1=not self._rego_v0)
                 texts = expr_texts(query, body)
                 q = self._compile_body(body, texts, context)
+                q.source = query
                 q.program.queries[key] = q  # the program it was compiled for
             if self._covering:  # (the engine's own entry: the program's stays as compiled)
                 q = self._covered_query(q, query, package, imports)
@@ -222,6 +228,8 @@ class QueryMixin:
             if fault is not None:
                 raise fault from None
             self._attach_source(err)
+            if q.source and isinstance(err, EvalError):
+                name_query_error(q.source, err, not self._rego_v0)
             raise
         except RecursionError as exc:
             raise _input_fault(exc, ctx.input) or EvalRecursionError(

@@ -106,7 +106,7 @@ class EvalExtras:
             from pyrego.parse.parser import parse_query
         if self.metrics_on:
             start = time.perf_counter_ns()
-            parse_query(query, "query", rego_v1=not self.rego_v0)
+            parse_query(query, "", rego_v1=not self.rego_v0)
             self.metrics["timer_rego_query_parse_ns"] = time.perf_counter_ns() - start
             if self.instrumented:  # its program is part of compiling the modules here
                 start = time.perf_counter_ns()

@@ -214,10 +214,11 @@ def _holds_variables_above(node: RuleNode, rule: ast.Rule, path: tuple[str, ...]
 SPECIAL_CALLS = {"print": None, "internal.print": None}
 
 
-def check_call(tree: CompiledTree, call: ast.Call, nested: bool = False) -> bool:
+def check_call(tree: CompiledTree, call: ast.Call, nested: bool = False, in_query: bool = False) -> bool:
     """Raises for an unknown function or a wrong number of arguments; a call that is
     an expression of its own may pass one more (its output), a ``nested`` one not.
-    Returns whether the call passes that output argument."""
+    Returns whether the call passes that output argument. ``in_query``: the call
+    is a query's (its rules' types are known by then, as OPA's message shows)."""
     if call.op in SPECIAL_CALLS:
         return False
     arity = tree.arity(call.op)
@@ -234,7 +235,7 @@ def check_call(tree: CompiledTree, call: ast.Call, nested: bool = False) -> bool
     if n != arity and (nested or n != arity + 1):
         from pyrego.typecheck.arity import arity_error  # (OPA's messages: only on errors)
 
-        raise arity_error(call, arity, nested, is_builtin, tree)
+        raise arity_error(call, arity, nested, is_builtin, tree, in_query=in_query)
     return n != arity
 
 
@@ -281,12 +282,12 @@ def call_errors(tree: CompiledTree, uses: Iterable[Uses]) -> tuple[list[RegoErro
     return errors or ([failed] if failed is not None else []), called
 
 
-def _call_errors(tree: CompiledTree, calls: Iterable[tuple[ast.Call, bool]]) -> list[RegoError]:
+def _call_errors(tree: CompiledTree, calls: Iterable[tuple[ast.Call, bool]], in_query: bool = False) -> list[RegoError]:
     """The errors of ``calls`` (each with whether it is nested), in order."""
     errors: list[RegoError] = []
     for call, nested in calls:
         try:
-            check_call(tree, call, nested)
+            check_call(tree, call, nested, in_query)
         except RegoTypeError as err:
             errors.append(err)
     return errors
@@ -319,11 +320,11 @@ def query_call_errors(tree: CompiledTree, calls: list[ast.Call], resolved: ast.B
     outputs = False
     try:
         for call in calls:
-            outputs = check_call(tree, call) or outputs
+            outputs = check_call(tree, call, in_query=True) or outputs
     except RegoTypeError as err:
         found = err
     if found is None and not outputs:
         return [], None
     from pyrego.typecheck.arity import calls_in_body  # (OPA's order and words: only on errors)
 
-    return _call_errors(tree, calls_in_body(resolved)), found
+    return _call_errors(tree, calls_in_body(resolved), in_query=True), found

@@ -13,6 +13,9 @@ the function takes (the output, ``f(1, x)``), a nested call may not
 for a builtin (every operand's type as OPA knows it at that stage: literal
 types, ``any`` for ``input``/``data`` refs, ``???`` for variables and
 outputs), and ``function data.p.f has arity 1, got 2 arguments`` for a rule.
+In a query, the rules have been type-checked by then: a rule's call is
+reported as a builtin's, with the argument types OPA worked out for it
+(``data.p.f: arity mismatch ... want: (number)``).
 """
 
 from __future__ import annotations
@@ -90,24 +93,31 @@ def _comprehension_type(c: Any, tree: CompiledTree) -> T.MaybeType:
     return root_env(tree).get_by_value(lowered)
 
 
-def arity_error(call: ast.Call, arity: int, nested: bool, is_builtin: bool, tree: CompiledTree | None = None) -> RegoTypeError:
-    """The error OPA reports for ``call`` to a function of ``arity`` arguments."""
+def arity_error(
+    call: ast.Call, arity: int, nested: bool, is_builtin: bool, tree: CompiledTree | None = None, *, in_query: bool = False
+) -> RegoTypeError:
+    """The error OPA reports for ``call`` to a function of ``arity`` arguments
+    (``in_query``: a call in a query, when the rules' types are known)."""
     have = [static_type(a, tree) for a in call.args]
     if nested:
         have.append(None)  # the output variable the call was given
     fn = builtin_type(call.op) if is_builtin else None
-    if fn is not None:
-        want = T.func_args_text(fn.args, fn.variadic)
-        return RegoTypeError(f"{call.op}: arity mismatch\n\thave: {T.func_args_text(have)}\n\twant: {want}", call.location)
-    n = len(call.args)
-    noun = "argument" if n == 1 else "arguments"
     name = call.op
     node = tree.functions.get(call.op) if tree is not None else None
     if node is not None:  # the rule's path as a ref (a key may hold a dot)
         from pyrego.ast.nodes import Scalar, Var
         from pyrego.typecheck.ir import ref_text
 
-        name = ref_text((Var("data"),) + tuple(Scalar(key_raw(p)) for p in node.path))
+        path = (Var("data"),) + tuple(Scalar(key_raw(p)) for p in node.path)
+        name = ref_text(path)
+        if in_query and tree is not None and tree.types is not None:
+            found = tree.types.rules_env.get_by_ref(path)
+            fn = found if isinstance(found, T.FunctionType) else None
+    if fn is not None:
+        want = T.func_args_text(fn.args, fn.variadic)
+        return RegoTypeError(f"{name}: arity mismatch\n\thave: {T.func_args_text(have)}\n\twant: {want}", call.location)
+    n = len(call.args)
+    noun = "argument" if n == 1 else "arguments"
     return RegoTypeError(f"function {name} has arity {arity}, got {n} {noun}", call.location)
 
 
