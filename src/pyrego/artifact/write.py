@@ -31,7 +31,7 @@ from typing import Any
 from pyrego.artifact.format import ArtifactError, envelope
 from pyrego.builtins.registry import lookup
 from pyrego.codegen.generator import ModuleGen
-from pyrego.codegen.set_members import plain_pattern
+from pyrego.codegen.set_members import keyed_lines, plain_pattern
 from pyrego.codegen.tiers import RuleWrapper
 from pyrego.engine_support import ProgramSource
 from pyrego.errors import Location
@@ -121,6 +121,24 @@ def _data_source(data: Any) -> str:
     return literal(data)
 
 
+def _keyed_code(gen: ModuleGen) -> list[str]:
+    """The code of the definitions that lookups of one key run with the key
+    bound (codegen.set_members), for every member reader the code reads
+    (writing them may make more)."""
+    code: list[str] = []
+    done: set[str] = set()
+    nodes = {n.id: n for n in gen.tree.nodes.values()}
+    while len(done) < len(gen.member_readers):
+        for name in [n for n in gen.member_readers if n not in done]:
+            done.add(name)
+            node = nodes[int(name[2:])]
+            lines, gen.keyed_defs[node.id] = keyed_lines(gen, node, fast=True)
+            start = len(gen.lines)
+            gen.flush_materializers()
+            code += gen.lines[start:] + lines
+    return code
+
+
 def artifact_text(engine: ProgramSource) -> bytes:
     """The artifact of ``engine``'s policies and data (its evaluation settings
     as the artifact's defaults): the bytes :func:`write_artifact` writes.
@@ -135,6 +153,7 @@ def artifact_text(engine: ProgramSource) -> bytes:
     for name in gen.chunks:
         code += gen.fast_chunk(name)  # every rule's code, in the fast form
     code += gen.lines
+    code += _keyed_code(gen)
     if gen.own_parts or gen.ground_docs or gen.child_tables:
         raise ArtifactError("the policies define documents at several levels of one path; an artifact cannot hold them yet")
     builtin_names = {g: n for n, g in gen.builtin_globals.items()}
@@ -158,10 +177,11 @@ def artifact_text(engine: ProgramSource) -> bytes:
         elif name in gen.member_readers:
             node_id = int(name[2:])
             wrapper = gen.wrappers.get(f"R{node_id}")
-            defs = wrapper.defs if wrapper is not None and wrapper.kind == "set" else None
+            keyed = gen.keyed_defs.get(node_id, {})
+            defs = tuple((keyed.get(d, d), d in keyed) for d in wrapper.defs) if wrapper is not None and wrapper.kind in ("set", "object") else None
             # (a pattern repr cannot write reads as "any value": more rules run, none fewer)
             keys = {d: p if plain_pattern(p) else None for d, p in gen.member_readers[name].items()}
-            later.append(f"{name} = ASM({node_id}, {defs!r}, {keys!r})")
+            later.append(f"{name} = ASM({node_id}, {defs!r}, {keys!r}, {wrapper is None or wrapper.kind == 'set'!r})")
         elif name.startswith("K"):
             if callable(value) and not isinstance(value, (frozenset, tuple)):
                 raise ArtifactError("the policies replace a builtin with 'with'; an artifact cannot hold that yet")

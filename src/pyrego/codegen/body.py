@@ -40,6 +40,7 @@ class BodyEmitter(StrictBlocks, LineWriter):
     #: Whether cheap tests move ahead of costlier expressions (off where each
     #: expression must run in OPA's order: the instrumented program).
     hoist = True
+    prebound: set[str] | frozenset[str] = frozenset()  # (a rule's key bound before its body: codegen.set_members)
 
     def __init__(self, gen: ModuleGen, indent: int = 1) -> None:
         super().__init__(indent, gen.compact)
@@ -152,11 +153,12 @@ class BodyEmitter(StrictBlocks, LineWriter):
         # (A query's expressions keep their nested calls: each reports its own
         # value, which an expression rewritten around its calls would not.)
         functions = self.gen.functions if record is None else None
-        ordered, _ = reorder_body(body, set(self.bound), self.outer, self.gen.arity, required=required, location=location, bind_operands=False, functions=functions)
+        now, self.prebound = self.bound - self.prebound, frozenset()  # (keys bound first: ordered as unbound, see set_members)
+        ordered, _ = reorder_body(body, now, self.outer, self.gen.arity, required=required, location=location, bind_operands=False, functions=functions)
         for e in ordered if len(ordered) != len(body) else ():  # made for nested calls
             own_vars.setdefault(id(e), stmt_vars(e.statement, set()))
         if record is None and self.hoist:
-            ordered = tuple(hoist_checks(ordered, self.bound, self.gen.arity, self.gen.pure_data_ref, own_vars))
+            ordered = tuple(hoist_checks(ordered, now, self.gen.arity, self.gen.pure_data_ref, own_vars))
         # After hoist_checks, which would move these lookups ahead of cheaper checks.
         ordered = bind_negated_operands(ordered, equality_unifies=not self.in_query)
         if record is None:

@@ -312,6 +312,10 @@ class TermPlanner:
                 raise Unsupported("a computed key into rules beside deeper rules")
             first = tuple([p.value for p in path[i : i + 1] if type(p) is ast.Scalar])  # type: ignore[union-attr]
             doc = codegen_docs.rule_document(self.gen, node, first)
+            if i < len(path) and doc.startswith("R") and skips_rules(self.gen, node) and not self.has_unbound(path[i]):
+                # One key looked up: each rule runs for that key alone, as in OPA (the key first).
+                member = _member(self.ns, member_reader_name(self.gen, node), self.operand(path[i]).value)
+                return self.walk(member, path[i + 1 :], rt_get)
             if i < len(path) and node.kind == PARTIAL_OBJECT:
                 # A path into a partial object: only a conflict along it raises, as in OPA.
                 keys = []
@@ -322,10 +326,6 @@ class TermPlanner:
                 if keys and all(k is not None for k in keys):
                     keyed = f"PK{node.id}" if doc.startswith("P") else codegen_docs.keyed_rule_name(self.gen, node)
                     return self.walk(_keyed_document(self.ns, doc, keyed, tuple(keys)), path[i:], rt_get)
-            if i < len(path) and doc.startswith("R") and skips_rules(node) and not self.has_unbound(path[i]):
-                # A member looked up: only the rules whose key can be it run, as in OPA.
-                member = _member(self.ns, member_reader_name(self.gen, node), self.operand(path[i]).value)
-                return self.walk(member, path[i + 1 :], rt_get)
             return self.walk(document_of(self.ns, doc), path[i:], rt_get)
         if kind == "base":
             return self.walk(_base_data, path, rt_data_get)

@@ -1,17 +1,18 @@
-"""Reads of one member of a partial set that run only the rules that can add it.
+"""Reads of one member of a partial set, or one key of a partial object, for that key alone.
 
 See :mod:`pyrego.codegen.set_members`: ``SM<id>(ctx, key)`` runs, of the
-set's definitions, those whose key pattern can unify with ``key`` (a
+document's definitions, those whose key pattern can unify with ``key`` (a
 pattern: a 1-tuple holding a scalar constant, a list or dict of patterns,
-or None for any value).
+or None for any value), those with variables in their key with the key
+bound first.
 """
 
 from __future__ import annotations
 
 from typing import Any, Callable
 
-from pyrego.runtime.helpers import MISS, rt_get
-from pyrego.runtime.values import equal, freeze, thaw
+from pyrego.runtime.helpers import MISS, rt_get, rt_obj_done
+from pyrego.runtime.values import UNDEF, equal, freeze, thaw
 
 _SCALARS = (str, int, float, bool, type(None))
 
@@ -31,39 +32,58 @@ def _may_match(pattern: Any, value: Any) -> bool:
 
 
 def member_reader(
-    namespace: dict[str, Any], node_id: int, definitions: Callable[[], tuple[str, ...] | None], keys: dict[str, Any]
+    namespace: dict[str, Any],
+    node_id: int,
+    definitions: Callable[[], tuple[tuple[str, bool], ...] | None],
+    keys: dict[str, Any],
+    is_set: bool = True,
+    whole: str | None = None,
 ) -> Callable[[Any, Any], Any]:
-    """The reader ``SM<id>`` of the partial set ``R<id>`` (see member_reader_name):
-    ``definitions()`` names its definitions' functions in order (None: read
-    the whole set), ``keys`` holds each one's key pattern."""
-    whole = f"R{node_id}"
+    """The reader ``SM<id>`` of the partial set or object ``R<id>`` (see
+    codegen.set_members): ``definitions()`` names the functions to run for
+    one key, in order, each with whether it takes the key (None: read the
+    whole document); ``keys`` holds each definition's key pattern.
+    ``whole``: the whole document's function, if not ``R<id>`` (an own
+    part, ``P<id>``, kept in the cache under its own name)."""
+    cached: Any = node_id if whole is None else whole
+    whole = f"R{node_id}" if whole is None else whole
+    known: list[Any] = []  # (the definitions, once named)
 
     def read(ctx: Any, key: Any) -> Any:
         c = ctx.cache
-        value = c.get(node_id, MISS)
+        value = c.get(cached, MISS)
         if value is not MISS:  # (evaluated whole, or replaced by ``with``)
             return rt_get(value, key)
-        defs = definitions()
+        if not known:
+            known.append(definitions())
+        defs = known[0]
         if defs is None:
             return rt_get(namespace[whole](ctx), key)
         memo = (whole, key if type(key) is str else freeze(key))
         found = c.get(memo, MISS)
         if found is MISS:
-            acc: set[Any] = set()
+            acc: Any = set() if is_set else {}
             plain = key if type(key) in _SCALARS else thaw(freeze(key))
-            for d in defs:
+            for d, keyed in defs:
                 if _may_match(keys.get(d), plain):
-                    namespace[d](ctx, acc)
-            found = c[memo] = rt_get(acc, key)
+                    if keyed:
+                        namespace[d](ctx, acc, key)
+                    else:
+                        namespace[d](ctx, acc)
+            found = rt_get(acc if is_set else rt_obj_done(acc), key)
+            if found is not UNDEF:  # (as OPA: a key not found is looked up again, its rules run again)
+                c[memo] = found
         return found
 
     return read
 
 
-def artifact_member_reader(namespace: dict[str, Any], node_id: int, defs: tuple[str, ...] | None, keys: dict[str, Any]) -> Callable[[Any, Any], Any]:
+def artifact_member_reader(
+    namespace: dict[str, Any], node_id: int, defs: tuple[tuple[str, bool], ...] | None, keys: dict[str, Any], is_set: bool = True
+) -> Callable[[Any, Any], Any]:
     """``SM<id>`` in an artifact's code, whose definitions ``defs`` are all
-    written (None: the set is read whole)."""
-    return member_reader(namespace, node_id, lambda: defs, keys)
+    written (None: the document is read whole)."""
+    return member_reader(namespace, node_id, lambda: defs, keys, is_set)
 
 
 __all__ = ["artifact_member_reader", "member_reader"]
