@@ -1,12 +1,14 @@
-"""Lookups of one member of a partial set run only the rules that can add it.
+"""Lookups of one member of a partial set, or one key of a partial object, run the rules for that key.
 
-OPA reads ``data.p.s[k]`` for a known ``k`` by evaluating only the rules
-whose head key can unify with ``k``: a rule whose key is a constant other
-than ``k`` (or an array or object of another shape) is never evaluated, so
-an error in its body (a strict builtin error, a call of a conflicting
-function) does not reach the lookup. ``k in data.p.s``, ``count`` and
-every other read of the whole set evaluate all of its rules. (Keys of
-partial objects: each constant key is its own document already.)
+OPA reads ``data.p.s[k]`` for a known ``k`` by evaluating each rule with
+its head's key unified with ``k`` first: a rule whose key is a constant
+other than ``k`` (or an array or object of another shape) is never
+evaluated, and one with variables in its key runs with them bound, so the
+body's expressions that would bind them test them instead. An error in a
+body after that (a strict builtin error, a call of a conflicting
+function), a conflict under another key or a print then happens for the
+key looked up only. ``k in data.p.s``, ``count`` and every other read of
+the whole document evaluate all of its rules.
 
 Written cases hold OPA v1.20.2's answers (checked against OPA itself when
 the oracle is available); generated programs are compared with OPA
@@ -29,6 +31,17 @@ ZERO = {"zero": 0, "k": 2, "xs": [5]}
 CONST = "package p\nreport contains 2\nreport contains 3 if 1 / input.zero\n"
 CONFLICT = "package p\nf(_) := 1\nf(_) := 2\nreport contains 2\nreport contains 3 if f(1)\n"
 SHAPES = "package p\nreport contains [1, x] if x := 2\nreport contains [2, 1] if 1 / input.zero\nreport contains {\"a\": 1} if 1 / input.zero\n"
+
+BOUND = (
+    "package p\n"
+    "s contains x if { x := 3; 1 / input.zero }\n"
+    "s contains 2\n"
+    "t contains x if { some x in input.xs; 1 / input.zero }\n"
+    "u contains [a, b] if { a := 1; b := 1 / input.zero }\n"
+    "v contains input.k if { 1 / input.zero }\n"
+)
+KV = "package p\nm[k] := v if { some x in input.kv; k := x[0]; v := x[1] }\n"
+KV_INPUT = {"r": "a", "kv": [["a", 1], ["b", 2], ["b", 3]]}
 
 CASES = [
     Case("constant-key", {"p.rego": CONST}, "x := data.p.report[2]", {"x": 2}, input=ZERO),
@@ -53,6 +66,26 @@ CASES = [
     Case("array-shape", {"p.rego": SHAPES}, "x := data.p.report[[1, 2]]", {"x": [1, 2]}, input=ZERO),
     Case("array-shape-computed", {"p.rego": SHAPES}, "x := data.p.report[[input.k, 1]]", "eval_builtin_error", input={"zero": 0, "k": 2}),
     Case("array-shape-number", {"p.rego": SHAPES}, "x := data.p.report[input.k]", "undefined", input=ZERO),
+    # The key bound before the body: ``x := 3`` tests it, so the division never runs for 2.
+    Case("bound-key", {"p.rego": BOUND}, "x := data.p.s[2]", {"x": 2}, input=ZERO),
+    Case("bound-key-raises", {"p.rego": BOUND}, "x := data.p.s[3]", "eval_builtin_error", input=ZERO, message="p.rego:2: eval_builtin_error: div: divide by zero"),
+    Case("bound-key-whole", {"p.rego": BOUND}, "x := data.p.s", "eval_builtin_error", input=ZERO),
+    Case("bound-key-some-in", {"p.rego": BOUND}, "x := data.p.t[2]", "undefined", input=ZERO),
+    Case("bound-key-array", {"p.rego": BOUND}, "x := data.p.u[[2, 1]]", "undefined", input=ZERO),
+    Case("bound-key-array-raises", {"p.rego": BOUND}, "x := data.p.u[[1, 1]]", "eval_builtin_error", input=ZERO),
+    # A key holding a reference is bound at the body's end: the body runs for any key.
+    Case("ref-key-late", {"p.rego": BOUND}, "x := data.p.v[2]", "eval_builtin_error", input=ZERO),
+    # A partial object: only the key looked up is built, so two values under another are no conflict.
+    Case("object-key", {"p.rego": KV}, "x := data.p.m[input.r]", {"x": 1}, input=KV_INPUT),
+    Case("object-key-conflict", {"p.rego": KV}, "x := data.p.m.b", "eval_conflict_error", input=KV_INPUT),
+    Case("object-whole-conflict", {"p.rego": KV}, "x := data.p.m", "eval_conflict_error", input=KV_INPUT),
+    # An undefined key is evaluated first: the rules never run.
+    Case("object-undefined-key", {"p.rego": KV}, "x := data.p.m[input.none]", "undefined", input=KV_INPUT),
+    Case("object-key-in-rule", {"p.rego": KV + "got := m[input.r]\n"}, "x := data.p.got", {"x": 1}, input=KV_INPUT),
+    Case("object-key-iterated", {"p.rego": KV}, 'x := [v | some k in ["a", "c"]; v := data.p.m[k]]', {"x": [1]}, input=KV_INPUT),
+    # Beside a constant key's rule (a document of its own).
+    Case("object-beside-constant", {"p.rego": KV + 'm["c"] := 3\n'}, "x := data.p.m[input.r]", {"x": 1}, input=KV_INPUT),
+    Case("object-beside-constant-its-key", {"p.rego": KV + 'm["c"] := 3\n'}, 'x := data.p.m["c"]', {"x": 3}, input=KV_INPUT),
     Case(
         "with-replacement",
         {"p.rego": CONST + "ok if report[3] with report as {3}\n"},
@@ -163,6 +196,24 @@ def test_artifact(tmp_path: Any) -> None:
     with pytest.raises(pyrego.RegoError) as err:
         loaded.eval_rule("data.p.one", input={"k": 3, "zero": 0})
     assert err.value.code == "eval_conflict_error"
+
+
+def test_artifact_binds_keys(tmp_path: Any) -> None:
+    """An artifact's code runs the rules for the key looked up, its key bound
+    first, as the engine does (OPA's answers: the cases above)."""
+    from pyrego.artifact import load_artifact, write_artifact
+
+    engine = pyrego.Engine()
+    engine.add_policies({"p.rego": BOUND + KV.replace("package p\n", "") + "got := m[input.r]\nin_s := s[input.k]\n"})
+    write_artifact(engine, tmp_path / "a.py")
+    loaded = load_artifact(tmp_path / "a.py")
+    loaded.set_strict_builtin_errors(True)
+    assert loaded.eval_rule("data.p.got", input=KV_INPUT) == 1
+    assert loaded.eval_rule("data.p.in_s", input={**ZERO, "k": 2}) == 2
+    for rule, input, code in (("data.p.got", {**KV_INPUT, "r": "b"}, "eval_conflict_error"), ("data.p.in_s", {**ZERO, "k": 3}, "eval_builtin_error")):
+        with pytest.raises(pyrego.RegoError) as err:
+            loaded.eval_rule(rule, input=input)
+        assert err.value.code == code
 
 
 # ------------------------------------------- generated programs: the key bound before the body
