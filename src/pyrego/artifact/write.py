@@ -126,17 +126,20 @@ def _keyed_code(gen: ModuleGen) -> list[str]:
     bound (codegen.set_members), for every member reader the code reads
     (writing them may make more)."""
     code: list[str] = []
-    done: set[str] = set()
+    done: set[tuple[str, int]] = set()
     nodes = {n.id: n for n in gen.tree.nodes.values()}
-    while len(done) < len(gen.member_readers):
-        for name in [n for n in gen.member_readers if n not in done]:
-            done.add(name)
+    while True:
+        todo = [(n, 0) for n in gen.member_readers] + [(n, d) for n, depths in gen.path_readers.items() for d in depths]
+        todo = [t for t in todo if t not in done]
+        if not todo:
+            return code
+        for name, depth in todo:
+            done.add((name, depth))
             node = nodes[int(name[2:])]
-            lines, gen.keyed_defs[node.id] = keyed_lines(gen, node, fast=True)
+            lines, gen.keyed_defs[(node.id, depth)] = keyed_lines(gen, node, True, depth)
             start = len(gen.lines)
             gen.flush_materializers()
             code += gen.lines[start:] + lines
-    return code
 
 
 def artifact_text(engine: ProgramSource) -> bytes:
@@ -177,11 +180,16 @@ def artifact_text(engine: ProgramSource) -> bytes:
         elif name in gen.member_readers:
             node_id = int(name[2:])
             wrapper = gen.wrappers.get(f"R{node_id}")
-            keyed = gen.keyed_defs.get(node_id, {})
+            keyed = gen.keyed_defs.get((node_id, 0), {})
             defs = tuple((keyed.get(d, d), d in keyed) for d in wrapper.defs) if wrapper is not None and wrapper.kind in ("set", "object") else None
             # (a pattern repr cannot write reads as "any value": more rules run, none fewer)
             keys = {d: p if plain_pattern(p) else None for d, p in gen.member_readers[name].items()}
             later.append(f"{name} = ASM({node_id}, {defs!r}, {keys!r}, {wrapper is None or wrapper.kind == 'set'!r})")
+        elif name in gen.path_readers:
+            node_id = int(name[2:])
+            wrapper = gen.wrappers.get(f"R{node_id}")
+            by_depth = {d: tuple(gen.keyed_defs[(node_id, d)][x] for x in wrapper.defs) if wrapper is not None and wrapper.kind == "object" else None for d in sorted(gen.path_readers[name])}
+            later.append(f"{name} = ASK({node_id}, {by_depth!r})")
         elif name.startswith("K"):
             if callable(value) and not isinstance(value, (frozenset, tuple)):
                 raise ArtifactError("the policies replace a builtin with 'with'; an artifact cannot hold that yet")

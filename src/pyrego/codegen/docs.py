@@ -27,7 +27,13 @@ import weakref
 from typing import TYPE_CHECKING, Any, Callable
 
 from pyrego.ast import nodes as ast
-from pyrego.codegen.set_members import member_reader_name, own_member_reader_name, skips_rules
+from pyrego.codegen.set_members import (
+    member_reader_name,
+    own_member_reader_name,
+    path_depth,
+    path_reader_name,
+    skips_rules,
+)
 from pyrego.compile.base import (
     FUNCTION,
     PARTIAL_OBJECT,
@@ -590,6 +596,18 @@ def data_ref(
     return None
 
 
+def ground_keys_after(em: BodyEmitter, node: RuleNode, path: tuple[ast.Term, ...]) -> int:
+    """How many of the first keys of ``path``, read in ``node``'s document,
+    are known before the read (no variable to bind) and bound by its rules' paths."""
+    n = path_depth(node) if node.kind == PARTIAL_OBJECT else 1
+    known = 0
+    for p in path[:n]:
+        if em.has_unbound(p):
+            break
+        known += 1
+    return known
+
+
 def read_keys(em: BodyEmitter, path: tuple[ast.Term, ...]) -> str:
     """The code of a tuple of the keys at the start of ``path`` that are
     constants or bound variables (what needs no code of its own)."""
@@ -618,7 +636,13 @@ def rule_or_tree_ref(
     kind, cur, i = target
     v = em.tmp()
     if kind == "rule":
-        if i < len(path) and skips_rules(gen, cur) and not em.has_unbound(path[i]):
+        known = ground_keys_after(em, cur, path[i:]) if i < len(path) and skips_rules(gen, cur) else 0
+        if known > 1:
+            # Keys along a partial object's paths: each rule runs with its path's keys bound to them, as in OPA (the keys first).
+            keys = "".join(em.term(p) + ", " for p in path[i : i + known])
+            em.assign(v, f"{path_reader_name(gen, cur, known)}({em.ctx}, ({keys}))")
+            return em.walk_path(v, path[i:], check=check)
+        if known:
             # One key looked up: each rule runs for that key alone, as in OPA (the key first).
             key = em.term(path[i])
             em.assign(v, f"{member_reader_name(gen, cur)}({em.ctx}, {key})")

@@ -96,7 +96,8 @@ class ModuleGen:
         self.wrappers: dict[str, RuleWrapper] = {}
         # Member readers of partial sets (codegen.set_members): name -> each definition's key pattern.
         self.member_readers: dict[str, dict[str, Any]] = {}
-        self.keyed_defs: dict[int, dict[str, str]] = {}  # (their definitions run for one key, by node id)
+        self.keyed_defs: dict[tuple[int, int], dict[str, str]] = {}
+        self.path_readers: dict[str, set[int]] = {}  # (readers along keys: name -> how many keys)  # (their definitions run for one key, by node id)
         # The rule node of each chunk, to write its code again in the
         # canonical shapes that the fast form expands (see fast_chunk).
         self._chunk_nodes: dict[str, RuleNode] = {}
@@ -535,9 +536,10 @@ class ModuleGen:
         self.lines.append("")
         return name
 
-    def branch(self, em: BodyEmitter, node: RuleNode, rule: ast.Rule, once: bool = True, keyed: bool = False) -> None:
+    def branch(self, em: BodyEmitter, node: RuleNode, rule: ast.Rule, once: bool = True, keyed: int = 0) -> None:
         """Write one rule body and what it adds (``keyed``: its key bound to
-        ``key`` first, see codegen.set_members)."""
+        ``key`` first, or with a positive count its path's keys to ``keys``,
+        see codegen.set_members)."""
         head = rule.head
         kind = node.kind
         em.rule = rule
@@ -554,7 +556,7 @@ class ModuleGen:
         for t in [head.key, head.value, *suffix]:
             if t is not None:
                 term_vars(t, required)
-        recheck = keyed and bind_key(em, node, rule)
+        late = bind_key(em, node, rule, keyed) if keyed else ()
         em.body(rule.body, required=required, location=head.location)
         if kind == PARTIAL_SET:
             assert head.key is not None
@@ -564,15 +566,15 @@ class ModuleGen:
             # `a.b[x] contains y`: sets at the leaves of an object.
             assert head.key is not None
             keys = [em.term(k) for k in suffix]
-            if recheck:
-                em.guard(f"not rt_eq({keys[0]}, key)")
+            for j, looked_up in late:
+                em.guard(f"not rt_eq({keys[j]}, {looked_up})")
             member = em.term(head.key)
             em.w(f"rt_obj_add_member(acc, ({', '.join(keys)},), {member}, {self.loc(head.location)})")
         elif kind == PARTIAL_OBJECT:
             assert head.value is not None
             keys = [em.term(k) for k in suffix]
-            if recheck:
-                em.guard(f"not rt_eq({keys[0]}, key)")
+            for j, looked_up in late:
+                em.guard(f"not rt_eq({keys[j]}, {looked_up})")
             v = em.term(head.value)
             if len(keys) == 1:
                 put = "rt_obj_put_value" if codegen_docs.tracks_values(self, node) else "rt_obj_put"

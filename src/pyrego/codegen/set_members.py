@@ -32,7 +32,7 @@ from pyrego.codegen.tiers import fast_lines
 from pyrego.compile.base import PARTIAL_OBJECT, PARTIAL_SET, rule_suffix
 from pyrego.compile.index_guards import guarded_rule, index_plan
 from pyrego.compile.safety import ROOTS
-from pyrego.runtime.members import member_reader
+from pyrego.runtime.members import member_reader, path_reader
 
 if TYPE_CHECKING:
     from pyrego.codegen.body import BodyEmitter
@@ -78,7 +78,7 @@ def skips_rules(gen: ModuleGen, node: RuleNode) -> bool:
     if node.kind == PARTIAL_SET:
         return True
     # (``_rules_below_children``: constant keys' rules are documents of their own, read otherwise)
-    return node.kind == PARTIAL_OBJECT and not gen._rules_below_children(node) and all(len(rule_suffix(0, r)) == 1 for r in node.rules)
+    return node.kind == PARTIAL_OBJECT and not gen._rules_below_children(node) and all(rule_suffix(0, r) for r in node.rules)
 
 
 def member_reader_name(gen: ModuleGen, node: RuleNode) -> str:
@@ -129,43 +129,78 @@ def own_member_reader_name(gen: ModuleGen, node: RuleNode, defs: tuple[str, ...]
     return name
 
 
-def keyed_definitions(gen: ModuleGen, node: RuleNode) -> dict[str, str]:
-    """``D<id>_<n>`` -> ``DK<id>_<n>`` for ``node``'s definitions whose key
-    is not a constant, their code compiled (once, in the program's form)."""
-    done = gen.keyed_defs.get(node.id)
+def keyed_definitions(gen: ModuleGen, node: RuleNode, depth: int = 0) -> dict[str, str]:
+    """``D<id>_<n>`` -> its variant taking the key(s) looked up, for ``node``'s
+    definitions, their code compiled (once, in the program's form):
+    ``depth`` 0, one key (``DK<id>_<n>(ctx, acc, key)``, for the
+    definitions whose key is not a constant); else that many keys along
+    the rules' paths (``DK<id>_<n>_<depth>(ctx, acc, keys)``, for all)."""
+    done = gen.keyed_defs.get((node.id, depth))
     if done is None and not gen.keyed_lookups:
         return {}
     if done is None:
         with LOAD_LOCK:
-            done = gen.keyed_defs.get(node.id)
+            done = gen.keyed_defs.get((node.id, depth))
             if done is None:
-                lines, done = keyed_lines(gen, node, fast=gen.hot)
+                lines, done = keyed_lines(gen, node, gen.hot, depth)
                 start = len(gen.lines)
                 gen.flush_materializers()  # (the functions their code reads that were not made yet)
                 gen.exec_lines(gen.lines[start:] + lines)
-                gen.keyed_defs[node.id] = done
+                gen.keyed_defs[(node.id, depth)] = done
     return done
 
 
-def keyed_lines(gen: ModuleGen, node: RuleNode, fast: bool) -> tuple[list[str], dict[str, str]]:
-    """The code of ``node``'s ``DK<id>_<n>`` (``fast``: the fast form, else
-    the compact one), and which definition each stands for."""
+def keyed_lines(gen: ModuleGen, node: RuleNode, fast: bool, depth: int = 0) -> tuple[list[str], dict[str, str]]:
+    """The code of ``node``'s definitions' variants of :func:`keyed_definitions`
+    (``fast``: the fast form, else the compact one), and which definition each stands for."""
     plan = index_plan(node, gen.tree.root, gen.tree.functions, gen.arity, gen.strict_errors)
     lines: list[str] = []
     names: dict[str, str] = {}
     saved, gen.compact = gen.compact, not fast
     try:
         for i, rule in enumerate(node.rules):
-            if _constant(_pattern(key_term(node, rule))):
+            if not depth and _constant(_pattern(key_term(node, rule))):
                 continue  # (run as it is, where its key is the one looked up)
             em = gen.emitter(gen)
-            gen.branch(em, node, guarded_rule(rule, plan), once=False, keyed=True)
+            gen.branch(em, node, guarded_rule(rule, plan), once=False, keyed=depth or -1)
             em.finish()
-            names[f"D{node.id}_{i}"] = name = f"DK{node.id}_{i}"
-            lines += [f"def {name}(ctx, acc, key):", *em.lines, ""]
+            name = f"DK{node.id}_{i}_{depth}" if depth else f"DK{node.id}_{i}"
+            names[f"D{node.id}_{i}"] = name
+            lines += [f"def {name}(ctx, acc, {'keys' if depth else 'key'}):", *em.lines, ""]
     finally:
         gen.compact = saved
     return (fast_lines(lines, gen.builtin_sites, gen.wrappers) if fast else lines), names
+
+
+def path_reader_name(gen: ModuleGen, node: RuleNode, depth: int) -> str:
+    """The name of ``SK<id>(ctx, keys)``: the document of ``node``, a partial
+    object (see :func:`skips_rules`), as its rules make it for a read along
+    ``keys`` (``depth``, two or more), each rule run with its path's keys
+    bound to them first."""
+    name = f"SK{node.id}"
+    gen.path_readers.setdefault(name, set()).add(depth)
+    if name not in gen.namespace:
+        gen_ref = weakref.ref(gen)
+        whole = f"R{node.id}"
+
+        def definitions(depth: int) -> tuple[str, ...] | None:
+            gen = gen_ref()
+            if gen is None:
+                return None
+            gen.load(whole)
+            wrapper = gen.wrappers.get(whole)
+            if wrapper is None or wrapper.kind != "object":
+                return None
+            keyed = keyed_definitions(gen, node, depth)
+            return tuple(keyed[d] for d in wrapper.defs)
+
+        gen.namespace[name] = path_reader(gen.namespace, node.id, definitions)
+    return name
+
+
+def path_depth(node: RuleNode) -> int:
+    """How many keys of a read the rules of ``node`` can bind (their longest path)."""
+    return max(len(rule_suffix(0, r)) for r in node.rules)
 
 
 def _bindable(term: ast.Term, wild: list[ast.Var]) -> ast.Term | None:
@@ -190,22 +225,32 @@ def _bindable(term: ast.Term, wild: list[ast.Var]) -> ast.Term | None:
     return None
 
 
-def bind_key(em: BodyEmitter, node: RuleNode, rule: ast.Rule) -> bool:
-    """Write the unification of ``rule``'s key with the looked-up ``key``,
+def bind_key(em: BodyEmitter, node: RuleNode, rule: ast.Rule, depth: int) -> list[tuple[int, str]]:
+    """Write the unification of ``rule``'s key with the looked-up ``key``
+    (``depth`` -1), or of its path's first keys with ``keys`` (that many),
     before its body (which is ordered as without it, as OPA orders it when
-    compiling). Whether the key made at the end is to be compared with
-    ``key`` still (it has parts bound only there)."""
-    term = key_term(node, rule)
-    assert term is not None
-    wild: list[ast.Var] = []
-    pattern = _bindable(term, wild)
-    # (In a head's path, OPA's compiler makes a variable of any key but a variable or a constant.)
-    if pattern is None or (node.kind != PARTIAL_SET and not isinstance(term, (ast.Scalar, ast.Var))):
-        return True
+    compiling). The keys of its path to be compared with the looked-up ones
+    after the body still (those bound only there): (index, the looked-up key)."""
+    if depth < 0:
+        terms: list[ast.Term] = [key_term(node, rule)]  # type: ignore[list-item]
+        values = ["key"]
+    else:
+        terms = list(rule_suffix(0, rule)[:depth])
+        values = [f"keys[{j}]" for j in range(len(terms))]
+    late: list[tuple[int, str]] = []
     before = set(em.bound)
-    em.unify_value(pattern, "key", rule.location)
+    for j, (term, value) in enumerate(zip(terms, values)):
+        wild: list[ast.Var] = []
+        pattern = _bindable(term, wild)
+        # (In a head's path, OPA's compiler makes a variable of any key but a variable or a constant.)
+        if pattern is None or (node.kind != PARTIAL_SET and not isinstance(term, (ast.Scalar, ast.Var))):
+            late.append((j, value))
+            continue
+        em.unify_value(pattern, value, rule.location)
+        if wild:
+            late.append((j, value))
     em.prebound = em.bound - before
-    return bool(wild)
+    return [] if node.kind == PARTIAL_SET else late  # (a set's members: the lookup finds the key's alone)
 
 
 def plain_pattern(pattern: Any) -> bool:
@@ -219,4 +264,15 @@ def plain_pattern(pattern: Any) -> bool:
     return all(type(k) is str and plain_pattern(p) for k, p in pattern.items())
 
 
-__all__ = ["bind_key", "key_term", "keyed_definitions", "keyed_lines", "member_reader_name", "own_member_reader_name", "plain_pattern", "skips_rules"]
+__all__ = [
+    "bind_key",
+    "key_term",
+    "keyed_definitions",
+    "keyed_lines",
+    "member_reader_name",
+    "own_member_reader_name",
+    "path_depth",
+    "path_reader_name",
+    "plain_pattern",
+    "skips_rules",
+]

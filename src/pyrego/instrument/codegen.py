@@ -555,7 +555,7 @@ class InstrumentedGen(ModuleGen):
         self._chain_rules = list(iter_rule_chain(rule))
         return super().definition(node, rule, index)
 
-    def branch(self, em: BodyEmitter, node: RuleNode, rule: ast.Rule, once: bool = True, keyed: bool = False) -> None:
+    def branch(self, em: BodyEmitter, node: RuleNode, rule: ast.Rule, once: bool = True, keyed: int = 0) -> None:
         form = self.opa.rule(rule, else_branch=self._branch_no > 0)
         self._forms[id(rule)] = form
         rule_pid, head_pid = self._rule_pieces(node, rule)

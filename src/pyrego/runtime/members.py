@@ -78,6 +78,47 @@ def member_reader(
     return read
 
 
+def path_reader(namespace: dict[str, Any], node_id: int, definitions: Callable[[int], tuple[str, ...] | None]) -> Callable[[Any, tuple[Any, ...]], Any]:
+    """The reader ``SK<id>`` of the partial object ``R<id>`` along keys (see
+    codegen.set_members.path_reader_name): ``definitions(n)`` names the
+    functions that run its rules with their paths' first ``n`` keys bound
+    (None: read the whole document)."""
+    whole = f"R{node_id}"
+    known: dict[int, Any] = {}
+
+    def read(ctx: Any, keys: tuple[Any, ...]) -> Any:
+        c = ctx.cache
+        value = c.get(node_id, MISS)
+        if value is not MISS:  # (evaluated whole, or replaced by ``with``)
+            return value
+        n = len(keys)
+        defs = known.get(n, MISS)
+        if defs is MISS:
+            defs = known[n] = definitions(n)
+        if defs is None:
+            return namespace[whole](ctx)
+        memo = ("SK", whole, tuple([k if type(k) is str else freeze(k) for k in keys]))
+        found = c.get(memo, MISS)
+        if found is MISS:
+            acc: dict[Any, Any] = {}
+            for d in defs:
+                namespace[d](ctx, acc, keys)
+            found = rt_obj_done(acc)
+            at = found
+            for k in keys:
+                at = rt_get(at, k)
+            if at is not UNDEF:  # (as OPA: what is not found is looked up again, its rules run again)
+                c[memo] = found
+        return found
+
+    return read
+
+
+def artifact_path_reader(namespace: dict[str, Any], node_id: int, defs: dict[int, tuple[str, ...] | None]) -> Callable[[Any, tuple[Any, ...]], Any]:
+    """``SK<id>`` in an artifact's code, whose definitions for each number of keys read are all written."""
+    return path_reader(namespace, node_id, defs.get)
+
+
 def artifact_member_reader(
     namespace: dict[str, Any], node_id: int, defs: tuple[tuple[str, bool], ...] | None, keys: dict[str, Any], is_set: bool = True
 ) -> Callable[[Any, Any], Any]:
@@ -86,4 +127,4 @@ def artifact_member_reader(
     return member_reader(namespace, node_id, lambda: defs, keys, is_set)
 
 
-__all__ = ["artifact_member_reader", "member_reader"]
+__all__ = ["artifact_member_reader", "artifact_path_reader", "member_reader", "path_reader"]
