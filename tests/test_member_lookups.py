@@ -415,3 +415,34 @@ def test_generated_bound_keys_agree_with_opa(block: int, oracle: Any) -> None:
                 if any(g != want for g in got):
                     failures.append(f"seed {seed} ({form}, {how}) {query} input={input}\n{modules['p.rego']}\nOPA: {want}\npyrego: {got}")
     assert not failures, f"{len(failures)} differ:\n\n" + "\n\n".join(failures[:4])
+
+
+PREPARED_OBJECTS = [
+    (KV + "got := m[input.r]\n", [KV_INPUT, {**KV_INPUT, "r": "b"}, {"kv": KV_INPUT["kv"]}]),
+    (
+        "package p\na[k][j] := v if { some x in input.kv; k := x[0]; j := x[1]; v := 1 / input.zero }\ngot := a[input.r][input.j]\n",
+        [{"r": "a", "j": 1, "zero": 1, "kv": [["a", 1], ["b", 2]]}, {"r": "a", "j": 2, "zero": 0, "kv": [["a", 1], ["b", 2]]}, {"r": "a", "j": 1, "zero": 0, "kv": [["a", 1]]}],
+    ),
+]
+
+
+@pytest.mark.parametrize(("text", "inputs"), PREPARED_OBJECTS)
+def test_prepared_object_lookups_agree_with_opa(text: str, inputs: list[Any], oracle: Any) -> None:
+    """A prepared rule reading a partial object at keys stays one function of
+    the input (where the whole object raises, the call runs again with a
+    context, which runs the rules for the keys alone) and answers as OPA."""
+    engine = pyrego.Engine()
+    engine.set_strict_builtin_errors(True)
+    engine.add_policy("p.rego", text)
+    rule = engine.prepare_rule("data.p.got")
+    assert rule.__code__.co_filename == "<pyrego prepared rule>"
+    for input in inputs:
+        want = oracle.evaluate({"p.rego": text}, "x := data.p.got", input=input)
+        try:
+            got: Any = rule(input)
+        except pyrego.RegoError as err:
+            assert want.error_code == err.code, input
+            continue
+        assert not want.is_error, (input, want.error_message)
+        answer = [canonical({"x": got})] if got is not pyrego.UNDEFINED else []
+        assert answer == [canonical(b) for b in want.bindings], input
