@@ -97,8 +97,7 @@ class BodyEmitter(StrictBlocks, LineWriter):
         self.deadline_check()
 
     def deadline_check(self) -> None:
-        # Loops are where an evaluation can run long: honour the time limit there.
-        # (Compact form; codegen_tiers tests ``ctx.deadline`` inline for hot code.)
+        # Loops are where an evaluation can run long: honour the time limit there (compact form; hot code tests it inline).
         self.w(f"rt_check_deadline({self.ctx}, {self.where})")
 
     def check_defined(self, v: str) -> None:
