@@ -204,13 +204,21 @@ def test_artifact_binds_keys(tmp_path: Any) -> None:
     from pyrego.artifact import load_artifact, write_artifact
 
     engine = pyrego.Engine()
-    engine.add_policies({"p.rego": BOUND + KV.replace("package p\n", "") + "got := m[input.r]\nin_s := s[input.k]\n"})
+    deep = "a[k][j] := v if { some x in input.kv; k := x[0]; j := x[1]; v := 1 / input.zero }\ndeep := a[input.r][input.j]\n"
+    engine.add_policies({"p.rego": BOUND + KV.replace("package p\n", "") + deep + "got := m[input.r]\nin_s := s[input.k]\n"})
     write_artifact(engine, tmp_path / "a.py")
     loaded = load_artifact(tmp_path / "a.py")
     loaded.set_strict_builtin_errors(True)
     assert loaded.eval_rule("data.p.got", input=KV_INPUT) == 1
     assert loaded.eval_rule("data.p.in_s", input={**ZERO, "k": 2}) == 2
-    for rule, input, code in (("data.p.got", {**KV_INPUT, "r": "b"}, "eval_conflict_error"), ("data.p.in_s", {**ZERO, "k": 3}, "eval_builtin_error")):
+    # (the division runs for the keys read alone: none under "a", 2)
+    assert loaded.eval_rule("data.p.deep", input={"r": "a", "j": 2, "zero": 0, "kv": [["a", 1], ["b", 2]]}) is pyrego.UNDEFINED
+    raising = (
+        ("data.p.got", {**KV_INPUT, "r": "b"}, "eval_conflict_error"),
+        ("data.p.in_s", {**ZERO, "k": 3}, "eval_builtin_error"),
+        ("data.p.deep", {"r": "a", "j": 1, "zero": 0, "kv": [["a", 1]]}, "eval_builtin_error"),
+    )
+    for rule, input, code in raising:
         with pytest.raises(pyrego.RegoError) as err:
             loaded.eval_rule(rule, input=input)
         assert err.value.code == code

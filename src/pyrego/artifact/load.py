@@ -77,7 +77,7 @@ def _noop() -> None:
 def _namespace() -> dict[str, Any]:
     namespace = _names()
     namespace["ASM"] = functools.partial(artifact_member_reader, namespace)
-    namespace["ASK"] = functools.partial(artifact_path_reader, namespace)
+    namespace["APR"] = functools.partial(artifact_path_reader, namespace)
     return namespace
 
 

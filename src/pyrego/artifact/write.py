@@ -189,7 +189,7 @@ def artifact_text(engine: ProgramSource) -> bytes:
             node_id = int(name[2:])
             wrapper = gen.wrappers.get(f"R{node_id}")
             by_depth = {d: tuple(gen.keyed_defs[(node_id, d)][x] for x in wrapper.defs) if wrapper is not None and wrapper.kind == "object" else None for d in sorted(gen.path_readers[name])}
-            later.append(f"{name} = ASK({node_id}, {by_depth!r})")
+            later.append(f"{name} = APR({node_id}, {by_depth!r})")
         elif name.startswith("K"):
             if callable(value) and not isinstance(value, (frozenset, tuple)):
                 raise ArtifactError("the policies replace a builtin with 'with'; an artifact cannot hold that yet")
