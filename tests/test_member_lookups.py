@@ -40,6 +40,7 @@ BOUND = (
     "u contains [a, b] if { a := 1; b := 1 / input.zero }\n"
     "v contains input.k if { 1 / input.zero }\n"
 )
+MANY = "package p\ns contains x if { some x in input.xs }\ns contains x if { x := 9; 1 / input.zero }\n"
 KV = "package p\nm[k] := v if { some x in input.kv; k := x[0]; v := x[1] }\n"
 KV_INPUT = {"r": "a", "kv": [["a", 1], ["b", 2], ["b", 3]]}
 
@@ -86,6 +87,12 @@ CASES = [
     # Beside a constant key's rule (a document of its own).
     Case("object-beside-constant", {"p.rego": KV + 'm["c"] := 3\n'}, "x := data.p.m[input.r]", {"x": 1}, input=KV_INPUT),
     Case("object-beside-constant-its-key", {"p.rego": KV + 'm["c"] := 3\n'}, 'x := data.p.m["c"]', {"x": 3}, input=KV_INPUT),
+    # Many keys read in one evaluation: after the first, the whole set is tried, and where it
+    # raises (a rule for a key not read), each key is read alone again.
+    Case("many-keys", {"p.rego": MANY}, "x := [k | some k in [1, 2, 3]; data.p.s[k]]", {"x": [1, 2]}, input={"zero": 0, "xs": [1, 2]}),
+    Case("many-keys-whole-answers", {"p.rego": MANY}, "x := [k | some k in [1, 2, 3]; data.p.s[k]]", {"x": [1, 2]}, input={"zero": 1, "xs": [1, 2]}),
+    Case("many-keys-one-raises", {"p.rego": MANY}, "x := [k | some k in [1, 9]; data.p.s[k]]", "eval_builtin_error", input={"zero": 0, "xs": [1, 2]}),
+    Case("many-keys-whole-raises", {"p.rego": MANY}, "x := data.p.s", "eval_builtin_error", input={"zero": 0, "xs": [1, 2]}),
     Case(
         "with-replacement",
         {"p.rego": CONST + "ok if report[3] with report as {3}\n"},

@@ -31,7 +31,7 @@ from typing import Any
 from pyrego.artifact.format import ArtifactError, envelope
 from pyrego.builtins.registry import lookup
 from pyrego.codegen.generator import ModuleGen
-from pyrego.codegen.set_members import keyed_lines, plain_pattern
+from pyrego.codegen.set_members import keyed_lines, plain_pattern, whole_after
 from pyrego.codegen.tiers import RuleWrapper
 from pyrego.engine_support import ProgramSource
 from pyrego.errors import Location
@@ -184,12 +184,12 @@ def artifact_text(engine: ProgramSource) -> bytes:
             defs = tuple((keyed.get(d, d), d in keyed) for d in wrapper.defs) if wrapper is not None and wrapper.kind in ("set", "object") else None
             # (a pattern repr cannot write reads as "any value": more rules run, none fewer)
             keys = {d: p if plain_pattern(p) else None for d, p in gen.member_readers[name].items()}
-            later.append(f"{name} = ASM({node_id}, {defs!r}, {keys!r}, {wrapper is None or wrapper.kind == 'set'!r})")
+            later.append(f"{name} = ASM({node_id}, {defs!r}, {keys!r}, {wrapper is None or wrapper.kind == 'set'!r}, {whole_after(gen)!r})")
         elif name in gen.path_readers:
             node_id = int(name[2:])
             wrapper = gen.wrappers.get(f"R{node_id}")
             by_depth = {d: tuple(gen.keyed_defs[(node_id, d)][x] for x in wrapper.defs) if wrapper is not None and wrapper.kind == "object" else None for d in sorted(gen.path_readers[name])}
-            later.append(f"{name} = APR({node_id}, {by_depth!r})")
+            later.append(f"{name} = APR({node_id}, {by_depth!r}, {whole_after(gen)!r})")
         elif name.startswith("K"):
             if callable(value) and not isinstance(value, (frozenset, tuple)):
                 raise ArtifactError("the policies replace a builtin with 'with'; an artifact cannot hold that yet")

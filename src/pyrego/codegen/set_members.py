@@ -13,12 +13,21 @@ of its rules; a lookup after such a read reads the whole document.
 ``SM<id>(ctx, key)`` (see :func:`pyrego.runtime.members.member_reader`)
 runs, of the document's definitions, those whose key can be ``key``: a
 constant key's definition ``D<id>_<n>`` as it is, any other's variant
-``DK<id>_<n>(ctx, acc, key)``, which binds the key first. The variants
-are written on the first lookup that needs them: a program without such
-lookups pays nothing for them. Partial objects whose rules all have one
-key after their constant path (``o[k] := v``, ``a.b[k] contains x``)
-are read so; those with longer heads, or with rules below their keys,
-keep their whole-document reads (runtime.docs.rt_own_at).
+``DK<id>_<n>(ctx, acc, key)``, which binds the key first. A read along
+two or more keys of a partial object whose rules have longer paths
+(``a[x][y] := v``) is ``SK<id>(ctx, keys)``: each rule runs as
+``DK<id>_<n>_<count>(ctx, acc, keys)``, its path's keys bound to the keys
+read as far as both go, as in OPA. The variants are written on the first
+lookup that needs them: a program without such lookups pays nothing for
+them. A partial object with rules below its keys too (``o.a := 1``
+beside ``o[k] := v``) reads its own rules' part so (``PM<id>``) where
+they all have one key; with longer paths, it is read whole, then along
+the path where that conflicts (runtime.docs.rt_own_at).
+
+As OPA's compiler does, a key in a rule's path that is not a variable or
+a constant (``o[[k, 1]] := v``), and a set's key holding a reference
+(``s contains input.k``), are bound at the body's end; calls and
+comprehensions in a set's key too, the rest of the key first.
 """
 
 from __future__ import annotations
@@ -38,6 +47,16 @@ if TYPE_CHECKING:
     from pyrego.codegen.body import BodyEmitter
     from pyrego.codegen.generator import ModuleGen
     from pyrego.compile.base import RuleNode
+
+
+#: After how many keys read one by one in an evaluation a document is read
+#: whole (where nothing but values can tell, see runtime.members).
+WHOLE_AFTER = 1
+
+
+def whole_after(gen: ModuleGen) -> int:
+    """``WHOLE_AFTER``, or 0 (never) where the program prints or calls a nondeterministic builtin."""
+    return 0 if gen.tree.impure else WHOLE_AFTER
 
 
 def _pattern(term: ast.Term | None) -> Any:
@@ -102,7 +121,7 @@ def member_reader_name(gen: ModuleGen, node: RuleNode) -> str:
             keyed = keyed_definitions(gen, node)
             return tuple((keyed.get(d, d), d in keyed) for d in wrapper.defs)
 
-        gen.namespace[name] = member_reader(gen.namespace, node.id, definitions, keys, node.kind == PARTIAL_SET)
+        gen.namespace[name] = member_reader(gen.namespace, node.id, definitions, keys, node.kind == PARTIAL_SET, None, whole_after(gen))
     return name
 
 
@@ -125,7 +144,7 @@ def own_member_reader_name(gen: ModuleGen, node: RuleNode, defs: tuple[str, ...]
             return tuple((keyed.get(d, d), d in keyed) for d in defs)
 
         keys = {f"D{node.id}_{i}": _pattern(key_term(node, rule)) for i, rule in enumerate(node.rules)}
-        gen.namespace[name] = member_reader(gen.namespace, node.id, definitions, keys, False, f"P{node.id}")
+        gen.namespace[name] = member_reader(gen.namespace, node.id, definitions, keys, False, f"P{node.id}", whole_after(gen))
     return name
 
 
@@ -194,7 +213,7 @@ def path_reader_name(gen: ModuleGen, node: RuleNode, depth: int) -> str:
             keyed = keyed_definitions(gen, node, depth)
             return tuple(keyed[d] for d in wrapper.defs)
 
-        gen.namespace[name] = path_reader(gen.namespace, node.id, definitions)
+        gen.namespace[name] = path_reader(gen.namespace, node.id, definitions, whole_after(gen))
     return name
 
 
@@ -275,4 +294,5 @@ __all__ = [
     "path_reader_name",
     "plain_pattern",
     "skips_rules",
+    "whole_after",
 ]

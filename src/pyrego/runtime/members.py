@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+from pyrego.errors import EvalCancelError, EvalError
 from pyrego.runtime.helpers import MISS, rt_get, rt_obj_done
 from pyrego.runtime.values import UNDEF, equal, freeze, thaw
 
@@ -31,6 +32,36 @@ def _may_match(pattern: Any, value: Any) -> bool:
     return all(k in value and _may_match(p, value[k]) for k, p in pattern.items())
 
 
+def _whole_instead(ctx: Any, namespace: dict[str, Any], whole: str, cached: Any, after: int) -> bool:
+    """Whether the document ``whole`` (kept in the cache under ``cached``) is
+    now evaluated whole, for a read of one more key: after ``after`` keys
+    read one by one in this evaluation, it is, once.
+
+    A rule run for one key takes some of the paths it takes for all keys,
+    with the same values, so where the whole document raises nothing, its
+    value at a key is what the run for that key finds (and where it raises,
+    the keys are read one by one again, as in OPA). Only the program's
+    prints and nondeterministic builtins (never so read: the caller's
+    ``after`` is 0) could tell. Reading many keys one by one costs each key
+    a run of the rules; the whole document, one."""
+    c = ctx.cache
+    count_key = ("SMW", whole)
+    n = c.get(count_key, 0)
+    if n < 0:
+        return False  # (it raised)
+    if n < after:
+        c[count_key] = n + 1
+        return False
+    c[count_key] = -1
+    try:
+        namespace[whole](ctx)
+    except EvalCancelError:
+        raise
+    except EvalError:
+        return False
+    return cached in c
+
+
 def member_reader(
     namespace: dict[str, Any],
     node_id: int,
@@ -38,13 +69,15 @@ def member_reader(
     keys: dict[str, Any],
     is_set: bool = True,
     whole: str | None = None,
+    whole_after: int = 0,
 ) -> Callable[[Any, Any], Any]:
     """The reader ``SM<id>`` of the partial set or object ``R<id>`` (see
     codegen.set_members): ``definitions()`` names the functions to run for
     one key, in order, each with whether it takes the key (None: read the
     whole document); ``keys`` holds each definition's key pattern.
     ``whole``: the whole document's function, if not ``R<id>`` (an own
-    part, ``P<id>``, kept in the cache under its own name)."""
+    part, ``P<id>``, kept in the cache under its own name); ``whole_after``:
+    see :func:`_whole_instead`."""
     cached: Any = node_id if whole is None else whole
     whole = f"R{node_id}" if whole is None else whole
     known: list[Any] = []  # (the definitions, once named)
@@ -62,6 +95,8 @@ def member_reader(
         memo = (whole, key if type(key) is str else freeze(key))
         found = c.get(memo, MISS)
         if found is MISS:
+            if whole_after and _whole_instead(ctx, namespace, whole, cached, whole_after):
+                return rt_get(c[cached], key)
             acc: Any = set() if is_set else {}
             plain = key if type(key) in _SCALARS else thaw(freeze(key))
             for d, keyed in defs:
@@ -78,11 +113,13 @@ def member_reader(
     return read
 
 
-def path_reader(namespace: dict[str, Any], node_id: int, definitions: Callable[[int], tuple[str, ...] | None]) -> Callable[[Any, tuple[Any, ...]], Any]:
+def path_reader(
+    namespace: dict[str, Any], node_id: int, definitions: Callable[[int], tuple[str, ...] | None], whole_after: int = 0
+) -> Callable[[Any, tuple[Any, ...]], Any]:
     """The reader ``SK<id>`` of the partial object ``R<id>`` along keys (see
     codegen.set_members.path_reader_name): ``definitions(n)`` names the
     functions that run its rules with their paths' first ``n`` keys bound
-    (None: read the whole document)."""
+    (None: read the whole document); ``whole_after``: see :func:`_whole_instead`."""
     whole = f"R{node_id}"
     known: dict[int, Any] = {}
 
@@ -100,6 +137,8 @@ def path_reader(namespace: dict[str, Any], node_id: int, definitions: Callable[[
         memo = ("SK", whole, tuple([k if type(k) is str else freeze(k) for k in keys]))
         found = c.get(memo, MISS)
         if found is MISS:
+            if whole_after and _whole_instead(ctx, namespace, whole, node_id, whole_after):
+                return c[node_id]
             acc: dict[Any, Any] = {}
             for d in defs:
                 namespace[d](ctx, acc, keys)
@@ -114,17 +153,19 @@ def path_reader(namespace: dict[str, Any], node_id: int, definitions: Callable[[
     return read
 
 
-def artifact_path_reader(namespace: dict[str, Any], node_id: int, defs: dict[int, tuple[str, ...] | None]) -> Callable[[Any, tuple[Any, ...]], Any]:
+def artifact_path_reader(
+    namespace: dict[str, Any], node_id: int, defs: dict[int, tuple[str, ...] | None], whole_after: int = 0
+) -> Callable[[Any, tuple[Any, ...]], Any]:
     """``SK<id>`` in an artifact's code, whose definitions for each number of keys read are all written."""
-    return path_reader(namespace, node_id, defs.get)
+    return path_reader(namespace, node_id, defs.get, whole_after)
 
 
 def artifact_member_reader(
-    namespace: dict[str, Any], node_id: int, defs: tuple[tuple[str, bool], ...] | None, keys: dict[str, Any], is_set: bool = True
+    namespace: dict[str, Any], node_id: int, defs: tuple[tuple[str, bool], ...] | None, keys: dict[str, Any], is_set: bool = True, whole_after: int = 0
 ) -> Callable[[Any, Any], Any]:
     """``SM<id>`` in an artifact's code, whose definitions ``defs`` are all
     written (None: the document is read whole)."""
-    return member_reader(namespace, node_id, lambda: defs, keys, is_set)
+    return member_reader(namespace, node_id, lambda: defs, keys, is_set, None, whole_after)
 
 
 __all__ = ["artifact_member_reader", "artifact_path_reader", "member_reader", "path_reader"]
