@@ -55,8 +55,9 @@ WHOLE_AFTER = 1
 
 
 def whole_after(gen: ModuleGen) -> int:
-    """``WHOLE_AFTER``, or 0 (never) where the program prints or calls a nondeterministic builtin."""
-    return 0 if gen.tree.impure else WHOLE_AFTER
+    """``WHOLE_AFTER``, or 0 (never) where the program prints or calls a
+    nondeterministic builtin, or is instrumented (its traces show each rule run)."""
+    return 0 if gen.tree.impure or not gen.keyed_lookups else WHOLE_AFTER
 
 
 def _pattern(term: ast.Term | None) -> Any:
