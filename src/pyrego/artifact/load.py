@@ -30,7 +30,7 @@ from pyrego.runtime.context import EvalConfig, EvalContext
 from pyrego.runtime.convert import FrozenObject, loads
 from pyrego.runtime.docs import DOC_HELPERS, rt_path
 from pyrego.runtime.helpers import HELPERS, builtin_call
-from pyrego.runtime.members import artifact_member_reader
+from pyrego.runtime.members import artifact_member_reader, artifact_path_reader
 from pyrego.runtime.values import FALSE_KEY, TRUE_KEY, ArrayKey, ObjectKey, SetKey
 from pyrego.runtime.withs import make_call_mock, make_with, rt_const_fn, rt_node_child
 
@@ -77,6 +77,7 @@ def _noop() -> None:
 def _namespace() -> dict[str, Any]:
     namespace = _names()
     namespace["ASM"] = functools.partial(artifact_member_reader, namespace)
+    namespace["APR"] = functools.partial(artifact_path_reader, namespace)
     return namespace
 
 

@@ -31,7 +31,7 @@ from typing import Any
 from pyrego.artifact.format import ArtifactError, envelope
 from pyrego.builtins.registry import lookup
 from pyrego.codegen.generator import ModuleGen
-from pyrego.codegen.set_members import plain_pattern
+from pyrego.codegen.set_members import keyed_lines, plain_pattern, whole_after
 from pyrego.codegen.tiers import RuleWrapper
 from pyrego.engine_support import ProgramSource
 from pyrego.errors import Location
@@ -121,6 +121,27 @@ def _data_source(data: Any) -> str:
     return literal(data)
 
 
+def _keyed_code(gen: ModuleGen) -> list[str]:
+    """The code of the definitions that lookups of one key run with the key
+    bound (codegen.set_members), for every member reader the code reads
+    (writing them may make more)."""
+    code: list[str] = []
+    done: set[tuple[str, int]] = set()
+    nodes = {n.id: n for n in gen.tree.nodes.values()}
+    while True:
+        todo = [(n, 0) for n in gen.member_readers] + [(n, d) for n, depths in gen.path_readers.items() for d in depths]
+        todo = [t for t in todo if t not in done]
+        if not todo:
+            return code
+        for name, depth in todo:
+            done.add((name, depth))
+            node = nodes[int(name[2:])]
+            lines, gen.keyed_defs[(node.id, depth)] = keyed_lines(gen, node, True, depth)
+            start = len(gen.lines)
+            gen.flush_materializers()
+            code += gen.lines[start:] + lines
+
+
 def artifact_text(engine: ProgramSource) -> bytes:
     """The artifact of ``engine``'s policies and data (its evaluation settings
     as the artifact's defaults): the bytes :func:`write_artifact` writes.
@@ -135,6 +156,7 @@ def artifact_text(engine: ProgramSource) -> bytes:
     for name in gen.chunks:
         code += gen.fast_chunk(name)  # every rule's code, in the fast form
     code += gen.lines
+    code += _keyed_code(gen)
     if gen.own_parts or gen.ground_docs or gen.child_tables:
         raise ArtifactError("the policies define documents at several levels of one path; an artifact cannot hold them yet")
     builtin_names = {g: n for n, g in gen.builtin_globals.items()}
@@ -158,10 +180,16 @@ def artifact_text(engine: ProgramSource) -> bytes:
         elif name in gen.member_readers:
             node_id = int(name[2:])
             wrapper = gen.wrappers.get(f"R{node_id}")
-            defs = wrapper.defs if wrapper is not None and wrapper.kind == "set" else None
+            keyed = gen.keyed_defs.get((node_id, 0), {})
+            defs = tuple((keyed.get(d, d), d in keyed) for d in wrapper.defs) if wrapper is not None and wrapper.kind in ("set", "object") else None
             # (a pattern repr cannot write reads as "any value": more rules run, none fewer)
             keys = {d: p if plain_pattern(p) else None for d, p in gen.member_readers[name].items()}
-            later.append(f"{name} = ASM({node_id}, {defs!r}, {keys!r})")
+            later.append(f"{name} = ASM({node_id}, {defs!r}, {keys!r}, {wrapper is None or wrapper.kind == 'set'!r}, {whole_after(gen)!r})")
+        elif name in gen.path_readers:
+            node_id = int(name[2:])
+            wrapper = gen.wrappers.get(f"R{node_id}")
+            by_depth = {d: tuple(gen.keyed_defs[(node_id, d)][x] for x in wrapper.defs) if wrapper is not None and wrapper.kind == "object" else None for d in sorted(gen.path_readers[name])}
+            later.append(f"{name} = APR({node_id}, {by_depth!r}, {whole_after(gen)!r})")
         elif name.startswith("K"):
             if callable(value) and not isinstance(value, (frozenset, tuple)):
                 raise ArtifactError("the policies replace a builtin with 'with'; an artifact cannot hold that yet")

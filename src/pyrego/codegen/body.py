@@ -40,6 +40,7 @@ class BodyEmitter(StrictBlocks, LineWriter):
     #: Whether cheap tests move ahead of costlier expressions (off where each
     #: expression must run in OPA's order: the instrumented program).
     hoist = True
+    prebound: set[str] | frozenset[str] = frozenset()  # (a rule's key bound before its body: codegen.set_members)
 
     def __init__(self, gen: ModuleGen, indent: int = 1) -> None:
         super().__init__(indent, gen.compact)
@@ -96,8 +97,7 @@ class BodyEmitter(StrictBlocks, LineWriter):
         self.deadline_check()
 
     def deadline_check(self) -> None:
-        # Loops are where an evaluation can run long: honour the time limit there.
-        # (Compact form; codegen_tiers tests ``ctx.deadline`` inline for hot code.)
+        # Loops are where an evaluation can run long: honour the time limit there (compact form; hot code tests it inline).
         self.w(f"rt_check_deadline({self.ctx}, {self.where})")
 
     def check_defined(self, v: str) -> None:
@@ -152,11 +152,12 @@ class BodyEmitter(StrictBlocks, LineWriter):
         # (A query's expressions keep their nested calls: each reports its own
         # value, which an expression rewritten around its calls would not.)
         functions = self.gen.functions if record is None else None
-        ordered, _ = reorder_body(body, set(self.bound), self.outer, self.gen.arity, required=required, location=location, bind_operands=False, functions=functions)
+        now, self.prebound = self.bound - self.prebound, frozenset()  # (keys bound first: ordered as unbound, see set_members)
+        ordered, _ = reorder_body(body, now, self.outer, self.gen.arity, required=required, location=location, bind_operands=False, functions=functions)
         for e in ordered if len(ordered) != len(body) else ():  # made for nested calls
             own_vars.setdefault(id(e), stmt_vars(e.statement, set()))
         if record is None and self.hoist:
-            ordered = tuple(hoist_checks(ordered, self.bound, self.gen.arity, self.gen.pure_data_ref, own_vars))
+            ordered = tuple(hoist_checks(ordered, now, self.gen.arity, self.gen.pure_data_ref, own_vars))
         # After hoist_checks, which would move these lookups ahead of cheaper checks.
         ordered = bind_negated_operands(ordered, equality_unifies=not self.in_query)
         if record is None:

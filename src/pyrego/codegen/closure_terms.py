@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Callable, NamedTuple
 from pyrego.ast import nodes as ast
 from pyrego.codegen import docs as codegen_docs
 from pyrego.codegen.body import COMPARE_OPS
-from pyrego.codegen.set_members import member_reader_name, skips_rules
+from pyrego.codegen.set_members import member_reader_name, path_depth, path_reader_name, skips_rules
 from pyrego.compile.base import PARTIAL_OBJECT
 from pyrego.compile.ground import ground_value, in_build_order, is_ground
 from pyrego.compile.safety import ROOTS, has_unbound, iterable_only
@@ -312,6 +312,16 @@ class TermPlanner:
                 raise Unsupported("a computed key into rules beside deeper rules")
             first = tuple([p.value for p in path[i : i + 1] if type(p) is ast.Scalar])  # type: ignore[union-attr]
             doc = codegen_docs.rule_document(self.gen, node, first)
+            if i < len(path) and doc.startswith("R") and skips_rules(self.gen, node) and not self.has_unbound(path[i]):
+                n = path_depth(node) if node.kind == PARTIAL_OBJECT else 1
+                known = next((j for j, p in enumerate(path[i : i + n]) if self.has_unbound(p)), len(path[i : i + n]))
+                if known > 1:
+                    # Keys along a partial object's paths: each rule runs with its path's keys bound to them, as in OPA (the keys first).
+                    along = tuple([self.operand(p).value for p in path[i : i + known]])
+                    return self.walk(_along(self.ns, path_reader_name(self.gen, node, known), along), path[i:], rt_get)
+                # One key looked up: each rule runs for that key alone, as in OPA (the key first).
+                member = _member(self.ns, member_reader_name(self.gen, node), self.operand(path[i]).value)
+                return self.walk(member, path[i + 1 :], rt_get)
             if i < len(path) and node.kind == PARTIAL_OBJECT:
                 # A path into a partial object: only a conflict along it raises, as in OPA.
                 keys = []
@@ -322,10 +332,6 @@ class TermPlanner:
                 if keys and all(k is not None for k in keys):
                     keyed = f"PK{node.id}" if doc.startswith("P") else codegen_docs.keyed_rule_name(self.gen, node)
                     return self.walk(_keyed_document(self.ns, doc, keyed, tuple(keys)), path[i:], rt_get)
-            if i < len(path) and doc.startswith("R") and skips_rules(node) and not self.has_unbound(path[i]):
-                # A member looked up: only the rules whose key can be it run, as in OPA.
-                member = _member(self.ns, member_reader_name(self.gen, node), self.operand(path[i]).value)
-                return self.walk(member, path[i + 1 :], rt_get)
             return self.walk(document_of(self.ns, doc), path[i:], rt_get)
         if kind == "base":
             return self.walk(_base_data, path, rt_data_get)
@@ -471,6 +477,17 @@ def _member(ns: dict[str, Any], reader: str, key: Any) -> Callable[[Any, list[An
         return UNDEF if k is UNDEF else ns[reader](ctx, k)
 
     return member
+
+
+def _along(ns: dict[str, Any], reader: str, keys: tuple[Any, ...]) -> Callable[[Any, list[Any]], Any]:
+    """A partial object's document as its rules make it for a read along the
+    keys that ``keys`` compute, read by ``reader`` (``SK<id>``)."""
+
+    def document(ctx: Any, env: list[Any], ns: dict[str, Any] = ns, reader: str = reader, keys: Any = keys) -> Any:
+        kvs = tuple([k(ctx, env) for k in keys])
+        return UNDEF if UNDEF in kvs else ns[reader](ctx, kvs)
+
+    return document
 
 
 def _keyed_document(ns: dict[str, Any], name: str, keyed: str, keys: tuple[Any, ...]) -> Callable[[Any, list[Any]], Any]:

@@ -27,7 +27,13 @@ import weakref
 from typing import TYPE_CHECKING, Any, Callable
 
 from pyrego.ast import nodes as ast
-from pyrego.codegen.set_members import member_reader_name, skips_rules
+from pyrego.codegen.set_members import (
+    member_reader_name,
+    own_member_reader_name,
+    path_depth,
+    path_reader_name,
+    skips_rules,
+)
 from pyrego.compile.base import (
     FUNCTION,
     PARTIAL_OBJECT,
@@ -140,7 +146,9 @@ def own_part_lines(gen: ModuleGen, node: RuleNode, defs: list[str], tick: str) -
     # The part read at one key (PK<id>), with its rules' bodies (PD<id>) to
     # run again where a conflict under another key must not raise.
     out += [f"def PD{node.id}(ctx, acc):"] + [f"    {d}(ctx, acc)" for d in defs] + ["    pass", ""]
-    out += [f"def PK{node.id}(ctx, keys):", f"    return rt_own_at(ctx, P{node.id}, PD{node.id}, {gen.literal('K' + own_key(node.id))}, keys)", ""]
+    member = own_member_reader_name(gen, node, tuple(defs))  # (rules of one key each: run for the key read)
+    read = "rt_own_at" if member is None else "rt_own_key"
+    out += [f"def PK{node.id}(ctx, keys):", f"    return {read}(ctx, P{node.id}, PD{node.id}, {gen.literal('K' + own_key(node.id))}, keys{'' if member is None else ', ' + member})", ""]
     out += [f"def R{node.id}(ctx):", "    c = ctx.cache", f"    r = c.get({node.id}, MISS)", "    if r is not MISS: return r", tick]
     out.append(f"    acc = dict(P{node.id}(ctx))")
     # Rules with only constants in their paths (a.b[1] contains y): in OPA
@@ -588,6 +596,18 @@ def data_ref(
     return None
 
 
+def ground_keys_after(em: BodyEmitter, node: RuleNode, path: tuple[ast.Term, ...]) -> int:
+    """How many of the first keys of ``path``, read in ``node``'s document,
+    are known before the read (no variable to bind) and bound by its rules' paths."""
+    n = path_depth(node) if node.kind == PARTIAL_OBJECT else 1
+    known = 0
+    for p in path[:n]:
+        if em.has_unbound(p):
+            break
+        known += 1
+    return known
+
+
 def read_keys(em: BodyEmitter, path: tuple[ast.Term, ...]) -> str:
     """The code of a tuple of the keys at the start of ``path`` that are
     constants or bound variables (what needs no code of its own)."""
@@ -616,7 +636,18 @@ def rule_or_tree_ref(
     kind, cur, i = target
     v = em.tmp()
     if kind == "rule":
-        if i < len(path) and cur.kind == PARTIAL_OBJECT and (type(path[i]) is ast.Scalar or (type(path[i]) is ast.Var and not em.has_unbound(path[i]))):
+        known = ground_keys_after(em, cur, path[i:]) if i < len(path) and skips_rules(gen, cur) else 0
+        if known > 1:
+            # Keys along a partial object's paths: each rule runs with its path's keys bound to them, as in OPA (the keys first).
+            keys = "".join(em.term(p) + ", " for p in path[i : i + known])
+            em.assign(v, f"{path_reader_name(gen, cur, known)}({em.ctx}, ({keys}))")
+            return em.walk_path(v, path[i:], check=check)
+        if known:
+            # One key looked up: each rule runs for that key alone, as in OPA (the key first).
+            key = em.term(path[i])
+            em.assign(v, f"{member_reader_name(gen, cur)}({em.ctx}, {key})")
+            i += 1
+        elif i < len(path) and cur.kind == PARTIAL_OBJECT and (type(path[i]) is ast.Scalar or (type(path[i]) is ast.Var and not em.has_unbound(path[i]))):
             # One key of a partial object: where its rules conflict, only
             # a conflict under that key is raised, as in OPA.
             keys = read_keys(em, path[i:])
@@ -625,10 +656,6 @@ def rule_or_tree_ref(
             em.w("except EvalConflictError:")
             em.w(f"    {v} = {keyed_rule_name(gen, cur)}({em.ctx}, {keys})")
             return em.walk_path(v, path[i:], check=check)
-        if i < len(path) and skips_rules(cur) and not em.has_unbound(path[i]):
-            # A member looked up: only the rules whose key can be it run, as in OPA.
-            em.assign(v, f"{member_reader_name(gen, cur)}({em.ctx}, {em.term(path[i])})")
-            i += 1
         else:
             em.assign(v, f"R{cur.id}({em.ctx})")
     elif i < len(path) and not em.has_unbound(path[i]):

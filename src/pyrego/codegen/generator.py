@@ -25,6 +25,7 @@ from pyrego.codegen.body import BodyEmitter
 from pyrego.codegen.disk_cache import compile_source
 from pyrego.codegen.docs import conflict_message
 from pyrego.codegen.program import LOAD_LOCK, Program
+from pyrego.codegen.set_members import bind_key
 from pyrego.codegen.tiers import TICK_LINE, BuiltinSite, RuleWrapper, fast_lines, make_tick
 from pyrego.compile.base import (
     COMPLETE,
@@ -67,6 +68,8 @@ class ModuleGen:
 
     #: The writer of function bodies (the instrumented program has its own: pyrego.instrument.codegen).
     emitter: type[BodyEmitter] = BodyEmitter
+    #: Whether a lookup of one key runs definitions with the key bound first (codegen.set_members).
+    keyed_lookups = True
 
     def __init__(self, tree: CompiledTree, mockable: frozenset[str] = frozenset(), strict_errors: bool = False) -> None:
         self.tree = tree
@@ -93,6 +96,8 @@ class ModuleGen:
         self.wrappers: dict[str, RuleWrapper] = {}
         # Member readers of partial sets (codegen.set_members): name -> each definition's key pattern.
         self.member_readers: dict[str, dict[str, Any]] = {}
+        self.keyed_defs: dict[tuple[int, int], dict[str, str]] = {}
+        self.path_readers: dict[str, set[int]] = {}  # (readers along keys: name -> how many keys)  # (their definitions run for one key, by node id)
         # The rule node of each chunk, to write its code again in the
         # canonical shapes that the fast form expands (see fast_chunk).
         self._chunk_nodes: dict[str, RuleNode] = {}
@@ -531,7 +536,10 @@ class ModuleGen:
         self.lines.append("")
         return name
 
-    def branch(self, em: BodyEmitter, node: RuleNode, rule: ast.Rule, once: bool = True) -> None:
+    def branch(self, em: BodyEmitter, node: RuleNode, rule: ast.Rule, once: bool = True, keyed: int = 0) -> None:
+        """Write one rule body and what it adds (``keyed``: its key bound to
+        ``key`` first, or with a positive count its path's keys to ``keys``,
+        see codegen.set_members)."""
         head = rule.head
         kind = node.kind
         em.rule = rule
@@ -548,6 +556,7 @@ class ModuleGen:
         for t in [head.key, head.value, *suffix]:
             if t is not None:
                 term_vars(t, required)
+        late = bind_key(em, node, rule, keyed) if keyed else ()
         em.body(rule.body, required=required, location=head.location)
         if kind == PARTIAL_SET:
             assert head.key is not None
@@ -557,11 +566,15 @@ class ModuleGen:
             # `a.b[x] contains y`: sets at the leaves of an object.
             assert head.key is not None
             keys = [em.term(k) for k in suffix]
+            for j, looked_up in late:
+                em.guard(f"not rt_eq({keys[j]}, {looked_up})")
             member = em.term(head.key)
             em.w(f"rt_obj_add_member(acc, ({', '.join(keys)},), {member}, {self.loc(head.location)})")
         elif kind == PARTIAL_OBJECT:
             assert head.value is not None
             keys = [em.term(k) for k in suffix]
+            for j, looked_up in late:
+                em.guard(f"not rt_eq({keys[j]}, {looked_up})")
             v = em.term(head.value)
             if len(keys) == 1:
                 put = "rt_obj_put_value" if codegen_docs.tracks_values(self, node) else "rt_obj_put"

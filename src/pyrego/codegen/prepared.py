@@ -80,6 +80,8 @@ _DEF = DEFINITION
 _RULE_FUNCTION = RULE_FUNCTION
 #: A partial set's member reader (codegen.set_members), ``SM<id>(ctx, key)``.
 _MEMBER_READER = re.compile(r"SM\d+")
+#: A partial object's reader along keys (codegen.set_members), ``SK<id>(ctx, keys)``.
+_PATH_READER = re.compile(r"SK\d+")
 #: Iterations in OPA's order, taking the context, and the same without it.
 _SORTED_ITERATION = {"rt_items_ordered": "rt_items_sorted", "rt_values_ordered": "rt_values_sorted"}
 _PLAIN_TYPES = (bool, int, type(None))
@@ -146,7 +148,7 @@ def _rule_calls(node: pyast.AST) -> set[str]:
         if isinstance(n, pyast.Call) and isinstance(n.func, pyast.Name) and n.args and _is_ctx(n.args[0]):
             if _RULE_FUNCTION.fullmatch(n.func.id):
                 calls.add(n.func.id)
-            elif _MEMBER_READER.fullmatch(n.func.id):
+            elif _MEMBER_READER.fullmatch(n.func.id) or _PATH_READER.fullmatch(n.func.id):
                 calls.add("R" + n.func.id[2:])
     return calls
 
@@ -220,6 +222,11 @@ class _Detach(pyast.NodeTransformer):
                 args = [self.visit_Call(rule), self.visit(node.args[1])]
                 whole = pyast.Call(func=load_name("rt_get"), args=args, keywords=[])
                 return pyast.copy_location(whole, node)
+            elif _PATH_READER.fullmatch(func.id) and len(node.args) == 2:
+                # The whole object, read along the keys: as for a member (above).
+                self.member_lookups = True
+                rule = pyast.Call(func=load_name("R" + func.id[2:]), args=[node.args[0]], keywords=[])
+                return pyast.copy_location(self.visit_Call(rule), node)
             elif func.id in _SORTED_ITERATION:
                 # Only documents where base data and rules meet iterate otherwise
                 # than sorted, and what builds them (N<id>, rt_node_select, ...)

@@ -223,6 +223,7 @@ def _check_undefined_funcs(state: CompileState) -> None:
     errors, called = call_errors(state.tree, state.uses.values())
     state.tree.calls_deprecated = not DEPRECATED_BUILTINS.isdisjoint(called)
     state.tree.calls_print = "print" in called or "internal.print" in called
+    state.tree.impure = state.tree.calls_print or any(getattr(state.tree.builtin(name), "nondeterministic", False) for name in called)
     if (errors or state.hidden_calls) and any(m.withs for m in state.modules):
         check_with_targets(state.tree)  # (OPA's RewriteWithValues, a stage before, refuses a target first)
     if errors:

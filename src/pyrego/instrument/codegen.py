@@ -364,6 +364,7 @@ class InstrumentedGen(ModuleGen):
     """Generates the instrumented program (see the module docs)."""
 
     emitter = InstrumentedEmitter
+    keyed_lookups = False  # (its own: RK<id>, below)
 
     def __init__(self, tree: CompiledTree, mockable: frozenset[str], texts: dict[str, str], *, trace_locals: bool = False) -> None:
         super().__init__(tree, mockable)
@@ -554,7 +555,7 @@ class InstrumentedGen(ModuleGen):
         self._chain_rules = list(iter_rule_chain(rule))
         return super().definition(node, rule, index)
 
-    def branch(self, em: BodyEmitter, node: RuleNode, rule: ast.Rule, once: bool = True) -> None:
+    def branch(self, em: BodyEmitter, node: RuleNode, rule: ast.Rule, once: bool = True, keyed: int = 0) -> None:
         form = self.opa.rule(rule, else_branch=self._branch_no > 0)
         self._forms[id(rule)] = form
         rule_pid, head_pid = self._rule_pieces(node, rule)
@@ -569,7 +570,7 @@ class InstrumentedGen(ModuleGen):
             # body at the rest of the rule (from `else` to the chain's end).
             self.opa.forced = spans.else_body(rule, self._chain_rules)
         try:
-            super().branch(em, node, form, once)
+            super().branch(em, node, form, once, keyed)
         finally:
             self.branch_info = None
             self.opa.forced = None

@@ -281,7 +281,7 @@ def rt_own_child(
     fn = table.get(key if type(key) is str else _table_key(key))
     if fn is not None:
         return fn(ctx)
-    value = own(ctx, keys).get(key if type(key) is str else freeze(key), UNDEF)
+    value = own(ctx, keys or (key,)).get(key if type(key) is str else freeze(key), UNDEF)
     for k in below:
         if value is UNDEF:
             break
@@ -311,6 +311,17 @@ def rt_own_at(ctx: EvalContext, own: Callable[[EvalContext], Any], defs: Callabl
         defs(ctx, part)
         c[(name, path)] = part
     return part
+
+
+def rt_own_key(ctx: EvalContext, own: Callable[[EvalContext], Any], defs: Callable[[EvalContext, Any], None], name: str, keys: tuple[Any, ...], member: Callable[[EvalContext, Any], Any]) -> Any:
+    """:func:`rt_own_at` where the rules each have one variable key: read
+    at a key, the part holds what ``member`` (``PM<id>``, codegen.set_members)
+    finds there, the rules run for that key alone, as in OPA."""
+    if not keys:
+        return rt_own_at(ctx, own, defs, name, keys)
+    key = keys[0]
+    value = member(ctx, key)
+    return {} if value is UNDEF else {key if type(key) is str else freeze(key): value}
 
 
 def keyed_part(namespace: dict[str, Any], name: str, keys: tuple[Any, ...]) -> Callable[[EvalContext], Any]:
@@ -388,6 +399,7 @@ def _select(ctx: EvalContext, trie: KeyTrie, pattern: tuple[Any, ...], idx: int,
 DOC_HELPERS: dict[str, Any] = {
     "rt_own_child": rt_own_child,
     "rt_own_at": rt_own_at,
+    "rt_own_key": rt_own_key,
     "rt_doc_put": rt_doc_put,
     "rt_doc_merge": rt_doc_merge,
     "rt_node_child_path": rt_node_child_path,
@@ -409,5 +421,6 @@ __all__ = [
     "rt_node_project",
     "rt_node_select",
     "rt_own_at",
+    "rt_own_key",
     "rt_own_child",
 ]
