@@ -693,6 +693,20 @@ REGRESSIONS: dict[str, tuple[str, list[str], list[Any]]] = {
             {"x": "b"},
         ],
     ),
+    # OPA tests the refs of a rule's head (bound at the end of its body) in
+    # its index even where no expression of the body can raise: the rule is
+    # skipped where one is undefined, before the head's calls could raise (a
+    # builtin's error, a conflict).
+    "index-skips-body-head-calls": (
+        "package t\n"
+        "f(_) := 1\n"
+        "f(_) := 2\n"
+        "o[f(null)] := input.m.x if { true }\n"
+        "r := [(1 / input.n), input.m.a]\n"
+        "s := [(1 / input.n), input.m]\n",
+        ["o", "r", "s"],
+        [{}, {"m": {"x": 1}}, {"m": {}, "n": "ab"}, {"m": {"a": 1}, "n": 0}],
+    ),
     # OPA binds an `every` domain before the loop: its refs are among the
     # index's tests.
     "index-skips-body-every-domain": (
