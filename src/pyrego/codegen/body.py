@@ -18,6 +18,7 @@ from pyrego.builtins.rego import metadata_value
 from pyrego.codegen.lines import LineWriter
 from pyrego.codegen.strict_blocks import StrictBlocks
 from pyrego.compile.base import FuncRef, RuleNode, data_function_name
+from pyrego.compile.eval_order import comprehension_body, strict_calls_first
 from pyrego.compile.ground import ground_value, in_build_order, is_ground, iterated_terms
 from pyrego.compile.optimize import hoist_checks
 from pyrego.compile.rewrite import bind_negated_operands
@@ -164,6 +165,11 @@ class BodyEmitter(StrictBlocks, LineWriter):
         else:
             index = {id(e): i for i, e in enumerate(body)}
             for e in ordered:
+                if self.gen.strict_errors:
+                    # (OPA's query compiler moves nested calls out too)
+                    pre = strict_calls_first(e, self.bound)
+                    if pre:
+                        self.strict_guards(pre)
                 # Those made for a negation record nothing (a negation's own record is True, as preset).
                 self.expr(e, record_as=record.get(index.get(id(e), -1)))
         self.outer = saved_outer
@@ -777,7 +783,7 @@ class BodyEmitter(StrictBlocks, LineWriter):
         # An array's order is visible: iterate as OPA does (sorted sets and objects).
         self.ordered = ordered or isinstance(t, ast.ArrayCompr)
         self.begin_once()
-        self.body(t.body)
+        self.body(comprehension_body(t) if self.gen.strict_errors else t.body)
         if isinstance(t, ast.ArrayCompr):
             self.w(f"{acc}.append({self.term(t.term)})")
         elif isinstance(t, ast.SetCompr):
