@@ -18,7 +18,7 @@ from pyrego.builtins.rego import metadata_value
 from pyrego.codegen.lines import LineWriter
 from pyrego.codegen.strict_blocks import StrictBlocks
 from pyrego.compile.base import FuncRef, RuleNode, data_function_name
-from pyrego.compile.eval_order import comprehension_body, strict_calls_first
+from pyrego.compile.eval_order import comprehension_body
 from pyrego.compile.ground import ground_value, in_build_order, is_ground, iterated_terms
 from pyrego.compile.optimize import hoist_checks
 from pyrego.compile.rewrite import bind_negated_operands
@@ -165,11 +165,7 @@ class BodyEmitter(StrictBlocks, LineWriter):
         else:
             index = {id(e): i for i, e in enumerate(body)}
             for e in ordered:
-                if self.gen.strict_errors:
-                    # (OPA's query compiler moves nested calls out too)
-                    pre = strict_calls_first(e, self.bound)
-                    if pre:
-                        self.strict_guards(pre)
+                self.calls_first(e)
                 # Those made for a negation record nothing (a negation's own record is True, as preset).
                 self.expr(e, record_as=record.get(index.get(id(e), -1)))
         self.outer = saved_outer

@@ -52,6 +52,15 @@ class StrictBlocks(LineWriter):
         if run:
             self.strict_guards(run)
 
+    def calls_first(self, e: ast.Expr) -> None:
+        """Before a query's expression (written alone: its value is
+        recorded), the builtin calls OPA evaluates first under strict errors
+        (its query compiler moves nested calls out too)."""
+        if self.gen.strict_errors:
+            pre = strict_calls_first(e, self.bound)
+            if pre:
+                self.strict_guards(pre)
+
     def strict_guards(self, guards: list[ast.Expr]) -> None:
         """Expressions needed only with strict builtin errors: run in such
         evaluations alone. What they bind and look up is theirs: the code
