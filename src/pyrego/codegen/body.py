@@ -18,7 +18,6 @@ from pyrego.builtins.rego import metadata_value
 from pyrego.codegen.lines import LineWriter
 from pyrego.codegen.strict_blocks import StrictBlocks
 from pyrego.compile.base import FuncRef, RuleNode, data_function_name
-from pyrego.compile.eval_order import comprehension_body
 from pyrego.compile.ground import ground_value, in_build_order, is_ground, iterated_terms
 from pyrego.compile.optimize import hoist_checks
 from pyrego.compile.rewrite import bind_negated_operands
@@ -779,7 +778,7 @@ class BodyEmitter(StrictBlocks, LineWriter):
         # An array's order is visible: iterate as OPA does (sorted sets and objects).
         self.ordered = ordered or isinstance(t, ast.ArrayCompr)
         self.begin_once()
-        self.body(comprehension_body(t) if self.gen.strict_errors else t.body)
+        self.body(self.comprehension_body(t))
         if isinstance(t, ast.ArrayCompr):
             self.w(f"{acc}.append({self.term(t.term)})")
         elif isinstance(t, ast.SetCompr):

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from pyrego.ast import nodes as ast
 from pyrego.codegen.lines import LineWriter
-from pyrego.compile.eval_order import strict_calls_first, strict_only
+from pyrego.compile.eval_order import comprehension_body, strict_calls_first, strict_only
 
 if TYPE_CHECKING:
     from pyrego.codegen.generator import ModuleGen
@@ -51,6 +51,11 @@ class StrictBlocks(LineWriter):
             self.expr(e)
         if run:
             self.strict_guards(run)
+
+    def comprehension_body(self, t: ast.ArrayCompr | ast.SetCompr | ast.ObjectCompr) -> ast.Body:
+        """``t``'s body; in code for strict errors, with the calls of its
+        term after it (:func:`pyrego.compile.eval_order.comprehension_body`)."""
+        return comprehension_body(t) if self.gen.strict_errors else t.body
 
     def calls_first(self, e: ast.Expr) -> None:
         """Before a query's expression (written alone: its value is
