@@ -693,6 +693,45 @@ REGRESSIONS: dict[str, tuple[str, list[str], list[Any]]] = {
             {"x": "b"},
         ],
     ),
+    # OPA's RewriteExprTerms moves calls out of a `some ... in` collection,
+    # an `every` domain, an expression with `with` (the call keeps the
+    # `with`) and an object literal (whose entries pyrego builds in OPA's
+    # order of their keys); a comprehension's term has its calls at the end
+    # of its body. With strict builtin errors such a call raises before an
+    # undefined ref of the expression fails it.
+    "nested-builtin-call-first-strict-collections": (
+        "package t\n"
+        "a contains v if { some v in [input.m[input.s], (1 % input.m.a)] }\n"
+        'b if { some k, v in {"x": input.m[input.s], "y": (1 % input.m.a)}; k != v }\n'
+        "c if { every v in [input.m[input.s], (1 % input.m.a)] { v } }\n"
+        'd if { every k, v in {input.m[input.s]: 1, "y": (3 / input.n)} { v != k } }\n'
+        "e if { x := [input.m[input.s], (1 % input.m.a)] with input.w as 1 }\n"
+        'g if { x := {(1 / input.n): 1, "k": input.m[input.s]} }\n'
+        "h := [[input.m[input.s], (1 % input.m.a)] | true]\n"
+        "i := {input.m[input.s]: (1 % input.m.a) | true}\n"
+        "j if { some v in [[input.m[input.s]], [(1 % input.m.a)]][0] }\n",
+        ["a", "b", "c", "d", "e", "g", "h", "i", "j"],
+        [
+            {"s": "", "m": {"a": False}, "n": 0},
+            {"s": "x", "m": {"a": 2, "x": 1}, "n": 2},
+            {"s": "x", "m": {"a": False, "x": 1}, "n": "q"},
+            {"m": {}},
+        ],
+    ),
+    # OPA tests the refs of a rule's head (bound at the end of its body) in
+    # its index even where no expression of the body can raise: the rule is
+    # skipped where one is undefined, before the head's calls could raise (a
+    # builtin's error, a conflict).
+    "index-skips-body-head-calls": (
+        "package t\n"
+        "f(_) := 1\n"
+        "f(_) := 2\n"
+        "o[f(null)] := input.m.x if { true }\n"
+        "r := [(1 / input.n), input.m.a]\n"
+        "s := [(1 / input.n), input.m]\n",
+        ["o", "r", "s"],
+        [{}, {"m": {"x": 1}}, {"m": {}, "n": "ab"}, {"m": {"a": 1}, "n": 0}],
+    ),
     # OPA binds an `every` domain before the loop: its refs are among the
     # index's tests.
     "index-skips-body-every-domain": (

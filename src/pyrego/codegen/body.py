@@ -165,6 +165,7 @@ class BodyEmitter(StrictBlocks, LineWriter):
         else:
             index = {id(e): i for i, e in enumerate(body)}
             for e in ordered:
+                self.calls_first(e)
                 # Those made for a negation record nothing (a negation's own record is True, as preset).
                 self.expr(e, record_as=record.get(index.get(id(e), -1)))
         self.outer = saved_outer
@@ -778,7 +779,7 @@ class BodyEmitter(StrictBlocks, LineWriter):
         # An array's order is visible: iterate as OPA does (sorted sets and objects).
         self.ordered = ordered or isinstance(t, ast.ArrayCompr)
         self.begin_once()
-        self.body(t.body)
+        self.body(self.comprehension_body(t))
         if isinstance(t, ast.ArrayCompr):
             self.w(f"{acc}.append({self.term(t.term)})")
         elif isinstance(t, ast.SetCompr):

@@ -50,7 +50,7 @@ from pyrego.compile.base import (
     iter_rule_chain,
     rule_suffix,
 )
-from pyrego.compile.eval_order import strict_calls_first, strict_only
+from pyrego.compile.eval_order import comprehension_body, strict_calls_first, strict_only
 from pyrego.compile.ground import iterated_terms
 from pyrego.compile.rewrite import calls_function
 from pyrego.compile.safety import ROOTS, reorder_body, stmt_has_vars, stmt_vars, term_vars
@@ -602,7 +602,7 @@ class _Planner(TermPlanner):
         self.ordered = self.ordered or isinstance(t, ast.ArrayCompr)
         self.settled = False  # the head's variables are not the enclosing expression's
         acc = self.slot()
-        builders = self.body(t.body, None, None)
+        builders = self.body(comprehension_body(t) if self.gen.strict_errors else t.body, None, None)
         last: Step
         new: Callable[[], Any]
         if isinstance(t, ast.ObjectCompr):

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from pyrego.ast import nodes as ast
 from pyrego.codegen.lines import LineWriter
-from pyrego.compile.eval_order import strict_calls_first, strict_only
+from pyrego.compile.eval_order import comprehension_body, strict_calls_first, strict_only
 
 if TYPE_CHECKING:
     from pyrego.codegen.generator import ModuleGen
@@ -51,6 +51,20 @@ class StrictBlocks(LineWriter):
             self.expr(e)
         if run:
             self.strict_guards(run)
+
+    def comprehension_body(self, t: ast.ArrayCompr | ast.SetCompr | ast.ObjectCompr) -> ast.Body:
+        """``t``'s body; in code for strict errors, with the calls of its
+        term after it (:func:`pyrego.compile.eval_order.comprehension_body`)."""
+        return comprehension_body(t) if self.gen.strict_errors else t.body
+
+    def calls_first(self, e: ast.Expr) -> None:
+        """Before a query's expression (written alone: its value is
+        recorded), the builtin calls OPA evaluates first under strict errors
+        (its query compiler moves nested calls out too)."""
+        if self.gen.strict_errors:
+            pre = strict_calls_first(e, self.bound)
+            if pre:
+                self.strict_guards(pre)
 
     def strict_guards(self, guards: list[ast.Expr]) -> None:
         """Expressions needed only with strict builtin errors: run in such

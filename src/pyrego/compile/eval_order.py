@@ -50,12 +50,14 @@ def strict_calls_first(e: ast.Expr, bound: Container[str]) -> list[ast.Expr]:
     with strict builtin errors, such a call that fails raises even where an
     operand pyrego reads first is undefined or raises (``input.m[input.k] >=
     to_number(input.s)``). As expressions :func:`strict_only` binding fresh
-    variables, to run before ``e`` (``bound``: the variables bound by then);
-    none where no nested call can fail, where a ref other than their own
-    operands comes to be read after them, or where a call needs a variable
-    ``e`` binds. A call evaluated twice gives the same value (builtins are
+    variables, to run before ``e`` (``bound``: the variables bound by then;
+    they carry ``e``'s ``with`` modifiers, as OPA's do); none where no nested
+    call can fail, where a ref other than their own operands comes to be
+    read after them, or where a call needs a variable ``e`` binds. The
+    collection of ``some ... in`` and the domain of ``every`` count as
+    operands. A call evaluated twice gives the same value (builtins are
     deterministic within an evaluation), so this only adds the error."""
-    if e.negated or e.with_mods or not _fails_nested(e.statement, 0) or not _ref_first(e.statement):
+    if e.negated or not _calls_after_refs(e.statement):
         return []  # (a negated expression's calls are bound before it already)
     parts = split_nested_calls(e, "s")
     if len(parts) < 2:
@@ -90,6 +92,23 @@ def head_calls_first(head: ast.RuleHead, raises: Callable[[Any], bool], strict: 
         e = ast.Expr(ast.Unify(ast.Var(f"__head{n}__#h"), call))  # (``#``: no Rego variable is named so)
         out.append(e if always else mark_strict_only(e))
     return tuple(out)
+
+
+def comprehension_body(t: ast.ArrayCompr | ast.SetCompr | ast.ObjectCompr) -> ast.Body:
+    """``t``'s body, for code with strict builtin errors: OPA evaluates the
+    calls of a comprehension's term (its key, then its value) at the end of
+    its body, then the term's refs; pyrego evaluates the term in order.
+    Where a ref comes before a call that can fail there, the body with those
+    calls after it, as expressions :func:`strict_only` (a call evaluated
+    twice gives the same value: this only adds its error)."""
+    terms = (t.key, t.value) if isinstance(t, ast.ObjectCompr) else (t.term,)
+    if not has_call(terms) or not _ref_before_call(terms):
+        return t.body
+    calls: list[ast.Call] = []
+    _outer_calls(terms, calls)
+    loc = t.location
+    # (named after the comprehension: one nested in another's term has its own)
+    return t.body + tuple(mark_strict_only(ast.Expr(ast.Unify(ast.Var(f"__compr{n}__#c@{loc.row}:{loc.col}"), c))) for n, c in enumerate(calls))
 
 
 def _outer_calls(t: Any, out: list[ast.Call]) -> None:
@@ -132,6 +151,17 @@ def _fails_nested(t: Any, depth: int) -> bool:
     return parts is not None and any(_fails_nested(x, depth or 1) for x in parts(t) if x is not None)
 
 
+def _calls_after_refs(stmt: ast.Statement) -> bool:
+    """Whether a call that can fail is nested in ``stmt``'s operands after a
+    ref pyrego reads first (:func:`_ref_first`). The collection of ``some
+    ... in`` and the domain of ``every`` are operands (OPA's
+    ``internal.member_3``; a domain bound before the loop)."""
+    if isinstance(stmt, (ast.SomeIn, ast.Every)):
+        coll = stmt.collection if isinstance(stmt, ast.SomeIn) else stmt.domain
+        return _fails_nested(coll, 1) and _ref_before_call((coll,))
+    return _fails_nested(stmt, 0) and _ref_first(stmt)
+
+
 def _ref_first(stmt: ast.Statement) -> bool:
     """Whether pyrego, evaluating ``stmt`` in order, reads a ref before a
     nested call that can fail, where OPA evaluates that call first: a ref
@@ -164,7 +194,9 @@ def _ref_walk(t: Any, seen: list[bool], raises: Callable[[Any], bool] | None) ->
             return True
         return _ref_before_call(t.args)  # (its own operands: read before it in either order)
     if tt is ast.Ref:
-        # (its head is read first; a call among its keys comes after it)
+        # (its head is read first, a term's parts included; a call among its keys comes after it)
+        if type(t.head) is not ast.Var and _ref_walk(t.head, seen, raises):
+            return True
         seen[0] = seen[0] or raises is None or raises(t)
         return any(_ref_walk(k, seen, raises) for k in t.path)
     if tt is ast.Var:
@@ -172,8 +204,26 @@ def _ref_walk(t: Any, seen: list[bool], raises: Callable[[Any], bool] | None) ->
         return False
     if tt is ast.Scalar or isinstance(t, SUBQUERIES):
         return False
+    if (tt is ast.Object or tt is ast.SetTerm) and not seen[0]:
+        # (built in the order of OPA's sort of their terms, not the text's:
+        # a ref anywhere in one may be read before any call there)
+        seen[0] = _reads_ref(t, raises)
     parts = PARTS.get(tt)
     return parts is not None and any(_ref_walk(x, seen, raises) for x in parts(t) if x is not None)
+
+
+def _reads_ref(t: Any, raises: Callable[[Any], bool] | None) -> bool:
+    """Whether a ref (one that can raise, with ``raises``) is in ``t``
+    outside calls and comprehensions."""
+    tt = type(t)
+    if tt is ast.Ref:
+        return raises is None or raises(t) or _reads_ref(t.head, raises) or any(_reads_ref(k, raises) for k in t.path)
+    if tt is ast.Var:
+        return raises is None and t.name in _ROOTS
+    if tt is ast.Call or tt is ast.Scalar or isinstance(t, SUBQUERIES):
+        return False
+    parts = PARTS.get(tt)
+    return parts is not None and any(_reads_ref(x, raises) for x in parts(t) if x is not None)
 
 
 #: Builtins that never fail, whatever their operands (comparisons, membership, type tests).
@@ -212,4 +262,4 @@ def has_call(node: Any) -> bool:
     return fields is not None and any(has_call(getattr(node, f)) for f in fields if f != "location")
 
 
-__all__ = ["NEVER_FAILS", "PARTS", "STRICT_ONLY", "SUBQUERIES", "has_call", "head_calls_first", "mark_strict_only", "strict_calls_first", "strict_only"]
+__all__ = ["NEVER_FAILS", "PARTS", "STRICT_ONLY", "SUBQUERIES", "comprehension_body", "has_call", "head_calls_first", "mark_strict_only", "strict_calls_first", "strict_only"]

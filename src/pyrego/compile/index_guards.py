@@ -282,7 +282,7 @@ def guarded_rule(rule: ast.Rule, plan: IndexPlan) -> ast.Rule:
     return nxt
 
 
-def _may_need_guard(rule: ast.Rule, raises: Callable[[ast.Expr], bool], is_virtual: Callable[[tuple[str, ...]], bool]) -> bool:
+def _may_need_guard(rule: ast.Rule, raises: Callable[[Any], bool], is_virtual: Callable[[tuple[str, ...]], bool]) -> bool:
     """Whether a branch has an expression that can raise, at or after which
     comes one the index could take a test from that the expressions before
     it do not make already (a quick filter, so that OPA's form of a body is
@@ -292,11 +292,12 @@ def _may_need_guard(rule: ast.Rule, raises: Callable[[ast.Expr], bool], is_virtu
     args = frozenset(a.name for a in rule.head.args or () if type(a) is ast.Var)
     body = rule.body
     first = next((i for i, e in enumerate(body) if raises(e)), None)
-    if first is None:
-        return False
-    tested: set[tuple[Any, Any]] | None = None
     read: set[tuple[Any, Any]] = set()
     _note_refs(_head_terms(rule.head), is_virtual, read)  # (OPA tests the head's refs in the body, last)
+    if first is None:
+        # (the head's calls, evaluated after the body, before its refs, can raise where its refs are tested)
+        return bool(read) and raises(rule.head) and not read <= _tested_first(body, tuple(rule.head.args or ()), is_virtual, raises)
+    tested: set[tuple[Any, Any]] | None = None
     if read:
         tested = _tested_first(body, tuple(rule.head.args or ()), is_virtual, raises)
         if not read <= tested:

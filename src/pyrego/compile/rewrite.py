@@ -159,7 +159,18 @@ def split_nested_calls(e: ast.Expr, stage: str) -> list[ast.Expr]:
     """OPA's ``RewriteExprTerms`` of one expression: an expression binding
     each call nested in its operands, innermost first, then the expression
     reading those variables (``[e]`` where it has none). ``stage``: a letter
-    in the variables' names, apart from those of other rewrites."""
+    in the variables' names, apart from those of other rewrites. Also for
+    ``some ... in xs`` (OPA's ``internal.member_3``: ``xs`` is an operand)
+    and ``every ... in xs`` (OPA binds ``xs`` before the loop)."""
+    s = e.statement
+    if isinstance(s, ast.SomeIn):
+        h = _Hoister(e, stage)
+        coll = h.calls_in(s.collection)
+        return h.out + [_with_statement(e, ast.SomeIn(s.key, s.value, coll, s.location))] if h.out else [e]
+    if isinstance(s, ast.Every):
+        h = _Hoister(e, stage)
+        domain = h.calls_in(s.domain)
+        return h.out + [_with_statement(e, ast.Every(s.key, s.value, domain, s.body, s.location))] if h.out else [e]
     return _split_calls(e, stage)
 
 
