@@ -91,12 +91,15 @@ def check_oracle(case: Case, oracle: Any) -> None:
         assert canonical(got.bindings[0]) == canonical(case.want)
 
 
-def strict_answers(modules: dict[str, str], query: str, input: Any) -> list[Any]:
+def strict_answers(modules: dict[str, str], query: str, input: Any, *, strict: bool = True, data: Any = None) -> list[Any]:
     """Two evaluations' answers of ``query`` by one engine with strict builtin
-    errors (bindings, canonical and sorted, or an error code): the second may
-    run code the first made hot."""
+    errors (or without, ``strict=False``), on ``data`` if given (bindings,
+    canonical and sorted, or an error code): the second may run code the
+    first made hot."""
     engine = pyrego.Engine()
-    engine.set_strict_builtin_errors(True)
+    engine.set_strict_builtin_errors(strict)
+    if data is not None:
+        engine.add_data(data)
     try:
         engine.add_policies(modules)
     except pyrego.RegoError as err:

@@ -21,6 +21,7 @@ import pytest
 
 import pyrego
 from conftest import EXECUTION_FORMS, in_form
+from policy_cases import strict_answers
 from pyrego.conformance import canonical
 
 #: Refs that may be undefined, and calls that may fail, on the inputs below.
@@ -104,25 +105,6 @@ def _program(rng: random.Random) -> tuple[dict[str, str], list[str], set[str]]:
     return {"t.rego": "\n".join(lines) + "\n"}, [f"x := data.t.r{n}" for n in range(3)] + [query.format(**_operands(rng))], forms
 
 
-def _answers(modules: dict[str, str], query: str, input: Any, strict: bool) -> list[Any]:
-    """Two evaluations' answers by one engine (the second may run code the
-    first made hot): bindings, canonical and sorted, or an error code."""
-    engine = pyrego.Engine()
-    engine.set_strict_builtin_errors(strict)
-    engine.add_data(DATA)
-    try:
-        engine.add_policies(modules)
-    except pyrego.RegoError as err:
-        return [err.code] * 2
-    out: list[Any] = []
-    for _ in range(2):
-        try:
-            out.append(sorted([canonical(r["bindings"]) for r in engine.eval_query(query, input=input)["result"]], key=repr))
-        except pyrego.RegoError as err:
-            out.append(err.code)
-    return out
-
-
 def _differences(oracle: Any, seeds: range) -> list[str]:
     failures = []
     for seed in seeds:
@@ -135,9 +117,9 @@ def _differences(oracle: Any, seeds: range) -> list[str]:
                 expected = want.error_code if want.is_error else sorted([canonical(b) for b in want.bindings], key=repr)
                 for form in EXECUTION_FORMS:
                     with in_form(form):
-                        got = _answers(modules, query, input, strict=True)
+                        got = strict_answers(modules, query, input, data=DATA)
                         # (without strict errors: OPA's answers where it raised nothing)
-                        loose = _answers(modules, query, input, strict=False) if not want.is_error else [expected]
+                        loose = strict_answers(modules, query, input, strict=False, data=DATA) if not want.is_error else [expected]
                     if any(g != expected for g in got + loose):
                         failures.append(f"seed {seed} ({form}) {query} input={input}\n{modules['t.rego']}OPA: {expected}\npyrego: {got}, non-strict {loose}")
     return failures
