@@ -380,10 +380,10 @@ class BodyEmitter(StrictBlocks, LineWriter):
                 return
             self._unify_pairs([(ka[k], kb[k]) for k in ka], location)
             return
-        if self._is_pattern(a) and self.has_unbound(a):
+        if isinstance(a, _PATTERNS) and self.has_unbound(a):
             self.unify_value(a, self.term(b), location)
             return
-        if self._is_pattern(b) and self.has_unbound(b):
+        if isinstance(b, _PATTERNS) and self.has_unbound(b):
             self.unify_value(b, self.term(a), location)
             return
         if self.require_literal(a, b):
@@ -411,10 +411,6 @@ class BodyEmitter(StrictBlocks, LineWriter):
                     break
             else:
                 raise RegoUnsafeVarError(f"var {_shown(next(iter(sorted(term_vars(pending[0][0], set()) - self.bound))))} is unsafe", location)
-
-    @staticmethod
-    def _is_pattern(t: ast.Term) -> bool:
-        return isinstance(t, (ast.Var, ast.Array, ast.Object))
 
     def unify_value(self, pattern: ast.Term, value: str, location: ast.Location) -> None:
         """Destructure the Python value expression ``value`` against ``pattern``."""
@@ -795,6 +791,9 @@ class BodyEmitter(StrictBlocks, LineWriter):
         self.restore(st)
         self.ctx = ctx
         return acc
+
+
+_PATTERNS = (ast.Var, ast.Array, ast.Object)  # terms unify_value destructures
 
 
 def _shown(t: ast.Term | str) -> str:
