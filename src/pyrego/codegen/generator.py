@@ -606,11 +606,7 @@ class ModuleGen:
         where = self.const(tuple(node.rules[i].location for i in order))  # a conflict is where the differing value came from, as in OPA
         default_fn = self.default_value(node) if node.default is not None else None
         first = len(defs) > 1 and one_constant_value(node)  # (OPA then takes the first that succeeds)
-        memo = False
-        if self.tree.calls_print:
-            from pyrego.compile.print_calls import rules_call_print  # (only for programs that print)
-
-            memo = rules_call_print(node.rules)
+        memo = node.id in self.tree.printing_nodes
         return RuleWrapper("function", node.id, defs, node.arity or 0, conflict=conflict, where=where, default_fn=default_fn, first_only=first, memo=memo)
 
     # -- queries -----------------------------------------------------------------------

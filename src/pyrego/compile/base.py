@@ -224,6 +224,8 @@ class CompiledTree:
     calls_deprecated: bool = False
     # Some rule calls print (the order of definitions then shows in what is printed).
     calls_print: bool = False
+    # The ids of the nodes whose rules call print (else branches, closures included).
+    printing_nodes: frozenset[int] = frozenset()
     # Some rule calls print or a nondeterministic builtin (``http.send``, ...): what runs shows beyond the values.
     impure: bool = False
 

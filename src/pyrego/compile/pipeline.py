@@ -197,10 +197,11 @@ def _early_checks(state: CompileState) -> None:
 def _resolve_refs(state: CompileState) -> None:
     state.packages = packages = [package_path(module) for module in state.modules]
     state.tree, state.uses, state.conflict = build_tree(state.modules, packages, state.extensions, state.allowed_builtins, state.strict)
+    state.tree.printing_nodes = frozenset(i for i, u in state.uses.items() if any(c.op in ("print", "internal.print") for c in u.calls))
 
 
 def _check_rule_conflicts(state: CompileState) -> None:
-    if any(c.op in ("print", "internal.print") for u in state.uses.values() for c in u.calls):
+    if state.tree.printing_nodes:
         # (OPA's CheckVoidCalls and RewritePrintCalls come before its rule conflicts)
         from pyrego.compile.print_calls import print_operand_errors  # (only where print is called)
         from pyrego.compile.void_calls import void_call_errors

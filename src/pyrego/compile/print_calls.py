@@ -18,9 +18,6 @@ always checks, as ``opa eval``, ``opa test`` and OPA's server do.
 
 from __future__ import annotations
 
-import dataclasses
-from typing import Any
-
 from pyrego.ast import nodes as ast
 from pyrego.ast.nodes import Assign, Call, Every
 from pyrego.compile.base import CompiledTree
@@ -135,18 +132,3 @@ def _body_errors(body: ast.Body, bound: set[str], arity: ArityFn) -> list[RegoEr
             return errors
     return []
 
-
-def rules_call_print(rules: list[ast.Rule]) -> bool:
-    """Whether ``print`` is called anywhere in ``rules`` (else branches,
-    comprehensions and ``every`` bodies included)."""
-    return any(_holds_print(r) for r in rules)
-
-
-def _holds_print(x: Any) -> bool:
-    if type(x) is Call and x.op in (_PRINT, "internal.print"):
-        return True
-    if isinstance(x, (list, tuple)):
-        return any(_holds_print(y) for y in x)
-    if dataclasses.is_dataclass(x) and not isinstance(x, (type, ast.Location)):
-        return any(_holds_print(getattr(x, f.name)) for f in dataclasses.fields(x))
-    return False
