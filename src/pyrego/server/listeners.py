@@ -43,6 +43,18 @@ class Address:
         """A Linux abstract Unix socket (``unix://@name``): no file."""
         return self.path.startswith("@")
 
+    @property
+    def socket_file(self) -> str | None:
+        """The file a Unix socket listens on (None: not a Unix socket, or an abstract one)."""
+        return self.path if self.scheme == "unix" and not self.abstract else None
+
+
+def remove_socket_file(path: str | None) -> None:
+    """Remove a Unix socket's file, if there is one (already gone: fine)."""
+    if path:
+        with contextlib.suppress(OSError):
+            os.remove(path)
+
 
 def parse_address(text: str, tls: bool) -> Address:
     """The :class:`Address` of ``--addr text`` (``tls``: a certificate is configured, so bare
@@ -179,6 +191,5 @@ def run_listeners(listeners: Sequence[Listener], **config: Any) -> bool:
             for sock in lst.sockets:
                 sock.close()
             for path in lst.unix_paths:
-                with contextlib.suppress(OSError):
-                    os.remove(path)
+                remove_socket_file(path)
     return primary.started

@@ -9,7 +9,6 @@ write reaching one worker would make the workers answer differently.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import signal
@@ -183,7 +182,15 @@ def serve(
     that cannot be bound (in use), ``OSError`` once the files are loaded."""
     import uvicorn
 
-    from pyrego.server.listeners import Address, AddressError, Listener, bind, parse_address, run_listeners
+    from pyrego.server.listeners import (
+        Address,
+        AddressError,
+        Listener,
+        bind,
+        parse_address,
+        remove_socket_file,
+        run_listeners,
+    )
     from pyrego.server.tlsconf import ReloadingContext, TLSSettings
 
     if tls is None and tls_cert_file and tls_private_key_file:
@@ -221,9 +228,7 @@ def serve(
         try:
             uvicorn.run("pyrego.server.serve:worker_app", factory=True, workers=settings.workers, **kwargs)
         finally:
-            if addr.scheme == "unix" and not addr.abstract:
-                with contextlib.suppress(OSError):
-                    os.remove(addr.path)
+            remove_socket_file(addr.socket_file)
         return
     app = build_app(settings)
     sockets: list[tuple[Address, list[socket.socket]]] = []
@@ -234,9 +239,7 @@ def serve(
         for a, socks in sockets:  # (what was bound before the failure is let go)
             for sock in socks:
                 sock.close()
-            if a.scheme == "unix" and not a.abstract:
-                with contextlib.suppress(OSError):
-                    os.remove(a.path)
+            remove_socket_file(a.socket_file)
         raise
     listeners = []
     for i, (addr, socks) in enumerate(sockets):
@@ -244,8 +247,7 @@ def serve(
 
         target = app if i < len(main) else diagnostic_app(app)
         secure = addr.scheme == "https"
-        paths = [addr.path] if addr.scheme == "unix" and not addr.abstract else []
-        listeners.append(Listener(target, socks, ctx if secure else None, identity and secure, paths))
+        listeners.append(Listener(target, socks, ctx if secure else None, identity and secure, [addr.socket_file] if addr.socket_file else []))
     if reloading is not None:
         reloading.start()
     if not run_listeners(listeners, **kwargs):
