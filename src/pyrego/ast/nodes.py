@@ -352,6 +352,26 @@ class Module:
     withs: bool = field(default=True, compare=False)
 
 
+def call_name_text(op: str) -> str:
+    """A called function's name as OPA prints it in messages: a ref whose
+    keyword keys are in brackets (``data.q["contains"]``); builtins as named."""
+    head, *keys = op.split(".")
+    if head != "data":
+        return op
+    import json
+
+    out = head
+    for key in keys:
+        out += f"[{json.dumps(key)}]" if key in _KEYWORDS_IN_REFS else "." + key
+    return out
+
+
+# (OPA brackets these in a ref's text whatever the module's Rego version)
+_KEYWORDS_IN_REFS = frozenset(
+    {"as", "contains", "default", "else", "every", "false", "if", "import", "in", "not", "null", "package", "some", "true", "with"}
+)
+
+
 def ref_to_string(ref: Ref, written: bool = False) -> str:
     """``data.a["b c"][x]`` style text for a ref (used in messages and names);
     ``written``: numbers as written (``a[1.0]``: a function's name, as OPA

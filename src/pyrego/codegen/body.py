@@ -720,7 +720,7 @@ class BodyEmitter(StrictBlocks, LineWriter):
         node = gen.tree.functions.get(op)
         arity = gen.arity(op)
         if arity is None:
-            raise RegoTypeError(f"undefined function {op}", t.location)
+            raise RegoTypeError(f"undefined function {ast.call_name_text(op)}", t.location)
         args = t.args
         out_arg: ast.Term | None = None
         if len(args) == arity + 1:

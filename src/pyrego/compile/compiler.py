@@ -225,7 +225,7 @@ def check_call(tree: CompiledTree, call: ast.Call, nested: bool = False, in_quer
     is_builtin = call.op not in tree.functions
     if arity is None:
         if not (call.op.startswith("data.") and _is_rule_path(tree, call.op)):
-            raise RegoTypeError(f"undefined function {call.op}", call.location)
+            raise RegoTypeError(f"undefined function {ast.call_name_text(call.op)}", call.location)
         if not _has_rules_at(tree, call.op):
             return False  # (the type check finds no function there)
         # A rule that is not a function: OPA takes its arity as 0 here (the

@@ -577,7 +577,7 @@ class LocalVarChecker:
             head = s.op.partition(".")[0]
             new = self._var(stack, head, out)
             if new is not None and new != head:
-                self.hidden_calls.append(RegoTypeError(f"undefined function {s.op}", e.location))
+                self.hidden_calls.append(RegoTypeError(f"undefined function {ast.call_name_text(s.op)}", e.location))
             for a in s.args:
                 self._term_into(stack, a, errors, out)
         else:

@@ -88,7 +88,7 @@ class CallsMixin(EvalBase):
                 continue
             b = self.tree.builtin(op)
             if b is None:
-                raise PartialEvalError(f"undefined function {op}", t.location)
+                raise PartialEvalError(f"undefined function {ast.call_name_text(op)}", t.location)
             if all(type(a) is Known for a in plugged):
                 value = self.known.call_builtin(op, [a.value for a in plugged], t.location)
                 if value is UNDEF:

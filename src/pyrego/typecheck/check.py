@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Optional
 
-from pyrego.ast.nodes import Scalar, Var
+from pyrego.ast.nodes import Scalar, Var, call_name_text
 from pyrego.compile.base import key_raw
 from pyrego.errors import Location
 from pyrego.typecheck import static_types as T
@@ -181,7 +181,7 @@ def check_call(env: TypeEnv, expr: IExpr) -> TypeErr | None:
     else:
         tpe = env.get_by_ref(_op_ref(name))
     if tpe is None:
-        return TypeErr(expr.location, f"undefined function {name}")
+        return TypeErr(expr.location, f"undefined function {call_name_text(name)}")
     if isinstance(tpe, T.AnyType):
         return None  # a function whose own check failed
     if not isinstance(tpe, T.FunctionType):
