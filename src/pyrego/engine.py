@@ -677,8 +677,8 @@ class Engine(ConfigurationMixin, QueryMixin, InstrumentationMixin):
             value = fn(ctx)
             if value is UNDEF:
                 if more:
-                    for fn in more:
-                        value = fn(ctx)
+                    for f in more:
+                        value = f(ctx)
                         if value is not UNDEF:
                             break
                     else:
@@ -686,10 +686,8 @@ class Engine(ConfigurationMixin, QueryMixin, InstrumentationMixin):
                 else:
                     value = default
         except Exception as exc:
-            failure = self._evaluation_failure(exc, path, program, ctx.input)
-            if failure is exc:
-                raise
-            raise failure from (None if type(exc) is RecursionError else exc)
+            value = self._after_failure(exc, path, program, ctx, (fn, *more), default)
+            ctx = self._context(input)
         self._spare = ctx
         if value is True or value is False or value is UNDEF or value is None:
             return value  # (most decisions: no call)

@@ -28,9 +28,18 @@ from pyrego.engine_support import (
     rule_path,
     too_deep_error,
 )
-from pyrego.errors import EvalError, EvalRecursionError, Location, RegoError
+from pyrego.errors import (
+    EvalBuiltinError,
+    EvalConflictError,
+    EvalError,
+    EvalRecursionError,
+    EvalTypeError,
+    Location,
+    RegoError,
+)
 from pyrego.parse.parser import parse_query
 from pyrego.runtime.convert import result_json_value, to_python
+from pyrego.runtime.helpers import ITERATION_ORDER, sorted_iteration
 from pyrego.runtime.values import UNDEF
 
 if TYPE_CHECKING:
@@ -67,6 +76,10 @@ class CompiledQuery:
 #: Batches of at most this many inputs (in a list) evaluate each through a
 #: rule the engine keeps prepared, their results made at once (see eval_many).
 SMALL_BATCH = 32
+
+#: Errors after which an evaluation is run again in OPA's iteration order (not
+#: a time limit, a recursion, or a fault of the input: the order changes none).
+_REPLAYED = frozenset({EvalError, EvalTypeError, EvalBuiltinError, EvalConflictError})
 
 # pyrego.batch.results' result makers, imported with the first small batch.
 _ok_result: Any = None
@@ -164,6 +177,39 @@ class QueryMixin:
         return batch.eval_many(self, path, inputs, processes=processes, chunk_size=chunk_size, on_error=on_error)  # type: ignore[no-any-return]
 
 
+    def _after_failure(self, exc: Exception, path: str, program: Program | None, failed: EvalContext, fns: tuple[Any, ...], default: Any) -> Any:
+        """The value of an evaluation of the rule ``path`` (its functions ``fns``,
+        tried in turn, then ``default``) that raised ``exc`` in context ``failed``,
+        run again with OPA's iteration order (see :func:`sorted_iteration`):
+        OPA's value, or OPA's error raised."""
+        input = failed.input
+        if self._replays(exc, failed):
+            try:
+                with sorted_iteration():
+                    ctx = self._context(input)
+                    for fn in fns:
+                        value = fn(ctx)
+                        if value is not UNDEF:
+                            return value
+                    return default
+            except Exception as again:
+                exc = again
+        failure = self._evaluation_failure(exc, path, program, input)  # type: ignore[attr-defined]
+        if failure is exc:
+            raise exc
+        raise failure from (None if type(exc) is RecursionError else exc)
+
+    def _replays(self, exc: Exception, failed: EvalContext) -> bool:
+        """Whether an evaluation that raised ``exc`` in ``failed`` is run again
+        in OPA's iteration order; if so, the lines it printed are taken back."""
+        if type(exc) not in _REPLAYED or ITERATION_ORDER.everywhere or _input_fault(exc, failed.input) is not None:
+            return False
+        printed = failed.q.printed if failed.q is not None else 0
+        prints = self._prints  # type: ignore[attr-defined]
+        for _ in range(min(printed, len(prints) if prints is not None else 0)):
+            prints.pop()
+        return True
+
     def _eval_rule_by_query(self, query: str, input: Any) -> Any:
         solutions = list(self._execute(self._compile_query(query), input))
         for bindings, _ in solutions:
@@ -222,7 +268,15 @@ class QueryMixin:
     def _execute(self, q: CompiledQuery, input: Any = NO_INPUT) -> list[tuple[dict[str, Any], tuple[Any, ...]]]:
         ctx = self._context(input)
         try:
-            return list(q.fn(ctx))
+            try:
+                return list(q.fn(ctx))
+            except EvalError as err:
+                # Run again with OPA's iteration order: its error, or its answer (see sorted_iteration).
+                if not self._replays(err, ctx):
+                    raise
+            with sorted_iteration():
+                ctx = self._context(input)
+                return list(q.fn(ctx))
         except RegoError as err:
             fault = _input_fault(err, ctx.input)
             if fault is not None:

@@ -37,7 +37,7 @@ _DEFAULT_CONFIG = EvalConfig()
 class QueryState:
     """Per-query state shared by a context and the contexts ``with`` derives from it."""
 
-    __slots__ = ("now_ns", "builtin_cache", "builtin_errors")
+    __slots__ = ("now_ns", "builtin_cache", "builtin_errors", "printed")
 
     def __init__(self) -> None:
         # (The caches and errors are made on first use: most queries that
@@ -45,6 +45,8 @@ class QueryState:
         self.now_ns: int | None = None
         self.builtin_cache: dict[str, dict[Any, Any]] | None = None
         self.builtin_errors: list[Exception] | None = None
+        # Lines given to the print hook (taken back when a failed evaluation runs again)
+        self.printed = 0
 
 
 class EvalContext(HasDeadline):
@@ -169,6 +171,7 @@ class EvalContext(HasDeadline):
         hook = self.cfg.print_hook
         if hook is not None:
             hook(text)
+            self.state.printed += 1
 
 
 _new = object.__new__

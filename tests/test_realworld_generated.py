@@ -1,0 +1,144 @@
+"""Differences with OPA found on machine-written policies (checks of
+infrastructure code in Rego v0 and v1, many of which do not compile) run on
+inputs built from what they read; each case is a minimal program written
+here, evaluated by OPA v1.20.2 and by pyrego in every execution form, with
+strict builtin errors on and off (off: only where OPA raised no error),
+comparing the value, undefined, or the error's code and message."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+
+import pyrego
+from conftest import EXECUTION_FORMS, in_form
+from pyrego.conformance import canonical
+
+_HEADER = re.compile(r"^(?:bundle activation failed: )?\d+ errors? occurred: ")
+
+Outcome = tuple[str, Any]
+
+_NO_INPUT = object()
+
+
+def _opa(oracle: Any, module: str, ref: str, input: Any, prints: list[str] | None = None) -> tuple[Outcome, str]:
+    extra = {} if input is _NO_INPUT else {"input": input}
+    res = oracle.evaluate({"p.rego": module}, f"x := {ref}", prints=prints, **extra)
+    if res.is_error:
+        return ("error", res.error_code), _HEADER.sub("", res.error_message or "").split("\n")[0]
+    if not res.bindings:
+        return ("undefined", None), ""
+    return ("value", canonical(res.bindings[0]["x"])), ""
+
+
+def _pyrego(module: str, ref: str, input: Any, strict: bool, by_query: bool, engine: Any = None) -> tuple[Outcome, str]:
+    engine = engine or pyrego.Engine()
+    engine.set_strict_builtin_errors(strict)
+    try:
+        engine.add_policy("p.rego", module)
+        if input is not _NO_INPUT:
+            engine.set_input(input)
+        if by_query:
+            found = engine.eval_query(f"x := {ref}")["result"]
+            value = found[0]["bindings"]["x"] if found else pyrego.UNDEFINED
+        else:
+            value = engine.eval_rule(ref)
+    except pyrego.RegoError as exc:
+        return ("error", exc.code), str(exc).split("\n")[0]
+    if value is pyrego.UNDEFINED:
+        return ("undefined", None), ""
+    return ("value", canonical(pyrego.json_ready(value))), ""
+
+
+def _agree(oracle: Any, module: str, ref: str, input: Any = _NO_INPUT) -> None:
+    want = _opa(oracle, module, ref, input)
+    for form in EXECUTION_FORMS:
+        for strict in (True, False):
+            if not strict and want[0][0] == "error":
+                continue
+            for by_query in (False, True):
+                with in_form(form):
+                    got = _pyrego(module, ref, input, strict, by_query)
+                assert got == want, f"{form}, strict={strict}, query={by_query}"
+
+
+_P = "package p\n\nimport rego.v1\n\n"
+
+# A call of a function a package does not define, by a name that is a
+# keyword (a helper ``contains`` of a Rego v0 library, read from v1 code):
+# OPA prints the name as it prints a ref, the keyword key in brackets.
+UNDEFINED_FUNCTION_CASES = {
+    "contains": "import data.q\n\nr if q.contains(1)\n",
+    "as a value": "import data.q\n\nr := q.contains(1)\n",
+    "negated": "import data.q\n\nr if not q.contains(1)\n",
+    "in a comprehension": "import data.q\n\nr := [x | x := q.contains(1)]\n",
+    "a keyword inside the name": "r if data.q.every.x(1)\n",
+    "in": "import data.q\n\nr if q.in(1)\n",
+    "null": "import data.q\n\nr if q.null(1)\n",
+    "no keyword": "import data.q\n\nr if q.a.b(1)\n",
+}
+
+
+@pytest.mark.parametrize("name", list(UNDEFINED_FUNCTION_CASES))
+def test_undefined_function_named_as_opa(oracle: Any, name: str) -> None:
+    _agree(oracle, _P + UNDEFINED_FUNCTION_CASES[name], "data.p.r")
+
+
+# OPA iterates objects and sets in sorted order; pyrego iterates them in
+# Python's order where that cannot show in a value. It shows in which of
+# several errors comes first (a builtin given values of the wrong type in
+# an input object whose keys are not in order, or in a set built from it),
+# and in whether an error comes at all before a rule's first value. pyrego
+# reported the error of the first member in its own order.
+ERROR_ORDER_CASES = {
+    "object values": ("r if {\n\tsome v in input\n\tregex.match(\"a\", v)\n}\n", {"b": 1, "a": None}),
+    "object values by ref": ("r if regex.match(\"a\", input[_])\n", {"b": 1, "a": None}),
+    "object keys": ("r if {\n\tsome k, _ in input\n\tupper(k)\n}\n", {"b": 1, "a": None}),
+    "a partial set": ("r contains v if {\n\tsome v in input\n\tlower(v)\n}\n", {"b": 1, "a": None}),
+    "a set from a comprehension": (
+        "r if {\n\ts := {x | some x in input}\n\tsome y in s\n\tregex.match(\"a\", y)\n}\n",
+        [1, None],
+    ),
+    "a set of objects": (
+        "r if {\n\ts := {x | some x in input}\n\tsome y in s\n\tregex.match(\"a\", y.v)\n}\n",
+        [{"v": 1}, {"v": None}],
+    ),
+    "a set rule": ("s contains x if some x in input\n\nr if regex.match(\"a\", s[_])\n", [1, None]),
+    "a set from walk": (
+        "r if {\n\ts := {x | walk(input, [_, x]); x.t == 1}\n\tsome y in s\n\tlower(y.v)\n}\n",
+        [{"v": 1, "t": 1}, {"v": True, "t": 1}],
+    ),
+    "a value before the error": ("r if {\n\tsome v in input\n\tregex.match(\"a\", v)\n}\n", {"b": 1, "a": "a"}),
+    "a function's argument": (
+        "f(o) if {\n\tsome v in o\n\tstartswith(v, \"x\")\n}\n\nr if f(input)\n",
+        {"z": ["x"], "y": 2},
+    ),
+}
+
+
+@pytest.mark.parametrize("name", list(ERROR_ORDER_CASES))
+def test_first_error_in_opa_iteration_order(oracle: Any, name: str) -> None:
+    body, input = ERROR_ORDER_CASES[name]
+    _agree(oracle, _P + body, "data.p.r", input)
+
+
+# The lines a failed evaluation printed are taken back when pyrego runs it
+# again in OPA's order, which here reaches the rule's value first.
+_PRINTS = """r if {
+	some k, v in input
+	print(k)
+	regex.match("x", v)
+}
+"""
+
+
+@pytest.mark.parametrize("by_query", [False, True])
+def test_prints_of_an_evaluation_run_again_as_opa(oracle: Any, execution_form: str, by_query: bool) -> None:
+    input = {"c": 3, "b": 2, "a": "x"}
+    opa_prints: list[str] = []
+    want = _opa(oracle, _P + _PRINTS, "data.p.r", input, opa_prints)
+    engine = pyrego.Engine()
+    got = _pyrego(_P + _PRINTS, "data.p.r", input, True, by_query, engine)
+    assert (got, engine.take_prints()) == (want, opa_prints)
