@@ -142,3 +142,25 @@ def test_prints_of_an_evaluation_run_again_as_opa(oracle: Any, execution_form: s
     engine = pyrego.Engine()
     got = _pyrego(_P + _PRINTS, "data.p.r", input, True, by_query, engine)
     assert (got, engine.take_prints()) == (want, opa_prints)
+
+
+# A ref with a scalar head (``"x"[_]``, ``1.a``) as a value after an
+# object's first pair: OPA notes the error and reads on, so it reports the
+# ref; only when the rest of the object does not read either is the error
+# "non-terminated object". pyrego reported "non-terminated object" for all.
+SCALAR_HEAD_REF_CASES = {
+    "a second value": 'r := {"a": 1, "b": "x"[_]}\n',
+    "a middle value": 'r := {"a": 1, "b": "x"[_], "c": 2}\n',
+    "a number head": 'r := {"a": 1, "b": 2[_]}\n',
+    "a null head, dotted": 'r := {"a": 1, "b": null.x}\n',
+    "inside an array value": 'r := {"a": 1, "b": [1, "x".y]}\n',
+    "in an operand": 'r := {"a": 1, "b": "x"[_] + 1}\n',
+    "the rest does not read": 'r := {"a": 1, "b": "x"[_], "c" 2}\n',
+    "a number then a dot": 'r := {"a": 1, "b": 1.a}\n',
+    "the first value": 'r := {"b": "x"[_]}\n',
+}
+
+
+@pytest.mark.parametrize("name", list(SCALAR_HEAD_REF_CASES))
+def test_scalar_head_ref_in_object_as_opa(oracle: Any, name: str) -> None:
+    _agree(oracle, _P + SCALAR_HEAD_REF_CASES[name], "data.p.r")

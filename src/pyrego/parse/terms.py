@@ -17,7 +17,7 @@ to defeat the backtracking.
 from __future__ import annotations
 
 from decimal import Decimal, InvalidOperation
-from typing import cast
+from typing import Callable, cast
 
 from pyrego.ast import nodes as ast
 from pyrego.ast.nodes import Ref, Scalar, Var
@@ -34,7 +34,7 @@ from pyrego.parse.lexer import (
     number_value,
 )
 from pyrego.parse.nodes import RefTwin, ScalarTwin, VarTwin, new_call, new_expr, new_ref, new_scalar, new_var
-from pyrego.parse.tokens import MAX_DEPTH, FatalParseError, TokenCursor, memo_key
+from pyrego.parse.tokens import MAX_DEPTH, FatalParseError, IllegalRefError, TokenCursor, memo_key
 
 __all__ = ["MAX_DEPTH", "FatalParseError", "TermParser", "memo_key", "value_name"]
 
@@ -95,6 +95,9 @@ def _op_name(ref: ast.Ref) -> str:
 
 class TermParser(TokenCursor):
     """The term grammar. See module docs."""
+
+    #: Read a ref with a scalar head as any ref (see reads_with_bad_refs)
+    lenient_refs = False
 
     # ------------------------------------------------------------ terms
 
@@ -346,7 +349,9 @@ class TermParser(TokenCursor):
             head,
             (ast.Var, ast.Array, ast.Object, ast.SetTerm, ast.ArrayCompr, ast.ObjectCompr, ast.SetCompr, ast.Call),
         ):
-            raise self.error_at(head.location, f"illegal ref (head cannot be {value_name(head)})")
+            where = head.location
+            if not self.lenient_refs:
+                raise IllegalRefError(f"illegal ref (head cannot be {value_name(head)})", where, source_line=self.source_line(where.row))
         loc = head.location
         path: list[ast.Term] = []
         gaps = self.gaps
@@ -582,10 +587,14 @@ class TermParser(TokenCursor):
                     return self.parse_object_finish(key, value, True, loc)
                 except FatalParseError:
                     raise
-                except RegoParseError:
+                except RegoParseError as err:
                     # As OPA: an error anywhere in the rest of the object is
-                    # reported as "non-terminated object" at its first value.
+                    # reported as "non-terminated object" at its first value;
+                    # but OPA notes a ref with a scalar head and reads on, so
+                    # that is the error when the rest of the object reads.
                     self.restore(start)
+                    if type(err) is IllegalRefError and self.reads_with_bad_refs(lambda: self.parse_object_finish(key, self.parse_term(), True, loc)):
+                        raise err.with_traceback(None) from None
                     raise self.illegal("non-terminated object") from None
             if k == "|":
                 try:
@@ -599,6 +608,22 @@ class TermParser(TokenCursor):
         if self.kind == "}" or self.kind == ",":
             return self.parse_object_finish(key, value, False, loc)
         raise self.illegal("non-terminated object")
+
+    def reads_with_bad_refs(self, read: Callable[[], object]) -> bool:
+        """Whether ``read`` succeeds from here when refs with a scalar head
+        pass (with a memo of its own); the position is kept."""
+        state, cache = self.save(), self.cache
+        self.cache, self.lenient_refs = {}, True
+        try:
+            read()
+            return True
+        except FatalParseError:
+            raise
+        except RegoParseError:
+            return False
+        finally:
+            self.cache, self.lenient_refs = cache, False
+            self.restore(state)
 
     def parse_object_finish(self, key: ast.Term, value: ast.Term, comprehension: bool, loc: Location) -> ast.Term:
         k = self.kind

@@ -36,6 +36,11 @@ class FatalParseError(RegoParseError):
     """A parse error no backtracking may swallow (nesting too deep)."""
 
 
+class IllegalRefError(RegoParseError):
+    """A ref whose head is a scalar (``"x"[_]``): OPA notes it and reads on, so
+    an object literal around it is not "non-terminated"."""
+
+
 class TokenCursor:
     """The parser's position in the tokens of one text, and what goes with it."""
 
