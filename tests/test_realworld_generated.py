@@ -16,7 +16,7 @@ import pyrego
 from conftest import EXECUTION_FORMS, in_form
 from pyrego.conformance import canonical
 
-_HEADER = re.compile(r"^(?:bundle activation failed: )?\d+ errors? occurred: ")
+_HEADER = re.compile(r"^(?:bundle activation failed: )?\d+ errors? occurred:[ \n]")
 
 Outcome = tuple[str, Any]
 
