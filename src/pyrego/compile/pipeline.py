@@ -245,6 +245,11 @@ def _check_recursion(state: CompileState) -> None:
     if first is not None:  # OPA reports every rule on a cycle
         if any(m.withs for m in state.modules):
             check_with_targets(state.tree)  # (a stage before, in OPA)
+        # OPA checks the safety of bodies a stage before; pyrego when it
+        # generates code: an unsafe variable is the error OPA reports.
+        unsafe = _unsafe_var_error(state)
+        if unsafe is not None:
+            raise unsafe
         state.report(recursion_errors(state.tree, state.uses) or [first], sort=True)
 
 
@@ -270,7 +275,7 @@ def _unsafe_var_error(state: CompileState) -> RegoUnsafeVarError | None:
         generate_program(state.tree, frozenset(state.mockable | with_function_targets(state.tree)), state.strict_errors)
     except RegoUnsafeVarError as unsafe:
         return unsafe
-    except RegoError:
+    except (RegoError, RecursionError):
         return None
     return None
 
