@@ -39,7 +39,7 @@ from pyrego.errors import (
 )
 from pyrego.parse.parser import parse_query
 from pyrego.runtime.convert import result_json_value, to_python
-from pyrego.runtime.helpers import ITERATION_ORDER, sorted_iteration
+from pyrego.runtime.helpers import sorted_iteration
 from pyrego.runtime.values import UNDEF
 
 if TYPE_CHECKING:
@@ -202,7 +202,7 @@ class QueryMixin:
     def _replays(self, exc: Exception, failed: EvalContext) -> bool:
         """Whether an evaluation that raised ``exc`` in ``failed`` is run again
         in OPA's iteration order; if so, the lines it printed are taken back."""
-        if type(exc) not in _REPLAYED or ITERATION_ORDER.everywhere or _input_fault(exc, failed.input) is not None:
+        if type(exc) not in _REPLAYED or _input_fault(exc, failed.input) is not None:
             return False
         printed = failed.q.printed if failed.q is not None else 0
         prints = self._prints  # type: ignore[attr-defined]

@@ -83,41 +83,40 @@ def rt_data_get(value: Any, key: Any) -> Any:
     return got
 
 
-class _IterationOrder(threading.local):
-    """This thread's evaluation iterates every object and set in OPA's sorted
-    order (not only where the order shows in a value): see sorted_iteration."""
-
-    everywhere = False
-
-
-ITERATION_ORDER = _IterationOrder()
+#: How many evaluations run now in OPA's iteration order (see sorted_iteration):
+#: while any does, every evaluation iterates that way (as correct, only slower).
+SORTED_RUNS = 0
+_SORTED_RUNS_LOCK = threading.Lock()
 
 
 @contextmanager
 def sorted_iteration() -> Iterator[None]:
-    """Within the block, this thread's evaluations iterate objects and sets as
-    OPA does, sorted. Evaluations iterate them in Python's order where the
-    order cannot show in the answer, but it shows in which of several errors
-    comes first: an evaluation that fails is run again in this mode, so the
-    error (or the value reached before any error) is OPA's."""
-    ITERATION_ORDER.everywhere = True
+    """Within the block, evaluations iterate every object and set sorted, as
+    OPA does. They iterate them in Python's order where the order cannot
+    show in the answer, but it shows in which of several errors comes
+    first: an evaluation that fails is run again in this mode, so the error
+    (or the value reached before any error) is OPA's."""
+    global SORTED_RUNS
+    with _SORTED_RUNS_LOCK:
+        SORTED_RUNS += 1
     try:
         yield
     finally:
-        ITERATION_ORDER.everywhere = False
+        with _SORTED_RUNS_LOCK:
+            SORTED_RUNS -= 1
 
 
 def rt_items(value: Any) -> Iterator[tuple[Any, Any]]:
     """(key, value) pairs to iterate ``value[k]`` with an unbound ``k``."""
     t = type(value)
     if t is dict:
-        if ITERATION_ORDER.everywhere:
+        if SORTED_RUNS:
             return rt_items_sorted(value)
         return ((k if type(k) is str else thaw(k), v) for k, v in value.items())
     if t is list or t is tuple:
         return enumerate(value)
     if t is set or t is frozenset:
-        if ITERATION_ORDER.everywhere:
+        if SORTED_RUNS:
             return rt_items_sorted(value)
         return ((m, m) for m in (k if type(k) is str else thaw(k) for k in value))
     if value is not UNDEF:  # (often here: a missing collection)
@@ -131,11 +130,11 @@ def rt_values(value: Any) -> Iterator[Any]:
     if t is list or t is tuple:
         return iter(value)
     if t is dict:
-        if ITERATION_ORDER.everywhere:
+        if SORTED_RUNS:
             return rt_values_sorted(value)
         return iter(value.values())
     if t is set or t is frozenset:
-        if ITERATION_ORDER.everywhere:
+        if SORTED_RUNS:
             return rt_values_sorted(value)
         return (k if type(k) is str else thaw(k) for k in value)
     if value is not UNDEF:
