@@ -124,6 +124,49 @@ def test_first_error_in_opa_iteration_order(oracle: Any, name: str) -> None:
     _agree(oracle, _P + body, "data.p.r", input)
 
 
+def _batch_outcome(result: Any) -> tuple[Outcome, str]:
+    if result.error is not None:
+        return ("error", result.error.code), str(result.error).split("\n")[0]
+    if result.value is pyrego.UNDEFINED:
+        return ("undefined", None), ""
+    return ("value", canonical(pyrego.json_ready(result.value))), ""
+
+
+@pytest.mark.parametrize("name", list(ERROR_ORDER_CASES))
+def test_first_error_of_prepared_and_batched_rules_as_opa(oracle: Any, execution_form: str, name: str) -> None:
+    body, input = ERROR_ORDER_CASES[name]
+    want = _opa(oracle, _P + body, "data.p.r", input)
+    engine = pyrego.Engine()
+    engine.set_strict_builtin_errors(True)
+    engine.add_policy("p.rego", _P + body)
+    rule = engine.prepare_rule("data.p.r")
+    for _ in range(3):  # (the first calls go through eval_rule, the later ones not)
+        got = _pyrego(_P + body, "data.p.r", input, True, False, _Prepared(rule))
+        assert got == want
+    batches = [list(engine.eval_many("data.p.r", [input] * n)) for n in (2, 40)]
+    assert [_batch_outcome(r) for batch in batches for r in batch] == [want] * 42
+
+
+class _Prepared:
+    """An engine stand-in whose eval_rule calls a prepared rule."""
+
+    def __init__(self, rule: Any) -> None:
+        self.rule = rule
+        self.input: Any = None
+
+    def set_strict_builtin_errors(self, strict: bool) -> None:
+        pass
+
+    def add_policy(self, path: str, text: str) -> None:
+        pass
+
+    def set_input(self, input: Any) -> None:
+        self.input = input
+
+    def eval_rule(self, path: str) -> Any:
+        return self.rule(self.input)
+
+
 # The lines a failed evaluation printed are taken back when pyrego runs it
 # again in OPA's order, which here reaches the rule's value first.
 _PRINTS = """r if {

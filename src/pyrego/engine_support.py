@@ -26,6 +26,7 @@ from pyrego.errors import (
 from pyrego.parse.parser import parse_module, parse_term
 from pyrego.runtime.context import EvalContext
 from pyrego.runtime.convert import from_python, to_python, valid_text
+from pyrego.runtime.helpers import REPLAYED_ERRORS
 from pyrego.runtime.values import UNDEF
 
 if TYPE_CHECKING:
@@ -298,6 +299,8 @@ def prepared_rule(engine: Engine, path: str) -> PreparedRule:
             try:
                 return direct(input)  # (its values need no conversion)
             except Exception as exc:
+                if type(exc) in REPLAYED_ERRORS:
+                    return through_engine(input)  # (which runs it again in OPA's order)
                 failure = engine._evaluation_failure(exc, path, now[4], input)
                 if failure is exc:
                     raise
@@ -325,10 +328,7 @@ def prepared_rule(engine: Engine, path: str) -> PreparedRule:
                 else:
                     value = now[3]
         except Exception as exc:
-            failure = engine._evaluation_failure(exc, path, now[4], input)
-            if failure is exc:
-                raise
-            raise failure from (None if type(exc) is RecursionError else exc)
+            value = engine._after_failure(exc, path, now[4], ctx, (now[1], *now[2]), now[3])
         now[7] = ctx
         if value is True or value is False or value is UNDEF:
             return value
@@ -371,7 +371,9 @@ def _guarded_input_function(engine: Engine, path: str, slow: Callable[[Any], Any
     if table is not engine._rule_fns or config is not engine._config:
         return None  # changed meanwhile: the slow path follows
 
-    def fail(exc: Exception, input: Any) -> None:
+    def fail(exc: Exception, input: Any) -> Any:
+        if type(exc) in REPLAYED_ERRORS:
+            return slow(input)  # (which runs it again in OPA's order)
         failure = engine._evaluation_failure(exc, path, entry[3], input)
         if failure is exc:
             raise exc

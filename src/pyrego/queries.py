@@ -29,17 +29,14 @@ from pyrego.engine_support import (
     too_deep_error,
 )
 from pyrego.errors import (
-    EvalBuiltinError,
-    EvalConflictError,
     EvalError,
     EvalRecursionError,
-    EvalTypeError,
     Location,
     RegoError,
 )
 from pyrego.parse.parser import parse_query
 from pyrego.runtime.convert import result_json_value, to_python
-from pyrego.runtime.helpers import sorted_iteration
+from pyrego.runtime.helpers import REPLAYED_ERRORS, run_sorted, sorted_iteration
 from pyrego.runtime.values import UNDEF
 
 if TYPE_CHECKING:
@@ -76,10 +73,6 @@ class CompiledQuery:
 #: Batches of at most this many inputs (in a list) evaluate each through a
 #: rule the engine keeps prepared, their results made at once (see eval_many).
 SMALL_BATCH = 32
-
-#: Errors after which an evaluation is run again in OPA's iteration order (not
-#: a time limit, a recursion, or a fault of the input: the order changes none).
-_REPLAYED = frozenset({EvalError, EvalTypeError, EvalBuiltinError, EvalConflictError})
 
 # pyrego.batch.results' result makers, imported with the first small batch.
 _ok_result: Any = None
@@ -185,13 +178,7 @@ class QueryMixin:
         input = failed.input
         if self._replays(exc, failed):
             try:
-                with sorted_iteration():
-                    ctx = self._context(input)
-                    for fn in fns:
-                        value = fn(ctx)
-                        if value is not UNDEF:
-                            return value
-                    return default
+                return run_sorted(fns, default, self._context(input))
             except Exception as again:
                 exc = again
         failure = self._evaluation_failure(exc, path, program, input)  # type: ignore[attr-defined]
@@ -202,7 +189,7 @@ class QueryMixin:
     def _replays(self, exc: Exception, failed: EvalContext) -> bool:
         """Whether an evaluation that raised ``exc`` in ``failed`` is run again
         in OPA's iteration order; if so, the lines it printed are taken back."""
-        if type(exc) not in _REPLAYED or _input_fault(exc, failed.input) is not None:
+        if type(exc) not in REPLAYED_ERRORS or _input_fault(exc, failed.input) is not None:
             return False
         printed = failed.q.printed if failed.q is not None else 0
         prints = self._prints  # type: ignore[attr-defined]

@@ -21,6 +21,7 @@ from pyrego.batch.results import OK_FALSE, OK_TRUE, BatchResult, OnError, error_
 from pyrego.errors import ArgumentError, EvalError, EvalRecursionError, RegoError
 from pyrego.runtime.context import EvalContext
 from pyrego.runtime.convert import to_python, valid_text
+from pyrego.runtime.helpers import REPLAYED_ERRORS, run_sorted
 from pyrego.runtime.values import UNDEF
 
 #: Inputs between two checks whether the program's code took its fast form.
@@ -79,6 +80,19 @@ def _failure(rule: PreparedRule, exc: BaseException, input: Any) -> RegoError:
     return err
 
 
+def _run_again(rule: PreparedRule, exc: BaseException, input: Any, fns: tuple[Callable[[EvalContext], Any], ...]) -> Any:
+    """The value of an evaluation for ``input`` that raised ``exc``, run again
+    in OPA's iteration order (see ``sorted_iteration``); else (or if that
+    fails too) its error raised."""
+    if type(exc) in REPLAYED_ERRORS and _failure(rule, exc, input) is exc:
+        try:
+            return run_sorted(fns, rule.default, rule.context(input))
+        except Exception as again:  # noqa: BLE001 - reported as the first failure is
+            exc = again
+    failure = _failure(rule, exc, input)
+    raise failure from (None if failure is exc else exc)
+
+
 def eval_prepared(rule: PreparedRule, value: Any) -> Any:
     """One evaluation of ``rule`` for the input ``value``: its value (the
     Python form ``eval_rule`` returns) or ``UNDEF``; raises its error."""
@@ -98,8 +112,8 @@ def eval_prepared(rule: PreparedRule, value: Any) -> Any:
                 result = rule.default
         return result if result is True or result is False or result is UNDEF or result is None else _convert(result)
     except Exception as exc:  # noqa: BLE001 - as run_prepared reports it
-        failure = _failure(rule, exc, value)
-        raise failure from (None if failure is exc else exc)
+        result = _run_again(rule, exc, value, (fn, *rule.more))
+        return result if result is True or result is False or result is UNDEF or result is None else _convert(result)
 
 
 def run_prepared(
@@ -158,12 +172,15 @@ def run_prepared(
             else:
                 out = ok_result(result if result is UNDEF or result is None else convert(result))
         except Exception as exc:  # noqa: BLE001 - every failure is the input's result
-            failure = _failure(rule, exc, value)
-            if raising:
-                raise failure from (None if failure is exc else exc)
-            yield error_result(failure)
             ctx = rule.context(None)
-            continue
+            try:
+                result = _run_again(rule, exc, value, (fn, *more))
+                out = ok_result(result if result is UNDEF or result is None or type(result) is bool else convert(result))
+            except RegoError as failure:
+                if raising:
+                    raise
+                yield error_result(failure)
+                continue
         yield out
         if refresh is not None:
             countdown -= 1

@@ -439,7 +439,8 @@ def input_function(
     ``FAIL_`` (functions): the function first checks that the engine's
     table is still ``TABLE_`` (else it returns
     ``SLOW_(input)``), and any exception it raises goes to ``FAIL_(exc, input)``, which
-    raises the error the caller sees (``Exception`` is bound by name: the
+    raises the error the caller sees or returns the value of a run in OPA's
+    iteration order (``Exception`` is bound by name: the
     generated code's ``__builtins__`` are empty)."""
     if type(default) not in _PLAIN_TYPES and default is not UNDEF:
         return None
@@ -592,7 +593,7 @@ def guarded(input):
     try:
         pass
     except EXCEPTION_ as exc_:
-        FAIL_(exc_, input)
+        return FAIL_(exc_, input)
 """
 
 

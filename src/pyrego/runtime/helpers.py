@@ -106,6 +106,23 @@ def sorted_iteration() -> Iterator[None]:
             SORTED_RUNS -= 1
 
 
+#: Errors after which an evaluation runs again in OPA's order (not a time
+#: limit or a recursion: the order changes neither).
+REPLAYED_ERRORS = frozenset({EvalError, EvalTypeError, EvalBuiltinError, EvalConflictError})
+
+
+def run_sorted(fns: tuple[Callable[[Any], Any], ...], default: Any, ctx: Any) -> Any:
+    """The value of a rule (its functions ``fns`` tried in turn on the fresh
+    context ``ctx``, then ``default``) evaluated in OPA's iteration order,
+    after a run in Python's order failed (see sorted_iteration)."""
+    with sorted_iteration():
+        for fn in fns:
+            value = fn(ctx)
+            if value is not UNDEF:
+                return value
+        return default
+
+
 def rt_items(value: Any) -> Iterator[tuple[Any, Any]]:
     """(key, value) pairs to iterate ``value[k]`` with an unbound ``k``."""
     t = type(value)
