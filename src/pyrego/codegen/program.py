@@ -44,6 +44,13 @@ class Program:
     # entry from here in one step. (Without the program: an entry holding it
     # would make a reference cycle.)
     paths: dict[str, tuple[Callable[..., Any], tuple[Callable[..., Any], ...], Any]] = field(default_factory=dict)
+    # Whether a rule is at the root of data (clashing with any data, even
+    # none): found once for the fresh engines that take the program from the cache.
+    rules_at_root: bool = field(init=False)
+
+    def __post_init__(self) -> None:
+        root = self.tree.nodes.get(())
+        self.rules_at_root = root is not None and root.has_rules()
 
     def __del__(self) -> None:
         # The generated functions and their globals (this namespace) refer to each
