@@ -59,7 +59,7 @@ from pyrego.instrument.engine_mixin import InstrumentationMixin
 from pyrego.loader import data_document, iter_files, read_policy
 from pyrego.parse.parser import parse_module, parse_term
 from pyrego.queries import CompiledQuery, QueryMixin
-from pyrego.runtime.context import EvalConfig, EvalContext
+from pyrego.runtime.context import DEFAULT_CONFIG, EvalConfig, EvalContext
 from pyrego.runtime.convert import from_python, loads
 from pyrego.runtime.values import UNDEF
 
@@ -81,8 +81,6 @@ _NO_INPUT = NO_INPUT
 #: A fresh engine's data: none (never changed in place; see Engine._data).
 _NO_DATA: dict[Any, Any] = {}
 
-#: Lines of print() output an engine keeps until take_prints() (older ones are dropped).
-PRINTS_KEPT = 10_000
 
 def _attach_line(err: RegoError, text: str) -> None:
     """Give ``err`` the line of ``text`` its location names (when it has none yet)."""
@@ -327,13 +325,9 @@ class Engine(ConfigurationMixin, QueryMixin, InstrumentationMixin):
 
     def _add_parsed(self, parsed: dict[str, ParsedPolicy]) -> None:
         """Add (or replace) ``parsed`` files: in place where no one saw the tables (_owned)."""
-        program = None
-        if not self._policies and self._data is _NO_DATA:  # (a fresh engine's first files)
-            version = self._version
-            program = self._known_program(parsed)
+        version = self._version
+        program = self._known_program(parsed) if not self._policies and self._data is _NO_DATA else None  # (a fresh engine's first files)
         with self._lock:
-            if program is not None and (self._version != version or self._data is not _NO_DATA):
-                program = None  # (changed meanwhile: compiled at the first evaluation)
             if self._owned:
                 policies, checked = self._policies, self._checked
             else:
@@ -342,7 +336,7 @@ class Engine(ConfigurationMixin, QueryMixin, InstrumentationMixin):
             for path, one in parsed.items():
                 policies[path] = one.source
                 checked[path] = one
-            self._changed(program)
+            self._changed(program if self._version == version and self._data is _NO_DATA else None)  # (else changed meanwhile)
 
     def _set_policies(
         self,
@@ -373,6 +367,7 @@ class Engine(ConfigurationMixin, QueryMixin, InstrumentationMixin):
         self._version += 1
         self._data_checked = program is not None
         self._program = program
+        self._config = None  # (made again: with a print hook if the new policies print)
         self._failure = None
         self._rule_fns = {}
         self._prepared_rules = {}
@@ -538,8 +533,8 @@ class Engine(ConfigurationMixin, QueryMixin, InstrumentationMixin):
         evaluation need not look for it. Nothing is compiled here (errors are
         the first evaluation's, as before)."""
         if len(parsed) == 1:  # (most engines: no sort, no list)
-            for one in parsed.values():
-                sources: tuple[tuple[str, str, bool], ...] = (one.program_source,)
+            (one,) = parsed.values()
+            sources: tuple[tuple[str, str, bool], ...] = (one.program_source,)
         else:
             sources = tuple([parsed[p].program_source for p in sorted(parsed)])
         prog = program_cache.find(self._program_key(self._extra_mockable, sources))
@@ -621,18 +616,12 @@ class Engine(ConfigurationMixin, QueryMixin, InstrumentationMixin):
 
     # -- evaluation ----------------------------------------------------------------------
 
-    def _context(self, input: Any = _NO_INPUT) -> EvalContext:
+    def _context(self, input: Any = _NO_INPUT, program: Program | None = None) -> EvalContext:
+        """A new evaluation's context; ``program``: the engine's program, when
+        nothing but its rules is evaluated (eval_rule), else anything may print."""
         config = self._config
-        if config is None:
-            hook = None
-            if self._gather_prints:
-                prints = self._prints
-                if prints is None:
-                    # One table for every thread's hook: setdefault is one
-                    # step under the GIL (no lock needed).
-                    prints = self.__dict__.setdefault("_prints", deque((), PRINTS_KEPT))
-                hook = prints.append
-            config = self._config = EvalConfig(self._strict, hook, self._options, self._timeout)
+        if config is None or (config is DEFAULT_CONFIG and program is None and self._gather_prints):
+            config = self._new_config(program)
         deadline = time.monotonic() + config.timeout if config.timeout is not None else None
         return EvalContext.fast(self._input if input is _NO_INPUT else input, self._data, config, deadline)
 
@@ -676,7 +665,7 @@ class Engine(ConfigurationMixin, QueryMixin, InstrumentationMixin):
             if ctx.deadline is not None:
                 ctx.deadline = time.monotonic() + ctx.cfg.timeout  # type: ignore[operator]
         else:
-            ctx = self._context(input)
+            ctx = self._context(input, program)
         try:
             value = fn(ctx)
             if value is UNDEF:
