@@ -150,7 +150,7 @@ def test_compiled_queries_are_bounded() -> None:
 
 
 def test_print_output_is_bounded_when_never_taken() -> None:
-    from pyrego.engine import PRINTS_KEPT
+    from pyrego.engine_config import PRINTS_KEPT
 
     engine = pyrego.Engine()
     engine.add_policy("p.rego", 'package p\nr if { print("line", input.i) }')

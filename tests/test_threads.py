@@ -214,3 +214,34 @@ def test_clones_on_many_threads_share_compiled_code() -> None:
             assert engine.eval_rule("data.authz.allow") is admin
 
     assert _run_threads(8, work) == []
+
+
+QUIET = "package talk\ndefault allow := false\nallow if input.n > 1\n"
+LOUD = 'package talk\ndefault allow := false\nallow if {\n\tprint("n", input.n)\n\tinput.n > 1\n}\n'
+
+
+@pytest.mark.parametrize("trial", range(4))
+def test_prints_kept_once_policies_that_print_replace_quiet_ones_during_evaluations(trial: int) -> None:
+    # An engine whose program calls no print evaluates with no print hook;
+    # evaluations still running on the old program when policies that print
+    # come in must not leave the engine without one.
+    for text in (QUIET, LOUD, QUIET, LOUD):  # (both programs compiled and kept)
+        pyrego.Engine().add_policy("talk.rego", text)
+    engine = pyrego.Engine()
+    engine.add_policy("talk.rego", QUIET)
+    done = threading.Event()
+
+    def work(i: int) -> None:
+        if i == 0:
+            for k in range(600):
+                engine.add_policy("talk.rego", QUIET if k % 2 == 0 else LOUD)  # (ends with LOUD)
+            done.set()
+            return
+        while not done.is_set():
+            assert engine.eval_rule("data.talk.allow", input={"n": i}) is (i > 1)
+
+    assert _run_threads(4, work) == []
+    engine.take_prints()
+    for n in range(3):
+        assert engine.eval_rule("data.talk.allow", input={"n": n}) is (n > 1)
+        assert engine.take_prints() == [f"n {n}"]

@@ -5,6 +5,7 @@ rules' entries by path. Each test checks that this changes no behaviour."""
 from __future__ import annotations
 
 import threading
+from typing import Any
 
 import pytest
 
@@ -130,3 +131,66 @@ def test_threads_share_fresh_engines_results() -> None:
         t.join()
     assert not errors
     assert len(program_cache.entries) >= 1
+
+
+QUIET = "package talk\ndefault allow := false\nallow if input.n > 1\n"
+LOUD = 'package talk\ndefault allow := false\nallow if {\n\tprint("n is", input.n)\n\tinput.n > 1\n}\n'
+
+
+def _opa_prints(oracle: Any, text: str, query: str, input: Any) -> list[str]:
+    lines: list[str] = []
+    result = oracle.evaluate({"talk.rego": text}, f"x := {query}", input=input, prints=lines)
+    assert result.error_code is None
+    return lines
+
+
+def test_prints_after_a_program_that_never_prints_are_kept(oracle: Any) -> None:
+    # A program without print calls is evaluated with no print hook (a config
+    # shared by such engines): whatever prints later on the same engine (a
+    # query, other policies) must still have its lines kept.
+    _warm("talk.rego", QUIET)
+    e = _fresh("talk.rego", QUIET)
+    assert e.eval_rule("data.talk.allow", input={"n": 2}) is True
+    e.add_policy("talk.rego", LOUD)
+    assert e.eval_rule("data.talk.allow", input={"n": 3}) is True
+    assert e.take_prints() == _opa_prints(oracle, LOUD, "data.talk.allow", {"n": 3})
+    e.add_policy("talk.rego", QUIET)
+    assert e.eval_rule("data.talk.allow", input={"n": 3}) is True
+    assert e.take_prints() == []
+    q = _fresh("talk.rego", QUIET)
+    assert q.eval_rule("data.talk.allow", input={"n": 2}) is True
+    assert q.eval_query('print("query", input.n)', input={"n": 5})["result"]
+    assert q.take_prints() == ["query 5"]
+    assert q.eval_rule("data.talk.allow", input={"n": 2}) is True  # (after the query: with its config)
+    assert q.eval_query('print("again", input.n)', input={"n": 6})["result"]
+    assert q.take_prints() == ["again 6"]
+
+
+def test_fresh_engines_on_a_printing_program_keep_their_own_lines(oracle: Any) -> None:
+    _warm("talk.rego", LOUD)
+    engines = [_fresh("talk.rego", LOUD) for _ in range(3)]
+    quiet = _fresh("talk.rego", QUIET)
+    for n, e in enumerate(engines):
+        assert e.eval_rule("data.talk.allow", input={"n": n}) is (n > 1)
+        assert quiet.eval_rule("data.talk.allow", input={"n": n}) is (n > 1)
+    for n, e in enumerate(engines):
+        assert e.take_prints() == _opa_prints(oracle, LOUD, "data.talk.allow", {"n": n})
+    assert quiet.take_prints() == []
+
+
+def test_settings_after_a_quiet_first_evaluation_take_effect() -> None:
+    text = 'package talk\nn := to_number(input.s)\nallow if { print("s", input.s); n > 1 }\n'
+    _warm("s.rego", QUIET)
+    e = _fresh("s.rego", QUIET)
+    assert e.eval_rule("data.talk.allow", input={"n": 2}) is True
+    e.add_policy("s.rego", text)
+    assert e.eval_rule("data.talk.n", input={"s": "x"}) is pyrego.UNDEFINED  # (a builtin error: undefined when not strict)
+    e.set_strict_builtin_errors(True)
+    with pytest.raises(pyrego.EvalError, match="invalid syntax"):
+        e.eval_rule("data.talk.n", input={"s": "x"})
+    e.set_gather_prints(False)
+    assert e.eval_rule("data.talk.allow", input={"s": "2"}) is True
+    assert e.take_prints() == []
+    e.set_gather_prints(True)
+    assert e.eval_rule("data.talk.allow", input={"s": "3"}) is True
+    assert e.take_prints() == ["s 3"]

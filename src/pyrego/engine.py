@@ -59,7 +59,7 @@ from pyrego.instrument.engine_mixin import InstrumentationMixin
 from pyrego.loader import data_document, iter_files, read_policy
 from pyrego.parse.parser import parse_module, parse_term
 from pyrego.queries import CompiledQuery, QueryMixin
-from pyrego.runtime.context import EvalConfig, EvalContext
+from pyrego.runtime.context import DEFAULT_CONFIG, EvalConfig, EvalContext
 from pyrego.runtime.convert import from_python, loads
 from pyrego.runtime.values import UNDEF
 
@@ -81,8 +81,6 @@ _NO_INPUT = NO_INPUT
 #: A fresh engine's data: none (never changed in place; see Engine._data).
 _NO_DATA: dict[Any, Any] = {}
 
-#: Lines of print() output an engine keeps until take_prints() (older ones are dropped).
-PRINTS_KEPT = 10_000
 
 def _attach_line(err: RegoError, text: str) -> None:
     """Give ``err`` the line of ``text`` its location names (when it has none yet)."""
@@ -185,6 +183,12 @@ class Engine(ConfigurationMixin, QueryMixin, InstrumentationMixin):
         nothing is added."""
         if type(policies) is not dict and not isinstance(policies, Mapping):  # (a dict: no ABC check)
             raise ArgumentError(f"add_policies takes a mapping of paths to policy texts, not {type(policies).__name__}")
+        if len(policies) == 1:  # (most calls: no tables of several files to build)
+            for path, text in policies.items():
+                if type(path) is str and type(text) is str:
+                    parsed = self._parse_policy(path, text)
+                    self._add_parsed({path: parsed})
+                    return [parsed.package]
         for path, text in policies.items():
             if type(path) is not str or type(text) is not str:
                 raise ArgumentError("add_policies takes a mapping of paths to policy texts (strings)")
@@ -321,15 +325,18 @@ class Engine(ConfigurationMixin, QueryMixin, InstrumentationMixin):
 
     def _add_parsed(self, parsed: dict[str, ParsedPolicy]) -> None:
         """Add (or replace) ``parsed`` files: in place where no one saw the tables (_owned)."""
-        # (a fresh engine's first files: their program may be compiled already)
-        known = self._known_program({p: one.source for p, one in parsed.items()}) if not self._policies else None
+        version = self._version
+        program = self._known_program(parsed) if not self._policies and self._data is _NO_DATA else None  # (a fresh engine's first files)
         with self._lock:
-            if not self._owned:
-                self._policies, self._checked, self._owned = dict(self._policies), dict(self._checked), True
+            if self._owned:
+                policies, checked = self._policies, self._checked
+            else:
+                policies, checked = dict(self._policies), dict(self._checked)
+                self._policies, self._checked, self._owned = policies, checked, True
             for path, one in parsed.items():
-                self._policies[path] = one.source
-                self._checked[path] = one
-            self._changed(known[1] if known is not None and known[0] == self._version and self._data is _NO_DATA else None)
+                policies[path] = one.source
+                checked[path] = one
+            self._changed(program if self._version == version and self._data is _NO_DATA else None)  # (else changed meanwhile)
 
     def _set_policies(
         self,
@@ -337,15 +344,11 @@ class Engine(ConfigurationMixin, QueryMixin, InstrumentationMixin):
         checked: dict[str, ParsedPolicy],
         data: dict[Any, Any] | None = None,
         program: Program | None = None,
-        known: tuple[int, Program] | None = None,
     ) -> None:
         """Make ``policies`` the engine's (``checked``: modules that passed the
         one-module checks, by path); they are compiled on first use, unless
-        ``program`` is theirs already, checked against ``data``; or ``known``
-        is, as :meth:`_known_program` found it, if nothing changed since."""
+        ``program`` is theirs already, checked against ``data``."""
         with self._lock:
-            if known is not None and known[0] == self._version and self._data is _NO_DATA:
-                program = known[1]
             self._policies = policies
             old = self._checked
             if old:
@@ -364,6 +367,7 @@ class Engine(ConfigurationMixin, QueryMixin, InstrumentationMixin):
         self._version += 1
         self._data_checked = program is not None
         self._program = program
+        self._config = None  # (made again: with a print hook if the new policies print)
         self._failure = None
         self._rule_fns = {}
         self._prepared_rules = {}
@@ -523,31 +527,26 @@ class Engine(ConfigurationMixin, QueryMixin, InstrumentationMixin):
                     self._data_checked = True
         return prog
 
-    def _known_program(self, policies: dict[str, PolicySource]) -> tuple[int, Program] | None:
-        """The engine's version and the compiled program of ``policies``, when
-        they are a fresh engine's first ones (no data yet) and the process has
-        it already: then the first evaluation need not look for it. Nothing
-        is compiled here (errors are the first evaluation's, as before)."""
-        version = self._version
-        if self._policies or self._data is not _NO_DATA:
-            return None
-        prog = program_cache.find(self._program_key(self._extra_mockable, policies, sorted(policies)))
-        if prog is None:
-            return None
-        root = prog.tree.nodes.get(())
-        if root is not None and root.has_rules():
-            return None  # (a rule at the root clashes even with no data: the evaluation says so)
-        return version, prog
-
-    def _program_key(self, mockable: frozenset[str], policies: dict[str, PolicySource], paths: list[str]) -> tuple[Any, ...]:
-        # The texts themselves are the key: exact (no digest can collide), and
-        # cheap, since a str caches its hash and equal texts are often one object.
-        if len(paths) == 1:  # (most engines: no comprehension to run)
-            path = paths[0]
-            text, module = policies[path]
-            sources: tuple[tuple[str, str, bool], ...] = ((path, text, module.rego_v1),)
+    def _known_program(self, parsed: dict[str, ParsedPolicy]) -> Program | None:
+        """The compiled program of ``parsed``, a fresh engine's first files
+        (with no data), when the process has it already: then the first
+        evaluation need not look for it. Nothing is compiled here (errors are
+        the first evaluation's, as before)."""
+        if len(parsed) == 1:  # (most engines: no sort, no list)
+            (one,) = parsed.values()
+            sources: tuple[tuple[str, str, bool], ...] = (one.program_source,)
         else:
-            sources = tuple([(path, policies[path][0], policies[path][1].rego_v1) for path in paths])
+            sources = tuple([parsed[p].program_source for p in sorted(parsed)])
+        prog = program_cache.find(self._program_key(self._extra_mockable, sources))
+        if prog is None or prog.rules_at_root:
+            return None  # (a rule at the root clashes even with no data: the evaluation says so)
+        return prog
+
+    def _program_key(self, mockable: frozenset[str], sources: tuple[tuple[str, str, bool], ...]) -> tuple[Any, ...]:
+        """The key of the compiled program of ``sources``, ``(path, text, rego_v1)``
+        by path, under the engine's settings. The texts themselves are the key:
+        exact (no digest can collide), and cheap, since a str caches its hash
+        and equal texts are often one object."""
         extension_ids = self._extension_ids
         return (
             sources,
@@ -564,7 +563,7 @@ class Engine(ConfigurationMixin, QueryMixin, InstrumentationMixin):
         if policies is None:
             policies = self._policy_table()
         paths = sorted(policies)
-        key = self._program_key(mockable, policies, paths)
+        key = self._program_key(mockable, tuple([(p, policies[p][0], policies[p][1].rego_v1) for p in paths]))
         found = program_cache.find(key)
         if found is not None:
             return found
@@ -617,18 +616,12 @@ class Engine(ConfigurationMixin, QueryMixin, InstrumentationMixin):
 
     # -- evaluation ----------------------------------------------------------------------
 
-    def _context(self, input: Any = _NO_INPUT) -> EvalContext:
+    def _context(self, input: Any = _NO_INPUT, program: Program | None = None) -> EvalContext:
+        """A new evaluation's context; ``program``: the engine's program, when
+        nothing but its rules is evaluated (eval_rule), else anything may print."""
         config = self._config
-        if config is None:
-            hook = None
-            if self._gather_prints:
-                prints = self._prints
-                if prints is None:
-                    # One table for every thread's hook: setdefault is one
-                    # step under the GIL (no lock needed).
-                    prints = self.__dict__.setdefault("_prints", deque((), PRINTS_KEPT))
-                hook = prints.append
-            config = self._config = EvalConfig(self._strict, hook, self._options, self._timeout)
+        if config is None or (config is DEFAULT_CONFIG and program is None and self._gather_prints):
+            config = self._new_config(program)
         deadline = time.monotonic() + config.timeout if config.timeout is not None else None
         return EvalContext.fast(self._input if input is _NO_INPUT else input, self._data, config, deadline)
 
@@ -672,7 +665,7 @@ class Engine(ConfigurationMixin, QueryMixin, InstrumentationMixin):
             if ctx.deadline is not None:
                 ctx.deadline = time.monotonic() + ctx.cfg.timeout  # type: ignore[operator]
         else:
-            ctx = self._context(input)
+            ctx = self._context(input, program)
         try:
             value = fn(ctx)
             if value is UNDEF:
@@ -730,6 +723,11 @@ class Engine(ConfigurationMixin, QueryMixin, InstrumentationMixin):
         query reading the document (base data, part of one). With coverage
         on, an entry whose function runs the covered evaluation (see
         :mod:`pyrego.instrument.engine_mixin`)."""
+        prog = self._program
+        if prog is not None and self._data_checked and type(path) is str and not self._covering:
+            known = prog.paths.get(path)  # (a fresh engine on a cached program: found in one step)
+            if known is not None:
+                return (*known, prog)
         parts = rule_path(path)
         prog = self._get_program()
         if self._covering:

@@ -9,15 +9,20 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections import deque
 from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 from pyrego.engine_support import check_extension_decl, extension_call
 from pyrego.errors import ArgumentError, DataError
-from pyrego.runtime.context import EvalConfig
+from pyrego.runtime.context import DEFAULT_CONFIG, EvalConfig
 from pyrego.runtime.convert import from_python
 
 if TYPE_CHECKING:
+    from pyrego.codegen.program import Program
     from pyrego.typecheck.schemas import SchemaSet
+
+#: Lines of print() output an engine keeps until take_prints() (older ones are dropped).
+PRINTS_KEPT = 10_000
 
 #: A name a policy can call: ASCII identifiers joined by dots.
 _EXTENSION_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
@@ -39,6 +44,8 @@ class ConfigurationMixin:
     _schemas: SchemaSet | None
     _schema_key: str | None
     _config: EvalConfig | None
+    _prints: deque[str] | None
+    _program: Program | None
     _rule_fns: dict[str, Any]
     _prepared_rules: dict[str, Any]
 
@@ -54,6 +61,28 @@ class ConfigurationMixin:
         self._config = None
         self._rule_fns = {}
         self._prepared_rules = {}
+
+    def _new_config(self, program: Program | None) -> EvalConfig:
+        """The settings of the engine's evaluations (``_config``), made now. With
+        the default ones and nothing to print, the config every such engine
+        shares: a fresh engine's rule whose program calls no print needs no
+        table of prints, nor a config of its own, made."""
+        strict, options, timeout = self._strict, self._options, self._timeout
+        if not strict and not options and timeout is None and (not self._gather_prints or (program is not None and not program.calls_print)):
+            self._config = DEFAULT_CONFIG
+            if program is not None and self._program is not program:
+                self._config = None  # (the policies changed meanwhile, perhaps to ones that print: see _changed)
+            return DEFAULT_CONFIG
+        hook = None
+        if self._gather_prints:
+            prints = self._prints
+            if prints is None:
+                # One table for every thread's hook: setdefault is one
+                # step under the GIL (no lock needed).
+                prints = self.__dict__.setdefault("_prints", deque((), PRINTS_KEPT))
+            hook = prints.append
+        config = self._config = EvalConfig(strict, hook, options, timeout)
+        return config
 
     def set_rego_v0(self, enabled: bool) -> None:
         """Parse policies added from now on as Rego v0 (no ``if``, ``p[x] { }`` sets)."""

@@ -213,16 +213,19 @@ class ParsedPolicy:
     given the same text: ``module``; ``hidden``, the calls of functions a
     local variable hides, which the whole program's check reports (see
     :func:`pyrego.compile.checks.check_modules`); ``package``, its name
-    (``data.authz``); and ``source``, the ``(text, module)`` pair an engine
-    keeps for the path (one object for all of them)."""
+    (``data.authz``); ``source``, the ``(text, module)`` pair an engine
+    keeps for the path (one object for all of them); and ``program_source``,
+    the file as a compiled program's key names it (``(path, text, rego_v1)``),
+    made once for every engine that adds the file."""
 
-    __slots__ = ("module", "hidden", "package", "source")
+    __slots__ = ("module", "hidden", "package", "source", "program_source")
 
-    def __init__(self, text: str, module: ast.Module, hidden: list[RegoError]) -> None:
+    def __init__(self, path: str, text: str, module: ast.Module, hidden: list[RegoError]) -> None:
         self.module = module
         self.hidden = hidden
         self.package = ast.ref_to_string(module.package)
         self.source = (text, module)
+        self.program_source = (path, text, module.rego_v1)
 
 
 def parse_cached(text: str, path: str, rego_v1: bool) -> ParsedPolicy:
@@ -236,7 +239,7 @@ def parse_cached(text: str, path: str, rego_v1: bool) -> ParsedPolicy:
 
     def build() -> ParsedPolicy:
         module = parse_module(text, path, rego_v1=rego_v1)
-        return ParsedPolicy(text, module, check_modules([module]))
+        return ParsedPolicy(path, text, module, check_modules([module]))
 
     return _modules.get_or_build(key, build)
 

@@ -44,6 +44,16 @@ class Program:
     # entry from here in one step. (Without the program: an entry holding it
     # would make a reference cycle.)
     paths: dict[str, tuple[Callable[..., Any], tuple[Callable[..., Any], ...], Any]] = field(default_factory=dict)
+    # Read by every fresh engine on the program, so found once: whether a
+    # rule is at the root of data (clashing with any data, even none), and
+    # whether any rule calls print (an engine then needs a print hook).
+    rules_at_root: bool = field(init=False)
+    calls_print: bool = field(init=False)
+
+    def __post_init__(self) -> None:
+        root = self.tree.nodes.get(())
+        self.rules_at_root = root is not None and root.has_rules()
+        self.calls_print = self.tree.calls_print
 
     def __del__(self) -> None:
         # The generated functions and their globals (this namespace) refer to each

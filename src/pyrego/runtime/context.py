@@ -31,7 +31,9 @@ class EvalConfig:
         self.timeout = timeout
 
 
-_DEFAULT_CONFIG = EvalConfig()
+#: The default settings, no print hook: shared by every evaluation that has
+#: them (an engine's, when nothing it evaluates can print).
+DEFAULT_CONFIG = EvalConfig()
 
 
 class QueryState:
@@ -79,7 +81,7 @@ class EvalContext(HasDeadline):
         self.cache: dict[Any, Any] = {}
         self.deadline = deadline
         if config is None:
-            config = EvalConfig(strict, print_hook, options) if (strict or print_hook or options) else _DEFAULT_CONFIG
+            config = EvalConfig(strict, print_hook, options) if (strict or print_hook or options) else DEFAULT_CONFIG
         self.cfg = config
         # `with` replacements of functions (name -> callable).
         self.functions: dict[str, Any] | None = None
