@@ -223,3 +223,52 @@ UNSAFE_AND_RECURSIVE_CASES = {
 @pytest.mark.parametrize("name", list(UNSAFE_AND_RECURSIVE_CASES))
 def test_unsafe_variable_before_recursion_as_opa(oracle: Any, name: str) -> None:
     _agree(oracle, _P + UNSAFE_AND_RECURSIVE_CASES[name], "data.p")
+
+
+# The run in OPA's order after a failure is the same query: http.send's
+# request is not sent again (nor time.now_ns() taken again).
+_REPLAY_SENDS = """r if {
+	resp := http.send({"method": "GET", "url": input.url})
+	some v in input.obj
+	startswith(v, "a")
+}
+"""
+
+
+@pytest.mark.parametrize("by_query", [False, True])
+def test_run_again_sends_no_request_twice(oracle: Any, execution_form: str, by_query: bool) -> None:
+    import http.server
+    import threading
+
+    hits: list[str] = []
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            hits.append(self.path)
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.end_headers()
+            self.wfile.write(b"{}")
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        # Python's order meets 1 first (a type error); OPA's sorted order "abc".
+        input = {"url": f"http://127.0.0.1:{server.server_port}/x", "obj": {"b": 1, "a": "abc"}}
+        want = _opa(oracle, _P + _REPLAY_SENDS, "data.p.r", input)
+        assert want[0][0] == "value"
+        del hits[:]
+        engine = pyrego.Engine()
+        engine.set_strict_builtin_errors(True)
+        engine.add_policy("p.rego", _P + _REPLAY_SENDS)
+        if by_query:
+            value = engine.eval_query("x := data.p.r", input=input)["result"][0]["bindings"]["x"]
+        else:
+            value = engine.eval_rule("data.p.r", input=input)
+        assert (("value", canonical(value)), hits) == (want[0], ["/x"])
+    finally:
+        server.shutdown()
+        server.server_close()

@@ -178,7 +178,7 @@ class QueryMixin:
         input = failed.input
         if self._replays(exc, failed):
             try:
-                return run_sorted(fns, default, self._context(input))
+                return run_sorted(fns, default, failed.replay())
             except Exception as again:
                 exc = again
         failure = self._evaluation_failure(exc, path, program, input)  # type: ignore[attr-defined]
@@ -262,7 +262,7 @@ class QueryMixin:
                 if not self._replays(err, ctx):
                     raise
             with sorted_iteration():
-                ctx = self._context(input)
+                ctx = ctx.replay()
                 return list(q.fn(ctx))
         except RegoError as err:
             fault = _input_fault(err, ctx.input)

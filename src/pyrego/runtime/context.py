@@ -112,6 +112,26 @@ class EvalContext(HasDeadline):
         new.q = self.state
         return new
 
+    def replay(self) -> EvalContext:
+        """A context to run this evaluation again from the start (after it
+        failed, in OPA's iteration order): a fresh rule memo, the same deadline,
+        and the same clock and builtin caches, so ``time.now_ns``, ``rand.intn``
+        and ``http.send`` answer as in the first run and nothing is sent twice."""
+        new = _new(EvalContext)
+        new.input = self.input
+        new.data = self.data
+        new.cache = {}
+        new.deadline = self.deadline
+        new.cfg = self.cfg
+        new.functions = self.functions
+        new.q = None
+        q = self.q
+        if q is not None:
+            state = new.state
+            state.now_ns = q.now_ns
+            state.builtin_cache = q.builtin_cache
+        return new
+
     @property
     def state(self) -> QueryState:
         q = self.q
