@@ -537,7 +537,10 @@ def stmt_outputs(stmt: ast.Statement, bound: set[str], arity: ArityFn) -> set[st
             if stmt.key is not None:
                 out |= _pattern_vars(stmt.key, bound)
         return out
-    if type(stmt) is SomeVars or type(stmt) is Every:
+    if type(stmt) is Every:
+        # (OPA: its domain's refs bind their variables, ``every v in n[k]`` binds k.)
+        return ref_outputs(stmt.domain, bound, set(), arity)
+    if type(stmt) is SomeVars:
         return set()
     return ref_outputs(stmt, bound, set(), arity)  # type: ignore[arg-type]
 
@@ -628,8 +631,10 @@ def reorder_body(
 
 
 def _reorder_rest(remaining: list[ast.Expr], ordered: list[ast.Expr], now: set[str], outer: set[str], arity: ArityFn) -> None:
-    """Appends ``remaining`` to ``ordered``, each time the first ready expression
-    in source order (OPA's strategy); updates ``now``."""
+    """Appends ``remaining`` to ``ordered`` in passes over them in source
+    order, each placing every expression ready when it is reached (OPA's
+    strategy: ``b; a; c`` with ``a`` binding what ``b`` reads and ``c``
+    ready runs as ``a; c; b``); updates ``now``."""
     # An expression's needs/outputs depend only on which of its own variables
     # are bound: remember them per expression until that changes.
     own: dict[int, set[str]] = {}
@@ -638,13 +643,13 @@ def _reorder_rest(remaining: list[ast.Expr], ordered: list[ast.Expr], now: set[s
         names = body_vars((expr,), set())
         own[id(expr)] = names
     while remaining:
-        for idx, expr in enumerate(remaining):
+        left: list[ast.Expr] = []
+        for expr in remaining:
             names = own[id(expr)]
             if not names:
                 # No variables at all: nothing needed, nothing bound.
                 ordered.append(expr)
-                del remaining[idx]
-                break
+                continue
             key = frozenset(names & now)
             hit = memo.get(id(expr))
             if hit is not None and hit[0] == key:
@@ -655,10 +660,11 @@ def _reorder_rest(remaining: list[ast.Expr], ordered: list[ast.Expr], now: set[s
             if needs <= now:
                 ordered.append(expr)
                 now |= outs
-                del remaining[idx]
-                break
-        else:
+            else:
+                left.append(expr)
+        if len(left) == len(remaining):
             _raise_unsafe(remaining, now, outer, arity)
+        remaining[:] = left
 
 
 def _raise_unsafe(remaining: list[ast.Expr], now: set[str], outer: set[str], arity: ArityFn) -> None:
