@@ -19,7 +19,8 @@ from __future__ import annotations
 from typing import Any
 
 from pyrego.ast import nodes as ast
-from pyrego.compile.safety import ArityFn, expr_needs_and_outputs, reorder_body, stmt_vars, term_vars
+from pyrego.compile.body_order import reorder_body
+from pyrego.compile.safety import ArityFn, expr_needs_and_outputs, stmt_vars, term_vars
 from pyrego.errors import RegoError
 
 __all__ = ["head_terms_in_body", "needs_eval"]

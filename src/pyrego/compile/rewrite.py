@@ -45,7 +45,8 @@ evaluations only.)
 
 from __future__ import annotations
 
-from collections.abc import Callable, Set as AbstractSet
+from collections.abc import Callable
+from collections.abc import Set as AbstractSet
 
 from pyrego.ast import nodes as ast
 from pyrego.ast.nodes import (
