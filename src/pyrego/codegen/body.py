@@ -164,11 +164,7 @@ class BodyEmitter(StrictBlocks, LineWriter):
         if record is None:
             self.exprs_in_order(ordered)
         else:
-            index = {id(e): i for i, e in enumerate(body)}
-            for e in ordered:
-                self.calls_first(e)
-                # Those made for a negation record nothing (a negation's own record is True, as preset).
-                self.expr(e, record_as=record.get(index.get(id(e), -1)))
+            self.query_exprs_in_order(ordered, body, record)
         self.outer = saved_outer
 
     def expr(self, e: ast.Expr, record_as: str | None = None) -> None:

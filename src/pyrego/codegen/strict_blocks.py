@@ -65,6 +65,20 @@ class StrictBlocks(LineWriter):
         if run:
             self.strict_guards(run)
 
+    def query_exprs_in_order(self, ordered: ast.Body, body: ast.Body, record: dict[int, str]) -> None:
+        """Write a query's ``ordered`` body, each expression recording its
+        value in the name ``record`` gives its index in ``body``."""
+        index = {id(e): i for i, e in enumerate(body)}
+        for e in ordered:
+            # Those made for a negation record nothing (a negation's own record is True, as preset).
+            record_as = record.get(index.get(id(e), -1))
+            pieces = [e]
+            if iterates_in_collection(e, self.bound):
+                pieces = bind_iterating_operands(e, equality_unifies=False, stage=self.tmp("i"))
+            for piece in pieces:
+                self.calls_first(piece)
+                self.expr(piece, record_as=record_as if piece is pieces[-1] else None)
+
     def comprehension_body(self, t: ast.ArrayCompr | ast.SetCompr | ast.ObjectCompr) -> ast.Body:
         """``t``'s body; in code for strict errors, with the calls of its
         term after it (:func:`pyrego.compile.eval_order.comprehension_body`)."""

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Callable
 
 from pyrego.ast import nodes as ast
-from pyrego.ast.nodes import Array, Assign, Call, Object, Ref, SetTerm, Unify, Var
+from pyrego.ast.nodes import Array, Assign, Call, Every, Object, Ref, SetTerm, Unify, Var
 from pyrego.compile.rewrite import bind_negated_operands, split_negated_calls
 from pyrego.compile.safety import (
     ArityFn,
@@ -252,8 +252,14 @@ def _outputs_if_inputs_safe(piece: ast.Expr, safe: set[str], outer: set[str], ar
 def _pieces(expr: ast.Expr, start: int) -> list[ast.Expr]:
     """``expr`` as OPA's expressions at its safety check: each call nested in
     it (outside closures) moved, innermost first, into an expression of its
-    own at the call, its result in a new generated variable."""
+    own at the call, its result in a new generated variable; an ``every``
+    domain bound to one first, at the domain (OPA's RewriteLocalVars)."""
     stmt = expr.statement
+    if type(stmt) is Every:
+        domain = Var(f"__local_safety{start}__", stmt.domain.location)
+        at = stmt.domain.location if stmt.domain.location.row else expr.location
+        bind = _pieces(ast.Expr(Unify(domain, stmt.domain, at), location=at), start + 1)
+        return [*bind, ast.Expr(Every(stmt.key, stmt.value, domain, stmt.body, stmt.location), False, expr.with_mods, expr.location)]
     if expr.negated or not (type(stmt) is Call or type(stmt) is Assign or type(stmt) is Unify):
         return [expr]
     out: list[ast.Expr] = []
