@@ -48,15 +48,18 @@ FILTERS = [
 
 
 def program(r: random.Random) -> str:
-    """A module: the prelude and a rule whose body mixes the statements above."""
+    """A module: the prelude and a rule (or a function) whose body mixes the statements above."""
     stmts = r.sample(BINDERS, r.choice([1, 1, 2, 2, 3])) + r.sample(FILTERS, r.choice([0, 1, 1, 2]))
     r.shuffle(stmts)
     if r.random() < 0.2:  # a statement written twice
         stmts.insert(r.randrange(len(stmts) + 1), r.choice(stmts))
     body = "".join(f"\t{s}\n" for s in stmts)
-    head = r.choice(["r contains x", "r contains [k, x]", "r contains 1", "r contains k"])
-    if r.random() < 0.2:
+    head = r.choice(["r contains x", "r contains [k, x]", "r contains 1", "r contains k", "r[k] := x"])
+    shape = r.random()
+    if shape < 0.2:
         return PRELUDE + f"r := [x | \n{body}]\n"
+    if shape < 0.3:
+        return PRELUDE + f"f(a) := x if {{\n{body}}}\n\nr := [f(1)]\n"
     return PRELUDE + f"{head} if {{\n{body}}}\n"
 
 
