@@ -8,7 +8,8 @@ binding variables through such refs or plainly, comparisons reading them
 written before or after, negations (unsafe where nothing else binds their
 variables), comprehensions and ``every`` reading them, and a statement
 written twice (OPA drops the second copy in some orders and reports its
-variables unsafe).
+variables unsafe), and an ``every`` reading a variable that only a call
+after it binds (OPA leaves it unsafe unless a unification comes between).
 """
 
 from __future__ import annotations
@@ -40,10 +41,11 @@ BINDERS = [
     "m[k] > 1", "n[k][j]", "x = [k, m[xs[i]]]", "[y, k] = [m[k], xs[i]]", 'x = [k, {"v": [m[k]]}]',
     "x = [k, j]", "x = k", "y = {[k, m[k]]}",
 ]
+CALL_BINDERS = ["m[k] > 1", "is_array([k, m[k]])", "n[k][j] == 2", "count([k, m[k]]) > 0"]
 FILTERS = [
     'k != "a"', 'j != "x"', "i > 0", 'not k == "a"', "not m[k] == 1", 'not [k, m[k]] == ["a", 1]',
     "k == xs[_]", 'x != "q"', "y != 0", "count([v | v := [k, m[k]]]) > 0", 'count({v | v := n[k][_]}) >= 0',
-    "every e in [k] { e != 9 }", 'not is_array([k, m[k]])', "to_number(m[k]) > 0",
+    "every e in [k] { e != 9 }", "every e in [1] { e != k }", 'not is_array([k, m[k]])', "to_number(m[k]) > 0",
 ]
 
 
@@ -51,6 +53,8 @@ def program(r: random.Random) -> str:
     """A module: the prelude and a rule (or a function) whose body mixes the statements above."""
     stmts = r.sample(BINDERS, r.choice([1, 1, 2, 2, 3])) + r.sample(FILTERS, r.choice([0, 1, 1, 2]))
     r.shuffle(stmts)
+    if r.random() < 0.15:  # an ``every`` reading k first, a call binding k last
+        stmts = ["every e in [1] { e != k }", *stmts, r.choice(CALL_BINDERS)]
     if r.random() < 0.2:  # a statement written twice
         stmts.insert(r.randrange(len(stmts) + 1), r.choice(stmts))
     body = "".join(f"\t{s}\n" for s in stmts)

@@ -13,9 +13,10 @@ from __future__ import annotations
 from typing import Callable
 
 from pyrego.ast import nodes as ast
-from pyrego.ast.nodes import Array, Assign, Call, Every, Object, Ref, SetTerm, Unify, Var
+from pyrego.ast.nodes import Array, Assign, Call, Every, Object, Ref, SetTerm, SomeIn, SomeVars, Unify, Var
 from pyrego.compile.rewrite import bind_negated_operands, split_negated_calls
 from pyrego.compile.safety import (
+    ROOTS,
     ArityFn,
     body_vars,
     expr_has_vars,
@@ -24,6 +25,7 @@ from pyrego.compile.safety import (
     is_wildcard,
     ref_outputs,
     shown_name,
+    term_vars,
     term_vars_ready,
 )
 from pyrego.compile.with_values import bind_with_values
@@ -95,11 +97,29 @@ def _reorder_rest(remaining: list[ast.Expr], ordered: list[ast.Expr], now: set[s
         names = body_vars((expr,), set())
         own[id(expr)] = names
     twins = _Twins(remaining, ordered) if len(set(remaining)) < len(remaining) else None
+    calls = _LastCallOutputs.for_body(remaining, ordered, now, outer, arity)
+    domains_ready: set[int] = set()
     while remaining:
         left: list[ast.Expr] = []
         for expr in remaining:
             if twins is not None and twins.dropped(expr):
                 continue
+            if type(expr.statement) is Every and (twins is not None or calls is not None):
+                if id(expr) not in domains_ready:
+                    # (OPA's unification binding the domain, an expression just before: _pieces)
+                    if calls is not None:
+                        calls.last = set()
+                    if _domain_ready(expr, now):
+                        domains_ready.add(id(expr))
+                        if twins is not None:
+                            twins.position += twins.size[id(expr)] - 1
+                elif calls is not None and calls.skips(expr):
+                    left.append(expr)
+                    continue
+                if calls is not None:
+                    calls.note(expr, now)
+            elif calls is not None:
+                calls.visit(expr, now)
             names = own[id(expr)]
             if not names:
                 # No variables at all: nothing needed, nothing bound.
@@ -124,7 +144,8 @@ def _reorder_rest(remaining: list[ast.Expr], ordered: list[ast.Expr], now: set[s
                 if twins is not None:
                     twins.unsafe[id(expr)] = (expr, needs - now)
         if len(left) == len(remaining):
-            _raise_unsafe(remaining, now, outer, arity, twins.named() if twins is not None else {})
+            skipped = twins.named() if twins is not None else {}
+            _raise_unsafe(remaining, now, outer, arity, calls.named(skipped) if calls is not None else skipped)
         remaining[:] = left
     if twins is not None and twins.lost:
         named = twins.named()
@@ -166,7 +187,8 @@ class _Twins:
 
     def place(self, expr: ast.Expr) -> None:
         self.placed.setdefault(expr, []).append(self.position)
-        self.position += self.size[id(expr)]
+        # (An ``every``'s domain was counted when it was ready.)
+        self.position += 1 if type(expr.statement) is Every else self.size[id(expr)]
 
     def named(self) -> dict[str, ast.Location]:
         """Each variable of a skipped expression that was unsafe, at its first place."""
@@ -178,6 +200,117 @@ class _Twins:
                 if not is_generated(name) and (seen is None or (loc.row, loc.col) < (seen.row, seen.col)):
                     first[name] = loc
         return first
+
+
+class _LastCallOutputs:
+    """OPA's check of an ``every`` whose body reads variables of the body
+    around it (``every y in [1] { y != k }; m[k] > 1``), as OPA v1.20.2
+    makes it: it passes over the expressions with one set of output
+    variables that a call's expression leaves filled and a unification
+    empties (an expression that is a term alone, a negation and an
+    ``every``, whose domain is bound by a unification of its own before it,
+    leave it as it is). In a later pass, where that unification was placed
+    already, an ``every`` whose read variables are exactly what the set
+    holds is skipped, as if it bound them itself: so the body above, whose
+    call binds k, has k unsafe, while ``...; m[k]`` or ``...; m[k] > 1; x = 1``
+    do not. (An expression with the same variables placed before keeps its
+    own order: nothing is skipped in the first pass.)"""
+
+    def __init__(self, reads: dict[int, set[str]], arity: ArityFn) -> None:
+        self.reads = reads
+        self.arity = arity
+        self.last: set[str] = set()
+        self.read_unsafe: dict[int, tuple[ast.Expr, set[str]]] = {}
+        self.stuck: list[ast.Expr] = []
+
+    @classmethod
+    def for_body(cls, remaining: list[ast.Expr], ordered: list[ast.Expr], now: set[str], outer: set[str], arity: ArityFn) -> _LastCallOutputs | None:
+        """The check for a body with such an ``every`` among ``remaining``, else None."""
+        reads: dict[int, set[str]] = {}
+        for e in remaining:
+            if type(e.statement) is Every and not e.negated:
+                read = body_vars(e.statement.body, set()) & outer
+                if read:
+                    reads[id(e)] = read
+        if not reads:
+            return None
+        calls = cls(reads, arity)
+        for e in ordered:  # (placed in the first pass, before the others)
+            calls.visit(e, now)
+        return calls
+
+    def skips(self, expr: ast.Expr) -> bool:
+        """Whether OPA skips ``expr`` in this pass (its domain's unification placed in an earlier one)."""
+        if self.reads.get(id(expr)) != self.last:
+            return False
+        if not any(e is expr for e in self.stuck):
+            self.stuck.append(expr)
+        return True
+
+    def note(self, expr: ast.Expr, now: set[str]) -> None:
+        """What of ``expr``'s reads is unsafe when it is checked (named if it is skipped later)."""
+        read = self.reads.get(id(expr))
+        if read is not None:
+            self.read_unsafe[id(expr)] = (expr, read - now)
+
+    def visit(self, expr: ast.Expr, now: set[str]) -> None:
+        """What the set holds after ``expr`` (its last expression in OPA's terms)."""
+        stmt = expr.statement
+        if expr.negated or type(stmt) is SomeVars:
+            return
+        if type(stmt) is Every or type(stmt) is Unify or type(stmt) is Assign or type(stmt) is SomeIn:
+            self.last = set()  # (OPA makes ``some v in xs`` ``v = xs[_]``)
+        elif type(stmt) is Call:
+            self.last = _call_outputs(stmt, now, self.arity)
+
+    def named(self, skipped: dict[str, ast.Location]) -> dict[str, ast.Location]:
+        """``skipped`` with each variable a skipped ``every`` read that was
+        unsafe when it was last checked, at the ``every``."""
+        first = dict(skipped)
+        for expr in self.stuck:
+            loc = expr.location
+            for name in self.read_unsafe.get(id(expr), (expr, set()))[1]:
+                seen = first.get(name)
+                if seen is None or (loc.row, loc.col) < (seen.row, seen.col):
+                    first[name] = loc
+        return first
+
+
+def _domain_ready(expr: ast.Expr, now: set[str]) -> bool:
+    stmt = expr.statement
+    assert type(stmt) is Every
+    return term_vars(stmt.domain, set()) <= now | ref_outputs(stmt.domain, now, set(), lambda _: None)
+
+
+def _call_outputs(call: Call, safe: set[str], arity: ArityFn) -> set[str]:
+    """OPA's output variables of a call's expression (its nested calls
+    being expressions of their own): every variable in a ref among its
+    operands whose head is safe, bound or not, and an output operand's."""
+    out: set[str] = set()
+    args = call.args
+    n = arity(call.op)
+    inputs = args[:-1] if n is not None and len(args) == n + 1 else args
+    for a in inputs:
+        _safe_ref_vars(a, safe, out)
+    if len(inputs) < len(args) and term_vars_ready(inputs, safe | out):
+        term_vars(args[-1], out)
+    return out
+
+
+def _safe_ref_vars(t: ast.Term, safe: set[str], out: set[str]) -> None:
+    if type(t) is Ref:
+        head = t.head
+        if type(head) is Var and (head.name in ROOTS or head.name in safe):
+            for p in t.path:
+                term_vars(p, out)
+        return
+    if type(t) is Array or type(t) is SetTerm:
+        for x in t.items:
+            _safe_ref_vars(x, safe, out)
+    elif type(t) is Object:
+        for k, v in t.items:
+            _safe_ref_vars(k, safe, out)
+            _safe_ref_vars(v, safe, out)
 
 
 def _opa_size(expr: ast.Expr) -> int:
