@@ -71,6 +71,7 @@ ENGINE_MODULES = {
     "pyrego.compile.rule_conflicts",
     "pyrego.compile.rule_index",
     "pyrego.compile.safety",
+    "pyrego.compile.body_order",
     "pyrego.compile.with_checks",
     "pyrego.compile.with_targets",
     "pyrego.compile.with_values",

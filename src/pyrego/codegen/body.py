@@ -18,10 +18,11 @@ from pyrego.builtins.rego import metadata_value
 from pyrego.codegen.lines import LineWriter
 from pyrego.codegen.strict_blocks import StrictBlocks
 from pyrego.compile.base import FuncRef, RuleNode, data_function_name
+from pyrego.compile.body_order import reorder_body
 from pyrego.compile.ground import ground_value, in_build_order, is_ground, iterated_terms
 from pyrego.compile.optimize import hoist_checks
 from pyrego.compile.rewrite import bind_negated_operands
-from pyrego.compile.safety import ROOTS, has_unbound, iterable_only, reorder_body, shown_name, stmt_vars, term_vars
+from pyrego.compile.safety import ROOTS, has_unbound, iterable_only, shown_name, stmt_vars, term_vars
 from pyrego.compile.with_checks import with_targets
 from pyrego.errors import RegoCompileError, RegoTypeError, RegoUnsafeVarError
 from pyrego.runtime.helpers import INDEX_TEXT
@@ -163,11 +164,7 @@ class BodyEmitter(StrictBlocks, LineWriter):
         if record is None:
             self.exprs_in_order(ordered)
         else:
-            index = {id(e): i for i, e in enumerate(body)}
-            for e in ordered:
-                self.calls_first(e)
-                # Those made for a negation record nothing (a negation's own record is True, as preset).
-                self.expr(e, record_as=record.get(index.get(id(e), -1)))
+            self.query_exprs_in_order(ordered, body, record)
         self.outer = saved_outer
 
     def expr(self, e: ast.Expr, record_as: str | None = None) -> None:

@@ -50,10 +50,11 @@ from pyrego.compile.base import (
     iter_rule_chain,
     rule_suffix,
 )
+from pyrego.compile.body_order import reorder_body
 from pyrego.compile.eval_order import comprehension_body, strict_calls_first, strict_only
 from pyrego.compile.ground import iterated_terms
 from pyrego.compile.rewrite import calls_function
-from pyrego.compile.safety import ROOTS, reorder_body, stmt_has_vars, stmt_vars, term_vars
+from pyrego.compile.safety import ROOTS, stmt_has_vars, stmt_vars, term_vars
 from pyrego.errors import RegoError
 from pyrego.runtime.helpers import (
     COLLECTION_TYPES,

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from pyrego.ast import nodes as ast
 from pyrego.codegen.lines import LineWriter
 from pyrego.compile.eval_order import comprehension_body, strict_calls_first, strict_only
+from pyrego.compile.rewrite import bind_iterating_operands, iterates_in_collection
 
 if TYPE_CHECKING:
     from pyrego.codegen.generator import ModuleGen
@@ -24,6 +25,10 @@ class StrictBlocks(LineWriter):
     ctx: str
     bound: set[str]
     gen: ModuleGen
+    in_query: bool
+
+    def tmp(self, prefix: str = "t") -> str:
+        raise NotImplementedError
 
     def state(self) -> tuple[Any, ...]:
         raise NotImplementedError
@@ -39,7 +44,15 @@ class StrictBlocks(LineWriter):
         expressions in one block, and before each expression the builtin
         calls OPA evaluates first under strict errors."""
         run: list[ast.Expr] = []
-        for e in ordered:
+        pending = list(ordered)
+        at = 0
+        while at < len(pending):
+            e = pending[at]
+            at += 1
+            if iterates_in_collection(e, self.bound):
+                # (Decided here, where what is bound is known exactly.)
+                pending[at:at] = bind_iterating_operands(e, equality_unifies=not self.in_query, stage=self.tmp("i"))
+                continue
             if strict_only(e):
                 run.append(e)
                 continue
@@ -51,6 +64,20 @@ class StrictBlocks(LineWriter):
             self.expr(e)
         if run:
             self.strict_guards(run)
+
+    def query_exprs_in_order(self, ordered: ast.Body, body: ast.Body, record: dict[int, str]) -> None:
+        """Write a query's ``ordered`` body, each expression recording its
+        value in the name ``record`` gives its index in ``body``."""
+        index = {id(e): i for i, e in enumerate(body)}
+        for e in ordered:
+            # Those made for a negation record nothing (a negation's own record is True, as preset).
+            record_as = record.get(index.get(id(e), -1))
+            pieces = [e]
+            if iterates_in_collection(e, self.bound):
+                pieces = bind_iterating_operands(e, equality_unifies=False, stage=self.tmp("i"))
+            for piece in pieces:
+                self.calls_first(piece)
+                self.expr(piece, record_as=record_as if piece is pieces[-1] else None)
 
     def comprehension_body(self, t: ast.ArrayCompr | ast.SetCompr | ast.ObjectCompr) -> ast.Body:
         """``t``'s body; in code for strict errors, with the calls of its

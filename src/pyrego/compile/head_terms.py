@@ -19,7 +19,8 @@ from __future__ import annotations
 from typing import Any
 
 from pyrego.ast import nodes as ast
-from pyrego.compile.safety import ArityFn, expr_needs_and_outputs, reorder_body, stmt_vars, term_vars
+from pyrego.compile.body_order import reorder_body
+from pyrego.compile.safety import ArityFn, expr_needs_and_outputs, stmt_vars, term_vars
 from pyrego.errors import RegoError
 
 __all__ = ["head_terms_in_body", "needs_eval"]
@@ -86,7 +87,8 @@ def head_terms_in_body(rule: ast.Rule, arity: ArityFn, args: tuple[ast.Term, ...
         elif type(t) is ast.Ref or type(t) is ast.Call:
             new.append(_moved(t, extra))
         else:
-            new.append(_moved(_hoisted(t, extra), extra))
+            rest = _calls_moved(t, extra)
+            new.append(_moved(rest, extra) if needs_eval(rest) else rest)
     *path, key, value = new
     ref = ast.Ref(head.ref.head, tuple(path), head.ref.location) if path != list(head.ref.path) else head.ref  # type: ignore[arg-type]
     new_head = ast.RuleHead(ref, value, key, head.args, head.assign, head.location)
@@ -101,18 +103,21 @@ def _moved(t: ast.Term, extra: list[ast.Expr]) -> ast.Var:
     return var
 
 
-def _hoisted(t: ast.Term, extra: list[ast.Expr]) -> ast.Term:
-    """``t`` with each ref and call inside its arrays, sets and objects moved
-    out first, in order (OPA's RewriteDynamicTerms), so that ``[k, m[k]]``
-    binds ``k`` by iterating ``m`` before the array is built."""
-    if isinstance(t, (ast.Ref, ast.Call)):
+def _calls_moved(t: ast.Term, extra: list[ast.Expr]) -> ast.Term:
+    """``t`` with each call inside its arrays, sets and objects moved out
+    first, in order (OPA's RewriteExprTerms); what is left is moved whole
+    if it still holds a ref (RewriteRefsInHead), as one expression, as in
+    OPA (which a body repeating an expression can tell): the refs in it
+    bind their variables first where it is evaluated
+    (:func:`pyrego.compile.rewrite.bind_iterating_operands`)."""
+    if isinstance(t, ast.Call):
         return _moved(t, extra)
     if isinstance(t, ast.Array):
-        return ast.Array(tuple([_hoisted(x, extra) for x in t.items]), t.location)
+        return ast.Array(tuple([_calls_moved(x, extra) for x in t.items]), t.location)
     if isinstance(t, ast.SetTerm):
-        return ast.SetTerm(tuple([_hoisted(x, extra) for x in t.items]), t.location)
+        return ast.SetTerm(tuple([_calls_moved(x, extra) for x in t.items]), t.location)
     if isinstance(t, ast.Object):
-        return ast.Object(tuple([(_hoisted(k, extra), _hoisted(v, extra)) for k, v in t.items]), t.location)
+        return ast.Object(tuple([(_calls_moved(k, extra), _calls_moved(v, extra)) for k, v in t.items]), t.location)
     return t
 
 

@@ -41,11 +41,12 @@ from typing import Any, Callable, Container, Iterator, NamedTuple
 
 from pyrego.ast import nodes as ast
 from pyrego.compile.base import COMPLETE, FUNCTION, PARTIAL_SET, RuleNode, child_at, iter_rule_chain
+from pyrego.compile.body_order import reorder_body
 from pyrego.compile.eval_order import NEVER_FAILS, PARTS, SUBQUERIES, has_call, head_calls_first, mark_strict_only
 from pyrego.compile.ground import is_ground
 from pyrego.compile.opa_form import OpaForm, PieceTable
 from pyrego.compile.rule_index import ANY, IndexedRule, IndexRef, RuleIndex, head_value, one_constant_value
-from pyrego.compile.safety import reorder_body, stmt_vars, term_vars
+from pyrego.compile.safety import stmt_vars, term_vars
 from pyrego.errors import RegoError
 from pyrego.runtime.values import BoolKey, freeze
 

@@ -46,6 +46,7 @@ evaluations only.)
 from __future__ import annotations
 
 from collections.abc import Callable
+from collections.abc import Set as AbstractSet
 
 from pyrego.ast import nodes as ast
 from pyrego.ast.nodes import (
@@ -302,3 +303,95 @@ def negation_is_whole(stmt: ast.Statement) -> bool:
     ``not`` means for any statement under ``import future.keywords.not``)."""
     e = ast.Expr(stmt, True)
     return len(_split_calls(e)) == 1 and len(_bind_operands(e, False)) == 1
+
+
+def iterates_in_collection(e: ast.Expr, bound: AbstractSet[str]) -> bool:
+    """Whether a ref nested in an array, object or set among ``e``'s operands
+    binds a variable not in ``bound`` by iterating (``m[k]`` in ``x = [k, m[k]]``
+    with ``k`` unbound), ``e`` not negated: the code generator builds a
+    collection's items in their written order, so it would read ``k`` before
+    ``m[k]`` binds it. Such an expression is rewritten by
+    :func:`bind_iterating_operands` first; most expressions have none."""
+    s = e.statement
+    operands: tuple[ast.Term, ...]
+    if type(s) is Call:
+        operands = s.args
+    elif type(s) is Unify or type(s) is Assign:
+        operands = (s.lhs, s.rhs)
+    elif type(s) is ast.SomeIn:
+        operands = (s.collection,)
+    elif type(s) is ast.Every:
+        operands = (s.domain,)
+    elif isinstance(s, (Ref, Array, Object, SetTerm)):
+        operands = (s,)
+    else:
+        return False
+    return not e.negated and any(_iterates_in_collection(t, bound, False) for t in operands)
+
+
+def bind_iterating_operands(e: ast.Expr, *, equality_unifies: bool, stage: str) -> list[ast.Expr]:
+    """OPA's ``RewriteExprTerms`` then ``RewriteDynamicTerms`` for one
+    expression: each call nested in its operands, then each ref (and
+    comprehension) among or inside them, in an expression of its own placed
+    before it, so an iterating ref binds its variables before the collection
+    holding it is built (:func:`iterates_in_collection`). ``stage``: a name
+    part unique to this rewrite of this expression."""
+    out: list[ast.Expr] = []
+    for piece in split_nested_calls(e, stage + "c"):
+        out.extend(_bind_all_operands(piece, equality_unifies, stage + "d"))
+    return out
+
+
+def _iterates_in_collection(t: ast.Term, bound: AbstractSet[str], inside: bool) -> bool:
+    """Whether a ref with a variable not in ``bound`` is in ``t``, within a
+    collection (``inside``: ``t`` is in one), not in a comprehension."""
+    if type(t) is Ref:
+        if inside and _has_unbound_var(t, bound):
+            return True
+        return any(_iterates_in_collection(p, bound, inside) for p in t.path)
+    if type(t) is Array or type(t) is SetTerm:
+        return any(_iterates_in_collection(x, bound, True) for x in t.items)
+    if type(t) is Object:
+        return any(_iterates_in_collection(k, bound, True) or _iterates_in_collection(v, bound, True) for k, v in t.items)
+    if type(t) is Call:
+        return any(_iterates_in_collection(a, bound, inside) for a in t.args)
+    return False
+
+
+def _has_unbound_var(t: ast.Term, bound: AbstractSet[str]) -> bool:
+    if type(t) is Var:
+        return t.name not in bound and t.name not in _ROOTS
+    if type(t) is Ref:
+        return _has_unbound_var(t.head, bound) or any(_has_unbound_var(p, bound) for p in t.path)
+    if type(t) is Array or type(t) is SetTerm:
+        return any(_has_unbound_var(x, bound) for x in t.items)
+    if type(t) is Object:
+        return any(_has_unbound_var(k, bound) or _has_unbound_var(v, bound) for k, v in t.items)
+    if type(t) is Call:
+        return any(_has_unbound_var(a, bound) for a in t.args)
+    return False
+
+
+def _bind_all_operands(e: ast.Expr, equality_unifies: bool, stage: str) -> list[ast.Expr]:
+    """:func:`_bind_operands` for an expression the code generator keeps
+    whole (``x := ...``, ``some ... in``, ``every``), and for a call bound
+    to a variable (OPA's ``f(a, x)``: its operands are bound first)."""
+    s = e.statement
+    h = _Hoister(e, stage)
+    stmt: ast.Statement
+    if (type(s) is Unify or type(s) is Assign) and (type(s.rhs) is Call or type(s.lhs) is Call):
+        call, other = (s.rhs, s.lhs) if type(s.rhs) is Call else (s.lhs, s.rhs)
+        args = h.operands(call.args)  # type: ignore[union-attr]
+        new_call = Call(call.op, args, call.location, call.op_ref)  # type: ignore[union-attr]
+        stmt = type(s)(other, new_call, s.location) if call is s.rhs else type(s)(new_call, other, s.location)
+    elif type(s) is Assign:
+        stmt = Assign(h.inside(s.lhs), h.inside(s.rhs), s.location)
+    elif type(s) is ast.SomeIn:
+        stmt = ast.SomeIn(s.key, s.value, h.operand(s.collection), s.location)
+    elif type(s) is ast.Every:
+        stmt = ast.Every(s.key, s.value, h.operand(s.domain), s.body, s.location)
+    else:
+        return _bind_operands(e, equality_unifies)
+    if not h.out:
+        return [e]
+    return h.out + [_with_statement(e, stmt)]

@@ -1,11 +1,10 @@
-"""Variable safety and body reordering.
+"""Variable safety: what each expression of a body needs bound and binds.
 
 Rego bodies are declarative: ``x > 1; x := input.a`` is valid, and OPA runs
 the expressions in an order in which every variable is bound before it is
 read. This module computes, for each expression, which variables it needs
-bound and which it binds, then picks the first ready expression in source
-order, again and again (OPA's strategy). A body that cannot be ordered has
-unsafe variables: ``rego_unsafe_var_error``.
+bound before it runs and which it binds; :mod:`pyrego.compile.body_order`
+orders bodies from those.
 
 Input ASTs are the compiler's *resolved* bodies: refs to rules and imports
 are rooted at ``data``/``input``, so every remaining :class:`~pyrego.ast.nodes.Var`
@@ -35,9 +34,6 @@ from pyrego.ast.nodes import (
     Unify,
     Var,
 )
-from pyrego.compile.rewrite import bind_negated_operands, split_negated_calls
-from pyrego.compile.with_values import bind_with_values
-from pyrego.errors import RegoUnsafeVarError
 
 ROOTS = frozenset({"data", "input"})
 
@@ -537,7 +533,10 @@ def stmt_outputs(stmt: ast.Statement, bound: set[str], arity: ArityFn) -> set[st
             if stmt.key is not None:
                 out |= _pattern_vars(stmt.key, bound)
         return out
-    if type(stmt) is SomeVars or type(stmt) is Every:
+    if type(stmt) is Every:
+        # (OPA: its domain's refs bind their variables, ``every v in n[k]`` binds k.)
+        return ref_outputs(stmt.domain, bound, set(), arity)
+    if type(stmt) is SomeVars:
         return set()
     return ref_outputs(stmt, bound, set(), arity)  # type: ignore[arg-type]
 
@@ -570,195 +569,3 @@ def closure_captures(closure: ast.Term, outer: set[str]) -> set[str]:
     inner: set[str] = set()
     _all_vars(closure, inner)
     return inner & outer
-
-
-# ---------------------------------------------------------------- ordering
-
-
-def reorder_body(
-    body: ast.Body,
-    bound: set[str],
-    outer: set[str],
-    arity: ArityFn,
-    *,
-    required: set[str] | None = None,
-    location: ast.Location | None = None,
-    equality_unifies: bool = True,
-    bind_operands: bool = True,
-    functions: Callable[[str], bool] | None = None,
-) -> tuple[ast.Body, set[str]]:
-    """Order ``body`` so each expression's inputs are bound first.
-
-    ``bound`` are the variables bound on entry (function arguments, captured
-    outer variables); ``outer`` every variable visible from enclosing scopes
-    (used to tell captured variables from local ones in closures);
-    ``required`` variables that must be bound at the end (rule head vars).
-    Returns the new body and the set of variables bound at its end.
-
-    Negated expressions come back with the parts OPA evaluates before the
-    negation as expressions of their own, made before ordering and after
-    it as OPA's stages make them (:mod:`pyrego.compile.rewrite`);
-    ``equality_unifies`` is False for a query's bodies, where ``==`` stays a
-    call; without ``bind_operands`` the caller makes those after ordering.
-    With ``functions`` (whether a name is a function of the policies), the
-    calls nested in any expression holding a call of one are moved out too
-    (:func:`pyrego.compile.rewrite.split_negated_calls`).
-    """
-    body = bind_with_values(split_negated_calls(body, functions), arity)
-    now = set(bound)
-    # Most bodies are already in a valid order: take expressions in source
-    # order while each is ready (what the general loop below would pick too).
-    ordered: list[ast.Expr] = []
-    for expr in body:
-        if expr_has_vars(expr):
-            needs, outs = expr_needs_and_outputs(expr, now, outer, arity)
-            if not needs <= now:
-                break
-            now |= outs
-        ordered.append(expr)
-    if len(ordered) < len(body):
-        _reorder_rest(list(body[len(ordered) :]), ordered, now, outer, arity)
-    if required:
-        missing = sorted(v for v in required - now if not is_wildcard(v))
-        if missing:
-            raise RegoUnsafeVarError(f"var {missing[0].split('#')[0]} is unsafe", location)
-    if bind_operands:
-        return bind_negated_operands(tuple(ordered), equality_unifies=equality_unifies), now
-    return tuple(ordered), now
-
-
-def _reorder_rest(remaining: list[ast.Expr], ordered: list[ast.Expr], now: set[str], outer: set[str], arity: ArityFn) -> None:
-    """Appends ``remaining`` to ``ordered``, each time the first ready expression
-    in source order (OPA's strategy); updates ``now``."""
-    # An expression's needs/outputs depend only on which of its own variables
-    # are bound: remember them per expression until that changes.
-    own: dict[int, set[str]] = {}
-    memo: dict[int, tuple[frozenset[str], tuple[set[str], set[str]]]] = {}
-    for expr in remaining:
-        names = body_vars((expr,), set())
-        own[id(expr)] = names
-    while remaining:
-        for idx, expr in enumerate(remaining):
-            names = own[id(expr)]
-            if not names:
-                # No variables at all: nothing needed, nothing bound.
-                ordered.append(expr)
-                del remaining[idx]
-                break
-            key = frozenset(names & now)
-            hit = memo.get(id(expr))
-            if hit is not None and hit[0] == key:
-                needs, outs = hit[1]
-            else:
-                needs, outs = expr_needs_and_outputs(expr, now, outer, arity)
-                memo[id(expr)] = (key, (needs, outs))
-            if needs <= now:
-                ordered.append(expr)
-                now |= outs
-                del remaining[idx]
-                break
-        else:
-            _raise_unsafe(remaining, now, outer, arity)
-
-
-def _raise_unsafe(remaining: list[ast.Expr], now: set[str], outer: set[str], arity: ArityFn) -> None:
-    # The variables named are OPA's. Its expressions are finer than these:
-    # each call nested in one is an expression of its own, at the call
-    # (_pieces). It goes over them in source order, again while that places
-    # one, and adds each one's outputs to what is safe as it goes, even when
-    # that expression cannot run yet (so ``input.a[d] == b; c = [b, d]``
-    # names b and c, not d); an expression's variables are dropped from its
-    # unsafe ones only when it is visited. Each variable still unsafe (the
-    # left side of a ``:=`` too) is named once, at its first place.
-    pieces: list[ast.Expr] = []
-    for expr in remaining:
-        pieces += _pieces(expr, len(pieces))
-    safe = set(now)
-    pending: dict[int, set[str]] = {}
-    for piece in pieces:
-        needs, outs = expr_needs_and_outputs(piece, now, outer, arity)
-        pending[id(piece)] = (needs | outs) - now
-    progress = True
-    while progress:
-        progress = False
-        for piece in pieces:
-            unsafe = pending[id(piece)]
-            if not unsafe:
-                continue
-            safe |= _outputs_if_inputs_safe(piece, safe, outer, arity)
-            unsafe -= safe
-            progress = progress or not unsafe
-    first: dict[str, ast.Location] = {}
-    for piece in pieces:
-        loc = piece.location
-        for name in pending[id(piece)]:
-            seen = first.get(name)
-            if not is_generated(name) and (seen is None or (loc.row, loc.col) < (seen.row, seen.col)):
-                first[name] = loc
-    if not first:
-        # (Only where OPA's pass would place every expression: name what this order lacks.)
-        for expr in remaining:
-            needs, _ = expr_needs_and_outputs(expr, now, outer, arity)
-            for name in needs - now:
-                if not is_generated(name):
-                    first.setdefault(name, expr.location)
-    if not first:
-        raise RegoUnsafeVarError("unsafe expression", remaining[0].location)
-    errors = [
-        RegoUnsafeVarError(f"var {shown_name(name)} is unsafe", loc)
-        for name, loc in sorted(first.items(), key=lambda nl: (nl[1].row, nl[1].col, nl[0]))
-    ]
-    errors[0].errors = errors  # type: ignore[attr-defined]
-    raise errors[0]
-
-
-def _outputs_if_inputs_safe(piece: ast.Expr, safe: set[str], outer: set[str], arity: ArityFn) -> set[str]:
-    """What ``piece`` binds given ``safe``; nothing for a call with an output
-    argument whose inputs are not all safe (OPA drops even what its refs bind)."""
-    stmt = piece.statement
-    if type(stmt) is Call and not piece.negated:
-        n = arity(stmt.op)
-        if n is not None and len(stmt.args) == n + 1:
-            outs = ref_outputs(stmt, safe, set(), arity)
-            if not term_vars_ready(stmt.args[:-1], safe | outs):
-                return set()
-    return expr_needs_and_outputs(piece, safe, outer, arity)[1]
-
-
-def _pieces(expr: ast.Expr, start: int) -> list[ast.Expr]:
-    """``expr`` as OPA's expressions at its safety check: each call nested in
-    it (outside closures) moved, innermost first, into an expression of its
-    own at the call, its result in a new generated variable."""
-    stmt = expr.statement
-    if expr.negated or not (type(stmt) is Call or type(stmt) is Assign or type(stmt) is Unify):
-        return [expr]
-    out: list[ast.Expr] = []
-
-    def lift(term: ast.Term) -> ast.Term:
-        if type(term) is Call:
-            args = tuple(lift(a) for a in term.args)
-            result = Var(f"__local_safety{start + len(out)}__", term.location)
-            at = term.location if term.location.row else expr.location
-            out.append(ast.Expr(Call(term.op, args + (result,), term.location, term.op_ref), location=at))
-            return result
-        if type(term) is Ref:
-            return Ref(lift(term.head), tuple(lift(p) for p in term.path), term.location)
-        if type(term) is Array:
-            return Array(tuple(lift(x) for x in term.items), term.location)
-        if type(term) is SetTerm:
-            return SetTerm(tuple(lift(x) for x in term.items), term.location)
-        if type(term) is Object:
-            return Object(tuple((lift(k), lift(v)) for k, v in term.items), term.location)
-        return term
-
-    main: ast.Statement
-    if type(stmt) is Call:
-        main = Call(stmt.op, tuple(lift(a) for a in stmt.args), stmt.location, stmt.op_ref)
-    elif type(stmt) is Assign:
-        main = Assign(lift(stmt.lhs), lift(stmt.rhs), stmt.location)
-    else:
-        assert type(stmt) is Unify
-        main = Unify(lift(stmt.lhs), lift(stmt.rhs), stmt.location)
-    if not out:
-        return [expr]
-    return [*out, ast.Expr(main, expr.negated, expr.with_mods, expr.location)]

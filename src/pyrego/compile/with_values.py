@@ -19,7 +19,7 @@ A value that names a function is kept as it is, as OPA keeps it: a builtin
 replacing a function, any ground ref under ``data``.
 
 The stage runs on each body before it is ordered (:func:`bind_with_values`,
-from :func:`pyrego.compile.safety.reorder_body`), after the calls nested in negated
+from :func:`pyrego.compile.body_order.reorder_body`), after the calls nested in negated
 expressions are split off. Those keep the expression's modifiers, and OPA,
 which rewrites each modifier in place, binds the value once for all of them:
 so does this stage (one variable per modifier).

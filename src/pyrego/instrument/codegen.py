@@ -46,10 +46,11 @@ from pyrego.compile.base import (
     iter_rule_chain,
     rule_suffix,
 )
+from pyrego.compile.body_order import reorder_body
 from pyrego.compile.ground import ground_value, is_ground
 from pyrego.compile.opa_form import OpaForm, PieceTable
 from pyrego.compile.rule_index import IndexedRule, RuleIndex, head_value
-from pyrego.compile.safety import reorder_body, stmt_vars
+from pyrego.compile.safety import stmt_vars
 from pyrego.instrument.recorder import NAMESPACE, resolve_ref
 from pyrego.parse.spans import SourceSpans
 from pyrego.runtime.helpers import MISS, VALUES, rt_conflict

@@ -26,7 +26,8 @@ from typing import Any
 
 from pyrego.ast import nodes as ast
 from pyrego.compile.base import CompiledTree
-from pyrego.compile.safety import reorder_body, stmt_vars, term_vars
+from pyrego.compile.body_order import reorder_body
+from pyrego.compile.safety import stmt_vars, term_vars
 from pyrego.partial.base import PartialEvalError
 from pyrego.partial.bindings import Env, Scope
 from pyrego.partial.calls import CallsMixin

@@ -33,8 +33,9 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from pyrego.ast import nodes as ast
+from pyrego.compile.body_order import reorder_body
 from pyrego.compile.opa_form import OpaForm, PieceTable
-from pyrego.compile.safety import reorder_body, stmt_vars, term_vars
+from pyrego.compile.safety import stmt_vars, term_vars
 from pyrego.errors import RegoError
 from pyrego.runtime.values import freeze, sorted_values
 

@@ -3,7 +3,7 @@
 OPA checks types after rewriting each rule (``v1/ast/compile.go``); the
 rewrites decide which expression an error belongs to and what a variable's
 type is, so they are made here, in OPA's order, on the compiler's resolved
-rules (:mod:`pyrego.compile.pipeline`, bodies ordered by :func:`pyrego.compile.safety.reorder_body`):
+rules (:mod:`pyrego.compile.pipeline`, bodies ordered by :func:`pyrego.compile.body_order.reorder_body`):
 
 1. ``RewriteLocalVars``: ``x := e`` is ``x = e``; ``some k, v in xs`` is
    ``v = xs[k]``; ``some x`` declarations go.
@@ -51,8 +51,9 @@ from pyrego.ast.nodes import (
     Var,
 )
 from pyrego.compile.base import FuncRef, data_function_name
+from pyrego.compile.body_order import reorder_body
 from pyrego.compile.ground import in_build_order
-from pyrego.compile.safety import reorder_body, stmt_vars, term_vars
+from pyrego.compile.safety import stmt_vars, term_vars
 from pyrego.errors import RegoCompileError, RegoTypeError
 from pyrego.typecheck.ir import (
     CALL,
