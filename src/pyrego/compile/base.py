@@ -228,6 +228,13 @@ class CompiledTree:
     printing_nodes: frozenset[int] = frozenset()
     # Some rule calls print or a nondeterministic builtin (``http.send``, ...): what runs shows beyond the values.
     impure: bool = False
+    # The ids of the nodes whose rules hold a comprehension or an ``every``,
+    # or call a ``rego.*`` builtin (as name resolution found them); None: not known.
+    nested_nodes: frozenset[int] | None = None
+    # Rule bodies (by id; the body itself, to tell a new one of the same id)
+    # that name resolution found without local variables and nothing nested,
+    # in a rule whose head has none either; None: not known.
+    var_free_bodies: dict[int, ast.Body] | None = None
 
     def builtin(self, op: str) -> Builtin | None:
         """The builtin (or extension) called ``op``."""

@@ -77,6 +77,17 @@ class _Resolver:
         # instead of walking the resolved rules again.
         self.calls: list[ast.Call] = []
         self.data_refs: list[ast.Ref] = []
+        # How many comprehensions, ``every`` statements and calls of
+        # ``rego.*`` builtins (which the closure planner evaluates itself)
+        # were resolved: the compiler notes the documents whose rules hold
+        # one (CompiledTree.nested_nodes).
+        self.nested = 0
+        # The resolved bodies (by id) of the rules with no local variable in
+        # head or body and nothing nested (CompiledTree.var_free_bodies).
+        self.var_free_bodies: dict[int, ast.Body] = {}
+        # Whether a scope declares ``input`` or ``data`` as a local (Rego v0's
+        # ``input := ...``): until one does, the roots need no scope lookup.
+        self.roots_declared = False
         self.imports: dict[str, ast.Ref] = {}
         for imp in module.imports:
             head = imp.path.head
@@ -157,6 +168,8 @@ class _Resolver:
             kind = type(stmt)
             if kind is Assign or kind is SomeVars or kind is SomeIn:
                 _add_declared(stmt, declared)
+        if declared and not ROOTS.isdisjoint(declared):
+            self.roots_declared = True
         mapping: dict[str, str] = {}
         for name in sorted(names | declared):
             if name in declared:
@@ -215,6 +228,7 @@ class _Resolver:
             key = self.term(s.key, scope) if s.key is not None else None
             stmt = SomeIn(key, self.term(s.value, scope), self.term(s.collection, scope), s.location)
         elif type(s) is Every:
+            self.nested += 1
             declared = {s.value.name} | ({s.key.name} if s.key else set())
             inner = self.make_scope(scope, [], s.body, declared)
             key_var = self.var(s.key, inner) if s.key else None
@@ -277,6 +291,8 @@ class _Resolver:
         if type(t) is Var:
             name = t.name
             if name in ROOTS:
+                if not self.roots_declared:
+                    return t
                 local = scope.lookup(name)  # (a Rego v0 `input := ...` above)
                 return t if local is None else new_var(local, t.location)
             unique = scope.lookup(name)
@@ -296,7 +312,7 @@ class _Resolver:
             if type(head) is not Var:
                 head = self.term(head, scope)
             elif head.name in ROOTS:  # (input.x, data.x: the head stays, unless a local hides it)
-                local = scope.lookup(head.name)
+                local = scope.lookup(head.name) if self.roots_declared else None
                 if local is not None:
                     head = new_var(local, head.location)
                     if not t.path:
@@ -331,6 +347,8 @@ class _Resolver:
                     op = self.resolve_keyed_op(first, t.op_ref)
             elif first in self.rule_names or first in self.imports:  # (resolve_op's own test first: most calls are of builtins)
                 op = self.resolve_op(op, t.location)
+            if op.startswith("rego."):
+                self.nested += 1
             args = self.terms(t.args, scope)
             call = t if op is t.op and args is t.args else new_call(op, args, t.location, t.op_ref)
             self.calls.append(call)
@@ -350,10 +368,12 @@ class _Resolver:
             parts = tuple([p if isinstance(p, str) else self.term(p, scope) for p in t.parts])
             return TemplateString(parts, t.raw, t.location)
         if type(t) is ArrayCompr or type(t) is SetCompr:
+            self.nested += 1
             inner = self.make_scope(scope, [t.term], t.body, set())
             new_body = self.body(t.body, inner)
             return type(t)(self.term(t.term, inner), new_body, t.location)
         if type(t) is ObjectCompr:
+            self.nested += 1
             inner = self.make_scope(scope, [t.key, t.value], t.body, set())
             new_body = self.body(t.body, inner)
             return ObjectCompr(self.term(t.key, inner), self.term(t.value, inner), new_body, t.location)
@@ -376,6 +396,7 @@ class _Resolver:
 
     def rule(self, rule: ast.Rule, args_scope: _Scope | None = None) -> ast.Rule:
         head = rule.head
+        nested = self.nested
         head_terms: list[ast.Term] = [p for p in head.ref.path]
         for x in (head.key, head.value):
             if x is not None:
@@ -407,6 +428,8 @@ class _Resolver:
             body: ast.Body = ()
         else:
             body = self.body(rule.body, scope)
+        if not scope.names and self.nested == nested:
+            self.var_free_bodies[id(body)] = body
         else_ = self.rule(rule.else_, scope if head.args is not None else None) if rule.else_ is not None else None
         if new_head is head and body is rule.body and else_ is rule.else_ and rule.module_file == self.module.file:
             return rule  # (nothing to resolve: rules are immutable)
