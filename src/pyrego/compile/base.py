@@ -231,9 +231,11 @@ class CompiledTree:
     # The ids of the nodes whose rules hold a comprehension or an ``every``,
     # or call a ``rego.*`` builtin (as name resolution found them); None: not known.
     nested_nodes: frozenset[int] | None = None
-    # Rule bodies (by id; the body itself, to tell a new one of the same id)
-    # that name resolution found without local variables and nothing nested,
-    # in a rule whose head has none either; None: not known.
+    # The rules (each else branch alike, as parsed) that name resolution found
+    # with no local variable in head or body and nothing nested (see
+    # nested_nodes), and their bodies as resolved; by id, each kept to tell
+    # a new object of the same id. None: not known.
+    var_free_rules: dict[int, ast.Rule] | None = None
     var_free_bodies: dict[int, ast.Body] | None = None
 
     def builtin(self, op: str) -> Builtin | None:

@@ -87,6 +87,7 @@ def build_tree(
         names.update([r.head.ref.head.name for r in module.rules if isinstance(r.head.ref.head, ast.Var)])
     conflict: RegoTypeError | None = None  # the first; OPA reports them all (below)
     nested_nodes: set[int] = set()
+    var_free_rules: dict[int, ast.Rule] = {}
     var_free_bodies: dict[int, ast.Body] = {}
     for module, pkg in zip(modules, packages):
         resolver = _Resolver(module, pkg, counter, package_rules[pkg])
@@ -113,6 +114,7 @@ def build_tree(
             else:
                 node_uses.calls += resolver.calls
                 node_uses.data_refs += resolver.data_refs
+        var_free_rules.update(resolver.var_free_rules)
         var_free_bodies.update(resolver.var_free_bodies)
         if module.annotations:
             _collect_metadata(module, pkg, metadata)
@@ -120,6 +122,7 @@ def build_tree(
     tree = CompiledTree(root, nodes, functions, metadata, dict(extensions or {}), allowed_builtins)
     tree.strict = strict
     tree.nested_nodes = frozenset(nested_nodes)
+    tree.var_free_rules = var_free_rules
     tree.var_free_bodies = var_free_bodies
     # (With every function known: whether a body binds a variable depends on
     # which calls have an output argument.)

@@ -234,7 +234,7 @@ def _check_undefined_funcs(state: CompileState) -> None:
 
 
 def _check_safety_rule_heads(state: CompileState) -> None:
-    errors = head_safety_errors(state.modules, state.packages)
+    errors = head_safety_errors(state.modules, state.packages, state.tree.var_free_rules)
     if errors:
         state.report(errors, sort=True)
 

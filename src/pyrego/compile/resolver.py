@@ -82,8 +82,10 @@ class _Resolver:
         # were resolved: the compiler notes the documents whose rules hold
         # one (CompiledTree.nested_nodes).
         self.nested = 0
-        # The resolved bodies (by id) of the rules with no local variable in
-        # head or body and nothing nested (CompiledTree.var_free_bodies).
+        # The rules (each else branch alike, as parsed) with no local variable
+        # in head or body and nothing nested, and their resolved bodies, by id
+        # (CompiledTree.var_free_rules, var_free_bodies).
+        self.var_free_rules: dict[int, ast.Rule] = {}
         self.var_free_bodies: dict[int, ast.Body] = {}
         # Whether a scope declares ``input`` or ``data`` as a local (Rego v0's
         # ``input := ...``): until one does, the roots need no scope lookup.
@@ -429,6 +431,7 @@ class _Resolver:
         else:
             body = self.body(rule.body, scope)
         if not scope.names and self.nested == nested:
+            self.var_free_rules[id(rule)] = rule
             self.var_free_bodies[id(body)] = body
         else_ = self.rule(rule.else_, scope if head.args is not None else None) if rule.else_ is not None else None
         if new_head is head and body is rule.body and else_ is rule.else_ and rule.module_file == self.module.file:
