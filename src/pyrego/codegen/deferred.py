@@ -121,7 +121,11 @@ def _branch_settled(gen: ModuleGen, node: RuleNode, rule: ast.Rule, orders: dict
             term_vars(t, required)
     body = rule.body
     for e in body:
-        if e.with_mods or not _plain_statement(e.statement, plain):
+        if e.with_mods:
+            return False
+        if plain and type(e.statement) is ast.Call:
+            continue  # (a call's operands are no pattern: nothing to check)
+        if not _plain_statement(e.statement, plain):
             return False
     # As the planner orders it: an unsafe variable raises here.
     ordered, own, outer = order_body(gen, body, bound, set(bound), required, head.location)
