@@ -106,6 +106,17 @@ def _branch_settled(gen: ModuleGen, node: RuleNode, rule: ast.Rule, orders: dict
     planner evaluates itself (see _plain)."""
     head = rule.head
     bound: set[str] = set()
+    required: set[str] = set()
+    body = rule.body
+    var_free = gen.tree.var_free_bodies
+    if plain and head.args is None and var_free is not None and var_free.get(id(body)) is body:
+        # (No variable in head or body: no pattern, nothing the head needs bound.)
+        for e in body:
+            if e.with_mods:
+                return False
+        ordered, own, outer = order_body(gen, body, bound, set(), required, head.location)
+        orders[id(body)] = (frozenset(), frozenset(), body, ordered, own, outer)
+        return True
     if node.kind == FUNCTION:
         for a in head.args or ():
             if type(a) is not ast.Var or a.name in ROOTS:
@@ -113,13 +124,11 @@ def _branch_settled(gen: ModuleGen, node: RuleNode, rule: ast.Rule, orders: dict
             bound.add(a.name)
     elif head.args:
         return False
-    required: set[str] = set()
     for t in (head.key, head.value, *rule_suffix(0, rule)):
         if t is not None and type(t) is not ast.Scalar:
             if not plain and not _plain(t):
                 return False
             term_vars(t, required)
-    body = rule.body
     for e in body:
         if e.with_mods:
             return False

@@ -59,6 +59,11 @@ class _Scope:
         return None
 
 
+class _HasLocals(Exception):
+    """A rule resolved as if it had no local variable has one (see _Resolver.rule)."""
+
+
+
 class _Resolver:
     """Resolves one module's names against its package and imports."""
 
@@ -90,6 +95,8 @@ class _Resolver:
         # Whether a scope declares ``input`` or ``data`` as a local (Rego v0's
         # ``input := ...``): until one does, the roots need no scope lookup.
         self.roots_declared = False
+        # Resolving a rule as if it had no local variable: one met raises _HasLocals.
+        self.no_locals = False
         self.imports: dict[str, ast.Ref] = {}
         for imp in module.imports:
             head = imp.path.head
@@ -198,6 +205,8 @@ class _Resolver:
         out = []
         same = True  # every expression resolved to itself
         for e, lhs_vars in zip(body, declares):
+            if lhs_vars is not None and self.no_locals:
+                raise _HasLocals  # (before its checks: the rule is resolved again with its scope)
             if lhs_vars is not None and e.negated:
                 raise RegoCompileError("cannot assign vars inside negated expression", e.location)
             if lhs_vars is not None:
@@ -224,6 +233,8 @@ class _Resolver:
             stmt = Assign(self.term(s.lhs, scope), self.term(s.rhs, scope), s.location)
         elif type(s) is Unify:
             stmt = Unify(self.term(s.lhs, scope), self.term(s.rhs, scope), s.location)
+        elif self.no_locals and (type(s) is SomeVars or type(s) is SomeIn or type(s) is Every):
+            raise _HasLocals  # (they declare variables)
         elif type(s) is SomeVars:
             stmt = SomeVars(tuple([self.var(v, scope) for v in s.vars]), s.location)
         elif type(s) is SomeIn:
@@ -305,6 +316,8 @@ class _Resolver:
                 if type(ref.head) is Var and ref.head.name == "data":
                     self.data_refs.append(ref)
                 return ref
+            if self.no_locals:
+                raise _HasLocals  # (a local variable: its scope would have named it)
             return t
         # Composite terms whose parts all resolve to themselves are kept as
         # they are (nodes are immutable): most refs (input.a.b) and many
@@ -314,6 +327,14 @@ class _Resolver:
             if type(head) is not Var:
                 head = self.term(head, scope)
             elif head.name in ROOTS:  # (input.x, data.x: the head stays, unless a local hides it)
+                if not self.roots_declared:
+                    for p in t.path:
+                        if type(p) is not Scalar:
+                            break
+                    else:  # (the commonest ref, input.a.b: kept as it is)
+                        if head.name == "data":
+                            self.data_refs.append(t)
+                        return t
                 local = scope.lookup(head.name) if self.roots_declared else None
                 if local is not None:
                     head = new_var(local, head.location)
@@ -369,6 +390,8 @@ class _Resolver:
         if type(t) is TemplateString:
             parts = tuple([p if isinstance(p, str) else self.term(p, scope) for p in t.parts])
             return TemplateString(parts, t.raw, t.location)
+        if self.no_locals and (type(t) is ArrayCompr or type(t) is SetCompr or type(t) is ObjectCompr):
+            raise _HasLocals  # (their scopes name their variables)
         if type(t) is ArrayCompr or type(t) is SetCompr:
             self.nested += 1
             inner = self.make_scope(scope, [t.term], t.body, set())
@@ -399,19 +422,52 @@ class _Resolver:
     def rule(self, rule: ast.Rule, args_scope: _Scope | None = None) -> ast.Rule:
         head = rule.head
         nested = self.nested
-        head_terms: list[ast.Term] = [p for p in head.ref.path]
-        for x in (head.key, head.value):
-            if x is not None:
-                head_terms.append(x)
-        declared: set[str] = set()
-        if args_scope is None and head.args is not None:
-            for a in head.args:
-                term_vars(a, declared)
-        if args_scope is None:
-            arg_terms = list(head.args or ())
-            scope = self.make_scope(None, arg_terms + head_terms, rule.body, declared)
+        resolved: tuple[ast.RuleHead, ast.Body] | None = None
+        scope: _Scope | None = None
+        if args_scope is None and head.args is None:
+            # Most rules have no local variable (``allow if input.x == 1``):
+            # resolved first as if so, in an empty scope, which spares the
+            # walk for their variables that making their scope would take.
+            # The first local met (or a declaration, a closure) ends that,
+            # undone, and the rule is resolved with its scope.
+            calls, refs = len(self.calls), len(self.data_refs)
+            self.no_locals = True
+            try:
+                resolved = self.branch(rule, _Scope(None, {}))
+            except _HasLocals:
+                del self.calls[calls:], self.data_refs[refs:]
+                self.nested = nested
+            finally:
+                self.no_locals = False
+        if resolved is None:
+            head_terms: list[ast.Term] = [p for p in head.ref.path]
+            for x in (head.key, head.value):
+                if x is not None:
+                    head_terms.append(x)
+            declared: set[str] = set()
+            if args_scope is None and head.args is not None:
+                for a in head.args:
+                    term_vars(a, declared)
+            if args_scope is None:
+                arg_terms = list(head.args or ())
+                scope = self.make_scope(None, arg_terms + head_terms, rule.body, declared)
+            else:
+                scope = self.make_scope(args_scope, head_terms, rule.body, set())
+            new_head, body = self.branch(rule, scope)
+            no_locals = not scope.names
         else:
-            scope = self.make_scope(args_scope, head_terms, rule.body, set())
+            (new_head, body), no_locals = resolved, True
+        if no_locals and self.nested == nested:
+            self.var_free_rules[id(rule)] = rule
+            self.var_free_bodies[id(body)] = body
+        else_ = self.rule(rule.else_, scope if head.args is not None else None) if rule.else_ is not None else None
+        if new_head is head and body is rule.body and else_ is rule.else_ and rule.module_file == self.module.file:
+            return rule  # (nothing to resolve: rules are immutable)
+        return new_rule(new_head, body, rule.default, else_, rule.location, self.module.file)
+
+    def branch(self, rule: ast.Rule, scope: _Scope) -> tuple[ast.RuleHead, ast.Body]:
+        """The head and body of one branch of ``rule``, resolved in ``scope``."""
+        head = rule.head
         args = self.terms(head.args, scope) if head.args is not None else None
         ref_path = self.terms(head.ref.path, scope)
         key = self.term(head.key, scope) if head.key is not None else None
@@ -430,13 +486,7 @@ class _Resolver:
             body: ast.Body = ()
         else:
             body = self.body(rule.body, scope)
-        if not scope.names and self.nested == nested:
-            self.var_free_rules[id(rule)] = rule
-            self.var_free_bodies[id(body)] = body
-        else_ = self.rule(rule.else_, scope if head.args is not None else None) if rule.else_ is not None else None
-        if new_head is head and body is rule.body and else_ is rule.else_ and rule.module_file == self.module.file:
-            return rule  # (nothing to resolve: rules are immutable)
-        return new_rule(new_head, body, rule.default, else_, rule.location, self.module.file)
+        return new_head, body
 
 
 def _true_body_dropped(head: ast.RuleHead, body: ast.Body) -> bool:
