@@ -108,8 +108,8 @@ def _branch_settled(gen: ModuleGen, node: RuleNode, rule: ast.Rule, orders: dict
     bound: set[str] = set()
     required: set[str] = set()
     body = rule.body
-    var_free = gen.tree.var_free_bodies
-    if plain and head.args is None and var_free is not None and var_free.get(id(body)) is body:
+    var_free = gen.tree.var_free_rules
+    if plain and head.args is None and var_free is not None and var_free.get(id(rule)) is rule:
         # (No variable in head or body: no pattern, nothing the head needs bound.)
         for e in body:
             if e.with_mods:

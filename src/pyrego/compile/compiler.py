@@ -130,7 +130,7 @@ def build_tree(
     for node in nodes.values():
         if node.rules:
             node.rules = [
-                r if r.else_ is None and var_free_bodies.get(id(r.body)) is r.body else head_terms_in_body(r, tree.arity) for r in node.rules
+                r if r.else_ is None and var_free_rules.get(id(r)) is r else head_terms_in_body(r, tree.arity) for r in node.rules
             ]
     return tree, uses, conflict
 

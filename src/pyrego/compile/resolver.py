@@ -87,9 +87,9 @@ class _Resolver:
         # were resolved: the compiler notes the documents whose rules hold
         # one (CompiledTree.nested_nodes).
         self.nested = 0
-        # The rules (each else branch alike, as parsed) with no local variable
-        # in head or body and nothing nested, and their resolved bodies, by id
-        # (CompiledTree.var_free_rules, var_free_bodies).
+        # The rules (each else branch alike, as parsed and as resolved) with no
+        # local variable in head or body and nothing nested, and their resolved
+        # bodies, by id (CompiledTree.var_free_rules, var_free_bodies).
         self.var_free_rules: dict[int, ast.Rule] = {}
         self.var_free_bodies: dict[int, ast.Body] = {}
         # Whether a scope declares ``input`` or ``data`` as a local (Rego v0's
@@ -194,6 +194,17 @@ class _Resolver:
         return _Scope(parent, mapping)
 
     def body(self, body: ast.Body, scope: _Scope) -> ast.Body:
+        if self.no_locals:  # (a rule's body with no declaration: nothing to check or hide)
+            out = []
+            same = True
+            for e in body:
+                if type(e.statement) is Assign:
+                    raise _HasLocals  # (before its checks: the rule is resolved again with its scope)
+                resolved = self.expr(e, scope)
+                if resolved is not e:
+                    same = False
+                out.append(resolved)
+            return body if same else tuple(out)
         # The variables each `:=` declares (None for other expressions).
         declares = [_assigned_names(e.statement.lhs) if type(e.statement) is Assign else None for e in body]
         pending: set[str] = set()
@@ -205,8 +216,6 @@ class _Resolver:
         out = []
         same = True  # every expression resolved to itself
         for e, lhs_vars in zip(body, declares):
-            if lhs_vars is not None and self.no_locals:
-                raise _HasLocals  # (before its checks: the rule is resolved again with its scope)
             if lhs_vars is not None and e.negated:
                 raise RegoCompileError("cannot assign vars inside negated expression", e.location)
             if lhs_vars is not None:
@@ -457,13 +466,18 @@ class _Resolver:
             no_locals = not scope.names
         else:
             (new_head, body), no_locals = resolved, True
-        if no_locals and self.nested == nested:
-            self.var_free_rules[id(rule)] = rule
+        var_free = no_locals and self.nested == nested
+        if var_free:
             self.var_free_bodies[id(body)] = body
         else_ = self.rule(rule.else_, scope if head.args is not None else None) if rule.else_ is not None else None
         if new_head is head and body is rule.body and else_ is rule.else_ and rule.module_file == self.module.file:
-            return rule  # (nothing to resolve: rules are immutable)
-        return new_rule(new_head, body, rule.default, else_, rule.location, self.module.file)
+            resolved_rule = rule  # (nothing to resolve: rules are immutable)
+        else:
+            resolved_rule = new_rule(new_head, body, rule.default, else_, rule.location, self.module.file)
+        if var_free:  # (the rule as parsed and as resolved: a body, the empty one above all, may be another rule's too)
+            self.var_free_rules[id(rule)] = rule
+            self.var_free_rules[id(resolved_rule)] = resolved_rule
+        return resolved_rule
 
     def branch(self, rule: ast.Rule, scope: _Scope) -> tuple[ast.RuleHead, ast.Body]:
         """The head and body of one branch of ``rule``, resolved in ``scope``."""
