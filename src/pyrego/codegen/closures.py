@@ -129,6 +129,17 @@ def order_body(
     own: dict[int, AbstractSet[str]] = {}
     as_written = True
     functions = gen.functions
+    var_free = gen.tree.var_free_bodies
+    if var_free is not None and var_free.get(id(body)) is body:
+        # (No expression has a variable, none is nested: name resolution saw them all.)
+        for e in body:
+            own[id(e)] = _NO_VARS
+            if e.negated or e.with_mods or (functions is not None and calls_function(e.statement, functions)):
+                as_written = False
+        if as_written and (not required or required <= bound):
+            return body, own, outer
+        ordered, _ = reorder_body(body, bound, outer, gen.arity, required=required, location=location, functions=functions)
+        return ordered, own, outer
     for e in body:
         if functions is not None and calls_function(e.statement, functions):
             as_written = False

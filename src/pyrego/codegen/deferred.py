@@ -81,6 +81,10 @@ def can_defer(gen: ModuleGen, node: RuleNode) -> bool:
     else:
         return False
     orders: dict[int, Any] = {}
+    # (Name resolution found no comprehension and no rego.* call in the
+    # rules: no term of theirs needs the search for one.)
+    nested = gen.tree.nested_nodes
+    plain = nested is not None and node.id not in nested
     try:
         for rule in node.rules:
             chain = iter_rule_chain(rule)
@@ -89,7 +93,7 @@ def can_defer(gen: ModuleGen, node: RuleNode) -> bool:
             if sum(len(r.body) for r in chain) > LONGEST_BODY:
                 return False
             for branch in chain:
-                if not _branch_settled(gen, node, branch, orders):
+                if not _branch_settled(gen, node, branch, orders, plain):
                     return False
     except RegoError:
         return False  # (planned at build, where the generator reports it)
@@ -97,9 +101,22 @@ def can_defer(gen: ModuleGen, node: RuleNode) -> bool:
     return True
 
 
-def _branch_settled(gen: ModuleGen, node: RuleNode, rule: ast.Rule, orders: dict[int, Any]) -> bool:
+def _branch_settled(gen: ModuleGen, node: RuleNode, rule: ast.Rule, orders: dict[int, Any], plain: bool) -> bool:
+    """``plain``: no term of ``rule`` holds a comprehension or a call the
+    planner evaluates itself (see _plain)."""
     head = rule.head
     bound: set[str] = set()
+    required: set[str] = set()
+    body = rule.body
+    var_free = gen.tree.var_free_rules
+    if plain and head.args is None and var_free is not None and var_free.get(id(rule)) is rule:
+        # (No variable in head or body: no pattern, nothing the head needs bound.)
+        for e in body:
+            if e.with_mods:
+                return False
+        ordered, own, outer = order_body(gen, body, bound, set(), required, head.location)
+        orders[id(body)] = (frozenset(), frozenset(), body, ordered, own, outer)
+        return True
     if node.kind == FUNCTION:
         for a in head.args or ():
             if type(a) is not ast.Var or a.name in ROOTS:
@@ -107,15 +124,17 @@ def _branch_settled(gen: ModuleGen, node: RuleNode, rule: ast.Rule, orders: dict
             bound.add(a.name)
     elif head.args:
         return False
-    required: set[str] = set()
     for t in (head.key, head.value, *rule_suffix(0, rule)):
         if t is not None and type(t) is not ast.Scalar:
-            if not _plain(t):
+            if not plain and not _plain(t):
                 return False
             term_vars(t, required)
-    body = rule.body
     for e in body:
-        if e.with_mods or not _plain_statement(e.statement):
+        if e.with_mods:
+            return False
+        if plain and type(e.statement) is ast.Call:
+            continue  # (a call's operands are no pattern: nothing to check)
+        if not _plain_statement(e.statement, plain):
             return False
     # As the planner orders it: an unsafe variable raises here.
     ordered, own, outer = order_body(gen, body, bound, set(bound), required, head.location)
@@ -124,24 +143,25 @@ def _branch_settled(gen: ModuleGen, node: RuleNode, rule: ast.Rule, orders: dict
     return True
 
 
-def _plain_statement(s: Any) -> bool:
-    """No nested body and no pattern in statement ``s``."""
+def _plain_statement(s: Any, plain: bool) -> bool:
+    """No nested body and no pattern in statement ``s`` (``plain``: its terms
+    are known to hold no comprehension and no call the planner evaluates)."""
     t = type(s)
     if t is ast.Assign or t is ast.Unify:
         for side in (s.lhs, s.rhs):
             if type(side) in _COMPOSITES and term_vars(side, set()):
                 return False
-        return _plain(s.lhs) and _plain(s.rhs)
+        return plain or (_plain(s.lhs) and _plain(s.rhs))
     if t is ast.SomeIn:
         for p in (s.key, s.value):
-            if p is not None and type(p) is not ast.Var and (not _plain(p) or term_vars(p, set())):
+            if p is not None and type(p) is not ast.Var and (not (plain or _plain(p)) or term_vars(p, set())):
                 return False
-        return _plain(s.collection)
+        return plain or _plain(s.collection)
     if t is ast.SomeVars:
         return True
     if t is ast.Every:
         return False
-    return _plain(s)
+    return plain or _plain(s)
 
 
 def _plain(t: Any) -> bool:

@@ -352,13 +352,14 @@ class ModuleGen:
                 if node.kind != FUNCTION:
                     self.rule_functions[node.path] = f"R{node.id}"
                 name = f"F{node.id}" if node.kind == FUNCTION else f"R{node.id}"
-                if self.closures and deferred.ENABLED and not self._constant_rule(node) and deferred.can_defer(self, node):
+                constant = self._constant_rule(node)
+                if self.closures and deferred.ENABLED and not constant and deferred.can_defer(self, node):
                     self.deferred[name] = self._chunk_nodes[name] = node
                     self.chunks[name] = []  # (its code, if any, once planned)
                     continue
                 start = len(self.lines)
                 try:
-                    wrapper = self.rule_node(node)
+                    wrapper = self.rule_node(node, constant)
                 except RegoUnsafeVarError as err:
                     unsafe.extend(getattr(err, "errors", None) or [err])
                     del self.lines[start:]
@@ -395,12 +396,13 @@ class ModuleGen:
     def materializer(self, node: RuleNode) -> None:
         self.lines.extend(codegen_docs.materializer_lines(self, node))
 
-    def rule_node(self, node: RuleNode) -> RuleWrapper | None:
+    def rule_node(self, node: RuleNode, constant: bool | None = None) -> RuleWrapper | None:
         """Generate a document's code; returns its wrapper, or None where the
-        code defines ``R<id>`` itself."""
+        code defines ``R<id>`` itself (``constant``: whether it is a constant
+        rule, where known)."""
         if node.kind == FUNCTION:
             return self.function_node(node)
-        if self._constant_rule(node):
+        if constant if constant is not None else self._constant_rule(node):
             value = node.rules[0].head.value
             assert value is not None
             literal = self._value_literal(value)

@@ -228,6 +228,16 @@ class CompiledTree:
     printing_nodes: frozenset[int] = frozenset()
     # Some rule calls print or a nondeterministic builtin (``http.send``, ...): what runs shows beyond the values.
     impure: bool = False
+    # The ids of the nodes whose rules hold a comprehension or an ``every``,
+    # or call a ``rego.*`` builtin (as name resolution found them); None: not known.
+    nested_nodes: frozenset[int] | None = None
+    # The rules (each else branch alike, as parsed and as resolved) that name
+    # resolution found with no local variable in head or body and nothing
+    # nested (see nested_nodes), and the bodies it resolved for them (a fact
+    # of the body alone: the empty body is shared); by id, each kept to tell
+    # a new object of the same id. None: not known.
+    var_free_rules: dict[int, ast.Rule] | None = None
+    var_free_bodies: dict[int, ast.Body] | None = None
 
     def builtin(self, op: str) -> Builtin | None:
         """The builtin (or extension) called ``op``."""

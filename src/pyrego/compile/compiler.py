@@ -86,11 +86,15 @@ def build_tree(
         names = package_rules.setdefault(pkg, set())
         names.update([r.head.ref.head.name for r in module.rules if isinstance(r.head.ref.head, ast.Var)])
     conflict: RegoTypeError | None = None  # the first; OPA reports them all (below)
+    nested_nodes: set[int] = set()
+    var_free_rules: dict[int, ast.Rule] = {}
+    var_free_bodies: dict[int, ast.Body] = {}
     for module, pkg in zip(modules, packages):
         resolver = _Resolver(module, pkg, counter, package_rules[pkg])
         node_at(pkg).is_package = True
         for raw in module.rules:
             resolver.calls, resolver.data_refs = [], []
+            nested = resolver.nested
             rule = resolver.rule(raw)
             try:
                 path = _add_rule(node_at, pkg, rule)
@@ -102,22 +106,32 @@ def build_tree(
                 metadata.rule_paths[branch.location] = path
                 metadata.rule_packages[branch.location] = pkg
                 branch = branch.else_
+            if resolver.nested != nested:
+                nested_nodes.add(nodes[path].id)
             node_uses = uses.get(nodes[path].id)
             if node_uses is None:
                 uses[nodes[path].id] = Uses(resolver.calls, resolver.data_refs)
             else:
                 node_uses.calls += resolver.calls
                 node_uses.data_refs += resolver.data_refs
+        var_free_rules.update(resolver.var_free_rules)
+        var_free_bodies.update(resolver.var_free_bodies)
         if module.annotations:
             _collect_metadata(module, pkg, metadata)
     functions = {function_name(n.path): n for n in nodes.values() if n.kind == FUNCTION}
     tree = CompiledTree(root, nodes, functions, metadata, dict(extensions or {}), allowed_builtins)
     tree.strict = strict
+    tree.nested_nodes = frozenset(nested_nodes)
+    tree.var_free_rules = var_free_rules
+    tree.var_free_bodies = var_free_bodies
     # (With every function known: whether a body binds a variable depends on
     # which calls have an output argument.)
+    # A rule without local variables has no head term to move: kept as it is.
     for node in nodes.values():
         if node.rules:
-            node.rules = [head_terms_in_body(r, tree.arity) for r in node.rules]
+            node.rules = [
+                r if r.else_ is None and var_free_rules.get(id(r)) is r else head_terms_in_body(r, tree.arity) for r in node.rules
+            ]
     return tree, uses, conflict
 
 

@@ -16,9 +16,15 @@ def is_ground(t: ast.Term) -> bool:
     node: Any = t
     tt = type(node)  # (exact types, scalars not called for: constant rules' values are long arrays)
     if tt is ast.Array or tt is ast.SetTerm:
-        return all(type(x) is ast.Scalar or is_ground(x) for x in node.items)
+        for x in node.items:  # (a loop: no generator to make and resume per item)
+            if type(x) is not ast.Scalar and not is_ground(x):
+                return False
+        return True
     if tt is ast.Object:
-        return all(is_ground(k) and is_ground(v) for k, v in node.items)
+        for k, v in node.items:
+            if not (is_ground(k) and is_ground(v)):
+                return False
+        return True
     return tt is ast.Scalar
 
 

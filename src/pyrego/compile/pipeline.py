@@ -70,6 +70,7 @@ from typing import TYPE_CHECKING, Any, Callable, NamedTuple, TypeVar
 
 from pyrego.ast import nodes as ast
 from pyrego.builtins.registry import Builtin
+from pyrego.builtins.table import NONDETERMINISTIC
 from pyrego.codegen.generator import generate_program
 from pyrego.codegen.program import Program
 from pyrego.compile.base import CompiledTree, Uses, package_path
@@ -224,7 +225,11 @@ def _check_undefined_funcs(state: CompileState) -> None:
     errors, called = call_errors(state.tree, state.uses.values())
     state.tree.calls_deprecated = not DEPRECATED_BUILTINS.isdisjoint(called)
     state.tree.calls_print = "print" in called or "internal.print" in called
-    state.tree.impure = state.tree.calls_print or any(getattr(state.tree.builtin(name), "nondeterministic", False) for name in called)
+    tree = state.tree
+    if tree.extensions or tree.allowed_builtins is not None:
+        tree.impure = tree.calls_print or any(getattr(tree.builtin(name), "nondeterministic", False) for name in called)
+    else:  # (every builtin is the registry's: nondeterministic is its table's fact)
+        tree.impure = tree.calls_print or not NONDETERMINISTIC.isdisjoint(called)
     if (errors or state.hidden_calls) and any(m.withs for m in state.modules):
         check_with_targets(state.tree)  # (OPA's RewriteWithValues, a stage before, refuses a target first)
     if errors:
@@ -234,7 +239,7 @@ def _check_undefined_funcs(state: CompileState) -> None:
 
 
 def _check_safety_rule_heads(state: CompileState) -> None:
-    errors = head_safety_errors(state.modules, state.packages)
+    errors = head_safety_errors(state.modules, state.packages, state.tree.var_free_rules)
     if errors:
         state.report(errors, sort=True)
 

@@ -59,6 +59,11 @@ class _Scope:
         return None
 
 
+class _HasLocals(Exception):
+    """A rule resolved as if it had no local variable has one (see _Resolver.rule)."""
+
+
+
 class _Resolver:
     """Resolves one module's names against its package and imports."""
 
@@ -77,6 +82,21 @@ class _Resolver:
         # instead of walking the resolved rules again.
         self.calls: list[ast.Call] = []
         self.data_refs: list[ast.Ref] = []
+        # How many comprehensions, ``every`` statements and calls of
+        # ``rego.*`` builtins (which the closure planner evaluates itself)
+        # were resolved: the compiler notes the documents whose rules hold
+        # one (CompiledTree.nested_nodes).
+        self.nested = 0
+        # The rules (each else branch alike, as parsed and as resolved) with no
+        # local variable in head or body and nothing nested, and their resolved
+        # bodies, by id (CompiledTree.var_free_rules, var_free_bodies).
+        self.var_free_rules: dict[int, ast.Rule] = {}
+        self.var_free_bodies: dict[int, ast.Body] = {}
+        # Whether a scope declares ``input`` or ``data`` as a local (Rego v0's
+        # ``input := ...``): until one does, the roots need no scope lookup.
+        self.roots_declared = False
+        # Resolving a rule as if it had no local variable: one met raises _HasLocals.
+        self.no_locals = False
         self.imports: dict[str, ast.Ref] = {}
         for imp in module.imports:
             head = imp.path.head
@@ -157,6 +177,8 @@ class _Resolver:
             kind = type(stmt)
             if kind is Assign or kind is SomeVars or kind is SomeIn:
                 _add_declared(stmt, declared)
+        if declared and not ROOTS.isdisjoint(declared):
+            self.roots_declared = True
         mapping: dict[str, str] = {}
         for name in sorted(names | declared):
             if name in declared:
@@ -172,6 +194,17 @@ class _Resolver:
         return _Scope(parent, mapping)
 
     def body(self, body: ast.Body, scope: _Scope) -> ast.Body:
+        if self.no_locals:  # (a rule's body with no declaration: nothing to check or hide)
+            out = []
+            same = True
+            for e in body:
+                if type(e.statement) is Assign:
+                    raise _HasLocals  # (before its checks: the rule is resolved again with its scope)
+                resolved = self.expr(e, scope)
+                if resolved is not e:
+                    same = False
+                out.append(resolved)
+            return body if same else tuple(out)
         # The variables each `:=` declares (None for other expressions).
         declares = [_assigned_names(e.statement.lhs) if type(e.statement) is Assign else None for e in body]
         pending: set[str] = set()
@@ -209,12 +242,15 @@ class _Resolver:
             stmt = Assign(self.term(s.lhs, scope), self.term(s.rhs, scope), s.location)
         elif type(s) is Unify:
             stmt = Unify(self.term(s.lhs, scope), self.term(s.rhs, scope), s.location)
+        elif self.no_locals and (type(s) is SomeVars or type(s) is SomeIn or type(s) is Every):
+            raise _HasLocals  # (they declare variables)
         elif type(s) is SomeVars:
             stmt = SomeVars(tuple([self.var(v, scope) for v in s.vars]), s.location)
         elif type(s) is SomeIn:
             key = self.term(s.key, scope) if s.key is not None else None
             stmt = SomeIn(key, self.term(s.value, scope), self.term(s.collection, scope), s.location)
         elif type(s) is Every:
+            self.nested += 1
             declared = {s.value.name} | ({s.key.name} if s.key else set())
             inner = self.make_scope(scope, [], s.body, declared)
             key_var = self.var(s.key, inner) if s.key else None
@@ -277,6 +313,8 @@ class _Resolver:
         if type(t) is Var:
             name = t.name
             if name in ROOTS:
+                if not self.roots_declared:
+                    return t
                 local = scope.lookup(name)  # (a Rego v0 `input := ...` above)
                 return t if local is None else new_var(local, t.location)
             unique = scope.lookup(name)
@@ -287,6 +325,8 @@ class _Resolver:
                 if type(ref.head) is Var and ref.head.name == "data":
                     self.data_refs.append(ref)
                 return ref
+            if self.no_locals:
+                raise _HasLocals  # (a local variable: its scope would have named it)
             return t
         # Composite terms whose parts all resolve to themselves are kept as
         # they are (nodes are immutable): most refs (input.a.b) and many
@@ -296,7 +336,15 @@ class _Resolver:
             if type(head) is not Var:
                 head = self.term(head, scope)
             elif head.name in ROOTS:  # (input.x, data.x: the head stays, unless a local hides it)
-                local = scope.lookup(head.name)
+                if not self.roots_declared:
+                    for p in t.path:
+                        if type(p) is not Scalar:
+                            break
+                    else:  # (the commonest ref, input.a.b: kept as it is)
+                        if head.name == "data":
+                            self.data_refs.append(t)
+                        return t
+                local = scope.lookup(head.name) if self.roots_declared else None
                 if local is not None:
                     head = new_var(local, head.location)
                     if not t.path:
@@ -331,6 +379,8 @@ class _Resolver:
                     op = self.resolve_keyed_op(first, t.op_ref)
             elif first in self.rule_names or first in self.imports:  # (resolve_op's own test first: most calls are of builtins)
                 op = self.resolve_op(op, t.location)
+            if op.startswith("rego."):
+                self.nested += 1
             args = self.terms(t.args, scope)
             call = t if op is t.op and args is t.args else new_call(op, args, t.location, t.op_ref)
             self.calls.append(call)
@@ -349,11 +399,15 @@ class _Resolver:
         if type(t) is TemplateString:
             parts = tuple([p if isinstance(p, str) else self.term(p, scope) for p in t.parts])
             return TemplateString(parts, t.raw, t.location)
+        if self.no_locals and (type(t) is ArrayCompr or type(t) is SetCompr or type(t) is ObjectCompr):
+            raise _HasLocals  # (their scopes name their variables)
         if type(t) is ArrayCompr or type(t) is SetCompr:
+            self.nested += 1
             inner = self.make_scope(scope, [t.term], t.body, set())
             new_body = self.body(t.body, inner)
             return type(t)(self.term(t.term, inner), new_body, t.location)
         if type(t) is ObjectCompr:
+            self.nested += 1
             inner = self.make_scope(scope, [t.key, t.value], t.body, set())
             new_body = self.body(t.body, inner)
             return ObjectCompr(self.term(t.key, inner), self.term(t.value, inner), new_body, t.location)
@@ -376,19 +430,58 @@ class _Resolver:
 
     def rule(self, rule: ast.Rule, args_scope: _Scope | None = None) -> ast.Rule:
         head = rule.head
-        head_terms: list[ast.Term] = [p for p in head.ref.path]
-        for x in (head.key, head.value):
-            if x is not None:
-                head_terms.append(x)
-        declared: set[str] = set()
-        if args_scope is None and head.args is not None:
-            for a in head.args:
-                term_vars(a, declared)
-        if args_scope is None:
-            arg_terms = list(head.args or ())
-            scope = self.make_scope(None, arg_terms + head_terms, rule.body, declared)
+        nested = self.nested
+        resolved: tuple[ast.RuleHead, ast.Body] | None = None
+        scope: _Scope | None = None
+        if args_scope is None and head.args is None:
+            # Most rules have no local variable (``allow if input.x == 1``):
+            # resolved first as if so, in an empty scope, which spares the
+            # walk for their variables that making their scope would take.
+            # The first local met (or a declaration, a closure) ends that,
+            # undone, and the rule is resolved with its scope.
+            calls, refs = len(self.calls), len(self.data_refs)
+            self.no_locals = True
+            try:
+                resolved = self.branch(rule, _Scope(None, {}))
+            except _HasLocals:
+                del self.calls[calls:], self.data_refs[refs:]
+                self.nested = nested
+            finally:
+                self.no_locals = False
+        if resolved is None:
+            head_terms: list[ast.Term] = [p for p in head.ref.path]
+            for x in (head.key, head.value):
+                if x is not None:
+                    head_terms.append(x)
+            declared: set[str] = set()
+            if args_scope is None and head.args is not None:
+                for a in head.args:
+                    term_vars(a, declared)
+            if args_scope is None:
+                arg_terms = list(head.args or ())
+                scope = self.make_scope(None, arg_terms + head_terms, rule.body, declared)
+            else:
+                scope = self.make_scope(args_scope, head_terms, rule.body, set())
+            new_head, body = self.branch(rule, scope)
+            no_locals = not scope.names
         else:
-            scope = self.make_scope(args_scope, head_terms, rule.body, set())
+            (new_head, body), no_locals = resolved, True
+        var_free = no_locals and self.nested == nested
+        if var_free:
+            self.var_free_bodies[id(body)] = body
+        else_ = self.rule(rule.else_, scope if head.args is not None else None) if rule.else_ is not None else None
+        if new_head is head and body is rule.body and else_ is rule.else_ and rule.module_file == self.module.file:
+            resolved_rule = rule  # (nothing to resolve: rules are immutable)
+        else:
+            resolved_rule = new_rule(new_head, body, rule.default, else_, rule.location, self.module.file)
+        if var_free:  # (the rule as parsed and as resolved: a body, the empty one above all, may be another rule's too)
+            self.var_free_rules[id(rule)] = rule
+            self.var_free_rules[id(resolved_rule)] = resolved_rule
+        return resolved_rule
+
+    def branch(self, rule: ast.Rule, scope: _Scope) -> tuple[ast.RuleHead, ast.Body]:
+        """The head and body of one branch of ``rule``, resolved in ``scope``."""
+        head = rule.head
         args = self.terms(head.args, scope) if head.args is not None else None
         ref_path = self.terms(head.ref.path, scope)
         key = self.term(head.key, scope) if head.key is not None else None
@@ -407,10 +500,7 @@ class _Resolver:
             body: ast.Body = ()
         else:
             body = self.body(rule.body, scope)
-        else_ = self.rule(rule.else_, scope if head.args is not None else None) if rule.else_ is not None else None
-        if new_head is head and body is rule.body and else_ is rule.else_ and rule.module_file == self.module.file:
-            return rule  # (nothing to resolve: rules are immutable)
-        return new_rule(new_head, body, rule.default, else_, rule.location, self.module.file)
+        return new_head, body
 
 
 def _true_body_dropped(head: ast.RuleHead, body: ast.Body) -> bool:

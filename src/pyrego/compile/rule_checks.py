@@ -43,10 +43,13 @@ def _rule_name(rule: ast.Rule) -> str:
     return head.name if type(head) is ast.Var else ""
 
 
-def head_safety_errors(modules: Sequence[ast.Module], packages: Sequence[tuple[str, ...]]) -> list[RegoError]:
+def head_safety_errors(
+    modules: Sequence[ast.Module], packages: Sequence[tuple[str, ...]], var_free: dict[int, ast.Rule] | None = None
+) -> list[RegoError]:
     """OPA's CheckSafetyRuleHeads: a variable of a rule's head (key, value, ref)
     that neither its arguments nor its body (outside closures) mention is
-    unsafe, reported at the rule before any unsafe variable of a body."""
+    unsafe, reported at the rule before any unsafe variable of a body.
+    ``var_free``: rules known to have no local variable (CompiledTree.var_free_rules)."""
     rule_names: dict[tuple[str, ...], set[str]] = {}  # (made for the first head that has a variable)
     errors: list[RegoError] = []
     for module, pkg in sorted(zip(modules, packages), key=lambda mp: mp[0].file):
@@ -58,7 +61,9 @@ def head_safety_errors(modules: Sequence[ast.Module], packages: Sequence[tuple[s
                 # Most heads hold no variable at all (``allow if``, ``x := 1``):
                 # a value that is a scalar, no key, a path of scalars.
                 path = head.ref.path
-                if head.key is not None or type(head.value) is not ast.Scalar or (path and any(type(p) is ast.Var for p in path)):
+                if (head.key is not None or type(head.value) is not ast.Scalar or (path and any(type(p) is ast.Var for p in path))) and (
+                    var_free is None or var_free.get(id(branch)) is not branch
+                ):
                     if globals_ is None:
                         if not rule_names:
                             for m, p in zip(modules, packages):

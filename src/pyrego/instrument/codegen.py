@@ -447,7 +447,7 @@ class InstrumentedGen(ModuleGen):
 
     # -- rules --------------------------------------------------------------------------------
 
-    def rule_node(self, node: RuleNode) -> InstrumentedWrapper | None:  # type: ignore[override]
+    def rule_node(self, node: RuleNode, constant: bool | None = None) -> InstrumentedWrapper | None:  # type: ignore[override]
         defs = tuple(self.definition(node, rule, i) for i, rule in enumerate(node.rules))
         if node.kind in (PARTIAL_SET, PARTIAL_OBJECT) and (
             node.default is not None or (node.kind == PARTIAL_OBJECT and self._rules_below_children(node))

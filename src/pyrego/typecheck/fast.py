@@ -62,10 +62,10 @@ _UNIFY_WITH_ANY = _NEVER_NIL | {T.ArrayType, T.ObjectType, T.SetType}
 
 
 class _Unsure(Exception):
-    """The screen cannot tell: the full check decides."""
-
-
-_UNSURE = _Unsure()
+    """The screen cannot tell: the full check decides. (Raised as a new
+    instance each time, once per program: one instance raised again would
+    keep every traceback it went through, and the exception being handled
+    when it was raised, with their frames and what they hold.)"""
 
 
 class ProgramScreen:
@@ -108,11 +108,11 @@ class ProgramScreen:
             return done
         function = node.kind == FUNCTION
         if node.children or path in self.pending or (function and node.default is not None):
-            raise _UNSURE
+            raise _Unsure
         for i in range(1, len(path)):  # a rule above this one: its value holds this document
             above = self.nodes.get(path[:i])
             if above is not None and (above.rules or above.default is not None):
-                raise _UNSURE
+                raise _Unsure
         self.pending.add(path)
         merged: T.MaybeType = None
         saved = self.scope, self.negated, self.nesting, self.open
@@ -126,7 +126,7 @@ class ProgramScreen:
         self.scope, self.negated, self.nesting, self.open = saved
         self.pending.discard(path)
         if merged is None:
-            raise _UNSURE
+            raise _Unsure
         self.types[path] = merged
         return merged
 
@@ -142,18 +142,18 @@ class ProgramScreen:
         full check walks an expression's refs before its call)."""
         head = rule.head
         if args is None or head.key is not None or not self._ground_name(head):
-            raise _UNSURE
+            raise _Unsure
         names: list[str] = []
         for a in args:
             if type(a) is not Var or a.name in names:
-                raise _UNSURE
+                raise _Unsure
             names.append(a.name)
         self.scope = [{}]
         self.nesting = 0
         self.open = frozenset([n for n in names if not is_wildcard(n)])
         for name in self.open:
             if name in _builtin_roots() or name in self.extension_roots:
-                raise _UNSURE  # (a ref headed by it might read as a builtin's name)
+                raise _Unsure  # (a ref headed by it might read as a builtin's name)
         self.body(rule.body)
         value = head.value
         if value is None:
@@ -167,7 +167,7 @@ class ProgramScreen:
         arg_types = tuple([self.lookup(n) or T.ANY for n in names])
         tpe = T.FunctionType(arg_types, value_type if value_type is not None else T.ANY)
         if T.is_nil(tpe.result_type()):
-            raise _UNSURE
+            raise _Unsure
         self.open = _NO_ARGUMENTS
         return tpe
 
@@ -185,13 +185,13 @@ class ProgramScreen:
         by their types, one level per variable."""
         head = rule.head
         if head.args is not None or type(head.ref.head) is not Var:
-            raise _UNSURE
+            raise _Unsure
         keys: list[Var] = []
         for p in head.ref.path:
             if type(p) is Var and not is_wildcard(p.name) and head.key is None:
                 keys.append(p)
             elif keys or type(p) is not Scalar or not isinstance(p.value, str):
-                raise _UNSURE
+                raise _Unsure
         self.scope = [{}]
         self.nesting = 0
         self.open = _NO_ARGUMENTS
@@ -203,14 +203,14 @@ class ProgramScreen:
         elif value is None:  # a partial set: of its keys
             if type(key) is Var:
                 if is_wildcard(key.name):
-                    raise _UNSURE
+                    raise _Unsure
                 tpe = T.SetType(self.var(key))
             elif constant(key):
                 tpe = T.SetType(self.value(key))
             else:
-                raise _UNSURE
+                raise _Unsure
         elif key is not None:
-            raise _UNSURE  # (a partial object with a literal key: left to the full check)
+            raise _Unsure  # (a partial object with a literal key: left to the full check)
         elif type(value) is Scalar:
             tpe = SCALAR_TYPE_BY_CLASS.get(value.value.__class__) or scalar_type(value.value)
         else:
@@ -220,7 +220,7 @@ class ProgramScreen:
             for k in reversed(keys):
                 tpe = T.ObjectType((), (self.var(k), tpe))
         if tpe.__class__ not in _NEVER_NIL and T.is_nil(tpe):
-            raise _UNSURE
+            raise _Unsure
         return tpe
 
     # -- bodies ------------------------------------------------------------------
@@ -228,7 +228,7 @@ class ProgramScreen:
     def body(self, body: ast.Body) -> None:
         for e in body:
             if e.with_mods:
-                raise _UNSURE
+                raise _Unsure
             self.negated = e.negated
             s: Any = e.statement
             st = type(s)
@@ -253,14 +253,14 @@ class ProgramScreen:
             elif st is ast.SomeIn and not e.negated:
                 self.some_in(s)
             elif st is not ast.SomeVars:
-                raise _UNSURE
+                raise _Unsure
 
     def some_in(self, s: ast.SomeIn) -> None:
         """``some k, x in coll``: lowered to ``x = coll[k]`` (``k`` a new
         variable when not given), whose ref types ``k``; ``x`` takes its type."""
         key = s.key if s.key is not None else Var("$in", s.location)  # (a wildcard)
         if type(key) is not Var:
-            raise _UNSURE
+            raise _Unsure
         coll = s.collection
         if type(coll) is Ref:
             ref = Ref(coll.head, coll.path + (key,), coll.location)
@@ -271,7 +271,7 @@ class ProgramScreen:
             self.bind(s.value, self.select(self.value(coll), (key,)))
             return
         else:
-            raise _UNSURE
+            raise _Unsure
         self.bind(s.value, self.value(ref))
 
     def unify(self, a: Any, b: Any, binds: Callable[[Var], bool]) -> None:
@@ -285,9 +285,9 @@ class ProgramScreen:
             type_a = self.operand(a) if type(a) in _COMPOSITE_TERMS else self.value(a)
             type_b = self.operand(b) if type(b) in _COMPOSITE_TERMS else self.value(b)
             if type_a.__class__ not in _NEVER_NIL and T.is_nil(type_a):
-                raise _UNSURE
+                raise _Unsure
             if type_b.__class__ not in _NEVER_NIL and T.is_nil(type_b):
-                raise _UNSURE
+                raise _Unsure
             if type_a is type_b:  # (a type unifies with itself)
                 return
             if type_a is T.ANY and type_b.__class__ in _UNIFY_WITH_ANY:
@@ -295,7 +295,7 @@ class ProgramScreen:
             if type_b is T.ANY and type_a.__class__ in _UNIFY_WITH_ANY:
                 return
             if not unifies(type_a, type_b):
-                raise _UNSURE
+                raise _Unsure
             return
         if is_wildcard(new.name):
             self.operand(other)  # (checks the other side; the wildcard is never read)
@@ -305,9 +305,9 @@ class ProgramScreen:
     def bind(self, var: Any, tpe: T.MaybeType) -> None:
         """A new variable takes the type of what it is assigned."""
         if type(var) is not Var or is_wildcard(var.name) or self.lookup(var.name) is not None:
-            raise _UNSURE
+            raise _Unsure
         if tpe is None or (tpe.__class__ not in _NEVER_NIL and T.is_nil(tpe)):
-            raise _UNSURE
+            raise _Unsure
         self.scope[-1][var.name] = tpe
 
     def unbound(self, v: Var) -> bool:
@@ -330,11 +330,11 @@ class ProgramScreen:
             if in_comprehension:
                 inside.add(name)
             elif name in outside:
-                raise _UNSURE
+                raise _Unsure
             else:
                 outside.add(name)
         if outside & inside:
-            raise _UNSURE
+            raise _Unsure
 
     def occurrences(self) -> list[tuple[str, bool]]:
         """The variable occurrences of the expression being read (found once,
@@ -357,7 +357,7 @@ class ProgramScreen:
         """A variable bound by an earlier expression (else the body may be reordered)."""
         tpe = self.lookup(v.name)
         if tpe is None:
-            raise _UNSURE
+            raise _Unsure
         return tpe
 
     # -- terms -------------------------------------------------------------------
@@ -366,7 +366,7 @@ class ProgramScreen:
         """A side of a unification: composites only when constant (as the full check types them)."""
         tt = type(t)
         if (tt is ast.Array or tt is ast.SetTerm or tt is ast.Object) and not constant(t):
-            raise _UNSURE
+            raise _Unsure
         return self.value(t)
 
     def value(self, t: Any) -> T.Type:
@@ -402,16 +402,16 @@ class ProgramScreen:
             _sure_of_keys(t)
             for k, v in t.items:
                 if type(k) is not Scalar:
-                    raise _UNSURE
+                    raise _Unsure
                 props.append((to_json(k), self.value(v)))
             return T.ObjectType(props, (T.ANY, T.ANY) if not props else None)
         if tt is ast.ArrayCompr or tt is ast.SetCompr or tt is ast.ObjectCompr:
             return self.comprehension(t)
-        raise _UNSURE
+        raise _Unsure
 
     def comprehension(self, c: Any) -> T.Type:
         if self.nesting >= _MAX_NESTING:
-            raise _UNSURE
+            raise _Unsure
         self.nesting += 1
         negated = self.negated
         self.scope.append({})
@@ -429,7 +429,7 @@ class ProgramScreen:
         self.negated = negated
         self.nesting -= 1
         if T.is_nil(tpe):
-            raise _UNSURE
+            raise _Unsure
         return tpe
 
     def ref(self, r: Ref) -> T.Type:
@@ -447,9 +447,9 @@ class ProgramScreen:
         elif type(head) is Call:
             base = self.value(head)
         else:
-            raise _UNSURE
+            raise _Unsure
         if type(base) is T.FunctionType:
-            raise _UNSURE
+            raise _Unsure
         return self.select(base, path)
 
     def any_keys(self, path: tuple[Any, ...]) -> None:
@@ -464,14 +464,14 @@ class ProgramScreen:
                 if self.lookup(p.name) is not None:
                     continue
                 if self.negated:
-                    raise _UNSURE  # (a negation binds nothing: safety reports it)
+                    raise _Unsure  # (a negation binds nothing: safety reports it)
                 if not is_wildcard(p.name):
                     self.scope[-1][p.name] = T.ANY
             elif tp is Ref or tp is Call:
                 if type(self.value(p)) is T.FunctionType:
-                    raise _UNSURE
+                    raise _Unsure
             else:
-                raise _UNSURE
+                raise _Unsure
 
     def select(self, tpe: T.Type, path: tuple[Any, ...]) -> T.Type:
         """The type ``path`` selects in a value of type ``tpe``, checked as the
@@ -481,28 +481,28 @@ class ProgramScreen:
         for p in path:
             keys = T.keys(found)
             if keys is None:
-                raise _UNSURE
+                raise _Unsure
             tp = type(p)
             if tp is Scalar:
                 found = select_constant(found, p)
             elif tp is Var:
                 if self.negated:
-                    raise _UNSURE
+                    raise _Unsure
                 exist = None if is_wildcard(p.name) else self.lookup(p.name)
                 if exist is not None:
                     if not unifies(exist, keys):
-                        raise _UNSURE
+                        raise _Unsure
                 elif not is_wildcard(p.name):
                     self.bind(p, keys)
                 found = T.values(found)
             elif tp is Ref or tp is Call:  # (a call's result, in its output variable)
                 if not unifies(self.value(p), keys):
-                    raise _UNSURE
+                    raise _Unsure
                 found = T.values(found)
             else:
-                raise _UNSURE
+                raise _Unsure
             if found is None:
-                raise _UNSURE
+                raise _Unsure
         assert found is not None
         return found
 
@@ -513,7 +513,7 @@ class ProgramScreen:
         at: tuple[str, ...] = ()
         for i, p in enumerate(path):
             if type(p) is not Scalar or not isinstance(p.value, str):
-                raise _UNSURE  # (a package's document, typed by what is known of its rules so far)
+                raise _Unsure  # (a package's document, typed by what is known of its rules so far)
             at += (p.value,)
             node = nodes.get(at)
             if node is None:  # base data: any, and so its keys
@@ -522,9 +522,9 @@ class ProgramScreen:
             if node.rules or node.default is not None:
                 tpe = self.node_type(node)
                 if type(tpe) is T.FunctionType:
-                    raise _UNSURE
+                    raise _Unsure
                 return self.select(tpe, path[i + 1 :]) if i + 1 < len(path) else tpe
-        raise _UNSURE  # a package, or a prefix of rules' paths: an object of their types
+        raise _Unsure  # a package, or a prefix of rules' paths: an object of their types
 
     def call(self, c: Call, *, nested: bool) -> T.Type | None:
         """A builtin call: each operand must unify with its declared type.
@@ -538,16 +538,16 @@ class ProgramScreen:
         extra = len(args) - len(wants)
         if extra == 0:
             if nested and tpe.result is None:
-                raise _UNSURE
+                raise _Unsure
             self.call_operands(args, wants)
             return tpe.result_type() if nested else None
         if extra == 1 and not nested and tpe.result is not None:
             # ``walk(x, [path, value])``: the last operand takes the result.
             self.call_operands(args[:-1], wants)
             if not self.unify_term(args[-1], tpe.result_type(), False, output=True):
-                raise _UNSURE
+                raise _Unsure
             return None
-        raise _UNSURE
+        raise _Unsure
 
     def signature(self, op: str) -> tuple[T.FunctionType, tuple[T.MaybeType, ...]]:
         """The type of the function or builtin ``op`` and its arguments' types."""
@@ -555,11 +555,11 @@ class ProgramScreen:
         if function is not None:
             tpe: T.MaybeType = self.node_type(function)
         elif op in SPECIAL_CALLS or op.startswith("data."):
-            raise _UNSURE
+            raise _Unsure
         else:
             tpe = self.builtin(op)
         if type(tpe) is not T.FunctionType or tpe.variadic is not None:
-            raise _UNSURE
+            raise _Unsure
         # (an argument of type any is T.ANY here, which call_operands tells at once)
         wants = tuple([T.ANY if type(w) is T.AnyType and not w.of else w for w in tpe.arg_types()])
         sig = self.signatures[op] = (tpe, wants)
@@ -572,7 +572,7 @@ class ProgramScreen:
                 # As the full check (unify1): it types the variables inside,
                 # widening them to any where ``want`` allows any (``x in {a, "b"}``).
                 if not self.unify_term(a, want, False):
-                    raise _UNSURE
+                    raise _Unsure
                 continue
             if ta is Var and self.open and self.is_open(a):  # type: ignore[arg-type]
                 self.bind(a, want)  # (as unify1 types a variable not bound yet)
@@ -586,7 +586,7 @@ class ProgramScreen:
             if operand_type is want or (want is T.ANY and operand_type.__class__ in _UNIFY_WITH_ANY):
                 continue
             if not unifies(operand_type, want):
-                raise _UNSURE
+                raise _Unsure
 
 
     def unify_term(self, t: Any, want: T.MaybeType, union: bool, *, output: bool = False) -> bool:
@@ -600,7 +600,7 @@ class ProgramScreen:
                 return True  # (typed, and never read)
             exist = self.lookup(t.name)
             if exist is None and not (output or self.is_open(t)):
-                raise _UNSURE
+                raise _Unsure
             if not union:
                 if exist is not None:
                     return unifies(exist, want)
@@ -647,20 +647,20 @@ class ProgramScreen:
                 _sure_of_keys(t)
                 for k, v in t.items:
                     if type(k) is not Scalar:
-                        raise _UNSURE
+                        raise _Unsure
                     child = select_constant(want, k)
                     if child is None or not self.unify_term(v, child, union, output=output):
                         return False
                 return True
             return False
-        raise _UNSURE
+        raise _Unsure
 
     def retype(self, v: Var, tpe: T.MaybeType) -> None:
         """Give ``v`` a type where the full check gives it one in passing: only
         for a variable its expression holds once (else the order of the full
         check's steps within the expression would matter)."""
         if tpe is None or self.uses(v.name) != 1:
-            raise _UNSURE
+            raise _Unsure
         self.scope[-1][v.name] = tpe
 
     def uses(self, name: str) -> int:
@@ -670,7 +670,7 @@ class ProgramScreen:
 def _sure_of_keys(t: Any) -> None:
     """Leave to the full check an object literal whose number keys OPA's type loses (see types_json)."""
     if len(t.items) > 1 and loses_keys([to_json(k) for k, _ in t.items if type(k) is Scalar]):
-        raise _UNSURE
+        raise _Unsure
 
 
 def _statement_terms(s: Any) -> list[Any]:
