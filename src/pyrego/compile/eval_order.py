@@ -57,7 +57,7 @@ def strict_calls_first(e: ast.Expr, bound: Container[str]) -> list[ast.Expr]:
     collection of ``some ... in`` and the domain of ``every`` count as
     operands. A call evaluated twice gives the same value (builtins are
     deterministic within an evaluation), so this only adds the error."""
-    if e.negated or not _calls_after_refs(e.statement):
+    if e.negated or not (_calls_after_refs(e.statement) or _resorted_inside(e.statement)):
         return []  # (a negated expression's calls are bound before it already)
     parts = split_nested_calls(e, "s")
     if len(parts) < 2:
@@ -80,11 +80,13 @@ def head_calls_first(head: ast.RuleHead, raises: Callable[[Any], bool], strict: 
     (where the call fails). None where no call comes after a ref."""
     path = head.ref.path if type(head.ref) is ast.Ref else ()
     terms = tuple(t for t in (*path, None if any(t is head.key for t in path) else head.key, head.value) if t is not None)
-    if not has_call(terms) or not _ref_before_call(terms):
+    if not has_call(terms):
         return ()
     calls: list[ast.Call] = []
     _outer_calls(terms, calls)
-    always = _raising_ref_before_call(terms, raises)
+    if not _ref_before_call(terms) and not _calls_resorted(terms, calls):
+        return ()
+    always = _raising_ref_before_call(terms, raises) or _calls_resorted(terms, calls)
     if not always and not strict:
         return ()  # (``strict``: the code serves evaluations with strict builtin errors)
     out = []
@@ -102,10 +104,12 @@ def comprehension_body(t: ast.ArrayCompr | ast.SetCompr | ast.ObjectCompr) -> as
     calls after it, as expressions :func:`strict_only` (a call evaluated
     twice gives the same value: this only adds its error)."""
     terms = (t.key, t.value) if isinstance(t, ast.ObjectCompr) else (t.term,)
-    if not has_call(terms) or not _ref_before_call(terms):
+    if not has_call(terms):
         return t.body
     calls: list[ast.Call] = []
     _outer_calls(terms, calls)
+    if not _ref_before_call(terms) and not _calls_resorted(terms, calls):
+        return t.body
     loc = t.location
     # (named after the comprehension: one nested in another's term has its own)
     return t.body + tuple(mark_strict_only(ast.Expr(ast.Unify(ast.Var(f"__compr{n}__#c@{loc.row}:{loc.col}"), c))) for n, c in enumerate(calls))
@@ -123,11 +127,57 @@ def _outer_calls(t: Any, out: list[ast.Call]) -> None:
         return
     if tt is ast.Scalar or tt is ast.Var or isinstance(t, SUBQUERIES):
         return
+    if tt is ast.SetTerm or tt is ast.Object:
+        from pyrego.ast.json_order import opa_term_order  # (only where a literal holds a call)
+    if tt is ast.SetTerm:  # (in OPA's sorted order of the elements, as it walks them)
+        for i in opa_term_order(t.items):
+            _outer_calls(t.items[i], out)
+        return
+    if tt is ast.Object:  # (in the order of the sorted keys)
+        for i in opa_term_order([k for k, _ in t.items]):
+            _outer_calls(t.items[i], out)
+        return
     parts = PARTS.get(tt)
     if parts is not None:
         for x in parts(t):
             if x is not None:
                 _outer_calls(x, out)
+
+
+def _calls_resorted(terms: tuple[Any, ...], calls: list[ast.Call]) -> bool:
+    """Whether ``calls`` (:func:`_outer_calls`: OPA's order, a set's or an
+    object's sorted) differ from the order of the text, pyrego's: a call
+    undefined that OPA evaluates first stops one after it that would raise."""
+    return len(calls) > 1 and [id(c) for c in calls] != [id(c) for c in _text_calls(terms)]
+
+
+def _resorted_inside(t: Any) -> bool:
+    """Whether a set or an object in ``t`` (outside comprehensions) holds
+    calls that OPA evaluates in another order than the text's."""
+    tt = type(t)
+    if tt is ast.Scalar or tt is ast.Var or isinstance(t, SUBQUERIES):
+        return False
+    if tt is ast.Object or tt is ast.SetTerm:
+        calls: list[ast.Call] = []
+        _outer_calls(t, calls)
+        if _calls_resorted((t,), calls):
+            return True
+    if tt is ast.Call:
+        return any(_resorted_inside(a) for a in t.args)
+    parts = PARTS.get(tt)
+    return parts is not None and any(_resorted_inside(x) for x in parts(t) if x is not None)
+
+
+def _text_calls(t: Any) -> list[ast.Call]:
+    """The calls in ``t`` not inside another call, in the text's order."""
+    if type(t) is ast.Call:
+        return [t]
+    if type(t) is tuple:
+        return [c for x in t for c in _text_calls(x)]
+    parts = PARTS.get(type(t))
+    if parts is None or isinstance(t, SUBQUERIES):
+        return []
+    return [c for x in parts(t) if x is not None for c in _text_calls(x)]
 
 
 def _raising_ref_before_call(terms: tuple[Any, ...], raises: Callable[[Any], bool]) -> bool:

@@ -130,14 +130,26 @@ def _map_parts(t: ast.Term, each: Callable[[ast.Term], ast.Term]) -> ast.Term:
     if type(t) is Array:
         items = _map_each(t.items, each)
         return t if items is t.items else Array(items, t.location)
+    # A set's elements and an object's entries are walked in OPA's sorted
+    # order of their terms (its literals keep them so), not the text's.
+    if type(t) is SetTerm or type(t) is Object:
+        from pyrego.ast.json_order import opa_term_order  # (rarely needed: not at import)
     if type(t) is SetTerm:
-        items = _map_each(t.items, each)
-        return t if items is t.items else SetTerm(items, t.location)
+        elems = list(t.items)
+        for i in opa_term_order(t.items):
+            if type(elems[i]) is not Scalar:
+                elems[i] = each(elems[i])
+        if all(a is b for a, b in zip(elems, t.items)):
+            return t
+        return SetTerm(tuple(elems), t.location)
     if type(t) is Object:
-        pairs = tuple([(each(k), each(v)) for k, v in t.items])
+        pairs = list(t.items)
+        for i in opa_term_order([k for k, _ in t.items]):
+            k, v = pairs[i]
+            pairs[i] = (each(k), each(v))
         if all(k is ok and v is ov for (k, v), (ok, ov) in zip(pairs, t.items)):
             return t
-        return Object(pairs, t.location)
+        return Object(tuple(pairs), t.location)
     return t
 
 
