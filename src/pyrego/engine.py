@@ -44,6 +44,7 @@ from pyrego.engine_support import (
     _rule_location,
     rule_path,
     rule_value,
+    runs_again_in_opa_order,
 )
 from pyrego.errors import (
     ArgumentError,
@@ -61,6 +62,7 @@ from pyrego.parse.parser import parse_module, parse_term
 from pyrego.queries import CompiledQuery, QueryMixin
 from pyrego.runtime.context import EvalConfig, EvalContext
 from pyrego.runtime.convert import from_python, loads
+from pyrego.runtime.helpers import opa_iteration_order
 from pyrego.runtime.values import UNDEF
 
 if TYPE_CHECKING:
@@ -107,8 +109,7 @@ class Engine(ConfigurationMixin, QueryMixin, InstrumentationMixin):
     _program: Program | None = None
     # Whether the program was checked against the data since either changed.
     _data_checked = True
-    # (version, data, error) of the last failed compilation, raised again
-    # until the policies or the data change.
+    # (version, data, error) of the last failed compilation, raised again until the policies or the data change.
     _failure: tuple[int, Any, RegoError] | None = None
     _gather_prints = True
     _extra_mockable: frozenset[str] = frozenset()
@@ -635,16 +636,14 @@ class Engine(ConfigurationMixin, QueryMixin, InstrumentationMixin):
     def eval_rule(self, path: str, *, input: Any = _NO_INPUT) -> Any:
         """The value of the rule (or document) at ``path``, or ``pyrego.UNDEFINED``.
 
-        ``input``: the input document for this call only (nothing is stored);
-        the way to share one engine between threads. Without it, the input
-        last given to :meth:`set_input` is used."""
-        # The fixed cost of an evaluation is most of a small policy's: this
-        # path runs as few steps as it can (see _resolve_rule for the table).
+        ``input``: the input document for this call only (nothing is stored); the way to
+        share one engine between threads. Without it, the input last given to :meth:`set_input` is used."""
+        # The fixed cost of an evaluation is most of a small policy's: this path runs
+        # as few steps as it can (see _resolve_rule for the table).
         try:
             fn, more, default, program = self._rule_fns[path]
         except (KeyError, TypeError):  # TypeError: a path that is not even hashable
-            # Into the table taken before: if policies change meanwhile, the
-            # entry goes with the table they replaced.
+            # Into the table taken before: if policies change meanwhile, the entry goes with the table they replaced.
             rule_fns = self._rule_fns
             entry = rule_fns[path] = self._resolve_rule(path)
             fn, more, default, program = entry
@@ -652,18 +651,16 @@ class Engine(ConfigurationMixin, QueryMixin, InstrumentationMixin):
             if program is None:
                 return self._eval_rule_by_query(more, input)
             fn, more, default = self._rule_entry(path, more, program)
-        # Reuse the last evaluation's context when no other call holds it
-        # (making one is a large part of a small policy's cost). Read and
-        # cleared with nothing between: the interpreter switches threads only
-        # at calls and backward jumps, so two threads never take the same one
-        # (tests/test_threads.py checks it with a 10 us switch interval).
+        # Reuse the last evaluation's context when no other call holds it (making one is a large
+        # part of a small policy's cost). Read and cleared with nothing between: the interpreter
+        # switches threads only at calls and backward jumps, so two threads never take the same
+        # one (tests/test_threads.py checks it with a 10 us switch interval).
         ctx = self._spare
         self._spare = None
         if ctx is not None and ctx.cfg is self._config:
-            # As new: an evaluation changes only its context's memo and query
-            # state (``with`` and function mocks change contexts derived from
-            # it), and an empty memo nothing else holds is as good as a new
-            # one. A context has a deadline when its config has a time limit.
+            # As new: an evaluation changes only its context's memo and query state (``with``
+            # and function mocks change contexts derived from it), and an empty memo nothing
+            # else holds is as good as a new one. A context has a deadline when its config has a time limit.
             ctx.input = self._input if input is _NO_INPUT else input
             ctx.data = self._data
             if ctx.cache:
@@ -686,6 +683,9 @@ class Engine(ConfigurationMixin, QueryMixin, InstrumentationMixin):
                 else:
                     value = default
         except Exception as exc:
+            if runs_again_in_opa_order(exc, program):  # (the error OPA meets first, in its order)
+                with opa_iteration_order():
+                    return self.eval_rule(path, input=input)
             failure = self._evaluation_failure(exc, path, program, ctx.input)
             if failure is exc:
                 raise

@@ -16,8 +16,10 @@ from pyrego.compile.base import CompiledTree
 from pyrego.errors import (
     ArgumentError,
     DataError,
+    EvalBuiltinError,
     EvalConflictError,
     EvalRecursionError,
+    EvalTypeError,
     Location,
     RegoCompileError,
     RegoError,
@@ -30,6 +32,19 @@ from pyrego.runtime.values import UNDEF
 
 if TYPE_CHECKING:
     from pyrego.engine import Engine
+
+def runs_again_in_opa_order(exc: BaseException, program: Program | None) -> bool:
+    """Whether an evaluation that raised ``exc`` runs again with every object
+    and set iterated in OPA's order (runtime.helpers.opa_iteration_order), to
+    raise the error OPA meets first, or OPA's value where an early exit comes
+    before any error in that order. Not while already so, nor where the
+    ``program`` prints (its lines would be printed twice)."""
+    from pyrego.runtime.helpers import OPA_ORDER
+
+    if OPA_ORDER[0] or program is None or program.tree.printing_nodes:
+        return False
+    return isinstance(exc, (EvalTypeError, EvalBuiltinError, EvalConflictError))
+
 
 #: ``input`` not given to an evaluation call: the engine's own input is used.
 NO_INPUT: Any = object()

@@ -26,11 +26,13 @@ from pyrego.engine_support import (
     prepared_rule,
     query_context,
     rule_path,
+    runs_again_in_opa_order,
     too_deep_error,
 )
 from pyrego.errors import EvalError, EvalRecursionError, Location, RegoError
 from pyrego.parse.parser import parse_query
 from pyrego.runtime.convert import result_json_value, to_python
+from pyrego.runtime.helpers import opa_iteration_order
 from pyrego.runtime.values import UNDEF
 
 if TYPE_CHECKING:
@@ -224,6 +226,9 @@ class QueryMixin:
         try:
             return list(q.fn(ctx))
         except RegoError as err:
+            if "print" not in (q.source or "print") and runs_again_in_opa_order(err, q.program):
+                with opa_iteration_order():
+                    return self._execute(q, input)
             fault = _input_fault(err, ctx.input)
             if fault is not None:
                 raise fault from None

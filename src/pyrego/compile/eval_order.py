@@ -23,7 +23,7 @@ from typing import Any, Callable, Container
 
 from pyrego.ast import nodes as ast
 from pyrego.compile.rewrite import split_nested_calls
-from pyrego.compile.safety import term_vars
+from pyrego.compile.safety import stmt_vars, term_vars
 from pyrego.errors import Location
 
 _ROOTS = ("input", "data")
@@ -64,8 +64,12 @@ def strict_calls_first(e: ast.Expr, bound: Container[str]) -> list[ast.Expr]:
         return []
     pre = parts[:-1]
     need: set[str] = set()
+    inner: set[str] = set()
     for x in pre:
-        term_vars(x.statement.rhs, need, closures=True)  # type: ignore[union-attr]
+        term_vars(x.statement.rhs, need)  # type: ignore[union-attr]
+        term_vars(x.statement.rhs, inner, closures=True)  # type: ignore[union-attr]
+    # (in a comprehension there, only the variables ``e`` has outside one: the others are its own)
+    need |= inner & stmt_vars(e.statement, set())
     if any(v not in bound for v in need if not v.startswith("__local")):
         return []
     return [mark_strict_only(x) for x in pre]
@@ -252,7 +256,11 @@ def _ref_walk(t: Any, seen: list[bool], raises: Callable[[Any], bool] | None) ->
     if tt is ast.Var:
         seen[0] = seen[0] or (raises is None and t.name in _ROOTS)
         return False
-    if tt is ast.Scalar or isinstance(t, SUBQUERIES):
+    if isinstance(t, SUBQUERIES):
+        # (a comprehension stays in the expression, evaluated after the calls OPA moves out; it can raise)
+        seen[0] = seen[0] or (raises is None and _is_comprehension(t))
+        return False
+    if tt is ast.Scalar:
         return False
     if (tt is ast.Object or tt is ast.SetTerm) and not seen[0]:
         # (built in the order of OPA's sort of their terms, not the text's:
@@ -270,7 +278,9 @@ def _reads_ref(t: Any, raises: Callable[[Any], bool] | None) -> bool:
         return raises is None or raises(t) or _reads_ref(t.head, raises) or any(_reads_ref(k, raises) for k in t.path)
     if tt is ast.Var:
         return raises is None and t.name in _ROOTS
-    if tt is ast.Call or tt is ast.Scalar or isinstance(t, SUBQUERIES):
+    if isinstance(t, SUBQUERIES):
+        return raises is None and _is_comprehension(t)
+    if tt is ast.Call or tt is ast.Scalar:
         return False
     parts = PARTS.get(tt)
     return parts is not None and any(_reads_ref(x, raises) for x in parts(t) if x is not None)
@@ -300,6 +310,11 @@ PARTS: dict[type, Callable[[Any], tuple[Any, ...]]] = {
 
 
 SUBQUERIES = (ast.ArrayCompr, ast.SetCompr, ast.ObjectCompr, ast.Every)
+
+
+def _is_comprehension(t: Any) -> bool:
+    """Whether ``t`` (one of SUBQUERIES) is a comprehension: a term read in place that may raise."""
+    return type(t) is not ast.Every
 
 
 def has_call(node: Any) -> bool:

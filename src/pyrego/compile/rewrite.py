@@ -46,6 +46,7 @@ evaluations only.)
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import fields, is_dataclass
 
 from pyrego.ast import nodes as ast
 from pyrego.ast.nodes import (
@@ -237,8 +238,9 @@ def split_negated_calls(body: ast.Body, functions: Callable[[str], bool] | None 
 
 def calls_function(stmt: ast.Statement, functions: Callable[[str], bool]) -> bool:
     """Whether a call of a function of the policies is nested in ``stmt``'s
-    operands (one :func:`_split_calls` would move out: not in comprehensions,
-    not print's operands)."""
+    operands (one :func:`_split_calls` would move out: not print's operands),
+    or in a comprehension among them (which stays, evaluated after the calls
+    moved out: OPA's order where one of those is undefined)."""
     s = stmt
     if type(s) is Call:
         return s.op not in _PRINT and any(_has_function_call(a, functions) for a in s.args)
@@ -254,6 +256,10 @@ def calls_function(stmt: ast.Statement, functions: Callable[[str], bool]) -> boo
 
 
 def _has_function_call(t: ast.Term, functions: Callable[[str], bool]) -> bool:
+    if isinstance(t, _COMPREHENSIONS):
+        # (its calls stay in it; but it is evaluated in place, after the calls
+        # moved out of the expression: a function there raising comes after them)
+        return _calls_function_anywhere(t, functions)
     if isinstance(t, Call):
         return functions(t.op) or any(_has_function_call(a, functions) for a in t.args)
     if isinstance(t, Ref):
@@ -262,6 +268,20 @@ def _has_function_call(t: ast.Term, functions: Callable[[str], bool]) -> bool:
         return any(_has_function_call(a, functions) for a in t.items)
     if isinstance(t, Object):
         return any(_has_function_call(k, functions) or _has_function_call(v, functions) for k, v in t.items)
+    return False
+
+
+def _calls_function_anywhere(node: object, functions: Callable[[str], bool]) -> bool:
+    """Whether a call of a function of the policies is anywhere in ``node`` (a comprehension's body included)."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if type(n) is tuple:
+            stack.extend(n)
+        elif is_dataclass(n):
+            if type(n) is Call and functions(n.op):
+                return True
+            stack.extend(getattr(n, f.name) for f in fields(n))
     return False
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 import time
+from contextlib import contextmanager
 from decimal import Decimal
 from typing import Any, Callable, Iterator
 
@@ -81,14 +82,41 @@ def rt_data_get(value: Any, key: Any) -> Any:
     return got
 
 
+#: Non-zero while an evaluation runs again in OPA's order (see
+#: opa_iteration_order): objects and sets are then iterated with their keys
+#: and members sorted everywhere, not only where a result's order shows it.
+OPA_ORDER = [0]
+
+
+@contextmanager
+def opa_iteration_order() -> Iterator[None]:
+    """Iterate every object and set in OPA's sorted order while inside.
+
+    An evaluation that raised runs again so: which error OPA raises first
+    depends on the order it meets the values (a type error from one key's
+    value, another's from the next), and pyrego's usual iteration, in a
+    dict's insertion order, only agrees with OPA on the values produced.
+    (Process-wide: another thread meanwhile iterates in OPA's order too,
+    which is slower and as correct.)"""
+    OPA_ORDER[0] += 1
+    try:
+        yield
+    finally:
+        OPA_ORDER[0] -= 1
+
+
 def rt_items(value: Any) -> Iterator[tuple[Any, Any]]:
     """(key, value) pairs to iterate ``value[k]`` with an unbound ``k``."""
     t = type(value)
     if t is dict:
+        if OPA_ORDER[0]:
+            return rt_items_sorted(value)
         return ((k if type(k) is str else thaw(k), v) for k, v in value.items())
     if t is list or t is tuple:
         return enumerate(value)
     if t is set or t is frozenset:
+        if OPA_ORDER[0]:
+            return rt_items_sorted(value)
         return ((m, m) for m in (k if type(k) is str else thaw(k) for k in value))
     if value is not UNDEF:  # (often here: a missing collection)
         check_plain(value)
@@ -100,6 +128,8 @@ def rt_values(value: Any) -> Iterator[Any]:
     t = type(value)
     if t is list or t is tuple:
         return iter(value)
+    if (t is dict or t is set or t is frozenset) and OPA_ORDER[0]:
+        return rt_values_sorted(value)
     if t is dict:
         return iter(value.values())
     if t is set or t is frozenset:
