@@ -223,3 +223,19 @@ COMPREHENSION_ORDER_CASES = {
 def test_comprehension_after_calls_moved_out(oracle: Any, name: str) -> None:
     body, input = COMPREHENSION_ORDER_CASES[name]
     _agree(oracle, _P + body, "data.p.r", input)
+
+
+def test_first_error_in_opa_order_through_a_prepared_rule(oracle: Any) -> None:
+    body, input = ITERATION_ORDER_CASES["object key sorted first raises first"]
+    want, want_msg = _opa(oracle, _P + body, "data.p.r", input)
+    for form in EXECUTION_FORMS:
+        with in_form(form):
+            engine = pyrego.Engine()
+            engine.set_strict_builtin_errors(True)
+            engine.add_policy("p.rego", _P + body)
+            rule = engine.prepare_rule("data.p.r")
+            rule({"s": {}})  # (a call that succeeds: the next ones do not go through eval_rule)
+            for _ in range(3):
+                with pytest.raises(pyrego.RegoError) as caught:
+                    rule(input)
+                assert ((want[0], caught.value.code), str(caught.value).split("\n")[0]) == (want, want_msg), form

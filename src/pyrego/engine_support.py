@@ -46,6 +46,14 @@ def runs_again_in_opa_order(exc: BaseException, program: Program | None) -> bool
     return isinstance(exc, (EvalTypeError, EvalBuiltinError, EvalConflictError))
 
 
+def _again_in_opa_order(engine: Engine, path: str, input: Any) -> Any:
+    """``engine.eval_rule(path, input=input)`` iterating in OPA's order (see runs_again_in_opa_order)."""
+    from pyrego.runtime.helpers import opa_iteration_order
+
+    with opa_iteration_order():
+        return engine.eval_rule(path, input=input)
+
+
 #: ``input`` not given to an evaluation call: the engine's own input is used.
 NO_INPUT: Any = object()
 
@@ -313,6 +321,8 @@ def prepared_rule(engine: Engine, path: str) -> PreparedRule:
             try:
                 return direct(input)  # (its values need no conversion)
             except Exception as exc:
+                if runs_again_in_opa_order(exc, now[4]):
+                    return _again_in_opa_order(engine, path, input)
                 failure = engine._evaluation_failure(exc, path, now[4], input)
                 if failure is exc:
                     raise
@@ -340,6 +350,8 @@ def prepared_rule(engine: Engine, path: str) -> PreparedRule:
                 else:
                     value = now[3]
         except Exception as exc:
+            if runs_again_in_opa_order(exc, now[4]):
+                return _again_in_opa_order(engine, path, input)
             failure = engine._evaluation_failure(exc, path, now[4], input)
             if failure is exc:
                 raise
