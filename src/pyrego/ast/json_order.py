@@ -17,9 +17,11 @@ from __future__ import annotations
 
 import functools
 from decimal import Decimal, InvalidOperation
-from typing import Any
+from typing import Any, Sequence
 
-__all__ = ["compare_terms", "sort_set_items", "sort_object_items"]
+from pyrego.ast import nodes as ast
+
+__all__ = ["compare_terms", "op_term_json", "opa_term_order", "ref_terms_json", "sort_set_items", "sort_object_items", "term_json"]
 
 _ORDER = {
     "null": 0,
@@ -123,3 +125,60 @@ def sort_object_items(items: list[list[dict[str, Any]]]) -> list[list[dict[str, 
         return compare_terms(p[0], q[0])
 
     return sorted(items, key=functools.cmp_to_key(by_key))
+
+
+_COMPREHENSION_KINDS = {ast.ArrayCompr: "arraycomprehension", ast.ObjectCompr: "objectcomprehension", ast.SetCompr: "setcomprehension"}
+
+
+def term_json(t: Any) -> dict[str, Any]:
+    """A resolved pyrego term in OPA's JSON form (no locations; a
+    composite's parts in the text's order; a comprehension by identity)."""
+    if isinstance(t, ast.Scalar):
+        v = t.value
+        if v is None:
+            return {"type": "null", "value": {}}
+        if isinstance(v, bool):
+            return {"type": "boolean", "value": v}
+        if isinstance(v, str):
+            return {"type": "string", "value": v}
+        return {"type": "number", "value": t.text if t.text is not None else str(v)}
+    if isinstance(t, ast.Var):
+        return {"type": "var", "value": t.name}
+    if isinstance(t, ast.Ref):
+        return {"type": "ref", "value": ref_terms_json(t)}
+    if isinstance(t, (ast.Array, ast.SetTerm)):
+        return {"type": "array" if isinstance(t, ast.Array) else "set", "value": [term_json(x) for x in t.items]}
+    if isinstance(t, ast.Object):
+        return {"type": "object", "value": [[term_json(k), term_json(v)] for k, v in t.items]}
+    if isinstance(t, ast.Call):
+        return {"type": "call", "value": [op_term_json(t.op)] + [term_json(a) for a in t.args]}
+    return {"type": _COMPREHENSION_KINDS.get(type(t), type(t).__name__.lower()), "value": id(t)}
+
+
+def op_term_json(op: str) -> dict[str, Any]:
+    """A call's operator (``a.b.c``) as OPA's ref term."""
+    parts = op.split(".")
+    return {
+        "type": "ref",
+        "value": [{"type": "var", "value": parts[0]}] + [{"type": "string", "value": p} for p in parts[1:]],
+    }
+
+
+def ref_terms_json(r: ast.Ref) -> list[dict[str, Any]]:
+    """The terms of a ref, its head's included, in OPA's JSON form."""
+    head = r.head
+    if isinstance(head, ast.Ref):
+        return ref_terms_json(head) + [term_json(p) for p in r.path]
+    return [term_json(head)] + [term_json(p) for p in r.path]
+
+
+def opa_term_order(terms: Sequence[Any]) -> list[int]:
+    """The positions of ``terms`` (AST terms: a set literal's elements, an
+    object literal's keys) in the order OPA keeps them, sorted with its
+    ``Compare`` (stable): the order its compiler walks them in."""
+    keys = [term_json(t) for t in terms]
+
+    def by_term(i: int, j: int) -> int:
+        return compare_terms(keys[i], keys[j])
+
+    return sorted(range(len(terms)), key=functools.cmp_to_key(by_term))

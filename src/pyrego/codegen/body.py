@@ -58,8 +58,8 @@ class BodyEmitter(StrictBlocks, LineWriter):
         # Queries of one expression without iteration report its value as is.
         self.capture_values = False
         self.in_query = False  # a query's bodies keep `==` a call (pyrego.compile.rewrite)
-        # Iterate sets and objects in OPA's sorted order (where order is observable).
-        self.ordered = False
+        # Iterate sets and objects in OPA's sorted order where order shows (strict errors: everywhere).
+        self.ordered = gen.strict_errors
         # Lookups already computed on this code path: (base, key, ...) -> temp.
         # Input and bound variables never change during an evaluation, so a
         # repeated ``input.user.x`` reuses the earlier lookup.

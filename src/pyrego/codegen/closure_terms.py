@@ -89,9 +89,10 @@ class TermPlanner:
         self.nslots = 0
         self.loops = 0
         # As BodyEmitter: iterate in OPA's sorted order inside array
-        # comprehensions (where order shows); every variable visible from
-        # enclosing scopes (for reorder_body's closure captures).
-        self.ordered = False
+        # comprehensions (where order shows), everywhere with strict builtin
+        # errors; every variable visible from enclosing scopes (for
+        # reorder_body's closure captures).
+        self.ordered = gen.strict_errors
         self.outer: set[str] = set()
         # Whether every variable of the expression being planned (outside its
         # comprehensions) is bound: then none of its terms has an unbound one.

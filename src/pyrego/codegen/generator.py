@@ -38,6 +38,7 @@ from pyrego.compile.base import (
     iter_rule_chain,
     path_key,
 )
+from pyrego.compile.eval_order import NEVER_FAILS
 from pyrego.compile.ground import ground_value, is_ground
 from pyrego.compile.index_guards import guarded_rule, index_plan, program_can_conflict
 from pyrego.compile.index_order import definition_order
@@ -231,8 +232,12 @@ class ModuleGen:
 
     @property
     def functions(self) -> Callable[[str], bool] | None:
-        """Whether a call's name is a function of the policies (None: there are none)."""
-        return self.tree.functions.__contains__ if self.tree.functions else None
+        """Whether a call's name is a function of the policies (None: there are none), or, with strict builtin errors,
+        a builtin that can fail: nested calls are moved out before such an expression (rewrite.calls_function)."""
+        functions = self.tree.functions
+        if self.strict_errors:
+            return lambda op: op in functions or op not in NEVER_FAILS
+        return functions.__contains__ if functions else None
 
     def function_name(self, node: RuleNode) -> str:
         return f"F{node.id}"
@@ -269,12 +274,8 @@ class ModuleGen:
                 cur = cur.children[path_key(p)]
                 i += 1
                 nxt = path[i] if i < len(path) else None
-                if (
-                    cur.has_rules()
-                    and type(nxt) is ast.Scalar
-                    and path_key(nxt) in cur.children
-                    and self._has_rules_below(cur.children[path_key(nxt)])
-                ):
+                below = cur.children.get(path_key(nxt)) if type(nxt) is ast.Scalar else None
+                if cur.has_rules() and below is not None and self._has_rules_below(below):
                     if passed is not None and codegen_docs.has_own_part(self, cur):
                         passed.append((cur, i))
                     continue  # a deeper rule defines this part of the document

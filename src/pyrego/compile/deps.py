@@ -30,6 +30,8 @@ from typing import Any
 
 from pyrego.ast import nodes as ast
 from pyrego.ast.json_order import compare_terms
+from pyrego.ast.json_order import op_term_json as _op_term
+from pyrego.ast.json_order import ref_terms_json as _ref_terms
 from pyrego.compile.base import CompiledTree, RuleNode
 
 __all__ = ["Dependencies", "query_dependencies", "ref_text"]
@@ -102,45 +104,6 @@ def _dedup(refs: Iterable[_Ref]) -> list[_Ref]:
 
 
 # ---------------------------------------------------------------- terms
-
-
-def _term(t: Any) -> Term:
-    """A resolved pyrego term in OPA's JSON form (no locations)."""
-    if isinstance(t, ast.Scalar):
-        v = t.value
-        if v is None:
-            return {"type": "null", "value": {}}
-        if isinstance(v, bool):
-            return {"type": "boolean", "value": v}
-        if isinstance(v, str):
-            return {"type": "string", "value": v}
-        return {"type": "number", "value": t.text if t.text is not None else str(v)}
-    if isinstance(t, ast.Var):
-        return {"type": "var", "value": t.name}
-    if isinstance(t, ast.Ref):
-        return {"type": "ref", "value": _ref_terms(t)}
-    if isinstance(t, (ast.Array, ast.SetTerm)):
-        return {"type": "array" if isinstance(t, ast.Array) else "set", "value": [_term(x) for x in t.items]}
-    if isinstance(t, ast.Object):
-        return {"type": "object", "value": [[_term(k), _term(v)] for k, v in t.items]}
-    if isinstance(t, ast.Call):
-        return {"type": "call", "value": [_op_term(t.op)] + [_term(a) for a in t.args]}
-    return {"type": type(t).__name__.lower(), "value": id(t)}  # comprehensions: never constant
-
-
-def _op_term(op: str) -> Term:
-    parts = op.split(".")
-    return {
-        "type": "ref",
-        "value": [{"type": "var", "value": parts[0]}] + [{"type": "string", "value": p} for p in parts[1:]],
-    }
-
-
-def _ref_terms(r: ast.Ref) -> list[Term]:
-    head = r.head
-    if isinstance(head, ast.Ref):
-        return _ref_terms(head) + [_term(p) for p in r.path]
-    return [_term(head)] + [_term(p) for p in r.path]
 
 
 # ---------------------------------------------------------------- walking

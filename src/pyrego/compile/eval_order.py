@@ -23,7 +23,7 @@ from typing import Any, Callable, Container
 
 from pyrego.ast import nodes as ast
 from pyrego.compile.rewrite import split_nested_calls
-from pyrego.compile.safety import term_vars
+from pyrego.compile.safety import stmt_vars, term_vars
 from pyrego.errors import Location
 
 _ROOTS = ("input", "data")
@@ -57,15 +57,19 @@ def strict_calls_first(e: ast.Expr, bound: Container[str]) -> list[ast.Expr]:
     collection of ``some ... in`` and the domain of ``every`` count as
     operands. A call evaluated twice gives the same value (builtins are
     deterministic within an evaluation), so this only adds the error."""
-    if e.negated or not _calls_after_refs(e.statement):
+    if e.negated or not (_calls_after_refs(e.statement) or _resorted_inside(e.statement)):
         return []  # (a negated expression's calls are bound before it already)
     parts = split_nested_calls(e, "s")
     if len(parts) < 2:
         return []
     pre = parts[:-1]
     need: set[str] = set()
+    inner: set[str] = set()
     for x in pre:
-        term_vars(x.statement.rhs, need, closures=True)  # type: ignore[union-attr]
+        term_vars(x.statement.rhs, need)  # type: ignore[union-attr]
+        term_vars(x.statement.rhs, inner, closures=True)  # type: ignore[union-attr]
+    # (in a comprehension there, only the variables ``e`` has outside one: the others are its own)
+    need |= inner & stmt_vars(e.statement, set())
     if any(v not in bound for v in need if not v.startswith("__local")):
         return []
     return [mark_strict_only(x) for x in pre]
@@ -80,11 +84,13 @@ def head_calls_first(head: ast.RuleHead, raises: Callable[[Any], bool], strict: 
     (where the call fails). None where no call comes after a ref."""
     path = head.ref.path if type(head.ref) is ast.Ref else ()
     terms = tuple(t for t in (*path, None if any(t is head.key for t in path) else head.key, head.value) if t is not None)
-    if not has_call(terms) or not _ref_before_call(terms):
+    if not has_call(terms):
         return ()
     calls: list[ast.Call] = []
     _outer_calls(terms, calls)
-    always = _raising_ref_before_call(terms, raises)
+    if not _ref_before_call(terms) and not _calls_resorted(terms, calls):
+        return ()
+    always = _raising_ref_before_call(terms, raises) or _calls_resorted(terms, calls)
     if not always and not strict:
         return ()  # (``strict``: the code serves evaluations with strict builtin errors)
     out = []
@@ -102,10 +108,12 @@ def comprehension_body(t: ast.ArrayCompr | ast.SetCompr | ast.ObjectCompr) -> as
     calls after it, as expressions :func:`strict_only` (a call evaluated
     twice gives the same value: this only adds its error)."""
     terms = (t.key, t.value) if isinstance(t, ast.ObjectCompr) else (t.term,)
-    if not has_call(terms) or not _ref_before_call(terms):
+    if not has_call(terms):
         return t.body
     calls: list[ast.Call] = []
     _outer_calls(terms, calls)
+    if not _ref_before_call(terms) and not _calls_resorted(terms, calls):
+        return t.body
     loc = t.location
     # (named after the comprehension: one nested in another's term has its own)
     return t.body + tuple(mark_strict_only(ast.Expr(ast.Unify(ast.Var(f"__compr{n}__#c@{loc.row}:{loc.col}"), c))) for n, c in enumerate(calls))
@@ -123,11 +131,57 @@ def _outer_calls(t: Any, out: list[ast.Call]) -> None:
         return
     if tt is ast.Scalar or tt is ast.Var or isinstance(t, SUBQUERIES):
         return
+    if tt is ast.SetTerm or tt is ast.Object:
+        from pyrego.ast.json_order import opa_term_order  # (only where a literal holds a call)
+    if tt is ast.SetTerm:  # (in OPA's sorted order of the elements, as it walks them)
+        for i in opa_term_order(t.items):
+            _outer_calls(t.items[i], out)
+        return
+    if tt is ast.Object:  # (in the order of the sorted keys)
+        for i in opa_term_order([k for k, _ in t.items]):
+            _outer_calls(t.items[i], out)
+        return
     parts = PARTS.get(tt)
     if parts is not None:
         for x in parts(t):
             if x is not None:
                 _outer_calls(x, out)
+
+
+def _calls_resorted(terms: tuple[Any, ...], calls: list[ast.Call]) -> bool:
+    """Whether ``calls`` (:func:`_outer_calls`: OPA's order, a set's or an
+    object's sorted) differ from the order of the text, pyrego's: a call
+    undefined that OPA evaluates first stops one after it that would raise."""
+    return len(calls) > 1 and [id(c) for c in calls] != [id(c) for c in _text_calls(terms)]
+
+
+def _resorted_inside(t: Any) -> bool:
+    """Whether a set or an object in ``t`` (outside comprehensions) holds
+    calls that OPA evaluates in another order than the text's."""
+    tt = type(t)
+    if tt is ast.Scalar or tt is ast.Var or isinstance(t, SUBQUERIES):
+        return False
+    if tt is ast.Object or tt is ast.SetTerm:
+        calls: list[ast.Call] = []
+        _outer_calls(t, calls)
+        if _calls_resorted((t,), calls):
+            return True
+    if tt is ast.Call:
+        return any(_resorted_inside(a) for a in t.args)
+    parts = PARTS.get(tt)
+    return parts is not None and any(_resorted_inside(x) for x in parts(t) if x is not None)
+
+
+def _text_calls(t: Any) -> list[ast.Call]:
+    """The calls in ``t`` not inside another call, in the text's order."""
+    if type(t) is ast.Call:
+        return [t]
+    if type(t) is tuple:
+        return [c for x in t for c in _text_calls(x)]
+    parts = PARTS.get(type(t))
+    if parts is None or isinstance(t, SUBQUERIES):
+        return []
+    return [c for x in parts(t) if x is not None for c in _text_calls(x)]
 
 
 def _raising_ref_before_call(terms: tuple[Any, ...], raises: Callable[[Any], bool]) -> bool:
@@ -202,7 +256,11 @@ def _ref_walk(t: Any, seen: list[bool], raises: Callable[[Any], bool] | None) ->
     if tt is ast.Var:
         seen[0] = seen[0] or (raises is None and t.name in _ROOTS)
         return False
-    if tt is ast.Scalar or isinstance(t, SUBQUERIES):
+    if isinstance(t, SUBQUERIES):
+        # (a comprehension stays in the expression, evaluated after the calls OPA moves out; it can raise)
+        seen[0] = seen[0] or (raises is None and _is_comprehension(t))
+        return False
+    if tt is ast.Scalar:
         return False
     if (tt is ast.Object or tt is ast.SetTerm) and not seen[0]:
         # (built in the order of OPA's sort of their terms, not the text's:
@@ -220,7 +278,9 @@ def _reads_ref(t: Any, raises: Callable[[Any], bool] | None) -> bool:
         return raises is None or raises(t) or _reads_ref(t.head, raises) or any(_reads_ref(k, raises) for k in t.path)
     if tt is ast.Var:
         return raises is None and t.name in _ROOTS
-    if tt is ast.Call or tt is ast.Scalar or isinstance(t, SUBQUERIES):
+    if isinstance(t, SUBQUERIES):
+        return raises is None and _is_comprehension(t)
+    if tt is ast.Call or tt is ast.Scalar:
         return False
     parts = PARTS.get(tt)
     return parts is not None and any(_reads_ref(x, raises) for x in parts(t) if x is not None)
@@ -250,6 +310,11 @@ PARTS: dict[type, Callable[[Any], tuple[Any, ...]]] = {
 
 
 SUBQUERIES = (ast.ArrayCompr, ast.SetCompr, ast.ObjectCompr, ast.Every)
+
+
+def _is_comprehension(t: Any) -> bool:
+    """Whether ``t`` (one of SUBQUERIES) is a comprehension: a term read in place that may raise."""
+    return type(t) is not ast.Every
 
 
 def has_call(node: Any) -> bool:

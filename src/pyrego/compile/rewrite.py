@@ -47,6 +47,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from collections.abc import Set as AbstractSet
+from dataclasses import fields, is_dataclass
 
 from pyrego.ast import nodes as ast
 from pyrego.ast.nodes import (
@@ -131,14 +132,26 @@ def _map_parts(t: ast.Term, each: Callable[[ast.Term], ast.Term]) -> ast.Term:
     if type(t) is Array:
         items = _map_each(t.items, each)
         return t if items is t.items else Array(items, t.location)
+    # A set's elements and an object's entries are walked in OPA's sorted
+    # order of their terms (its literals keep them so), not the text's.
+    if type(t) is SetTerm or type(t) is Object:
+        from pyrego.ast.json_order import opa_term_order  # (rarely needed: not at import)
     if type(t) is SetTerm:
-        items = _map_each(t.items, each)
-        return t if items is t.items else SetTerm(items, t.location)
+        elems = list(t.items)
+        for i in opa_term_order(t.items):
+            if type(elems[i]) is not Scalar:
+                elems[i] = each(elems[i])
+        if all(a is b for a, b in zip(elems, t.items)):
+            return t
+        return SetTerm(tuple(elems), t.location)
     if type(t) is Object:
-        pairs = tuple([(each(k), each(v)) for k, v in t.items])
+        pairs = list(t.items)
+        for i in opa_term_order([k for k, _ in t.items]):
+            k, v = pairs[i]
+            pairs[i] = (each(k), each(v))
         if all(k is ok and v is ov for (k, v), (ok, ov) in zip(pairs, t.items)):
             return t
-        return Object(pairs, t.location)
+        return Object(tuple(pairs), t.location)
     return t
 
 
@@ -226,8 +239,9 @@ def split_negated_calls(body: ast.Body, functions: Callable[[str], bool] | None 
 
 def calls_function(stmt: ast.Statement, functions: Callable[[str], bool]) -> bool:
     """Whether a call of a function of the policies is nested in ``stmt``'s
-    operands (one :func:`_split_calls` would move out: not in comprehensions,
-    not print's operands)."""
+    operands (one :func:`_split_calls` would move out: not print's operands),
+    or in a comprehension among them (which stays, evaluated after the calls
+    moved out: OPA's order where one of those is undefined)."""
     s = stmt
     if type(s) is Call:
         return s.op not in _PRINT and any(_has_function_call(a, functions) for a in s.args)
@@ -243,6 +257,10 @@ def calls_function(stmt: ast.Statement, functions: Callable[[str], bool]) -> boo
 
 
 def _has_function_call(t: ast.Term, functions: Callable[[str], bool]) -> bool:
+    if isinstance(t, _COMPREHENSIONS):
+        # (its calls stay in it; but it is evaluated in place, after the calls
+        # moved out of the expression: a function there raising comes after them)
+        return _calls_function_anywhere(t, functions)
     if isinstance(t, Call):
         return functions(t.op) or any(_has_function_call(a, functions) for a in t.args)
     if isinstance(t, Ref):
@@ -251,6 +269,20 @@ def _has_function_call(t: ast.Term, functions: Callable[[str], bool]) -> bool:
         return any(_has_function_call(a, functions) for a in t.items)
     if isinstance(t, Object):
         return any(_has_function_call(k, functions) or _has_function_call(v, functions) for k, v in t.items)
+    return False
+
+
+def _calls_function_anywhere(node: object, functions: Callable[[str], bool]) -> bool:
+    """Whether a call of a function of the policies is anywhere in ``node`` (a comprehension's body included)."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if type(n) is tuple:
+            stack.extend(n)
+        elif is_dataclass(n):
+            if type(n) is Call and functions(n.op):
+                return True
+            stack.extend(getattr(n, f.name) for f in fields(n))
     return False
 
 
