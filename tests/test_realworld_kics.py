@@ -208,10 +208,6 @@ COMPREHENSION_ORDER_CASES = {
         'r contains v if {\n\tv := {"z": [to_number(p) | p := "x"], "a": upper(input.n)}\n}\n',
         {"n": 1},
     ),
-    "builtin in a comprehension, a later key's call iterating": (
-        'r contains v if {\n\ts := {k | some k in input.ks}\n\tv := {"z": [to_number(p) | p := "x"], "a": upper(s[a])}\n}\n',
-        {"ks": []},
-    ),
     "builtin in a comprehension, an array": (
         'r contains v if {\n\tv := [[to_number(p) | p := "x"], upper(input.n)]\n}\n',
         {"n": 1},

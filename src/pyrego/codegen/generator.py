@@ -38,7 +38,6 @@ from pyrego.compile.base import (
     iter_rule_chain,
     path_key,
 )
-from pyrego.compile.eval_order import NEVER_FAILS
 from pyrego.compile.ground import ground_value, is_ground
 from pyrego.compile.index_guards import guarded_rule, index_plan, program_can_conflict
 from pyrego.compile.index_order import definition_order
@@ -232,12 +231,8 @@ class ModuleGen:
 
     @property
     def functions(self) -> Callable[[str], bool] | None:
-        """Whether a call's name is a function of the policies (None: there are none), or, with strict builtin errors,
-        a builtin that can fail: nested calls are moved out before such an expression (rewrite.calls_function)."""
-        functions = self.tree.functions
-        if self.strict_errors:
-            return lambda op: op in functions or op not in NEVER_FAILS
-        return functions.__contains__ if functions else None
+        """Whether a call's name is a function of the policies (None: there are none)."""
+        return self.tree.functions.__contains__ if self.tree.functions else None
 
     def function_name(self, node: RuleNode) -> str:
         return f"F{node.id}"
