@@ -453,14 +453,15 @@ class BodyEmitter(StrictBlocks, LineWriter):
 
     def some_in(self, s: ast.SomeIn) -> None:
         coll = self.term(s.collection if s.key is not None else iterated_terms(s.collection))
+        built = type(s.collection) is ast.Object and not is_ground(s.collection)  # (rt_items_built: OPA's order)
         if s.key is None:
             v = self.tmp("i")
-            self.open_loop(f"for {v} in {self.values_of(coll)}:")
+            self.open_loop(f"for {v} in {f'rt_values_built({coll})' if built else self.values_of(coll)}:")
             self.unify_value(s.value, v, s.location)
         else:
             k = self.tmp("k")
             v = self.tmp("i")
-            self.open_loop(f"for {k}, {v} in {self.items_of(coll)}:")
+            self.open_loop(f"for {k}, {v} in {f'rt_items_built({coll})' if built else self.items_of(coll)}:")
             self.unify_value(s.key, k, s.location)
             self.unify_value(s.value, v, s.location)
 

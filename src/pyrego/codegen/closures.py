@@ -52,7 +52,7 @@ from pyrego.compile.base import (
 )
 from pyrego.compile.body_order import reorder_body
 from pyrego.compile.eval_order import comprehension_body, strict_calls_first, strict_only
-from pyrego.compile.ground import iterated_terms
+from pyrego.compile.ground import is_ground, iterated_terms
 from pyrego.compile.rewrite import calls_function
 from pyrego.compile.safety import ROOTS, stmt_has_vars, stmt_vars, term_vars
 from pyrego.errors import RegoError
@@ -62,6 +62,7 @@ from pyrego.runtime.helpers import (
     rt_conflict,
     rt_in_strings,
     rt_items,
+    rt_items_built,
     rt_items_ordered,
     rt_member,
     rt_obj_add_path,
@@ -69,6 +70,7 @@ from pyrego.runtime.helpers import (
     rt_obj_put_path,
     rt_obj_put_value,
     rt_values,
+    rt_values_built,
     rt_values_ordered,
 )
 from pyrego.runtime.values import PLAIN_TYPES, UNDEF, check_plain, equal, freeze
@@ -549,8 +551,10 @@ class _Planner(TermPlanner):
         key = self.pattern(s.key) if s.key is not None else None
         value = self.pattern(s.value)
         values, items = (rt_values_ordered, rt_items_ordered) if self.ordered else (rt_values, rt_items)
-        where = s.location
         ordered = self.ordered
+        if type(s.collection) is ast.Object and not is_ground(s.collection):  # (as built: OPA's order)
+            values, items, ordered = rt_values_built, rt_items_built, False
+        where = s.location
 
         def build(nxt: Step) -> Step:
             def loop(

@@ -208,6 +208,21 @@ def _tree_keys(ctx: Any, value: dict[Any, Any]) -> list[Any] | None:
     return entry[1] if entry is not None and entry[0] is value else None
 
 
+def rt_items_built(value: Any) -> Iterator[tuple[Any, Any]]:
+    """An object literal's entries in the order it was built: OPA iterates a
+    literal with non-constant keys in the order of its key terms (a local
+    variable before a ref), not of its keys' values, so not sorted here,
+    also while evaluations iterate sorted (see sorted_iteration)."""
+    if type(value) is dict:
+        return ((k if type(k) is str else thaw(k), v) for k, v in value.items())
+    return rt_items(value)
+
+
+def rt_values_built(value: Any) -> Iterator[Any]:
+    """:func:`rt_items_built`'s values."""
+    return iter(value.values()) if type(value) is dict else rt_values(value)
+
+
 def rt_items_ordered(ctx: Any, value: Any) -> Iterator[tuple[Any, Any]]:
     """:func:`rt_items_sorted`, but a document where base data and rules
     meet in the order OPA's rule tree gives (see rt_tree_order)."""
@@ -619,6 +634,8 @@ HELPERS: dict[str, Any] = {
     "rt_items": rt_items,
     "rt_values": rt_values,
     "rt_items_sorted": rt_items_sorted,
+    "rt_items_built": rt_items_built,
+    "rt_values_built": rt_values_built,
     "rt_values_sorted": rt_values_sorted,
     "rt_items_ordered": rt_items_ordered,
     "rt_values_ordered": rt_values_ordered,
