@@ -13,7 +13,20 @@ from __future__ import annotations
 from typing import Callable
 
 from pyrego.ast import nodes as ast
-from pyrego.ast.nodes import Array, Assign, Call, Every, Object, Ref, SetTerm, SomeIn, SomeVars, Unify, Var
+from pyrego.ast.nodes import (
+    Array,
+    Assign,
+    Call,
+    Every,
+    Object,
+    Ref,
+    SetTerm,
+    SomeIn,
+    SomeVars,
+    TemplateString,
+    Unify,
+    Var,
+)
 from pyrego.compile.rewrite import bind_negated_operands, split_negated_calls
 from pyrego.compile.safety import (
     ROOTS,
@@ -407,6 +420,12 @@ def _pieces(expr: ast.Expr, start: int) -> list[ast.Expr]:
             result = Var(f"__local_safety{start + len(out)}__", term.location)
             at = term.location if term.location.row else expr.location
             out.append(ast.Expr(Call(term.op, args + (result,), term.location, term.op_ref), location=at))
+            return result
+        if type(term) is TemplateString:
+            # (OPA's is a call by then, at the template: its unsafe variables are named there)
+            result = Var(f"__local_safety{start + len(out)}__", term.location)
+            at = term.location if term.location.row else expr.location
+            out.append(ast.Expr(Unify(result, term, at), location=at))
             return result
         if type(term) is Ref:
             return Ref(lift(term.head), tuple(lift(p) for p in term.path), term.location)

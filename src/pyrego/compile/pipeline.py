@@ -202,6 +202,14 @@ def _resolve_refs(state: CompileState) -> None:
 
 
 def _check_rule_conflicts(state: CompileState) -> None:
+    if any(m.closures for m in state.modules):  # (the parser's finding: template strings among them)
+        # (OPA's RewriteTemplateStrings comes before its CheckVoidCalls)
+        from pyrego.compile.template_vars import template_part_errors
+
+        errors = template_part_errors(state.tree)
+        if errors:
+            state.report(errors)
+            return
     if state.tree.printing_nodes:
         # (OPA's CheckVoidCalls and RewritePrintCalls come before its rule conflicts)
         from pyrego.compile.print_calls import print_operand_errors  # (only where print is called)
@@ -345,6 +353,11 @@ def _query_resolve_refs(state: QueryState) -> None:
 
 def _query_check_undefined_funcs(state: QueryState) -> None:
     errors, found = query_call_errors(state.tree, state.calls, state.resolved)
+    if not errors and found is None:
+        from pyrego.compile.template_vars import holds_template, query_template_part_errors
+
+        if holds_template(state.resolved):
+            errors = query_template_part_errors(state.resolved, state.tree.arity)
     if not errors and found is None and any(call.op == "print" for call in state.calls):
         from pyrego.compile.print_calls import query_print_operand_errors
 

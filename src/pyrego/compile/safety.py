@@ -357,10 +357,8 @@ def ref_outputs(term: ast.Term | None, bound: set[str], out: set[str], arity: Ar
         for k, v in term.items:
             ref_outputs(k, bound, out, arity)
             ref_outputs(v, bound, out, arity)
-    elif type(term) is TemplateString:
-        for part in term.parts:
-            if not isinstance(part, str):
-                ref_outputs(part, bound, out, arity)
+    # (A template string's parts bind nothing: OPA evaluates each in a
+    # closure of its own, reading the variables the body binds.)
     return out
 
 
@@ -434,11 +432,17 @@ class _Known:
         return _Known(self.big, self.small | more)
 
 
+# Terms a variable unified with is bound by whatever their own variables
+# (OPA's unifier marks it safe, and names only those variables unsafe: ``y :=
+# {k}``, ``y := {"a": k}``, ``y := $"{k}"`` name k, not y; ``y := [k]`` both).
+_BINDING_ANYWAY = (SetTerm, Object, TemplateString)
+
+
 def _unify_step(a: ast.Term, b: ast.Term, known: set[str]) -> set[str]:
     if type(a) is Var and a.name not in known and a.name not in ROOTS:
-        return {a.name} if _vars_of(b) <= known else set()
+        return {a.name} if type(b) in _BINDING_ANYWAY or _vars_of(b) <= known else set()
     if type(b) is Var and b.name not in known and b.name not in ROOTS:
-        return {b.name} if _vars_of(a) <= known else set()
+        return {b.name} if type(a) in _BINDING_ANYWAY or _vars_of(a) <= known else set()
     a_composite = type(a) is Array or type(a) is Object
     b_composite = type(b) is Array or type(b) is Object
     if type(a) is Array and type(b) is Array:
@@ -559,7 +563,7 @@ def _assigned(lhs: ast.Term, rhs: ast.Term, known: _Known) -> set[str]:
             return out
     if (type(lhs) is Array or type(lhs) is Object) and (_never_matches(rhs) or type(rhs) is Array or type(rhs) is Object):
         return set()  # (shapes that cannot match: OPA binds nothing)
-    if _vars_of(rhs) <= known:  # type: ignore[operator]
+    if _vars_of(rhs) <= known or (type(lhs) is Var and type(rhs) in _BINDING_ANYWAY):  # type: ignore[operator]
         return _pattern_vars(lhs, known)  # type: ignore[arg-type]
     return set()
 
