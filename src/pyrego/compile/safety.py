@@ -513,12 +513,45 @@ def expr_needs_and_outputs(expr: ast.Expr, bound: set[str], outer: set[str], ari
     # Closures need the outer variables they mention bound before the
     # expression, even one the expression itself binds (OPA: in
     # ``v = [x | x := v[_]]; v = input.a`` the comprehension waits for v).
+    moved: set[str] | None = None
     for term in stmt_terms(stmt):
         for c in closures_in(term, []):
-            needs |= closure_captures(c, outer)
+            captured = closure_captures(c, outer)
+            if captured:
+                if moved is None:
+                    moved = _moved_call_outputs(stmt, bound, arity)
+                captured -= moved
+            needs |= captured
     if type(stmt) is Every:
         needs |= body_vars(stmt.body, set()) & outer
     return needs, outs
+
+
+def _moved_call_outputs(stmt: ast.Statement, bound: set[str], arity: ArityFn) -> set[str]:
+    """What the refs in calls nested in ``stmt``'s operands bind: OPA moves
+    those calls out ahead of the expression, so a closure among its operands
+    may read them (``data.s[v] - 1 in [[x | x := 1; v]]``)."""
+    out: set[str] = set()
+    tops = [stmt] if type(stmt) is Call else stmt_terms(stmt)
+    for top in tops:
+        inner = top.args if type(top) is Call else (top,)
+        for term in inner:
+            for call in _calls_in(term, []):
+                ref_outputs(call, bound, out, arity)
+    return out
+
+
+def _calls_in(term: ast.Term, out: list[Call]) -> list[Call]:
+    """The calls in ``term``, outside closures, template strings and
+    collections (pyrego builds a collection holding calls and closures in
+    an order of its own: there the closure still waits for the variable)."""
+    if type(term) is Call:
+        out.append(term)
+    elif type(term) is Ref:
+        _calls_in(term.head, out)
+        for p in term.path:
+            _calls_in(p, out)
+    return out
 
 
 def stmt_outputs(stmt: ast.Statement, bound: set[str], arity: ArityFn) -> set[str]:
