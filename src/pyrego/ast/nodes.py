@@ -350,6 +350,9 @@ class Module:
     #: False when the text has no ``with`` keyword (the parser's finding: no
     #: comment or string holding the word counts)
     withs: bool = field(default=True, compare=False)
+    #: False when the text holds no template string (the parser's finding:
+    #: only then is OPA's check of their parts' variables skipped)
+    templates: bool = field(default=True, compare=False)
 
 
 def call_name_text(op: str) -> str:

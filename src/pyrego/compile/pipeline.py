@@ -202,7 +202,7 @@ def _resolve_refs(state: CompileState) -> None:
 
 
 def _check_rule_conflicts(state: CompileState) -> None:
-    if any(m.closures for m in state.modules):  # (the parser's finding: template strings among them)
+    if any(m.templates for m in state.modules):
         # (OPA's RewriteTemplateStrings comes before its CheckVoidCalls)
         from pyrego.compile.template_vars import template_part_errors
 

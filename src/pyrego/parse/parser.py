@@ -187,6 +187,7 @@ class Parser(LogicParser):
             first.location,
             self.closures,
             "with" in self.text and "with" in self.kinds,
+            self.templates,
         )
 
     def build_rule(self, r: _Rule) -> ast.Rule:

@@ -653,7 +653,7 @@ class TermParser(TokenCursor):
 
     def parse_template(self) -> ast.Term:
         loc = self.loc()
-        self.closures = True  # (OPA evaluates each part in a closure: compile/template_vars.py checks them)
+        self.templates = True
         parts: list[str | ast.Term] = []
         raw = False
         while True:

@@ -61,9 +61,10 @@ class TokenCursor:
         self.wild = 0
         self.depth = 0
         #: whether a comprehension was made (written, or standing for a
-        #: `not`/`and`/`or` or a `with` in a template string) or a template
-        #: string: see ast.Module.closures
+        #: `not`/`and`/`or` or a `with` in a template string): see ast.Module.closures
         self.closures = False
+        #: whether a template string was made: see ast.Module.templates
+        self.templates = False
         #: memo_key -> (term or None, error or None, position and kind after it)
         self.cache: dict[int, tuple[ast.Term | None, RegoParseError | None, int, str]] = {}
         #: the offset of each line's first character (and one past the end)
