@@ -239,3 +239,14 @@ def test_first_error_in_opa_order_through_a_prepared_rule(oracle: Any) -> None:
                 with pytest.raises(pyrego.RegoError) as caught:
                     rule(input)
                 assert ((want[0], caught.value.code), str(caught.value).split("\n")[0]) == (want, want_msg), form
+
+
+# A whole number followed by more text: Go's decoder reads the number, then
+# fails on the next token ("1.5.3" reads 1.5, then "."), unlike a number
+# broken off in the middle ("1.", "1e"), whose error is the end of input.
+JSON_NUMBER_TAIL_TEXTS = ["0.0.0.0/0", "1.5.3", "1.5e3.2", "-1.5.", "1e5e", "1 2.3.4", "[1] 2.5.", "1.", "1e", "1 2.", "1 2.x", "1.x"]
+
+
+@pytest.mark.parametrize("text", JSON_NUMBER_TAIL_TEXTS)
+def test_json_unmarshal_text_after_a_number(oracle: Any, text: str) -> None:
+    _agree(oracle, _P + "r := json.unmarshal(input.s)\n", "data.p.r", {"s": text})

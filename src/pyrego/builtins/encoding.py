@@ -337,7 +337,7 @@ def go_json_loads(text: str, deadline: Deadline | None = None) -> Any:
     except (ValueError, RecursionError):
         raise BuiltinError(_scan_error(s, i)) from None
     if end < n and s[end] in ".eE" and type(value) in (int, float):
-        raise BuiltinError(_scan_error(s, i))  # Go reads "1." / "1e" as one broken number
+        _check_number_end(s, i)  # Go reads "1." / "1e" as one broken number
     while end < n and s[end] in _WS:
         end += 1
     if end < n:
@@ -385,7 +385,7 @@ def _check_trailing(s: str, i: int) -> None:
     except (ValueError, RecursionError):
         raise BuiltinError(_scan_error(s, i)) from None
     if end < len(s) and s[end] in ".eE" and type(tok) in (int, float):
-        raise BuiltinError(_scan_error(s, i))
+        _check_number_end(s, i)
     if tok is None:
         return
     if type(tok) is bool:
@@ -395,6 +395,18 @@ def _check_trailing(s: str, i: int) -> None:
     else:
         text = s[i:end]
     raise BuiltinError(f"error: invalid character '{text}' after top-level value")
+
+
+def _check_number_end(s: str, start: int) -> None:
+    # "1." is one broken number to Go, but "1.5.3" is the whole number 1.5
+    # followed by a token of its own: only the broken number fails here.
+    scanner = _Scanner(to_bytes(s[start:]))
+    try:
+        scanner.number()
+    except _ScanError as e:
+        raise BuiltinError(str(e)) from None
+    except IndexError:
+        raise BuiltinError("unexpected EOF") from None
 
 
 class _ScanError(Exception):
