@@ -12,44 +12,15 @@ resolver's first try, the type checker's screen) is freed with its engine."""
 from __future__ import annotations
 
 import gc
-import re
 import weakref
 from typing import Any
 
 import pytest
 
 import pyrego
-from conftest import EXECUTION_FORMS, in_form
-from pyrego.conformance import canonical
-
-_HEADER = re.compile(r"^(?:bundle activation failed: )?\d+ errors? occurred: ")
-
-Outcome = tuple[str, Any]
+from opa_compare import agree
 
 _INPUT = {"x": 1, "xs": [1, 2, 3], "user": {"role": "admin", "name": "ann"}, "k": "a"}
-
-
-def _opa(oracle: Any, module: str, ref: str) -> tuple[Outcome, str]:
-    res = oracle.evaluate({"p.rego": module}, f"x := {ref}", input=_INPUT)
-    if res.is_error:
-        return ("error", res.error_code), _HEADER.sub("", res.error_message or "").split("\n")[0]
-    if not res.bindings:
-        return ("undefined", None), ""
-    return ("value", canonical(res.bindings[0]["x"])), ""
-
-
-def _pyrego(module: str, ref: str, strict: bool) -> tuple[Outcome, str]:
-    engine = pyrego.Engine()
-    engine.set_strict_builtin_errors(strict)
-    try:
-        engine.add_policy("p.rego", module)
-        engine.set_input(_INPUT)
-        value = engine.eval_rule(ref)
-    except pyrego.RegoError as exc:
-        return ("error", exc.code), str(exc).split("\n")[0]
-    if value is pyrego.UNDEFINED:
-        return ("undefined", None), ""
-    return ("value", canonical(pyrego.json_ready(value))), ""
 
 
 _P = "package p\n\n"
@@ -93,14 +64,7 @@ UNSAFE_BESIDE = {
 
 
 def _agree(oracle: Any, module: str, ref: str) -> None:
-    want, want_msg = _opa(oracle, module, ref)
-    for form in EXECUTION_FORMS:
-        for strict in (True, False):
-            if not strict and want[0] == "error":
-                continue
-            with in_form(form):
-                got, got_msg = _pyrego(module, ref, strict)
-            assert (got, got_msg) == (want, want_msg), f"{form}, strict={strict}"
+    agree(oracle, module, ref, _INPUT)
 
 
 @pytest.mark.parametrize("name", sorted(CASES))

@@ -8,52 +8,16 @@ message."""
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 import pytest
 
 import pyrego
 from conftest import EXECUTION_FORMS, in_form
+from opa_compare import agree as _agree
 from pyrego.conformance import canonical
 
-_HEADER = re.compile(r"^(?:bundle activation failed: )?\d+ errors? occurred: ")
-
 Outcome = tuple[str, Any]
-
-
-def _opa(oracle: Any, module: str, ref: str) -> tuple[Outcome, str]:
-    res = oracle.evaluate({"p.rego": module}, f"x := {ref}")
-    if res.is_error:
-        return ("error", res.error_code), _HEADER.sub("", res.error_message or "").split("\n")[0]
-    if not res.bindings:
-        return ("undefined", None), ""
-    return ("value", canonical(res.bindings[0]["x"])), ""
-
-
-def _pyrego(module: str, ref: str, strict: bool) -> tuple[Outcome, str]:
-    engine = pyrego.Engine()
-    engine.set_strict_builtin_errors(strict)
-    try:
-        engine.add_policy("p.rego", module)
-        value = engine.eval_rule(ref)
-    except pyrego.RegoError as exc:
-        return ("error", exc.code), str(exc).split("\n")[0]
-    if value is pyrego.UNDEFINED:
-        return ("undefined", None), ""
-    return ("value", canonical(pyrego.json_ready(value))), ""
-
-
-def _agree(oracle: Any, module: str, ref: str) -> None:
-    want, want_msg = _opa(oracle, module, ref)
-    for form in EXECUTION_FORMS:
-        for strict in (True, False):
-            if not strict and want[0] == "error":
-                continue
-            with in_form(form):
-                got, got_msg = _pyrego(module, ref, strict)
-            assert (got, got_msg) == (want, want_msg), f"{form}, strict={strict}"
-
 
 _P = "package p\n\nimport rego.v1\n\n"
 

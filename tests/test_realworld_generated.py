@@ -7,61 +7,17 @@ comparing the value, undefined, or the error's code and message."""
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 import pytest
 
 import pyrego
-from conftest import EXECUTION_FORMS, in_form
+from opa_compare import NO_INPUT, Outcome, agree, opa_outcome, pyrego_outcome
 from pyrego.conformance import canonical
 
-_HEADER = re.compile(r"^(?:bundle activation failed: )?\d+ errors? occurred:[ \n]")
 
-Outcome = tuple[str, Any]
-
-_NO_INPUT = object()
-
-
-def _opa(oracle: Any, module: str, ref: str, input: Any, prints: list[str] | None = None) -> tuple[Outcome, str]:
-    extra = {} if input is _NO_INPUT else {"input": input}
-    res = oracle.evaluate({"p.rego": module}, f"x := {ref}", prints=prints, **extra)
-    if res.is_error:
-        return ("error", res.error_code), _HEADER.sub("", res.error_message or "").split("\n")[0]
-    if not res.bindings:
-        return ("undefined", None), ""
-    return ("value", canonical(res.bindings[0]["x"])), ""
-
-
-def _pyrego(module: str, ref: str, input: Any, strict: bool, by_query: bool, engine: Any = None) -> tuple[Outcome, str]:
-    engine = engine or pyrego.Engine()
-    engine.set_strict_builtin_errors(strict)
-    try:
-        engine.add_policy("p.rego", module)
-        if input is not _NO_INPUT:
-            engine.set_input(input)
-        if by_query:
-            found = engine.eval_query(f"x := {ref}")["result"]
-            value = found[0]["bindings"]["x"] if found else pyrego.UNDEFINED
-        else:
-            value = engine.eval_rule(ref)
-    except pyrego.RegoError as exc:
-        return ("error", exc.code), str(exc).split("\n")[0]
-    if value is pyrego.UNDEFINED:
-        return ("undefined", None), ""
-    return ("value", canonical(pyrego.json_ready(value))), ""
-
-
-def _agree(oracle: Any, module: str, ref: str, input: Any = _NO_INPUT) -> None:
-    want = _opa(oracle, module, ref, input)
-    for form in EXECUTION_FORMS:
-        for strict in (True, False):
-            if not strict and want[0][0] == "error":
-                continue
-            for by_query in (False, True):
-                with in_form(form):
-                    got = _pyrego(module, ref, input, strict, by_query)
-                assert got == want, f"{form}, strict={strict}, query={by_query}"
+def _agree_both(oracle: Any, module: str, ref: str, input: Any = NO_INPUT) -> None:
+    agree(oracle, module, ref, input, by_query=(False, True))
 
 
 _P = "package p\n\nimport rego.v1\n\n"
@@ -82,8 +38,8 @@ UNDEFINED_FUNCTION_CASES = {
 
 
 @pytest.mark.parametrize("name", list(UNDEFINED_FUNCTION_CASES))
-def test_undefined_function_named_as_opa(oracle: Any, name: str) -> None:
-    _agree(oracle, _P + UNDEFINED_FUNCTION_CASES[name], "data.p.r")
+def test_undefined_function_named_asopa_outcome(oracle: Any, name: str) -> None:
+    _agree_both(oracle, _P + UNDEFINED_FUNCTION_CASES[name], "data.p.r")
 
 
 # OPA iterates objects and sets in sorted order; pyrego iterates them in
@@ -121,10 +77,10 @@ ERROR_ORDER_CASES = {
 @pytest.mark.parametrize("name", list(ERROR_ORDER_CASES))
 def test_first_error_in_opa_iteration_order(oracle: Any, name: str) -> None:
     body, input = ERROR_ORDER_CASES[name]
-    _agree(oracle, _P + body, "data.p.r", input)
+    _agree_both(oracle, _P + body, "data.p.r", input)
 
 
-def _batch_outcome(result: Any) -> tuple[Outcome, str]:
+def _batch_outcome(result: Any) -> Outcome:
     if result.error is not None:
         return ("error", result.error.code), str(result.error).split("\n")[0]
     if result.value is pyrego.UNDEFINED:
@@ -133,15 +89,15 @@ def _batch_outcome(result: Any) -> tuple[Outcome, str]:
 
 
 @pytest.mark.parametrize("name", list(ERROR_ORDER_CASES))
-def test_first_error_of_prepared_and_batched_rules_as_opa(oracle: Any, execution_form: str, name: str) -> None:
+def test_first_error_of_prepared_and_batched_rules_asopa_outcome(oracle: Any, execution_form: str, name: str) -> None:
     body, input = ERROR_ORDER_CASES[name]
-    want = _opa(oracle, _P + body, "data.p.r", input)
+    want = opa_outcome(oracle, _P + body, "data.p.r", input)
     engine = pyrego.Engine()
     engine.set_strict_builtin_errors(True)
     engine.add_policy("p.rego", _P + body)
     rule = engine.prepare_rule("data.p.r")
     for _ in range(3):  # (the first calls go through eval_rule, the later ones not)
-        got = _pyrego(_P + body, "data.p.r", input, True, False, _Prepared(rule))
+        got = pyrego_outcome(_P + body, "data.p.r", input, True, False, _Prepared(rule))
         assert got == want
     batches = [list(engine.eval_many("data.p.r", [input] * n)) for n in (2, 40)]
     assert [_batch_outcome(r) for batch in batches for r in batch] == [want] * 42
@@ -178,12 +134,12 @@ _PRINTS = """r if {
 
 
 @pytest.mark.parametrize("by_query", [False, True])
-def test_prints_of_an_evaluation_run_again_as_opa(oracle: Any, execution_form: str, by_query: bool) -> None:
+def test_prints_of_an_evaluation_run_again_asopa_outcome(oracle: Any, execution_form: str, by_query: bool) -> None:
     input = {"c": 3, "b": 2, "a": "x"}
     opa_prints: list[str] = []
-    want = _opa(oracle, _P + _PRINTS, "data.p.r", input, opa_prints)
+    want = opa_outcome(oracle, _P + _PRINTS, "data.p.r", input, opa_prints)
     engine = pyrego.Engine()
-    got = _pyrego(_P + _PRINTS, "data.p.r", input, True, by_query, engine)
+    got = pyrego_outcome(_P + _PRINTS, "data.p.r", input, True, by_query, engine)
     assert (got, engine.take_prints()) == (want, opa_prints)
 
 
@@ -205,8 +161,8 @@ SCALAR_HEAD_REF_CASES = {
 
 
 @pytest.mark.parametrize("name", list(SCALAR_HEAD_REF_CASES))
-def test_scalar_head_ref_in_object_as_opa(oracle: Any, name: str) -> None:
-    _agree(oracle, _P + SCALAR_HEAD_REF_CASES[name], "data.p.r")
+def test_scalar_head_ref_in_object_asopa_outcome(oracle: Any, name: str) -> None:
+    _agree_both(oracle, _P + SCALAR_HEAD_REF_CASES[name], "data.p.r")
 
 
 # A program with a recursive function and an unsafe variable (elsewhere or
@@ -221,8 +177,8 @@ UNSAFE_AND_RECURSIVE_CASES = {
 
 
 @pytest.mark.parametrize("name", list(UNSAFE_AND_RECURSIVE_CASES))
-def test_unsafe_variable_before_recursion_as_opa(oracle: Any, name: str) -> None:
-    _agree(oracle, _P + UNSAFE_AND_RECURSIVE_CASES[name], "data.p")
+def test_unsafe_variable_before_recursion_asopa_outcome(oracle: Any, name: str) -> None:
+    _agree_both(oracle, _P + UNSAFE_AND_RECURSIVE_CASES[name], "data.p")
 
 
 # The run in OPA's order after a failure is the same query: http.send's
@@ -258,7 +214,7 @@ def test_run_again_sends_no_request_twice(oracle: Any, execution_form: str, by_q
     try:
         # Python's order meets 1 first (a type error); OPA's sorted order "abc".
         input = {"url": f"http://127.0.0.1:{server.server_port}/x", "obj": {"b": 1, "a": "abc"}}
-        want = _opa(oracle, _P + _REPLAY_SENDS, "data.p.r", input)
+        want = opa_outcome(oracle, _P + _REPLAY_SENDS, "data.p.r", input)
         assert want[0][0] == "value"
         del hits[:]
         engine = pyrego.Engine()

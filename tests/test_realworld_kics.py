@@ -7,52 +7,14 @@ the value, undefined, or the error's code and message."""
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 import pytest
 
 import pyrego
 from conftest import EXECUTION_FORMS, in_form
-from pyrego.conformance import canonical
-
-_HEADER = re.compile(r"^(?:bundle activation failed: )?\d+ errors? occurred: ")
-
-Outcome = tuple[str, Any]
-
-
-def _opa(oracle: Any, module: str, ref: str, input: Any) -> tuple[Outcome, str]:
-    res = oracle.evaluate({"p.rego": module}, f"x := {ref}", input=input)
-    if res.is_error:
-        return ("error", res.error_code), _HEADER.sub("", res.error_message or "").split("\n")[0]
-    if not res.bindings:
-        return ("undefined", None), ""
-    return ("value", canonical(res.bindings[0]["x"])), ""
-
-
-def _pyrego(module: str, ref: str, input: Any, strict: bool) -> tuple[Outcome, str]:
-    engine = pyrego.Engine()
-    engine.set_strict_builtin_errors(strict)
-    try:
-        engine.add_policy("p.rego", module)
-        value = engine.eval_rule(ref, input=input)
-    except pyrego.RegoError as exc:
-        return ("error", exc.code), str(exc).split("\n")[0]
-    if value is pyrego.UNDEFINED:
-        return ("undefined", None), ""
-    return ("value", canonical(pyrego.json_ready(value))), ""
-
-
-def _agree(oracle: Any, module: str, ref: str, input: Any) -> None:
-    want, want_msg = _opa(oracle, module, ref, input)
-    for form in EXECUTION_FORMS:
-        for strict in (True, False):
-            if not strict and want[0] == "error":
-                continue
-            with in_form(form):
-                got, got_msg = _pyrego(module, ref, input, strict)
-            assert (got, got_msg) == (want, want_msg), f"{form}, strict={strict}"
-
+from opa_compare import agree as _agree
+from opa_compare import opa_outcome
 
 _P = "package p\n\nimport rego.v1\n\n"
 
@@ -179,7 +141,7 @@ def test_first_error_in_opa_iteration_order(oracle: Any, name: str) -> None:
 
 def test_first_error_in_opa_order_through_eval_query(oracle: Any) -> None:
     body, input = ITERATION_ORDER_CASES["object key sorted first raises first"]
-    want, want_msg = _opa(oracle, _P + body, "data.p.r", input)
+    want, want_msg = opa_outcome(oracle, _P + body, "data.p.r", input)
     for form in EXECUTION_FORMS:
         with in_form(form):
             engine = pyrego.Engine()
@@ -227,7 +189,7 @@ def test_comprehension_after_calls_moved_out(oracle: Any, name: str) -> None:
 
 def test_first_error_in_opa_order_through_a_prepared_rule(oracle: Any) -> None:
     body, input = ITERATION_ORDER_CASES["object key sorted first raises first"]
-    want, want_msg = _opa(oracle, _P + body, "data.p.r", input)
+    want, want_msg = opa_outcome(oracle, _P + body, "data.p.r", input)
     for form in EXECUTION_FORMS:
         with in_form(form):
             engine = pyrego.Engine()
