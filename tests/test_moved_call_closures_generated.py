@@ -17,9 +17,8 @@ from typing import Any
 
 import pytest
 
-from conftest import EXECUTION_FORMS, in_form
-from test_body_refs_generated import pyrego_outcome
-from test_head_refs_generated import opa_answer, same_outcome
+from test_body_refs_generated import disagreements
+from test_head_refs_generated import opa_answer
 
 PRELUDE = "package p\n\ns := {1: 2, 2: 3, 3: 1}\nn := {1: [1], 2: [2, 3], 3: []}\n\n"
 
@@ -69,34 +68,21 @@ PER_CHUNK = 40
 
 @pytest.mark.parametrize("chunk", range(CHUNKS))
 def test_generated_moved_calls_answer_as_opa(oracle: Any, chunk: int) -> None:
-    failures = []
-    query = "x := data.p.r"
-    for seed in range(chunk * PER_CHUNK, (chunk + 1) * PER_CHUNK):
-        module = program(random.Random(f"moved-calls-{seed}"))
-        want = opa_answer(oracle, module, query)
-        modes = (True, False) if not (want and isinstance(want[0], str)) else (True,)
-        for form in EXECUTION_FORMS:
-            with in_form(form):
-                got = [pyrego_outcome(module, query, strict=strict) for strict in modes]
-            if not all(same_outcome(g, want) for g in got):
-                failures.append(f"seed {seed} ({form})\n{module}OPA:    {want}\npyrego: {got}")
-                break
+    seeds = range(chunk * PER_CHUNK, (chunk + 1) * PER_CHUNK)
+    cases = [(f"seed {seed}", program(random.Random(f"moved-calls-{seed}")), "x := data.p.r") for seed in seeds]
+    failures = disagreements(oracle, cases)
     assert not failures, f"{len(failures)} differences\n\n" + "\n\n".join(failures[:5])
+
+
+def _data_query(q: str) -> str:
+    return q.replace("s[", "data.p.s[").replace("n[", "data.p.n[").replace(" in n;", " in data.p.n;")
 
 
 @pytest.mark.parametrize("chunk", range(2))
 def test_generated_moved_call_queries_answer_as_opa(oracle: Any, chunk: int) -> None:
-    failures = []
-    for seed in range(chunk * PER_CHUNK, (chunk + 1) * PER_CHUNK):
-        q = expression(random.Random(f"moved-calls-query-{seed}"))
-        q = q.replace("s[", "data.p.s[").replace("n[", "data.p.n[").replace(" in n;", " in data.p.n;")
-        want = opa_answer(oracle, PRELUDE, q)
-        for form in EXECUTION_FORMS:
-            with in_form(form):
-                got = pyrego_outcome(PRELUDE, q, strict=True)
-            if not same_outcome(got, want):
-                failures.append(f"seed {seed} ({form}) {q}\nOPA:    {want}\npyrego: {got}")
-                break
+    seeds = range(chunk * PER_CHUNK, (chunk + 1) * PER_CHUNK)
+    cases = [(f"seed {seed}", PRELUDE, _data_query(expression(random.Random(f"moved-calls-query-{seed}")))) for seed in seeds]
+    failures = disagreements(oracle, cases, strict_only=True)
     assert not failures, f"{len(failures)} differences\n\n" + "\n\n".join(failures[:5])
 
 
