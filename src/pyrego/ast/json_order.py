@@ -70,10 +70,12 @@ def compare_terms(a: dict[str, Any], b: dict[str, Any]) -> int:
         return _cmp(na, nb)
     if ka in ("string", "var"):
         return _cmp(va.encode("utf-8", "surrogatepass"), vb.encode("utf-8", "surrogatepass"))
-    if ka in ("ref", "array", "call", "set"):
+    if ka in ("ref", "array", "call"):
         return _compare_lists(va, vb)
-    if ka == "object":
-        for (k1, v1), (k2, v2) in zip(va, vb):
+    if ka == "set":  # (over its sorted elements, as OPA's set keeps them)
+        return _compare_lists(sort_set_items(va), sort_set_items(vb))
+    if ka == "object":  # (over its entries sorted by key, not the text's order)
+        for (k1, v1), (k2, v2) in zip(sort_object_items(va), sort_object_items(vb)):
             c = compare_terms(k1, k2) or compare_terms(v1, v2)
             if c:
                 return c

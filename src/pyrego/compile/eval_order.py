@@ -173,11 +173,18 @@ def _resorted_inside(t: Any) -> bool:
 
 
 def _text_calls(t: Any) -> list[ast.Call]:
-    """The calls in ``t`` not inside another call, in the text's order."""
+    """The calls in ``t`` not inside another call, in the order pyrego's code
+    evaluates them: the text's, but an object's entries in the order it
+    builds the object (:func:`~pyrego.compile.ground.in_build_order`, where
+    a key is not a distinct string: a call's key entry before an array's)."""
     if type(t) is ast.Call:
         return [t]
     if type(t) is tuple:
         return [c for x in t for c in _text_calls(x)]
+    if type(t) is ast.Object and not (all(type(k) is ast.Scalar and type(k.value) is str for k, _ in t.items) and len({k.value for k, _ in t.items}) == len(t.items)):  # type: ignore[union-attr]
+        from pyrego.compile.ground import in_build_order  # (only for literals with other keys)
+
+        return [c for kv in in_build_order(t.items) for x in kv for c in _text_calls(x)]
     parts = PARTS.get(type(t))
     if parts is None or isinstance(t, SUBQUERIES):
         return []
