@@ -252,7 +252,8 @@ def test_query_with_replacing_a_rule_as_opa(oracle: Any, query: str) -> None:
 # type (``x := {[arg]}``) takes that type in OPA v1.20.2, which pyrego
 # refused with a match error; arrays and objects on the other side are
 # unified element by element (the argument then typed any), two such sets
-# do not unify. Each function is called so that its value is compared too.
+# do not unify; with no type at all (a comprehension whose body is refused)
+# it stays unbound. Each function is called so that its value is compared too.
 FUNCTION_ARGUMENT_CASES = [
     # assignments and unifications, the variable on either side
     "f(a) := 1 if { x := {[a]} }",
@@ -294,6 +295,10 @@ FUNCTION_ARGUMENT_CASES = [
     "f(a) := 1 if { x := {[a] | true} }",
     'f(a) := 1 if { x := {"k": [a] | true}; x == 1 }',
     "f(a) := 1 if { [x | x := {[a]}] = {[a]} }",
+    # a comprehension whose body is refused has no type: the variable is not bound
+    'f(a) := 1 if { y := [x | x := a + "s"] }',
+    'f(a) := 1 if { y := {x | x := 1 + "s"}; y[0] }',
+    "f(a) := 1 if { y := a[_]; y == 1 }",
 ]
 
 

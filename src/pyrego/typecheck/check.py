@@ -261,11 +261,12 @@ def unify2(env: TypeEnv, a: Any, type_a: T.MaybeType, b: Any, type_b: T.MaybeTyp
             return _unify2_array(env, b, a)
         if tb is IObject:
             return _unify2_object(env, b, a)
-        # A set, ref or comprehension: OPA (v1.20.2) binds the variable to
-        # its type, unknown parts and all (``x := {[arg]}`` in a function).
-        return unify1(env, a, type_b, False)
+        # A set, ref or comprehension whose type is known in part: OPA
+        # (v1.20.2) binds the variable to it, unknown parts and all
+        # (``x := {[arg]}`` in a function); not to no type at all.
+        return type_b is not None and unify1(env, a, type_b, False)
     if tb is Var:
-        return unify1(env, b, type_a, False)
+        return type_a is not None and unify1(env, b, type_a, False)
     return False
 
 
