@@ -249,19 +249,24 @@ def unify2(env: TypeEnv, a: Any, type_a: T.MaybeType, b: Any, type_b: T.MaybeTyp
         return unify1(env, b, type_a, False)
     if not nil_a and not nil_b:
         return unifies(type_a, type_b)
-    ta = type(a)
+    ta, tb = type(a), type(b)
     if ta is IArray:
         return _unify2_array(env, a, b)
     if ta is IObject:
         return _unify2_object(env, a, b)
     if ta is Var:
-        tb = type(b)
         if tb is Var:
             return unify1(env, a, T.ANY, False) and unify1(env, b, env.get_by_value(a), False)
         if tb is IArray:
             return _unify2_array(env, b, a)
         if tb is IObject:
             return _unify2_object(env, b, a)
+        # A set, ref or comprehension whose type is known in part: OPA
+        # (v1.20.2) binds the variable to it, unknown parts and all
+        # (``x := {[arg]}`` in a function); not to no type at all.
+        return type_b is not None and unify1(env, a, type_b, False)
+    if tb is Var:
+        return type_a is not None and unify1(env, b, type_a, False)
     return False
 
 
