@@ -173,6 +173,11 @@ CASES = [
     Case("unsafe-var-in-nested-call", _body('path := sprintf("%v", [format_int(j, 10)])', 'msg := {"p": [path]}'),
          ["x.rego:4: rego_unsafe_var_error: var path is unsafe", "x.rego:4: rego_unsafe_var_error: var j is unsafe",
           "x.rego:5: rego_unsafe_var_error: var msg is unsafe"]),
+    # A variable unified with an object whose key is unsafe (or a set) is not
+    # named; with one whose value is unsafe it is.
+    Case("unsafe-var-as-object-key", _body("y := {k: 1}"), ["x.rego:4: rego_unsafe_var_error: var k is unsafe"]),
+    Case("unsafe-var-as-object-value", _body('y := {"a": k}'),
+         ["x.rego:4: rego_unsafe_var_error: var k is unsafe", "x.rego:4: rego_unsafe_var_error: var y is unsafe"], unordered=True),
     # What an expression that cannot run yet would bind counts as safe for
     # the expressions after it (d, bound by input.a[d], is not named).
     Case("outputs-of-a-waiting-expression", _body("input.a[d] == b", "c = [b, d]"),

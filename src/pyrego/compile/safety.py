@@ -432,17 +432,21 @@ class _Known:
         return _Known(self.big, self.small | more)
 
 
-# Terms a variable unified with is bound by whatever their own variables
-# (OPA's unifier marks it safe, and names only those variables unsafe: ``y :=
-# {k}``, ``y := {"a": k}``, ``y := $"{k}"`` name k, not y; ``y := [k]`` both).
-_BINDING_ANYWAY = (SetTerm, Object, TemplateString)
+def _binds_anyway(t: ast.Term, known: set[str]) -> bool:
+    """Whether a variable unified with ``t`` is bound whatever ``t``'s own
+    variables (OPA's unifier marks it safe, and names only those unsafe):
+    ``y := {k}``, ``y := $"{k}"`` and ``y := {k: 1}`` name k, not y;
+    ``y := [k]`` and ``y := {"a": k}`` both."""
+    if isinstance(t, (SetTerm, TemplateString)):
+        return True
+    return isinstance(t, Object) and any(not _vars_of(k) <= known for k, _ in t.items)
 
 
 def _unify_step(a: ast.Term, b: ast.Term, known: set[str]) -> set[str]:
     if type(a) is Var and a.name not in known and a.name not in ROOTS:
-        return {a.name} if type(b) in _BINDING_ANYWAY or _vars_of(b) <= known else set()
+        return {a.name} if _binds_anyway(b, known) or _vars_of(b) <= known else set()
     if type(b) is Var and b.name not in known and b.name not in ROOTS:
-        return {b.name} if type(a) in _BINDING_ANYWAY or _vars_of(a) <= known else set()
+        return {b.name} if _binds_anyway(a, known) or _vars_of(a) <= known else set()
     a_composite = type(a) is Array or type(a) is Object
     b_composite = type(b) is Array or type(b) is Object
     if type(a) is Array and type(b) is Array:
@@ -596,7 +600,7 @@ def _assigned(lhs: ast.Term, rhs: ast.Term, known: _Known) -> set[str]:
             return out
     if (type(lhs) is Array or type(lhs) is Object) and (_never_matches(rhs) or type(rhs) is Array or type(rhs) is Object):
         return set()  # (shapes that cannot match: OPA binds nothing)
-    if _vars_of(rhs) <= known or (type(lhs) is Var and type(rhs) in _BINDING_ANYWAY):  # type: ignore[operator]
+    if _vars_of(rhs) <= known or (type(lhs) is Var and _binds_anyway(rhs, known)):  # type: ignore[operator, arg-type]
         return _pattern_vars(lhs, known)  # type: ignore[arg-type]
     return set()
 
