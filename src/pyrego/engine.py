@@ -680,8 +680,7 @@ class Engine(ConfigurationMixin, QueryMixin, InstrumentationMixin):
                     value = default
         except Exception as exc:
             value = self._after_failure(exc, path, program, ctx, (fn, *more), default)
-            ctx = self._context(input)
-        self._spare = ctx
+        self._spare = ctx  # (reset before its next use, after a failure too)
         if value is True or value is False or value is UNDEF or value is None:
             return value  # (most decisions: no call)
         try:

@@ -114,22 +114,16 @@ class EvalContext(HasDeadline):
 
     def replay(self) -> EvalContext:
         """A context to run this evaluation again from the start (after it
-        failed, in OPA's iteration order): a fresh rule memo, the same deadline,
-        and the same clock and builtin caches, so ``time.now_ns``, ``rand.intn``
-        and ``http.send`` answer as in the first run and nothing is sent twice."""
-        new = _new(EvalContext)
-        new.input = self.input
-        new.data = self.data
-        new.cache = {}
-        new.deadline = self.deadline
-        new.cfg = self.cfg
-        new.functions = self.functions
-        new.q = None
-        q = self.q
-        if q is not None:
-            state = new.state
-            state.now_ns = q.now_ns
-            state.builtin_cache = q.builtin_cache
+        failed, in OPA's iteration order): :meth:`derive`'s, with a query state
+        of its own that keeps the clock and builtin caches, so ``time.now_ns``,
+        ``rand.intn`` and ``http.send`` answer as in the first run and nothing
+        is sent twice (and the lines it prints are counted apart)."""
+        new = self.derive()
+        first, new.q = new.q, None
+        assert first is not None
+        state = new.state
+        state.now_ns = first.now_ns
+        state.builtin_cache = first.builtin_cache
         return new
 
     @property
