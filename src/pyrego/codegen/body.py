@@ -19,7 +19,7 @@ from pyrego.codegen.lines import LineWriter
 from pyrego.codegen.strict_blocks import StrictBlocks
 from pyrego.compile.base import FuncRef, RuleNode, data_function_name
 from pyrego.compile.body_order import reorder_body
-from pyrego.compile.ground import ground_value, in_build_order, is_ground, iterated_terms
+from pyrego.compile.ground import ground_value, in_build_order, is_ground, iterated_as_built, iterated_terms
 from pyrego.compile.optimize import hoist_checks
 from pyrego.compile.rewrite import bind_negated_operands
 from pyrego.compile.safety import ROOTS, has_unbound, iterable_only, shown_name, stmt_vars, term_vars
@@ -453,7 +453,7 @@ class BodyEmitter(StrictBlocks, LineWriter):
 
     def some_in(self, s: ast.SomeIn) -> None:
         coll = self.term(s.collection if s.key is not None else iterated_terms(s.collection))
-        built = type(s.collection) is ast.Object and not is_ground(s.collection)  # (rt_items_built: OPA's order)
+        built = iterated_as_built(s.collection)
         if s.key is None:
             v = self.tmp("i")
             self.open_loop(f"for {v} in {f'rt_values_built({coll})' if built else self.values_of(coll)}:")

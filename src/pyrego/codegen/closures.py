@@ -52,7 +52,7 @@ from pyrego.compile.base import (
 )
 from pyrego.compile.body_order import reorder_body
 from pyrego.compile.eval_order import comprehension_body, strict_calls_first, strict_only
-from pyrego.compile.ground import is_ground, iterated_terms
+from pyrego.compile.ground import iterated_as_built, iterated_terms
 from pyrego.compile.rewrite import calls_function
 from pyrego.compile.safety import ROOTS, stmt_has_vars, stmt_vars, term_vars
 from pyrego.errors import RegoError
@@ -552,7 +552,7 @@ class _Planner(TermPlanner):
         value = self.pattern(s.value)
         values, items = (rt_values_ordered, rt_items_ordered) if self.ordered else (rt_values, rt_items)
         ordered = self.ordered
-        if type(s.collection) is ast.Object and not is_ground(s.collection):  # (as built: OPA's order)
+        if iterated_as_built(s.collection):
             values, items, ordered = rt_values_built, rt_items_built, False
         where = s.location
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 from typing import Any, Callable, Container
 
 from pyrego.ast import nodes as ast
-from pyrego.compile.rewrite import split_nested_calls
+from pyrego.compile.rewrite import has_call, split_nested_calls
 from pyrego.compile.safety import stmt_vars, term_vars
 from pyrego.errors import Location
 
@@ -322,16 +322,6 @@ SUBQUERIES = (ast.ArrayCompr, ast.SetCompr, ast.ObjectCompr, ast.Every)
 def _is_comprehension(t: Any) -> bool:
     """Whether ``t`` (one of SUBQUERIES) is a comprehension: a term read in place that may raise."""
     return type(t) is not ast.Every
-
-
-def has_call(node: Any) -> bool:
-    """Whether ``node`` holds a call (anywhere)."""
-    if type(node) is ast.Call:
-        return True
-    if type(node) is tuple:
-        return any(has_call(x) for x in node)
-    fields = getattr(node, "__dataclass_fields__", None)
-    return fields is not None and any(has_call(getattr(node, f)) for f in fields if f != "location")
 
 
 __all__ = ["NEVER_FAILS", "PARTS", "STRICT_ONLY", "SUBQUERIES", "comprehension_body", "has_call", "head_calls_first", "mark_strict_only", "strict_calls_first", "strict_only"]

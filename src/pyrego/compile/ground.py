@@ -122,3 +122,10 @@ def iterated_terms(t: ast.Term) -> ast.Term:
         # (only keys that cannot be undefined: the array leaves them out)
         return ast.Array(tuple(v for _, v in in_build_order(t.items)), t.location)
     return t
+
+
+def iterated_as_built(t: ast.Term) -> bool:
+    """Whether ``some ... in t`` iterates ``t`` in the order its value was
+    built, not sorted: an object literal with non-constant keys, which OPA
+    iterates in the order of its key terms (see ``rt_items_built``)."""
+    return type(t) is ast.Object and not is_ground(t)

@@ -47,7 +47,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from collections.abc import Set as AbstractSet
-from dataclasses import fields, is_dataclass
 
 from pyrego.ast import nodes as ast
 from pyrego.ast.nodes import (
@@ -260,7 +259,7 @@ def _has_function_call(t: ast.Term, functions: Callable[[str], bool]) -> bool:
     if isinstance(t, _COMPREHENSIONS):
         # (its calls stay in it; but it is evaluated in place, after the calls
         # moved out of the expression: a function there raising comes after them)
-        return _calls_function_anywhere(t, functions)
+        return has_call(t, functions)
     if isinstance(t, Call):
         return functions(t.op) or any(_has_function_call(a, functions) for a in t.args)
     if isinstance(t, Ref):
@@ -272,18 +271,16 @@ def _has_function_call(t: ast.Term, functions: Callable[[str], bool]) -> bool:
     return False
 
 
-def _calls_function_anywhere(node: object, functions: Callable[[str], bool]) -> bool:
-    """Whether a call of a function of the policies is anywhere in ``node`` (a comprehension's body included)."""
-    stack = [node]
-    while stack:
-        n = stack.pop()
-        if type(n) is tuple:
-            stack.extend(n)
-        elif is_dataclass(n):
-            if type(n) is Call and functions(n.op):
-                return True
-            stack.extend(getattr(n, f.name) for f in fields(n))
-    return False
+def has_call(node: object, named: Callable[[str], bool] | None = None) -> bool:
+    """Whether ``node`` holds a call (anywhere, comprehensions' bodies
+    included), of a name ``named`` accepts where given."""
+    if type(node) is Call:
+        if named is None or named(node.op):
+            return True
+    elif type(node) is tuple:
+        return any(has_call(x, named) for x in node)
+    fields = getattr(node, "__dataclass_fields__", None)
+    return fields is not None and any(has_call(getattr(node, f), named) for f in fields if f != "location")
 
 
 def _bind_operands(e: ast.Expr, equality_unifies: bool) -> list[ast.Expr]:
