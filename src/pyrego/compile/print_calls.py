@@ -26,6 +26,7 @@ from pyrego.compile.safety import (
     closures_in,
     is_generated,
     ref_outputs,
+    rules_with_arguments,
     shown_name,
     stmt_outputs,
     stmt_terms,
@@ -41,18 +42,11 @@ def print_operand_errors(tree: CompiledTree) -> list[RegoError]:
     call with such variables in each body, as OPA reports them)."""
     errors: list[RegoError] = []
     arity = tree.arity
-    for node in tree.root.walk():
-        for top in node.rules:
-            rule: ast.Rule | None = top
-            while rule is not None:
-                args: set[str] = set()
-                for a in rule.head.args or top.head.args or ():
-                    term_vars(a, args)
-                for term in (rule.head.key, rule.head.value, *rule.head.ref.path):
-                    for closure in closures_in(term, []):
-                        errors += _body_errors(_closure_body(closure), set(args), arity)
-                errors += _body_errors(rule.body, args, arity)
-                rule = rule.else_
+    for rule, args in rules_with_arguments(tree):
+        for term in (rule.head.key, rule.head.value, *rule.head.ref.path):
+            for closure in closures_in(term, []):
+                errors += _body_errors(_closure_body(closure), set(args), arity)
+        errors += _body_errors(rule.body, args, arity)
     return errors
 
 

@@ -13,7 +13,7 @@ is a local variable (or a root).
 
 from __future__ import annotations
 
-from typing import Callable, Iterable
+from typing import TYPE_CHECKING, Callable, Iterable, Iterator
 
 from pyrego.ast import nodes as ast
 from pyrego.ast.nodes import (
@@ -34,6 +34,9 @@ from pyrego.ast.nodes import (
     Unify,
     Var,
 )
+
+if TYPE_CHECKING:
+    from pyrego.compile.base import CompiledTree
 
 ROOTS = frozenset({"data", "input"})
 
@@ -383,6 +386,21 @@ def _vars_of(term: ast.Term) -> set[str]:
     out: set[str] = set()
     _vars(term, out)
     return out
+
+
+def rules_with_arguments(tree: CompiledTree) -> Iterator[tuple[ast.Rule, set[str]]]:
+    """Every rule of ``tree``, each ``else`` branch after it, with a new set
+    of the variables of its function arguments (a branch without arguments
+    of its own has its first definition's)."""
+    for node in tree.root.walk():
+        for top in node.rules:
+            rule: ast.Rule | None = top
+            while rule is not None:
+                args: set[str] = set()
+                for a in rule.head.args or top.head.args or ():
+                    term_vars(a, args)
+                yield rule, args
+                rule = rule.else_
 
 
 def term_vars_ready(terms: Iterable[ast.Term], bound: set[str]) -> bool:

@@ -19,7 +19,15 @@ from __future__ import annotations
 from pyrego.ast import nodes as ast
 from pyrego.ast.nodes import Assign, Call, Every, TemplateString
 from pyrego.compile.base import CompiledTree
-from pyrego.compile.safety import ArityFn, closures_in, shown_name, stmt_outputs, stmt_terms, term_vars
+from pyrego.compile.safety import (
+    ArityFn,
+    closures_in,
+    rules_with_arguments,
+    shown_name,
+    stmt_outputs,
+    stmt_terms,
+    term_vars,
+)
 from pyrego.errors import RegoCompileError, RegoError
 
 
@@ -27,19 +35,12 @@ def template_part_errors(tree: CompiledTree) -> list[RegoError]:
     """Every ``var x is undeclared`` of the program's template strings."""
     errors: list[RegoError] = []
     arity = tree.arity
-    for node in tree.root.walk():
-        for top in node.rules:
-            rule: ast.Rule | None = top
-            while rule is not None:
-                safe: set[str] = set()
-                for a in rule.head.args or top.head.args or ():
-                    term_vars(a, safe)
-                safe |= _body_outputs(rule.body, safe, arity)
-                errors += _body_errors(rule.body, safe, arity)
-                for term in (rule.head.key, rule.head.value, *rule.head.ref.path):
-                    if term is not None:
-                        errors += _term_errors(term, safe, arity)
-                rule = rule.else_
+    for rule, safe in rules_with_arguments(tree):
+        safe |= _body_outputs(rule.body, safe, arity)
+        errors += _body_errors(rule.body, safe, arity)
+        for term in (rule.head.key, rule.head.value, *rule.head.ref.path):
+            if term is not None:
+                errors += _term_errors(term, safe, arity)
     return errors
 
 
