@@ -21,10 +21,8 @@ from typing import Any
 
 import pytest
 
-import pyrego
 from conftest import EXECUTION_FORMS, in_form
-from pyrego.conformance import canonical
-from test_head_refs_generated import INPUT, opa_answer, same_outcome
+from test_head_refs_generated import opa_answer, pyrego_outcome, same_outcome
 
 PRELUDE = (
     "package p\n\n"
@@ -73,18 +71,6 @@ def query(r: random.Random) -> str:
     stmts = r.sample(BINDERS, r.choice([1, 1, 2])) + r.sample(FILTERS, r.choice([0, 1, 1, 2]))
     r.shuffle(stmts)
     return re.sub(r"\b(m|n|xs)\[", r"data.p.\1[", "; ".join(stmts))
-
-
-def pyrego_outcome(module: str, query: str, *, strict: bool) -> Any:
-    """The sorted bindings of every result, or the error lines."""
-    engine = pyrego.Engine()
-    engine.set_strict_builtin_errors(strict)
-    try:
-        engine.add_policy("x.rego", module)
-        results = engine.eval_query(query, input=INPUT)["result"]
-    except pyrego.RegoError as exc:
-        return [str(e) for e in getattr(exc, "errors", None) or [exc]]
-    return sorted([canonical(res["bindings"]) for res in results], key=repr)
 
 
 def disagreements(oracle: Any, cases: Iterable[tuple[str, str, str]], *, strict_only: bool = False, runs: int = 1, skip: Callable[[Any], bool] | None = None) -> list[str]:
