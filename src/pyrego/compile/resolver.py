@@ -63,7 +63,6 @@ class _HasLocals(Exception):
     """A rule resolved as if it had no local variable has one (see _Resolver.rule)."""
 
 
-
 class _Resolver:
     """Resolves one module's names against its package and imports."""
 
