@@ -28,10 +28,11 @@ Where a guard is looser than OPA's lookup (``x in [1, [2]]``, several
 required members), it tests the value itself: the difference can only be
 an error-vs-undefined one on a body that fails.
 
-The plan also gives the order in which OPA evaluates a complete document's
-or a function's definitions (its index's: those without indexed
-requirements first), where one of them can raise: which error comes first,
-or whether a definition that raises is reached at all, depends on it.
+The plan also gives the order in which OPA evaluates a document's or a
+function's definitions (its index's: those without indexed requirements
+first; for partial sets and objects too, all of whose definitions run),
+where one of them can raise: which error comes first, or whether a
+definition that raises is reached at all, depends on it.
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ from decimal import Decimal
 from typing import Any, Callable, Container, Iterator, NamedTuple
 
 from pyrego.ast import nodes as ast
-from pyrego.compile.base import COMPLETE, FUNCTION, PARTIAL_SET, RuleNode, child_at, iter_rule_chain
+from pyrego.compile.base import COMPLETE, FUNCTION, PARTIAL_OBJECT, PARTIAL_SET, RuleNode, child_at, iter_rule_chain
 from pyrego.compile.body_order import reorder_body
 from pyrego.compile.eval_order import NEVER_FAILS, PARTS, SUBQUERIES, has_call, head_calls_first, mark_strict_only
 from pyrego.compile.ground import is_ground
@@ -79,10 +80,10 @@ def index_plan(
     A guard needed only where a builtin's error raises (strict builtin
     errors, a setting of the evaluation, not of the code) is marked
     :func:`strict_only`: the code runs it only in evaluations with strict
-    builtin errors. The order of a complete document's or a function's
-    definitions is OPA's where one of them can raise: which error comes
-    first, or whether a definition that raises is reached at all, depends
-    on it (values do not)."""
+    builtin errors. The order of a document's or a function's definitions
+    is OPA's where one of them can raise: which error comes first, or
+    whether a definition that raises is reached at all, depends on it
+    (values do not)."""
 
     def is_virtual(path: tuple[str, ...]) -> bool:
         return data_is_virtual(root, path)
@@ -101,15 +102,12 @@ def index_plan(
     # (What can raise without strict errors can with them: one filter for both.)
     need_guards = any(_may_need_guard(b, strict_raises, is_virtual) for chain in chains for b in chain)
     # (Where definitions' values can differ, the order also decides which
-    # definition a conflict is reported at: the later of the two, in OPA's order.)
-    need_order = (
-        node.kind in (COMPLETE, FUNCTION)
-        and len(chains) > 1
-        and (
-            not one_constant_value(node)
-            or any(strict_raises(b.head) or any(strict_raises(e) for e in b.body) for chain in chains for b in chain)
-        )
-    )
+    # definition a conflict is reported at: the later of the two, in OPA's
+    # order; a partial object's keys can conflict. A partial set's
+    # definitions all run, in that order too: it decides which error comes
+    # first where one can raise.)
+    body_raises = any(strict_raises(b.head) or any(strict_raises(e) for e in b.body) for chain in chains for b in chain)
+    need_order = len(chains) > 1 and (body_raises or node.kind == PARTIAL_OBJECT or (node.kind != PARTIAL_SET and not one_constant_value(node)))
     tails: dict[int, tuple[ast.Expr, ...]] = {}
     for chain in chains:
         for br in chain:
