@@ -130,3 +130,48 @@ def test_rego_v0_partial_set_order(oracle: Any) -> None:
                 engine.eval_rule("data.p.r")
         got = str(caught.value).split("\n")[0]
         assert (caught.value.code, got) == (want[1], f"p.rego:{line}: " + want_msg.split(": ", 1)[1]), form
+
+
+# OPA stops at the first definition of a complete rule (or function) that
+# succeeds where the definitions its index finds for the input all have one
+# value, even where other definitions have another value (they require
+# other input): an error a later definition would raise is never met.
+# pyrego computed every definition of such a rule, raising it (found by
+# widening the comparison's programs around the index order above).
+_RAISES = 'startswith(input.v, "a")'
+EARLY_EXIT_CASES = {
+    "a definition of another value not found": (
+        f"r := 1 if {{\n\t{_RAISES}\n}}\n\nr := 1 if {{\n\t\"x\" == input.k\n}}\n\nr := 2 if {{\n\tinput.m == \"a\"\n}}\n",
+        {"k": "x", "m": "b", "v": []},
+    ),
+    "a definition of another value found (failing later): all run": (
+        f"r := 1 if {{\n\t{_RAISES}\n}}\n\nr := 1 if {{\n\t\"x\" == input.k\n}}\n\nr := 2 if {{\n\tinput.m == \"b\"\n\tinput.z\n}}\n",
+        {"k": "x", "m": "b", "v": []},
+    ),
+    "the raising definition first in OPA's order": (
+        f"r := 1 if {{\n\t\"x\" == input.k\n}}\n\nr := 1 if {{\n\t{_RAISES}\n}}\n\nr := 2 if {{\n\tinput.m == \"a\"\n}}\n",
+        {"k": "x", "m": "b", "v": []},
+    ),
+    "only the raising definition found": (
+        f"r := 1 if {{\n\t{_RAISES}\n}}\n\nr := 2 if {{\n\tinput.m == \"a\"\n}}\n",
+        {"k": "x", "m": "b", "v": []},
+    ),
+    "a function": (
+        f"f(_) := 1 if {{\n\t{_RAISES}\n}}\n\nf(_) := 1 if {{\n\t\"x\" == input.k\n}}\n\nf(_) := 2 if {{\n\tinput.m == \"a\"\n}}\n\nr := f(1)\n",
+        {"k": "x", "m": "b", "v": []},
+    ),
+    "a function, its argument indexed": (
+        f"f(x) := 1 if {{\n\t{_RAISES}\n}}\n\nf(x) := 1 if {{\n\tx == \"x\"\n}}\n\nf(x) := 2 if {{\n\tx == \"y\"\n}}\n\nr := [f(\"x\"), f(\"z\")]\n",
+        {"v": []},
+    ),
+    "a function, its argument indexed, no error": (
+        f"f(x) := 1 if {{\n\t{_RAISES}\n}}\n\nf(x) := 1 if {{\n\tx == \"x\"\n}}\n\nf(x) := 2 if {{\n\tx == \"y\"\n}}\n\nr := [f(\"x\"), f(\"z\")]\n",
+        {"v": "ab"},
+    ),
+}
+
+
+@pytest.mark.parametrize("name", list(EARLY_EXIT_CASES))
+def test_early_exit_where_the_index_finds_one_value(oracle: Any, name: str) -> None:
+    body, input = EARLY_EXIT_CASES[name]
+    _agree(oracle, _P + body, "data.p.r", input, by_query=(False, True))

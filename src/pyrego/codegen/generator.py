@@ -411,8 +411,10 @@ class ModuleGen:
             return None
         conflict = where = default_fn = None
         default, default_value = "UNDEF", UNDEF
+        early = None
         if len(defs) > 1 and not one_constant_value(node):  # (one value: OPA stops at the first definition that succeeds)
             conflict, where = self.const(conflict_message(node)), self.const(tuple(node.rules[i].location for i in order))
+            early = codegen_docs.early_exit_name(self, node)  # (where OPA's index finds definitions of one value only)
         if node.default is not None:
             value = node.default.head.value
             if value is not None and is_ground(value):
@@ -420,7 +422,9 @@ class ModuleGen:
                 default_value = self._literal_value(default, value)
             else:
                 default_fn = self.default_value(node)
-        return RuleWrapper("complete", node.id, defs, conflict=conflict, where=where, default_fn=default_fn, default=default, default_value=default_value)
+        return RuleWrapper(
+            "complete", node.id, defs, conflict=conflict, where=where, default_fn=default_fn, default=default, default_value=default_value, early_exit=early
+        )
 
     def _literal_value(self, literal: str, term: ast.Term) -> Any:
         """The value of ``literal``, as :meth:`_value_literal` wrote it for ``term``."""
@@ -605,7 +609,10 @@ class ModuleGen:
         default_fn = self.default_value(node) if node.default is not None else None
         first = len(defs) > 1 and one_constant_value(node)  # (OPA then takes the first that succeeds)
         memo = node.id in self.tree.printing_nodes
-        return RuleWrapper("function", node.id, defs, node.arity or 0, conflict=conflict, where=where, default_fn=default_fn, first_only=first, memo=memo)
+        early = None if first or len(defs) < 2 else codegen_docs.early_exit_name(self, node)
+        return RuleWrapper(
+            "function", node.id, defs, node.arity or 0, conflict=conflict, where=where, default_fn=default_fn, first_only=first, memo=memo, early_exit=early
+        )
 
     # -- queries -----------------------------------------------------------------------
 

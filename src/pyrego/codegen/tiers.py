@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, NamedTuple
 
 from pyrego.codegen.python_ast import literal_eval, python_ast_lock
-from pyrego.runtime.helpers import MISS, VALUES, rt_conflict
+from pyrego.runtime.helpers import MISS, VALUES, rt_all_defs_early, rt_conflict
 from pyrego.runtime.values import UNDEF, equal, freeze
 
 #: Rule computations (cache misses of rule functions) before a program's code
@@ -98,6 +98,10 @@ class RuleWrapper:
     # A function whose definitions have one constant value: the first defined
     # one is its value, the rest are not run (as OPA's early exit).
     first_only: bool = False
+    # A complete rule computing all its definitions, where OPA's index can
+    # still make it stop at the first value (see rt_all_defs_early): the
+    # name of the test of an evaluation's context that says so.
+    early_exit: str | None = None
     # A function that prints: its defined values are kept per arguments for
     # the evaluation, as OPA keeps every function's (a second call with the
     # same arguments runs nothing, so prints nothing).
@@ -114,15 +118,16 @@ class RuleWrapper:
         conflict = namespace[self.conflict] if self.conflict is not None else None
         where = namespace[self.where] if self.where is not None else None
         default_fn = namespace[self.default_fn] if self.default_fn is not None else None
+        early = namespace[self.early_exit] if self.early_exit is not None else None
         if self.kind == "function":
             assert conflict is not None
-            fn = _function_closure(tick, defs, conflict, where, default_fn, self.first_only)
+            fn = _function_closure(tick, defs, conflict, where, default_fn, self.first_only, early)
             return _memo_closure(self.node_id, fn) if self.memo else fn
         if self.kind != "complete":
             return _partial_closure(self.node_id, tick, defs, set if self.kind == "set" else dict)
         if self.constant is not None:
             return _constant_closure(self.node_id, tick, self.constant_value)
-        return _rule_closure(self.node_id, tick, defs, conflict, where, default_fn, self.default_value)
+        return _rule_closure(self.node_id, tick, defs, conflict, where, default_fn, self.default_value, early)
 
     def fast_lines(self) -> list[str]:
         """The ``def`` of the fast form."""
@@ -144,6 +149,9 @@ class RuleWrapper:
             body.append(f"    r = {self.constant}")
         else:
             body.append(f"    r = {calls[0]}" if calls else "    r = UNDEF")
+        if self.early_exit is not None:
+            body = [f"    r = rt_all_defs_early(ctx, ({', '.join(self.defs)},), {self.conflict}, {self.where}, {self.early_exit})"]
+            calls = []
         for i, call in enumerate(calls[1:], 1):
             if self.conflict is None:
                 body.append(f"    if r is UNDEF: r = {call}")
@@ -171,7 +179,12 @@ class RuleWrapper:
         if self.memo:
             key = ", ".join([f"'F', {self.node_id}", *(f"freeze(a{i})" for i in range(self.arity))])
             out += ["    c = ctx.cache", f"    k = ({key})", "    r = c.get(k, MISS)", "    if r is not MISS: return r"]
-        out.append(f"    r = {calls[0]}" if calls else "    r = UNDEF")
+        if self.early_exit is not None:
+            packed = "".join(f"a{i}, " for i in range(self.arity))
+            out.append(f"    r = rt_all_defs_early(ctx, ({', '.join(self.defs)},), {self.conflict}, {self.where}, {self.early_exit}, ({packed}))")
+            calls = []
+        else:
+            out.append(f"    r = {calls[0]}" if calls else "    r = UNDEF")
         for i, call in enumerate(calls[1:], 1):
             out += [f"    if r is UNDEF: r = {call}"] if self.first_only else self._conflict_check(call, i)
         if self.default_fn is not None:
@@ -214,6 +227,7 @@ def _rule_closure(
     where: Any,
     default_fn: Callable[..., Any] | None,
     default: Any,
+    early: Callable[[Any], bool] | None = None,
 ) -> Callable[[Any], Any]:
     def rule(ctx: Any) -> Any:
         c = ctx.cache
@@ -221,7 +235,10 @@ def _rule_closure(
             return c[key]
         tick()
         r = UNDEF
-        if conflict is None:
+        if early is not None:
+            assert conflict is not None
+            r = rt_all_defs_early(ctx, defs, conflict, where, early)
+        elif conflict is None:
             for d in defs:
                 r = d(ctx)
                 if r is not UNDEF:
@@ -278,11 +295,12 @@ def _function_closure(
     where: Any,
     default_fn: Callable[..., Any] | None,
     first_only: bool = False,
+    early: Callable[..., bool] | None = None,
 ) -> Callable[..., Any]:
     def function(ctx: Any, *args: Any) -> Any:
         tick()
         r = UNDEF
-        for i, d in enumerate(defs):
+        for i, d in enumerate(defs if early is None else ()):
             x = d(ctx, *args)
             if x is not UNDEF:
                 if r is UNDEF:
@@ -291,6 +309,8 @@ def _function_closure(
                         break
                 elif not equal(r, x):
                     rt_conflict(conflict, where[i])
+        if early is not None:
+            r = rt_all_defs_early(ctx, defs, conflict, where, early, args)
         if r is UNDEF and default_fn is not None:
             r = default_fn(ctx, *args)
         return r

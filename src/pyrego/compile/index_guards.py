@@ -49,6 +49,7 @@ from pyrego.compile.opa_form import OpaForm, PieceTable
 from pyrego.compile.rule_index import ANY, IndexedRule, IndexRef, RuleIndex, head_value, one_constant_value
 from pyrego.compile.safety import stmt_vars, term_vars
 from pyrego.errors import RegoError
+from pyrego.runtime.helpers import resolve_index_ref
 from pyrego.runtime.values import BoolKey, freeze
 
 #: Calls that never raise and read their operands only (comparisons, membership).
@@ -376,6 +377,26 @@ def node_index(node: RuleNode, root: RuleNode, arity: Callable[[str], int | None
             has, ground, value = head_value(branch)
             indexed.append(IndexedRule(c, b, body, tuple(branch.head.args or ()), node.kind in (COMPLETE, FUNCTION), has, ground, value))
     return RuleIndex(indexed, lambda path: data_is_virtual(root, path))
+
+
+def early_exit_test(node: RuleNode, root: RuleNode, arity: Callable[[str], int | None]) -> Callable[..., bool] | None:
+    """For a complete document or function whose definitions' values can
+    differ: a test of an evaluation's context (and a function's arguments),
+    whether OPA's index finds for them only definitions of one value (OPA
+    then stops at the first of them that succeeds); None where the index
+    cannot be made, or where OPA reads the document through its rule tree
+    (``o.b := 1``: no early exit, see one_constant_value)."""
+    if node.kind == COMPLETE and any(rule.head.ref.path for rule in node.rules):
+        return None
+    index = node_index(node, root, arity)
+    if index is None:
+        return None
+    lookup = index.lookup
+
+    def exits_early(ctx: Any, args: tuple[Any, ...] = ()) -> bool:
+        return lookup(lambda ref: resolve_index_ref(ctx, ref, args)).early_exit
+
+    return exits_early
 
 
 def _opa_body(form: OpaForm, rule: ast.Rule, else_branch: bool, arity: Callable[[str], int | None]) -> ast.Body | None:

@@ -21,7 +21,7 @@ from typing import Any, Iterable, Iterator
 
 from pyrego.compile.opa_form import PieceTable
 from pyrego.runtime.context import EvalConfig
-from pyrego.runtime.helpers import rt_data_get
+from pyrego.runtime.helpers import resolve_index_ref
 from pyrego.runtime.values import UNDEF
 
 #: A recorded event: (op, query id, piece id (-1: the query), message, node text or None, variable values or None).
@@ -255,31 +255,8 @@ NAMESPACE: dict[str, Any] = {
 }  # fmt: skip
 
 
-def resolve_ref(ctx: Any, ref: tuple[Any, ...], args: tuple[Any, ...]) -> Any:
-    """The value of an index ref (``input...``, base ``data...`` or a function argument), or UNDEF."""
-    head = ref[0]
-    if head == "args":
-        i = ref[1]
-        return args[i] if i < len(args) else UNDEF
-    if head == "data":
-        doc = ctx.data
-        for key in ref[1:]:
-            doc = rt_data_get(doc, key)  # base data is addressed by path (data[2] reads "2")
-            if doc is UNDEF:
-                return UNDEF
-        return doc
-    doc = ctx.input
-    for key in ref[1:]:
-        t = type(doc)
-        if t is dict:
-            doc = doc.get(key, UNDEF) if type(key) is str else UNDEF
-        elif (t is list or t is tuple) and type(key) is int:
-            doc = doc[key] if 0 <= key < len(doc) else UNDEF
-        else:
-            return UNDEF
-        if doc is UNDEF:
-            return UNDEF
-    return doc
+#: The value of an index ref (see pyrego.runtime.helpers.resolve_index_ref).
+resolve_ref = resolve_index_ref
 
 
 __all__ = ["NAMESPACE", "RawEvent", "Recorder", "RecordingConfig", "resolve_ref"]

@@ -346,6 +346,59 @@ def rt_conflict(message: str, location: Location | None) -> None:
     raise EvalConflictError(message, location)
 
 
+def rt_all_defs_early(ctx: EvalContext, defs: Any, conflict: str, where: Any, exits_early: Callable[..., bool], args: tuple[Any, ...] = ()) -> Any:
+    """A complete rule's (or a function's, for ``args``) value from all its
+    definitions (in OPA's order), which must agree, where OPA's rule index
+    can make it stop at the first value: where the definitions it finds for
+    this evaluation's input (and arguments) all have one value
+    (``exits_early``), OPA never runs those after the first that succeeds,
+    so an error one of them raises is not OPA's."""
+    r = UNDEF
+    for i, d in enumerate(defs):
+        try:
+            x = d(ctx, *args)
+        except EvalCancelError:
+            raise
+        except EvalError:
+            if r is not UNDEF and exits_early(ctx, args):
+                return r
+            raise
+        if x is not UNDEF:
+            if r is UNDEF:
+                r = x
+            elif not equal(r, x):
+                rt_conflict(conflict, where[i])
+    return r
+
+
+def resolve_index_ref(ctx: EvalContext, ref: tuple[Any, ...], args: tuple[Any, ...]) -> Any:
+    """The value of a rule index's ref (``input...``, base ``data...`` or a function argument), or UNDEF."""
+    head = ref[0]
+    if head == "args":
+        i = ref[1]
+        return args[i] if i < len(args) else UNDEF
+    doc: Any
+    if head == "data":
+        doc = ctx.data
+        for key in ref[1:]:
+            doc = rt_data_get(doc, key)  # base data is addressed by path (data[2] reads "2")
+            if doc is UNDEF:
+                return UNDEF
+        return doc
+    doc = ctx.input
+    for key in ref[1:]:
+        t = type(doc)
+        if t is dict:
+            doc = doc.get(key, UNDEF) if type(key) is str else UNDEF
+        elif (t is list or t is tuple) and type(key) is int:
+            doc = doc[key] if 0 <= key < len(doc) else UNDEF
+        else:
+            return UNDEF
+        if doc is UNDEF:
+            return UNDEF
+    return doc
+
+
 def rt_obj_put(acc: dict[Any, Any], key: Any, value: Any, location: Location | None) -> None:
     """Add a partial-object entry; a key with two different values is a conflict."""
     fk = key if type(key) is str else freeze(key)
@@ -645,6 +698,7 @@ HELPERS: dict[str, Any] = {
     "rt_set": rt_set,
     "rt_object": rt_object,
     "rt_conflict": rt_conflict,
+    "rt_all_defs_early": rt_all_defs_early,
     "rt_obj_put": rt_obj_put,
     "rt_obj_put_path": rt_obj_put_path,
     "rt_obj_add_member": rt_obj_add_member,
