@@ -1,0 +1,132 @@
+"""Differences with OPA found on smaller public policy sets (a CloudFormation
+hook's routing policies under ``package system``, JWT and naming libraries,
+code-graph and relation helpers, admission controllers with their tests).
+Each case is a minimal program written here, evaluated by OPA v1.20.2 and by
+pyrego in every execution form, with strict builtin errors on and off (off:
+only where OPA raised no error), comparing the value, undefined, or the
+error's code and message."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+import pyrego
+from conftest import EXECUTION_FORMS, in_form
+from opa_compare import HEADER
+from opa_oracle import plain_numbers
+from pyrego.conformance import canonical
+
+_V1 = "import rego.v1\n\n"
+
+
+def _opa_query(oracle: Any, modules: dict[str, str], query: str, data: Any) -> Any:
+    res = oracle.evaluate(modules, query, data=data)
+    if res.is_error:
+        return ("error", res.error_code, HEADER.sub("", res.error_message or "").split("\n")[0])
+    return ("value", canonical([plain_numbers(b) for b in res.bindings]))
+
+
+def _pyrego_query(modules: dict[str, str], query: str, data: Any, strict: bool) -> Any:
+    engine = pyrego.Engine()
+    engine.set_strict_builtin_errors(strict)
+    try:
+        for name, text in modules.items():
+            engine.add_policy(name, text)
+        if data is not None:
+            engine.add_data(data)
+        found = engine.eval_query(query)["result"]
+    except pyrego.RegoError as exc:
+        return ("error", exc.code, str(exc).split("\n")[0])
+    return ("value", canonical([r["bindings"] for r in found]))
+
+
+def _agree_query(oracle: Any, modules: dict[str, str], query: str, data: Any = None) -> None:
+    """The query's bindings in pyrego are OPA's, in every execution form."""
+    want = _opa_query(oracle, modules, query, data)
+    for form in EXECUTION_FORMS:
+        for strict in (True, False):
+            if not strict and want[0] == "error":
+                continue
+            with in_form(form):
+                got = _pyrego_query(modules, query, data, strict)
+            assert got == want, f"{form}, strict={strict}"
+
+
+def _agree_root_rule(oracle: Any, modules: dict[str, str], data: Any = None) -> None:
+    """``eval_rule("data")`` (the whole root document) gives OPA's value of ``data``."""
+    res = oracle.evaluate(modules, "x := data", data=data)
+    assert not res.is_error
+    want = canonical(plain_numbers(res.bindings[0]["x"]))
+    for form in EXECUTION_FORMS:
+        with in_form(form):
+            engine = pyrego.Engine()
+            for name, text in modules.items():
+                engine.add_policy(name, text)
+            if data is not None:
+                engine.add_data(data)
+            assert canonical(pyrego.json_ready(engine.eval_rule("data"))) == want, form
+
+
+# OPA's root document ``data`` read whole leaves out the system document:
+# base data under ``system`` and the rules of packages under ``system``
+# (a CloudFormation hook's router, ``package system`` with ``main``, showed
+# in pyrego's ``data``). A ref iterating the root's keys (``data[k]``,
+# ``some k, v in data``) sees base data without ``system`` too, but the
+# rule tree's child ``system`` where rules are under it (read whole: rules
+# and base data); a constant or computed key ``system`` reads it all.
+_SYSTEM = {
+    "s.rego": "package system\n\n" + _V1 + 'main := {"allow": true}\n',
+    "a.rego": "package a\n\n" + _V1 + "b := 2\n",
+}
+_SYSTEM_DEEPER = {
+    "s.rego": "package system.main\n\n" + _V1 + "r := 1\n",
+    "a.rego": "package a\n\n" + _V1 + "b := 2\n",
+}
+_ONLY_FUNCTIONS = {"f.rego": "package f\n\n" + _V1 + "g(x) := x\n"}
+_BASE = {"system": {"z": 1}, "k": 2, "a": {"system": 5}}
+_BASE_NO_A = {"system": {"z": 1}, "k": 2}
+
+ROOT_QUERIES = [
+    "x := data",
+    "x := count(data)",
+    "x := object.keys(data)",
+    "x := {p | walk(data, [p, _]); count(p) == 1}",
+    "x := {k | data[k]}",
+    "x := [k | data[k]]",
+    "data[k]",
+    "data[k][j]",
+    "x := {k | some k, _ in data}",
+    "x := [k | some k, _ in data]",
+    "x := {v | some v in data}",
+    'x := {"z": 1} in data',
+    'k := "system"; x := data[k]',
+    "x := data.system",
+]
+
+ROOT_PROGRAMS = {
+    "system package, base data": (_SYSTEM, _BASE),
+    "system package, no base data": (_SYSTEM, None),
+    "deeper system package, base data": (_SYSTEM_DEEPER, _BASE_NO_A),
+    "base data only under system": ({"a.rego": _SYSTEM["a.rego"]}, _BASE_NO_A),
+    "no rules, base data under system": (_ONLY_FUNCTIONS, _BASE_NO_A),
+}
+
+
+@pytest.mark.parametrize("query", ROOT_QUERIES)
+@pytest.mark.parametrize("program", list(ROOT_PROGRAMS))
+def test_root_document_without_system(oracle: Any, program: str, query: str) -> None:
+    modules, data = ROOT_PROGRAMS[program]
+    _agree_query(oracle, modules, query, data)
+
+
+def test_root_document_iterated_below_system(oracle: Any) -> None:
+    for query in ("data[k].main", "data[k].main[j]", "data[k][j].r", "x := {k: v | some k, v in data}"):
+        _agree_query(oracle, _SYSTEM_DEEPER, query, _BASE_NO_A)
+
+
+@pytest.mark.parametrize("program", list(ROOT_PROGRAMS))
+def test_root_document_by_eval_rule(oracle: Any, program: str) -> None:
+    modules, data = ROOT_PROGRAMS[program]
+    _agree_root_rule(oracle, modules, data)
