@@ -15,10 +15,12 @@ import pytest
 import pyrego
 from conftest import EXECUTION_FORMS, in_form
 from opa_compare import HEADER
+from opa_compare import agree as _agree
 from opa_oracle import plain_numbers
 from pyrego.conformance import canonical
 
 _V1 = "import rego.v1\n\n"
+_P = "package p\n\n" + _V1
 
 
 def _opa_query(oracle: Any, modules: dict[str, str], query: str, data: Any) -> Any:
@@ -130,3 +132,47 @@ def test_root_document_iterated_below_system(oracle: Any) -> None:
 def test_root_document_by_eval_rule(oracle: Any, program: str) -> None:
     modules, data = ROOT_PROGRAMS[program]
     _agree_root_rule(oracle, modules, data)
+
+
+# A JWT library's test passes a key that is no JWK ("wrong") to
+# io.jwt.verify_*: OPA's error is jwx's (jwk.ParseString, the first JSON
+# value read as Go's json.Decoder reads it, a key probed into a struct).
+# A key set with a member that is no object is an error, not a set without
+# that member (pyrego's verify was false); io.jwt.encode_sign parses with
+# jwk.Parse, whose error has no ParseString prefix.
+_TOKEN = "eyJhbGciOiJFUzI1NiJ9.eyJpc3MiOiJtZSJ9.c2ln"
+JWK_TEXTS = [
+    "wrong",
+    " wrong",
+    "",
+    "tru",
+    "{",
+    '{"a" 1}',
+    "5",
+    "[1]",
+    '"x"',
+    "true",
+    "null",
+    "{}",
+    "{} x",
+    "5 x",
+    '{"keys": 5}',
+    '{"keys": "x"}',
+    '{"keys": {}}',
+    '{"keys": null}',
+    '{"keys": -1.5e3}',
+    '{"keys": [5]}',
+    '{"keys": [null]}',
+    '{"keys": [{}, 5]}',
+    '{"keys": []}',
+]
+
+
+@pytest.mark.parametrize("key", JWK_TEXTS)
+def test_jwk_parse_errors_as_jwx(oracle: Any, key: str) -> None:
+    _agree(oracle, _P + "r := io.jwt.verify_es256(input.t, input.k)\n", "data.p.r", {"t": _TOKEN, "k": key})
+
+
+@pytest.mark.parametrize("key", ["wrong", '{"keys": [5]}', "{}"])
+def test_jwk_parse_errors_of_encode_sign(oracle: Any, key: str) -> None:
+    _agree(oracle, _P + 'r := io.jwt.encode_sign_raw(`{"alg": "ES256"}`, "{}", input.k)\n', "data.p.r", {"k": key})

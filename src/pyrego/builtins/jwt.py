@@ -16,6 +16,7 @@ from cryptography.hazmat.primitives.asymmetric import ec, ed25519, padding, rsa
 from cryptography.hazmat.primitives.asymmetric.utils import decode_dss_signature, encode_dss_signature
 
 from pyrego.builtins.jwk import (
+    JWK_STRING_ERROR,
     Jwk,
     b64url_decode_opa,
     b64url_nopad,
@@ -530,7 +531,8 @@ def encode_sign_raw_text(headers: str, payload: str, jwk_text: str) -> str:
     try:
         keys = parse_jwk_set(jwk_text)
     except (ValueError, TypeError) as exc:
-        raise BuiltinError(f"failed to parse JWK: {exc}")
+        # (OPA parses the text with jwk.Parse itself: its error, not ParseString's)
+        raise BuiltinError(str(exc).removeprefix(JWK_STRING_ERROR))
     if not keys:
         raise BuiltinError("no keys found in JWK set")
     alg, parsed = _header_alg(headers)
