@@ -176,3 +176,16 @@ def test_jwk_parse_errors_as_jwx(oracle: Any, key: str) -> None:
 @pytest.mark.parametrize("key", ["wrong", '{"keys": [5]}', "{}"])
 def test_jwk_parse_errors_of_encode_sign(oracle: Any, key: str) -> None:
     _agree(oracle, _P + 'r := io.jwt.encode_sign_raw(`{"alg": "ES256"}`, "{}", input.k)\n', "data.p.r", {"k": key})
+
+
+# Mutated tokens of the same library's tests: a JWT's header and payload are
+# read as OPA's util.UnmarshalJSON reads JSON (Go's decoder, then no second
+# value), with Go's quoting of the character named in the error.
+JWT_PARTS = ["\x11", '{"a" \x01}', '{"alg": "x"} z', '"', "\u00e9", "[1 2]", "", '{"a": 1} 2', "5"]
+
+
+@pytest.mark.parametrize("part", JWT_PARTS)
+def test_jwt_json_errors_as_go(oracle: Any, part: str) -> None:
+    module = _P + 'r := io.jwt.decode(concat(".", [base64url.encode_no_pad(input.h), base64url.encode_no_pad(input.p), "c2ln"]))\n'
+    _agree(oracle, module, "data.p.r", {"h": part, "p": "{}"})
+    _agree(oracle, module, "data.p.r", {"h": "{}", "p": part})

@@ -18,6 +18,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from pyrego.builtins._goutil import quote_char
 from pyrego.builtins.encoding import go_decode_first, go_json_dumps
 from pyrego.go_base64 import Base64Error, go_b64decode
 from pyrego.runtime.builtin_errors import BuiltinError
@@ -67,16 +68,16 @@ def go_json_error(text: str) -> str:
         pos = exc.pos
         if pos >= len(text):
             return "unexpected end of JSON input"
-        ch = text[pos]
+        ch = quote_char(text[pos])  # (Go's quoting: '\\x11', '\\'')
         if exc.msg.startswith("Extra data"):
-            return f"invalid character '{ch}' after top-level value"
+            return f"invalid character {ch} after top-level value"
         if exc.msg.startswith("Expecting ':'"):
-            return f"invalid character '{ch}' after object key"
+            return f"invalid character {ch} after object key"
         if exc.msg.startswith("Expecting ',' delimiter"):
-            return f"invalid character '{ch}' after object key:value pair"
+            return f"invalid character {ch} after object key:value pair"
         if exc.msg.startswith("Expecting property name"):
-            return f"invalid character '{ch}' looking for beginning of object key string"
-        return f"invalid character '{ch}' looking for beginning of value"
+            return f"invalid character {ch} looking for beginning of object key string"
+        return f"invalid character {ch} looking for beginning of value"
     except ValueError as exc:  # NaN, Infinity: Go's words already
         return str(exc)
     return "invalid JSON"

@@ -15,6 +15,7 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec, ed25519, padding, rsa
 from cryptography.hazmat.primitives.asymmetric.utils import decode_dss_signature, encode_dss_signature
 
+from pyrego.builtins.encoding import go_json_loads
 from pyrego.builtins.jwk import (
     JWK_STRING_ERROR,
     Jwk,
@@ -87,9 +88,9 @@ def _text(raw: bytes) -> str:
 def _json_object(text: str) -> dict[str, Any]:
     """OPA's extractJSONObject: the text must be a JSON object (last duplicate wins)."""
     try:
-        value = json.loads(text, parse_float=parse_number, parse_int=int, parse_constant=reject_json_constant)
-    except (ValueError, RecursionError):
-        raise BuiltinError(f"invalid JSON: {go_json_error(text)}")
+        value = go_json_loads(text)  # (util.UnmarshalJSON: Go's decoder, then no second value)
+    except BuiltinError as exc:
+        raise BuiltinError(f"invalid JSON: {exc}")
     if type(value) is not dict:
         raise BuiltinError("decoded JSON type was not an Object")
     return value
