@@ -189,3 +189,16 @@ def test_jwt_json_errors_as_go(oracle: Any, part: str) -> None:
     module = _P + 'r := io.jwt.decode(concat(".", [base64url.encode_no_pad(input.h), base64url.encode_no_pad(input.p), "c2ln"]))\n'
     _agree(oracle, module, "data.p.r", {"h": part, "p": "{}"})
     _agree(oracle, module, "data.p.r", {"h": "{}", "p": part})
+
+
+# Authors in METADATA (a Mendix model checker's rules print their
+# annotations): OPA takes the last word of "Name <email>" as the email only
+# when it is enclosed in <> ("Bashar Amin<x@ave.com>" is a name), and joins
+# the other words with one space.
+AUTHORS = ["Bashar Amin<x@ave.com>", "A  B <a@b>", "<a@b>", "Name", "N <a@b> x", "N <>", "  N   M  "]
+
+
+@pytest.mark.parametrize("author", AUTHORS)
+def test_metadata_authors_as_opa_splits_them(oracle: Any, author: str) -> None:
+    module = f"# METADATA\n# title: t\n# authors:\n# - {author}\npackage p\n\n{_V1}r := rego.metadata.chain()[1].annotations\n"
+    _agree(oracle, module, "data.p.r")
