@@ -13,7 +13,6 @@ inspect`` (an annotation with the path and location of what it describes).
 from __future__ import annotations
 
 import base64
-import re
 from typing import Any
 
 from pyrego.ast import nodes as ast
@@ -21,7 +20,6 @@ from pyrego.go_json import sorted_map
 
 __all__ = ["annotation_json", "rule_annotations", "annotations_ref_json", "rule_path", "target_path", "schema_value"]
 
-_AUTHOR = re.compile(r"^(.*?)\s*<([^>]*)>\s*$")
 
 
 def annotation_json(
@@ -92,14 +90,16 @@ def _author(value: Any) -> dict[str, Any]:
         if value.get("email"):
             out["email"] = str(value["email"])
         return out
-    text = str(value).strip()
-    m = _AUTHOR.match(text)
-    if m:
-        out = {"name": m.group(1).strip()} if m.group(1).strip() else {}
-        if m.group(2).strip():
-            out["email"] = m.group(2).strip()
-        return out
-    return {"name": text}
+    # As OPA splits "Name <email>": the last of the text's words is the
+    # email when it is enclosed in <>, the other words (one space apart) the name.
+    words = str(value).split()
+    email = ""
+    if words and len(words[-1]) >= 2 and words[-1][0] == "<" and words[-1][-1] == ">":
+        email = words.pop()[1:-1]
+    out = {"name": " ".join(words)} if words else {}
+    if email:
+        out["email"] = email
+    return out
 
 
 def _related_resource(value: Any) -> dict[str, Any]:

@@ -397,6 +397,19 @@ def _check_trailing(s: str, i: int) -> None:
     raise BuiltinError(f"error: invalid character '{text}' after top-level value")
 
 
+def go_decode_first(s: str) -> Any:
+    """The first JSON value of ``s`` as Go's ``json.Decoder`` reads it (what
+    follows is not read); ValueError with the decoder's text where there is
+    none (``EOF``: no value at all, ``unexpected EOF``: one cut short)."""
+    i = len(s) - len(s.lstrip(" \t\r\n"))
+    if i == len(s):
+        raise ValueError("EOF")
+    try:
+        return _DECODER.raw_decode(s, i)[0]
+    except (ValueError, RecursionError):
+        raise ValueError(_scan_error(s, i)) from None
+
+
 def _check_number_end(s: str, start: int) -> None:
     # "1." is one broken number to Go, but "1.5.3" is the whole number 1.5
     # followed by a token of its own: only the broken number fails here.

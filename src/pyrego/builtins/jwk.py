@@ -18,7 +18,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from pyrego.builtins.encoding import go_json_dumps
+from pyrego.builtins._goutil import quote_char
+from pyrego.builtins.encoding import go_decode_first, go_json_dumps
 from pyrego.go_base64 import Base64Error, go_b64decode
 from pyrego.runtime.builtin_errors import BuiltinError
 from pyrego.runtime.convert import reject_json_constant
@@ -67,16 +68,16 @@ def go_json_error(text: str) -> str:
         pos = exc.pos
         if pos >= len(text):
             return "unexpected end of JSON input"
-        ch = text[pos]
+        ch = quote_char(text[pos])  # (Go's quoting: '\\x11', '\\'')
         if exc.msg.startswith("Extra data"):
-            return f"invalid character '{ch}' after top-level value"
+            return f"invalid character {ch} after top-level value"
         if exc.msg.startswith("Expecting ':'"):
-            return f"invalid character '{ch}' after object key"
+            return f"invalid character {ch} after object key"
         if exc.msg.startswith("Expecting ',' delimiter"):
-            return f"invalid character '{ch}' after object key:value pair"
+            return f"invalid character {ch} after object key:value pair"
         if exc.msg.startswith("Expecting property name"):
-            return f"invalid character '{ch}' looking for beginning of object key string"
-        return f"invalid character '{ch}' looking for beginning of value"
+            return f"invalid character {ch} looking for beginning of object key string"
+        return f"invalid character {ch} looking for beginning of value"
     except ValueError as exc:  # NaN, Infinity: Go's words already
         return str(exc)
     return "invalid JSON"
@@ -252,20 +253,71 @@ def jwk_to_key(obj: dict[str, Any]) -> Jwk:
     return Jwk(key, kty, alg, kid)
 
 
-def parse_jwk_set(text: str | bytes) -> list[Jwk]:
-    """A JWK or a JWK set (``{"keys": [...]}``) as a list of keys; ValueError if bad."""
+#: The type jwx probes a key's JSON with (a key that is no object fails to fill it).
+_PROBE = 'Go value of type struct { Kty string "json:\\"kty\\""; D json.RawMessage "json:\\"d,omitempty\\"" }'
+#: What jwx's jwk.ParseString puts before jwk.Parse's error.
+JWK_STRING_ERROR = "jwk.ParseString: failed to parse string: "
+_PARSE = JWK_STRING_ERROR + "jwk.Parse: "
+
+
+def _json_kind(v: Any) -> str:
+    """The name Go's JSON errors give the type of a decoded value."""
+    if type(v) is bool:
+        return "bool"
+    if type(v) is str:
+        return "string"
+    if type(v) is list:
+        return "array"
+    return "object" if type(v) is dict else "number"
+
+
+def _token_text(v: Any) -> str:
+    """A JSON token as Go's ``%v`` prints what ``json.Decoder.Token`` gives."""
+    if v is None:
+        return "<nil>"
+    if type(v) is bool:
+        return "true" if v else "false"
+    if type(v) is str:
+        return v
+    if type(v) in (dict, list):
+        return "{" if type(v) is dict else "["
+    f = float(v)
+    return str(int(f)) if f.is_integer() and abs(f) < 1e21 else repr(f)
+
+
+def _parse_key(v: Any) -> Jwk:
+    """jwx's ``jwk.ParseKey`` of one decoded JSON value (null: a key of no type)."""
+    if v is not None and type(v) is not dict:
+        raise ValueError(f"jwk.ParseKey: jwk.Parse: failed to probe data: probe: failed to unmarshal data: json: cannot unmarshal {_json_kind(v)} into {_PROBE}")
     try:
-        obj = json.loads(text, parse_constant=reject_json_constant)
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise ValueError(f"failed to unmarshal JSON into key hint: {exc}")
-    if type(obj) is not dict:
-        raise ValueError("failed to unmarshal JSON into key hint")
-    if "keys" in obj:
+        return jwk_to_key(v or {})
+    except ValueError as exc:
+        raise ValueError(f"jwk.ParseKey: {exc}") from None
+
+
+def parse_jwk_set(text: str | bytes) -> list[Jwk]:
+    """A JWK or a JWK set (``{"keys": [...]}``) as a list of keys, as jwx's
+    ``jwk.ParseString`` reads it (the first JSON value, every key of a set);
+    ValueError with its error text if bad."""
+    try:
+        obj = go_decode_first(text.decode("utf-8", "replace") if isinstance(text, bytes) else text)
+    except ValueError as exc:
+        raise ValueError(f"{_PARSE}failed to parse sole key: jwk.ParseKey: jwk.Parse: failed to probe data: probe: failed to unmarshal data: {exc}") from None
+    if type(obj) is dict and "keys" in obj:
         keys = obj["keys"]
         if type(keys) is not list:
-            raise ValueError("failed to unmarshal JWK set")
-        return [jwk_to_key(k) for k in keys if type(k) is dict]
-    return [jwk_to_key(obj)]
+            raise ValueError(f"{_PARSE}failed to unmarshal JWK set: failed to decode \"keys\": expected '[' but got {_token_text(keys)}")
+        out = []
+        for i, k in enumerate(keys):
+            try:
+                out.append(_parse_key(k))
+            except ValueError as exc:
+                raise ValueError(f"{_PARSE}failed to unmarshal JWK set: failed to decode key #{i} in \"keys\": {exc}") from None
+        return out
+    try:
+        return [_parse_key(obj)]
+    except ValueError as exc:
+        raise ValueError(f"{_PARSE}failed to parse sole key: {exc}") from None
 
 
 def public_of(key: Any) -> Any:

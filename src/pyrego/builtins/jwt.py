@@ -15,7 +15,9 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec, ed25519, padding, rsa
 from cryptography.hazmat.primitives.asymmetric.utils import decode_dss_signature, encode_dss_signature
 
+from pyrego.builtins.encoding import go_json_loads
 from pyrego.builtins.jwk import (
+    JWK_STRING_ERROR,
     Jwk,
     b64url_decode_opa,
     b64url_nopad,
@@ -86,9 +88,9 @@ def _text(raw: bytes) -> str:
 def _json_object(text: str) -> dict[str, Any]:
     """OPA's extractJSONObject: the text must be a JSON object (last duplicate wins)."""
     try:
-        value = json.loads(text, parse_float=parse_number, parse_int=int, parse_constant=reject_json_constant)
-    except (ValueError, RecursionError):
-        raise BuiltinError(f"invalid JSON: {go_json_error(text)}")
+        value = go_json_loads(text)  # (util.UnmarshalJSON: Go's decoder, then no second value)
+    except BuiltinError as exc:
+        raise BuiltinError(f"invalid JSON: {exc}")
     if type(value) is not dict:
         raise BuiltinError("decoded JSON type was not an Object")
     return value
@@ -530,7 +532,8 @@ def encode_sign_raw_text(headers: str, payload: str, jwk_text: str) -> str:
     try:
         keys = parse_jwk_set(jwk_text)
     except (ValueError, TypeError) as exc:
-        raise BuiltinError(f"failed to parse JWK: {exc}")
+        # (OPA parses the text with jwk.Parse itself: its error, not ParseString's)
+        raise BuiltinError(str(exc).removeprefix(JWK_STRING_ERROR))
     if not keys:
         raise BuiltinError("no keys found in JWK set")
     alg, parsed = _header_alg(headers)

@@ -15,11 +15,12 @@ from typing import TYPE_CHECKING, Any
 
 from pyrego.ast import nodes as ast
 from pyrego.builtins.rego import metadata_value
+from pyrego.codegen.docs import some_in_collection
 from pyrego.codegen.lines import LineWriter
 from pyrego.codegen.strict_blocks import StrictBlocks
 from pyrego.compile.base import FuncRef, RuleNode, data_function_name
 from pyrego.compile.body_order import reorder_body
-from pyrego.compile.ground import ground_value, in_build_order, is_ground, iterated_as_built, iterated_terms
+from pyrego.compile.ground import ground_value, in_build_order, is_ground, iterated_as_built
 from pyrego.compile.optimize import hoist_checks
 from pyrego.compile.rewrite import bind_negated_operands
 from pyrego.compile.safety import ROOTS, has_unbound, iterable_only, shown_name, stmt_vars, term_vars
@@ -452,7 +453,7 @@ class BodyEmitter(StrictBlocks, LineWriter):
     # -- some / every / not --------------------------------------------------------
 
     def some_in(self, s: ast.SomeIn) -> None:
-        coll = self.term(s.collection if s.key is not None else iterated_terms(s.collection))
+        coll = some_in_collection(self.gen, self, s)
         built = iterated_as_built(s.collection)
         if s.key is None:
             v = self.tmp("i")

@@ -21,6 +21,7 @@ from pyrego.compile.base import PARTIAL_OBJECT
 from pyrego.compile.ground import ground_value, in_build_order, is_ground
 from pyrego.compile.safety import ROOTS, has_unbound, iterable_only
 from pyrego.errors import EvalConflictError
+from pyrego.runtime.docs import rt_root_base
 from pyrego.runtime.helpers import (
     INDEX_TEXT,
     rt_check_deadline,
@@ -335,7 +336,9 @@ class TermPlanner:
                     return self.walk(_keyed_document(self.ns, doc, keyed, tuple(keys)), path[i:], rt_get)
             return self.walk(document_of(self.ns, doc), path[i:], rt_get)
         if kind == "base":
-            return self.walk(_base_data, path, rt_data_get)
+            # (the root document read whole or iterated: without base data's system key)
+            root = not path or self.has_unbound(path[0])
+            return self.walk(_root_base_data if root else _base_data, path, rt_data_get)
         raise Unsupported("a document holding rules")
 
     def walk(self, base: Callable[[Any, list[Any]], Any], path: tuple[ast.Term, ...], getter: Callable[[Any, Any], Any]) -> Operand:
@@ -510,6 +513,10 @@ def _keyed_document(ns: dict[str, Any], name: str, keyed: str, keys: tuple[Any, 
 
 def _base_data(ctx: Any, env: list[Any]) -> Any:
     return ctx.data
+
+
+def _root_base_data(ctx: Any, env: list[Any]) -> Any:
+    return rt_root_base(ctx.data)
 
 
 def _input(ctx: Any, env: list[Any]) -> Any:

@@ -44,9 +44,11 @@ from pyrego.compile.base import (
     rule_suffix,
     tree_keys,
 )
+from pyrego.compile.ground import iterated_terms
 from pyrego.compile.index_guards import early_exit_test, program_can_conflict
 from pyrego.errors import EvalConflictError
 from pyrego.runtime.docs import (
+    SYSTEM_KEY,
     Depths,
     Part,
     below,
@@ -183,17 +185,19 @@ def install_own_parts(gen: ModuleGen) -> None:
 def materializer_lines(gen: ModuleGen, node: RuleNode) -> list[str]:
     """``N<id>(ctx)``: the document at ``node``, which holds no rules but has
     some below it: its base data with its children's documents put in."""
+    root = not node.path
     lines = [
         f"def N{node.id}(ctx):",
         "    c = ctx.cache",
         f"    r = c.get({-node.id - 1}, MISS)",
         "    if r is not MISS: return r",
-        f"    base = rt_path(ctx.data, {gen.const(node.path)})",
+        "    base = rt_root_base(ctx.data)" if root else f"    base = rt_path(ctx.data, {gen.const(node.path)})",
         # Base data that is not an object can only be here with no rule
         # below (a rule would have been refused): an empty package's document.
         "    if base is not UNDEF and type(base) is not dict: return base",
         "    r = dict(base) if type(base) is dict else {}",
     ]
+    system = None
     for name, child in sorted(node.children.items()):
         if child.kind == FUNCTION:
             continue
@@ -204,11 +208,39 @@ def materializer_lines(gen: ModuleGen, node: RuleNode) -> list[str]:
             fn = f"N{child.id}"
         else:
             continue
+        if root and name == SYSTEM_KEY:
+            system = fn  # (the root document read whole leaves it out; see root_iterated)
+            continue
         lines.append(f"    v = {fn}(ctx)")
         lines.append(f"    if v is not UNDEF: r[{gen.literal(name)}] = v")
     # Where base data and rules meet, iteration follows OPA's rule tree order.
     lines += ["    if type(base) is dict and base: rt_tree_order(ctx, r, base)", f"    c[{-node.id - 1}] = r", "    return r", ""]
+    if root:
+        # The root document as a ref iterating its keys sees it: the rules under system too.
+        read = f"rt_with_system(ctx, N{node.id}(ctx), {system}(ctx))" if system else f"N{node.id}(ctx)"
+        lines += [f"def NI{node.id}(ctx):", f"    return {read}", ""]
     return lines
+
+
+def some_in_collection(gen: ModuleGen, em: BodyEmitter, s: ast.SomeIn) -> str:
+    """The code of what ``some ... in <collection>`` iterates: the root
+    document ``data`` as a ref iterating its keys sees it (OPA iterates
+    ``data[k]``, with the rules under ``system``), any other term as it is."""
+    c = s.collection
+    if type(c) is ast.Ref and type(c.head) is ast.Var and c.head.name == "data" and not c.path:
+        kind, node, _ = gen.data_target(())
+        if kind == "tree":
+            gen.materialize_later(node)
+            v = em.tmp()
+            em.assign(v, f"NI{node.id}({em.ctx})")
+            return v
+    return em.term(c if s.key is not None else iterated_terms(c))
+
+
+def root_iterated(em: BodyEmitter, node: RuleNode, path: tuple[ast.Term, ...], i: int) -> bool:
+    """Whether ``data.<path>`` iterates the keys of the root document at ``node``
+    (read by ``NI<id>``, with the rules under ``system``, not ``N<id>``)."""
+    return not node.path and i < len(path) and em.has_unbound(path[i])
 
 def tracks_values(gen: ModuleGen, node: RuleNode) -> bool:
     """Whether the partial object at ``node`` notes the objects its rules give
@@ -677,7 +709,7 @@ def rule_or_tree_ref(
         i += 1
     else:
         gen.materialize_later(cur)
-        em.assign(v, f"N{cur.id}({em.ctx})")
+        em.assign(v, f"{'NI' if root_iterated(em, cur, path, i) else 'N'}{cur.id}({em.ctx})")
     if i < len(path):
         return em.walk_path(v, path[i:], check=check)
     em.result_check(v, check)

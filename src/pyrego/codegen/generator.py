@@ -301,7 +301,8 @@ class ModuleGen:
     def _base_data(self, em: BodyEmitter, path: tuple[ast.Term, ...], check: bool) -> str:
         # Base documents are keyed by strings: ``data[2]`` reads key "2", as in OPA.
         v = em.tmp()
-        em.w(f"{v} = {em.ctx}.data")
+        # (the root document read whole or iterated: without base data's system key)
+        em.w(f"{v} = rt_root_base({em.ctx}.data)" if not path or em.has_unbound(path[0]) else f"{v} = {em.ctx}.data")
         return em.walk_path(v, path, data_keys=True, check=check)
 
     def pure_data_ref(self, ref: ast.Ref) -> bool:

@@ -214,6 +214,33 @@ def nonempty_part(namespace: dict[str, Any], name: str) -> Callable[[EvalContext
     return part
 
 
+#: The key of the system document: the whole root document read or iterated
+#: leaves out base data under it, and a whole read the rules under it too (OPA).
+SYSTEM_KEY = "system"
+
+
+def rt_root_base(data: Any) -> Any:
+    """Base data as the root document ``data`` shows it, read whole or
+    iterated: without its ``system`` key."""
+    if type(data) is dict and SYSTEM_KEY in data:
+        return {k: v for k, v in data.items() if k != SYSTEM_KEY}
+    return data
+
+
+def rt_with_system(ctx: EvalContext, doc: Any, system: Any) -> Any:
+    """The root document ``doc`` as a ref iterating its keys sees it: with the
+    document of the rules under ``system`` (evaluated when iterated, as OPA's
+    rule tree does), ordered as the rule tree's children are."""
+    if system is UNDEF:
+        return doc
+    r = dict(doc) if type(doc) is dict else {}
+    r[SYSTEM_KEY] = system
+    base = rt_root_base(ctx.data)
+    if type(base) is dict and base:
+        rt_tree_order(ctx, r, base)
+    return r
+
+
 def _child_key(key: Any) -> Any:
     """A computed key as base data's objects hold it (an integer matches its string form)."""
     if type(key) is int:
@@ -241,7 +268,7 @@ def rt_node_project(
     """``{k: data.<node>[k].<keys>}`` for every child ``k`` where it is defined,
     to iterate ``data.<node>[k].<keys>`` over ``k`` evaluating only those documents."""
     out: dict[Any, Any] = {}
-    base = rt_path(ctx.data, base_path)
+    base = rt_path(ctx.data, base_path) if base_path else rt_root_base(ctx.data)
     # (a function's other keys, a[1].x, are children too: not sorted among strings)
     names = sorted(table) if all(type(k) is str for k in table) else list(table)
     if type(base) is dict:
@@ -351,17 +378,18 @@ def rt_node_select(ctx: EvalContext, trie: KeyTrie, pattern: tuple[Any, ...], ba
     document (the keys after it are looked up in it), a key naming no child
     holding rules reads base data only, and the keys' end gives the whole
     document there; nothing else is evaluated."""
-    return _select(ctx, trie, pattern, 0, rt_path(ctx.data, base_path))
+    return _select(ctx, trie, pattern, 0, rt_path(ctx.data, base_path), not base_path)
 
 
-def _select(ctx: EvalContext, trie: KeyTrie, pattern: tuple[Any, ...], idx: int, base: Any) -> dict[Any, Any]:
+def _select(ctx: EvalContext, trie: KeyTrie, pattern: tuple[Any, ...], idx: int, base: Any, root: bool = False) -> dict[Any, Any]:
     from pyrego.runtime.helpers import rt_data_get
 
     key = pattern[idx]
+    listed = rt_root_base(base) if root else base  # (the keys iterated; a child's value is read from all of base)
     if key is RT_ANY:
         # OPA's order: base data's keys, then the rule tree's other children, sorted.
-        names: list[Any] = list(base) if type(base) is dict else []
-        rest = [k for k in trie if type(base) is not dict or k not in base]
+        names: list[Any] = list(listed) if type(listed) is dict else []
+        rest = [k for k in trie if type(listed) is not dict or k not in listed]
         # (a function's or rule's other keys, a[0]: Rego's order, numbers before strings)
         names += sorted(rest) if all(type(k) is str for k in rest) else sorted(rest, key=lambda k: functools.cmp_to_key(compare)(thaw(k)))
     else:
@@ -391,8 +419,8 @@ def _select(ctx: EvalContext, trie: KeyTrie, pattern: tuple[Any, ...], idx: int,
                 value = _select(ctx, below_trie, pattern, idx + 1, base.get(_child_key(name), UNDEF) if type(base) is dict else UNDEF)
         if value is not UNDEF:
             out[name if type(name) is str else freeze(name)] = value
-    if key is RT_ANY and type(base) is dict and base:
-        rt_tree_order(ctx, out, base)
+    if key is RT_ANY and type(listed) is dict and listed:
+        rt_tree_order(ctx, out, listed)
     return out
 
 
@@ -406,6 +434,8 @@ DOC_HELPERS: dict[str, Any] = {
     "rt_node_project": rt_node_project,
     "rt_node_select": rt_node_select,
     "RT_ANY": RT_ANY,
+    "rt_root_base": rt_root_base,
+    "rt_with_system": rt_with_system,
 }
 
 __all__ = [
@@ -423,4 +453,6 @@ __all__ = [
     "rt_own_at",
     "rt_own_key",
     "rt_own_child",
+    "rt_root_base",
+    "rt_with_system",
 ]
