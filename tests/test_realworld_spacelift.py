@@ -58,3 +58,47 @@ COST_TEXTS = ["150.125", "150.00", "1.50", "+5", ".5", "5.", "-0.0", "1234567890
 def test_cost_text_formatted(oracle: Any, text: str) -> None:
     body = 'r := sprintf("$%d ($%.2f) %v", [100, to_number(input.s), to_number(input.s) * 1]) if to_number(input.s) > -1\n'
     _agree(oracle, _P + body, "data.p.r", {"s": text})
+
+
+# Compile errors of the corpus's policies with a line taken out or a token
+# put in. OPA moves a comprehension's term that needs evaluating (a call, a
+# ref, a comprehension in it) into an expression after the body, at the
+# term: a variable of the term that no expression binds is named there,
+# before the body's lines. pyrego named it at the body's first expression
+# reading it. (A policy turning team names into ids: ``[lower(part) | ...]``
+# with the ``some part in ...`` line gone.)
+COMPREHENSION_TERM_CASES = {
+    "call in the term": 'r := [lower(y) |\n\tnot y == "a"\n]\n',
+    "call in the term, the body reading it twice": 'r := {trim_prefix(y, "a") |\n\tnot y == ""\n\tstartswith(y, "x")\n}\n',
+    "ref in the term": 'r := [y.a |\n\tinput.b\n\tnot startswith(y, "a")\n]\n',
+    "object key": 'r := {upper(y): 1 |\n\tinput.b\n\tnot startswith(y, "a")\n}\n',
+    "in a rule's body": 'r if {\n\tinput.a\n\tx := [lower(y) |\n\t\tnot y == "a"\n\t]\n\tx\n}\n',
+    "in a function": 'f(a) := [lower(y) |\n\tnot y == a\n]\n\nr := f("a")\n',
+    "a term needing nothing evaluated": 'r := [[y] |\n\tinput.b\n\tnot startswith(y, "a")\n]\n',
+    "a variable term": 'r := [y |\n\tnot y in {1}\n]\n',
+    "the term's variable bound": 'r := [lower(y) |\n\tsome y in input.a\n\tnot y == "a"\n]\n',
+}
+
+
+@pytest.mark.parametrize("name", list(COMPREHENSION_TERM_CASES))
+def test_unsafe_variable_of_an_evaluated_term(oracle: Any, name: str) -> None:
+    _agree(oracle, _P + COMPREHENSION_TERM_CASES[name], "data.p.r", {"a": ["a", "b"], "b": True})
+
+
+# A variable named as a future keyword (a keyword left alone on a line):
+# OPA's message hints at the import, in Rego v1 too.
+KEYWORD_VAR_CASES = {
+    "contains": 'r if {\n\tinput.a[_] == "x"\ncontains }\n',
+    "in": 'r if {\n\tinput.a[_] == "x"\nin }\n',
+}
+
+
+@pytest.mark.parametrize("name", list(KEYWORD_VAR_CASES))
+def test_unsafe_keyword_variable_hint(oracle: Any, name: str) -> None:
+    _agree(oracle, _P + KEYWORD_VAR_CASES[name], "data.p.r", {"a": ["x"]})
+
+
+# A rule ref's wildcard is ``_`` in OPA's conflict message (pyrego showed its
+# own name for it, ``$wildcard0``).
+def test_conflicting_rules_wildcard_as_written(oracle: Any) -> None:
+    _agree(oracle, _P + 'a := ["x"]\n\na[_] := "y"\n\nr := a\n', "data.p.r", {})

@@ -54,6 +54,19 @@ def shown_name(name: str) -> str:
     return "_" if is_wildcard(name) else name.split("#")[0]
 
 
+#: Names that are keywords once imported from ``future.keywords``: OPA's
+#: message for such an unsafe variable says so.
+FUTURE_KEYWORDS = frozenset(("contains", "every", "if", "in"))
+
+
+def unsafe_var_message(name: str) -> str:
+    """OPA's message for the unsafe variable ``name`` (as :func:`shown_name` shows it)."""
+    shown = shown_name(name)
+    if shown in FUTURE_KEYWORDS:
+        return f"var {shown} is unsafe (hint: `import future.keywords.{shown}` to import a future keyword)"
+    return f"var {shown} is unsafe"
+
+
 def is_generated(name: str) -> bool:
     """A variable the compiler made (``__local0__#w@...``), not a user's
     (whose unique name ends in ``#<number>``)."""
