@@ -102,3 +102,26 @@ def test_unsafe_keyword_variable_hint(oracle: Any, name: str) -> None:
 # own name for it, ``$wildcard0``).
 def test_conflicting_rules_wildcard_as_written(oracle: Any) -> None:
     _agree(oracle, _P + 'a := ["x"]\n\na[_] := "y"\n\nr := a\n', "data.p.r", {})
+
+
+# A webhook payload built as an object holding ``sprintf(..., [run.id])``
+# after the line binding ``run`` was mangled: OPA names only ``run``. Its
+# safety check takes a variable bound to an array or object (and a call's
+# output) once the variables inside are safe, not counting the heads of refs
+# (nor object keys): ``x := [y.id]`` leaves only y unsafe (``x := [y]``
+# both, in an order OPA does not fix). pyrego named x as well, first.
+REF_HEAD_CASES = {
+    "array of a ref": "x := [y.id]",
+    "nested arrays": "x := [[y.id]]",
+    "object value": 'x := {"a": y.id}',
+    "object value, multi-line": 'x := {\n\t\t"a": y.id,\n\t}',
+    "call in an object": 'x := {"a": sprintf("%s", [y.id])}',
+    "call with a ref operand": 'x := concat(",", [y.id])',
+    "call in an array": "x := [upper(y.id)]",
+}
+
+
+@pytest.mark.parametrize("name", list(REF_HEAD_CASES))
+def test_unsafe_names_skip_ref_heads(oracle: Any, name: str) -> None:
+    body = "r contains x if {\n\t" + REF_HEAD_CASES[name] + "\n}\n"
+    _agree(oracle, _P + body, "data.p.r", {})
