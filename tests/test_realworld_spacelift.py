@@ -125,3 +125,37 @@ REF_HEAD_CASES = {
 def test_unsafe_names_skip_ref_heads(oracle: Any, name: str) -> None:
     body = "r contains x if {\n\t" + REF_HEAD_CASES[name] + "\n}\n"
     _agree(oracle, _P + body, "data.p.r", {})
+
+
+# Programs OPA refuses that pyrego compiled, answering queries of their
+# other rules (and refusing only a query of the broken rule). A call's
+# output argument binds the variables inside it but not a ref's head
+# (``count(xs, t.b)`` leaves t unsafe: a comma typed into a dotted ref
+# passed to a helper of one argument); a rule ref's wildcard is unsafe in
+# the head (``cancel[_] contains run.id``).
+REFUSED_PROGRAMS = {
+    "helper called with a ref as its output": 'f(u) if {\n\tu == 1\n}\n\nr if {\n\tf(input.b, z.c)\n}\n',
+    "builtin output a ref": "r if {\n\tcount(input.a, z.c)\n}\n",
+    "wildcard in a partial set's ref": "r[_] contains x if {\n\tx := input.a[_]\n}\n",
+    "wildcard in a rule ref": "r[_] := 1 if {\n\tinput.a[_]\n}\n",
+    "wildcard as a set's member": "r contains _ if {\n\tinput.a\n}\n",
+}
+# Programs OPA accepts: the same shapes with the variables bound.
+ACCEPTED_PROGRAMS = {
+    "the ref's head bound before": 'r if {\n\tz := {"c": 1}\n\tcount(input.a, z.c)\n}\n',
+    "the ref's head bound after": 'r if {\n\tcount(input.a, z.c)\n\tz = {"c": 1}\n}\n',
+    "a ref's key bound by the output": "r := i if {\n\tcount(input.a, input.n[i])\n}\n",
+    "wildcard argument": "f(_) := 1\n\nr := f(2)\n",
+}
+
+
+@pytest.mark.parametrize("name", list(REFUSED_PROGRAMS))
+def test_refused_for_every_rule(oracle: Any, name: str) -> None:
+    module = _P + "q := 1\n\n" + REFUSED_PROGRAMS[name]
+    _agree(oracle, module, "data.p.r", {"a": [1], "b": 1})
+    _agree(oracle, module, "data.p.q", {"a": [1], "b": 1})
+
+
+@pytest.mark.parametrize("name", list(ACCEPTED_PROGRAMS))
+def test_same_shapes_accepted(oracle: Any, name: str) -> None:
+    _agree(oracle, _P + ACCEPTED_PROGRAMS[name], "data.p.r", {"a": [1], "n": {"k": 1}})

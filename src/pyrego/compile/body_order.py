@@ -41,6 +41,7 @@ from pyrego.compile.safety import (
     term_vars,
     term_vars_ready,
     unsafe_var_message,
+    vars_past_ref_heads,
 )
 from pyrego.compile.with_values import bind_with_values
 from pyrego.errors import RegoUnsafeVarError
@@ -438,7 +439,7 @@ def _outputs_if_inputs_safe(piece: ast.Expr, safe: set[str], outer: set[str], ar
         if n is not None and len(stmt.args) == n + 1:
             outs = ref_outputs(stmt, safe, set(), arity)
             # (OPA's inputs leave out the heads of refs, sets and object keys)
-            if not _unifier_vars(stmt.args[:-1], set(), sets=False) <= safe | outs:
+            if not vars_past_ref_heads(stmt.args[:-1], set(), sets=False) <= safe | outs:
                 return set()
             return expr_needs_and_outputs(piece, safe, outer, arity)[1] | term_vars(stmt.args[-1], set())
     elif (type(stmt) is Assign or type(stmt) is Unify) and not piece.negated:
@@ -447,30 +448,9 @@ def _outputs_if_inputs_safe(piece: ast.Expr, safe: set[str], outer: set[str], ar
         sides = ((stmt.lhs, stmt.rhs),) if type(stmt) is Assign else ((stmt.lhs, stmt.rhs), (stmt.rhs, stmt.lhs))
         for var, other in sides:
             if type(var) is Var and (type(other) is Array or type(other) is Object):
-                if _unifier_vars((other,), set(), sets=True) <= safe:
+                if vars_past_ref_heads((other,), set(), sets=True) <= safe:
                     return expr_needs_and_outputs(piece, safe, outer, arity)[1] | {var.name}
     return expr_needs_and_outputs(piece, safe, outer, arity)[1]
-
-
-def _unifier_vars(terms: tuple[ast.Term, ...], out: set[str], *, sets: bool) -> set[str]:
-    """The variables OPA's safety check sees in ``terms`` where it unifies
-    or calls: not a ref's head, an object's keys, a closure (nor a set's
-    members without ``sets``)."""
-    for t in terms:
-        if isinstance(t, Var):
-            if t.name not in ROOTS:
-                out.add(t.name)
-        elif isinstance(t, Ref):
-            _unifier_vars(t.path, out, sets=sets)
-        elif isinstance(t, Call):
-            _unifier_vars(t.args, out, sets=sets)
-        elif isinstance(t, Array) or (isinstance(t, SetTerm) and sets):
-            _unifier_vars(t.items, out, sets=sets)
-        elif isinstance(t, Object):
-            _unifier_vars(tuple(v for _, v in t.items), out, sets=sets)
-        elif isinstance(t, TemplateString):
-            term_vars(t, out)
-    return out
 
 
 def _pieces(expr: ast.Expr, start: int) -> list[ast.Expr]:

@@ -87,7 +87,7 @@ def _unsafe_head_vars(rule: ast.Rule, globals_: set[str]) -> list[RegoError]:
             evaluated.append(t)
         else:
             all_vars(t, in_head)
-    candidates = [v for v in in_head - globals_ if not v.startswith("$")]
+    candidates = list(in_head - globals_)
     if not candidates:
         return []  # (most heads: nothing that could be unsafe, no need to walk the body)
     safe: set[str] = set()
