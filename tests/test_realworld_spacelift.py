@@ -159,3 +159,13 @@ def test_refused_for_every_rule(oracle: Any, name: str) -> None:
 @pytest.mark.parametrize("name", list(ACCEPTED_PROGRAMS))
 def test_same_shapes_accepted(oracle: Any, name: str) -> None:
     _agree(oracle, _P + ACCEPTED_PROGRAMS[name], "data.p.r", {"a": [1], "n": {"k": 1}})
+
+
+# A wildcard called as a function (``_(1)``, a mangled helper call): OPA's
+# message names it ``_`` (pyrego showed its own name for it).
+WILDCARD_CALLS = ["r := _(1)\n", "r if {\n\t_(1)\n}\n", "r if {\n\t_.a(1)\n}\n"]
+
+
+@pytest.mark.parametrize("body", WILDCARD_CALLS)
+def test_undefined_function_wildcard_as_written(oracle: Any, body: str) -> None:
+    _agree(oracle, _P + body, "data.p.r", {})
