@@ -357,10 +357,11 @@ class Module:
 
 def call_name_text(op: str) -> str:
     """A called function's name as OPA prints it in messages: a ref whose
-    keyword keys are in brackets (``data.q["contains"]``); builtins as named."""
+    keyword keys are in brackets (``data.q["contains"]``); builtins as named;
+    a wildcard (``_(1)``) as written."""
     head, *keys = op.split(".")
     if head != "data":
-        return op
+        return "_" + op[len(head) :] if head.startswith("$wildcard") else op
     import json
 
     out = head

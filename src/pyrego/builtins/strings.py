@@ -18,9 +18,9 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from typing import Any
+from typing import Any, AnyStr
 
-from pyrego.builtins._goutil import valid_utf8
+from pyrego.builtins._goutil import from_bytes, to_bytes, valid_utf8
 from pyrego.builtins.limits import MAX_STRING, TICK, Deadline, check, check_string_size
 from pyrego.builtins.registry import builtin
 from pyrego.builtins.sprintf import format_value
@@ -259,10 +259,20 @@ def replace(s: Any, old: Any, new: Any) -> str:
     n = str_operand(new, 3)
     if (len(text) + 1) * (len(n) + 1) > MAX_STRING and len(n) > len(o):
         # It might grow past the limit: count the matches (an empty old
-        # string matches between every two characters, as in Go).
-        hits = len(text) + 1 if not o else text.count(o)
+        # string matches between every two bytes, as in OPA).
+        hits = len(to_bytes(text)) + 1 if not o else text.count(o)
         check_string_size(len(text) + hits * (len(n) - len(o)), "the result")
+    if not o and n and not text.isascii():
+        return _between_bytes(text, n)
     return text.replace(o, n)
+
+
+def _between_bytes(text: str, new: str) -> str:
+    """``new`` before, between and after the bytes of ``text``: OPA's replacer
+    (Go's ``strings.NewReplacer``) matches an empty string at every byte, so a
+    character of several bytes comes out split into invalid ones."""
+    sep = to_bytes(new)
+    return from_bytes(sep + sep.join(bytes((b,)) for b in to_bytes(text)) + sep)
 
 
 @builtin("strings.replace_n", 2, cancellable=True)
@@ -290,6 +300,15 @@ def replace_n(ctx: EvalContext, patterns: Any, s: Any) -> str:
     pairs.sort()
     if len(pairs) == 1:
         return replace(text, pairs[0][0], pairs[0][1])  # type: ignore[no-any-return]
+    if pairs[0][0] == "" and not text.isascii():
+        # An empty key matches at every byte (Go's replacer): match on bytes.
+        return from_bytes(_replace_keys(ctx, [(to_bytes(k), to_bytes(v)) for k, v in pairs], to_bytes(text), longest))
+    return _replace_keys(ctx, pairs, text, longest)
+
+
+def _replace_keys(ctx: EvalContext, pairs: list[tuple[AnyStr, AnyStr]], text: AnyStr, longest: int) -> AnyStr:
+    """``text`` with each of the sorted keys replaced by its value, the first
+    matching key winning at each position (a regex alternation behaves so)."""
     mapping = dict(pairs)
     pattern = _alternation(tuple(k for k, _ in pairs))
     if len(text) <= TICK and (len(text) + 1) * longest <= MAX_STRING:
@@ -298,7 +317,7 @@ def replace_n(ctx: EvalContext, patterns: Any, s: Any) -> str:
     deadline = Deadline(ctx)
     size = len(text)
 
-    def substitute(m: re.Match[str]) -> str:
+    def substitute(m: re.Match[AnyStr]) -> AnyStr:
         nonlocal size
         v = mapping[m.group(0)]
         size += len(v) - (m.end() - m.start())
@@ -311,8 +330,9 @@ def replace_n(ctx: EvalContext, patterns: Any, s: Any) -> str:
 
 
 @lru_cache(maxsize=256)
-def _alternation(keys: tuple[str, ...]) -> re.Pattern[str]:
-    return re.compile("|".join(re.escape(k) for k in keys))
+def _alternation(keys: tuple[AnyStr, ...]) -> re.Pattern[AnyStr]:
+    bar = "|" if isinstance(keys[0], str) else b"|"
+    return re.compile(bar.join(re.escape(k) for k in keys))  # type: ignore[arg-type]
 
 
 # ---------------------------------------------------------------- trim

@@ -19,11 +19,11 @@ from pyrego.codegen.docs import some_in_collection
 from pyrego.codegen.lines import LineWriter
 from pyrego.codegen.strict_blocks import StrictBlocks
 from pyrego.compile.base import FuncRef, RuleNode, data_function_name
-from pyrego.compile.body_order import reorder_body
+from pyrego.compile.body_order import naming_term_vars, reorder_body
 from pyrego.compile.ground import ground_value, in_build_order, is_ground, iterated_as_built
 from pyrego.compile.optimize import hoist_checks
 from pyrego.compile.rewrite import bind_negated_operands
-from pyrego.compile.safety import ROOTS, has_unbound, iterable_only, shown_name, stmt_vars, term_vars
+from pyrego.compile.safety import ROOTS, has_unbound, iterable_only, stmt_vars, term_vars, unsafe_var_message
 from pyrego.compile.with_checks import with_targets
 from pyrego.errors import RegoCompileError, RegoTypeError, RegoUnsafeVarError
 from pyrego.runtime.helpers import INDEX_TEXT
@@ -354,12 +354,12 @@ class BodyEmitter(StrictBlocks, LineWriter):
     def unify(self, a: ast.Term, b: ast.Term, location: ast.Location) -> None:
         if self.is_unbound(a):
             if self.has_unbound(b) and not self._iterable_only(b):
-                raise RegoUnsafeVarError(f"var {_shown(a)} is unsafe", location)
+                raise RegoUnsafeVarError(_unsafe(a), location)
             self.bind(a.name, self.term(b))  # type: ignore[union-attr]
             return
         if self.is_unbound(b):
             if self.has_unbound(a) and not self._iterable_only(a):
-                raise RegoUnsafeVarError(f"var {_shown(b)} is unsafe", location)
+                raise RegoUnsafeVarError(_unsafe(b), location)
             self.bind(b.name, self.term(a))  # type: ignore[union-attr]
             return
         if isinstance(a, ast.Array) and isinstance(b, ast.Array):
@@ -408,7 +408,7 @@ class BodyEmitter(StrictBlocks, LineWriter):
                     self.unify(x, y, location)
                     break
             else:
-                raise RegoUnsafeVarError(f"var {_shown(next(iter(sorted(term_vars(pending[0][0], set()) - self.bound))))} is unsafe", location)
+                raise RegoUnsafeVarError(_unsafe(next(iter(sorted(term_vars(pending[0][0], set()) - self.bound)))), location)
 
     def unify_value(self, pattern: ast.Term, value: str, location: ast.Location) -> None:
         """Destructure the Python value expression ``value`` against ``pattern``."""
@@ -448,7 +448,7 @@ class BodyEmitter(StrictBlocks, LineWriter):
                 self.guard(f"{kt} is UNDEF")
                 self.unify_value(v, kt, location)
             return
-        raise RegoUnsafeVarError(f"var {_shown(sorted(term_vars(pattern, set()) - self.bound)[0])} is unsafe", location)
+        raise RegoUnsafeVarError(_unsafe(sorted(term_vars(pattern, set()) - self.bound)[0]), location)
 
     # -- some / every / not --------------------------------------------------------
 
@@ -563,7 +563,7 @@ class BodyEmitter(StrictBlocks, LineWriter):
             if t.name == "data":
                 return self.gen.data_ref(self, ())
             if t.name not in self.bound:
-                raise RegoUnsafeVarError(f"var {_shown(t)} is unsafe", t.location)
+                raise RegoUnsafeVarError(_unsafe(t), t.location)
             return self.vars[t.name]
         if isinstance(t, ast.Ref):
             return self.ref(t, check)
@@ -774,7 +774,7 @@ class BodyEmitter(StrictBlocks, LineWriter):
         # An array's order is visible: iterate as OPA does (sorted sets and objects).
         self.ordered = ordered or isinstance(t, ast.ArrayCompr)
         self.begin_once()
-        self.body(self.comprehension_body(t))
+        naming_term_vars(t, self.comprehension_body(t), self.body, self.bound, self.outer | self.bound, self.gen.arity)
         if isinstance(t, ast.ArrayCompr):
             self.w(f"{acc}.append({self.term(t.term)})")
         elif isinstance(t, ast.SetCompr):
@@ -795,5 +795,5 @@ class BodyEmitter(StrictBlocks, LineWriter):
 _PATTERNS = (ast.Var, ast.Array, ast.Object)  # terms unify_value destructures
 
 
-def _shown(t: ast.Term | str) -> str:
-    return shown_name(t if isinstance(t, str) else t.name if isinstance(t, ast.Var) else "?")
+def _unsafe(t: ast.Term | str) -> str:
+    return unsafe_var_message(t if isinstance(t, str) else t.name if isinstance(t, ast.Var) else "?")

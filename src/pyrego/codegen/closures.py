@@ -50,7 +50,7 @@ from pyrego.compile.base import (
     iter_rule_chain,
     rule_suffix,
 )
-from pyrego.compile.body_order import reorder_body
+from pyrego.compile.body_order import naming_term_vars, reorder_body
 from pyrego.compile.eval_order import comprehension_body, strict_calls_first, strict_only
 from pyrego.compile.ground import iterated_as_built, iterated_terms
 from pyrego.compile.rewrite import calls_function
@@ -618,7 +618,8 @@ class _Planner(TermPlanner):
         self.ordered = self.ordered or isinstance(t, ast.ArrayCompr)
         self.settled = False  # the head's variables are not the enclosing expression's
         acc = self.slot()
-        builders = self.body(comprehension_body(t) if self.gen.strict_errors else t.body, None, None)
+        body = comprehension_body(t) if self.gen.strict_errors else t.body
+        builders = naming_term_vars(t, body, lambda b: self.body(b, None, None), self.bound, self.outer | self.bound, self.gen.arity)
         last: Step
         new: Callable[[], Any]
         if isinstance(t, ast.ObjectCompr):

@@ -10,7 +10,7 @@ naming the variables OPA names.
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import Callable, TypeVar
 
 from pyrego.ast import nodes as ast
 from pyrego.ast.nodes import (
@@ -40,9 +40,13 @@ from pyrego.compile.safety import (
     shown_name,
     term_vars,
     term_vars_ready,
+    unsafe_var_message,
+    vars_past_ref_heads,
 )
 from pyrego.compile.with_values import bind_with_values
 from pyrego.errors import RegoUnsafeVarError
+
+T = TypeVar("T")
 
 
 def reorder_body(
@@ -91,10 +95,50 @@ def reorder_body(
     if required:
         missing = sorted(v for v in required - now if not is_wildcard(v))
         if missing:
-            raise RegoUnsafeVarError(f"var {missing[0].split('#')[0]} is unsafe", location)
+            raise RegoUnsafeVarError(unsafe_var_message(missing[0].split("#")[0]), location)
     if bind_operands:
         return bind_negated_operands(tuple(ordered), equality_unifies=equality_unifies), now
     return tuple(ordered), now
+
+
+def naming_term_vars(
+    t: ast.ArrayCompr | ast.SetCompr | ast.ObjectCompr,
+    body: ast.Body,
+    compile_body: Callable[[ast.Body], T],
+    bound: set[str],
+    outer: set[str],
+    arity: ArityFn,
+) -> T:
+    """``compile_body(body)`` for the body of the comprehension ``t``; where
+    it has unsafe variables, raises them named as OPA names them. OPA's
+    compiler first moves a term that needs evaluating (a ref, call or
+    comprehension in it) to an expression ``__localN__ = term`` at the term,
+    after the body: a variable of such a term is named at the term's place."""
+    try:
+        return compile_body(body)
+    except RegoUnsafeVarError:
+        terms = (t.key, t.value) if isinstance(t, ast.ObjectCompr) else (t.term,)
+        moved = tuple(
+            ast.Expr(Unify(Var(f"__local_term{n}__"), term, term.location), location=term.location or t.location)
+            for n, term in enumerate(terms)
+            if _needs_evaluating(term)
+        )
+        if moved:
+            reorder_body(body + moved, set(bound), outer, arity)
+        raise
+
+
+def _needs_evaluating(t: ast.Term) -> bool:
+    """Whether ``t`` holds a ref, a call or a comprehension (OPA's requiresEval)."""
+    if isinstance(t, Var):
+        return t.name in ROOTS  # (input and data are refs in OPA)
+    if isinstance(t, ast.Scalar):
+        return False
+    if isinstance(t, (Array, SetTerm)):
+        return any(_needs_evaluating(x) for x in t.items)
+    if isinstance(t, Object):
+        return any(_needs_evaluating(k) or _needs_evaluating(v) for k, v in t.items)
+    return True
 
 
 def _reorder_rest(remaining: list[ast.Expr], ordered: list[ast.Expr], now: set[str], outer: set[str], arity: ArityFn) -> None:
@@ -379,7 +423,7 @@ def _raise_unsafe(remaining: list[ast.Expr], now: set[str], outer: set[str], ari
     if not first:
         raise RegoUnsafeVarError("unsafe expression", remaining[0].location)
     errors = [
-        RegoUnsafeVarError(f"var {shown_name(name)} is unsafe", loc)
+        RegoUnsafeVarError(unsafe_var_message(shown_name(name)), loc)
         for name, loc in sorted(first.items(), key=lambda nl: (nl[1].row, nl[1].col, nl[0]))
     ]
     errors[0].errors = errors  # type: ignore[attr-defined]
@@ -394,8 +438,18 @@ def _outputs_if_inputs_safe(piece: ast.Expr, safe: set[str], outer: set[str], ar
         n = arity(stmt.op)
         if n is not None and len(stmt.args) == n + 1:
             outs = ref_outputs(stmt, safe, set(), arity)
-            if not term_vars_ready(stmt.args[:-1], safe | outs):
+            # (OPA's inputs leave out the heads of refs, sets and object keys)
+            if not vars_past_ref_heads(stmt.args[:-1], set(), sets=False) <= safe | outs:
                 return set()
+            return expr_needs_and_outputs(piece, safe, outer, arity)[1] | term_vars(stmt.args[-1], set())
+    elif (type(stmt) is Assign or type(stmt) is Unify) and not piece.negated:
+        # OPA's unification binds a variable to an array or object whose
+        # variables, other than the heads of refs and object keys, are safe.
+        sides = ((stmt.lhs, stmt.rhs),) if type(stmt) is Assign else ((stmt.lhs, stmt.rhs), (stmt.rhs, stmt.lhs))
+        for var, other in sides:
+            if type(var) is Var and (type(other) is Array or type(other) is Object):
+                if vars_past_ref_heads((other,), set(), sets=True) <= safe:
+                    return expr_needs_and_outputs(piece, safe, outer, arity)[1] | {var.name}
     return expr_needs_and_outputs(piece, safe, outer, arity)[1]
 
 

@@ -25,7 +25,7 @@ from pyrego.compile.checks import first_with_all, import_name
 from pyrego.compile.graph import node_dependencies
 from pyrego.compile.head_terms import needs_eval
 from pyrego.compile.local_vars import all_vars
-from pyrego.compile.safety import stmt_vars, term_vars
+from pyrego.compile.safety import stmt_vars, term_vars, unsafe_var_message
 from pyrego.errors import Location, RegoError, RegoRecursionError, RegoUnsafeVarError
 
 __all__ = ["head_safety_errors", "raise_all", "recursion_errors"]
@@ -87,7 +87,7 @@ def _unsafe_head_vars(rule: ast.Rule, globals_: set[str]) -> list[RegoError]:
             evaluated.append(t)
         else:
             all_vars(t, in_head)
-    candidates = [v for v in in_head - globals_ if not v.startswith("$")]
+    candidates = list(in_head - globals_)
     if not candidates:
         return []  # (most heads: nothing that could be unsafe, no need to walk the body)
     safe: set[str] = set()
@@ -100,7 +100,7 @@ def _unsafe_head_vars(rule: ast.Rule, globals_: set[str]) -> list[RegoError]:
     for t in evaluated:
         term_vars(t, safe)
     unsafe = sorted(v for v in candidates if v not in safe)
-    return [RegoUnsafeVarError(f"var {v} is unsafe", rule.location) for v in unsafe]
+    return [RegoUnsafeVarError(unsafe_var_message(v), rule.location) for v in unsafe]
 
 
 def _rule_uses(rule: ast.Rule) -> Uses:

@@ -33,6 +33,7 @@ from pyrego.ast import nodes as ast
 from pyrego.compile.base import FUNCTION, PARTIAL_OBJECT, CompiledTree, rule_suffix, scalar_key
 from pyrego.compile.checks import location_key, ref_text
 from pyrego.compile.local_vars import all_vars
+from pyrego.compile.safety import is_wildcard
 from pyrego.errors import RegoError, RegoTypeError
 
 __all__ = ["may_conflict", "rule_conflict_errors"]
@@ -132,9 +133,11 @@ def _text(held: _Held, absolute: bool = True) -> str:
     """The rule's ref as OPA writes it (``data.p.a[k]``; ``a[k]`` relative to its package)."""
     head = held.rule.head.ref.head
     name = head.name if type(head) is ast.Var else ""
+    # (A wildcard in the ref reads ``_``, as written.)
+    written = tuple(ast.Var("_") if type(t) is ast.Var and is_wildcard(t.name) else t for t in held.rule.head.ref.path)
     if not absolute:
-        return ref_text(ast.Ref(ast.Var(name), held.rule.head.ref.path))
-    path = (*(ast.Scalar(p) for p in held.pkg), ast.Scalar(name), *held.rule.head.ref.path)
+        return ref_text(ast.Ref(ast.Var(name), written))
+    path = (*(ast.Scalar(p) for p in held.pkg), ast.Scalar(name), *written)
     return ref_text(ast.Ref(ast.Var("data"), path))
 
 

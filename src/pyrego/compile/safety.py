@@ -54,6 +54,19 @@ def shown_name(name: str) -> str:
     return "_" if is_wildcard(name) else name.split("#")[0]
 
 
+#: Names that are keywords once imported from ``future.keywords``: OPA's
+#: message for such an unsafe variable says so.
+FUTURE_KEYWORDS = frozenset(("contains", "every", "if", "in"))
+
+
+def unsafe_var_message(name: str) -> str:
+    """OPA's message for the unsafe variable ``name`` (as :func:`shown_name` shows it)."""
+    shown = shown_name(name)
+    if shown in FUTURE_KEYWORDS:
+        return f"var {shown} is unsafe (hint: `import future.keywords.{shown}` to import a future keyword)"
+    return f"var {shown} is unsafe"
+
+
 def is_generated(name: str) -> bool:
     """A variable the compiler made (``__local0__#w@...``), not a user's
     (whose unique name ends in ``#<number>``)."""
@@ -350,9 +363,10 @@ def ref_outputs(term: ast.Term | None, bound: set[str], out: set[str], arity: Ar
             ref_outputs(a, bound, out, arity)
         n = arity(term.op)
         if n is not None and len(args) == n + 1:
-            # The extra argument receives the result: any pattern in it is bound.
+            # The extra argument receives the result: any pattern in it is
+            # bound, but not a ref's head (OPA: ``count(x, y.z)`` leaves y unsafe).
             if term_vars_ready(args[:-1], bound | out):
-                out |= _vars_of(args[-1]) - bound
+                out |= vars_past_ref_heads((args[-1],), set(), sets=False) - bound
     elif type(term) is Array or type(term) is SetTerm:
         for x in term.items:
             ref_outputs(x, bound, out, arity)
@@ -385,6 +399,27 @@ def iterable_only(term: ast.Term, bound: set[str], arity: ArityFn) -> bool:
 def _vars_of(term: ast.Term) -> set[str]:
     out: set[str] = set()
     _vars(term, out)
+    return out
+
+
+def vars_past_ref_heads(terms: Iterable[ast.Term], out: set[str], *, sets: bool) -> set[str]:
+    """The variables OPA's safety check sees in ``terms`` where it unifies
+    or reads a call's operands and output: not a ref's head, an object's
+    keys, a closure (nor a set's members without ``sets``)."""
+    for t in terms:
+        if isinstance(t, Var):
+            if t.name not in ROOTS:
+                out.add(t.name)
+        elif isinstance(t, Ref):
+            vars_past_ref_heads(t.path, out, sets=sets)
+        elif isinstance(t, Call):
+            vars_past_ref_heads(t.args, out, sets=sets)
+        elif isinstance(t, Array) or (isinstance(t, SetTerm) and sets):
+            vars_past_ref_heads(t.items, out, sets=sets)
+        elif isinstance(t, Object):
+            vars_past_ref_heads((v for _, v in t.items), out, sets=sets)
+        elif isinstance(t, TemplateString):
+            _vars(t, out)
     return out
 
 

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from pyrego.ast import nodes as ast
 from pyrego.compile.base import PARTIAL_OBJECT, FuncRef, data_function_name, scalar_key, tree_keys
-from pyrego.compile.safety import shown_name, term_vars
+from pyrego.compile.safety import shown_name, term_vars, unsafe_var_message
 from pyrego.errors import RegoCompileError, RegoTypeError, RegoUnsafeVarError
 
 if TYPE_CHECKING:
@@ -175,12 +175,12 @@ def _check_safe(gen: ModuleGen, t: Target) -> None:
         if type(k) is not str:
             names = sorted(v for v in term_vars(k, set()) if not v.startswith("$"))
             if names:
-                raise RegoUnsafeVarError(f"var {shown_name(names[0])} is unsafe", t.mod.location)
+                raise RegoUnsafeVarError(unsafe_var_message(shown_name(names[0])), t.mod.location)
     value = t.mod.value
     if t.kind != "func" and isinstance(value, FuncRef):
         # Only a function's replacement may name a builtin; elsewhere the
         # name is a variable nothing binds.
-        raise RegoUnsafeVarError(f"var {value.name.split('.')[0]} is unsafe", value.location)
+        raise RegoUnsafeVarError(unsafe_var_message(value.name.split(".")[0]), value.location)
 
 
 def _check_types(gen: ModuleGen, e: ast.Expr, t: Target) -> None:
