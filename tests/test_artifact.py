@@ -182,9 +182,21 @@ def test_unsupported_policies_are_refused_with_a_reason() -> None:
     with pytest.raises(ArtifactError, match="extension"):
         artifact_text(engine)
     mock = pyrego.Engine()
-    mock.add_policy("m.rego", "package m\nimport rego.v1\nv := x if { x := count(input.xs) with count as g }\ng(_) := 7\n")
+    mock.add_policy("m.rego", "package m\nimport rego.v1\nv := x if { x := count(input.xs) with count as sum }\n")
     with pytest.raises(ArtifactError, match="with"):
         artifact_text(mock)
+
+
+def test_a_builtin_replaced_by_a_function_or_a_value() -> None:
+    engine = pyrego.Engine()
+    engine.add_policy(
+        "m.rego",
+        "package m\nimport rego.v1\nv := x if { x := count(input.xs) with count as g }\ng(_) := 7\n"
+        "w := x if { x := count(input.xs) with count as 5 }\nn := count(input.xs)\n",
+    )
+    loaded = load_artifact_bytes(artifact_text(engine))
+    for rule, want in (("data.m.v", 7), ("data.m.w", 5), ("data.m.n", 2)):
+        assert loaded.eval_rule(rule, input={"xs": [1, 2]}) == want == engine.eval_rule(rule, input={"xs": [1, 2]})
 
 
 def test_with_on_input_and_data_works(tmp_path: Path) -> None:

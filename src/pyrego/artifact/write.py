@@ -192,7 +192,7 @@ def artifact_text(engine: ProgramSource) -> bytes:
             later.append(f"{name} = APR({node_id}, {by_depth!r}, {whole_after(gen)!r})")
         elif name.startswith("K"):
             if callable(value) and not isinstance(value, (frozenset, tuple)):
-                raise ArtifactError("the policies replace a builtin with 'with'; an artifact cannot hold that yet")
+                raise ArtifactError("the policies replace a builtin by another builtin with 'with'; an artifact cannot hold that yet")
             later.append(f"{name} = {literal(value)}")
         else:
             raise ArtifactError(f"the policies need {name!r}, which an artifact cannot hold yet")
@@ -220,7 +220,8 @@ def write_artifact(engine: ProgramSource, path: str | os.PathLike[str]) -> dict[
 
     Raises :class:`~pyrego.artifact.format.ArtifactError` when the policies use
     something an artifact cannot hold (extension functions, ``with``
-    replacing a builtin, documents defined at several levels of one path),
+    replacing a builtin by another builtin, documents defined at several
+    levels of one path),
     and the policies' own errors when they do not compile."""
     blob = artifact_text(engine)
     tmp = f"{os.fspath(path)}.{os.getpid()}.tmp"

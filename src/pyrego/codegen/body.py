@@ -734,7 +734,7 @@ class BodyEmitter(StrictBlocks, LineWriter):
         elif op == "internal.member_3":
             self.assign(res, f"rt_member3({vals[0]}, {vals[1]}, {vals[2]})")
         elif op in gen.mockable:
-            self.assign(res, f"CALL_MOCK({self.ctx}, {gen.literal(op)}, {gen.default_callable(op)}, ({''.join(v + ', ' for v in vals)}))")
+            self.assign(res, f"CALL_MOCK({self.ctx}, {gen.literal(op)}, {gen.default_callable(op, t.location)}, ({''.join(v + ', ' for v in vals)}), {gen.loc(t.location)})")
             self.result_check(res, check or out_arg is not None)
         elif node is not None:
             self.assign(res, f"{gen.function_name(node)}({self.ctx}{''.join(', ' + v for v in vals)})")

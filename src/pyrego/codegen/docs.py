@@ -46,6 +46,7 @@ from pyrego.compile.base import (
 )
 from pyrego.compile.ground import iterated_terms
 from pyrego.compile.index_guards import early_exit_test, program_can_conflict
+from pyrego.compile.index_order import merged_order
 from pyrego.errors import EvalConflictError
 from pyrego.runtime.docs import (
     SYSTEM_KEY,
@@ -137,9 +138,10 @@ def has_own_part(gen: ModuleGen, node: RuleNode) -> bool:
     return node.kind == PARTIAL_OBJECT and gen._rules_below_children(node)
 
 
-def own_part_lines(gen: ModuleGen, node: RuleNode, defs: list[str], tick: str) -> list[str]:
+def own_part_lines(gen: ModuleGen, node: RuleNode, defs: list[str], tick: str, order: tuple[int, ...] | None = None) -> list[str]:
     """``P<id>`` (the node's own rules) and ``R<id>`` (that merged with each
-    child's document) for a partial object with rules below its children."""
+    child's document) for a partial object with rules below its children
+    (``order``: the positions of ``defs``' rules, None: their source order)."""
     gen.own_parts.add(node.id)
     key = gen.literal(own_key(node.id))
     out = [f"def P{node.id}(ctx):", "    c = ctx.cache", f"    r = c.get({key}, MISS)", "    if r is not MISS: return r", "    acc = {VALUES: set()}"]
@@ -153,11 +155,12 @@ def own_part_lines(gen: ModuleGen, node: RuleNode, defs: list[str], tick: str) -
     read = "rt_own_at" if member is None else "rt_own_key"
     out += [f"def PK{node.id}(ctx, keys):", f"    return {read}(ctx, P{node.id}, PD{node.id}, {gen.literal('K' + own_key(node.id))}, keys{'' if member is None else ', ' + member})", ""]
     out += [f"def R{node.id}(ctx):", "    c = ctx.cache", f"    r = c.get({node.id}, MISS)", "    if r is not MISS: return r", tick]
+    constant = not any(_dynamic_at(gen.tree.nodes[node.path[:i]]) for i in range(1, len(node.path) + 1) if node.path[:i] in gen.tree.nodes)
+    out += _merged_order_lines(gen, node, defs, order, key, constant)
     out.append(f"    acc = dict(P{node.id}(ctx))")
     # Rules with only constants in their paths (a.b[1] contains y): in OPA
     # none of them is the node's own, and each child is its whole document
     # (an empty set or object when its rules define nothing).
-    constant = not any(_dynamic_at(gen.tree.nodes[node.path[:i]]) for i in range(1, len(node.path) + 1) if node.path[:i] in gen.tree.nodes)
     for name, child in sorted(node.children.items()):
         if child.kind != FUNCTION and gen._has_rules_below(child):
             depths = gen.const(below(own_depths(node))), gen.const(doc_depths(gen, child))
@@ -165,6 +168,30 @@ def own_part_lines(gen: ModuleGen, node: RuleNode, defs: list[str], tick: str) -
             out.append(f"    rt_doc_put(acc, {gen.literal(name)}, {fn}(ctx), {depths[0]}, {depths[1]}, {at})")
     out.append("    r = rt_obj_done(acc)")
     return out
+
+
+def _merged_order_lines(gen: ModuleGen, node: RuleNode, defs: list[str], order: tuple[int, ...] | None, key: str, constant: bool) -> list[str]:
+    """Where OPA evaluates some of the children's documents before some of
+    the node's own rules (compile.index_order.merged_order) and the order can
+    show (an error, a print): lines computing the own part ``P<id>`` in that
+    order, its rules and those children's documents interleaved (the
+    documents are kept in the cache, for the merge after)."""
+    if not (gen.strict_errors or gen.tree.calls_print or program_can_conflict(gen.tree.root)):
+        return []
+    merged = merged_order(node, gen.tree.root, gen.arity)
+    if merged is None:
+        return []
+    by_position = dict(zip(order if order is not None else range(len(defs)), defs))
+    lines = [f"    if c.get({key}, MISS) is MISS:", "        acc = {VALUES: set()}"]
+    for item in merged:
+        if isinstance(item, int):
+            lines.append(f"        {by_position[item]}(ctx, acc)")
+            continue
+        child = node.children[item]
+        if gen._has_rules_below(child):
+            lines.append(f"        {document_function(gen, child) if constant else part_function(gen, child)}(ctx)")
+    lines.append(f"        c[{key}] = acc")
+    return lines
 
 
 def install_own_parts(gen: ModuleGen) -> None:

@@ -220,10 +220,14 @@ class ModuleGen:
 
         return self.const(call)
 
-    def default_callable(self, op: str) -> str:
+    def default_callable(self, op: str, location: Location | None = None) -> str:
+        """What a call of ``op`` that a ``with`` may replace runs where no
+        replacement is in force; a builtin's error names the call's ``location``."""
         node = self.tree.functions.get(op)
         if node is not None:
             return self.function_name(node)
+        if location is not None:
+            return self.builtin_site(op, location)
         return self.builtin_caller(op)
 
     def arity(self, op: str) -> int | None:
@@ -408,7 +412,7 @@ class ModuleGen:
         if node.kind in (PARTIAL_SET, PARTIAL_OBJECT):
             if node.default is None and not (node.kind == PARTIAL_OBJECT and self._rules_below_children(node)):
                 return RuleWrapper("set" if node.kind == PARTIAL_SET else "object", node.id, defs)
-            self.partial_rule_def(node, list(defs))
+            self.partial_rule_def(node, list(defs), order)
             return None
         conflict = where = default_fn = None
         default, default_value = "UNDEF", UNDEF
@@ -434,11 +438,12 @@ class ModuleGen:
     def _rules_below_children(self, node: RuleNode) -> bool:
         return any(child.kind != FUNCTION and self._has_rules_below(child) for child in node.children.values())
 
-    def partial_rule_def(self, node: RuleNode, defs: list[str]) -> None:
+    def partial_rule_def(self, node: RuleNode, defs: list[str], order: tuple[int, ...] | None = None) -> None:
         """``R<id>`` of a partial rule as a ``def``: rules deeper down add their
-        documents (``a.b.c := 1`` beside ``a[x] := ...``)."""
+        documents (``a.b.c := 1`` beside ``a[x] := ...``); ``order``: the
+        positions of ``defs``' rules (None: their source order)."""
         if codegen_docs.has_own_part(self, node):
-            out = codegen_docs.own_part_lines(self, node, defs, TICK_LINE)
+            out = codegen_docs.own_part_lines(self, node, defs, TICK_LINE, order)
         else:
             out = [f"def R{node.id}(ctx):", "    c = ctx.cache", f"    r = c.get({node.id}, MISS)", "    if r is not MISS: return r", TICK_LINE]
             out.append("    acc = set()" if node.kind == PARTIAL_SET else "    acc = {}")
@@ -592,7 +597,7 @@ class ModuleGen:
             # over variables the value reads, or when the value itself
             # iterates (a relation: ``r := walk(x)`` has a value per pair).
             stable = em.loops == body_loops and (
-                em.loops == base_loops or not (term_vars(head.value, set(), closures=True) - _arg_vars(head))
+                em.loops == base_loops or not (term_vars(head.value, set(), closures=True) - set().union(*(term_vars(a, set()) for a in head.args or ())))
             )
             if stable:
                 em.returns(v)
@@ -783,13 +788,6 @@ class ModuleGen:
             # Python limits nesting (loops, indentation); such policies are too deep to compile.
             raise RegoCompileError(f"policy too deeply nested to compile ({type(exc).__name__}: {exc})") from None
         exec(code, self.namespace)  # noqa: S102 - generated from checked AST only
-
-
-def _arg_vars(head: ast.RuleHead) -> set[str]:
-    out: set[str] = set()
-    for a in head.args or ():
-        term_vars(a, out)
-    return out
 
 
 def generate_program(tree: CompiledTree, mockable: frozenset[str] = frozenset(), strict_errors: bool = False) -> Program:

@@ -28,7 +28,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from pyrego.ast import nodes as ast
-from pyrego.compile.base import RuleNode, iter_rule_chain
+from pyrego.compile.base import FUNCTION, RuleNode, iter_rule_chain
 from pyrego.compile.eval_order import NEVER_FAILS
 from pyrego.compile.index_guards import node_index
 from pyrego.compile.rule_index import one_constant_value
@@ -57,6 +57,44 @@ def definition_order(node: RuleNode, root: RuleNode, arity: Callable[[str], int 
     return tuple(order)
 
 
+def merged_order(node: RuleNode, root: RuleNode, arity: Callable[[str], int | None]) -> list[int | str] | None:
+    """The order in which OPA evaluates a partial object's own definitions
+    (``o[k] := v``, by position) and its children's documents (``o[null] :=
+    0``, by child name) where it differs from pyrego's (its own, then each
+    child), and a body can raise or print; else None.
+
+    OPA's rule tree holds a rule with only constants in its path below the
+    node (a child), yet a node with rules of its own is indexed, and its
+    whole document evaluated, with the rules below it: its own first, then
+    each child's (in Go's map order, which varies; taken here in the order of
+    the children's names). The index returns those it does not test first,
+    so an untested child can come before the node's own definitions."""
+    children = [(name, child) for name, child in sorted(node.children.items()) if child.kind != FUNCTION]
+    rules = list(node.rules)
+    owner: list[int | str] = list(range(len(rules)))
+    for name, child in children:
+        for below in child.walk():
+            if below.kind != FUNCTION:
+                rules += below.rules
+                owner += [name] * len(below.rules)
+    if len(rules) == len(node.rules):
+        return None
+    if not any(_may_raise(b.body) or _may_raise(b.head) for rule in rules for b in iter_rule_chain(rule)):
+        return None
+    index = node_index(RuleNode(node.path, -1, node.kind, rules), root, arity)
+    if index is None:
+        return None
+    order: list[int | str] = []
+    for position in index.order():
+        item = owner[position]
+        if item not in order:
+            order.append(item)
+    usual: list[int | str] = [*range(len(node.rules)), *[name for name, _ in children]]
+    if order == [item for item in usual if item in order]:
+        return None  # (its own first, then the children: as pyrego does)
+    return order
+
+
 def _may_raise(node: Any) -> bool:
     """Whether a branch (or a part of one) calls anything but a comparison,
     reads ``data`` (a rule there can raise) or has a ``with``: anything that
@@ -76,4 +114,4 @@ def _may_raise(node: Any) -> bool:
     return fields is not None and any(_may_raise(getattr(node, f)) for f in fields if f != "location")
 
 
-__all__ = ["definition_order"]
+__all__ = ["definition_order", "merged_order"]

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Callable
 
+from pyrego.errors import Location, RegoError
 from pyrego.runtime.context import EvalContext
 from pyrego.runtime.docs import own_key, rt_path
 from pyrego.runtime.values import UNDEF, freeze
@@ -81,7 +82,7 @@ def derive(ctx: EvalContext) -> EvalContext:
 
 
 def make_call_mock() -> Callable[..., Any]:
-    def call_mock(ctx: EvalContext, name: str, default: Callable[..., Any], args: tuple[Any, ...]) -> Any:
+    def call_mock(ctx: EvalContext, name: str, default: Callable[..., Any], args: tuple[Any, ...], location: Location | None = None) -> Any:
         funcs = ctx.functions
         if funcs:
             replacement = funcs.get(name)
@@ -91,7 +92,13 @@ def make_call_mock() -> Callable[..., Any]:
                 # as in OPA; replaced input, data and rules still hold.
                 plain = derive(ctx)
                 plain.functions = None
-                return replacement(plain, *args)
+                try:
+                    return replacement(plain, *args)
+                except RegoError as exc:
+                    if exc.location is not None or location is None:
+                        raise
+                    # (a builtin in the function's place: its error is the call's, as in OPA)
+                    raise type(exc)(exc.message, location, code=exc.code) from None
         return default(ctx, *args)
 
     return call_mock
