@@ -284,14 +284,14 @@ def conflict_message(node: RuleNode) -> str:
     return f"complete rules must not produce multiple outputs (rule {node.name} produced conflicting values)"
 
 
-def early_exit_name(gen: ModuleGen, node: RuleNode) -> str | None:
+def early_exit_name(gen: ModuleGen, node: RuleNode, order: tuple[int, ...]) -> str | None:
     """The constant holding the test of whether OPA's index makes ``node``
     (a complete document or function computing all its definitions) stop
     at its first value for an evaluation (see rt_all_defs_early); None
     where nothing but a value can come of a definition OPA skips."""
     if not (gen.strict_errors or program_can_conflict(gen.tree.root)):
         return None
-    exits = early_exit_test(node, gen.tree.root, gen.arity)
+    exits = early_exit_test(node, gen.tree.root, gen.arity, order)
     return gen.const(exits) if exits is not None else None
 
 

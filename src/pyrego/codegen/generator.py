@@ -414,7 +414,7 @@ class ModuleGen:
         early = None
         if len(defs) > 1 and not one_constant_value(node):  # (one value: OPA stops at the first definition that succeeds)
             conflict, where = self.const(conflict_message(node)), self.const(tuple(node.rules[i].location for i in order))
-            early = codegen_docs.early_exit_name(self, node)  # (where OPA's index finds definitions of one value only)
+            early = codegen_docs.early_exit_name(self, node, order)  # (where OPA's index finds definitions of one value only)
         if node.default is not None:
             value = node.default.head.value
             if value is not None and is_ground(value):
@@ -609,7 +609,7 @@ class ModuleGen:
         default_fn = self.default_value(node) if node.default is not None else None
         first = len(defs) > 1 and one_constant_value(node)  # (OPA then takes the first that succeeds)
         memo = node.id in self.tree.printing_nodes
-        early = None if first or len(defs) < 2 else codegen_docs.early_exit_name(self, node)
+        early = None if first or len(defs) < 2 else codegen_docs.early_exit_name(self, node, order)
         return RuleWrapper(
             "function", node.id, defs, node.arity or 0, conflict=conflict, where=where, default_fn=default_fn, first_only=first, memo=memo, early_exit=early
         )

@@ -227,7 +227,7 @@ def _rule_closure(
     where: Any,
     default_fn: Callable[..., Any] | None,
     default: Any,
-    early: Callable[[Any], bool] | None = None,
+    early: Callable[..., tuple[tuple[int, ...], bool]] | None = None,
 ) -> Callable[[Any], Any]:
     def rule(ctx: Any) -> Any:
         c = ctx.cache
@@ -295,7 +295,7 @@ def _function_closure(
     where: Any,
     default_fn: Callable[..., Any] | None,
     first_only: bool = False,
-    early: Callable[..., bool] | None = None,
+    early: Callable[..., tuple[tuple[int, ...], bool]] | None = None,
 ) -> Callable[..., Any]:
     def function(ctx: Any, *args: Any) -> Any:
         tick()

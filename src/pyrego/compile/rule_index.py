@@ -737,7 +737,15 @@ def head_value(rule: ast.Rule) -> tuple[bool, bool, Any]:
     return True, False, None
 
 
-__all__ = ["ANY", "NO_ENTRY", "split_escaped", "IndexResult", "IndexedRule", "RuleIndex", "head_value"]
+__all__ = ["ANY", "NO_ENTRY", "split_escaped", "IndexResult", "IndexedRule", "RuleIndex", "head_value", "never_exits_early", "one_constant_value"]
+
+
+def never_exits_early(node: RuleNode) -> bool:
+    """Whether OPA evaluates every definition of the complete document
+    ``node`` whatever their values: where one of them is a rule whose ref is
+    longer than its name and which has no body (``o.b := 1``; one with a
+    body, ``o.b := 1 if true``, does not stop this, as OPA shows)."""
+    return node.kind == COMPLETE and any(rule.head.ref.path and not rule.body for rule in node.rules)
 
 
 def one_constant_value(node: RuleNode) -> bool:
@@ -746,8 +754,8 @@ def one_constant_value(node: RuleNode) -> bool:
     stops at the first definition that succeeds."""
     if node.kind not in (COMPLETE, FUNCTION) or not node.rules:
         return False
-    if node.kind == COMPLETE and any(rule.head.ref.path for rule in node.rules):
-        return False  # (OPA reads a rule whose ref is longer than its name, `o.b := 1`, through its rule tree: no early exit)
+    if never_exits_early(node):
+        return False
     first: Any = None
     seen = False
     for rule in node.rules:
