@@ -16,6 +16,7 @@ import pytest
 
 import pyrego
 from early_exit_programs import INPUTS, generate
+from opa_compare import opa_outcome, pyrego_outcome
 from pyrego import UNDEFINED
 
 Outcome = tuple[Any, ...]
@@ -166,3 +167,31 @@ def test_index_cases(oracle: Any, execution_form: str, case: int, strict: bool) 
     if not strict:  # (OPA's errors are strict ones: compare where it answers)
         inputs = tuple(i for i in inputs if _opa(oracle, text, i)[0][0] != "error")
     _check(oracle, text, inputs, strict=strict)
+
+
+# A conflict with a definition that has else branches is reported at the
+# branch whose value differs, as OPA does (not at the definition's first line).
+ELSE_CONFLICTS = [
+    ("r := 3 if {\n\ttrue\n}\n\nr := 1 if {\n\tinput.a == 1\n} else := 2 if {\n\ttrue\n}\n", ({"a": 2}, {"a": 1})),
+    ("r := 1 if {\n\tinput.a == 1\n} else := 2 if {\n\ttrue\n}\n\nr := 3 if {\n\ttrue\n}\n", ({"a": 2}, {"a": 1})),
+    ("r := 3 if {\n\tinput.b\n}\n\nr := 1 if {\n\tinput.a == 1\n} else := 2 if {\n\tinput.c\n} else := 4\n", ({"a": 2, "b": 1}, {"a": 2, "b": 1, "c": 1})),
+    ("f(x) := 3 if {\n\ttrue\n}\n\nf(x) := 1 if {\n\tx == 1\n} else := 2 if {\n\ttrue\n}\n\nr := f(input.a)\n", ({"a": 2}, {"a": 1})),
+    (
+        'r := 1 if {\n\tinput.x == 1\n} else := 2 if {\n\tstartswith(input.v, "a")\n}\n\nr := 3 if {\n\tinput.y\n} else := 4\n',
+        ({"x": 2, "v": "abc", "y": 1}, {"x": 2, "v": "abc"}, {"x": 1, "v": 1}),
+    ),
+]
+
+
+@pytest.mark.parametrize("case", range(len(ELSE_CONFLICTS)))
+def test_else_conflict_location(oracle: Any, execution_form: str, case: int) -> None:
+    body, inputs = ELSE_CONFLICTS[case]
+    text = "package p\n\n" + body
+    for input in inputs:
+        want = opa_outcome(oracle, text, "data.p.r", input)
+        for strict in (True, False):
+            if not strict and want[0][0] == "error" and want[0][1] != "eval_conflict_error":
+                continue
+            got = pyrego_outcome(text, "data.p.r", input, strict)
+            # (pyrego's conflict message ends with the rule's name)
+            assert got[0] == want[0] and (got[1] == want[1] or got[1].startswith(want[1] + " (")), f"strict={strict}, input {input}:\n{text}"

@@ -23,6 +23,7 @@ document is the union of the two, so
 
 from __future__ import annotations
 
+import dataclasses
 import weakref
 from typing import TYPE_CHECKING, Any, Callable
 
@@ -39,6 +40,7 @@ from pyrego.compile.base import (
     PARTIAL_OBJECT,
     PARTIAL_SET,
     RuleNode,
+    iter_rule_chain,
     key_value,
     path_key,
     rule_suffix,
@@ -46,6 +48,7 @@ from pyrego.compile.base import (
 )
 from pyrego.compile.index_guards import early_exit_test, program_can_conflict
 from pyrego.errors import EvalConflictError
+from pyrego.runtime.definitions import ElseLocations
 from pyrego.runtime.docs import (
     Depths,
     Part,
@@ -282,6 +285,34 @@ def conflict_message(node: RuleNode) -> str:
     if node.kind == FUNCTION:
         return f"functions must not produce multiple outputs for same inputs (function {node.name} produced conflicting values for the same inputs)"
     return f"complete rules must not produce multiple outputs (rule {node.name} produced conflicting values)"
+
+
+def conflict_locations(gen: ModuleGen, node: RuleNode, order: tuple[int, ...]) -> tuple[Any, ...]:
+    """Where a conflict with each of ``node``'s definitions (in ``order``)
+    is reported: where the differing value came from, as in OPA: the
+    definition's location, or for one with ``else`` branches the branch's
+    (found by a copy of the definition giving its branch's position with
+    its value, which runs only then: ElseLocations)."""
+    out: list[Any] = []
+    for i in order:
+        rule = node.rules[i]
+        chain = iter_rule_chain(rule)
+        if len(chain) == 1 or len(order) < 2:
+            out.append(rule.location)
+            continue
+        # (named after the definitions: D<id>_<n + i>)
+        which = gen.definition_or_closure(node, _with_branch_numbers(rule), len(node.rules) + i)
+        out.append(ElseLocations(gen.namespace, which, tuple(b.location for b in chain)))
+    return tuple(out)
+
+
+def _with_branch_numbers(rule: ast.Rule, n: int = 0) -> ast.Rule:
+    """``rule`` (an ``else`` chain) with each branch's value ``v`` made ``[n, v]``, n its position."""
+    value = rule.head.value
+    assert value is not None
+    head = dataclasses.replace(rule.head, value=ast.Array((ast.Scalar(n), value), value.location))
+    rest = _with_branch_numbers(rule.else_, n + 1) if rule.else_ is not None else None
+    return dataclasses.replace(rule, head=head, else_=rest)
 
 
 def early_exit_name(gen: ModuleGen, node: RuleNode, order: tuple[int, ...]) -> str | None:

@@ -413,7 +413,7 @@ class ModuleGen:
         default, default_value = "UNDEF", UNDEF
         early = None
         if len(defs) > 1 and not one_constant_value(node):  # (one value: OPA stops at the first definition that succeeds)
-            conflict, where = self.const(conflict_message(node)), self.const(tuple(node.rules[i].location for i in order))
+            conflict, where = self.const(conflict_message(node)), self.const(codegen_docs.conflict_locations(self, node, order))
             early = codegen_docs.early_exit_name(self, node, order)  # (where OPA's index finds definitions of one value only)
         if node.default is not None:
             value = node.default.head.value
@@ -605,7 +605,7 @@ class ModuleGen:
     def function_node(self, node: RuleNode) -> RuleWrapper:
         defs, order = self.definitions(node)
         conflict = self.const(conflict_message(node))
-        where = self.const(tuple(node.rules[i].location for i in order))  # a conflict is where the differing value came from, as in OPA
+        where = self.const(codegen_docs.conflict_locations(self, node, order))
         default_fn = self.default_value(node) if node.default is not None else None
         first = len(defs) > 1 and one_constant_value(node)  # (OPA then takes the first that succeeds)
         memo = node.id in self.tree.printing_nodes
@@ -797,3 +797,4 @@ def generate_program(tree: CompiledTree, mockable: frozenset[str] = frozenset(),
 
 
 __all__ = ["Program", "ModuleGen", "generate_program", "UNDEF", "PARTIAL_SET"]
+

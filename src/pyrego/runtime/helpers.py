@@ -19,6 +19,7 @@ from pyrego.builtins.sprintf import format_value
 from pyrego.errors import EvalBuiltinError, EvalCancelError, EvalConflictError, EvalError, EvalTypeError, Location
 from pyrego.runtime.builtin_errors import BuiltinError, BuiltinHalt
 from pyrego.runtime.context import EvalContext
+from pyrego.runtime.definitions import rt_all_defs_early, rt_def_conflict
 from pyrego.runtime.values import PLAIN_TYPES, UNDEF, check_plain, compare, equal, freeze, sort_key, thaw
 
 MISS = object()
@@ -344,69 +345,6 @@ def rt_object(pairs: Any, location: Location | None = None) -> dict[Any, Any]:
 
 def rt_conflict(message: str, location: Location | None) -> None:
     raise EvalConflictError(message, location)
-
-
-def rt_all_defs_early(
-    ctx: EvalContext, defs: Any, conflict: str, where: Any, index: Callable[..., tuple[tuple[int, ...], bool]], args: tuple[Any, ...] = ()
-) -> Any:
-    """A complete rule's (or a function's, for ``args``) value from all its
-    definitions, which must agree, as OPA finds it: OPA tries the
-    definitions its rule index finds for this evaluation's input (and
-    arguments), in the index's order (which can depend on them), and where
-    those all have one value stops at the first that succeeds. ``index``
-    gives their positions in ``defs`` in that order and whether it stops
-    early. The outcome differs from running ``defs`` in their order only
-    where a definition raises or values conflict: only then is the index
-    asked (the common case pays nothing), and the definitions are tried
-    again in its order, those already run by their results."""
-    r = UNDEF
-    done: list[Any] = []
-    for i, d in enumerate(defs):
-        try:
-            x = d(ctx, *args)
-        except EvalCancelError:
-            raise
-        except EvalError:
-            order, early = index(ctx, args)
-            for j in order:
-                if j == i:
-                    raise
-                y = done[j] if j < i else defs[j](ctx, *args)
-                if y is not UNDEF:
-                    if early:
-                        return y
-                    if r is UNDEF:
-                        r = y
-                    elif not equal(r, y):
-                        rt_conflict(conflict, where[j])
-            return UNDEF if early else r  # (OPA never runs the one raising: the index did not find it)
-        done.append(x)
-        if x is not UNDEF:
-            if r is UNDEF:
-                r = x
-            elif not equal(r, x):
-                return _in_index_order(ctx, defs, conflict, where, index, args, done)
-    return r
-
-
-def _in_index_order(
-    ctx: EvalContext, defs: Any, conflict: str, where: Any, index: Callable[..., tuple[tuple[int, ...], bool]], args: tuple[Any, ...], done: list[Any]
-) -> Any:
-    """Where two of ``done``'s values conflict: the definitions tried again
-    in OPA's index's order (see rt_all_defs_early), whose first error or
-    conflict is OPA's."""
-    order, early = index(ctx, args)
-    r = UNDEF
-    for j in order:
-        y = done[j] if j < len(done) else defs[j](ctx, *args)
-        if y is not UNDEF:
-            if early:
-                return y
-            if r is UNDEF:
-                r = y
-            elif not equal(r, y):
-                rt_conflict(conflict, where[j])
-    return r
 
 
 def resolve_index_ref(ctx: EvalContext, ref: tuple[Any, ...], args: tuple[Any, ...]) -> Any:
@@ -737,6 +675,7 @@ HELPERS: dict[str, Any] = {
     "rt_object": rt_object,
     "rt_conflict": rt_conflict,
     "rt_all_defs_early": rt_all_defs_early,
+    "rt_def_conflict": rt_def_conflict,
     "rt_obj_put": rt_obj_put,
     "rt_obj_put_path": rt_obj_put_path,
     "rt_obj_add_member": rt_obj_add_member,
