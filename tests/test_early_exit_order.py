@@ -156,6 +156,21 @@ INDEX_CASES = [
         'r := 2 if {\n\tnot input.k6\n\ty := input.w2 + 1\n} else := 1 if {\n\tinput.k2 == 1\n}\n',
         ({"k1": "a", "k2": 1, "v0": [1], "w2": 2}, {"k1": "b", "k2": 1, "v0": [1], "w2": 2}, {"k1": "b", "k2": 2, "k3": 1, "w2": 2}),
     ),
+    # One value: which definition OPA's index meets first depends on the
+    # input (input.k3 defined: the second's else branch), so it is looked up.
+    (
+        'o.b := 1 if {\n\tinput.k2\n\tstartswith(input.v0, "a")\n} else := 1 if {\n\tinput.k1 == "b"\n}\n\n'
+        'o.b := 1 if {\n\tinput.k2\n\tinput.k3\n\tstartswith(input.v1, "a")\n} else := 1 if {\n\titem := input.k3\n}\n\nr := o.b\n',
+        ({"k1": 1, "k2": 1, "k3": 1, "v0": [], "v1": None}, {"k1": 1, "k2": 1, "v0": [], "v1": None}, {"k2": 1, "k3": 1, "v0": "a", "v1": "a"}),
+    ),
+    # ... a definition met at the root of the index (no indexed test) is met
+    # first whatever the input, though its else branch is indexed.
+    (
+        'f(z) := 1 if {\n\t"x" == input.k4\n\tstartswith(input.v0, "a")\n} else := 1 if {\n\tinput.k2\n}\n\n'
+        'f(z) := 1 if {\n\tinput.k1 == "a"\n\t"x" == input.k4\n\tinput.k5[_] == "a"\n\ty := input.w1 + 1\n} else := 1 if {\n\tinput.k1 == "b"\n}\n\n'
+        'f(z) := 1 if {\n\tstartswith(input.v2, "a")\n} else := 1 if {\n\tinput.k1 == "a"\n}\n\nr := f(1)\n',
+        ({"k1": "c", "k2": 2, "k4": "y", "v0": [1], "w1": 2, "v2": 1}, {"k1": "a", "k2": 2, "k4": "y", "v0": [1], "v2": "abc"}),
+    ),
 ]
 
 

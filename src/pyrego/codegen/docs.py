@@ -47,6 +47,8 @@ from pyrego.compile.base import (
     tree_keys,
 )
 from pyrego.compile.index_guards import early_exit_test, program_can_conflict
+from pyrego.compile.index_order import order_depends_on_input
+from pyrego.compile.rule_index import one_constant_value
 from pyrego.errors import EvalConflictError
 from pyrego.runtime.definitions import ElseLocations
 from pyrego.runtime.docs import (
@@ -320,7 +322,14 @@ def early_exit_name(gen: ModuleGen, node: RuleNode, order: tuple[int, ...]) -> s
     (a complete document or function computing all its definitions) stop
     at its first value for an evaluation (see rt_all_defs_early); None
     where nothing but a value can come of a definition OPA skips."""
-    if not (gen.strict_errors or program_can_conflict(gen.tree.root)):
+    if one_constant_value(node):
+        # (OPA stops at the first that succeeds: its order matters where it
+        # depends on the input, and a body can raise or print)
+        if not (gen.strict_errors or gen.tree.calls_print or program_can_conflict(gen.tree.root)):
+            return None
+        if not order_depends_on_input(node, gen.tree.root, gen.arity):
+            return None
+    elif not (gen.strict_errors or program_can_conflict(gen.tree.root)):
         return None
     exits = early_exit_test(node, gen.tree.root, gen.arity, order)
     return gen.const(exits) if exits is not None else None

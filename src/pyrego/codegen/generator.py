@@ -411,10 +411,9 @@ class ModuleGen:
             return None
         conflict = where = default_fn = None
         default, default_value = "UNDEF", UNDEF
-        early = None
+        early = codegen_docs.early_exit_name(self, node, order) if len(defs) > 1 else None  # (OPA's index lookup, where needed)
         if len(defs) > 1 and not one_constant_value(node):  # (one value: OPA stops at the first definition that succeeds)
             conflict, where = self.const(conflict_message(node)), self.const(codegen_docs.conflict_locations(self, node, order))
-            early = codegen_docs.early_exit_name(self, node, order)  # (where OPA's index finds definitions of one value only)
         if node.default is not None:
             value = node.default.head.value
             if value is not None and is_ground(value):
@@ -609,7 +608,7 @@ class ModuleGen:
         default_fn = self.default_value(node) if node.default is not None else None
         first = len(defs) > 1 and one_constant_value(node)  # (OPA then takes the first that succeeds)
         memo = node.id in self.tree.printing_nodes
-        early = None if first or len(defs) < 2 else codegen_docs.early_exit_name(self, node, order)
+        early = None if len(defs) < 2 else codegen_docs.early_exit_name(self, node, order)
         return RuleWrapper(
             "function", node.id, defs, node.arity or 0, conflict=conflict, where=where, default_fn=default_fn, first_only=first, memo=memo, early_exit=early
         )

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, NamedTuple
 
 from pyrego.codegen.python_ast import literal_eval, python_ast_lock
-from pyrego.runtime.definitions import rt_all_defs_early, rt_def_conflict
+from pyrego.runtime.definitions import rt_all_defs_early, rt_def_conflict, rt_first_found
 from pyrego.runtime.helpers import MISS, VALUES
 from pyrego.runtime.values import UNDEF, equal, freeze
 
@@ -151,7 +151,8 @@ class RuleWrapper:
         else:
             body.append(f"    r = {calls[0]}" if calls else "    r = UNDEF")
         if self.early_exit is not None:
-            body = [f"    r = rt_all_defs_early(ctx, ({', '.join(self.defs)},), {self.conflict}, {self.where}, {self.early_exit})"]
+            found = f"rt_first_found(ctx, ({', '.join(self.defs)},), {self.early_exit})"
+            body = [f"    r = {found}" if self.conflict is None else f"    r = rt_all_defs_early(ctx, ({', '.join(self.defs)},), {self.conflict}, {self.where}, {self.early_exit})"]
             calls = []
         for i, call in enumerate(calls[1:], 1):
             if self.conflict is None:
@@ -181,7 +182,10 @@ class RuleWrapper:
             key = ", ".join([f"'F', {self.node_id}", *(f"freeze(a{i})" for i in range(self.arity))])
             out += ["    c = ctx.cache", f"    k = ({key})", "    r = c.get(k, MISS)", "    if r is not MISS: return r"]
         packed = "".join(f"a{i}, " for i in range(self.arity))
-        if self.early_exit is not None:
+        if self.early_exit is not None and self.first_only:
+            out.append(f"    r = rt_first_found(ctx, ({', '.join(self.defs)},), {self.early_exit}, ({packed}))")
+            calls = []
+        elif self.early_exit is not None:
             out.append(f"    r = rt_all_defs_early(ctx, ({', '.join(self.defs)},), {self.conflict}, {self.where}, {self.early_exit}, ({packed}))")
             calls = []
         else:
@@ -237,8 +241,7 @@ def _rule_closure(
         tick()
         r = UNDEF
         if early is not None:
-            assert conflict is not None
-            r = rt_all_defs_early(ctx, defs, conflict, where, early)
+            r = rt_all_defs_early(ctx, defs, conflict, where, early) if conflict is not None else rt_first_found(ctx, defs, early)
         elif conflict is None:
             for d in defs:
                 r = d(ctx)
@@ -311,7 +314,7 @@ def _function_closure(
                 elif not equal(r, x):
                     rt_def_conflict(ctx, conflict, where[i], args)
         if early is not None:
-            r = rt_all_defs_early(ctx, defs, conflict, where, early, args)
+            r = rt_first_found(ctx, defs, early, args) if first_only else rt_all_defs_early(ctx, defs, conflict, where, early, args)
         if r is UNDEF and default_fn is not None:
             r = default_fn(ctx, *args)
         return r

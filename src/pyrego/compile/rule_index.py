@@ -271,6 +271,10 @@ class RuleIndex:
         return IndexResult(out, not multiple)
 
     def static_order(self, noisy: Callable[[int], bool] = lambda _chain: True) -> list[int] | None:
+        """See :meth:`walk_order`: its order."""
+        return self.walk_order(noisy)[0]
+
+    def walk_order(self, noisy: Callable[[int], bool] = lambda _chain: True) -> tuple[list[int] | None, bool]:
         """The definitions' positions in an order that puts those a lookup
         returns in the order it returns them, for every input where one order
         does that; where the input decides between two definitions, in their
@@ -289,7 +293,8 @@ class RuleIndex:
         another definition and one met after it leave their order to the input.
 
         ``noisy``: whether a definition can raise or print; two that cannot
-        may come in either order (whichever succeeds, the value is the same)."""
+        may come in either order (whichever succeeds, the value is the same).
+        With the order: whether the input decides between two (noisy) definitions."""
         members = {ref for path in self.paths.values() for ref, _value, origin in path if origin == "member"}
         # Each (chain, position in the walk, choices: ref node -> value taken there).
         leaves: list[tuple[int, int, dict[int, Any]]] = []
@@ -322,6 +327,9 @@ class RuleIndex:
                 if ref_node.array is not None:
                     below.append((ref_node.array, True, choices, above))
             stack.extend(reversed(below))
+        # (A definition met at the root is met there first, whatever the input.)
+        at_root = {rule.chain for _, rule in self.root.rules}
+        leaves = [leaf for leaf in leaves if leaf[0] not in at_root or leaf[1] < len(self.root.rules)]
         chains = sorted({chain for chain, _, _ in leaves})
         before: set[tuple[int, int]] = set()
         loose: set[tuple[int, int]] = set()  # (pairs whose order the input decides)
@@ -355,7 +363,7 @@ class RuleIndex:
                 incoming[d] -= 1
                 if incoming[d] == 0:
                     heapq.heappush(ready, d)
-        return order if len(order) == len(chains) else None
+        return (order if len(order) == len(chains) else None), bool(loose)
 
 
 def _order_node(n: _Node | None, out: list[int]) -> None:

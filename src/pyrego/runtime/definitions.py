@@ -87,6 +87,18 @@ def rt_all_defs_early(ctx: EvalContext, defs: Any, conflict: str, where: Any, in
     return r
 
 
+def rt_first_found(ctx: EvalContext, defs: Any, index: IndexLookup, args: tuple[Any, ...] = ()) -> Any:
+    """The value of a document (or a function, for ``args``) whose
+    definitions have one value, where the order OPA tries them in depends
+    on the input (and a body can raise or print): the first that succeeds
+    of those its index finds, in its order (OPA runs no other)."""
+    for j in index(ctx, args)[0]:
+        x = defs[j](ctx, *args)
+        if x is not UNDEF:
+            return x
+    return UNDEF
+
+
 def _in_index_order(ctx: EvalContext, defs: Any, conflict: str, where: Any, index: IndexLookup, args: tuple[Any, ...], done: list[Any]) -> Any:
     """Where two of ``done``'s values conflict: the definitions tried again
     in OPA's index's order (see rt_all_defs_early), whose first error or
@@ -105,4 +117,4 @@ def _in_index_order(ctx: EvalContext, defs: Any, conflict: str, where: Any, inde
     return r
 
 
-__all__ = ["ElseLocations", "IndexLookup", "rt_all_defs_early", "rt_def_conflict"]
+__all__ = ["ElseLocations", "IndexLookup", "rt_all_defs_early", "rt_def_conflict", "rt_first_found"]

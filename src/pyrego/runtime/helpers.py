@@ -19,7 +19,7 @@ from pyrego.builtins.sprintf import format_value
 from pyrego.errors import EvalBuiltinError, EvalCancelError, EvalConflictError, EvalError, EvalTypeError, Location
 from pyrego.runtime.builtin_errors import BuiltinError, BuiltinHalt
 from pyrego.runtime.context import EvalContext
-from pyrego.runtime.definitions import rt_all_defs_early, rt_def_conflict
+from pyrego.runtime.definitions import rt_all_defs_early, rt_def_conflict, rt_first_found
 from pyrego.runtime.values import PLAIN_TYPES, UNDEF, check_plain, compare, equal, freeze, sort_key, thaw
 
 MISS = object()
@@ -676,6 +676,7 @@ HELPERS: dict[str, Any] = {
     "rt_conflict": rt_conflict,
     "rt_all_defs_early": rt_all_defs_early,
     "rt_def_conflict": rt_def_conflict,
+    "rt_first_found": rt_first_found,
     "rt_obj_put": rt_obj_put,
     "rt_obj_put_path": rt_obj_put_path,
     "rt_obj_add_member": rt_obj_add_member,
