@@ -299,7 +299,7 @@ def conflict_locations(gen: ModuleGen, node: RuleNode, order: tuple[int, ...]) -
     for i in order:
         rule = node.rules[i]
         chain = iter_rule_chain(rule)
-        if len(chain) == 1 or len(order) < 2:
+        if len(chain) == 1 or len(order) < 2 or not gen.index_lookups:
             out.append(rule.location)
             continue
         # (named after the definitions: D<id>_<n + i>)
@@ -322,6 +322,8 @@ def early_exit_name(gen: ModuleGen, node: RuleNode, order: tuple[int, ...]) -> s
     (a complete document or function computing all its definitions) stop
     at its first value for an evaluation (see rt_all_defs_early); None
     where nothing but a value can come of a definition OPA skips."""
+    if not gen.index_lookups:
+        return None
     if one_constant_value(node):
         # (OPA stops at the first that succeeds: its order matters where it
         # depends on the input, and a body can raise or print)

@@ -70,6 +70,8 @@ class ModuleGen:
     emitter: type[BodyEmitter] = BodyEmitter
     #: Whether a lookup of one key runs definitions with the key bound first (codegen.set_members).
     keyed_lookups = True
+    #: Whether the code may look OPA's rule index up at run time (see codegen.docs.early_exit_name; not an artifact's).
+    index_lookups = True
 
     def __init__(self, tree: CompiledTree, mockable: frozenset[str] = frozenset(), strict_errors: bool = False) -> None:
         self.tree = tree
@@ -482,11 +484,9 @@ class ModuleGen:
         return name
 
     def definitions(self, node: RuleNode) -> tuple[tuple[str, ...], tuple[int, ...]]:
-        """The functions of ``node``'s definitions, with OPA's index guards, in
-        OPA's order, and their positions in source order. Where all have one
-        constant value OPA stops at the first that succeeds, so the order of
-        every lookup matters (compile.index_order); else it matters for which
-        error comes first (the index plan's order)."""
+        """The functions of ``node``'s definitions, with OPA's index guards, in OPA's order, and their
+        positions in source order. Where all have one constant value OPA stops at the first that succeeds,
+        so the order matters (compile.index_order); else it decides which error comes first (the plan's)."""
         plan = index_plan(node, self.tree.root, self.tree.functions, self.arity, self.strict_errors)
         defs = tuple(self.definition_or_closure(node, guarded_rule(rule, plan), i) for i, rule in enumerate(node.rules))
         order = None
