@@ -16,6 +16,7 @@ import pytest
 
 import pyrego
 from early_exit_programs import INPUTS, generate
+from opa_compare import opa_outcome, pyrego_outcome
 from pyrego import UNDEFINED
 
 Outcome = tuple[Any, ...]
@@ -86,8 +87,8 @@ CASES = [
     ('f(x) if { x == 1 }\nf(x) if { x == 1; print("first") }\nr if f(input.k)\n', ({"k": 1}, {"k": 2})),
     # A function of one non-scalar constant value.
     ("f(x) := [1] if { x == 1 }\nf(x) := [1] if { count(input.n) > 0 }\nr := f(input.k)\n", ({"k": 1, "n": 7}, {"k": 2, "n": "ab"})),
-    # A rule whose ref is longer than its name is read through OPA's rule
-    # tree, which does not stop early: every definition runs (and raises).
+    # A rule whose ref is longer than its name and which has no body makes
+    # OPA run every definition of its document (and the raising one raises).
     ('o.b := 1\no.b := 1 if to_number("x") == 1\nr := o.b\n', ({},)),
     ('o["b"] := [1, 2]\no["b"] := [1, 2] if to_number(input.s) == 1\nr := o\n', ({"s": "x"}, {"s": "1"})),
     # ... a function's is not: it stops at the first that succeeds.
@@ -125,3 +126,87 @@ def test_print_order_without_strict_errors(oracle: Any, execution_form: str, cas
     body, inputs = CASES[case]
     assert "print(" in body
     _check(oracle, "package p\n\n" + body, inputs, strict=False)
+
+
+# Differences with OPA found by generated programs of several definitions.
+INDEX_CASES = [
+    # A rule whose ref is longer than its name, with a body, stops early like
+    # any other: the definition that raises is not reached (in either order).
+    ('o.b := 1 if startswith(input.v, "a")\no.b := 1 if true\nr := o.b\n', ({"v": 1}, {"v": "abc"})),
+    ('o.b := 1 if true\no.b := 1 if startswith(input.v, "a")\nr := o.b\n', ({"v": 1},)),
+    ('o.b := 1 if true\no.b := 1 if to_number("x") == 1\nr := o\n', ({},)),
+    ('o.b := 1 if startswith(input.v, "a")\no.b := 1 if input.x\nr := data.p.o.b\n', ({"v": 1, "x": 1}, {"v": 1})),
+    ('o.b := 1 if input.x\no.b := 1 if startswith(input.v, "a")\nr := o.b\n', ({"v": 1, "x": 1},)),
+    # ... one without a body does not (every definition runs, and prints).
+    ('o.b := 1 if startswith(input.v, "a")\no.b := 1\nr := o.b\n', ({"v": 1},)),
+    ('o.b := 1 if print("A")\no.b := 1\no.b := 1 if print("B")\nr := o.b\n', ({},)),
+    ('o.b := 1 if print("A")\no.b := 1 if true\no.b := 1 if print("B")\nr := o.b\n', ({},)),
+    # OPA's index tries the second definition first for this input (its
+    # else branch is found): it succeeds, so the first, which raises, is not run.
+    (
+        'r := 1 if {\n\tcount(input.l) > 0\n\tstartswith(input.v, "a")\n} else := 9 if {\n\tinput.k == "b"\n}\n\n'
+        'r := 1 if {\n\tcount(input.l) > 0\n} else := 1 if {\n\tinput.k == "a"\n}\n',
+        ({"k": "a", "l": [1], "v": [1]}, {"k": "b", "l": [1], "v": [1]}, {"l": [1], "v": "abc"}),
+    ),
+    # Values differ: the first error (or conflict) in the index's order for
+    # the input is OPA's, not the first in the definitions' usual order.
+    (
+        'r := 0 if {\n\tinput.k1 == "a"\n\tstartswith(input.v0, "a")\n} else := 9 if {\n\tinput.k2 == 1\n}\n\n'
+        'r := 1 if {\n\tinput.k3 == 1\n} else := 9 if {\n\tinput.k2 == 1\n}\n\n'
+        'r := 2 if {\n\tnot input.k6\n\ty := input.w2 + 1\n} else := 1 if {\n\tinput.k2 == 1\n}\n',
+        ({"k1": "a", "k2": 1, "v0": [1], "w2": 2}, {"k1": "b", "k2": 1, "v0": [1], "w2": 2}, {"k1": "b", "k2": 2, "k3": 1, "w2": 2}),
+    ),
+    # One value: which definition OPA's index meets first depends on the
+    # input (input.k3 defined: the second's else branch), so it is looked up.
+    (
+        'o.b := 1 if {\n\tinput.k2\n\tstartswith(input.v0, "a")\n} else := 1 if {\n\tinput.k1 == "b"\n}\n\n'
+        'o.b := 1 if {\n\tinput.k2\n\tinput.k3\n\tstartswith(input.v1, "a")\n} else := 1 if {\n\titem := input.k3\n}\n\nr := o.b\n',
+        ({"k1": 1, "k2": 1, "k3": 1, "v0": [], "v1": None}, {"k1": 1, "k2": 1, "v0": [], "v1": None}, {"k2": 1, "k3": 1, "v0": "a", "v1": "a"}),
+    ),
+    # ... a definition met at the root of the index (no indexed test) is met
+    # first whatever the input, though its else branch is indexed.
+    (
+        'f(z) := 1 if {\n\t"x" == input.k4\n\tstartswith(input.v0, "a")\n} else := 1 if {\n\tinput.k2\n}\n\n'
+        'f(z) := 1 if {\n\tinput.k1 == "a"\n\t"x" == input.k4\n\tinput.k5[_] == "a"\n\ty := input.w1 + 1\n} else := 1 if {\n\tinput.k1 == "b"\n}\n\n'
+        'f(z) := 1 if {\n\tstartswith(input.v2, "a")\n} else := 1 if {\n\tinput.k1 == "a"\n}\n\nr := f(1)\n',
+        ({"k1": "c", "k2": 2, "k4": "y", "v0": [1], "w1": 2, "v2": 1}, {"k1": "a", "k2": 2, "k4": "y", "v0": [1], "v2": "abc"}),
+    ),
+]
+
+
+@pytest.mark.parametrize("strict", [True, False])
+@pytest.mark.parametrize("case", range(len(INDEX_CASES)))
+def test_index_cases(oracle: Any, execution_form: str, case: int, strict: bool) -> None:
+    body, inputs = INDEX_CASES[case]
+    text = "package p\n\n" + body
+    if not strict:  # (OPA's errors are strict ones: compare where it answers)
+        inputs = tuple(i for i in inputs if _opa(oracle, text, i)[0][0] != "error")
+    _check(oracle, text, inputs, strict=strict)
+
+
+# A conflict with a definition that has else branches is reported at the
+# branch whose value differs, as OPA does (not at the definition's first line).
+ELSE_CONFLICTS = [
+    ("r := 3 if {\n\ttrue\n}\n\nr := 1 if {\n\tinput.a == 1\n} else := 2 if {\n\ttrue\n}\n", ({"a": 2}, {"a": 1})),
+    ("r := 1 if {\n\tinput.a == 1\n} else := 2 if {\n\ttrue\n}\n\nr := 3 if {\n\ttrue\n}\n", ({"a": 2}, {"a": 1})),
+    ("r := 3 if {\n\tinput.b\n}\n\nr := 1 if {\n\tinput.a == 1\n} else := 2 if {\n\tinput.c\n} else := 4\n", ({"a": 2, "b": 1}, {"a": 2, "b": 1, "c": 1})),
+    ("f(x) := 3 if {\n\ttrue\n}\n\nf(x) := 1 if {\n\tx == 1\n} else := 2 if {\n\ttrue\n}\n\nr := f(input.a)\n", ({"a": 2}, {"a": 1})),
+    (
+        'r := 1 if {\n\tinput.x == 1\n} else := 2 if {\n\tstartswith(input.v, "a")\n}\n\nr := 3 if {\n\tinput.y\n} else := 4\n',
+        ({"x": 2, "v": "abc", "y": 1}, {"x": 2, "v": "abc"}, {"x": 1, "v": 1}),
+    ),
+]
+
+
+@pytest.mark.parametrize("case", range(len(ELSE_CONFLICTS)))
+def test_else_conflict_location(oracle: Any, execution_form: str, case: int) -> None:
+    body, inputs = ELSE_CONFLICTS[case]
+    text = "package p\n\n" + body
+    for input in inputs:
+        want = opa_outcome(oracle, text, "data.p.r", input)
+        for strict in (True, False):
+            if not strict and want[0][0] == "error" and want[0][1] != "eval_conflict_error":
+                continue
+            got = pyrego_outcome(text, "data.p.r", input, strict)
+            # (pyrego's conflict message ends with the rule's name)
+            assert got[0] == want[0] and (got[1] == want[1] or got[1].startswith(want[1] + " (")), f"strict={strict}, input {input}:\n{text}"

@@ -99,6 +99,7 @@ ENGINE_MODULES = {
     "pyrego.runtime.builtin_errors",
     "pyrego.runtime.context",
     "pyrego.runtime.convert",
+    "pyrego.runtime.definitions",
     "pyrego.runtime.docs",
     "pyrego.runtime.members",
     "pyrego.runtime.helpers",

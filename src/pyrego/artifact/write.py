@@ -151,6 +151,7 @@ def artifact_text(engine: ProgramSource) -> bytes:
     ctx = compiled.context(None)
     gen = ModuleGen(program.tree, program.mockable, strict_errors=True)  # (a loaded artifact may turn strict errors on)
     gen.closures = False
+    gen.index_lookups = False  # (an artifact holds no closures: the definitions' static order)
     gen.generate()
     code: list[str] = []
     for name in gen.chunks:

@@ -45,7 +45,7 @@ from pyrego.compile.base import (
     tree_keys,
 )
 from pyrego.compile.ground import iterated_terms
-from pyrego.compile.index_guards import early_exit_test, program_can_conflict
+from pyrego.compile.index_guards import program_can_conflict
 from pyrego.compile.index_order import merged_order
 from pyrego.errors import EvalConflictError
 from pyrego.runtime.docs import (
@@ -334,24 +334,6 @@ def where(gen: ModuleGen, node: RuleNode) -> str:
         if n.rules:
             return gen.loc(n.rules[0].location)
     return "None"
-
-
-def conflict_message(node: RuleNode) -> str:
-    """OPA's conflict text, with the rule's name so users can find it."""
-    if node.kind == FUNCTION:
-        return f"functions must not produce multiple outputs for same inputs (function {node.name} produced conflicting values for the same inputs)"
-    return f"complete rules must not produce multiple outputs (rule {node.name} produced conflicting values)"
-
-
-def early_exit_name(gen: ModuleGen, node: RuleNode) -> str | None:
-    """The constant holding the test of whether OPA's index makes ``node``
-    (a complete document or function computing all its definitions) stop
-    at its first value for an evaluation (see rt_all_defs_early); None
-    where nothing but a value can come of a definition OPA skips."""
-    if not (gen.strict_errors or program_can_conflict(gen.tree.root)):
-        return None
-    exits = early_exit_test(node, gen.tree.root, gen.arity)
-    return gen.const(exits) if exits is not None else None
 
 
 def need_materializer(gen: ModuleGen, node: RuleNode) -> None:

@@ -23,8 +23,8 @@ from pyrego.codegen import closures, deferred
 from pyrego.codegen import docs as codegen_docs
 from pyrego.codegen.body import BodyEmitter
 from pyrego.codegen.disk_cache import compile_source
-from pyrego.codegen.docs import conflict_message
 from pyrego.codegen.program import LOAD_LOCK, Program
+from pyrego.codegen.rule_values import conflict_locations, conflict_message, early_exit_name
 from pyrego.codegen.set_members import bind_key
 from pyrego.codegen.tiers import TICK_LINE, BuiltinSite, RuleWrapper, fast_lines, make_tick
 from pyrego.compile.base import (
@@ -70,6 +70,8 @@ class ModuleGen:
     emitter: type[BodyEmitter] = BodyEmitter
     #: Whether a lookup of one key runs definitions with the key bound first (codegen.set_members).
     keyed_lookups = True
+    #: Whether the code may look OPA's rule index up at run time (see codegen.rule_values.early_exit_name; not an artifact's).
+    index_lookups = True
 
     def __init__(self, tree: CompiledTree, mockable: frozenset[str] = frozenset(), strict_errors: bool = False) -> None:
         self.tree = tree
@@ -416,10 +418,9 @@ class ModuleGen:
             return None
         conflict = where = default_fn = None
         default, default_value = "UNDEF", UNDEF
-        early = None
+        early = early_exit_name(self, node, order) if len(defs) > 1 else None  # (OPA's index lookup, where needed)
         if len(defs) > 1 and not one_constant_value(node):  # (one value: OPA stops at the first definition that succeeds)
-            conflict, where = self.const(conflict_message(node)), self.const(tuple(node.rules[i].location for i in order))
-            early = codegen_docs.early_exit_name(self, node)  # (where OPA's index finds definitions of one value only)
+            conflict, where = self.const(conflict_message(node)), self.const(conflict_locations(self, node, order))
         if node.default is not None:
             value = node.default.head.value
             if value is not None and is_ground(value):
@@ -489,11 +490,9 @@ class ModuleGen:
         return name
 
     def definitions(self, node: RuleNode) -> tuple[tuple[str, ...], tuple[int, ...]]:
-        """The functions of ``node``'s definitions, with OPA's index guards, in
-        OPA's order, and their positions in source order. Where all have one
-        constant value OPA stops at the first that succeeds, so the order of
-        every lookup matters (compile.index_order); else it matters for which
-        error comes first (the index plan's order)."""
+        """The functions of ``node``'s definitions, with OPA's index guards, in OPA's order, and their
+        positions in source order. Where all have one constant value OPA stops at the first that succeeds,
+        so the order matters (compile.index_order); else it decides which error comes first (the plan's)."""
         plan = index_plan(node, self.tree.root, self.tree.functions, self.arity, self.strict_errors)
         defs = tuple(self.definition_or_closure(node, guarded_rule(rule, plan), i) for i, rule in enumerate(node.rules))
         order = None
@@ -611,11 +610,11 @@ class ModuleGen:
     def function_node(self, node: RuleNode) -> RuleWrapper:
         defs, order = self.definitions(node)
         conflict = self.const(conflict_message(node))
-        where = self.const(tuple(node.rules[i].location for i in order))  # a conflict is where the differing value came from, as in OPA
+        where = self.const(conflict_locations(self, node, order))
         default_fn = self.default_value(node) if node.default is not None else None
         first = len(defs) > 1 and one_constant_value(node)  # (OPA then takes the first that succeeds)
         memo = node.id in self.tree.printing_nodes
-        early = None if first or len(defs) < 2 else codegen_docs.early_exit_name(self, node)
+        early = None if len(defs) < 2 else early_exit_name(self, node, order)
         return RuleWrapper(
             "function", node.id, defs, node.arity or 0, conflict=conflict, where=where, default_fn=default_fn, first_only=first, memo=memo, early_exit=early
         )
@@ -796,3 +795,4 @@ def generate_program(tree: CompiledTree, mockable: frozenset[str] = frozenset(),
 
 
 __all__ = ["Program", "ModuleGen", "generate_program", "UNDEF", "PARTIAL_SET"]
+

@@ -34,7 +34,8 @@ from dataclasses import dataclass
 from typing import Any, Callable, NamedTuple
 
 from pyrego.codegen.python_ast import literal_eval, python_ast_lock
-from pyrego.runtime.helpers import MISS, VALUES, rt_all_defs_early, rt_conflict
+from pyrego.runtime.definitions import rt_all_defs_early, rt_def_conflict, rt_first_found
+from pyrego.runtime.helpers import MISS, VALUES
 from pyrego.runtime.values import UNDEF, equal, freeze
 
 #: Rule computations (cache misses of rule functions) before a program's code
@@ -150,13 +151,14 @@ class RuleWrapper:
         else:
             body.append(f"    r = {calls[0]}" if calls else "    r = UNDEF")
         if self.early_exit is not None:
-            body = [f"    r = rt_all_defs_early(ctx, ({', '.join(self.defs)},), {self.conflict}, {self.where}, {self.early_exit})"]
+            found = f"rt_first_found(ctx, ({', '.join(self.defs)},), {self.early_exit})"
+            body = [f"    r = {found}" if self.conflict is None else f"    r = rt_all_defs_early(ctx, ({', '.join(self.defs)},), {self.conflict}, {self.where}, {self.early_exit})"]
             calls = []
         for i, call in enumerate(calls[1:], 1):
             if self.conflict is None:
                 body.append(f"    if r is UNDEF: r = {call}")
             else:
-                body += self._conflict_check(call, i)
+                body += self._conflict_check(call, i, "()")
         if self.default_fn is not None:
             body.append(f"    if r is UNDEF: r = {self.default_fn}(ctx)")
         elif self.default != "UNDEF":
@@ -179,26 +181,29 @@ class RuleWrapper:
         if self.memo:
             key = ", ".join([f"'F', {self.node_id}", *(f"freeze(a{i})" for i in range(self.arity))])
             out += ["    c = ctx.cache", f"    k = ({key})", "    r = c.get(k, MISS)", "    if r is not MISS: return r"]
-        if self.early_exit is not None:
-            packed = "".join(f"a{i}, " for i in range(self.arity))
+        packed = "".join(f"a{i}, " for i in range(self.arity))
+        if self.early_exit is not None and self.first_only:
+            out.append(f"    r = rt_first_found(ctx, ({', '.join(self.defs)},), {self.early_exit}, ({packed}))")
+            calls = []
+        elif self.early_exit is not None:
             out.append(f"    r = rt_all_defs_early(ctx, ({', '.join(self.defs)},), {self.conflict}, {self.where}, {self.early_exit}, ({packed}))")
             calls = []
         else:
             out.append(f"    r = {calls[0]}" if calls else "    r = UNDEF")
         for i, call in enumerate(calls[1:], 1):
-            out += [f"    if r is UNDEF: r = {call}"] if self.first_only else self._conflict_check(call, i)
+            out += [f"    if r is UNDEF: r = {call}"] if self.first_only else self._conflict_check(call, i, f"({packed})")
         if self.default_fn is not None:
             out += ["    if r is UNDEF:", f"        r = {self.default_fn}(ctx{args})"]
         if self.memo:
             out.append("    if r is not UNDEF: c[k] = r")
         return out + ["    return r"]
 
-    def _conflict_check(self, call: str, i: int) -> list[str]:
+    def _conflict_check(self, call: str, i: int, args: str) -> list[str]:
         return [
             f"    x = {call}",
             "    if x is not UNDEF:",
             "        if r is UNDEF: r = x",
-            f"        elif not rt_eq(r, x): rt_conflict({self.conflict}, {self.where}[{i}])",
+            f"        elif not rt_eq(r, x): rt_def_conflict(ctx, {self.conflict}, {self.where}[{i}], {args})",
         ]
 
     def describe(self) -> str:
@@ -227,7 +232,7 @@ def _rule_closure(
     where: Any,
     default_fn: Callable[..., Any] | None,
     default: Any,
-    early: Callable[[Any], bool] | None = None,
+    early: Callable[..., tuple[tuple[int, ...], bool]] | None = None,
 ) -> Callable[[Any], Any]:
     def rule(ctx: Any) -> Any:
         c = ctx.cache
@@ -236,8 +241,7 @@ def _rule_closure(
         tick()
         r = UNDEF
         if early is not None:
-            assert conflict is not None
-            r = rt_all_defs_early(ctx, defs, conflict, where, early)
+            r = rt_all_defs_early(ctx, defs, conflict, where, early) if conflict is not None else rt_first_found(ctx, defs, early)
         elif conflict is None:
             for d in defs:
                 r = d(ctx)
@@ -250,7 +254,7 @@ def _rule_closure(
                     if r is UNDEF:
                         r = x
                     elif not equal(r, x):
-                        rt_conflict(conflict, where[i])
+                        rt_def_conflict(ctx, conflict, where[i])
         if r is UNDEF:
             r = default_fn(ctx) if default_fn is not None else default
         c[key] = r
@@ -295,7 +299,7 @@ def _function_closure(
     where: Any,
     default_fn: Callable[..., Any] | None,
     first_only: bool = False,
-    early: Callable[..., bool] | None = None,
+    early: Callable[..., tuple[tuple[int, ...], bool]] | None = None,
 ) -> Callable[..., Any]:
     def function(ctx: Any, *args: Any) -> Any:
         tick()
@@ -308,9 +312,9 @@ def _function_closure(
                     if first_only:
                         break
                 elif not equal(r, x):
-                    rt_conflict(conflict, where[i])
+                    rt_def_conflict(ctx, conflict, where[i], args)
         if early is not None:
-            r = rt_all_defs_early(ctx, defs, conflict, where, early, args)
+            r = rt_first_found(ctx, defs, early, args) if first_only else rt_all_defs_early(ctx, defs, conflict, where, early, args)
         if r is UNDEF and default_fn is not None:
             r = default_fn(ctx, *args)
         return r

@@ -46,7 +46,15 @@ from pyrego.compile.body_order import reorder_body
 from pyrego.compile.eval_order import NEVER_FAILS, PARTS, SUBQUERIES, has_call, head_calls_first, mark_strict_only
 from pyrego.compile.ground import is_ground
 from pyrego.compile.opa_form import OpaForm, PieceTable
-from pyrego.compile.rule_index import ANY, IndexedRule, IndexRef, RuleIndex, head_value, one_constant_value
+from pyrego.compile.rule_index import (
+    ANY,
+    IndexedRule,
+    IndexRef,
+    RuleIndex,
+    head_value,
+    never_exits_early,
+    one_constant_value,
+)
 from pyrego.compile.safety import stmt_vars, term_vars
 from pyrego.errors import RegoError
 from pyrego.runtime.helpers import resolve_index_ref
@@ -379,24 +387,29 @@ def node_index(node: RuleNode, root: RuleNode, arity: Callable[[str], int | None
     return RuleIndex(indexed, lambda path: data_is_virtual(root, path))
 
 
-def early_exit_test(node: RuleNode, root: RuleNode, arity: Callable[[str], int | None]) -> Callable[..., bool] | None:
+def early_exit_test(
+    node: RuleNode, root: RuleNode, arity: Callable[[str], int | None], order: tuple[int, ...]
+) -> Callable[..., tuple[tuple[int, ...], bool]] | None:
     """For a complete document or function whose definitions' values can
-    differ: a test of an evaluation's context (and a function's arguments),
-    whether OPA's index finds for them only definitions of one value (OPA
-    then stops at the first of them that succeeds); None where the index
-    cannot be made, or where OPA reads the document through its rule tree
-    (``o.b := 1``: no early exit, see one_constant_value)."""
-    if node.kind == COMPLETE and any(rule.head.ref.path for rule in node.rules):
+    differ, run in ``order`` (their source positions): OPA's index lookup
+    for an evaluation's context (and a function's arguments): the positions
+    in ``order`` of the definitions it finds, in the order it tries them
+    (which can depend on the input), and whether it stops at the first
+    value (where they all have one value). None where the index cannot be
+    made, or where OPA never stops early (see never_exits_early)."""
+    if never_exits_early(node):
         return None
     index = node_index(node, root, arity)
     if index is None:
         return None
     lookup = index.lookup
+    position = {chain: k for k, chain in enumerate(order)}
 
-    def exits_early(ctx: Any, args: tuple[Any, ...] = ()) -> bool:
-        return lookup(lambda ref: resolve_index_ref(ctx, ref, args)).early_exit
+    def found(ctx: Any, args: tuple[Any, ...] = ()) -> tuple[tuple[int, ...], bool]:
+        res = lookup(lambda ref: resolve_index_ref(ctx, ref, args))
+        return tuple(position[chain] for chain, _ in res.rules if chain in position), res.early_exit
 
-    return exits_early
+    return found
 
 
 def _opa_body(form: OpaForm, rule: ast.Rule, else_branch: bool, arity: Callable[[str], int | None]) -> ast.Body | None:

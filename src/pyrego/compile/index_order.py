@@ -38,6 +38,21 @@ from pyrego.compile.rule_index import one_constant_value
 _QUIET_CALLS = NEVER_FAILS - {"print"}
 
 
+def order_depends_on_input(node: RuleNode, root: RuleNode, arity: Callable[[str], int | None]) -> bool:
+    """Whether ``node`` has one constant value, a body can raise or print,
+    and the order OPA tries its definitions in depends on the input (no
+    one order serves every input): it is then looked up per evaluation."""
+    if len(node.rules) < 2 or not one_constant_value(node):
+        return False
+    chains = [iter_rule_chain(rule) for rule in node.rules]
+    noisy = [any(_may_raise(b.body) or _may_raise(b.head.value) for b in chain) for chain in chains]
+    index = node_index(node, root, arity) if any(noisy) else None
+    if index is None:
+        return False
+    order, input_decides = index.walk_order(noisy.__getitem__)
+    return order is None or input_decides
+
+
 def definition_order(node: RuleNode, root: RuleNode, arity: Callable[[str], int | None]) -> tuple[int, ...] | None:
     """The positions of ``node``'s definitions in the order OPA tries them,
     where ``node`` has one constant value, a body can raise or print, and
@@ -114,4 +129,4 @@ def _may_raise(node: Any) -> bool:
     return fields is not None and any(_may_raise(getattr(node, f)) for f in fields if f != "location")
 
 
-__all__ = ["definition_order", "merged_order"]
+__all__ = ["definition_order", "merged_order", "order_depends_on_input"]

@@ -271,6 +271,10 @@ class RuleIndex:
         return IndexResult(out, not multiple)
 
     def static_order(self, noisy: Callable[[int], bool] = lambda _chain: True) -> list[int] | None:
+        """See :meth:`walk_order`: its order."""
+        return self.walk_order(noisy)[0]
+
+    def walk_order(self, noisy: Callable[[int], bool] = lambda _chain: True) -> tuple[list[int] | None, bool]:
         """The definitions' positions in an order that puts those a lookup
         returns in the order it returns them, for every input where one order
         does that; where the input decides between two definitions, in their
@@ -289,7 +293,8 @@ class RuleIndex:
         another definition and one met after it leave their order to the input.
 
         ``noisy``: whether a definition can raise or print; two that cannot
-        may come in either order (whichever succeeds, the value is the same)."""
+        may come in either order (whichever succeeds, the value is the same).
+        With the order: whether the input decides between two (noisy) definitions."""
         members = {ref for path in self.paths.values() for ref, _value, origin in path if origin == "member"}
         # Each (chain, position in the walk, choices: ref node -> value taken there).
         leaves: list[tuple[int, int, dict[int, Any]]] = []
@@ -322,6 +327,9 @@ class RuleIndex:
                 if ref_node.array is not None:
                     below.append((ref_node.array, True, choices, above))
             stack.extend(reversed(below))
+        # (A definition met at the root is met there first, whatever the input.)
+        at_root = {rule.chain for _, rule in self.root.rules}
+        leaves = [leaf for leaf in leaves if leaf[0] not in at_root or leaf[1] < len(self.root.rules)]
         chains = sorted({chain for chain, _, _ in leaves})
         before: set[tuple[int, int]] = set()
         loose: set[tuple[int, int]] = set()  # (pairs whose order the input decides)
@@ -355,7 +363,7 @@ class RuleIndex:
                 incoming[d] -= 1
                 if incoming[d] == 0:
                     heapq.heappush(ready, d)
-        return order if len(order) == len(chains) else None
+        return (order if len(order) == len(chains) else None), bool(loose)
 
 
 def _order_node(n: _Node | None, out: list[int]) -> None:
@@ -737,7 +745,15 @@ def head_value(rule: ast.Rule) -> tuple[bool, bool, Any]:
     return True, False, None
 
 
-__all__ = ["ANY", "NO_ENTRY", "split_escaped", "IndexResult", "IndexedRule", "RuleIndex", "head_value"]
+__all__ = ["ANY", "NO_ENTRY", "split_escaped", "IndexResult", "IndexedRule", "RuleIndex", "head_value", "never_exits_early", "one_constant_value"]
+
+
+def never_exits_early(node: RuleNode) -> bool:
+    """Whether OPA evaluates every definition of the complete document
+    ``node`` whatever their values: where one of them is a rule whose ref is
+    longer than its name and which has no body (``o.b := 1``; one with a
+    body, ``o.b := 1 if true``, does not stop this, as OPA shows)."""
+    return node.kind == COMPLETE and any(rule.head.ref.path and not rule.body for rule in node.rules)
 
 
 def one_constant_value(node: RuleNode) -> bool:
@@ -746,8 +762,8 @@ def one_constant_value(node: RuleNode) -> bool:
     stops at the first definition that succeeds."""
     if node.kind not in (COMPLETE, FUNCTION) or not node.rules:
         return False
-    if node.kind == COMPLETE and any(rule.head.ref.path for rule in node.rules):
-        return False  # (OPA reads a rule whose ref is longer than its name, `o.b := 1`, through its rule tree: no early exit)
+    if never_exits_early(node):
+        return False
     first: Any = None
     seen = False
     for rule in node.rules:

@@ -32,9 +32,9 @@ from typing import Any, Callable
 
 from pyrego.ast import nodes as ast
 from pyrego.codegen.body import BodyEmitter
-from pyrego.codegen.docs import conflict_message
 from pyrego.codegen.generator import ModuleGen
 from pyrego.codegen.program import Program
+from pyrego.codegen.rule_values import conflict_message
 from pyrego.compile.base import (
     COMPLETE,
     FUNCTION,

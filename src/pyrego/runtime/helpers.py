@@ -19,6 +19,7 @@ from pyrego.builtins.sprintf import format_value
 from pyrego.errors import EvalBuiltinError, EvalCancelError, EvalConflictError, EvalError, EvalTypeError, Location
 from pyrego.runtime.builtin_errors import BuiltinError, BuiltinHalt
 from pyrego.runtime.context import EvalContext
+from pyrego.runtime.definitions import rt_all_defs_early, rt_def_conflict, rt_first_found
 from pyrego.runtime.values import PLAIN_TYPES, UNDEF, check_plain, compare, equal, freeze, sort_key, thaw
 
 MISS = object()
@@ -344,31 +345,6 @@ def rt_object(pairs: Any, location: Location | None = None) -> dict[Any, Any]:
 
 def rt_conflict(message: str, location: Location | None) -> None:
     raise EvalConflictError(message, location)
-
-
-def rt_all_defs_early(ctx: EvalContext, defs: Any, conflict: str, where: Any, exits_early: Callable[..., bool], args: tuple[Any, ...] = ()) -> Any:
-    """A complete rule's (or a function's, for ``args``) value from all its
-    definitions (in OPA's order), which must agree, where OPA's rule index
-    can make it stop at the first value: where the definitions it finds for
-    this evaluation's input (and arguments) all have one value
-    (``exits_early``), OPA never runs those after the first that succeeds,
-    so an error one of them raises is not OPA's."""
-    r = UNDEF
-    for i, d in enumerate(defs):
-        try:
-            x = d(ctx, *args)
-        except EvalCancelError:
-            raise
-        except EvalError:
-            if r is not UNDEF and exits_early(ctx, args):
-                return r
-            raise
-        if x is not UNDEF:
-            if r is UNDEF:
-                r = x
-            elif not equal(r, x):
-                rt_conflict(conflict, where[i])
-    return r
 
 
 def resolve_index_ref(ctx: EvalContext, ref: tuple[Any, ...], args: tuple[Any, ...]) -> Any:
@@ -699,6 +675,8 @@ HELPERS: dict[str, Any] = {
     "rt_object": rt_object,
     "rt_conflict": rt_conflict,
     "rt_all_defs_early": rt_all_defs_early,
+    "rt_def_conflict": rt_def_conflict,
+    "rt_first_found": rt_first_found,
     "rt_obj_put": rt_obj_put,
     "rt_obj_put_path": rt_obj_put_path,
     "rt_obj_add_member": rt_obj_add_member,
