@@ -59,25 +59,13 @@ def rt_all_defs_early(ctx: EvalContext, defs: Any, conflict: str, where: Any, in
     again in its order, those already run by their results."""
     r = UNDEF
     done: list[Any] = []
-    for i, d in enumerate(defs):
+    for d in defs:
         try:
             x = d(ctx, *args)
         except EvalCancelError:
             raise
-        except EvalError:
-            order, early = index(ctx, args)
-            for j in order:
-                if j == i:
-                    raise
-                y = done[j] if j < i else defs[j](ctx, *args)
-                if y is not UNDEF:
-                    if early:
-                        return y
-                    if r is UNDEF:
-                        r = y
-                    elif not equal(r, y):
-                        rt_def_conflict(ctx, conflict, where[j], args)
-            return UNDEF if early else r  # (OPA never runs the one raising: the index did not find it)
+        except EvalError as exc:
+            return _in_index_order(ctx, defs, conflict, where, index, args, done, exc)
         done.append(x)
         if x is not UNDEF:
             if r is UNDEF:
@@ -99,14 +87,20 @@ def rt_first_found(ctx: EvalContext, defs: Any, index: IndexLookup, args: tuple[
     return UNDEF
 
 
-def _in_index_order(ctx: EvalContext, defs: Any, conflict: str, where: Any, index: IndexLookup, args: tuple[Any, ...], done: list[Any]) -> Any:
-    """Where two of ``done``'s values conflict: the definitions tried again
-    in OPA's index's order (see rt_all_defs_early), whose first error or
-    conflict is OPA's."""
+def _in_index_order(
+    ctx: EvalContext, defs: Any, conflict: str, where: Any, index: IndexLookup, args: tuple[Any, ...], done: list[Any], failed: EvalError | None = None
+) -> Any:
+    """Where two of ``done``'s values conflict, or the definition after them
+    raised ``failed``: the definitions tried again in OPA's index's order
+    (see rt_all_defs_early), whose first error or conflict is OPA's (the
+    one raising is never run where the index does not find it)."""
     order, early = index(ctx, args)
     r = UNDEF
+    ran = len(done)
     for j in order:
-        y = done[j] if j < len(done) else defs[j](ctx, *args)
+        if failed is not None and j == ran:
+            raise failed
+        y = done[j] if j < ran else defs[j](ctx, *args)
         if y is not UNDEF:
             if early:
                 return y
