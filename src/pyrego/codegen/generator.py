@@ -410,7 +410,7 @@ class ModuleGen:
             assert value is not None
             literal = self._value_literal(value)
             return RuleWrapper("complete", node.id, constant=literal, constant_value=self._literal_value(literal, value))
-        defs, order = self.definitions(node)
+        defs, order, input_decides = self.definitions(node)
         if node.kind in (PARTIAL_SET, PARTIAL_OBJECT):
             if node.default is None and not (node.kind == PARTIAL_OBJECT and self._rules_below_children(node)):
                 return RuleWrapper("set" if node.kind == PARTIAL_SET else "object", node.id, defs)
@@ -418,7 +418,7 @@ class ModuleGen:
             return None
         conflict = where = default_fn = None
         default, default_value = "UNDEF", UNDEF
-        early = early_exit_name(self, node, order) if len(defs) > 1 else None  # (OPA's index lookup, where needed)
+        early = early_exit_name(self, node, order, input_decides) if len(defs) > 1 else None  # (OPA's index lookup, where needed)
         if len(defs) > 1 and not one_constant_value(node):  # (one value: OPA stops at the first definition that succeeds)
             conflict, where = self.const(conflict_message(node)), self.const(conflict_locations(self, node, order))
         if node.default is not None:
@@ -489,18 +489,19 @@ class ModuleGen:
         self.lines.append("")
         return name
 
-    def definitions(self, node: RuleNode) -> tuple[tuple[str, ...], tuple[int, ...]]:
-        """The functions of ``node``'s definitions, with OPA's index guards, in OPA's order, and their
-        positions in source order. Where all have one constant value OPA stops at the first that succeeds,
-        so the order matters (compile.index_order); else it decides which error comes first (the plan's)."""
+    def definitions(self, node: RuleNode) -> tuple[tuple[str, ...], tuple[int, ...], bool]:
+        """The functions of ``node``'s definitions, with OPA's index guards, in OPA's order, their
+        positions in source order, and whether the input decides that order. Where all have one constant
+        value OPA stops at the first that succeeds, so the order matters (compile.index_order); else it
+        decides which error comes first (the plan's)."""
         plan = index_plan(node, self.tree.root, self.tree.functions, self.arity, self.strict_errors)
         defs = tuple(self.definition_or_closure(node, guarded_rule(rule, plan), i) for i, rule in enumerate(node.rules))
-        order = None
+        order, input_decides = None, False
         if len(defs) > 1 and (self.strict_errors or self.tree.calls_print or program_can_conflict(self.tree.root)):
-            order = definition_order(node, self.tree.root, self.arity)  # (else nothing can raise or print: any order gives one answer)
+            order, input_decides = definition_order(node, self.tree.root, self.arity)  # (else nothing can raise or print: any order gives one answer)
         if order is None:
             order = plan.order if plan.order is not None and len(plan.order) == len(defs) else tuple(range(len(defs)))
-        return tuple(defs[i] for i in order), order
+        return tuple(defs[i] for i in order), order, input_decides
 
     def definition_or_closure(self, node: RuleNode, rule: ast.Rule, index: int) -> str:
         """``D<id>_<n>``: a closure until hot where the shape allows, else code."""
@@ -608,13 +609,13 @@ class ModuleGen:
         em.restore(st)
 
     def function_node(self, node: RuleNode) -> RuleWrapper:
-        defs, order = self.definitions(node)
+        defs, order, input_decides = self.definitions(node)
         conflict = self.const(conflict_message(node))
         where = self.const(conflict_locations(self, node, order))
         default_fn = self.default_value(node) if node.default is not None else None
         first = len(defs) > 1 and one_constant_value(node)  # (OPA then takes the first that succeeds)
         memo = node.id in self.tree.printing_nodes
-        early = None if len(defs) < 2 else early_exit_name(self, node, order)
+        early = None if len(defs) < 2 else early_exit_name(self, node, order, input_decides)
         return RuleWrapper(
             "function", node.id, defs, node.arity or 0, conflict=conflict, where=where, default_fn=default_fn, first_only=first, memo=memo, early_exit=early
         )

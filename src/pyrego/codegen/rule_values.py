@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING, Any
 from pyrego.ast import nodes as ast
 from pyrego.compile.base import FUNCTION, RuleNode, iter_rule_chain
 from pyrego.compile.index_guards import early_exit_test, program_can_conflict
-from pyrego.compile.index_order import order_depends_on_input
 from pyrego.compile.rule_index import one_constant_value
 from pyrego.runtime.definitions import ElseLocations
 
@@ -54,19 +53,19 @@ def _with_branch_numbers(rule: ast.Rule, n: int = 0) -> ast.Rule:
     return dataclasses.replace(rule, head=head, else_=rest)
 
 
-def early_exit_name(gen: ModuleGen, node: RuleNode, order: tuple[int, ...]) -> str | None:
+def early_exit_name(gen: ModuleGen, node: RuleNode, order: tuple[int, ...], input_decides: bool) -> str | None:
     """The constant holding the test of whether OPA's index makes ``node``
-    (a complete document or function computing all its definitions) stop
-    at its first value for an evaluation (see rt_all_defs_early); None
-    where nothing but a value can come of a definition OPA skips."""
+    (a complete document or function computing all its definitions, in
+    ``order``) stop at its first value for an evaluation (see
+    rt_all_defs_early); None where nothing but a value can come of a
+    definition OPA skips. ``input_decides``: whether the input decides the
+    order of ``node``'s definitions of one value (ModuleGen.definitions)."""
     if not gen.index_lookups:
         return None
     if one_constant_value(node):
         # (OPA stops at the first that succeeds: its order matters where it
         # depends on the input, and a body can raise or print)
-        if not (gen.strict_errors or gen.tree.calls_print or program_can_conflict(gen.tree.root)):
-            return None
-        if not order_depends_on_input(node, gen.tree.root, gen.arity):
+        if not input_decides:
             return None
     elif not (gen.strict_errors or program_can_conflict(gen.tree.root)):
         return None

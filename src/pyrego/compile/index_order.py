@@ -13,14 +13,13 @@ prints in OPA only where no definition before it in that order succeeds.
 pyrego's code tries definitions in the order it is given them: for such
 documents, where a body can raise or print (elsewhere the order changes
 nothing but speed), it is given them in OPA's order where one order serves
-every input (:meth:`RuleIndex.static_order`); a function of one value stops
+every input (:meth:`RuleIndex.walk_order`); a function of one value stops
 at its first definition that succeeds (codegen.tiers), as a complete rule
 does. Where the order of two definitions depends on the input (requiring
 different members of one collection, ``"a" in input.roles``; an ``else``
 branch or a value of ``x in [...]`` placed on both sides of another
-definition) those two keep their source order: looking the index up at each
-evaluation would cost more than the rule itself, and would keep a prepared
-rule from becoming one function of the input.
+definition), the code looks OPA's index up at each evaluation
+(``rt_first_found``): only there, since that costs more than the rule itself.
 """
 
 from __future__ import annotations
@@ -38,38 +37,25 @@ from pyrego.compile.rule_index import one_constant_value
 _QUIET_CALLS = NEVER_FAILS - {"print"}
 
 
-def order_depends_on_input(node: RuleNode, root: RuleNode, arity: Callable[[str], int | None]) -> bool:
-    """Whether ``node`` has one constant value, a body can raise or print,
-    and the order OPA tries its definitions in depends on the input (no
-    one order serves every input): it is then looked up per evaluation."""
+def definition_order(node: RuleNode, root: RuleNode, arity: Callable[[str], int | None]) -> tuple[tuple[int, ...] | None, bool]:
+    """Where ``node`` has one constant value and a body can raise or print:
+    the positions of its definitions in the order OPA tries them, where that
+    order is fixed and not the source order (else None), and whether the
+    input decides it (no one order serves every input: it is then looked up
+    per evaluation). Elsewhere (None, False)."""
     if len(node.rules) < 2 or not one_constant_value(node):
-        return False
-    chains = [iter_rule_chain(rule) for rule in node.rules]
-    noisy = [any(_may_raise(b.body) or _may_raise(b.head.value) for b in chain) for chain in chains]
-    index = node_index(node, root, arity) if any(noisy) else None
-    if index is None:
-        return False
-    order, input_decides = index.walk_order(noisy.__getitem__)
-    return order is None or input_decides
-
-
-def definition_order(node: RuleNode, root: RuleNode, arity: Callable[[str], int | None]) -> tuple[int, ...] | None:
-    """The positions of ``node``'s definitions in the order OPA tries them,
-    where ``node`` has one constant value, a body can raise or print, and
-    that order is fixed and not the source order; else None."""
-    if len(node.rules) < 2 or not one_constant_value(node):
-        return None
+        return None, False
     chains = [iter_rule_chain(rule) for rule in node.rules]
     noisy = [any(_may_raise(b.body) or _may_raise(b.head.value) for b in chain) for chain in chains]
     if not any(noisy):
-        return None
+        return None, False
     index = node_index(node, root, arity)
     if index is None:
-        return None  # (a body OPA's form cannot be made of: the source order)
-    order = index.static_order(noisy.__getitem__)
-    if order is None or order == list(range(len(chains))):
-        return None
-    return tuple(order)
+        return None, False  # (a body OPA's form cannot be made of: the source order)
+    order, input_decides = index.walk_order(noisy.__getitem__)
+    if order is None:
+        return None, True
+    return (None if order == list(range(len(chains))) else tuple(order)), input_decides
 
 
 def merged_order(node: RuleNode, root: RuleNode, arity: Callable[[str], int | None]) -> list[int | str] | None:
@@ -129,4 +115,4 @@ def _may_raise(node: Any) -> bool:
     return fields is not None and any(_may_raise(getattr(node, f)) for f in fields if f != "location")
 
 
-__all__ = ["definition_order", "merged_order", "order_depends_on_input"]
+__all__ = ["definition_order", "merged_order"]

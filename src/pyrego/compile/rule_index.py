@@ -270,10 +270,6 @@ class RuleIndex:
                     last = rule.value
         return IndexResult(out, not multiple)
 
-    def static_order(self, noisy: Callable[[int], bool] = lambda _chain: True) -> list[int] | None:
-        """See :meth:`walk_order`: its order."""
-        return self.walk_order(noisy)[0]
-
     def walk_order(self, noisy: Callable[[int], bool] = lambda _chain: True) -> tuple[list[int] | None, bool]:
         """The definitions' positions in an order that puts those a lookup
         returns in the order it returns them, for every input where one order
