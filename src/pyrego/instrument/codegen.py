@@ -51,9 +51,9 @@ from pyrego.compile.ground import ground_value, is_ground
 from pyrego.compile.opa_form import OpaForm, PieceTable
 from pyrego.compile.rule_index import IndexedRule, RuleIndex, head_value
 from pyrego.compile.safety import stmt_vars
-from pyrego.instrument.recorder import NAMESPACE, resolve_ref
+from pyrego.instrument.recorder import NAMESPACE
 from pyrego.parse.spans import SourceSpans
-from pyrego.runtime.helpers import MISS, VALUES, rt_conflict
+from pyrego.runtime.helpers import MISS, VALUES, resolve_index_ref, rt_conflict
 from pyrego.runtime.values import UNDEF, equal, freeze
 
 _LOOP = re.compile(r"for (.*?) in (.*):")
@@ -257,7 +257,7 @@ class _Run:
 
     def _chosen(self, ctx: Any, args: tuple[Any, ...]) -> Any:
         started = time.perf_counter_ns()
-        res = self.w.index.lookup(lambda ref: resolve_ref(ctx, ref, args))
+        res = self.w.index.lookup(lambda ref: resolve_index_ref(ctx, ref, args))
         rec = ctx.cfg.recorder
         rec.count("timer_eval_op_rule_index_ns", time.perf_counter_ns() - started)
         rec.index(self.w.path, res.count(), res.early_exit)

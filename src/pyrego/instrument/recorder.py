@@ -21,7 +21,6 @@ from typing import Any, Iterable, Iterator
 
 from pyrego.compile.opa_form import PieceTable
 from pyrego.runtime.context import EvalConfig
-from pyrego.runtime.helpers import resolve_index_ref
 from pyrego.runtime.values import UNDEF
 
 #: A recorded event: (op, query id, piece id (-1: the query), message, node text or None, variable values or None).
@@ -255,8 +254,4 @@ NAMESPACE: dict[str, Any] = {
 }  # fmt: skip
 
 
-#: The value of an index ref (see pyrego.runtime.helpers.resolve_index_ref).
-resolve_ref = resolve_index_ref
-
-
-__all__ = ["NAMESPACE", "RawEvent", "Recorder", "RecordingConfig", "resolve_ref"]
+__all__ = ["NAMESPACE", "RawEvent", "Recorder", "RecordingConfig"]
