@@ -146,14 +146,15 @@ class RuleWrapper:
             return out + [f"    c[{key}] = acc", "    return acc"]
         calls = [f"{d}(ctx)" for d in self.defs]
         body: list[str] = []
-        if self.constant is not None:
+        if self.early_exit is not None:  # (OPA's index decides which definitions run, in which order)
+            defs = f"({', '.join(self.defs)},)"
+            run = f"rt_first_found(ctx, {defs}, {self.early_exit})" if self.conflict is None else f"rt_all_defs_early(ctx, {defs}, {self.conflict}, {self.where}, {self.early_exit})"
+            body.append(f"    r = {run}")
+            calls = []
+        elif self.constant is not None:
             body.append(f"    r = {self.constant}")
         else:
             body.append(f"    r = {calls[0]}" if calls else "    r = UNDEF")
-        if self.early_exit is not None:
-            found = f"rt_first_found(ctx, ({', '.join(self.defs)},), {self.early_exit})"
-            body = [f"    r = {found}" if self.conflict is None else f"    r = rt_all_defs_early(ctx, ({', '.join(self.defs)},), {self.conflict}, {self.where}, {self.early_exit})"]
-            calls = []
         for i, call in enumerate(calls[1:], 1):
             if self.conflict is None:
                 body.append(f"    if r is UNDEF: r = {call}")
@@ -304,17 +305,18 @@ def _function_closure(
     def function(ctx: Any, *args: Any) -> Any:
         tick()
         r = UNDEF
-        for i, d in enumerate(defs if early is None else ()):
-            x = d(ctx, *args)
-            if x is not UNDEF:
-                if r is UNDEF:
-                    r = x
-                    if first_only:
-                        break
-                elif not equal(r, x):
-                    rt_def_conflict(ctx, conflict, where[i], args)
         if early is not None:
             r = rt_first_found(ctx, defs, early, args) if first_only else rt_all_defs_early(ctx, defs, conflict, where, early, args)
+        else:
+            for i, d in enumerate(defs):
+                x = d(ctx, *args)
+                if x is not UNDEF:
+                    if r is UNDEF:
+                        r = x
+                        if first_only:
+                            break
+                    elif not equal(r, x):
+                        rt_def_conflict(ctx, conflict, where[i], args)
         if r is UNDEF and default_fn is not None:
             r = default_fn(ctx, *args)
         return r
