@@ -34,6 +34,7 @@ from pyrego.ast.nodes import (
     Unify,
     Var,
 )
+from pyrego.parse.lexer import FUTURE_KEYWORDS
 
 if TYPE_CHECKING:
     from pyrego.compile.base import CompiledTree
@@ -54,13 +55,10 @@ def shown_name(name: str) -> str:
     return "_" if is_wildcard(name) else name.split("#")[0]
 
 
-#: Names that are keywords once imported from ``future.keywords``: OPA's
-#: message for such an unsafe variable says so.
-FUTURE_KEYWORDS = frozenset(("contains", "every", "if", "in"))
-
-
 def unsafe_var_message(name: str) -> str:
-    """OPA's message for the unsafe variable ``name`` (as :func:`shown_name` shows it)."""
+    """OPA's message for the unsafe variable ``name`` (as :func:`shown_name`
+    shows it); for a name that is a keyword once imported from
+    ``future.keywords``, with OPA's hint to import it."""
     shown = shown_name(name)
     if shown in FUTURE_KEYWORDS:
         return f"var {shown} is unsafe (hint: `import future.keywords.{shown}` to import a future keyword)"
