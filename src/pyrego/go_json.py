@@ -24,7 +24,7 @@ import math
 from decimal import Decimal
 from typing import Any
 
-__all__ = ["GoNumber", "marshal", "go_float", "go_string", "sorted_map"]
+__all__ = ["GoNumber", "marshal", "go_float", "go_string", "json_kind", "sorted_map"]
 
 
 class GoNumber(str):
@@ -76,6 +76,18 @@ def go_float(f: float) -> str:
     if point >= len(ds):
         return f"{neg}{ds}{'0' * (point - len(ds))}"
     return f"{neg}{ds[:point]}.{ds[point:]}"
+
+
+def json_kind(value: Any) -> str:
+    """The name Go's ``encoding/json`` gives the type of a decoded JSON value
+    (not null) in its errors: ``cannot unmarshal <kind> into ...``."""
+    if type(value) is bool:
+        return "bool"
+    if type(value) is str:
+        return "string"
+    if type(value) is list:
+        return "array"
+    return "object" if type(value) is dict else "number"
 
 
 def sorted_map(d: dict[str, Any]) -> dict[str, Any]:

@@ -21,6 +21,7 @@ from typing import Any
 from pyrego.builtins._goutil import quote_char
 from pyrego.builtins.encoding import go_decode_first, go_json_dumps
 from pyrego.go_base64 import Base64Error, go_b64decode
+from pyrego.go_json import json_kind
 from pyrego.runtime.builtin_errors import BuiltinError
 from pyrego.runtime.convert import reject_json_constant
 
@@ -260,17 +261,6 @@ JWK_STRING_ERROR = "jwk.ParseString: failed to parse string: "
 _PARSE = JWK_STRING_ERROR + "jwk.Parse: "
 
 
-def _json_kind(v: Any) -> str:
-    """The name Go's JSON errors give the type of a decoded value."""
-    if type(v) is bool:
-        return "bool"
-    if type(v) is str:
-        return "string"
-    if type(v) is list:
-        return "array"
-    return "object" if type(v) is dict else "number"
-
-
 def _token_text(v: Any) -> str:
     """A JSON token as Go's ``%v`` prints what ``json.Decoder.Token`` gives."""
     if v is None:
@@ -288,7 +278,7 @@ def _token_text(v: Any) -> str:
 def _parse_key(v: Any) -> Jwk:
     """jwx's ``jwk.ParseKey`` of one decoded JSON value (null: a key of no type)."""
     if v is not None and type(v) is not dict:
-        raise ValueError(f"jwk.ParseKey: jwk.Parse: failed to probe data: probe: failed to unmarshal data: json: cannot unmarshal {_json_kind(v)} into {_PROBE}")
+        raise ValueError(f"jwk.ParseKey: jwk.Parse: failed to probe data: probe: failed to unmarshal data: json: cannot unmarshal {json_kind(v)} into {_PROBE}")
     try:
         return jwk_to_key(v or {})
     except ValueError as exc:

@@ -29,6 +29,7 @@ from pyrego.filters.masks import evaluate_masks, parse_mask_rule
 from pyrego.filters.sql import SQLError, to_sql
 from pyrego.filters.translate import queries_to_condition, translate_field
 from pyrego.filters.ucast import to_ucast
+from pyrego.go_json import json_kind
 from pyrego.partial import PartialResult, partial_eval
 from pyrego.runtime.values import UNDEF
 
@@ -128,8 +129,7 @@ def _check_mappings(mappings: Any) -> None:
     if mappings is None:
         return
     if not isinstance(mappings, dict):
-        kind = {list: "array", str: "string", bool: "bool"}.get(type(mappings), "number")
-        raise FilterError("invalid_json", f"json: cannot unmarshal {kind} into Go value of type map[string]interface {{}}")
+        raise FilterError("invalid_json", f"json: cannot unmarshal {json_kind(mappings)} into Go value of type map[string]interface {{}}")
     for table in sorted(mappings):
         entry = mappings[table]
         where = f"mappings[{json.dumps(table)}]"

@@ -14,6 +14,7 @@ from pyrego.ast import nodes as ast
 from pyrego.errors import RegoError
 from pyrego.filters.errors import FilterError
 from pyrego.filters.ucast import json_value
+from pyrego.go_json import json_kind
 from pyrego.parse.parser import parse_term
 from pyrego.runtime.convert import to_json_value
 from pyrego.runtime.values import UNDEF
@@ -42,6 +43,5 @@ def evaluate_masks(engine: Engine, rule: str, input: Any) -> dict[str, Any] | No
     if value is None:
         return None
     if not isinstance(value, dict):
-        kind = {bool: "bool", str: "string", list: "array"}.get(type(value), "number")
-        raise FilterError("compile_error", f"convert masks: json: cannot unmarshal {kind} into Go value of type map[string]interface {{}}")
+        raise FilterError("compile_error", f"convert masks: json: cannot unmarshal {json_kind(value)} into Go value of type map[string]interface {{}}")
     return json_value(to_json_value(value))  # type: ignore[no-any-return]
