@@ -263,16 +263,11 @@ def replace(s: Any, old: Any, new: Any) -> str:
         hits = len(to_bytes(text)) + 1 if not o else text.count(o)
         check_string_size(len(text) + hits * (len(n) - len(o)), "the result")
     if not o and n and not text.isascii():
-        return _between_bytes(text, n)
+        # OPA's replacer (Go's strings.NewReplacer) matches an empty string at
+        # every byte, so a character of several bytes comes out split into
+        # invalid ones: bytes.replace does the same.
+        return from_bytes(to_bytes(text).replace(b"", to_bytes(n)))
     return text.replace(o, n)
-
-
-def _between_bytes(text: str, new: str) -> str:
-    """``new`` before, between and after the bytes of ``text``: OPA's replacer
-    (Go's ``strings.NewReplacer``) matches an empty string at every byte, so a
-    character of several bytes comes out split into invalid ones."""
-    sep = to_bytes(new)
-    return from_bytes(sep + sep.join(bytes((b,)) for b in to_bytes(text)) + sep)
 
 
 @builtin("strings.replace_n", 2, cancellable=True)
