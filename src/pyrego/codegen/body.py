@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from pyrego.ast import nodes as ast
 from pyrego.builtins.rego import metadata_value
 from pyrego.codegen.docs import some_in_collection
+from pyrego.codegen.key_order import query_var_names, rule_var_names
 from pyrego.codegen.lines import LineWriter
 from pyrego.codegen.strict_blocks import StrictBlocks
 from pyrego.compile.base import FuncRef, RuleNode, data_function_name
@@ -30,6 +31,8 @@ from pyrego.runtime.helpers import INDEX_TEXT
 from pyrego.runtime.values import equal
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from pyrego.codegen.generator import ModuleGen
 
 COMPARE_OPS = {"equal": "==", "neq": "!=", "lt": "<", "lte": "<=", "gt": ">", "gte": ">="}
@@ -43,6 +46,7 @@ class BodyEmitter(StrictBlocks, LineWriter):
     #: expression must run in OPA's order: the instrumented program).
     hoist = True
     prebound: set[str] | frozenset[str] = frozenset()  # (a rule's key bound before its body: codegen.set_members)
+    var_names: Callable[[str], str] | None = None  # OPA's names of a query's variables (None: the rules', codegen.key_order)
 
     def __init__(self, gen: ModuleGen, indent: int = 1) -> None:
         super().__init__(indent, gen.compact)
@@ -61,12 +65,10 @@ class BodyEmitter(StrictBlocks, LineWriter):
         self.in_query = False  # a query's bodies keep `==` a call (pyrego.compile.rewrite)
         # Iterate sets and objects in OPA's sorted order where order shows (strict errors: everywhere).
         self.ordered = gen.strict_errors
-        # Lookups already computed on this code path: (base, key, ...) -> temp.
-        # Input and bound variables never change during an evaluation, so a
-        # repeated ``input.user.x`` reuses the earlier lookup.
+        # Lookups already computed on this code path: (base, key, ...) -> temp (input and bound
+        # variables never change during an evaluation: a repeated ``input.user.x`` reuses it).
         self.cse: dict[tuple[str, ...], str] = {}
-        # The rule being compiled (for rego.metadata.*) and its document,
-        # None in queries.
+        # The rule being compiled (for rego.metadata.*) and its document, None in queries.
         self.rule: ast.Rule | None = None
         self.node: RuleNode | None = None
         # Whether a rule definition's code assigns its result variable ``r``.
@@ -150,9 +152,8 @@ class BodyEmitter(StrictBlocks, LineWriter):
         own_vars = {id(e): stmt_vars(e.statement, set()) for e in body}
         saved_outer = self.outer
         self.outer = outer.union(*own_vars.values())
-        self.in_query = self.in_query or record is not None
-        # (A query's expressions keep their nested calls: each reports its own
-        # value, which an expression rewritten around its calls would not.)
+        if record is not None:  # (a query: its expressions keep their nested calls, each reporting its own value)
+            self.in_query, self.var_names = True, self.var_names or query_var_names(body)
         functions = self.gen.functions if record is None else None
         now, self.prebound = self.bound - self.prebound, frozenset()  # (keys bound first: ordered as unbound, see set_members)
         ordered, _ = reorder_body(body, now, self.outer, self.gen.arity, required=required, location=location, bind_operands=False, functions=functions)
@@ -575,10 +576,9 @@ class BodyEmitter(StrictBlocks, LineWriter):
             items = [self.term(x) for x in t.items]
             return f"rt_set(({', '.join(items)}{',' if len(items) == 1 else ''}))"
         if isinstance(t, ast.Object):
-            if not (all(isinstance(k, ast.Scalar) and isinstance(k.value, str) for k, _ in t.items) and len({k.value for k, _ in t.items}) == len(t.items)):  # type: ignore[union-attr]
-                t = ast.Object(tuple(in_build_order(t.items)), t.location)
-            pairs = [(self.term(k), self.term(v)) for k, v in t.items]
-            if all(isinstance(k, ast.Scalar) and isinstance(k.value, str) for k, _ in t.items) and len({k.value for k, _ in t.items}) == len(t.items):  # type: ignore[union-attr]
+            plain = all(isinstance(k, ast.Scalar) and isinstance(k.value, str) for k, _ in t.items) and len({k.value for k, _ in t.items}) == len(t.items)  # type: ignore[union-attr]
+            pairs = [(self.term(k), self.term(v)) for k, v in (t.items if plain else in_build_order(t.items, self.var_names or rule_var_names(self.gen)))]
+            if plain:
                 return "{" + ", ".join(f"{k}: {v}" for k, v in pairs) + "}"
             return f"rt_object(({''.join(f'({k}, {v}), ' for k, v in pairs)}), {self.gen.loc(t.location)})"
         if isinstance(t, ast.Call):

@@ -41,6 +41,7 @@ from pyrego.ast import nodes as ast
 from pyrego.codegen import docs as codegen_docs
 from pyrego.codegen.body import COMPARE_OPS
 from pyrego.codegen.closure_terms import TESTS, Operand, Step, TermPlanner, Unsupported
+from pyrego.codegen.key_order import rule_var_names
 from pyrego.compile.base import (
     COMPLETE,
     FUNCTION,
@@ -546,7 +547,7 @@ class _Planner(TermPlanner):
         return build_equal
 
     def some_in(self, s: ast.SomeIn) -> Callable[[Step], Step]:
-        coll = self.operand(s.collection if s.key is not None else iterated_terms(s.collection))
+        coll = self.operand(s.collection if s.key is not None else iterated_terms(s.collection, rule_var_names(self.gen)))
         self.loops += 1
         key = self.pattern(s.key) if s.key is not None else None
         value = self.pattern(s.value)

@@ -4,6 +4,7 @@ values (what the compile stages, code generation and the engine's
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from decimal import Decimal
 from typing import Any
 
@@ -64,7 +65,9 @@ _KEY_RANK: dict[type, tuple[Any, ...]] = {
 }
 
 
-def _key_order(t: ast.Term) -> tuple[Any, ...]:
+def _key_order(t: ast.Term, var_names: Callable[[str], str] | None = None) -> tuple[Any, ...]:
+    if var_names is not None and type(t) is ast.Var:
+        return (5, 0, var_names(t.name))
     if type(t) is ast.Scalar:
         v = t.value
         if v is None:
@@ -85,7 +88,7 @@ def _ref_part(t: ast.Term) -> tuple[Any, ...]:
     return (5, 0, t.name) if type(t) is ast.Var else _key_order(t)
 
 
-def in_build_order(items: tuple[tuple[ast.Term, ast.Term], ...]) -> list[tuple[ast.Term, ast.Term]]:
+def in_build_order(items: tuple[tuple[ast.Term, ast.Term], ...], var_names: Callable[[str], str] | None = None) -> list[tuple[ast.Term, ast.Term]]:
     """The entries of an object literal in the order OPA builds the object:
     by key, sorted as ``ast.Compare`` sorts terms (constants by value, then
     variables, calls and comprehensions, each in the order of the text, then
@@ -93,7 +96,11 @@ def in_build_order(items: tuple[tuple[ast.Term, ast.Term], ...]) -> list[tuple[a
     turn out equal, the later entry is the one the object keeps
     (``{input.k: 1, "a": 2}`` is ``{"a": 1}`` when ``input.k`` is ``"a"``);
     of a key written twice, only the later entry is there at all (its
-    parser keeps one)."""
+    parser keeps one). ``var_names``: OPA's name for each variable (see
+    :mod:`pyrego.codegen.key_order`), by which variables sort; None: in the
+    order of the text."""
+    if var_names is not None and sum(type(k) is ast.Var for k, _ in items) < 2:
+        var_names = None  # (one variable sorts among the other keys by kind alone)
     kept: list[tuple[ast.Term, ast.Term]] = []
     for k, v in items:
         # (a key written twice is one entry, of the later value, before anything is evaluated)
@@ -103,10 +110,10 @@ def in_build_order(items: tuple[tuple[ast.Term, ast.Term], ...]) -> list[tuple[a
                 break
         else:
             kept.append((k, v))
-    return sorted(kept, key=lambda kv: _key_order(kv[0]))
+    return sorted(kept, key=lambda kv: _key_order(kv[0], var_names))
 
 
-def iterated_terms(t: ast.Term) -> ast.Term:
+def iterated_terms(t: ast.Term, var_names: Callable[[str], str] | None = None) -> ast.Term:
     """What ``some v in t`` iterates, as OPA does it: a set or object literal
     holding variables is iterated term by term before its values are known
     (its members, or its values, in the order ``ast.Compare`` sorts its
@@ -117,10 +124,11 @@ def iterated_terms(t: ast.Term) -> ast.Term:
         for x in t.items:
             if x not in items:  # (a term written twice is one member)
                 items.append(x)
-        return ast.Array(tuple(sorted(items, key=_key_order)), t.location)
+        names = var_names if sum(type(x) is ast.Var for x in items) > 1 else None
+        return ast.Array(tuple(sorted(items, key=lambda x: _key_order(x, names))), t.location)
     if type(t) is ast.Object and not is_ground(t) and all(type(k) is ast.Scalar or (type(k) is ast.Var and k.name not in ("input", "data")) for k, _ in t.items):
         # (only keys that cannot be undefined: the array leaves them out)
-        return ast.Array(tuple(v for _, v in in_build_order(t.items)), t.location)
+        return ast.Array(tuple(v for _, v in in_build_order(t.items, var_names)), t.location)
     return t
 
 
