@@ -12,10 +12,9 @@ declared (``r[k]``, ``k = ...``) keeps the name it is written with.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from pyrego.ast import nodes as ast
-from pyrego.typecheck.some_vars import LocalVarNumbers
 
 if TYPE_CHECKING:
     from pyrego.codegen.generator import ModuleGen
@@ -25,19 +24,36 @@ def rule_var_names(gen: ModuleGen) -> Callable[[str], str]:
     """OPA's name for each variable of the rules ``gen`` writes code for
     (counted once per program, on first use)."""
     tree = gen.tree
-    numbers = tree.local_var_numbers
-    if numbers is None:
-        numbers = tree.local_var_numbers = LocalVarNumbers(tree)
+
+    def numbers() -> Any:
+        if tree.local_var_numbers is None:
+            tree.local_var_numbers = _local_var_numbers(tree=tree)
+        return tree.local_var_numbers
+
     return _namer(numbers)
 
 
 def query_var_names(query: ast.Body) -> Callable[[str], str]:
-    """OPA's name for each variable of a query."""
-    return _namer(LocalVarNumbers(query=query))
+    """OPA's name for each variable of a query (counted on first use)."""
+    made: list[Any] = []
+
+    def numbers() -> Any:
+        if not made:
+            made.append(_local_var_numbers(query=query))
+        return made[0]
+
+    return _namer(numbers)
 
 
-def _namer(numbers: LocalVarNumbers) -> Callable[[str], str]:
+def _local_var_numbers(**where: Any) -> Any:
+    # (The type checker's package loads on first use: most programs never sort variables.)
+    from pyrego.typecheck.some_vars import LocalVarNumbers
+
+    return LocalVarNumbers(**where)
+
+
+def _namer(numbers: Callable[[], Any]) -> Callable[[str], str]:
     def name(var: str) -> str:
-        return numbers.var_name(var) or var.split("#", 1)[0]
+        return numbers().var_name(var) or var.split("#", 1)[0]  # type: ignore[no-any-return]
 
     return name
