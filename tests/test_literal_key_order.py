@@ -44,6 +44,27 @@ def test_object_and_set_literals_with_variables(oracle: Any, name: str) -> None:
     agree(oracle, _P + CASES[name] + "\n", "data.p.o")
 
 
+# OPA puts a call, comprehension or ref among the keys in a variable of its
+# own (``__localN__``), which sorts before a variable bound without being
+# declared whose name starts with a lowercase letter, after an uppercase one.
+MADE_CASES = {
+    "a ref and a lowercase name": 'o := {a: 1, input.x: 5} if { a = "y" }',
+    "the ref written first": 'o := {input.x: 5, a: 1} if { a = "y" }',
+    "a ref and an uppercase name": 'o := {A: 1, input.x: 5} if { A = "y" }',
+    "a ref and a declared variable": 'o := {a: 1, input.x: 5} if { a := "y" }',
+    "a call and a lowercase name": 'o := {a: 1, lower("Y"): 5} if { a = "y" }',
+    "a call and a declared variable": 'o := {a: 1, lower("Y"): 5} if { a := "y" }',
+    "a comprehension": 'o := {a: 1, [x | x := "y"][0]: 5} if { a = "y" }',
+    "a rule": 'o := {a: 1, data.p.k: 5} if { a = "y" }\n\nk := "y"',
+    "a set": 'o := [v | some v in {a, input.x, b}] if { a = "y"; b := 2 }',
+}
+
+
+@pytest.mark.parametrize("name", list(MADE_CASES))
+def test_variables_among_calls_and_refs(oracle: Any, name: str) -> None:
+    agree(oracle, _P + MADE_CASES[name] + "\n", "data.p.o", {"x": "y"})
+
+
 _NAMES = ["a", "b", "A", "Z", "v5", "x1", "k", "B2"]
 
 

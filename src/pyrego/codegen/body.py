@@ -21,7 +21,7 @@ from pyrego.codegen.lines import LineWriter
 from pyrego.codegen.strict_blocks import StrictBlocks
 from pyrego.compile.base import FuncRef, RuleNode, data_function_name
 from pyrego.compile.body_order import naming_term_vars, reorder_body
-from pyrego.compile.ground import ground_value, in_build_order, is_ground, iterated_as_built
+from pyrego.compile.ground import KeyNames, ground_value, in_build_order, is_ground, iterated_as_built
 from pyrego.compile.optimize import hoist_checks
 from pyrego.compile.rewrite import bind_negated_operands
 from pyrego.compile.safety import ROOTS, has_unbound, iterable_only, stmt_vars, term_vars, unsafe_var_message
@@ -31,8 +31,6 @@ from pyrego.runtime.helpers import INDEX_TEXT
 from pyrego.runtime.values import equal
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
-
     from pyrego.codegen.generator import ModuleGen
 
 COMPARE_OPS = {"equal": "==", "neq": "!=", "lt": "<", "lte": "<=", "gt": ">", "gte": ">="}
@@ -46,7 +44,7 @@ class BodyEmitter(StrictBlocks, LineWriter):
     #: expression must run in OPA's order: the instrumented program).
     hoist = True
     prebound: set[str] | frozenset[str] = frozenset()  # (a rule's key bound before its body: codegen.set_members)
-    var_names: Callable[[str], str] | None = None  # OPA's names of a query's variables (None: the rules', codegen.key_order)
+    var_names: KeyNames | None = None  # OPA's names of a query's variables (None: the rules', codegen.key_order)
 
     def __init__(self, gen: ModuleGen, indent: int = 1) -> None:
         super().__init__(indent, gen.compact)

@@ -15,13 +15,14 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from pyrego.ast import nodes as ast
+from pyrego.compile.ground import KeyNames
 
 if TYPE_CHECKING:
     from pyrego.codegen.generator import ModuleGen
 
 
-def rule_var_names(gen: ModuleGen) -> Callable[[str], str]:
-    """OPA's name for each variable of the rules ``gen`` writes code for
+def rule_var_names(gen: ModuleGen) -> KeyNames:
+    """OPA's names of the variables of the rules ``gen`` writes code for
     (counted once per program, on first use)."""
     tree = gen.tree
 
@@ -30,11 +31,11 @@ def rule_var_names(gen: ModuleGen) -> Callable[[str], str]:
             tree.local_var_numbers = _local_var_numbers(tree=tree)
         return tree.local_var_numbers
 
-    return _namer(numbers)
+    return _names(numbers)
 
 
-def query_var_names(query: ast.Body) -> Callable[[str], str]:
-    """OPA's name for each variable of a query (counted on first use)."""
+def query_var_names(query: ast.Body) -> KeyNames:
+    """OPA's names of the variables of a query (counted on first use)."""
     made: list[Any] = []
 
     def numbers() -> Any:
@@ -42,7 +43,7 @@ def query_var_names(query: ast.Body) -> Callable[[str], str]:
             made.append(_local_var_numbers(query=query))
         return made[0]
 
-    return _namer(numbers)
+    return _names(numbers)
 
 
 def _local_var_numbers(**where: Any) -> Any:
@@ -52,8 +53,11 @@ def _local_var_numbers(**where: Any) -> Any:
     return LocalVarNumbers(**where)
 
 
-def _namer(numbers: Callable[[], Any]) -> Callable[[str], str]:
-    def name(var: str) -> str:
-        return numbers().var_name(var) or var.split("#", 1)[0]  # type: ignore[no-any-return]
+def _names(numbers: Callable[[], Any]) -> KeyNames:
+    def var(name: str) -> str:
+        return numbers().var_name(name) or name.split("#", 1)[0]  # type: ignore[no-any-return]
 
-    return name
+    def made() -> str:
+        return numbers().made_after()  # type: ignore[no-any-return]
+
+    return KeyNames(var, made)
