@@ -24,6 +24,8 @@ location of the offending token and its source line.
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -191,17 +193,23 @@ class Parser(LogicParser):
         )
 
     def build_rule(self, r: _Rule) -> ast.Rule:
-        h = r.head
-        head = new_rule_head(
-            new_ref(h.var, tuple(h.path), h.var.location),
-            h.value,
-            h.key if h.value is None else None,
-            h.args,
-            h.assign,
-            h.location,
-        )
-        else_ = self.build_rule(r.else_) if r.else_ is not None else None
-        return new_rule(head, r.body, r.default, else_, r.location, self.file)
+        chain = [r]
+        while chain[-1].else_ is not None:
+            chain.append(chain[-1].else_)  # type: ignore[arg-type]
+        built: ast.Rule | None = None
+        for branch in reversed(chain):  # (the last else first: each branch holds the next)
+            h = branch.head
+            head = new_rule_head(
+                new_ref(h.var, tuple(h.path), h.var.location),
+                h.value,
+                h.key if h.value is None else None,
+                h.args,
+                h.assign,
+                h.location,
+            )
+            built = new_rule(head, branch.body, branch.default, built, branch.location, self.file)
+        assert built is not None
+        return built
 
     def check_v1(self, r: _Rule) -> list[RegoParseError]:
         """OPA's CheckRegoV1 rule checks (run at parse time in v1): every one
@@ -504,11 +512,13 @@ class Parser(LogicParser):
         return head, False
 
     def parse_else(self, head: _Head) -> _Rule:
-        self.enter()  # else chains recurse
-        try:
-            return self._parse_else(head)
-        finally:
-            self.depth -= 1
+        """An else chain, branch after branch (a loop: OPA takes chains of
+        any length, and generated lookup tables have thousands)."""
+        first = branch = self._parse_else(head)
+        while self.kind == "else" and not branch.generated_body:
+            branch.else_ = self._parse_else(head)
+            branch = branch.else_
+        return first
 
     def _parse_else(self, head: _Head) -> _Rule:
         loc = self.loc()
@@ -540,8 +550,6 @@ class Parser(LogicParser):
             rule.body = (self.parse_literal(),)
         else:
             raise self.illegal("rule body expected")
-        if self.kind == "else":
-            rule.else_ = self.parse_else(head)
         return rule
 
     def validate_default(self, rule: _Rule) -> None:
@@ -705,14 +713,32 @@ def _is_builtin(name: str) -> bool:
         return False
 
 
-def _run(text: str, filename: str, rego_v1: bool, what: str, annotations: bool = True) -> object:
-    """Parse with a recursion limit that fits MAX_DEPTH, mapping any stray
-    exception to RegoParseError (the contract is: nothing else escapes)."""
-    if not isinstance(text, str):
-        raise RegoParseError(f"expected text, got {type(text).__name__}", Location(filename, 1, 1))
+@contextmanager
+def deep_recursion() -> Iterator[None]:
+    """A recursion limit that fits MAX_DEPTH levels of the parser, and else
+    chains thousands of branches long in what walks a module's tree (the
+    formatter, the JSON form): since Python 3.11 calls between Python
+    functions use no C stack."""
     old = sys.getrecursionlimit()
     if old < _RECURSION_LIMIT:
         sys.setrecursionlimit(_RECURSION_LIMIT)
+    try:
+        yield
+    finally:
+        if old < _RECURSION_LIMIT:
+            sys.setrecursionlimit(old)
+
+
+def _run(text: str, filename: str, rego_v1: bool, what: str, annotations: bool = True) -> object:
+    with deep_recursion():
+        return _run_parser(text, filename, rego_v1, what, annotations)
+
+
+def _run_parser(text: str, filename: str, rego_v1: bool, what: str, annotations: bool) -> object:
+    """Parse, mapping any stray exception to RegoParseError (the contract
+    is: nothing else escapes)."""
+    if not isinstance(text, str):
+        raise RegoParseError(f"expected text, got {type(text).__name__}", Location(filename, 1, 1))
     parser: Parser | None = None
     try:
         parser = Parser(text, filename, rego_v1)
@@ -727,8 +753,6 @@ def _run(text: str, filename: str, rego_v1: bool, what: str, annotations: bool =
     except Exception as e:  # a parser bug must still surface as a parse error
         raise _internal_error(parser, filename, f"internal parser error: {type(e).__name__}: {e}")
     finally:
-        if old < _RECURSION_LIMIT:
-            sys.setrecursionlimit(old)
         if parser is not None:
             # Memoised errors hold tracebacks whose frames hold the parser:
             # clearing the memo lets all of it be freed at once by refcount.
