@@ -484,9 +484,8 @@ class _Request:
                 method, url, "context deadline exceeded (Client.Timeout exceeded while awaiting headers)", timeout=True
             )
         except ConnectionRefusedError:
-            raise NetworkError(
-                method, url, f"dial tcp {parts.hostname}:{port or _default_port(scheme)}: connect: connection refused"
-            )
+            dialed = _dialed_address(parts.hostname, port or _default_port(scheme))
+            raise NetworkError(method, url, f"dial tcp {dialed}: connect: connection refused")
         except ssl.SSLCertVerificationError as exc:
             reason = exc.verify_message or str(exc)
             if "self-signed" in reason or "unable to get local issuer" in reason:
@@ -504,6 +503,17 @@ class _Request:
 
 def _default_port(scheme: str) -> int:
     return 443 if scheme == "https" else 80
+
+
+def _dialed_address(host: str, port: int) -> str:
+    """The address a refused connection went to, as Go's dial error names it:
+    the first resolved IP (the one both Go and Python try first), not the host name."""
+    try:
+        family, _, _, _, sockaddr = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
+    except (OSError, IndexError):
+        return f"{host}:{port}"
+    ip = str(sockaddr[0])
+    return f"[{ip}]:{port}" if family == socket.AF_INET6 else f"{ip}:{port}"
 
 
 def _is_json(headers: dict[str, list[str]]) -> bool:
