@@ -181,3 +181,38 @@ def test_json_body_is_its_first_value(oracle: Any, echo_server: int, name: str) 
 def test_https_to_a_plain_http_service(oracle: Any, echo_server: int) -> None:
     body = 'r := http.send({"url": input.u, "method": "get"})\n'
     agree(oracle, _P + body, "data.p.r", {"u": f"https://127.0.0.1:{echo_server}/network/n1"})
+
+
+# Found by mutating the corpus's modules (every endpoint's module imports the
+# service's shared one): OPA reads an import's path with the future keywords
+# (and `not`) off, and reads the token after the path the same way, so a
+# keyword starting the next statement is a name there ("if keyword cannot be
+# used for rule name", "var cannot be used for rule name"); pyrego read it as
+# the keyword ("unexpected if keyword"). An import path ending in a keyword
+# gets OPA's hint.
+AFTER_IMPORT = {
+    "if body": "import data.lib\n\nif {\n  lib.x\n}\n",
+    "if expression": "import data.lib\nif lib.allow with input as {}\n",
+    "if alone": "import data.lib\nif\n",
+    "in assigned": "import data.lib\nin := 1\n",
+    "every assigned": "import data.lib\nevery := 1\n",
+    "not assigned": "import data.lib\nnot := 1\n",
+    "not expression": "import data.lib\nnot lib.x\n",
+    "contains rule": "import data.lib\ncontains x if true\n",
+    "two imports": "import data.lib\nimport data.other\nif {\n  true\n}\n",
+    "after future keywords": "import future.keywords\nin := 1\n",
+    "after future.keywords.in": "import future.keywords.in\nin := 1\n",
+    "after rego.v1": "import rego.v1\nif {\n  true\n}\n",
+    "after an alias": "import data.lib as l\nif {\n  true\n}\n",
+    "if ref after import": "import data.lib\nif[1] := 1\n",
+    "rule between": "import data.lib\na := 1\nif lib.allow\n",
+    "path ends with true": "import data.true\n",
+    "path ends with else": "import input.else\n",
+    "path ends with if": "import data.x.if\n",
+    "path ends with contains, then a name": "import data.contains lib\n",
+}
+
+
+@pytest.mark.parametrize("name", list(AFTER_IMPORT))
+def test_statement_after_an_import(oracle: Any, name: str) -> None:
+    agree(oracle, _P + AFTER_IMPORT[name], "data.p")
