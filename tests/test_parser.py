@@ -421,7 +421,7 @@ def test_package_and_import_errors() -> None:
     )
     assert (
         error(parse_module, "package a\nimport data.foo.if").message
-        == "unexpected import path, must not end with a keyword, got: if"
+        == "unexpected import path, must not end with a keyword, got: if (hint: import a different path or use an alias)"
     )
 
 

@@ -44,6 +44,7 @@ __all__ = ["parse_module", "parse_query", "parse_term"]
 # What `import future.keywords.X` accepts (OPA 1.20: the v0 future keywords,
 # plus the logical ones, see parser_logic); `import future.keywords` takes all.
 _IMPORTABLE_KEYWORDS = FUTURE_KEYWORDS | LOGICAL_KEYWORDS | {"not"}
+_IMPORT_HINT = " (hint: import a different path or use an alias)"
 
 # Operators that may not directly follow a rule name (OPA's parseHeadFinish).
 _HEAD_BAD_OPS = frozenset({"+", "-", "*", "/", "%", "&", "|", "==", "!=", ">", ">=", "<", "<="})
@@ -273,6 +274,10 @@ class Parser(LogicParser):
             term = self.parse_term()
         finally:
             self.use_keywords(saved)
+        # OPA's reader of the path has already read the next token, with
+        # those keywords off: one there starts the next statement as a name.
+        if self.kind in _IMPORTABLE_KEYWORDS:
+            self.kind = IDENT
         if isinstance(term, ast.Var):
             term = new_ref(term, (), term.location)
         if not isinstance(term, ast.Ref) or not isinstance(term.head, ast.Var):
@@ -298,18 +303,25 @@ class Parser(LogicParser):
         keywords = ALL_KEYWORDS if self.rego_v1 else BASE_KEYWORDS
         if not term.path:
             if root in keywords:
-                raise self.error_at(term.location, f"unexpected import path, must not end with a keyword, got: {root}")
+                raise self.error_at(term.location, f"unexpected import path, must not end with a keyword, got: {root}{_IMPORT_HINT}")
         elif root != "future":
             last = term.path[-1]
             assert isinstance(last, ast.Scalar) and isinstance(last.value, str)
             if last.value in keywords:
                 raise self.error_at(
-                    last.location, f"unexpected import path, must not end with a keyword, got: {last.value}"
+                    last.location, f"unexpected import path, must not end with a keyword, got: {last.value}{_IMPORT_HINT}"
                 )
         return ast.Import(term, None, loc)
 
     def process_import(self, imp: ast.Import) -> None:
         """`import rego.v1` / `import future.keywords[.x]` switch keywords on."""
+        # (the next statement's first token stays the name parse_import made it)
+        was_name = self.kind == IDENT
+        self.switch_keywords(imp)
+        if was_name:
+            self.kind = IDENT
+
+    def switch_keywords(self, imp: ast.Import) -> None:
         path = imp.path
         root = path.head.name if isinstance(path.head, ast.Var) else ""
         names = [p.value for p in path.path if isinstance(p, ast.Scalar)]
