@@ -144,9 +144,14 @@ class Parser(LogicParser):
     def assemble(self, stmts: list[_Package | ast.Import | _Rules | _BodyStmt]) -> ast.Module:
         if not stmts:
             raise self.error_at(Location(self.file, 1, 1), "empty module")
+        # As OPA's parseModule, a statement that is no rule, a package out of
+        # place or a missing one is an error that does not stop the others
+        # (nor the v1 checks of the rules read): all are reported, first
+        # raised, all in its ``errors``, each without detail lines.
+        found: list[RegoParseError] = []
         first = stmts[0]
         if not isinstance(first, _Package):
-            raise self.error_at(_stmt_location(first), "package expected")
+            found.append(self.error_at(_stmt_location(first), "package expected"))
         imports: list[ast.Import] = []
         rules: list[_Rule] = []
         for st in stmts[1:]:
@@ -155,21 +160,26 @@ class Parser(LogicParser):
             elif isinstance(st, _Rules):
                 rules.extend(st.rules)
             elif isinstance(st, _BodyStmt):
-                rules.append(self.rule_from_body(st.body, st.location))
+                try:
+                    rules.append(self.rule_from_body(st.body, st.location))
+                except RegoParseError as exc:
+                    found.append(exc)
             else:
-                raise self.error_at(st.location, "unexpected package")
+                found.append(self.error_at(st.location, "unexpected package"))
+        for err in found:
+            err.detailed = False
+            err.args = (err.format(),)
         if self.v1_checks:
-            # Every rule is checked, each of its else branches too, and all
-            # the errors are reported (first raised, all in its ``errors``).
-            found: list[RegoParseError] = []
+            # Every rule is checked, each of its else branches too.
             for rule in rules:
                 r: _Rule | None = rule
                 while r is not None:
                     found += self.check_v1(r)
                     r = r.else_
-            if found:
-                found[0].errors = found  # type: ignore[attr-defined]
-                raise found[0]
+        if found:
+            found[0].errors = found  # type: ignore[attr-defined]
+            raise found[0]
+        assert isinstance(first, _Package)
         annotations: tuple[ast.Annotation, ...] = ()
         if self.annotations and any("METADATA" in text for _, text in self.toks.comments):  # (else there are no blocks)
             # (imported here: annotations bring in the YAML parser, which most policies never need)
