@@ -19,7 +19,7 @@ from opa_compare import HEADER
 def _opa_errors(oracle: Any, modules: dict[str, str]) -> list[str]:
     res = oracle.evaluate(modules, "x := 1")
     assert res.is_error
-    return HEADER.sub("", res.error_message or "").split("\n")
+    return HEADER.sub("", res.error_message or "").removeprefix("1 error occurred: ").split("\n")
 
 
 def _pyrego_errors(modules: dict[str, str]) -> list[str]:
@@ -38,7 +38,7 @@ def _pyrego_errors(modules: dict[str, str]) -> list[str]:
 
 def _agree_errors(oracle: Any, modules: dict[str, str]) -> None:
     want = _opa_errors(oracle, modules)
-    assert want and all(re.match(r"^\S+\.rego:\d+: rego_", line) for line in want if not line.startswith("\t"))
+    assert want and all(re.match(r"^\S+\.rego:\d+: rego_", line) for line in want if not line.startswith("\t")), want
     for form in EXECUTION_FORMS:
         with in_form(form):
             assert _pyrego_errors(modules) == want, form
@@ -70,3 +70,36 @@ def test_module_errors_all_reported(oracle: Any, name: str) -> None:
 def test_module_errors_across_files(oracle: Any) -> None:
     # The errors of each file, in the order the files are read.
     _agree_errors(oracle, {"a.rego": 'package a\n\n"x"\n\nr { true }\n', "b.rego": "package b\n\ncount(1)\n"})
+
+
+# A file cut short (its closing brace lost) ends in a newline: OPA's detail
+# line is the last line with text, the caret under its last character (its
+# detail moves back over whitespace across lines, in the whole text). pyrego
+# showed the empty line after the last newline. An empty module is OPA's
+# error with the file alone: row 0, no detail lines.
+_CUT_SHORT = {
+    "newline at eof": "package p\n\nr if {\n\tx := 1\n",
+    "blank lines at eof": "package p\n\nr if {\n\tx := 1\n\n\n   ",
+    "non-ascii before eof": 'package p\n\nr if {\n\tx := "\u00e9" +\n',
+    "no newline at eof": "package p\n\nr if {\n\tx := 1",
+    "empty module": "",
+    "comment only": "# nothing here\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(_CUT_SHORT))
+def test_cut_short_module_detail(oracle: Any, name: str) -> None:
+    _agree_errors(oracle, {"a.rego": _CUT_SHORT[name]})
+
+
+# OPA's column of the end of a query is the number of characters before it
+# on its line: 0 after a final newline (pyrego said 1).
+@pytest.mark.parametrize("query", ["x := 1 +\n", "x := 1 +\r\n", "x := [1,\n\t", "x := 1 + ", "\n\nx := ("])
+def test_query_eof_column(oracle: Any, query: str) -> None:
+    res = oracle.evaluate({"a.rego": "package p\n"}, query)
+    want = HEADER.sub("", res.error_message or "").removeprefix("1 error occurred: ").split("\n")
+    for form in EXECUTION_FORMS:
+        with in_form(form):
+            with pytest.raises(pyrego.RegoError) as exc:
+                pyrego.Engine().eval_query(query)
+            assert str(exc.value).split("\n") == want, form

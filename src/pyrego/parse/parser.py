@@ -143,7 +143,10 @@ class Parser(LogicParser):
 
     def assemble(self, stmts: list[_Package | ast.Import | _Rules | _BodyStmt]) -> ast.Module:
         if not stmts:
-            raise self.error_at(Location(self.file, 1, 1), "empty module")
+            # (OPA's error has the file alone: row 0, no detail lines)
+            empty = RegoParseError("empty module", Location(self.file, 0, 0))
+            empty.detailed = False
+            raise empty
         # As OPA's parseModule, a statement that is no rule, a package out of
         # place or a missing one is an error that does not stop the others
         # (nor the v1 checks of the rules read): all are reported, first
@@ -730,7 +733,11 @@ def _run(text: str, filename: str, rego_v1: bool, what: str, annotations: bool =
         if what == "module":
             return parser.module()
         return parser.query()
-    except RegoParseError:
+    except RegoParseError as exc:
+        # (OPA's detail comes from the whole text: at the end of a text that
+        # ends in a newline it is the last line with text, not the empty one)
+        for err in getattr(exc, "errors", None) or [exc]:
+            err.attach_text(text)
         raise
     except RecursionError:
         raise _internal_error(parser, filename, "max parsing recursion depth exceeded")
