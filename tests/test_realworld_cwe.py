@@ -103,3 +103,24 @@ def test_query_eof_column(oracle: Any, query: str) -> None:
             with pytest.raises(pyrego.RegoError) as exc:
                 pyrego.Engine().eval_query(query)
             assert str(exc.value).split("\n") == want, form
+
+
+# OPA reads an import's path with the future keywords off, and its scanner
+# has then already read the next token: a future keyword right after the
+# path (on the same line or the next) is a name, not the keyword. A check
+# with ` if` left after its import gave OPA's "var cannot be used for rule
+# name"; pyrego said "unexpected if keyword". After `as alias` the next
+# token is read with the keywords on again.
+_AFTER_IMPORT = {
+    "if on the import's line": "package p\n\nimport data.x if\n\nr := 1\n",
+    "if on the next line": "package p\n\nimport data.x\nif\n",
+    "in on the next line": "package p\n\nimport data.x\nin\n",
+    "every as a rule name": "package p\n\nimport data.x\nevery := 1\n",
+    "after comments and blank lines": "package p\n\nimport data.x\n\n# c\nif := 1\n\nr := 2\n",
+    "after an alias": "package p\n\nimport data.x as y\nif\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(_AFTER_IMPORT))
+def test_future_keyword_after_import_path(oracle: Any, name: str) -> None:
+    _agree_errors(oracle, {"a.rego": _AFTER_IMPORT[name]})
