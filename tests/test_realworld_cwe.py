@@ -124,3 +124,28 @@ _AFTER_IMPORT = {
 @pytest.mark.parametrize("name", sorted(_AFTER_IMPORT))
 def test_future_keyword_after_import_path(oracle: Any, name: str) -> None:
     _agree_errors(oracle, {"a.rego": _AFTER_IMPORT[name]})
+
+
+# A call written with an output argument whose input is a ref off an unsafe
+# variable (a check's `walk(attr.value, [_, n])` after the line binding
+# `attr` was lost): OPA does not name the output there (the call would bind
+# it), but it is not safe afterwards either: OPA names it where it is next
+# read, and what depends on it. pyrego took the output as bound and named
+# `attr` alone. A call moved out of an expression (`h := count(attr.value)`)
+# still binds its result at once, in OPA as before.
+_CALL_OUTPUTS = {
+    "walk output read after": "r contains x if {\n\twalk(attr.value, [_, h])\n\th.t == 1\n\te := h.v[_]\n\tx := e\n}\n",
+    "count output read after": "r if {\n\tcount(attr.value, h)\n\th == 1\n}\n",
+    "moved-out call": "r if {\n\th := count(attr.value)\n\th == 1\n}\n",
+    "moved-out call in an array": "r if {\n\tx := [count(attr.value)]\n\tx == 1\n}\n",
+    "unsafe input binds nothing": "r if {\n\tcount([b, input.a[c]], n)\n\tn == c\n}\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(_CALL_OUTPUTS))
+def test_unsafe_call_output(oracle: Any, name: str) -> None:
+    modules = {"a.rego": "package p\n\n" + _CALL_OUTPUTS[name]}
+    want = sorted(_opa_errors(oracle, modules))  # (OPA names one place's variables in no fixed order)
+    for form in EXECUTION_FORMS:
+        with in_form(form):
+            assert sorted(_pyrego_errors(modules)) == want, form
