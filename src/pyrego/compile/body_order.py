@@ -405,9 +405,10 @@ def _raise_unsafe(remaining: list[ast.Expr], now: set[str], outer: set[str], ari
                 continue
             outs = _outputs_if_inputs_safe(piece, safe, outer, arity)
             unsafe -= safe | outs
-            if unsafe and outs and _binds_output_argument(piece, arity):
+            stmt = piece.statement
+            if unsafe and outs and type(stmt) is Call and _binds_output_argument(piece, arity):
                 # (a call's output is safe once the call can run; what its refs bind, at once)
-                outs = ref_outputs(piece.statement, safe, set(), arity)
+                outs = ref_outputs(stmt, safe, set(), arity)
             safe |= outs
             progress = progress or not unsafe
     first = dict(skipped)  # (the variables of expressions OPA skipped: _Twins)
