@@ -172,3 +172,13 @@ def test_unsafe_in_every_definition(oracle: Any, name: str) -> None:
     if name == "across files":
         modules["b.rego"] = "package p\n\nr if { y == 1 }\n"
     _agree_errors(oracle, modules, unordered=True)
+
+
+# `some s in f(entry.value)` with `entry` unsafe: OPA moves the call out
+# (its result bound at once, the ref's head not counted as an input) and
+# names only `entry`; pyrego named `s` too.
+@pytest.mark.parametrize(
+    "body", ["some s in f(x.a)", "some s in [count(x.a)]", "some s in f(x)", "some s in x.a"]
+)
+def test_unsafe_some_in_call_domain(oracle: Any, body: str) -> None:
+    _agree_errors(oracle, {"a.rego": f"package p\n\nr if {{ {body} }}\n\nf(y) := [y]\n"}, unordered=True)

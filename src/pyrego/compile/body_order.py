@@ -486,7 +486,8 @@ def _pieces(expr: ast.Expr, start: int) -> list[ast.Expr]:
         at = stmt.domain.location if stmt.domain.location.row else expr.location
         bind = _pieces(ast.Expr(Unify(domain, stmt.domain, at), location=at), start + 1)
         return [*bind, ast.Expr(Every(stmt.key, stmt.value, domain, stmt.body, stmt.location), False, expr.with_mods, expr.location)]
-    if expr.negated or not (type(stmt) is Call or type(stmt) is Assign or type(stmt) is Unify):
+    lifts_domain = type(stmt) is SomeIn and stmt.key is None  # (`some v in f(x.a)`: f's output is safe at once)
+    if expr.negated or not (type(stmt) is Call or type(stmt) is Assign or type(stmt) is Unify or lifts_domain):
         return [expr]
     out: list[ast.Expr] = []
 
@@ -514,7 +515,9 @@ def _pieces(expr: ast.Expr, start: int) -> list[ast.Expr]:
         return term
 
     main: ast.Statement
-    if type(stmt) is Call:
+    if type(stmt) is SomeIn:
+        main = SomeIn(stmt.key, stmt.value, lift(stmt.collection), stmt.location)
+    elif type(stmt) is Call:
         main = Call(stmt.op, tuple(lift(a) for a in stmt.args), stmt.location, stmt.op_ref)
     elif type(stmt) is Assign:
         main = Assign(lift(stmt.lhs), lift(stmt.rhs), stmt.location)
