@@ -403,8 +403,13 @@ def _raise_unsafe(remaining: list[ast.Expr], now: set[str], outer: set[str], ari
             unsafe = pending[id(piece)]
             if not unsafe:
                 continue
-            safe |= _outputs_if_inputs_safe(piece, safe, outer, arity)
-            unsafe -= safe
+            outs = _outputs_if_inputs_safe(piece, safe, outer, arity)
+            unsafe -= safe | outs
+            stmt = piece.statement
+            if unsafe and outs and type(stmt) is Call and _binds_output_argument(piece, arity):
+                # (a call's output is safe once the call can run; what its refs bind, at once)
+                outs = ref_outputs(stmt, safe, set(), arity)
+            safe |= outs
             progress = progress or not unsafe
     first = dict(skipped)  # (the variables of expressions OPA skipped: _Twins)
     for piece in pieces:
@@ -428,6 +433,23 @@ def _raise_unsafe(remaining: list[ast.Expr], now: set[str], outer: set[str], ari
     ]
     errors[0].errors = errors  # type: ignore[attr-defined]
     raise errors[0]
+
+
+# The prefix of the variables holding what _pieces moves out of an expression.
+_LIFTED = "__local_safety"
+
+
+def _binds_output_argument(piece: ast.Expr, arity: ArityFn) -> bool:
+    """Whether ``piece`` is a call written with an output argument (not one
+    moved out of an expression: the result of that is safe at once in OPA)."""
+    stmt = piece.statement
+    if type(stmt) is not Call or piece.negated:
+        return False
+    n = arity(stmt.op)
+    if n is None or len(stmt.args) != n + 1:
+        return False
+    out = stmt.args[-1]
+    return not (type(out) is Var and out.name.startswith(_LIFTED))
 
 
 def _outputs_if_inputs_safe(piece: ast.Expr, safe: set[str], outer: set[str], arity: ArityFn) -> set[str]:
@@ -460,24 +482,25 @@ def _pieces(expr: ast.Expr, start: int) -> list[ast.Expr]:
     domain bound to one first, at the domain (OPA's RewriteLocalVars)."""
     stmt = expr.statement
     if type(stmt) is Every:
-        domain = Var(f"__local_safety{start}__", stmt.domain.location)
+        domain = Var(f"{_LIFTED}{start}__", stmt.domain.location)
         at = stmt.domain.location if stmt.domain.location.row else expr.location
         bind = _pieces(ast.Expr(Unify(domain, stmt.domain, at), location=at), start + 1)
         return [*bind, ast.Expr(Every(stmt.key, stmt.value, domain, stmt.body, stmt.location), False, expr.with_mods, expr.location)]
-    if expr.negated or not (type(stmt) is Call or type(stmt) is Assign or type(stmt) is Unify):
+    lifts_domain = type(stmt) is SomeIn and stmt.key is None  # (`some v in f(x.a)`: f's output is safe at once)
+    if expr.negated or not (type(stmt) is Call or type(stmt) is Assign or type(stmt) is Unify or lifts_domain):
         return [expr]
     out: list[ast.Expr] = []
 
     def lift(term: ast.Term) -> ast.Term:
         if type(term) is Call:
             args = tuple(lift(a) for a in term.args)
-            result = Var(f"__local_safety{start + len(out)}__", term.location)
+            result = Var(f"{_LIFTED}{start + len(out)}__", term.location)
             at = term.location if term.location.row else expr.location
             out.append(ast.Expr(Call(term.op, args + (result,), term.location, term.op_ref), location=at))
             return result
         if type(term) is TemplateString:
             # (OPA's is a call by then, at the template: its unsafe variables are named there)
-            result = Var(f"__local_safety{start + len(out)}__", term.location)
+            result = Var(f"{_LIFTED}{start + len(out)}__", term.location)
             at = term.location if term.location.row else expr.location
             out.append(ast.Expr(Unify(result, term, at), location=at))
             return result
@@ -492,7 +515,9 @@ def _pieces(expr: ast.Expr, start: int) -> list[ast.Expr]:
         return term
 
     main: ast.Statement
-    if type(stmt) is Call:
+    if type(stmt) is SomeIn:
+        main = SomeIn(stmt.key, stmt.value, lift(stmt.collection), stmt.location)
+    elif type(stmt) is Call:
         main = Call(stmt.op, tuple(lift(a) for a in stmt.args), stmt.location, stmt.op_ref)
     elif type(stmt) is Assign:
         main = Assign(lift(stmt.lhs), lift(stmt.rhs), stmt.location)

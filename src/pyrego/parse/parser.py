@@ -146,10 +146,18 @@ class Parser(LogicParser):
 
     def assemble(self, stmts: list[_Package | ast.Import | _Rules | _BodyStmt]) -> ast.Module:
         if not stmts:
-            raise self.error_at(Location(self.file, 1, 1), "empty module")
+            # (OPA's error has the file alone: row 0, no detail lines)
+            empty = RegoParseError("empty module", Location(self.file, 0, 0))
+            empty.detailed = False
+            raise empty
+        # As OPA's parseModule, a statement that is no rule, a package out of
+        # place or a missing one is an error that does not stop the others
+        # (nor the v1 checks of the rules read): all are reported, first
+        # raised, all in its ``errors``, each without detail lines.
+        found: list[RegoParseError] = []
         first = stmts[0]
         if not isinstance(first, _Package):
-            raise self.error_at(_stmt_location(first), "package expected")
+            found.append(self.error_at(_stmt_location(first), "package expected"))
         imports: list[ast.Import] = []
         rules: list[_Rule] = []
         for st in stmts[1:]:
@@ -158,21 +166,26 @@ class Parser(LogicParser):
             elif isinstance(st, _Rules):
                 rules.extend(st.rules)
             elif isinstance(st, _BodyStmt):
-                rules.append(self.rule_from_body(st.body, st.location))
+                try:
+                    rules.append(self.rule_from_body(st.body, st.location))
+                except RegoParseError as exc:
+                    found.append(exc)
             else:
-                raise self.error_at(st.location, "unexpected package")
+                found.append(self.error_at(st.location, "unexpected package"))
+        for err in found:
+            err.detailed = False
+            err.args = (err.format(),)
         if self.v1_checks:
-            # Every rule is checked, each of its else branches too, and all
-            # the errors are reported (first raised, all in its ``errors``).
-            found: list[RegoParseError] = []
+            # Every rule is checked, each of its else branches too.
             for rule in rules:
                 r: _Rule | None = rule
                 while r is not None:
                     found += self.check_v1(r)
                     r = r.else_
-            if found:
-                found[0].errors = found  # type: ignore[attr-defined]
-                raise found[0]
+        if found:
+            found[0].errors = found  # type: ignore[attr-defined]
+            raise found[0]
+        assert isinstance(first, _Package)
         annotations: tuple[ast.Annotation, ...] = ()
         if self.annotations and any("METADATA" in text for _, text in self.toks.comments):  # (else there are no blocks)
             # (imported here: annotations bring in the YAML parser, which most policies never need)
@@ -267,12 +280,17 @@ class Parser(LogicParser):
             raise self.illegal()
         # The path is read with no future keywords, so that
         # `import future.keywords.in` works where `in` is already a keyword.
+        # The token after it was read so too (OPA's scanner read it ahead):
+        # a future keyword there is a name (`import data.x` then `if` alone
+        # on the next line is a var, not the keyword).
         saved = self.future
         self.use_keywords(set())
         self.kind = IDENT
         try:
             term = self.parse_term()
         finally:
+            if self.kinds[self.pos] == IDENT and self.texts[self.pos] in saved:
+                self.plain_keywords.add(self.pos)
             self.use_keywords(saved)
         # OPA's reader of the path has already read the next token, with
         # those keywords off: one there starts the next statement as a name.
@@ -758,7 +776,11 @@ def _run_parser(text: str, filename: str, rego_v1: bool, what: str, annotations:
         if what == "module":
             return parser.module()
         return parser.query()
-    except RegoParseError:
+    except RegoParseError as exc:
+        # (OPA's detail comes from the whole text: at the end of a text that
+        # ends in a newline it is the last line with text, not the empty one)
+        for err in getattr(exc, "errors", None) or [exc]:
+            err.attach_text(text)
         raise
     except RecursionError:
         raise _internal_error(parser, filename, "max parsing recursion depth exceeded")

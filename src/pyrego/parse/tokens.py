@@ -58,6 +58,9 @@ class TokenCursor:
         self.n = len(self.kinds)
         #: future keywords (in, if, contains, every) currently reserved
         self.future = set(future)
+        #: positions of future keywords read as names: the token after an
+        #: import's path, which OPA's scanner reads with them off (see parse_import)
+        self.plain_keywords: set[int] = set()
         self.wild = 0
         self.depth = 0
         #: whether a comprehension was made (written, or standing for a
@@ -93,7 +96,7 @@ class TokenCursor:
 
     def kind_at(self, p: int) -> str:
         k = self.kinds[p]
-        if k == IDENT and self.texts[p] in self.future:
+        if k == IDENT and self.texts[p] in self.future and p not in self.plain_keywords:
             return self.texts[p]
         return k
 
@@ -104,7 +107,7 @@ class TokenCursor:
         self.pos = p
         k = self.kinds[p]
         if k == IDENT:
-            if self.texts[p] in self.future:
+            if self.texts[p] in self.future and p not in self.plain_keywords:
                 k = self.texts[p]
         elif k == ILLEGAL and self.values.get(p) is not None:
             # OPA's scanner reports these as soon as it reads them; a bare
@@ -151,8 +154,8 @@ class TokenCursor:
         start = self.starts[p]
         row, col = self.toks.row_col(start)
         k = self.kinds[p]
-        if k == EOF and col > 1:
-            col -= 1  # OPA reports EOF at the last character
+        if k == EOF:
+            col -= 1  # OPA's column of EOF counts the characters before it on its line (0 on an empty one)
         elif (k == TMPLC or k == ILLEGAL) and self.text[start : start + 1] == "\n":
             row, col = row + 1, 1  # OPA puts a token starting at a newline on the next line
         return Location(self.file, row, col)
