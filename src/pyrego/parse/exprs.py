@@ -120,7 +120,7 @@ class ExprParser(TermParser):
                 p = self.pos + 1
                 k = kinds[p]
                 if k == IDENT:
-                    if self.texts[p] in self.future and p not in self.plain_keywords:
+                    if self.texts[p] in self.future:
                         k = self.texts[p]
                 elif k == ILLEGAL:
                     self.advance()  # raises the lexer's error, if it has one

@@ -280,17 +280,12 @@ class Parser(LogicParser):
             raise self.illegal()
         # The path is read with no future keywords, so that
         # `import future.keywords.in` works where `in` is already a keyword.
-        # The token after it was read so too (OPA's scanner read it ahead):
-        # a future keyword there is a name (`import data.x` then `if` alone
-        # on the next line is a var, not the keyword).
         saved = self.future
         self.use_keywords(set())
         self.kind = IDENT
         try:
             term = self.parse_term()
         finally:
-            if self.kinds[self.pos] == IDENT and self.texts[self.pos] in saved:
-                self.plain_keywords.add(self.pos)
             self.use_keywords(saved)
         # OPA's reader of the path has already read the next token, with
         # those keywords off: one there starts the next statement as a name.

@@ -144,7 +144,7 @@ class TermParser(TokenCursor):
                     lone = scalar  # type: ignore[assignment]
                 # advance(), knowing that the next token is no illegal one
                 self.pos = nxt
-                if after == IDENT and self.texts[nxt] in self.future and nxt not in self.plain_keywords:
+                if after == IDENT and self.texts[nxt] in self.future:
                     after = self.texts[nxt]
                 self.kind = after
                 return lone
@@ -226,7 +226,7 @@ class TermParser(TokenCursor):
         ref.path = tuple(path)
         ref.location = loc
         ref.__class__ = Ref  # type: ignore[assignment]
-        if after == IDENT and texts[p] in self.future and p not in self.plain_keywords:
+        if after == IDENT and texts[p] in self.future:
             after = texts[p]
         self.pos = p
         self.kind = after
@@ -256,7 +256,7 @@ class TermParser(TokenCursor):
             p = self.pos + 1
             k = self.kinds[p]
             if k == IDENT:
-                if self.texts[p] in self.future and p not in self.plain_keywords:
+                if self.texts[p] in self.future:
                     k = self.texts[p]
             elif k == ILLEGAL:
                 self.advance()  # raises the lexer's error, if it has one
@@ -384,7 +384,7 @@ class TermParser(TokenCursor):
                 # advance() from the last name (never the last token), inlined
                 k = kinds[p]
                 if k == IDENT:
-                    if texts[p] in self.future and p not in self.plain_keywords:
+                    if texts[p] in self.future:
                         k = texts[p]
                 elif k == ILLEGAL:
                     self.pos = name

@@ -58,9 +58,6 @@ class TokenCursor:
         self.n = len(self.kinds)
         #: future keywords (in, if, contains, every) currently reserved
         self.future = set(future)
-        #: positions of future keywords read as names: the token after an
-        #: import's path, which OPA's scanner reads with them off (see parse_import)
-        self.plain_keywords: set[int] = set()
         self.wild = 0
         self.depth = 0
         #: whether a comprehension was made (written, or standing for a
@@ -96,7 +93,7 @@ class TokenCursor:
 
     def kind_at(self, p: int) -> str:
         k = self.kinds[p]
-        if k == IDENT and self.texts[p] in self.future and p not in self.plain_keywords:
+        if k == IDENT and self.texts[p] in self.future:
             return self.texts[p]
         return k
 
@@ -107,7 +104,7 @@ class TokenCursor:
         self.pos = p
         k = self.kinds[p]
         if k == IDENT:
-            if self.texts[p] in self.future and p not in self.plain_keywords:
+            if self.texts[p] in self.future:
                 k = self.texts[p]
         elif k == ILLEGAL and self.values.get(p) is not None:
             # OPA's scanner reports these as soon as it reads them; a bare
