@@ -50,12 +50,12 @@ from pyrego.compile.base import (
     iter_rule_chain,
     rule_suffix,
 )
-from pyrego.compile.body_order import naming_term_vars, reorder_body
+from pyrego.compile.body_order import naming_term_vars, reorder_body, with_head_in_body
 from pyrego.compile.eval_order import comprehension_body, strict_calls_first, strict_only
 from pyrego.compile.ground import iterated_as_built, iterated_terms
 from pyrego.compile.rewrite import calls_function
 from pyrego.compile.safety import ROOTS, stmt_has_vars, stmt_vars, term_vars
-from pyrego.errors import RegoError
+from pyrego.errors import RegoError, RegoUnsafeVarError
 from pyrego.runtime.helpers import (
     COLLECTION_TYPES,
     rt_check_deadline,
@@ -614,6 +614,18 @@ class _Planner(TermPlanner):
 
     def comprehension(self, t: ast.ArrayCompr | ast.SetCompr | ast.ObjectCompr) -> Operand:
         """A comprehension's value: its body's solutions collected (variables bound inside stay inside)."""
+        saved, outer = (set(self.bound), self.loops, self.ordered, self.settled), self.outer
+        try:
+            return self.comprehension_as_written(t)
+        except RegoUnsafeVarError:
+            # Safe in OPA's form only, with its head's refs moved into its body.
+            moved = with_head_in_body(t, saved[0], outer | saved[0], self.gen.arity)
+            if moved is None:
+                raise
+        (self.bound, self.loops, self.ordered, self.settled), self.outer = saved, outer
+        return self.comprehension_as_written(moved)
+
+    def comprehension_as_written(self, t: ast.ArrayCompr | ast.SetCompr | ast.ObjectCompr) -> Operand:
         saved = set(self.bound), self.loops, self.ordered, self.settled
         self.ordered = self.ordered or isinstance(t, ast.ArrayCompr)
         self.settled = False  # the head's variables are not the enclosing expression's

@@ -117,15 +117,44 @@ def naming_term_vars(
     try:
         return compile_body(body)
     except RegoUnsafeVarError:
-        terms = (t.key, t.value) if isinstance(t, ast.ObjectCompr) else (t.term,)
-        moved = tuple(
-            ast.Expr(Unify(Var(f"__local_term{n}__"), term, term.location), location=term.location or t.location)
-            for n, term in enumerate(terms)
-            if _needs_evaluating(term)
-        )
+        moved = tuple(expr for _, expr in _moved_head_terms(t))
         if moved:
             reorder_body(body + moved, set(bound), outer, arity)
         raise
+
+
+Comprehension = ast.ArrayCompr | ast.SetCompr | ast.ObjectCompr
+
+
+def with_head_in_body(t: Comprehension, bound: set[str], outer: set[str], arity: ArityFn) -> Comprehension | None:
+    """``t`` in the form OPA's compiler gives it, its head's terms that need
+    evaluating moved to the end of its body as ``__localN__ = term``, where
+    only that form is safe: a ref in the head binds a variable the body
+    reads (``[xs[i] | not f(ys[i])]``). None where that form is unsafe too."""
+    moved = _moved_head_terms(t)
+    if not moved:
+        return None
+    body = t.body + tuple(expr for _, expr in moved)
+    try:
+        reorder_body(body, set(bound), outer, arity)
+    except RegoUnsafeVarError:
+        return None
+    head = {n: expr.statement.lhs for n, expr in moved if isinstance(expr.statement, Unify)}
+    if isinstance(t, ast.ObjectCompr):
+        return ast.ObjectCompr(head.get(0, t.key), head.get(1, t.value), body, t.location)
+    return type(t)(head.get(0, t.term), body, t.location)
+
+
+def _moved_head_terms(t: ast.ArrayCompr | ast.SetCompr | ast.ObjectCompr) -> list[tuple[int, ast.Expr]]:
+    """Each of ``t``'s head terms that needs evaluating (by its place in the
+    head) as the expression binding it to a variable of its own."""
+    terms = (t.key, t.value) if isinstance(t, ast.ObjectCompr) else (t.term,)
+    at = t.location
+    return [
+        (n, ast.Expr(Unify(Var(f"__local_term{n}__#h@{at.row}:{at.col}"), term, term.location), location=term.location or at))
+        for n, term in enumerate(terms)
+        if _needs_evaluating(term)
+    ]
 
 
 def _needs_evaluating(t: ast.Term) -> bool:

@@ -1,0 +1,48 @@
+"""Differences with OPA found on a repository of Terraform-plan policies
+(shared helper packages building violation reports with comprehensions,
+per-resource variables and condition lists). Each case is a minimal program
+written here, evaluated by OPA v1.20.2 and by pyrego in every execution
+form, with strict builtin errors on and off (off: only where OPA raised no
+error), comparing the value, undefined, or the error's code and message."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from opa_compare import agree
+
+_HEAD = 'package p\n\nxs := ["a", "b", "c"]\n\nys := ["a", "x", "a"]\n\nf(v) if v == "a"\n\n'
+
+# A comprehension's head may bind a variable its body reads: OPA's compiler
+# moves the head's terms that need evaluating (refs, calls) into the body as
+# ``__localN__ = term`` before checking safety, so in
+# ``[{"v": xs[i]} | not f(ys[i])]`` the ref ``xs[i]`` binds ``i`` and the
+# negation runs after it. A helper collecting the positions of a list that
+# fail a check was refused by pyrego with "var i is unsafe".
+HEAD_BINDS_BODY = {
+    "array, object head": 'r := [{"v": xs[i], "w": ys[i]} | some i; not f(ys[i])]',
+    "array, ref head, no some": "r := [xs[i] | not f(ys[i])]",
+    "array, negated comparison": 'r := [xs[i] | some i; not ys[i] == "a"]',
+    "array, comparison": "r := [xs[i] | i > 0]",
+    "set": "r := {xs[i] | not f(ys[i])}",
+    "object, key binds": "r := {xs[i]: 1 | some i; not f(ys[i])}",
+    "object, value binds": 'r := {k: xs[i] | some k in ["q"]; not f(xs[i])}',
+    "two head refs": "r := [[xs[i], ys[j]] | j < 2]",
+    "call in head": "r := [upper(xs[i]) | not f(ys[i])]",
+    "undefined call in head": "r := [f(xs[i]) | not f(ys[i])]",
+    "nested, outer var": "r := [[xs[i] | i > k] | some k in [0, 1]]",
+    "nested in a collection": "r := {x | some x in [[xs[i] | not f(ys[i])], [ys[j] | j > 1]]}",
+    "function body": 'g(zs) := [zs[i] | not f(zs[i])]\n\nr := g(["a", "q", "b"])',
+    "input": "r := [input.a[i] | not f(input.b[i])]",
+    "still unsafe": "r := [1 | some i; not f(ys[i])]",
+    "unsafe, another variable": "r := [xs[i] | not f(ys[i]); not f(ys[j])]",
+    "unsafe, some in the body": "r := [xs[j] | some i; not f(ys[i])]",
+}
+
+
+@pytest.mark.parametrize("case", list(HEAD_BINDS_BODY))
+def test_comprehension_head_binds_what_the_body_reads(oracle: Any, case: str) -> None:
+    module = _HEAD + HEAD_BINDS_BODY[case] + "\n"
+    agree(oracle, module, "data.p.r", {"a": [1, 2, 3], "b": ["a", "b"]}, by_query=(False, True))
