@@ -46,3 +46,19 @@ HEAD_BINDS_BODY = {
 def test_comprehension_head_binds_what_the_body_reads(oracle: Any, case: str) -> None:
     module = _HEAD + HEAD_BINDS_BODY[case] + "\n"
     agree(oracle, module, "data.p.r", {"a": [1, 2, 3], "b": ["a", "b"]}, by_query=(False, True))
+
+
+# The type check lowers such a comprehension the same way: it gave up on the
+# program when the body alone could not be ordered, so a type error anywhere
+# else in the program (a test module adding a number to a set) went unreported.
+TYPE_ERRORS_BESIDE = {
+    "elsewhere": "r := [xs[i] | not f(ys[i])]\n\nt := 1 + {2}",
+    "in a use of the value": "r := [xs[i] | not f(ys[i])]\n\nu := r[0] + 1",
+    "object value": "r := {xs[i]: ys[i] | not f(ys[i])}\n\nu := r.a + 1",
+    "in the body": "r := [x | x := 1 + {xs[i]}; not f(ys[i])]",
+}
+
+
+@pytest.mark.parametrize("case", list(TYPE_ERRORS_BESIDE))
+def test_type_errors_beside_such_a_comprehension(oracle: Any, case: str) -> None:
+    agree(oracle, _HEAD + TYPE_ERRORS_BESIDE[case] + "\n", "data.p.r", by_query=(False, True))
