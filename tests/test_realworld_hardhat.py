@@ -62,3 +62,25 @@ TYPE_ERRORS_BESIDE = {
 @pytest.mark.parametrize("case", list(TYPE_ERRORS_BESIDE))
 def test_type_errors_beside_such_a_comprehension(oracle: Any, case: str) -> None:
     agree(oracle, _HEAD + TYPE_ERRORS_BESIDE[case] + "\n", "data.p.r", by_query=(False, True))
+
+
+# A variable of a comprehension's head that its body leaves unbound, where
+# the head's term holds no ref or call (so OPA leaves it in the head), is
+# named at the comprehension's place, the line of its opening bracket, not
+# at the term's (a helper's set comprehension with its head on a line of
+# its own, the head variable misspelt).
+UNSAFE_HEAD_VAR = {
+    "set": "r := {\n\tx |\n\ty := 1\n}",
+    "array": "r := [\n\tx |\n\ty := 1\n]",
+    "object key": "r := {\n\tx: 1 |\n\ty := 1\n}",
+    "object value": "r := {\n\t1: x |\n\ty := 1\n}",
+    "composite": "r := [\n\t[x, y] |\n\ty := 1\n]",
+    "wildcard": "r := [\n\t_ |\n\ty := 1\n]",
+    "head with a ref: at the term": "r := [\n\t[x, xs[0]] |\n\ty := 1\n]",
+    "bound": "r := {\n\tx |\n\tsome x in xs\n}",
+}
+
+
+@pytest.mark.parametrize("case", list(UNSAFE_HEAD_VAR))
+def test_unsafe_head_variable_named_at_the_comprehension(oracle: Any, case: str) -> None:
+    agree(oracle, _HEAD + UNSAFE_HEAD_VAR[case] + "\n", "data.p.r", by_query=(False, True))

@@ -50,7 +50,7 @@ from pyrego.compile.base import (
     iter_rule_chain,
     rule_suffix,
 )
-from pyrego.compile.body_order import naming_term_vars, reorder_body, with_head_in_body
+from pyrego.compile.body_order import check_head_vars, naming_term_vars, reorder_body, with_head_in_body
 from pyrego.compile.eval_order import comprehension_body, strict_calls_first, strict_only
 from pyrego.compile.ground import iterated_as_built, iterated_terms
 from pyrego.compile.rewrite import calls_function
@@ -632,6 +632,7 @@ class _Planner(TermPlanner):
         acc = self.slot()
         body = comprehension_body(t) if self.gen.strict_errors else t.body
         builders = naming_term_vars(t, body, lambda b: self.body(b, None, None), self.bound, self.outer | self.bound, self.gen.arity)
+        check_head_vars(t, self.bound)
         last: Step
         new: Callable[[], Any]
         if isinstance(t, ast.ObjectCompr):

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pyrego.ast import nodes as ast
 from pyrego.codegen.strict_blocks import StrictBlocks
-from pyrego.compile.body_order import naming_term_vars, with_head_in_body
+from pyrego.compile.body_order import check_head_vars, naming_term_vars, with_head_in_body
 from pyrego.errors import RegoUnsafeVarError
 
 
@@ -57,6 +57,7 @@ class ComprehensionWriter(StrictBlocks):
         self.ordered = ordered or isinstance(t, ast.ArrayCompr)
         self.begin_once()
         naming_term_vars(t, self.comprehension_body(t), self.body, self.bound, self.outer | self.bound, self.gen.arity)
+        check_head_vars(t, self.bound)
         if isinstance(t, ast.ArrayCompr):
             self.w(f"{acc}.append({self.term(t.term)})")
         elif isinstance(t, ast.SetCompr):
