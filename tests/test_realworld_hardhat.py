@@ -11,7 +11,11 @@ from typing import Any
 
 import pytest
 
-from opa_compare import agree
+import pyrego
+from conftest import EXECUTION_FORMS, in_form
+from opa_compare import HEADER, agree
+from opa_oracle import plain_numbers
+from pyrego.conformance import canonical
 
 _HEAD = 'package p\n\nxs := ["a", "b", "c"]\n\nys := ["a", "x", "a"]\n\nf(v) if v == "a"\n\n'
 
@@ -78,9 +82,50 @@ UNSAFE_HEAD_VAR = {
     "wildcard": "r := [\n\t_ |\n\ty := 1\n]",
     "head with a ref: at the term": "r := [\n\t[x, xs[0]] |\n\ty := 1\n]",
     "bound": "r := {\n\tx |\n\tsome x in xs\n}",
+    "at the expression, not the bracket": "r if {\n\ttrue != (\n\t[\n\t\tx |\n\t\tz := 1\n\t])\n}",
+    "nested in an array": "r if {\n\ty := [\n\t\t[\n\t\t\tx |\n\t\t\tz := 1\n\t\t]\n\t]\n}",
 }
 
 
 @pytest.mark.parametrize("case", list(UNSAFE_HEAD_VAR))
 def test_unsafe_head_variable_named_at_the_comprehension(oracle: Any, case: str) -> None:
     agree(oracle, _HEAD + UNSAFE_HEAD_VAR[case] + "\n", "data.p.r", by_query=(False, True))
+
+
+# In a query the error's place is the query's expression (its column too).
+QUERIES_WITH_UNSAFE_HEADS = [
+    "x := [q | true]",
+    "y := 1; x := [q | true]",
+    "y := 1; x := {1: q | true}",
+    "y := 1; x := [[q | true] | true]",
+    "y := 1\nx := [z | true]",
+    "y := 1; x := [1 | q > 0]",
+]
+
+
+def _query_outcome(modules: dict[str, str], query: str, strict: bool) -> Any:
+    engine = pyrego.Engine()
+    engine.set_strict_builtin_errors(strict)
+    try:
+        for name, text in modules.items():
+            engine.add_policy(name, text)
+        found = engine.eval_query(query)["result"]
+    except pyrego.RegoError as exc:
+        return ("error", exc.code, str(exc).split("\n")[0])
+    return ("value", canonical([r["bindings"] for r in found]))
+
+
+@pytest.mark.parametrize("query", QUERIES_WITH_UNSAFE_HEADS)
+def test_unsafe_head_variable_in_a_query(oracle: Any, query: str) -> None:
+    modules = {"p.rego": _HEAD}
+    res = oracle.evaluate(modules, query)
+    if res.is_error:
+        want = ("error", res.error_code, HEADER.sub("", res.error_message or "").split("\n")[0])
+    else:
+        want = ("value", canonical([plain_numbers(b) for b in res.bindings]))
+    for form in EXECUTION_FORMS:
+        for strict in (True, False):
+            if not strict and want[0] == "error":
+                continue
+            with in_form(form):
+                assert _query_outcome(modules, query, strict) == want, f"{form}, strict={strict}"

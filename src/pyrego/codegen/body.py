@@ -169,7 +169,7 @@ class BodyEmitter(ComprehensionWriter, LineWriter):
         self.outer = saved_outer
 
     def expr(self, e: ast.Expr, record_as: str | None = None) -> None:
-        saved_ctx = self.ctx
+        saved_ctx, saved_at, self.expr_at = self.ctx, self.expr_at, e.location
         self.where = self.gen.loc(e.location)  # where a loop of this expression is cancelled
         if e.with_mods:
             self.with_mods(e)
@@ -179,7 +179,7 @@ class BodyEmitter(ComprehensionWriter, LineWriter):
                 self.w(f"{record_as} = True")
         else:
             self.statement(e.statement, record_as)
-        self.ctx = saved_ctx
+        self.ctx, self.expr_at = saved_ctx, saved_at
 
     def statement(self, s: ast.Statement, record_as: str | None = None) -> None:
         if isinstance(s, ast.Assign) or isinstance(s, ast.Unify):

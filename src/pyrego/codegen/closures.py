@@ -161,6 +161,8 @@ def order_body(
 class _Planner(TermPlanner):
     """Plans rule definitions, bodies and statements."""
 
+    expr_at: ast.Location | None = None  # (the expression being planned)
+
     # -- rules and bodies ------------------------------------------------------------
 
     def complete(self, chain: list[ast.Rule], node: RuleNode, conflict: Callable[[RuleNode], str], arity: int = 0) -> Callable[..., Any]:
@@ -379,6 +381,14 @@ class _Planner(TermPlanner):
         return build
 
     def expr(self, e: ast.Expr) -> list[Callable[[Step], Step]]:
+        # (OPA names a comprehension head's unbound variable at the expression holding it.)
+        saved, self.expr_at = self.expr_at, e.location
+        try:
+            return self.expr_as_written(e)
+        finally:
+            self.expr_at = saved
+
+    def expr_as_written(self, e: ast.Expr) -> list[Callable[[Step], Step]]:
         if e.with_mods:
             raise Unsupported("with")
         if e.negated:
@@ -632,7 +642,7 @@ class _Planner(TermPlanner):
         acc = self.slot()
         body = comprehension_body(t) if self.gen.strict_errors else t.body
         builders = naming_term_vars(t, body, lambda b: self.body(b, None, None), self.bound, self.outer | self.bound, self.gen.arity)
-        check_head_vars(t, self.bound)
+        check_head_vars(t, self.bound, self.expr_at or t.location)
         last: Step
         new: Callable[[], Any]
         if isinstance(t, ast.ObjectCompr):

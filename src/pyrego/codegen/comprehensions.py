@@ -19,6 +19,9 @@ class ComprehensionWriter(StrictBlocks):
 
     ordered: bool
     outer: set[str]
+    # The expression being written: OPA names a comprehension head's unbound
+    # variable at the expression holding the comprehension.
+    expr_at: ast.Location | None = None
 
     def term(self, t: ast.Term, check: bool = True) -> str:
         raise NotImplementedError
@@ -57,7 +60,7 @@ class ComprehensionWriter(StrictBlocks):
         self.ordered = ordered or isinstance(t, ast.ArrayCompr)
         self.begin_once()
         naming_term_vars(t, self.comprehension_body(t), self.body, self.bound, self.outer | self.bound, self.gen.arity)
-        check_head_vars(t, self.bound)
+        check_head_vars(t, self.bound, self.expr_at or t.location)
         if isinstance(t, ast.ArrayCompr):
             self.w(f"{acc}.append({self.term(t.term)})")
         elif isinstance(t, ast.SetCompr):

@@ -145,15 +145,16 @@ def with_head_in_body(t: Comprehension, bound: set[str], outer: set[str], arity:
     return type(t)(head.get(0, t.term), body, t.location)
 
 
-def check_head_vars(t: Comprehension, bound: set[str]) -> None:
+def check_head_vars(t: Comprehension, bound: set[str], at: ast.Location) -> None:
     """Raises OPA's error for a variable of ``t``'s head that its body leaves
     unbound, where the head's term stays in the head (no ref, call or
-    comprehension in it): OPA names it at the comprehension's place."""
+    comprehension in it): OPA names it at ``at``, the expression holding
+    ``t`` (``t``'s own place where it is a rule's value)."""
     for term in (t.key, t.value) if isinstance(t, ast.ObjectCompr) else (t.term,):
         if not _needs_evaluating(term):
             left = sorted(v for v in term_vars(term, set()) if v not in bound and v not in ROOTS)
             if left:
-                raise RegoUnsafeVarError(unsafe_var_message(shown_name(left[0])), t.location)
+                raise RegoUnsafeVarError(unsafe_var_message(shown_name(left[0])), at)
 
 
 def _moved_head_terms(t: ast.ArrayCompr | ast.SetCompr | ast.ObjectCompr) -> list[tuple[int, ast.Expr]]:
