@@ -15,12 +15,12 @@ from typing import TYPE_CHECKING, Any
 
 from pyrego.ast import nodes as ast
 from pyrego.builtins.rego import metadata_value
+from pyrego.codegen.comprehensions import ComprehensionWriter
 from pyrego.codegen.docs import some_in_collection
 from pyrego.codegen.key_order import query_var_names, rule_var_names
 from pyrego.codegen.lines import LineWriter
-from pyrego.codegen.strict_blocks import StrictBlocks
 from pyrego.compile.base import FuncRef, RuleNode, data_function_name
-from pyrego.compile.body_order import naming_term_vars, reorder_body
+from pyrego.compile.body_order import reorder_body
 from pyrego.compile.ground import KeyNames, ground_value, in_build_order, is_ground, iterated_as_built
 from pyrego.compile.optimize import hoist_checks
 from pyrego.compile.rewrite import bind_negated_operands
@@ -37,7 +37,7 @@ COMPARE_OPS = {"equal": "==", "neq": "!=", "lt": "<", "lte": "<=", "gt": ">", "g
 _CMP_HELPER = {"==": "rt_eq", "!=": "rt_ne", "<": "rt_lt", "<=": "rt_le", ">": "rt_gt", ">=": "rt_ge"}
 
 
-class BodyEmitter(StrictBlocks, LineWriter):
+class BodyEmitter(ComprehensionWriter, LineWriter):
     """Writes the code of one Python function (in the compact form where ``gen.compact``)."""
 
     #: Whether cheap tests move ahead of costlier expressions (off where each
@@ -168,7 +168,7 @@ class BodyEmitter(StrictBlocks, LineWriter):
         self.outer = saved_outer
 
     def expr(self, e: ast.Expr, record_as: str | None = None) -> None:
-        saved_ctx = self.ctx
+        saved_ctx, saved_at, self.expr_at = self.ctx, self.expr_at, e.location
         self.where = self.gen.loc(e.location)  # where a loop of this expression is cancelled
         if e.with_mods:
             self.with_mods(e)
@@ -178,7 +178,7 @@ class BodyEmitter(StrictBlocks, LineWriter):
                 self.w(f"{record_as} = True")
         else:
             self.statement(e.statement, record_as)
-        self.ctx = saved_ctx
+        self.ctx, self.expr_at = saved_ctx, saved_at
 
     def statement(self, s: ast.Statement, record_as: str | None = None) -> None:
         if isinstance(s, ast.Assign) or isinstance(s, ast.Unify):
@@ -758,36 +758,6 @@ class BodyEmitter(StrictBlocks, LineWriter):
             self.unify_value(out_arg, res, t.location)
             return "True"
         return res
-
-    def comprehension(self, t: ast.ArrayCompr | ast.SetCompr | ast.ObjectCompr) -> str:
-        acc = self.tmp("acc")
-        if isinstance(t, ast.ArrayCompr):
-            self.w(f"{acc} = []")
-        elif isinstance(t, ast.SetCompr):
-            self.w(f"{acc} = set()")
-        else:
-            self.w(f"{acc} = {{}}")
-        st = self.state()
-        ordered = self.ordered
-        # An array's order is visible: iterate as OPA does (sorted sets and objects).
-        self.ordered = ordered or isinstance(t, ast.ArrayCompr)
-        self.begin_once()
-        naming_term_vars(t, self.comprehension_body(t), self.body, self.bound, self.outer | self.bound, self.gen.arity)
-        if isinstance(t, ast.ArrayCompr):
-            self.w(f"{acc}.append({self.term(t.term)})")
-        elif isinstance(t, ast.SetCompr):
-            v = self.term(t.term)
-            self.w(f"{acc}.add(freeze({v}))")
-        else:
-            k = self.term(t.key)
-            v = self.term(t.value)
-            # OPA places a key conflict at the comprehension's key term.
-            self.w(f"rt_obj_put({acc}, {k}, {v}, {self.gen.loc(t.key.location or t.location)})")
-        ctx = self.ctx
-        self.ordered = ordered
-        self.restore(st)
-        self.ctx = ctx
-        return acc
 
 
 _PATTERNS = (ast.Var, ast.Array, ast.Object)  # terms unify_value destructures

@@ -117,15 +117,56 @@ def naming_term_vars(
     try:
         return compile_body(body)
     except RegoUnsafeVarError:
-        terms = (t.key, t.value) if isinstance(t, ast.ObjectCompr) else (t.term,)
-        moved = tuple(
-            ast.Expr(Unify(Var(f"__local_term{n}__"), term, term.location), location=term.location or t.location)
-            for n, term in enumerate(terms)
-            if _needs_evaluating(term)
-        )
+        moved = tuple(expr for _, expr in _moved_head_terms(t))
         if moved:
             reorder_body(body + moved, set(bound), outer, arity)
         raise
+
+
+Comprehension = ast.ArrayCompr | ast.SetCompr | ast.ObjectCompr
+
+
+def with_head_in_body(t: Comprehension, bound: set[str], outer: set[str], arity: ArityFn) -> Comprehension | None:
+    """``t`` in the form OPA's compiler gives it, its head's terms that need
+    evaluating moved to the end of its body as ``__localN__ = term``, where
+    only that form is safe: a ref in the head binds a variable the body
+    reads (``[xs[i] | not f(ys[i])]``). None where that form is unsafe too."""
+    moved = _moved_head_terms(t)
+    if not moved:
+        return None
+    body = t.body + tuple(expr for _, expr in moved)
+    try:
+        reorder_body(body, set(bound), outer, arity)
+    except RegoUnsafeVarError:
+        return None
+    head = {n: expr.statement.lhs for n, expr in moved if isinstance(expr.statement, Unify)}
+    if isinstance(t, ast.ObjectCompr):
+        return ast.ObjectCompr(head.get(0, t.key), head.get(1, t.value), body, t.location)
+    return type(t)(head.get(0, t.term), body, t.location)
+
+
+def check_head_vars(t: Comprehension, bound: set[str], at: ast.Location) -> None:
+    """Raises OPA's error for a variable of ``t``'s head that its body leaves
+    unbound, where the head's term stays in the head (no ref, call or
+    comprehension in it): OPA names it at ``at``, the expression holding
+    ``t`` (``t``'s own place where it is a rule's value)."""
+    for term in (t.key, t.value) if isinstance(t, ast.ObjectCompr) else (t.term,):
+        if not _needs_evaluating(term):
+            left = sorted(v for v in term_vars(term, set()) if v not in bound and v not in ROOTS)
+            if left:
+                raise RegoUnsafeVarError(unsafe_var_message(shown_name(left[0])), at)
+
+
+def _moved_head_terms(t: ast.ArrayCompr | ast.SetCompr | ast.ObjectCompr) -> list[tuple[int, ast.Expr]]:
+    """Each of ``t``'s head terms that needs evaluating (by its place in the
+    head) as the expression binding it to a variable of its own."""
+    terms = (t.key, t.value) if isinstance(t, ast.ObjectCompr) else (t.term,)
+    at = t.location
+    return [
+        (n, ast.Expr(Unify(Var(f"__local_term{n}__#h@{at.row}:{at.col}"), term, term.location), location=term.location or at))
+        for n, term in enumerate(terms)
+        if _needs_evaluating(term)
+    ]
 
 
 def _needs_evaluating(t: ast.Term) -> bool:
