@@ -31,8 +31,8 @@ from typing import TYPE_CHECKING
 
 from pyrego.ast import nodes as ast
 from pyrego.errors import Location, RegoParseError
-from pyrego.parse.lexer import ALL_KEYWORDS, BASE_KEYWORDS, EOF, FUTURE_KEYWORDS, IDENT, LOGICAL_KEYWORDS
-from pyrego.parse.logic import LogicParser
+from pyrego.parse.imports import ImportParser, PackageStatement
+from pyrego.parse.lexer import ALL_KEYWORDS, EOF, FUTURE_KEYWORDS, IDENT
 from pyrego.parse.nodes import new_ref, new_rule, new_rule_head, new_scalar, new_var
 from pyrego.parse.terms import FatalParseError, memo_key, value_name
 
@@ -41,15 +41,8 @@ if TYPE_CHECKING:
 
 __all__ = ["parse_module", "parse_query", "parse_term"]
 
-# What `import future.keywords.X` accepts (OPA 1.20: the v0 future keywords,
-# plus the logical ones, see parser_logic); `import future.keywords` takes all.
-_IMPORTABLE_KEYWORDS = FUTURE_KEYWORDS | LOGICAL_KEYWORDS | {"not"}
-_IMPORT_HINT = " (hint: import a different path or use an alias)"
-
 # Operators that may not directly follow a rule name (OPA's parseHeadFinish).
 _HEAD_BAD_OPS = frozenset({"+", "-", "*", "/", "%", "&", "|", "==", "!=", ">", ">=", "<", "<="})
-
-_IMPORT_ROOTS = ("data", "input", "future", "rego")
 
 # Deepest Python stack the parser may need: up to about 15 frames per nesting
 # level (MAX_DEPTH levels). Python 3.11 keeps Python frames off the C stack.
@@ -86,12 +79,6 @@ class _Rule:
 
 
 @dataclass(eq=False, slots=True)
-class _Package:
-    ref: ast.Ref
-    location: Location
-
-
-@dataclass(eq=False, slots=True)
 class _BodyStmt:
     body: ast.Body
     location: Location
@@ -102,7 +89,7 @@ class _Rules:
     rules: list[_Rule] = field(default_factory=list)
 
 
-class Parser(LogicParser):
+class Parser(ImportParser):
     """Statement-level parser; see the module docs."""
 
     def __init__(self, text: str, filename: str, rego_v1: bool) -> None:
@@ -112,14 +99,10 @@ class Parser(LogicParser):
         self.v1_checks = rego_v1
         self.annotations = True  # read ``# METADATA`` blocks (rego.parse_module does not, as in OPA)
 
-    def set_future(self, keywords: set[str]) -> None:
-        if keywords != self.future:
-            self.use_keywords(set(keywords))
-
     # ------------------------------------------------------------ modules
 
     def module(self) -> ast.Module:
-        stmts: list[_Package | ast.Import | _Rules | _BodyStmt] = []
+        stmts: list[PackageStatement | ast.Import | _Rules | _BodyStmt] = []
         while self.kind != EOF:
             state = self.save()
             if self.kind == "package":
@@ -144,7 +127,7 @@ class Parser(LogicParser):
             stmts.append(_BodyStmt(self.parse_query(True, EOF), loc))
         return self.assemble(stmts)
 
-    def assemble(self, stmts: list[_Package | ast.Import | _Rules | _BodyStmt]) -> ast.Module:
+    def assemble(self, stmts: list[PackageStatement | ast.Import | _Rules | _BodyStmt]) -> ast.Module:
         if not stmts:
             # (OPA's error has the file alone: row 0, no detail lines)
             empty = RegoParseError("empty module", Location(self.file, 0, 0))
@@ -156,7 +139,7 @@ class Parser(LogicParser):
         # raised, all in its ``errors``, each without detail lines.
         found: list[RegoParseError] = []
         first = stmts[0]
-        if not isinstance(first, _Package):
+        if not isinstance(first, PackageStatement):
             found.append(self.error_at(_stmt_location(first), "package expected"))
         imports: list[ast.Import] = []
         rules: list[_Rule] = []
@@ -185,7 +168,7 @@ class Parser(LogicParser):
         if found:
             found[0].errors = found  # type: ignore[attr-defined]
             raise found[0]
-        assert isinstance(first, _Package)
+        assert isinstance(first, PackageStatement)
         annotations: tuple[ast.Annotation, ...] = ()
         if self.annotations and any("METADATA" in text for _, text in self.toks.comments):  # (else there are no blocks)
             # (imported here: annotations bring in the YAML parser, which most policies never need)
@@ -247,124 +230,6 @@ class Parser(LogicParser):
         return errors
 
     # ------------------------------------------------------------ package and imports
-
-    def parse_package(self) -> _Package | None:
-        loc = self.loc()
-        if self.next_is_ref():  # `package.x` / `package[0]`: a ref, not a package
-            return None
-        self.advance()
-        if self.kinds[self.pos] != IDENT and self.kinds[self.pos] not in BASE_KEYWORDS:
-            raise self.illegal()
-        self.kind = IDENT
-        term = self.parse_term()
-        data = new_var("data", term.location)
-        if isinstance(term, ast.Var):
-            return _Package(new_ref(data, (new_scalar(term.name, term.location),), term.location), loc)
-        if isinstance(term, ast.Ref) and isinstance(term.head, ast.Var):
-            path: list[ast.Term] = [new_scalar(term.head.name, term.head.location)]
-            for p in term.path:
-                if not (isinstance(p, ast.Scalar) and isinstance(p.value, str)):
-                    raise self.error_at(p.location, f"unexpected {value_name(p)} token: expecting string")
-                path.append(p)
-            return _Package(new_ref(data, tuple(path), term.location), loc)
-        if isinstance(term, ast.Ref):
-            raise self.error_at(term.location, f"unexpected {value_name(term.head)} token: expecting var")
-        raise self.illegal()
-
-    def parse_import(self) -> ast.Import | None:
-        loc = self.loc()
-        if self.next_is_ref():
-            return None
-        self.advance()
-        if self.kinds[self.pos] != IDENT and self.kinds[self.pos] not in BASE_KEYWORDS:
-            raise self.illegal()
-        # The path is read with no future keywords, so that
-        # `import future.keywords.in` works where `in` is already a keyword.
-        saved = self.future
-        self.use_keywords(set())
-        self.kind = IDENT
-        try:
-            term = self.parse_term()
-        finally:
-            self.use_keywords(saved)
-        # OPA's reader of the path has already read the next token, with
-        # those keywords off: one there starts the next statement as a name.
-        if self.kind in _IMPORTABLE_KEYWORDS:
-            self.kind = IDENT
-        if isinstance(term, ast.Var):
-            term = new_ref(term, (), term.location)
-        if not isinstance(term, ast.Ref) or not isinstance(term.head, ast.Var):
-            raise self.error("expected path")
-        for p in term.path:
-            if not (isinstance(p, ast.Scalar) and isinstance(p.value, str)):
-                raise self.error_at(p.location, f"unexpected {value_name(p)} token: expecting string")
-        root = term.head.name
-        if root not in _IMPORT_ROOTS:
-            raise self.error_at(
-                term.location,
-                "unexpected import path, must begin with one of: {data, future, input, rego}, "
-                f"got: {root} (hint: if this is unexpected, try updating OPA)",
-            )
-        if self.kind == "as":
-            self.advance()
-            if self.kind != IDENT:
-                raise self.illegal("expected var")
-            alias = self.parse_term()
-            if not isinstance(alias, ast.Var):
-                raise self.illegal("expected var")
-            return ast.Import(term, alias.name, loc)
-        keywords = ALL_KEYWORDS if self.rego_v1 else BASE_KEYWORDS
-        if not term.path:
-            if root in keywords:
-                raise self.error_at(term.location, f"unexpected import path, must not end with a keyword, got: {root}{_IMPORT_HINT}")
-        elif root != "future":
-            last = term.path[-1]
-            assert isinstance(last, ast.Scalar) and isinstance(last.value, str)
-            if last.value in keywords:
-                raise self.error_at(
-                    last.location, f"unexpected import path, must not end with a keyword, got: {last.value}{_IMPORT_HINT}"
-                )
-        return ast.Import(term, None, loc)
-
-    def process_import(self, imp: ast.Import) -> None:
-        """`import rego.v1` / `import future.keywords[.x]` switch keywords on."""
-        # (the next statement's first token stays the name parse_import made it)
-        was_name = self.kind == IDENT
-        self.switch_keywords(imp)
-        if was_name:
-            self.kind = IDENT
-
-    def switch_keywords(self, imp: ast.Import) -> None:
-        path = imp.path
-        root = path.head.name if isinstance(path.head, ast.Var) else ""
-        names = [p.value for p in path.path if isinstance(p, ast.Scalar)]
-        if root == "rego":
-            if names != ["v1"]:
-                raise self.error_at(path.location, f"invalid import `{ast.ref_to_string(path)}`, must be `rego.v1`")
-            if self.rego_v1:
-                return
-            if imp.alias is not None:
-                raise self.error_at(path.location, "`rego` imports cannot be aliased")
-            self.v1_checks = True
-            self.set_future(self.future | FUTURE_KEYWORDS)
-        elif root == "future":
-            if not names or names[0] != "keywords":
-                raise self.error_at(path.location, "invalid import, must be `future.keywords`")
-            if imp.alias is not None:
-                raise self.error_at(path.location, "`future` imports cannot be aliased")
-            keywords: set[str] = set(_IMPORTABLE_KEYWORDS)
-            if len(names) == 2:
-                kw = names[1]
-                if kw not in _IMPORTABLE_KEYWORDS:
-                    allowed = " ".join(sorted(_IMPORTABLE_KEYWORDS))
-                    raise self.error_at(path.location, f"unexpected keyword, must be one of [{allowed}]")
-                assert isinstance(kw, str)
-                keywords = {kw, "in"} if kw == "every" else {kw}  # every needs in
-            if "not" in keywords:
-                self.not_body = True  # `not` negates whole bodies from now on
-            self.set_future(self.future | (keywords - {"not"}))
-
-    # ------------------------------------------------------------ rules
 
     def parse_rules(self) -> list[_Rule] | None:
         """A rule (plus any extra `{ }` bodies, each its own rule), or None when
@@ -683,7 +548,7 @@ def is_ground(t: object) -> bool:
     return False  # comprehensions always bind variables
 
 
-def _placed(first: _Package, stmts: list[_Package | ast.Import | _Rules | _BodyStmt]) -> list[Statement]:
+def _placed(first: PackageStatement, stmts: list[PackageStatement | ast.Import | _Rules | _BodyStmt]) -> list[Statement]:
     """What annotations may attach to, in order (only wanted when there are
     METADATA comments). A body statement's rule has the statement's location."""
     from pyrego.parse.annotations import Statement
@@ -699,7 +564,7 @@ def _placed(first: _Package, stmts: list[_Package | ast.Import | _Rules | _BodyS
     return placed
 
 
-def _stmt_location(st: _Package | ast.Import | _Rules | _BodyStmt) -> Location:
+def _stmt_location(st: PackageStatement | ast.Import | _Rules | _BodyStmt) -> Location:
     if isinstance(st, _Rules):
         return st.rules[0].location
     return st.location
