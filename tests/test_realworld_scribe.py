@@ -95,3 +95,35 @@ def test_variable_unified_with_a_safe_headed_ref_is_named_where_read(oracle: Any
         # (OPA names the variables of one line in no fixed order: compared as sets, first line first)
         assert sorted(str(e).split("\n")[0] for e in errors) == want, form
         assert str(errors[0]).split(":")[1] == want[0].split(":")[1], form
+
+
+# ``f() := v if { ... }`` defines a document ``f``, not a function (OPA
+# parses no function of no arguments). OPA's type check lets a call ``f()``
+# through where the document's type is any (its value a variable or a ref
+# into input), and evaluates the call to the document's value; where the
+# type is known (a constant, an object) the call is ``undefined function``.
+# pyrego refused every such call (a zero-argument helper reading the
+# evidence). Not covered: a conflict in such a document is OPA's function
+# conflict text there, and the statement form ``f(out)`` with ``out``
+# unbound.
+_G = "g() := input.x\n\n"
+_F = "f() := v if {\n\tsome v in input.xs\n}\n\n"
+DOCUMENT_CALL_CASES = {
+    "assigned": _G + "y := g()\n",
+    "in a comprehension": _F + "y := {r | r = f()}\n",
+    "negated": _G + "y if not g()\n",
+    "compared": _G + "y if g() == 3\n",
+    "nested in a call": _G + "y := sprintf(\"%v\", [g()])\n",
+    "with a default": "default g() := 1\n\ng() := input.x\n\ny := g()\n",
+    "a body's variable": "g() := v if {\n\tv := input.x\n}\n\ny := g()\n",
+    "a constant value": "g() := 1 if input.x\n\ny := g()\n",
+    "a constant value in a body": "g() := 1 if {\n\tinput.x\n}\n\ny := g()\n",
+    "an object value": "g() := {\"a\": v} if {\n\tv := input.x\n}\n\ny := g()\n",
+    "a boolean document": "g() if input.x\n\ny := g()\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(DOCUMENT_CALL_CASES))
+@pytest.mark.parametrize("input", [{"x": 3, "xs": [1]}, {"x": False, "xs": []}, {}])
+def test_call_of_a_document_of_any_type(oracle: Any, name: str, input: Any) -> None:
+    _agree(oracle, _P + DOCUMENT_CALL_CASES[name], "data.p.y", input)

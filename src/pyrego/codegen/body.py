@@ -17,6 +17,7 @@ from pyrego.ast import nodes as ast
 from pyrego.builtins.rego import metadata_value
 from pyrego.codegen.docs import some_in_collection
 from pyrego.codegen.lines import LineWriter
+from pyrego.codegen.rule_calls import document_call
 from pyrego.codegen.strict_blocks import StrictBlocks
 from pyrego.compile.base import FuncRef, RuleNode, data_function_name
 from pyrego.compile.body_order import naming_term_vars, reorder_body
@@ -719,7 +720,7 @@ class BodyEmitter(StrictBlocks, LineWriter):
         node = gen.tree.functions.get(op)
         arity = gen.arity(op)
         if arity is None:
-            raise RegoTypeError(f"undefined function {ast.call_name_text(op)}", t.location)
+            return document_call(self, t, check)
         args = t.args
         out_arg: ast.Term | None = None
         if len(args) == arity + 1:
