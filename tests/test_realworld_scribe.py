@@ -101,9 +101,11 @@ def test_variable_unified_with_a_safe_headed_ref_is_named_where_read(oracle: Any
 # parses no function of no arguments). OPA's type check lets a call ``f()``
 # through where the document's type is any (its value a variable or a ref
 # into input), and evaluates the call to the document's value; where the
-# type is known (a constant, an object) the call is ``undefined function``.
+# type is known (a constant, an object, a union of types) the call is
+# ``undefined function``, the document typed first wherever it is defined.
 # pyrego refused every such call (a zero-argument helper reading the
-# evidence). Not covered: a conflict in such a document is OPA's function
+# evidence); with that fixed, a union of types and a call before the
+# document's definition (typed later: any) had to be refused still. Not covered: a conflict in such a document is OPA's function
 # conflict text there, and the statement form ``f(out)`` with ``out``
 # unbound.
 _G = "g() := input.x\n\n"
@@ -120,6 +122,10 @@ DOCUMENT_CALL_CASES = {
     "a constant value in a body": "g() := 1 if {\n\tinput.x\n}\n\ny := g()\n",
     "an object value": "g() := {\"a\": v} if {\n\tv := input.x\n}\n\ny := g()\n",
     "a boolean document": "g() if input.x\n\ny := g()\n",
+    "a union of object types": "g() := {\"a\": 1} if input.x\n\ng() := {\"b\": 2} if input.xs\n\ny := g()\n",
+    "a union of a number and a string": "g() := 1 if input.x\n\ng() := \"s\" if input.xs\n\ny := g()\n",
+    "called before it is defined, any": "y := g()\n\ng() := input.x\n",
+    "called before it is defined, an object": "y := {r | r = g()}\n\ng() := v if {\n\tsome b in input.xs\n\tv = {\"p\": b}\n}\n",
 }
 
 
