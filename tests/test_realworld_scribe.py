@@ -174,3 +174,23 @@ def test_names_declared_in_every_are_the_bodys_variables(oracle: Any, name: str)
         errors = getattr(caught.value, "errors", [caught.value])
         # (OPA names the variables of one line in no fixed order)
         assert sorted(str(e).split("\n")[0] for e in errors) == want, form
+
+
+# ``http.send`` refuses a header value that is not a string before any
+# request, naming the value as Go's ``%q`` prints OPA's decoded JSON: a
+# number quoted, a boolean or null as Go's bad-verb text, collections with
+# each member so (null inside one as ``<nil>``, object keys in order).
+# pyrego printed Python's quoting of the value's JSON (a policy reading its
+# API token header from a configuration value of another type).
+HEADER_VALUES = [-1, 1.5, 10**30, True, None, ["a", 1, None, [False]], {"k": "v", "a": {"z": 1}, "n": None}, [], {}, ["\u2028", "\x7f"]]
+
+
+@pytest.mark.parametrize("value", HEADER_VALUES, ids=repr)
+def test_http_send_header_value_of_another_type(oracle: Any, value: Any) -> None:
+    module = _P + 'r := http.send({"method": "GET", "url": "http://127.0.0.1:9/", "headers": {"A": input.h}})\n'
+    _agree(oracle, module, "data.p.r", {"h": value})
+
+
+def test_http_send_header_value_from_a_set(oracle: Any) -> None:
+    module = _P + 'r := http.send({"method": "GET", "url": "http://127.0.0.1:9/", "headers": {"A": {1, "b", [true], null}}})\n'
+    _agree(oracle, module, "data.p.r")
