@@ -237,6 +237,45 @@ def test_bad_bundles_give_opas_errors(files: list[tuple[str, str]], message: str
     assert message in str(info.value)
 
 
+_MANIFEST = "bundle load failed on manifest decode: json: cannot unmarshal "
+
+
+@pytest.mark.parametrize(
+    "manifest,message",
+    [
+        # Go's decoder names the JSON value's kind and the field's Go type,
+        # reports the first wrong field in the text's order, and matches
+        # field names without regard to case.
+        ('{"revision": 1.5}', "number into Go struct field Manifest.revision of type string"),
+        ('{"Revision": true}', "bool into Go struct field Manifest.revision of type string"),
+        ('{"roots": "a"}', "string into Go struct field Manifest.roots of type []string"),
+        ('{"roots": ["a", 1]}', "number into Go struct field Manifest.roots of type string"),
+        ('{"roots": [{}], "revision": 2}', "object into Go struct field Manifest.roots of type string"),
+        ('{"revision": 2, "roots": [{}]}', "number into Go struct field Manifest.revision of type string"),
+        ('{"rego_version": 1.5}', "number 1.5 into Go struct field Manifest.rego_version of type int"),
+        ('{"rego_version": 9223372036854775808}', "number 9223372036854775808 into Go struct field Manifest.rego_version of type int"),
+        ('{"rego_version": "1"}', "string into Go struct field Manifest.rego_version of type int"),
+        ('{"file_rego_versions": {"/x.rego": "0"}}', "string into Go struct field Manifest.file_rego_versions of type int"),
+        ('{"file_rego_versions": []}', "array into Go struct field Manifest.file_rego_versions of type map[string]int"),
+        ('{"metadata": [1]}', "array into Go struct field Manifest.metadata of type map[string]interface {}"),
+        ('{"wasm": {}}', "object into Go struct field Manifest.wasm of type []bundle.WasmResolver"),
+        ('{"wasm": ["m"]}', "string into Go struct field Manifest.wasm of type bundle.WasmResolver"),
+        ("[]", "array into Go value of type bundle.Manifest"),
+        ('"x"', "string into Go value of type bundle.Manifest"),
+    ],
+)
+def test_manifest_fields_of_the_wrong_type_give_gos_decode_error(manifest: str, message: str) -> None:
+    with pytest.raises(BundleError) as info:
+        read_bundle_bytes(tar_gz([("/.manifest", manifest)]))
+    assert str(info.value) == _MANIFEST + message
+
+
+def test_manifest_nulls_and_field_names_in_any_case_read_as_go_reads_them() -> None:
+    assert read_bundle_bytes(tar_gz([("/.manifest", "null")])).manifest.is_empty()
+    b = read_bundle_bytes(tar_gz([("/.manifest", '{"REVISION": "r", "Roots": [null], "revision": null, "file_rego_versions": {"/x.rego": null}}')]))
+    assert (b.manifest.revision, b.manifest.roots, b.manifest.file_rego_versions) == ("r", [""], {"/x.rego": 0})
+
+
 def test_data_under_roots_is_allowed_and_objects_on_the_way_too() -> None:
     b = read_bundle_bytes(tar_gz([("/.manifest", '{"roots": ["a/b", "c"]}'), ("/a/b/data.json", '{"x": 1}'), ("/c/data.json", "[1]")]))
     assert b.data == {"a": {"b": {"x": 1}}, "c": [1]}

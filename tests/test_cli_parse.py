@@ -460,6 +460,22 @@ def test_json_agrees_with_opa(name: str, oracle_ready: None) -> None:
     assert comparable(ours(text)) == comparable(expected)
 
 
+def test_a_long_else_chain_agrees_with_opa(oracle_ready: None, capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    # Generated lookup tables are else chains thousands long; the JSON nests
+    # one level per branch.
+    from pyrego.parse.parser import deep_recursion
+
+    text = "package p\n\nf(a) := -1 if a == -1\n" + "".join(f"else := {i} if a == {i}\n" for i in range(1500))
+    with deep_recursion():  # (for the test's own JSON decoding of both sides)
+        expected = opa_ast(text)
+        assert expected is not None
+        assert comparable(ours(text)) == comparable(expected)
+    path = tmp_path / "x.rego"
+    path.write_text(text)
+    code, out, _ = run_parse(capsys, str(path))
+    assert code == 0 and out.rstrip().endswith("1499")
+
+
 def corpus() -> list[tuple[str, str, bool]]:
     """Every module of the test repositories, the seed benchmark and the conformance suite."""
     seed, conformance = need_shared(*SEED), need_shared(*CONFORMANCE)

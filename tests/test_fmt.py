@@ -114,6 +114,17 @@ def test_small_cases(source: str, expected: str) -> None:
     assert fmt(source) == expected
 
 
+def test_an_else_chain_of_thousands_of_branches_formats() -> None:
+    # A generated lookup table: each branch stays one line, and the chain
+    # keeps every branch (the formatter walks the chain a branch at a time).
+    branches = "".join(f"else := {i} if a == {i}\n" for i in range(3000))
+    formatted = fmt("package a\n\nf(a) := -1 if a == -1\n" + branches)
+    assert formatted.count("\nelse := ") == 3000 and fmt(formatted) == formatted
+    engine = pyrego.Engine()
+    engine.add_policy("a.rego", formatted)
+    assert engine.eval_query("x := data.a.f(2999)")["result"][0]["bindings"]["x"] == 2999
+
+
 def test_v0_output_keeps_v0_syntax() -> None:
     src = "package a\n\np[x] { x := input.x }\nq = 1 { input.q }\n"
     assert fmt(src, rego_v1=False) == "package a\n\np[x] {\n\tx := input.x\n}\n\nq = 1 {\n\tinput.q\n}\n"

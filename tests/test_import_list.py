@@ -51,6 +51,7 @@ ENGINE_MODULES = {
     "pyrego.codegen.generator",
     "pyrego.codegen.lines",
     "pyrego.codegen.strict_blocks",
+    "pyrego.codegen.key_order",
     "pyrego.codegen.rule_values",
     "pyrego.codegen.tiers",
     "pyrego.compile",

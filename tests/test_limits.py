@@ -81,6 +81,36 @@ def test_a_long_rule_chain_evaluates_from_the_first_time(length: int, execution_
     assert [engine.eval_rule("data.p.r0") for _ in range(3)] == [length] * 3
 
 
+# Generated lookup tables are written as else chains thousands long: OPA
+# parses chains of any length (its parser's limit is 100,000 levels).
+ELSE_CHAINS = {
+    "a function": lambda n: "f(a) := -1 if a == -1\n" + "".join(f"else := {i} if a == {i}\n" for i in range(n)) + f"r := [f({n - 1}), f(7)]\n",
+    "a rule": lambda n: "r := 0 if input.n == -1\n" + "".join(f"else := {i} if input.n == {i}\n" for i in range(n)) + "else := -2\n",
+}
+
+
+@pytest.mark.parametrize("kind", list(ELSE_CHAINS))
+def test_an_else_chain_of_thousands_of_branches_is_opas(oracle: Any, kind: str) -> None:
+    from opa_compare import agree
+
+    agree(oracle, "package p\n" + ELSE_CHAINS[kind](2500), "data.p.r", {"n": 2499})
+
+
+def test_an_else_after_a_branch_without_body_is_opas_error(oracle: Any) -> None:
+    from opa_compare import agree
+
+    agree(oracle, "package p\nr := 1 if false\nelse := 2\nelse := 3\n", "data.p.r")
+
+
+def test_an_else_chain_too_long_to_compile_is_a_rego_error() -> None:
+    engine = pyrego.Engine()
+    try:
+        engine.add_policy("p.rego", "package p\n" + ELSE_CHAINS["a rule"](30_000))
+        engine.eval_rule("data.p.r", input={"n": 3})
+    except pyrego.RegoError as err:
+        assert err.code == "rego_compile_error"
+
+
 def test_a_chain_too_long_is_a_rego_error() -> None:
     rules = "\n".join(f"r{i} := r{i + 1} + 1" for i in range(20_000))
     engine = pyrego.Engine()

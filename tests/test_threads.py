@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 import pyrego
-from conftest import switching_often
+from conftest import EXECUTION_FORMS, in_form, switching_often
 
 POLICY = """package authz
 
@@ -245,3 +245,41 @@ def test_prints_kept_once_policies_that_print_replace_quiet_ones_during_evaluati
     for n in range(3):
         assert engine.eval_rule("data.talk.allow", input={"n": n}) is (n > 1)
         assert engine.take_prints() == [f"n {n}"]
+
+
+# Two definitions that both print and conflict: the evaluation fails, is run
+# again in OPA's order, and takes back the lines its first run printed.
+CONFLICTING_PRINTS = 'package talk\nr := 1 if { print("one", input.n) }\nr := 2 if { print("two", input.n) }\n'
+
+
+@pytest.mark.parametrize("form", EXECUTION_FORMS)
+def test_a_failed_evaluation_run_again_takes_back_only_its_own_prints(oracle: Any, form: str) -> None:
+    # Every thread prints lines of its own: a take-back that removed the
+    # newest lines of the engine's table would drop another thread's lines
+    # and keep this one's twice. What one evaluation prints is what it
+    # prints on an engine of its own (the oracle reports no lines with an
+    # error; it does report the error).
+    assert oracle.evaluate({"talk.rego": CONFLICTING_PRINTS}, "x := data.talk.r", input={"n": 0}).error_code == "eval_conflict_error"
+    threads, rounds = 6, 40
+    with in_form(form):
+        alone = pyrego.Engine()
+        alone.add_policy("talk.rego", CONFLICTING_PRINTS)
+        want = []
+        for i in range(threads):
+            for k in range(rounds):
+                with pytest.raises(pyrego.EvalConflictError):
+                    alone.eval_rule("data.talk.r", input={"n": i * 1000 + k})
+                lines = alone.take_prints()
+                assert len(lines) == 2
+                want += lines
+        engine = pyrego.Engine()
+        engine.add_policy("talk.rego", CONFLICTING_PRINTS)
+
+        def work(i: int) -> None:
+            for k in range(rounds):
+                with pytest.raises(pyrego.EvalConflictError):
+                    engine.eval_rule("data.talk.r", input={"n": i * 1000 + k})
+
+        assert _run_threads(threads, work) == []
+        got = engine.take_prints()
+    assert sorted(got) == sorted(want)

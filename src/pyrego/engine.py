@@ -129,7 +129,7 @@ class Engine(ConfigurationMixin, QueryMixin, InstrumentationMixin):
     _queries: BoundedDict[str, CompiledQuery] | None = None
     # print() output not taken yet (made when the first evaluation's settings
     # are); the oldest lines go past PRINTS_KEPT.
-    _prints: deque[str] | None = None
+    _prints: deque[list[str | None]] | None = None
     # What capabilities keep per engine (see CompiledProgram.state), made on first use.
     _state: dict[str, Any] | None = None
     # Tables only ever replaced, never changed in place (empty ones shared):
@@ -764,7 +764,9 @@ class Engine(ConfigurationMixin, QueryMixin, InstrumentationMixin):
         out = []
         prints = self._prints
         while prints:  # popleft: lines other threads print meanwhile are kept or taken, never lost (None: no evaluation yet)
-            out.append(prints.popleft())
+            line = prints.popleft()[0]
+            if line is not None:  # (None: withdrawn, its evaluation ran again)
+                out.append(line)
         return out
 
     # -- copies ---------------------------------------------------------------------------

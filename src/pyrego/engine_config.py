@@ -44,7 +44,7 @@ class ConfigurationMixin:
     _schemas: SchemaSet | None
     _schema_key: str | None
     _config: EvalConfig | None
-    _prints: deque[str] | None
+    _prints: deque[list[str | None]] | None
     _program: Program | None
     _rule_fns: dict[str, Any]
     _prepared_rules: dict[str, Any]

@@ -191,10 +191,9 @@ class QueryMixin:
         in OPA's iteration order; if so, the lines it printed are taken back."""
         if type(exc) not in REPLAYED_ERRORS or _input_fault(exc, failed.input) is not None:
             return False
-        printed = failed.q.printed if failed.q is not None else 0
-        prints = self._prints  # type: ignore[attr-defined]
-        for _ in range(min(printed, len(prints) if prints is not None else 0)):
-            prints.pop()
+        printed = failed.q.printed if failed.q is not None else None
+        for line in printed or ():
+            line[0] = None  # (take_prints skips it)
         return True
 
     def _eval_rule_by_query(self, query: str, input: Any) -> Any:

@@ -183,7 +183,7 @@ def urlquery_decode_object(x: Any) -> dict[Any, Any]:
 
 
 class URL:
-    __slots__ = ("scheme", "opaque", "user", "host", "path", "raw_path", "raw_query", "fragment")
+    __slots__ = ("scheme", "opaque", "user", "host", "path", "raw_path", "raw_query", "force_query", "fragment", "raw_fragment")
 
     def __init__(self) -> None:
         self.scheme = ""
@@ -193,13 +193,89 @@ class URL:
         self.path = ""
         self.raw_path = ""
         self.raw_query = ""
+        self.force_query = False
         self.fragment = ""
+        self.raw_fragment = ""
 
     def hostname(self) -> str:
         return _split_host_port(self.host)[0]
 
     def port(self) -> str:
         return _split_host_port(self.host)[1]
+
+    def escaped_path(self) -> str:
+        """Go's ``URL.EscapedPath``: the path as written where that is a valid
+        encoding of it, else the path escaped."""
+        if self.raw_path and _valid_encoded_path(self.raw_path):
+            try:
+                written = from_bytes(_unescape(to_bytes(self.raw_path), _PATH))
+            except _UrlError:
+                written = None
+            if written == self.path:
+                return self.raw_path
+        if self.path == "*":
+            return "*"
+        return _escape(to_bytes(self.path), _PATH).decode("ascii")
+
+    def text(self, hide_password: bool = False) -> str:
+        """Go's ``URL.String`` (with ``hide_password``, the client's errors'
+        form of it: a password written as ``***``)."""
+        out = [self.scheme + ":"] if self.scheme else []
+        if self.opaque:
+            out.append(self.opaque)
+        else:
+            if self.scheme or self.host or self.user is not None:
+                if self.host or self.path or self.user is not None:
+                    out.append("//")
+                if self.user is not None:
+                    name, password = self.user
+                    out.append(_escape(to_bytes(name), _USER).decode("ascii"))
+                    if password is not None:
+                        out.append(":***" if hide_password else ":" + _escape(to_bytes(password), _USER).decode("ascii"))
+                    out.append("@")
+                if self.host:
+                    out.append(_escape(to_bytes(self.host), _HOST).decode("ascii"))
+            path = self.escaped_path()
+            if path and path[0] != "/" and self.host:
+                out.append("/")
+            if not out and ":" in path.partition("/")[0]:
+                out.append("./")
+            out.append(path)
+        if self.force_query or self.raw_query:
+            out.append("?" + self.raw_query)
+        if self.fragment:
+            out.append("#" + self._escaped_fragment())
+        return "".join(out)
+
+    def _escaped_fragment(self) -> str:
+        raw = self.raw_fragment
+        if raw and all(c in _PATH_KEEPS or not _should_escape(c, _FRAGMENT) for c in to_bytes(raw)):
+            try:
+                if from_bytes(_unescape(to_bytes(raw), _FRAGMENT)) == self.fragment:
+                    return raw
+            except _UrlError:
+                pass
+        return _escape(to_bytes(self.fragment), _FRAGMENT).decode("ascii")
+
+    def request_uri(self) -> str:
+        """Go's ``URL.RequestURI``: what an HTTP request line asks for."""
+        result = self.opaque
+        if not result:
+            result = self.escaped_path() or "/"
+        elif result.startswith("//"):
+            result = self.scheme + ":" + result
+        if self.force_query or self.raw_query:
+            result += "?" + self.raw_query
+        return result
+
+
+# Characters a written path may keep unescaped (RFC 3986's sub-delims, ":", "@",
+# brackets, and "%" of an escape), besides those Go's escaping leaves alone.
+_PATH_KEEPS = frozenset(b"!$&'()*+,;=:@[]%")
+
+
+def _valid_encoded_path(raw: str) -> bool:
+    return all(c in _PATH_KEEPS or not _should_escape(c, _PATH) for c in to_bytes(raw))
 
 
 def _split_host_port(hostport: str) -> tuple[str, str]:
@@ -244,6 +320,7 @@ def parse_url(raw: str) -> URL:
     if sep and frag:
         try:
             u.fragment = from_bytes(_unescape(to_bytes(frag), _FRAGMENT))
+            u.raw_fragment = frag
         except _UrlError as e:
             raise BuiltinError(f"parse {go_quote(raw)}: {e}") from None
     return u
@@ -259,6 +336,7 @@ def _parse(raw: str) -> URL:
     scheme, rest = _get_scheme(raw)
     u.scheme = scheme.lower()
     if rest.endswith("?") and rest.count("?") == 1:
+        u.force_query = True
         rest = rest[:-1]
     else:
         rest, _, u.raw_query = rest.partition("?")

@@ -19,11 +19,13 @@ import ssl
 import tempfile
 import threading
 import time
+from decimal import Decimal
 from email.utils import parsedate_to_datetime
 from typing import Any
 from urllib.parse import urljoin, urlsplit
 
-from pyrego.ast.pretty import go_quote
+from pyrego.builtins._goutil import go_quote
+from pyrego.builtins.encoding_url import parse_url
 from pyrego.builtins.jwk import go_json_marshal, pem_blocks
 from pyrego.builtins.registry import builtin, operand_error
 from pyrego.runtime.builtin_errors import BuiltinCancel, BuiltinError, OperandTypeError
@@ -91,7 +93,7 @@ class NetworkError(Exception):
 
     def __init__(self, method: str, url: str, detail: str, *, timeout: bool = False) -> None:
         op = method[:1].upper() + method[1:].lower()
-        super().__init__(f'{op} "{url}": {detail}')
+        super().__init__(f"{op} {go_quote(url)}: {detail}")
         self.op = op
         self.url = url
         self.timeout = timeout
@@ -287,7 +289,20 @@ def _expiry(headers: dict[str, list[str]], now: float) -> float:
 # ---------------------------------------------------------------- the request
 
 
-class _HTTPSConnection(http.client.HTTPSConnection):
+class _GoRequestLine(http.client.HTTPConnection):
+    """Writes the request line as Go's client does: the target's bytes as
+    they are (UTF-8, spaces in a query included), refusing control
+    characters only (which Go's URL parser refused already)."""
+
+    def _validate_path(self, url: str) -> None:
+        if any(ord(c) < 0x20 or c == "\x7f" for c in url):
+            raise http.client.InvalidURL("net/http: can't write control character in Request.URL")
+
+    def _encode_request(self, request: str) -> bytes:
+        return request.encode("utf-8", "surrogatepass")
+
+
+class _HTTPSConnection(_GoRequestLine, http.client.HTTPSConnection):
     """An HTTPS connection whose TLS server name may differ from the host."""
 
     def __init__(self, host: str, port: int | None, *, timeout: float | None, context: ssl.SSLContext, sni: str | None):
@@ -375,6 +390,8 @@ class _Request:
                 self.timeout = parse_timeout(v)
             elif key.startswith("tls_"):
                 opts[key] = sval
+        # Go's http.NewRequest parses the URL first: a malformed one fails before any connection.
+        parse_url(self.url)
         self.ssl_context, tls_forced = self._tls(opts)
         if "Host" in self.headers:
             self.server_name = self.headers["Host"]
@@ -454,6 +471,7 @@ class _Request:
         self, method: str, url: str, body: bytes, deadline: float | None
     ) -> tuple[int, str, dict[str, list[str]], bytes, str | None]:
         parts = urlsplit(url)
+        url = _shown_url(url)
         scheme = parts.scheme.lower()
         if scheme not in ("http", "https"):
             if not scheme:
@@ -474,10 +492,11 @@ class _Request:
                 parts.hostname, port, timeout=timeout, context=self.ssl_context, sni=self.server_name
             )
         else:
-            conn = http.client.HTTPConnection(parts.hostname, port, timeout=timeout)
-        target = parts.path or "/"
-        if parts.query:
-            target += "?" + parts.query
+            conn = _GoRequestLine(parts.hostname, port, timeout=timeout)
+        try:
+            target = parse_url(url).request_uri()
+        except BuiltinError:  # (a redirect's location Go would not parse)
+            target = (parts.path or "/") + ("?" + parts.query if parts.query else "")
         try:
             conn.putrequest(method, target, skip_host=True, skip_accept_encoding=True)
             conn.putheader("Host", self.headers.get("Host") or parts.netloc.rsplit("@", 1)[-1])
@@ -506,9 +525,8 @@ class _Request:
                 method, url, "context deadline exceeded (Client.Timeout exceeded while awaiting headers)", timeout=True
             )
         except ConnectionRefusedError:
-            raise NetworkError(
-                method, url, f"dial tcp {parts.hostname}:{port or _default_port(scheme)}: connect: connection refused"
-            )
+            dialed = _dialed_address(parts.hostname, port or _default_port(scheme))
+            raise NetworkError(method, url, f"dial tcp {dialed}: connect: connection refused")
         except ssl.SSLCertVerificationError as exc:
             reason = exc.verify_message or str(exc)
             if "self-signed" in reason or "unable to get local issuer" in reason:
@@ -516,6 +534,11 @@ class _Request:
             elif "Hostname mismatch" in reason or "IP address mismatch" in reason:
                 reason = f"x509: certificate is valid for other names, not {self.server_name or parts.hostname}"
             raise NetworkError(method, url, f"tls: failed to verify certificate: {reason}")
+        except ssl.SSLError as exc:
+            if getattr(exc, "reason", None) != "WRONG_VERSION_NUMBER":
+                raise NetworkError(method, url, str(exc))
+            # (a server answering in plain HTTP)
+            raise NetworkError(method, url, "tls: first record does not look like a TLS handshake")
         except socket.gaierror:
             raise NetworkError(method, url, f"dial tcp: lookup {parts.hostname}: no such host")
         except (OSError, http.client.HTTPException) as exc:
@@ -524,8 +547,28 @@ class _Request:
             conn.close()
 
 
+def _shown_url(url: str) -> str:
+    """The URL as Go's client errors show it: written out again from its
+    parts (the path escaped, a password hidden)."""
+    try:
+        return parse_url(url).text(hide_password=True)
+    except BuiltinError:
+        return url
+
+
 def _default_port(scheme: str) -> int:
     return 443 if scheme == "https" else 80
+
+
+def _dialed_address(host: str, port: int) -> str:
+    """The address a refused connection went to, as Go's dial error names it:
+    the first resolved IP (the one both Go and Python try first), not the host name."""
+    try:
+        family, _, _, _, sockaddr = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
+    except (OSError, IndexError):
+        return f"{host}:{port}"
+    ip = str(sockaddr[0])
+    return f"[{ip}]:{port}" if family == socket.AF_INET6 else f"{ip}:{port}"
 
 
 def _is_json(headers: dict[str, list[str]]) -> bool:
@@ -573,10 +616,7 @@ def _read_body(
 def _decode_body(data: bytes, as_json: bool, as_yaml: bool) -> Any:
     text = data.decode("utf-8", "replace")
     if as_json:
-        try:
-            return json.loads(text, parse_float=parse_number, parse_constant=reject_json_constant)
-        except (ValueError, RecursionError):
-            return None
+        return _first_json_value(text)
     if as_yaml:
         try:
             from pyrego.yaml_safe import load
@@ -585,6 +625,28 @@ def _decode_body(data: bytes, as_json: bool, as_yaml: bool) -> Any:
         except Exception:
             return None
     return None
+
+
+_JSON_DECODER = json.JSONDecoder(parse_float=parse_number, parse_constant=reject_json_constant)
+
+
+def _first_json_value(text: str) -> Any:
+    """The body's first JSON value, as Go's ``json.Decoder`` reads it: what
+    follows the value is not looked at (``{"a": 1} x`` is ``{"a": 1}``),
+    except that a number must not go on as a malformed one (``1.``, ``1e``);
+    None where there is no valid first value."""
+    start = len(text) - len(text.lstrip(" \t\r\n"))
+    try:
+        value, end = _JSON_DECODER.raw_decode(text, start)
+    except (ValueError, RecursionError):
+        return None
+    if type(value) is not bool and isinstance(value, int | float | Decimal):
+        number, after = text[start:end], text[end : end + 1]
+        if after == "." and not any(c in number for c in ".eE"):
+            return None
+        if after in ("e", "E") and not any(c in number for c in "eE"):
+            return None
+    return value
 
 
 def _yaml_value(v: Any) -> Any:

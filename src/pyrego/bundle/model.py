@@ -15,6 +15,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from pyrego import go_json
+
 __all__ = [
     "Bundle",
     "BundleError",
@@ -80,57 +82,56 @@ class Manifest:
 
     @classmethod
     def from_json(cls, raw: Any) -> Manifest:
-        """Read a decoded ``.manifest`` document (OPA's field types enforced)."""
-        if not isinstance(raw, dict):
-            raise BundleError("bundle load failed on manifest decode: json: cannot unmarshal into Go value of type bundle.Manifest")
+        """Read a decoded ``.manifest`` document as Go's decoder reads it into
+        OPA's ``Manifest``: field names matched without regard to case, and
+        the first value of a wrong type, in the text's order, reported."""
         m = cls()
-        rev = raw.get("revision")
-        if rev is not None and not isinstance(rev, str):
-            raise BundleError(
-                "bundle load failed on manifest decode: json: cannot unmarshal "
-                f"{_json_kind(rev)} into Go struct field Manifest.revision of type string"
-            )
-        m.revision = rev or ""
-        roots = raw.get("roots")
-        if roots is not None:
-            if not isinstance(roots, list) or not all(isinstance(r, str) for r in roots):
-                raise BundleError(
-                    "bundle load failed on manifest decode: json: cannot unmarshal "
-                    f"{_json_kind(roots)} into Go struct field Manifest.roots of type []string"
-                )
-            m.roots = list(roots)
-        rv = raw.get("rego_version")
-        if rv is not None:
-            if not isinstance(rv, int) or isinstance(rv, bool):
-                raise BundleError(
-                    "bundle load failed on manifest decode: json: cannot unmarshal "
-                    f"{_json_kind(rv)} into Go struct field Manifest.rego_version of type int"
-                )
-            m.rego_version = rv
-        frv = raw.get("file_rego_versions")
-        if isinstance(frv, dict):
-            m.file_rego_versions = {str(k): int(v) for k, v in frv.items() if isinstance(v, int)}
-        md = raw.get("metadata")
-        if isinstance(md, dict):
-            m.metadata = md
-        wasm = raw.get("wasm")
-        if isinstance(wasm, list):
-            m.wasm = [w for w in wasm if isinstance(w, dict)]
+        if raw is None:
+            return m  # (null leaves the struct as it is)
+        if not isinstance(raw, dict):
+            raise BundleError(f"{_DECODE_FAILED}{go_json.json_kind(raw)} into Go value of type bundle.Manifest")
+        for key, value in raw.items():
+            name = key.lower()
+            if value is None or name not in _MANIFEST_FIELDS:
+                continue  # (null sets nothing; unknown fields are ignored)
+            if name == "revision":
+                m.revision = _typed(value, str, "revision", "string")
+            elif name == "roots":
+                items = _typed(value, list, "roots", "[]string")
+                m.roots = ["" if r is None else _typed(r, str, "roots", "string") for r in items]
+            elif name == "rego_version":
+                m.rego_version = _go_int(value, "rego_version")
+            elif name == "file_rego_versions":
+                versions = _typed(value, dict, "file_rego_versions", "map[string]int")
+                m.file_rego_versions = {k: 0 if v is None else _go_int(v, "file_rego_versions") for k, v in versions.items()}
+            elif name == "metadata":
+                m.metadata = _typed(value, dict, "metadata", "map[string]interface {}")
+            else:
+                wasm = _typed(value, list, "wasm", "[]bundle.WasmResolver")
+                m.wasm = [_typed(w, dict, "wasm", "bundle.WasmResolver") for w in wasm if w is not None]
         return m
 
 
-def _json_kind(v: Any) -> str:
-    if isinstance(v, bool):
-        return "bool"
-    if isinstance(v, (int, float)):
-        return "number"
-    if isinstance(v, str):
-        return "string"
-    if isinstance(v, list):
-        return "array"
-    if isinstance(v, dict):
-        return "object"
-    return "null"
+_DECODE_FAILED = "bundle load failed on manifest decode: json: cannot unmarshal "
+_MANIFEST_FIELDS = frozenset({"revision", "roots", "rego_version", "file_rego_versions", "metadata", "wasm"})
+
+
+def _typed(value: Any, kind: type, field: str, go_type: str) -> Any:
+    """``value`` if it decodes into the field's Go type, else Go's error."""
+    if type(value) is kind:
+        return value
+    raise BundleError(f"{_DECODE_FAILED}{go_json.json_kind(value)} into Go struct field Manifest.{field} of type {go_type}")
+
+
+def _go_int(value: Any, field: str) -> int:
+    """A JSON number that fits Go's int (64 bits, no fraction), else Go's
+    error, which names the number as written."""
+    if type(value) is int and -(2**63) <= value < 2**63:
+        return value
+    kind = go_json.json_kind(value)
+    if kind == "number":
+        kind = f"number {value}"
+    raise BundleError(f"{_DECODE_FAILED}{kind} into Go struct field Manifest.{field} of type int")
 
 
 @dataclass

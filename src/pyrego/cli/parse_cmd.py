@@ -74,7 +74,7 @@ def cmd_parse(ns: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """``pyrego parse FILE``: print the module's AST."""
     from pyrego.ast.opa_json import module_json
     from pyrego.ast.pretty import pretty_module
-    from pyrego.parse.parser import parse_module
+    from pyrego.parse.parser import deep_recursion, parse_module
 
     path: str = ns.file
     try:
@@ -96,12 +96,16 @@ def cmd_parse(ns: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         errs = getattr(exc, "errors", None) or [exc]
         err.write(error_json([rego_error_entry(e) for e in errs]))
         return 1
-    if ns.format == "json":
-        tree = module_json(module, text, locations=locations, comments=comments)
-        out.write(marshal(tree) + "\n")
-    else:
-        tree = module_json(module, text, comments=comments)
-        out.write(pretty_module(tree))
+    try:
+        with deep_recursion():  # (an else chain thousands of branches long nests as deep)
+            if ns.format == "json":
+                written = marshal(module_json(module, text, locations=locations, comments=comments)) + "\n"
+            else:
+                written = pretty_module(module_json(module, text, comments=comments))
+    except RecursionError:
+        err.write(error_json([{"message": "policy too deeply nested to print"}]))
+        return 1
+    out.write(written)
     return 0
 
 

@@ -15,13 +15,14 @@ from typing import TYPE_CHECKING, Any
 
 from pyrego.ast import nodes as ast
 from pyrego.builtins.rego import metadata_value
+from pyrego.codegen.comprehensions import ComprehensionWriter
 from pyrego.codegen.docs import some_in_collection
+from pyrego.codegen.key_order import query_var_names, rule_var_names
 from pyrego.codegen.lines import LineWriter
 from pyrego.codegen.rule_calls import document_call
-from pyrego.codegen.strict_blocks import StrictBlocks
 from pyrego.compile.base import FuncRef, RuleNode, data_function_name
-from pyrego.compile.body_order import naming_term_vars, reorder_body
-from pyrego.compile.ground import ground_value, in_build_order, is_ground, iterated_as_built
+from pyrego.compile.body_order import reorder_body
+from pyrego.compile.ground import KeyNames, ground_value, in_build_order, is_ground, iterated_as_built
 from pyrego.compile.optimize import hoist_checks
 from pyrego.compile.rewrite import bind_negated_operands
 from pyrego.compile.safety import ROOTS, has_unbound, iterable_only, stmt_vars, term_vars, unsafe_var_message
@@ -37,13 +38,14 @@ COMPARE_OPS = {"equal": "==", "neq": "!=", "lt": "<", "lte": "<=", "gt": ">", "g
 _CMP_HELPER = {"==": "rt_eq", "!=": "rt_ne", "<": "rt_lt", "<=": "rt_le", ">": "rt_gt", ">=": "rt_ge"}
 
 
-class BodyEmitter(StrictBlocks, LineWriter):
+class BodyEmitter(ComprehensionWriter, LineWriter):
     """Writes the code of one Python function (in the compact form where ``gen.compact``)."""
 
     #: Whether cheap tests move ahead of costlier expressions (off where each
     #: expression must run in OPA's order: the instrumented program).
     hoist = True
     prebound: set[str] | frozenset[str] = frozenset()  # (a rule's key bound before its body: codegen.set_members)
+    var_names: KeyNames | None = None  # OPA's names of a query's variables (None: the rules', codegen.key_order)
 
     def __init__(self, gen: ModuleGen, indent: int = 1) -> None:
         super().__init__(indent, gen.compact)
@@ -62,12 +64,10 @@ class BodyEmitter(StrictBlocks, LineWriter):
         self.in_query = False  # a query's bodies keep `==` a call (pyrego.compile.rewrite)
         # Iterate sets and objects in OPA's sorted order where order shows (strict errors: everywhere).
         self.ordered = gen.strict_errors
-        # Lookups already computed on this code path: (base, key, ...) -> temp.
-        # Input and bound variables never change during an evaluation, so a
-        # repeated ``input.user.x`` reuses the earlier lookup.
+        # Lookups already computed on this code path: (base, key, ...) -> temp (input and bound
+        # variables never change during an evaluation: a repeated ``input.user.x`` reuses it).
         self.cse: dict[tuple[str, ...], str] = {}
-        # The rule being compiled (for rego.metadata.*) and its document,
-        # None in queries.
+        # The rule being compiled (for rego.metadata.*) and its document, None in queries.
         self.rule: ast.Rule | None = None
         self.node: RuleNode | None = None
         # Whether a rule definition's code assigns its result variable ``r``.
@@ -151,9 +151,8 @@ class BodyEmitter(StrictBlocks, LineWriter):
         own_vars = {id(e): stmt_vars(e.statement, set()) for e in body}
         saved_outer = self.outer
         self.outer = outer.union(*own_vars.values())
-        self.in_query = self.in_query or record is not None
-        # (A query's expressions keep their nested calls: each reports its own
-        # value, which an expression rewritten around its calls would not.)
+        if record is not None:  # (a query: its expressions keep their nested calls, each reporting its own value)
+            self.in_query, self.var_names = True, self.var_names or query_var_names(body)
         functions = self.gen.functions if record is None else None
         now, self.prebound = self.bound - self.prebound, frozenset()  # (keys bound first: ordered as unbound, see set_members)
         ordered, _ = reorder_body(body, now, self.outer, self.gen.arity, required=required, location=location, bind_operands=False, functions=functions)
@@ -170,7 +169,7 @@ class BodyEmitter(StrictBlocks, LineWriter):
         self.outer = saved_outer
 
     def expr(self, e: ast.Expr, record_as: str | None = None) -> None:
-        saved_ctx = self.ctx
+        saved_ctx, saved_at, self.expr_at = self.ctx, self.expr_at, e.location
         self.where = self.gen.loc(e.location)  # where a loop of this expression is cancelled
         if e.with_mods:
             self.with_mods(e)
@@ -180,7 +179,7 @@ class BodyEmitter(StrictBlocks, LineWriter):
                 self.w(f"{record_as} = True")
         else:
             self.statement(e.statement, record_as)
-        self.ctx = saved_ctx
+        self.ctx, self.expr_at = saved_ctx, saved_at
 
     def statement(self, s: ast.Statement, record_as: str | None = None) -> None:
         if isinstance(s, ast.Assign) or isinstance(s, ast.Unify):
@@ -576,10 +575,9 @@ class BodyEmitter(StrictBlocks, LineWriter):
             items = [self.term(x) for x in t.items]
             return f"rt_set(({', '.join(items)}{',' if len(items) == 1 else ''}))"
         if isinstance(t, ast.Object):
-            if not (all(isinstance(k, ast.Scalar) and isinstance(k.value, str) for k, _ in t.items) and len({k.value for k, _ in t.items}) == len(t.items)):  # type: ignore[union-attr]
-                t = ast.Object(tuple(in_build_order(t.items)), t.location)
-            pairs = [(self.term(k), self.term(v)) for k, v in t.items]
-            if all(isinstance(k, ast.Scalar) and isinstance(k.value, str) for k, _ in t.items) and len({k.value for k, _ in t.items}) == len(t.items):  # type: ignore[union-attr]
+            plain = all(isinstance(k, ast.Scalar) and isinstance(k.value, str) for k, _ in t.items) and len({k.value for k, _ in t.items}) == len(t.items)  # type: ignore[union-attr]
+            pairs = [(self.term(k), self.term(v)) for k, v in (t.items if plain else in_build_order(t.items, self.var_names or rule_var_names(self.gen)))]
+            if plain:
                 return "{" + ", ".join(f"{k}: {v}" for k, v in pairs) + "}"
             return f"rt_object(({''.join(f'({k}, {v}), ' for k, v in pairs)}), {self.gen.loc(t.location)})"
         if isinstance(t, ast.Call):
@@ -761,36 +759,6 @@ class BodyEmitter(StrictBlocks, LineWriter):
             self.unify_value(out_arg, res, t.location)
             return "True"
         return res
-
-    def comprehension(self, t: ast.ArrayCompr | ast.SetCompr | ast.ObjectCompr) -> str:
-        acc = self.tmp("acc")
-        if isinstance(t, ast.ArrayCompr):
-            self.w(f"{acc} = []")
-        elif isinstance(t, ast.SetCompr):
-            self.w(f"{acc} = set()")
-        else:
-            self.w(f"{acc} = {{}}")
-        st = self.state()
-        ordered = self.ordered
-        # An array's order is visible: iterate as OPA does (sorted sets and objects).
-        self.ordered = ordered or isinstance(t, ast.ArrayCompr)
-        self.begin_once()
-        naming_term_vars(t, self.comprehension_body(t), self.body, self.bound, self.outer | self.bound, self.gen.arity)
-        if isinstance(t, ast.ArrayCompr):
-            self.w(f"{acc}.append({self.term(t.term)})")
-        elif isinstance(t, ast.SetCompr):
-            v = self.term(t.term)
-            self.w(f"{acc}.add(freeze({v}))")
-        else:
-            k = self.term(t.key)
-            v = self.term(t.value)
-            # OPA places a key conflict at the comprehension's key term.
-            self.w(f"rt_obj_put({acc}, {k}, {v}, {self.gen.loc(t.key.location or t.location)})")
-        ctx = self.ctx
-        self.ordered = ordered
-        self.restore(st)
-        self.ctx = ctx
-        return acc
 
 
 _PATTERNS = (ast.Var, ast.Array, ast.Object)  # terms unify_value destructures

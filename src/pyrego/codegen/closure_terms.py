@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Callable, NamedTuple
 from pyrego.ast import nodes as ast
 from pyrego.codegen import docs as codegen_docs
 from pyrego.codegen.body import COMPARE_OPS
+from pyrego.codegen.key_order import rule_var_names
 from pyrego.codegen.set_members import member_reader_name, path_depth, path_reader_name, skips_rules
 from pyrego.compile.base import PARTIAL_OBJECT
 from pyrego.compile.ground import ground_value, in_build_order, is_ground
@@ -219,7 +220,7 @@ class TermPlanner:
             if all(isinstance(k, ast.Scalar) and isinstance(k.value, str) for k, _ in t.items) and len({k.value for k, _ in t.items}) == len(t.items):  # type: ignore[union-attr]
                 return self.composite(flat, _built(_pairs))
             where = t.location
-            flat = [x for kv in in_build_order(t.items) for x in kv]
+            flat = [x for kv in in_build_order(t.items, rule_var_names(self.gen)) for x in kv]
             return self.composite(flat, _object(where))
         if isinstance(t, (ast.ArrayCompr, ast.SetCompr, ast.ObjectCompr)):
             return self.comprehension(t)

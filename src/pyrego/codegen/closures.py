@@ -41,6 +41,7 @@ from pyrego.ast import nodes as ast
 from pyrego.codegen import docs as codegen_docs
 from pyrego.codegen.body import COMPARE_OPS
 from pyrego.codegen.closure_terms import TESTS, Operand, Step, TermPlanner, Unsupported
+from pyrego.codegen.key_order import rule_var_names
 from pyrego.compile.base import (
     COMPLETE,
     FUNCTION,
@@ -50,12 +51,12 @@ from pyrego.compile.base import (
     iter_rule_chain,
     rule_suffix,
 )
-from pyrego.compile.body_order import naming_term_vars, reorder_body
+from pyrego.compile.body_order import check_head_vars, naming_term_vars, reorder_body, with_head_in_body
 from pyrego.compile.eval_order import comprehension_body, strict_calls_first, strict_only
 from pyrego.compile.ground import iterated_as_built, iterated_terms
 from pyrego.compile.rewrite import calls_function
 from pyrego.compile.safety import ROOTS, stmt_has_vars, stmt_vars, term_vars
-from pyrego.errors import RegoError
+from pyrego.errors import RegoError, RegoUnsafeVarError
 from pyrego.runtime.helpers import (
     COLLECTION_TYPES,
     rt_check_deadline,
@@ -160,6 +161,8 @@ def order_body(
 
 class _Planner(TermPlanner):
     """Plans rule definitions, bodies and statements."""
+
+    expr_at: ast.Location | None = None  # (the expression being planned)
 
     # -- rules and bodies ------------------------------------------------------------
 
@@ -379,6 +382,14 @@ class _Planner(TermPlanner):
         return build
 
     def expr(self, e: ast.Expr) -> list[Callable[[Step], Step]]:
+        # (OPA names a comprehension head's unbound variable at the expression holding it.)
+        saved, self.expr_at = self.expr_at, e.location
+        try:
+            return self.expr_as_written(e)
+        finally:
+            self.expr_at = saved
+
+    def expr_as_written(self, e: ast.Expr) -> list[Callable[[Step], Step]]:
         if e.with_mods:
             raise Unsupported("with")
         if e.negated:
@@ -546,7 +557,7 @@ class _Planner(TermPlanner):
         return build_equal
 
     def some_in(self, s: ast.SomeIn) -> Callable[[Step], Step]:
-        coll = self.operand(s.collection if s.key is not None else iterated_terms(s.collection))
+        coll = self.operand(s.collection if s.key is not None else iterated_terms(s.collection, rule_var_names(self.gen)))
         self.loops += 1
         key = self.pattern(s.key) if s.key is not None else None
         value = self.pattern(s.value)
@@ -614,12 +625,25 @@ class _Planner(TermPlanner):
 
     def comprehension(self, t: ast.ArrayCompr | ast.SetCompr | ast.ObjectCompr) -> Operand:
         """A comprehension's value: its body's solutions collected (variables bound inside stay inside)."""
+        saved, outer = (set(self.bound), self.loops, self.ordered, self.settled), self.outer
+        try:
+            return self.comprehension_as_written(t)
+        except RegoUnsafeVarError:
+            # Safe in OPA's form only, with its head's refs moved into its body.
+            moved = with_head_in_body(t, saved[0], outer | saved[0], self.gen.arity)
+            if moved is None:
+                raise
+        (self.bound, self.loops, self.ordered, self.settled), self.outer = saved, outer
+        return self.comprehension_as_written(moved)
+
+    def comprehension_as_written(self, t: ast.ArrayCompr | ast.SetCompr | ast.ObjectCompr) -> Operand:
         saved = set(self.bound), self.loops, self.ordered, self.settled
         self.ordered = self.ordered or isinstance(t, ast.ArrayCompr)
         self.settled = False  # the head's variables are not the enclosing expression's
         acc = self.slot()
         body = comprehension_body(t) if self.gen.strict_errors else t.body
         builders = naming_term_vars(t, body, lambda b: self.body(b, None, None), self.bound, self.outer | self.bound, self.gen.arity)
+        check_head_vars(t, self.bound, self.expr_at or t.location)
         last: Step
         new: Callable[[], Any]
         if isinstance(t, ast.ObjectCompr):

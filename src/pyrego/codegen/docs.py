@@ -27,6 +27,7 @@ import weakref
 from typing import TYPE_CHECKING, Any, Callable
 
 from pyrego.ast import nodes as ast
+from pyrego.codegen.key_order import rule_var_names
 from pyrego.codegen.set_members import (
     member_reader_name,
     own_member_reader_name,
@@ -261,7 +262,7 @@ def some_in_collection(gen: ModuleGen, em: BodyEmitter, s: ast.SomeIn) -> str:
             v = em.tmp()
             em.assign(v, f"NI{node.id}({em.ctx})")
             return v
-    return em.term(c if s.key is not None else iterated_terms(c))
+    return em.term(c if s.key is not None else iterated_terms(c, em.var_names or rule_var_names(gen)))
 
 
 def root_iterated(em: BodyEmitter, node: RuleNode, path: tuple[ast.Term, ...], i: int) -> bool:

@@ -24,7 +24,7 @@ from pyrego.codegen import docs as codegen_docs
 from pyrego.codegen.body import BodyEmitter
 from pyrego.codegen.disk_cache import compile_source
 from pyrego.codegen.program import LOAD_LOCK, Program
-from pyrego.codegen.rule_values import conflict_locations, conflict_message, early_exit_name
+from pyrego.codegen.rule_values import conflict_locations, conflict_message, each_definition, early_exit_name
 from pyrego.codegen.set_members import bind_key
 from pyrego.codegen.tiers import TICK_LINE, BuiltinSite, RuleWrapper, fast_lines, make_tick
 from pyrego.compile.base import (
@@ -495,7 +495,7 @@ class ModuleGen:
         value OPA stops at the first that succeeds, so the order matters (compile.index_order); else it
         decides which error comes first (the plan's)."""
         plan = index_plan(node, self.tree.root, self.tree.functions, self.arity, self.strict_errors)
-        defs = tuple(self.definition_or_closure(node, guarded_rule(rule, plan), i) for i, rule in enumerate(node.rules))
+        defs = each_definition(lambda i, rule: self.definition_or_closure(node, guarded_rule(rule, plan), i), node.rules)
         order, input_decides = None, False
         if len(defs) > 1 and (self.strict_errors or self.tree.calls_print or program_can_conflict(self.tree.root)):
             order, input_decides = definition_order(node, self.tree.root, self.arity)  # (else nothing can raise or print: any order gives one answer)

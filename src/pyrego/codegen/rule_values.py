@@ -6,12 +6,13 @@ OPA's rule index stops at the first value for an evaluation."""
 from __future__ import annotations
 
 import dataclasses
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from pyrego.ast import nodes as ast
 from pyrego.compile.base import FUNCTION, RuleNode, iter_rule_chain
 from pyrego.compile.index_guards import early_exit_test, program_can_conflict
 from pyrego.compile.rule_index import one_constant_value
+from pyrego.errors import RegoError, RegoUnsafeVarError
 from pyrego.runtime.definitions import ElseLocations
 
 if TYPE_CHECKING:
@@ -23,6 +24,23 @@ def conflict_message(node: RuleNode) -> str:
     if node.kind == FUNCTION:
         return f"functions must not produce multiple outputs for same inputs (function {node.name} produced conflicting values for the same inputs)"
     return f"complete rules must not produce multiple outputs (rule {node.name} produced conflicting values)"
+
+
+def each_definition(make: Callable[[int, ast.Rule], str], rules: Sequence[ast.Rule]) -> tuple[str, ...]:
+    """``make(i, rule)`` for every definition of a document; the unsafe
+    variables of each are reported, not only the first's (OPA checks the
+    safety of every rule), the first raised with all in its ``errors``."""
+    from pyrego.compile.rule_checks import raise_all
+
+    made: list[str] = []
+    unsafe: list[RegoError] = []
+    for i, rule in enumerate(rules):
+        try:
+            made.append(make(i, rule))
+        except RegoUnsafeVarError as err:
+            unsafe.extend(getattr(err, "errors", None) or [err])
+    raise_all(unsafe)
+    return tuple(made)
 
 
 def conflict_locations(gen: ModuleGen, node: RuleNode, order: tuple[int, ...]) -> tuple[Any, ...]:
@@ -73,4 +91,4 @@ def early_exit_name(gen: ModuleGen, node: RuleNode, order: tuple[int, ...], inpu
     return gen.const(exits) if exits is not None else None
 
 
-__all__ = ["conflict_locations", "conflict_message", "early_exit_name"]
+__all__ = ["conflict_locations", "conflict_message", "each_definition", "early_exit_name"]

@@ -238,6 +238,8 @@ class CompiledTree:
     # a new object of the same id. None: not known.
     var_free_rules: dict[int, ast.Rule] | None = None
     var_free_bodies: dict[int, ast.Body] | None = None
+    # OPA's numbers of the rules' local variables (a typecheck.some_vars.LocalVarNumbers), made on first use.
+    local_var_numbers: Any = None
 
     def builtin(self, op: str) -> Builtin | None:
         """The builtin (or extension) called ``op``."""

@@ -117,15 +117,56 @@ def naming_term_vars(
     try:
         return compile_body(body)
     except RegoUnsafeVarError:
-        terms = (t.key, t.value) if isinstance(t, ast.ObjectCompr) else (t.term,)
-        moved = tuple(
-            ast.Expr(Unify(Var(f"__local_term{n}__"), term, term.location), location=term.location or t.location)
-            for n, term in enumerate(terms)
-            if _needs_evaluating(term)
-        )
+        moved = tuple(expr for _, expr in _moved_head_terms(t))
         if moved:
             reorder_body(body + moved, set(bound), outer, arity)
         raise
+
+
+Comprehension = ast.ArrayCompr | ast.SetCompr | ast.ObjectCompr
+
+
+def with_head_in_body(t: Comprehension, bound: set[str], outer: set[str], arity: ArityFn) -> Comprehension | None:
+    """``t`` in the form OPA's compiler gives it, its head's terms that need
+    evaluating moved to the end of its body as ``__localN__ = term``, where
+    only that form is safe: a ref in the head binds a variable the body
+    reads (``[xs[i] | not f(ys[i])]``). None where that form is unsafe too."""
+    moved = _moved_head_terms(t)
+    if not moved:
+        return None
+    body = t.body + tuple(expr for _, expr in moved)
+    try:
+        reorder_body(body, set(bound), outer, arity)
+    except RegoUnsafeVarError:
+        return None
+    head = {n: expr.statement.lhs for n, expr in moved if isinstance(expr.statement, Unify)}
+    if isinstance(t, ast.ObjectCompr):
+        return ast.ObjectCompr(head.get(0, t.key), head.get(1, t.value), body, t.location)
+    return type(t)(head.get(0, t.term), body, t.location)
+
+
+def check_head_vars(t: Comprehension, bound: set[str], at: ast.Location) -> None:
+    """Raises OPA's error for a variable of ``t``'s head that its body leaves
+    unbound, where the head's term stays in the head (no ref, call or
+    comprehension in it): OPA names it at ``at``, the expression holding
+    ``t`` (``t``'s own place where it is a rule's value)."""
+    for term in (t.key, t.value) if isinstance(t, ast.ObjectCompr) else (t.term,):
+        if not _needs_evaluating(term):
+            left = sorted(v for v in term_vars(term, set()) if v not in bound and v not in ROOTS)
+            if left:
+                raise RegoUnsafeVarError(unsafe_var_message(shown_name(left[0])), at)
+
+
+def _moved_head_terms(t: ast.ArrayCompr | ast.SetCompr | ast.ObjectCompr) -> list[tuple[int, ast.Expr]]:
+    """Each of ``t``'s head terms that needs evaluating (by its place in the
+    head) as the expression binding it to a variable of its own."""
+    terms = (t.key, t.value) if isinstance(t, ast.ObjectCompr) else (t.term,)
+    at = t.location
+    return [
+        (n, ast.Expr(Unify(Var(f"__local_term{n}__#h@{at.row}:{at.col}"), term, term.location), location=term.location or at))
+        for n, term in enumerate(terms)
+        if _needs_evaluating(term)
+    ]
 
 
 def _needs_evaluating(t: ast.Term) -> bool:
@@ -403,8 +444,13 @@ def _raise_unsafe(remaining: list[ast.Expr], now: set[str], outer: set[str], ari
             unsafe = pending[id(piece)]
             if not unsafe:
                 continue
-            safe |= _outputs_if_inputs_safe(piece, safe, outer, arity)
-            unsafe -= safe
+            outs = _outputs_if_inputs_safe(piece, safe, outer, arity)
+            unsafe -= safe | outs
+            stmt = piece.statement
+            if unsafe and outs and type(stmt) is Call and _binds_output_argument(piece, arity):
+                # (a call's output is safe once the call can run; what its refs bind, at once)
+                outs = ref_outputs(stmt, safe, set(), arity)
+            safe |= outs
             progress = progress or not unsafe
     first = dict(skipped)  # (the variables of expressions OPA skipped: _Twins)
     for piece in pieces:
@@ -446,6 +492,23 @@ def _unified_with_safe_ref(piece: ast.Expr, now: set[str]) -> set[str]:
     return out
 
 
+# The prefix of the variables holding what _pieces moves out of an expression.
+_LIFTED = "__local_safety"
+
+
+def _binds_output_argument(piece: ast.Expr, arity: ArityFn) -> bool:
+    """Whether ``piece`` is a call written with an output argument (not one
+    moved out of an expression: the result of that is safe at once in OPA)."""
+    stmt = piece.statement
+    if type(stmt) is not Call or piece.negated:
+        return False
+    n = arity(stmt.op)
+    if n is None or len(stmt.args) != n + 1:
+        return False
+    out = stmt.args[-1]
+    return not (type(out) is Var and out.name.startswith(_LIFTED))
+
+
 def _outputs_if_inputs_safe(piece: ast.Expr, safe: set[str], outer: set[str], arity: ArityFn) -> set[str]:
     """What ``piece`` binds given ``safe``; nothing for a call with an output
     argument whose inputs are not all safe (OPA drops even what its refs bind)."""
@@ -476,24 +539,25 @@ def _pieces(expr: ast.Expr, start: int) -> list[ast.Expr]:
     domain bound to one first, at the domain (OPA's RewriteLocalVars)."""
     stmt = expr.statement
     if type(stmt) is Every:
-        domain = Var(f"__local_safety{start}__", stmt.domain.location)
+        domain = Var(f"{_LIFTED}{start}__", stmt.domain.location)
         at = stmt.domain.location if stmt.domain.location.row else expr.location
         bind = _pieces(ast.Expr(Unify(domain, stmt.domain, at), location=at), start + 1)
         return [*bind, ast.Expr(Every(stmt.key, stmt.value, domain, stmt.body, stmt.location), False, expr.with_mods, expr.location)]
-    if expr.negated or not (type(stmt) is Call or type(stmt) is Assign or type(stmt) is Unify):
+    lifts_domain = type(stmt) is SomeIn and stmt.key is None  # (`some v in f(x.a)`: f's output is safe at once)
+    if expr.negated or not (type(stmt) is Call or type(stmt) is Assign or type(stmt) is Unify or lifts_domain):
         return [expr]
     out: list[ast.Expr] = []
 
     def lift(term: ast.Term) -> ast.Term:
         if type(term) is Call:
             args = tuple(lift(a) for a in term.args)
-            result = Var(f"__local_safety{start + len(out)}__", term.location)
+            result = Var(f"{_LIFTED}{start + len(out)}__", term.location)
             at = term.location if term.location.row else expr.location
             out.append(ast.Expr(Call(term.op, args + (result,), term.location, term.op_ref), location=at))
             return result
         if type(term) is TemplateString:
             # (OPA's is a call by then, at the template: its unsafe variables are named there)
-            result = Var(f"__local_safety{start + len(out)}__", term.location)
+            result = Var(f"{_LIFTED}{start + len(out)}__", term.location)
             at = term.location if term.location.row else expr.location
             out.append(ast.Expr(Unify(result, term, at), location=at))
             return result
@@ -508,7 +572,9 @@ def _pieces(expr: ast.Expr, start: int) -> list[ast.Expr]:
         return term
 
     main: ast.Statement
-    if type(stmt) is Call:
+    if type(stmt) is SomeIn:
+        main = SomeIn(stmt.key, stmt.value, lift(stmt.collection), stmt.location)
+    elif type(stmt) is Call:
         main = Call(stmt.op, tuple(lift(a) for a in stmt.args), stmt.location, stmt.op_ref)
     elif type(stmt) is Assign:
         main = Assign(lift(stmt.lhs), lift(stmt.rhs), stmt.location)

@@ -4,8 +4,9 @@ values (what the compile stages, code generation and the engine's
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from decimal import Decimal
-from typing import Any
+from typing import Any, NamedTuple
 
 from pyrego.ast import nodes as ast
 from pyrego.runtime.values import freeze
@@ -64,7 +65,32 @@ _KEY_RANK: dict[type, tuple[Any, ...]] = {
 }
 
 
-def _key_order(t: ast.Term) -> tuple[Any, ...]:
+class KeyNames(NamedTuple):
+    """OPA's names of the variables in a program's object and set literals
+    (see :mod:`pyrego.codegen.key_order`): ``var`` of a variable written
+    there, by its name here; ``made`` the first name OPA gives the variables
+    it puts calls, comprehensions and refs in, which sort by it among the
+    variables' names (after ``__local4__``, before ``__local30__`` and
+    ``a``)."""
+
+    var: Callable[[str], str]
+    made: Callable[[], str]
+
+
+_COMPREHENSIONS = (ast.ArrayCompr, ast.SetCompr, ast.ObjectCompr)
+_LOCAL_KINDS = (ast.Var, ast.Call, ast.Ref, *_COMPREHENSIONS)
+
+
+def _key_order(t: ast.Term, names: KeyNames | None = None) -> tuple[Any, ...]:
+    if names is not None:
+        if isinstance(t, ast.Var):
+            return (5, names.var(t.name))
+        if isinstance(t, ast.Call):
+            return (5, names.made(), 1)
+        if isinstance(t, _COMPREHENSIONS):
+            return (5, names.made(), 2)
+        if isinstance(t, ast.Ref):
+            return (5, names.made(), 3, tuple(_ref_part(x) for x in (t.head, *t.path)))
     if type(t) is ast.Scalar:
         v = t.value
         if v is None:
@@ -85,7 +111,14 @@ def _ref_part(t: ast.Term) -> tuple[Any, ...]:
     return (5, 0, t.name) if type(t) is ast.Var else _key_order(t)
 
 
-def in_build_order(items: tuple[tuple[ast.Term, ast.Term], ...]) -> list[tuple[ast.Term, ast.Term]]:
+def _names_show(keys: list[ast.Term]) -> bool:
+    """Whether the names of variables decide the order of ``keys``: where a
+    variable is among two or more keys that OPA's compiler makes variables
+    of (else they sort by kind alone, as ``_KEY_RANK`` has it)."""
+    return any(type(k) is ast.Var for k in keys) and sum(type(k) in _LOCAL_KINDS for k in keys) > 1
+
+
+def in_build_order(items: tuple[tuple[ast.Term, ast.Term], ...], names: KeyNames | None = None) -> list[tuple[ast.Term, ast.Term]]:
     """The entries of an object literal in the order OPA builds the object:
     by key, sorted as ``ast.Compare`` sorts terms (constants by value, then
     variables, calls and comprehensions, each in the order of the text, then
@@ -93,7 +126,10 @@ def in_build_order(items: tuple[tuple[ast.Term, ast.Term], ...]) -> list[tuple[a
     turn out equal, the later entry is the one the object keeps
     (``{input.k: 1, "a": 2}`` is ``{"a": 1}`` when ``input.k`` is ``"a"``);
     of a key written twice, only the later entry is there at all (its
-    parser keeps one)."""
+    parser keeps one). ``names``: OPA's names of the variables, by which
+    they sort; None: in the order of the text."""
+    if names is not None and not _names_show([k for k, _ in items]):
+        names = None
     kept: list[tuple[ast.Term, ast.Term]] = []
     for k, v in items:
         # (a key written twice is one entry, of the later value, before anything is evaluated)
@@ -103,10 +139,10 @@ def in_build_order(items: tuple[tuple[ast.Term, ast.Term], ...]) -> list[tuple[a
                 break
         else:
             kept.append((k, v))
-    return sorted(kept, key=lambda kv: _key_order(kv[0]))
+    return sorted(kept, key=lambda kv: _key_order(kv[0], names))
 
 
-def iterated_terms(t: ast.Term) -> ast.Term:
+def iterated_terms(t: ast.Term, names: KeyNames | None = None) -> ast.Term:
     """What ``some v in t`` iterates, as OPA does it: a set or object literal
     holding variables is iterated term by term before its values are known
     (its members, or its values, in the order ``ast.Compare`` sorts its
@@ -117,10 +153,11 @@ def iterated_terms(t: ast.Term) -> ast.Term:
         for x in t.items:
             if x not in items:  # (a term written twice is one member)
                 items.append(x)
-        return ast.Array(tuple(sorted(items, key=_key_order)), t.location)
+        shown = names if _names_show(items) else None
+        return ast.Array(tuple(sorted(items, key=lambda x: _key_order(x, shown))), t.location)
     if type(t) is ast.Object and not is_ground(t) and all(type(k) is ast.Scalar or (type(k) is ast.Var and k.name not in ("input", "data")) for k, _ in t.items):
         # (only keys that cannot be undefined: the array leaves them out)
-        return ast.Array(tuple(v for _, v in in_build_order(t.items)), t.location)
+        return ast.Array(tuple(v for _, v in in_build_order(t.items, names)), t.location)
     return t
 
 

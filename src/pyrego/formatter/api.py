@@ -9,7 +9,7 @@ from pyrego.formatter.source import SourceIndex
 from pyrego.formatter.v1_checks import check_v1_compatible
 from pyrego.formatter.writer import Writer
 from pyrego.parse.lexer import tokenize
-from pyrego.parse.parser import parse_module
+from pyrego.parse.parser import deep_recursion, parse_module
 
 __all__ = ["format_module", "FormatErrors"]
 
@@ -43,8 +43,12 @@ def format_module(text: str, path: str = "", *, rego_v1: bool = True, v0_to_v1: 
     """
     from pyrego.codegen.build_cache import gc_paused  # (the parser's own pause of the cyclic GC)
 
-    with gc_paused():  # formatting allocates much and frees all: collections only cost
-        return _format(text, path, rego_v1=rego_v1, v0_to_v1=v0_to_v1)
+    try:
+        # (a few Python frames per branch of an else chain, which may be thousands long)
+        with deep_recursion(), gc_paused():  # formatting allocates much and frees all: collections only cost
+            return _format(text, path, rego_v1=rego_v1, v0_to_v1=v0_to_v1)
+    except RecursionError:
+        raise RegoError("policy too deeply nested to format", Location(path, 1, 1), code="rego_format_error") from None
 
 
 def _format(text: str, path: str, *, rego_v1: bool, v0_to_v1: bool) -> str:

@@ -24,6 +24,8 @@ location of the offending token and its source line.
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -42,6 +44,7 @@ __all__ = ["parse_module", "parse_query", "parse_term"]
 # What `import future.keywords.X` accepts (OPA 1.20: the v0 future keywords,
 # plus the logical ones, see parser_logic); `import future.keywords` takes all.
 _IMPORTABLE_KEYWORDS = FUTURE_KEYWORDS | LOGICAL_KEYWORDS | {"not"}
+_IMPORT_HINT = " (hint: import a different path or use an alias)"
 
 # Operators that may not directly follow a rule name (OPA's parseHeadFinish).
 _HEAD_BAD_OPS = frozenset({"+", "-", "*", "/", "%", "&", "|", "==", "!=", ">", ">=", "<", "<="})
@@ -143,10 +146,18 @@ class Parser(LogicParser):
 
     def assemble(self, stmts: list[_Package | ast.Import | _Rules | _BodyStmt]) -> ast.Module:
         if not stmts:
-            raise self.error_at(Location(self.file, 1, 1), "empty module")
+            # (OPA's error has the file alone: row 0, no detail lines)
+            empty = RegoParseError("empty module", Location(self.file, 0, 0))
+            empty.detailed = False
+            raise empty
+        # As OPA's parseModule, a statement that is no rule, a package out of
+        # place or a missing one is an error that does not stop the others
+        # (nor the v1 checks of the rules read): all are reported, first
+        # raised, all in its ``errors``, each without detail lines.
+        found: list[RegoParseError] = []
         first = stmts[0]
         if not isinstance(first, _Package):
-            raise self.error_at(_stmt_location(first), "package expected")
+            found.append(self.error_at(_stmt_location(first), "package expected"))
         imports: list[ast.Import] = []
         rules: list[_Rule] = []
         for st in stmts[1:]:
@@ -155,21 +166,26 @@ class Parser(LogicParser):
             elif isinstance(st, _Rules):
                 rules.extend(st.rules)
             elif isinstance(st, _BodyStmt):
-                rules.append(self.rule_from_body(st.body, st.location))
+                try:
+                    rules.append(self.rule_from_body(st.body, st.location))
+                except RegoParseError as exc:
+                    found.append(exc)
             else:
-                raise self.error_at(st.location, "unexpected package")
+                found.append(self.error_at(st.location, "unexpected package"))
+        for err in found:
+            err.detailed = False
+            err.args = (err.format(),)
         if self.v1_checks:
-            # Every rule is checked, each of its else branches too, and all
-            # the errors are reported (first raised, all in its ``errors``).
-            found: list[RegoParseError] = []
+            # Every rule is checked, each of its else branches too.
             for rule in rules:
                 r: _Rule | None = rule
                 while r is not None:
                     found += self.check_v1(r)
                     r = r.else_
-            if found:
-                found[0].errors = found  # type: ignore[attr-defined]
-                raise found[0]
+        if found:
+            found[0].errors = found  # type: ignore[attr-defined]
+            raise found[0]
+        assert isinstance(first, _Package)
         annotations: tuple[ast.Annotation, ...] = ()
         if self.annotations and any("METADATA" in text for _, text in self.toks.comments):  # (else there are no blocks)
             # (imported here: annotations bring in the YAML parser, which most policies never need)
@@ -191,17 +207,23 @@ class Parser(LogicParser):
         )
 
     def build_rule(self, r: _Rule) -> ast.Rule:
-        h = r.head
-        head = new_rule_head(
-            new_ref(h.var, tuple(h.path), h.var.location),
-            h.value,
-            h.key if h.value is None else None,
-            h.args,
-            h.assign,
-            h.location,
-        )
-        else_ = self.build_rule(r.else_) if r.else_ is not None else None
-        return new_rule(head, r.body, r.default, else_, r.location, self.file)
+        chain = [r]
+        while chain[-1].else_ is not None:
+            chain.append(chain[-1].else_)  # type: ignore[arg-type]
+        built: ast.Rule | None = None
+        for branch in reversed(chain):  # (the last else first: each branch holds the next)
+            h = branch.head
+            head = new_rule_head(
+                new_ref(h.var, tuple(h.path), h.var.location),
+                h.value,
+                h.key if h.value is None else None,
+                h.args,
+                h.assign,
+                h.location,
+            )
+            built = new_rule(head, branch.body, branch.default, built, branch.location, self.file)
+        assert built is not None
+        return built
 
     def check_v1(self, r: _Rule) -> list[RegoParseError]:
         """OPA's CheckRegoV1 rule checks (run at parse time in v1): every one
@@ -265,6 +287,10 @@ class Parser(LogicParser):
             term = self.parse_term()
         finally:
             self.use_keywords(saved)
+        # OPA's reader of the path has already read the next token, with
+        # those keywords off: one there starts the next statement as a name.
+        if self.kind in _IMPORTABLE_KEYWORDS:
+            self.kind = IDENT
         if isinstance(term, ast.Var):
             term = new_ref(term, (), term.location)
         if not isinstance(term, ast.Ref) or not isinstance(term.head, ast.Var):
@@ -290,18 +316,25 @@ class Parser(LogicParser):
         keywords = ALL_KEYWORDS if self.rego_v1 else BASE_KEYWORDS
         if not term.path:
             if root in keywords:
-                raise self.error_at(term.location, f"unexpected import path, must not end with a keyword, got: {root}")
+                raise self.error_at(term.location, f"unexpected import path, must not end with a keyword, got: {root}{_IMPORT_HINT}")
         elif root != "future":
             last = term.path[-1]
             assert isinstance(last, ast.Scalar) and isinstance(last.value, str)
             if last.value in keywords:
                 raise self.error_at(
-                    last.location, f"unexpected import path, must not end with a keyword, got: {last.value}"
+                    last.location, f"unexpected import path, must not end with a keyword, got: {last.value}{_IMPORT_HINT}"
                 )
         return ast.Import(term, None, loc)
 
     def process_import(self, imp: ast.Import) -> None:
         """`import rego.v1` / `import future.keywords[.x]` switch keywords on."""
+        # (the next statement's first token stays the name parse_import made it)
+        was_name = self.kind == IDENT
+        self.switch_keywords(imp)
+        if was_name:
+            self.kind = IDENT
+
+    def switch_keywords(self, imp: ast.Import) -> None:
         path = imp.path
         root = path.head.name if isinstance(path.head, ast.Var) else ""
         names = [p.value for p in path.path if isinstance(p, ast.Scalar)]
@@ -504,11 +537,13 @@ class Parser(LogicParser):
         return head, False
 
     def parse_else(self, head: _Head) -> _Rule:
-        self.enter()  # else chains recurse
-        try:
-            return self._parse_else(head)
-        finally:
-            self.depth -= 1
+        """An else chain, branch after branch (a loop: OPA takes chains of
+        any length, and generated lookup tables have thousands)."""
+        first = branch = self._parse_else(head)
+        while self.kind == "else" and not branch.generated_body:
+            branch.else_ = self._parse_else(head)
+            branch = branch.else_
+        return first
 
     def _parse_else(self, head: _Head) -> _Rule:
         loc = self.loc()
@@ -540,8 +575,6 @@ class Parser(LogicParser):
             rule.body = (self.parse_literal(),)
         else:
             raise self.illegal("rule body expected")
-        if self.kind == "else":
-            rule.else_ = self.parse_else(head)
         return rule
 
     def validate_default(self, rule: _Rule) -> None:
@@ -705,14 +738,32 @@ def _is_builtin(name: str) -> bool:
         return False
 
 
-def _run(text: str, filename: str, rego_v1: bool, what: str, annotations: bool = True) -> object:
-    """Parse with a recursion limit that fits MAX_DEPTH, mapping any stray
-    exception to RegoParseError (the contract is: nothing else escapes)."""
-    if not isinstance(text, str):
-        raise RegoParseError(f"expected text, got {type(text).__name__}", Location(filename, 1, 1))
+@contextmanager
+def deep_recursion() -> Iterator[None]:
+    """A recursion limit that fits MAX_DEPTH levels of the parser, and else
+    chains thousands of branches long in what walks a module's tree (the
+    formatter, the JSON form): since Python 3.11 calls between Python
+    functions use no C stack."""
     old = sys.getrecursionlimit()
     if old < _RECURSION_LIMIT:
         sys.setrecursionlimit(_RECURSION_LIMIT)
+    try:
+        yield
+    finally:
+        if old < _RECURSION_LIMIT:
+            sys.setrecursionlimit(old)
+
+
+def _run(text: str, filename: str, rego_v1: bool, what: str, annotations: bool = True) -> object:
+    with deep_recursion():
+        return _run_parser(text, filename, rego_v1, what, annotations)
+
+
+def _run_parser(text: str, filename: str, rego_v1: bool, what: str, annotations: bool) -> object:
+    """Parse, mapping any stray exception to RegoParseError (the contract
+    is: nothing else escapes)."""
+    if not isinstance(text, str):
+        raise RegoParseError(f"expected text, got {type(text).__name__}", Location(filename, 1, 1))
     parser: Parser | None = None
     try:
         parser = Parser(text, filename, rego_v1)
@@ -720,15 +771,17 @@ def _run(text: str, filename: str, rego_v1: bool, what: str, annotations: bool =
         if what == "module":
             return parser.module()
         return parser.query()
-    except RegoParseError:
+    except RegoParseError as exc:
+        # (OPA's detail comes from the whole text: at the end of a text that
+        # ends in a newline it is the last line with text, not the empty one)
+        for err in getattr(exc, "errors", None) or [exc]:
+            err.attach_text(text)
         raise
     except RecursionError:
         raise _internal_error(parser, filename, "max parsing recursion depth exceeded")
     except Exception as e:  # a parser bug must still surface as a parse error
         raise _internal_error(parser, filename, f"internal parser error: {type(e).__name__}: {e}")
     finally:
-        if old < _RECURSION_LIMIT:
-            sys.setrecursionlimit(old)
         if parser is not None:
             # Memoised errors hold tracebacks whose frames hold the parser:
             # clearing the memo lets all of it be freed at once by refcount.

@@ -151,8 +151,8 @@ class TokenCursor:
         start = self.starts[p]
         row, col = self.toks.row_col(start)
         k = self.kinds[p]
-        if k == EOF and col > 1:
-            col -= 1  # OPA reports EOF at the last character
+        if k == EOF:
+            col -= 1  # OPA's column of EOF counts the characters before it on its line (0 on an empty one)
         elif (k == TMPLC or k == ILLEGAL) and self.text[start : start + 1] == "\n":
             row, col = row + 1, 1  # OPA puts a token starting at a newline on the next line
         return Location(self.file, row, col)

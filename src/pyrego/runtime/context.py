@@ -10,6 +10,10 @@ from pyrego.runtime.values import UNDEF
 
 _NO_OPTIONS: dict[str, Any] = {}
 
+#: Takes a printed line, held in a list of its own: the line is withdrawn
+#: (set to None) when the evaluation that printed it runs again.
+PrintHook = Callable[[list[str | None]], None]
+
 
 class EvalConfig:
     """Engine settings an evaluation reads; shared by every evaluation of an engine."""
@@ -19,7 +23,7 @@ class EvalConfig:
     def __init__(
         self,
         strict: bool = False,
-        print_hook: Callable[[str], None] | None = None,
+        print_hook: PrintHook | None = None,
         options: dict[str, Any] | None = None,
         timeout: float | None = None,
     ) -> None:
@@ -47,8 +51,10 @@ class QueryState:
         self.now_ns: int | None = None
         self.builtin_cache: dict[str, dict[Any, Any]] | None = None
         self.builtin_errors: list[Exception] | None = None
-        # Lines given to the print hook (taken back when a failed evaluation runs again)
-        self.printed = 0
+        # The lines given to the print hook, each in a list of its own so that
+        # a failed evaluation run again can withdraw exactly its own lines
+        # (by blanking them), whatever other threads printed meanwhile.
+        self.printed: list[list[str | None]] | None = None
 
 
 class EvalContext(HasDeadline):
@@ -71,7 +77,7 @@ class EvalContext(HasDeadline):
         data: Any = None,
         *,
         strict: bool = False,
-        print_hook: Callable[[str], None] | None = None,
+        print_hook: PrintHook | None = None,
         deadline: float | None = None,
         options: dict[str, Any] | None = None,
         config: EvalConfig | None = None,
@@ -143,7 +149,7 @@ class EvalContext(HasDeadline):
         return self.cfg.options
 
     @property
-    def print_hook(self) -> Callable[[str], None] | None:
+    def print_hook(self) -> PrintHook | None:
         return self.cfg.print_hook
 
     @property
@@ -186,8 +192,13 @@ class EvalContext(HasDeadline):
     def emit_print(self, text: str) -> None:
         hook = self.cfg.print_hook
         if hook is not None:
-            hook(text)
-            self.state.printed += 1
+            line: list[str | None] = [text]
+            hook(line)
+            state = self.state
+            if state.printed is None:
+                state.printed = [line]
+            else:
+                state.printed.append(line)
 
 
 _new = object.__new__

@@ -51,10 +51,10 @@ from pyrego.ast.nodes import (
     Var,
 )
 from pyrego.compile.base import FuncRef, data_function_name
-from pyrego.compile.body_order import reorder_body
+from pyrego.compile.body_order import reorder_body, with_head_in_body
 from pyrego.compile.ground import in_build_order
 from pyrego.compile.safety import stmt_vars, term_vars
-from pyrego.errors import RegoCompileError, RegoTypeError
+from pyrego.errors import RegoCompileError, RegoTypeError, RegoUnsafeVarError
 from pyrego.typecheck.ir import (
     CALL,
     EVERY,
@@ -465,7 +465,15 @@ class Lowerer:
         raise TypeError(f"unexpected term {tt.__name__}")
 
     def comprehension(self, c: Any, bound: set[str], outer: set[str]) -> ICompr:
-        body, inner_bound = self.body(c.body, bound, outer, c.location)
+        try:
+            body, inner_bound = self.body(c.body, bound, outer, c.location)
+        except RegoUnsafeVarError:
+            # (Safe in OPA's form only: a ref of its head binds what its body reads.)
+            moved = with_head_in_body(c, bound, outer | bound, self.arity)
+            if moved is None:
+                raise
+            c = moved
+            body, inner_bound = self.body(c.body, bound, outer, c.location)
         made = self.comprehensions
         tail: list[IExpr] = []
         key: Term | None = None

@@ -64,6 +64,13 @@ class LocalVarNumbers:
             return None
         return f"__localq{n}__" if self._query is not None else f"__local{n}__"
 
+    def made_after(self) -> str:
+        """The name of the first variable OPA's later stages make (for the
+        calls, comprehensions and refs an expression holds): numbered after
+        every one counted here."""
+        self._counted()
+        return f"__localq{self._next}__" if self._query is not None else f"__local{self._next}__"
+
     def template_part_by_id(self, part_id: int) -> str | None:
         """OPA's name for the variable of a template string's part (by its id)
         that is not a constant (``{__local3__ | __local3__ = input.x}``):
