@@ -31,7 +31,7 @@ from pyrego.builtins.registry import builtin, operand_error
 from pyrego.runtime.builtin_errors import BuiltinCancel, BuiltinError, OperandTypeError
 from pyrego.runtime.convert import reject_json_constant
 from pyrego.runtime.numbers import parse_number
-from pyrego.runtime.values import freeze, thaw
+from pyrego.runtime.values import freeze, sorted_values, thaw
 
 ALLOWED_KEYS = (
     "method",
@@ -125,6 +125,27 @@ def _bool_field(req: dict[Any, Any], key: str) -> bool:
     if type(v) is not bool:
         raise BuiltinError(f'invalid value for "{key}" field')
     return v
+
+
+def _go_quoted(v: Any, nested: bool = False) -> str:
+    """A JSON value as Go's ``%q`` prints the decoded value OPA reports: a
+    string or number quoted, a boolean or null as Go's bad-verb text (null
+    in a collection as ``<nil>``), an array's members and an object's
+    entries (keys in order) each so."""
+    if type(v) is str:
+        return go_quote(v)
+    if v is True or v is False:
+        return f"%!q(bool={'true' if v else 'false'})"
+    if v is None:
+        return "<nil>" if nested else "%!q(<nil>)"
+    if isinstance(v, dict):
+        keys = {k if type(k) is str else go_json_marshal(thaw(k)): k for k in v}
+        return "map[" + " ".join(f"{go_quote(k)}:{_go_quoted(v[keys[k]], True)}" for k in sorted(keys)) + "]"
+    if isinstance(v, (set, frozenset)):
+        return "[" + " ".join(_go_quoted(x, True) for x in sorted_values(v)) + "]"
+    if isinstance(v, (list, tuple)):
+        return "[" + " ".join(_go_quoted(x, True) for x in v) + "]"
+    return go_quote(go_json_marshal(v))
 
 
 def _parse_bool_text(value: Any) -> bool:
@@ -363,7 +384,7 @@ class _Request:
                 for hk, hv in v.items():
                     name = thaw(hk)
                     if type(hv) is not str:
-                        raise BuiltinError(f"invalid type for headers value {go_json_marshal(hv)!r}")
+                        raise BuiltinError(f"invalid type for headers value {_go_quoted(hv)}")
                     self.headers[_canonical_header(str(name))] = hv
             elif key == "timeout":
                 self.timeout = parse_timeout(v)

@@ -19,6 +19,7 @@ from pyrego.codegen.comprehensions import ComprehensionWriter
 from pyrego.codegen.docs import some_in_collection
 from pyrego.codegen.key_order import query_var_names, rule_var_names
 from pyrego.codegen.lines import LineWriter
+from pyrego.codegen.rule_calls import document_call
 from pyrego.compile.base import FuncRef, RuleNode, data_function_name
 from pyrego.compile.body_order import reorder_body
 from pyrego.compile.ground import KeyNames, ground_value, in_build_order, is_ground, iterated_as_built
@@ -717,7 +718,7 @@ class BodyEmitter(ComprehensionWriter, LineWriter):
         node = gen.tree.functions.get(op)
         arity = gen.arity(op)
         if arity is None:
-            raise RegoTypeError(f"undefined function {ast.call_name_text(op)}", t.location)
+            return document_call(self, t, check)
         args = t.args
         out_arg: ast.Term | None = None
         if len(args) == arity + 1:

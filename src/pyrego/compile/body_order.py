@@ -436,7 +436,7 @@ def _raise_unsafe(remaining: list[ast.Expr], now: set[str], outer: set[str], ari
     pending: dict[int, set[str]] = {}
     for piece in pieces:
         needs, outs = expr_needs_and_outputs(piece, now, outer, arity)
-        pending[id(piece)] = (needs | outs) - now
+        pending[id(piece)] = (needs | outs) - now - _unified_with_safe_ref(piece, now)
     progress = True
     while progress:
         progress = False
@@ -474,6 +474,22 @@ def _raise_unsafe(remaining: list[ast.Expr], now: set[str], outer: set[str], ari
     ]
     errors[0].errors = errors  # type: ignore[attr-defined]
     raise errors[0]
+
+
+def _unified_with_safe_ref(piece: ast.Expr, now: set[str]) -> set[str]:
+    """The variable ``piece`` unifies with a ref whose head is safe
+    (``d := input.xs[r.i]``): OPA's unifier takes it as bound there, whatever
+    the ref's other variables, so it is named unsafe only where it is read
+    (an expression that cannot be placed does not make it safe for others)."""
+    stmt = piece.statement
+    if piece.negated or not (type(stmt) is Assign or type(stmt) is Unify):
+        return set()
+    sides = ((stmt.lhs, stmt.rhs),) if type(stmt) is Assign else ((stmt.lhs, stmt.rhs), (stmt.rhs, stmt.lhs))
+    out: set[str] = set()
+    for var, other in sides:
+        if type(var) is Var and type(other) is Ref and type(other.head) is Var and (other.head.name in ROOTS or other.head.name in now):
+            out.add(var.name)
+    return out
 
 
 # The prefix of the variables holding what _pieces moves out of an expression.

@@ -178,15 +178,18 @@ class _Resolver:
                 _add_declared(stmt, declared)
         if declared and not ROOTS.isdisjoint(declared):
             self.roots_declared = True
+        # OPA takes the names declared in an ``every`` body as the body's own
+        # variables everywhere in it, not as the rules they name.
+        hidden = _every_declared(body)
         mapping: dict[str, str] = {}
-        for name in sorted(names | declared):
+        for name in sorted(names | declared | hidden):
             if name in declared:
                 mapping[name] = self.fresh(name)
                 continue
             outer = parent.visible(name) if parent else None
             if outer is not None:
                 mapping[name] = outer
-            elif name in self.rule_names or name in self.imports:
+            elif (name in self.rule_names or name in self.imports) and name not in hidden:
                 continue  # a global: resolved as a ref
             else:
                 mapping[name] = self.fresh(name)
@@ -535,6 +538,18 @@ def _assigned_names(lhs: ast.Term) -> set[str]:
     if type(lhs) is ast.Ref and not lhs.path and type(lhs.head) is ast.Var and lhs.head.name in ROOTS:
         names.add(lhs.head.name)
     return names
+
+
+def _every_declared(body: ast.Body) -> set[str]:
+    """The names declared in the ``every`` bodies of ``body`` (nested ones too,
+    not those in comprehensions)."""
+    out: set[str] = set()
+    for e in body:
+        if type(e.statement) is Every:
+            for inner in e.statement.body:
+                _add_declared(inner.statement, out)
+            out |= _every_declared(e.statement.body)
+    return out
 
 
 def _add_declared(stmt: ast.Statement, declared: set[str]) -> None:

@@ -583,7 +583,9 @@ class _Builder:
         elif _is_local_var(rhs):
             assert isinstance(rhs, ast.Var)
             rref = self._var_ref(rule, rhs.name)
-            if rref is not None and rref[0] != "args" and not self._valid_key(rref):
+            # (OPA validates the collection's ref as a root document's, so a
+            # function's argument, ``x in arg``, is not indexed.)
+            if rref is not None and (rref[0] == "args" or not self._valid_key(rref)):
                 rref = None
         else:
             return
