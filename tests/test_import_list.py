@@ -53,6 +53,7 @@ ENGINE_MODULES = {
     "pyrego.codegen.lines",
     "pyrego.codegen.strict_blocks",
     "pyrego.codegen.key_order",
+    "pyrego.codegen.rule_calls",
     "pyrego.codegen.rule_values",
     "pyrego.codegen.tiers",
     "pyrego.compile",
