@@ -25,7 +25,7 @@ from typing import Any
 from urllib.parse import urljoin, urlsplit
 
 from pyrego.builtins._goutil import go_quote
-from pyrego.builtins.encoding_url import parse_url
+from pyrego.builtins.encoding_url import URL, parse_url
 from pyrego.builtins.jwk import go_json_marshal, pem_blocks
 from pyrego.builtins.registry import builtin, operand_error
 from pyrego.runtime.builtin_errors import BuiltinCancel, BuiltinError, OperandTypeError
@@ -471,7 +471,12 @@ class _Request:
         self, method: str, url: str, body: bytes, deadline: float | None
     ) -> tuple[int, str, dict[str, list[str]], bytes, str | None]:
         parts = urlsplit(url)
-        url = _shown_url(url)
+        try:
+            parsed: URL | None = parse_url(url)
+        except BuiltinError:  # (a redirect's location Go would not parse)
+            parsed = None
+        if parsed is not None:
+            url = parsed.text(hide_password=True)  # (Go's errors show the URL written out again from its parts)
         scheme = parts.scheme.lower()
         if scheme not in ("http", "https"):
             if not scheme:
@@ -493,9 +498,9 @@ class _Request:
             )
         else:
             conn = _GoRequestLine(parts.hostname, port, timeout=timeout)
-        try:
-            target = parse_url(url).request_uri()
-        except BuiltinError:  # (a redirect's location Go would not parse)
+        if parsed is not None:
+            target = parsed.request_uri()
+        else:
             target = (parts.path or "/") + ("?" + parts.query if parts.query else "")
         try:
             conn.putrequest(method, target, skip_host=True, skip_accept_encoding=True)
@@ -545,15 +550,6 @@ class _Request:
             raise NetworkError(method, url, str(exc) or type(exc).__name__)
         finally:
             conn.close()
-
-
-def _shown_url(url: str) -> str:
-    """The URL as Go's client errors show it: written out again from its
-    parts (the path escaped, a password hidden)."""
-    try:
-        return parse_url(url).text(hide_password=True)
-    except BuiltinError:
-        return url
 
 
 def _default_port(scheme: str) -> int:
