@@ -17,10 +17,10 @@ def document_call(body: BodyEmitter, t: ast.Call, check: bool) -> str:
     parses no function of no arguments): OPA's type check lets such a call
     through where the document's type is any, and evaluates it to the
     document's value. Any other call of an unknown function is refused."""
-    path = tuple(t.op.split(".")[1:]) if t.op.startswith("data.") else ()
-    node = body.gen.tree.nodes.get(path) if path else None
-    if node is None or not node.has_rules() or node.kind == FUNCTION or len(t.args) > 1:
+    node = body.gen.tree.called_document(t.op)
+    if node is None or node.kind == FUNCTION or len(t.args) > 1:
         raise RegoTypeError(f"undefined function {ast.call_name_text(t.op)}", t.location)
+    path = t.op.split(".")[1:]
     ref = ast.Ref(ast.Var("data", t.location), tuple(ast.Scalar(p, t.location) for p in path), t.location)
     if not t.args:
         return body.term(ref, check)

@@ -252,6 +252,13 @@ class CompiledTree:
             return node, None
         return None, find_builtin(op, self.extensions, self.allowed_builtins)
 
+    def called_document(self, op: str) -> RuleNode | None:
+        """The document with rules of its own that a call ``op`` (``data.a.f``)
+        names where ``op`` is no function: OPA reads a rule ``f() := v if
+        { ... }`` (no function of no arguments there) as a document."""
+        node = self.nodes.get(tuple(op.split(".")[1:])) if op.startswith("data.") else None
+        return node if node is not None and node.has_rules() else None
+
     def arity(self, op: str) -> int | None:
         """The number of arguments ``op`` takes (None: no such function).
 

@@ -240,7 +240,7 @@ def check_call(tree: CompiledTree, call: ast.Call, nested: bool = False, in_quer
     if arity is None:
         if not (call.op.startswith("data.") and _is_rule_path(tree, call.op)):
             raise RegoTypeError(f"undefined function {ast.call_name_text(call.op)}", call.location)
-        if not _has_rules_at(tree, call.op):
+        if tree.called_document(call.op) is None:
             return False  # (the type check finds no function there)
         # A rule that is not a function: OPA takes its arity as 0 here (the
         # type check then finds no function there either).
@@ -255,12 +255,6 @@ def check_call(tree: CompiledTree, call: ast.Call, nested: bool = False, in_quer
 
 def _is_rule_path(tree: CompiledTree, op: str) -> bool:
     return tuple(op.split(".")[1:]) in tree.nodes
-
-
-def _has_rules_at(tree: CompiledTree, op: str) -> bool:
-    """Whether rules are defined at ``op``'s path itself (not only below it)."""
-    node = tree.nodes.get(tuple(op.split(".")[1:]))
-    return node is not None and node.has_rules()
 
 
 def call_errors(tree: CompiledTree, uses: Iterable[Uses]) -> tuple[list[RegoError], set[str]]:

@@ -31,11 +31,11 @@ def node_dependencies(tree: CompiledTree, uses: Uses, memo: dict[tuple[Any, ...]
         function = functions.get(call.op)
         if function is not None:
             deps.add(function.id)
-        elif call.op.startswith("data."):
+        else:
             # (``f()`` of a document: OPA's graph has the ref, so the
             # document is typed before the call is checked)
-            called = tree.nodes.get(tuple(call.op.split(".")[1:]))
-            if called is not None and called.has_rules():
+            called = tree.called_document(call.op)
+            if called is not None:
                 deps.add(called.id)
     root = tree.root
     for ref in uses.data_refs:
