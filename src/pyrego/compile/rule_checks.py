@@ -169,12 +169,7 @@ class _RuleLabels:
 
         if self.numbers is None:
             self.numbers = LocalVarNumbers(self.tree)
-        numbers = self.numbers
-
-        def var(v: str) -> str:
-            return numbers.var_name(v) or ("_" if v.startswith("$") else v.split("#", 1)[0])
-
-        return name + opa_term_text(ast.Ref(ast.Var("x"), suffix), var)[1:]
+        return name + opa_term_text(ast.Ref(ast.Var("x"), suffix), self.numbers.shown_name)[1:]
 
 
 def _path(graph: dict[int, set[int]], start: int, goal: int) -> list[int] | None:

@@ -46,7 +46,7 @@ def void_call_errors(modules: Sequence[ast.Module], tree: CompiledTree) -> list[
     def name(v: str) -> str:
         if v.startswith("template:"):
             return numbers.template_part_by_id(int(v[9:])) or "_"
-        return numbers.var_name(v) or ("_" if v.startswith("$") else v.split("#", 1)[0])
+        return numbers.shown_name(v)
 
     def key(stmt: ast.SomeIn) -> str:
         return numbers.renamed_key(stmt) or "_"

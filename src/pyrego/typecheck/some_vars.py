@@ -18,7 +18,7 @@ from typing import Any, Callable
 
 from pyrego.ast import nodes as ast
 from pyrego.compile.base import CompiledTree
-from pyrego.compile.safety import term_vars
+from pyrego.compile.safety import shown_name, term_vars
 
 
 class LocalVarNumbers:
@@ -45,7 +45,7 @@ class LocalVarNumbers:
         n = numbers.get(id(stmt))
         if n is None:
             return None
-        return f"__localq{n}__" if self._query is not None else f"__local{n}__"
+        return self._local(n)
 
     def var_name(self, name: str) -> str | None:
         """OPA's name for a declared variable (by its unique name), if counted."""
@@ -53,7 +53,7 @@ class LocalVarNumbers:
         n = self._vars.get(name)
         if n is None:
             return None
-        return f"__localq{n}__" if self._query is not None else f"__local{n}__"
+        return self._local(n)
 
     def renamed_key(self, stmt: ast.SomeIn) -> str | None:
         """OPA's name for the key of a ``some x in xs`` without key once it is
@@ -62,14 +62,22 @@ class LocalVarNumbers:
         n = self._renamed.get(id(stmt))
         if n is None:
             return None
-        return f"__localq{n}__" if self._query is not None else f"__local{n}__"
+        return self._local(n)
+
+    def shown_name(self, name: str) -> str:
+        """A variable (by its unique name) as OPA's messages show it: its
+        ``__localN__`` where OPA renamed it, else as written."""
+        return self.var_name(name) or shown_name(name)
 
     def made_after(self) -> str:
         """The name of the first variable OPA's later stages make (for the
         calls, comprehensions and refs an expression holds): numbered after
         every one counted here."""
         self._counted()
-        return f"__localq{self._next}__" if self._query is not None else f"__local{self._next}__"
+        return self._local(self._next)
+
+    def _local(self, n: int) -> str:
+        return f"__localq{n}__" if self._query is not None else f"__local{n}__"
 
     def template_part_by_id(self, part_id: int) -> str | None:
         """OPA's name for the variable of a template string's part (by its id)
